@@ -1,0 +1,1 @@
+"""The numeric layer: symbolic expressions turned into certified and fast numbers."""

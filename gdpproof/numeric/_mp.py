@@ -1,0 +1,148 @@
+"""The one module that touches mpmath contexts and python-flint's global precision.
+
+python-flint keeps its working precision in a process-global ``flint.ctx``; mpmath keeps one in
+``mpmath.mp``.  gdpproof never changes either for longer than a call: arb code runs inside
+:func:`arb_precision`, which restores the previous value, and mpmath code runs in private
+:class:`mpmath.MPContext` objects from :func:`private_context`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+
+import flint
+import mpmath
+import sympy
+
+__all__ = [
+    "arb_precision",
+    "private_context",
+    "arb_from_exact",
+    "arb_endpoints",
+    "mpf_from_exact",
+    "mpf_to_fraction",
+    "mp_erfcinv",
+]
+
+_lock = threading.RLock()
+
+
+@contextmanager
+def arb_precision(bits: int) -> Iterator[None]:
+    """Run arb arithmetic at ``bits`` of precision, restoring the previous precision after."""
+    with _lock:
+        saved = flint.ctx.prec
+        flint.ctx.prec = int(bits)
+        try:
+            yield
+        finally:
+            flint.ctx.prec = saved
+
+
+class _ContextPool(threading.local):
+    def __init__(self) -> None:
+        self.free: list[mpmath.ctx_mp.MPContext] = []
+
+
+_pool = _ContextPool()
+
+
+@contextmanager
+def private_context(dps: int) -> Iterator[mpmath.ctx_mp.MPContext]:
+    """Borrow a private mpmath context at ``dps`` decimal digits.
+
+    Numbers made in it must not escape the ``with`` block: convert them (for example with
+    :func:`mpf_to_fraction`) before returning.
+    """
+    ctx = _pool.free.pop() if _pool.free else mpmath.MPContext()
+    ctx.dps = int(dps)
+    try:
+        yield ctx
+    finally:
+        _pool.free.append(ctx)
+
+
+def arb_from_exact(value: sympy.Expr) -> flint.arb:
+    """An arb ball containing the exact sympy number ``value`` (at the current precision)."""
+    if value.is_Integer:
+        return flint.arb(int(value))
+    if value.is_Rational:
+        return flint.arb(flint.fmpq(int(value.p), int(value.q)))
+    if value is sympy.oo:
+        return flint.arb("inf")
+    if value is -sympy.oo:
+        return flint.arb("-inf")
+    raise TypeError(f"not an exact real number: {value!r}")
+
+
+def _fraction_of_exact_arb(x: flint.arb) -> Fraction:
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def arb_endpoints(x: flint.arb) -> tuple[Fraction, Fraction] | None:
+    """Exact lower and upper endpoints of a finite ball, or None if it is not finite."""
+    if not x.is_finite():
+        return None
+    mid = _fraction_of_exact_arb(x.mid())
+    rad = _fraction_of_exact_arb(x.rad())
+    return mid - rad, mid + rad
+
+
+def mpf_from_exact(ctx: mpmath.ctx_mp.MPContext, value: sympy.Expr) -> mpmath.mpf:
+    """``value`` (an exact sympy number) as an mpf of ``ctx``, correctly rounded."""
+    if value.is_Rational:
+        return ctx.mpf(int(value.p)) / int(value.q)
+    if value is sympy.oo:
+        return ctx.inf
+    if value is -sympy.oo:
+        return ctx.ninf
+    raise TypeError(f"not an exact real number: {value!r}")
+
+
+def mpf_to_fraction(value: mpmath.mpf) -> Fraction:
+    """The exact binary value of a finite mpf."""
+    man, exp = value.man_exp
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def mp_erfcinv(ctx: mpmath.ctx_mp.MPContext, z: mpmath.mpf) -> mpmath.mpf:
+    """erfcinv(z) in ``ctx``, accurate in both tails (mpmath only has erfinv).
+
+    Newton's method on erfc from a double-precision start; erfinv(1 - z) would cancel for
+    small z and lose every digit below 1e-dps.
+    """
+    z = ctx.mpf(z)
+    if z <= 0:
+        return ctx.inf if z == 0 else ctx.nan
+    if z >= 2:
+        return ctx.ninf if z == 2 else ctx.nan
+    if z == 1:
+        return ctx.zero
+    if z > 1:
+        return -mp_erfcinv(ctx, 2 - z)
+    import scipy.special
+
+    zf = float(z)
+    if zf > 0:
+        x = ctx.mpf(float(scipy.special.erfcinv(zf)))
+    else:
+        # below the double range: the leading asymptotic term sqrt(-log z) is a fine start
+        x = ctx.sqrt(-ctx.log(z))
+    two_over_sqrt_pi = 2 / ctx.sqrt(ctx.pi)
+    tol = ctx.mpf(2) ** (-ctx.prec + 4)
+    for _ in range(200):
+        fx = ctx.erfc(x) - z
+        dfx = -two_over_sqrt_pi * ctx.exp(-x * x)
+        step = fx / dfx
+        # Halley: erfc'' = -2x erfc', so the step is s / (1 + x s); convergence is cubic
+        step = step / (1 + x * step)
+        x -= step
+        if abs(step) <= tol * abs(x):
+            break
+    return x

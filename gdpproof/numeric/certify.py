@@ -1,0 +1,475 @@
+"""Certified digits: sympy expressions evaluated in arb ball arithmetic, rounded safely.
+
+An expression is compiled once into a tree of arb operations (:func:`arb_function`).  To get
+``digits`` significant digits, :func:`certify` evaluates it at a working precision of about
+``3.33 * digits + 32`` bits and doubles the precision until every number in the resulting ball
+rounds to the same ``digits``-digit decimal in the requested direction.  That decimal is then
+right by construction: rounding is monotone, and the exact value lies in the ball.
+
+When the ball never decides (the exact value *is* a ``digits``-digit decimal, such as
+``f(0) = 1``, or an endpoint where an intermediate is infinite), the expression is evaluated
+exactly by sympy; if that gives a rational number it is rounded exactly.  Otherwise
+:class:`~gdpproof.errors.PrecisionError` is raised.  Nothing is returned that was not proven.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Literal
+
+import flint
+import sympy
+
+from ..errors import PrecisionError
+from ._mp import arb_endpoints, arb_from_exact, arb_precision
+
+__all__ = [
+    "Certified",
+    "Rounding",
+    "arb_function",
+    "certify",
+    "certify_enclosure",
+    "round_fraction",
+    "working_bits",
+]
+
+Rounding = Literal["up", "down", "nearest"]
+_ROUNDINGS = ("up", "down", "nearest")
+
+#: Precision ceiling in bits for the doubling loop (about 20,000 decimal digits).
+MAX_BITS = 1 << 16
+
+
+class Certified(Decimal):
+    """A decimal number whose every printed digit is proven.
+
+    A :class:`decimal.Decimal` (so it prints, compares and converts exactly) that also records
+    how it was obtained:
+
+    ``digits``
+        the number of significant digits certified;
+    ``rounding``
+        ``"up"``: the value is the exact result rounded towards +inf (an upper bound);
+        ``"down"``: rounded towards -inf (a lower bound); ``"nearest"``: error at most half a
+        unit in the last place;
+    ``method``
+        ``"arb"`` (ball arithmetic), ``"exact"`` (exact rational arithmetic) or
+        ``"mpmath-2prec"`` (agreement of two mpmath precisions).
+
+    Arithmetic on a ``Certified`` gives a plain ``Decimal``: a derived number is no longer
+    certified.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> v = gdpproof.gaussian(1).evaluate("0.05", digits=12)
+    >>> v
+    Certified('0.739069473080', digits=12, rounding='down')
+    >>> v.rounding, v.method
+    ('down', 'arb')
+    """
+
+    __slots__ = ("digits", "rounding", "method")
+
+    digits: int
+    rounding: str
+    method: str
+
+    def __new__(cls, value: Any, *, digits: int, rounding: str, method: str) -> "Certified":
+        obj = super().__new__(cls, value)
+        obj.digits = digits
+        obj.rounding = rounding
+        obj.method = method
+        return obj
+
+    def __repr__(self) -> str:
+        return f"Certified('{self}', digits={self.digits}, rounding='{self.rounding}')"
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (str(self), self.digits, self.rounding, self.method))
+
+    def to_fraction(self) -> Fraction:
+        """The exact rational value of the printed decimal."""
+        num, den = self.as_integer_ratio()
+        return Fraction(num, den)
+
+
+def _rebuild(text: str, digits: int, rounding: str, method: str) -> Certified:
+    return Certified(text, digits=digits, rounding=rounding, method=method)
+
+
+def working_bits(digits: int) -> int:
+    """The first working precision tried for ``digits`` decimal digits."""
+    return int(math.ceil(digits * 3.3219280948873626)) + 32
+
+
+# ---------------------------------------------------------------------------------------------
+# Directed decimal rounding of exact rationals
+# ---------------------------------------------------------------------------------------------
+
+
+def _floor_log10(x: Fraction) -> int:
+    """floor(log10(x)) for a positive rational, exactly."""
+    # estimate from bit lengths (str() of huge ints is slow and capped), then settle exactly
+    e = int((x.numerator.bit_length() - x.denominator.bit_length()) * 0.30102999566398120)
+    while Fraction(10) ** e > x:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= x:
+        e += 1
+    return e
+
+
+def round_fraction(x: Fraction, digits: int, rounding: str) -> tuple[int, int]:
+    """Round ``x`` to ``digits`` significant decimal digits; returns ``(m, e)``, value ``m*10**e``.
+
+    ``rounding`` is ``"up"`` (towards +inf), ``"down"`` (towards -inf) or ``"nearest"``
+    (ties to even).
+    """
+    if x == 0:
+        return 0, 0
+    e = _floor_log10(abs(x)) - digits + 1
+    scaled = x / (Fraction(10) ** e)
+    if rounding == "up":
+        m = math.ceil(scaled)
+    elif rounding == "down":
+        m = math.floor(scaled)
+    else:
+        m = round(scaled)
+    if abs(m) >= 10**digits:  # rounding carried into a new digit: 10**digits * 10**e
+        m //= 10
+        e += 1
+    return m, e
+
+
+def _decimal(m: int, e: int, digits: int) -> Decimal:
+    if m == 0:
+        return Decimal(0)
+    sign = 0 if m > 0 else 1
+    text = str(abs(m))
+    pad = digits - len(text)
+    if pad > 0:  # keep trailing zeros: they are certified digits too
+        text += "0" * pad
+        e -= pad
+    return Decimal((sign, tuple(int(c) for c in text), e))
+
+
+def _decide(lo: Fraction, hi: Fraction, digits: int, rounding: str) -> Decimal | None:
+    a = round_fraction(lo, digits, rounding)
+    b = round_fraction(hi, digits, rounding)
+    if Fraction(a[0]) * Fraction(10) ** a[1] != Fraction(b[0]) * Fraction(10) ** b[1]:
+        return None
+    return _decimal(a[0], a[1], digits)
+
+
+def _check_request(digits: int, rounding: str) -> None:
+    from .._args import _bad  # local: keeps the error format in one place
+
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise _bad("digits", digits, "must be an int")
+    if not 1 <= digits <= 5000:
+        raise _bad("digits", digits, "must be between 1 and 5000")
+    if rounding not in _ROUNDINGS:
+        raise _bad("rounding", rounding, f"must be one of {', '.join(_ROUNDINGS)}")
+
+
+def certify_enclosure(
+    enclose: Callable[[int], flint.arb | tuple[Fraction, Fraction] | None],
+    *,
+    digits: int,
+    rounding: str,
+    exact: Callable[[], sympy.Expr | None] | None = None,
+    what: str = "value",
+    max_bits: int = MAX_BITS,
+) -> Certified:
+    """Certify a quantity given by a precision-dependent enclosure.
+
+    ``enclose(bits)`` returns an arb ball (or exact endpoints ``(lo, hi)``) that contains the
+    exact value, computed at ``bits`` of working precision; the precision is doubled until the
+    enclosure decides ``digits`` digits in direction ``rounding``.  ``exact()``, if given, may
+    return the exact value as a sympy Rational for the cases a ball cannot decide.
+    """
+    _check_request(digits, rounding)
+    bits = working_bits(digits)
+    tried_exact = False
+    last = None
+    while bits <= max_bits:
+        with arb_precision(bits):
+            box = enclose(bits)
+            ends = arb_endpoints(box) if isinstance(box, flint.arb) else box
+        if ends is not None:
+            last = ends
+            value = _decide(ends[0], ends[1], digits, rounding)
+            if value is not None:
+                return Certified(value, digits=digits, rounding=rounding, method="arb")
+        if exact is not None and not tried_exact and (ends is None or bits >= 4 * working_bits(digits)):
+            tried_exact = True
+            value = _exact_value(exact)
+            if value is not None:
+                m, e = round_fraction(value, digits, rounding)
+                return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="exact")
+        bits *= 2
+    width = "not finite" if last is None else f"[{float(last[0]):.3g}, {float(last[1]):.3g}]"
+    raise PrecisionError(
+        f"could not certify {digits} digits of the {what} within {max_bits} bits of precision "
+        f"(last enclosure {width})"
+    )
+
+
+def _exact_value(exact: Callable[[], sympy.Expr | None]) -> Fraction | None:
+    try:
+        value = exact()
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
+    if value is None:
+        return None
+    value = sympy.sympify(value)
+    if value.is_Rational:
+        return Fraction(int(value.p), int(value.q))
+    return None
+
+
+def certify(
+    expr: sympy.Expr,
+    symbols: Sequence[sympy.Symbol],
+    values: Sequence[sympy.Expr],
+    *,
+    digits: int,
+    rounding: str,
+    what: str = "value",
+) -> Certified:
+    """Certify ``expr`` at ``symbols = values`` (exact sympy numbers) to ``digits`` digits."""
+    fn = arb_function(expr, tuple(symbols))
+
+    def enclose(bits: int) -> flint.arb:
+        args = [arb_from_exact(v) for v in values]
+        return fn(*args)
+
+    def exact() -> sympy.Expr:
+        return _exact_substitution(expr, tuple(symbols), tuple(values))
+
+    return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact, what=what)
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_substitution(expr: sympy.Expr, symbols: tuple, values: tuple) -> sympy.Expr:
+    out = expr.xreplace(dict(zip(symbols, values)))
+    out = sympy.piecewise_fold(out)
+    if isinstance(out, sympy.Piecewise):
+        out = out.doit()
+    return sympy.nsimplify(out) if out.is_Float else out
+
+
+# ---------------------------------------------------------------------------------------------
+# sympy -> arb compiler
+# ---------------------------------------------------------------------------------------------
+
+ArbFn = Callable[..., flint.arb]
+_Node = Callable[[Sequence[flint.arb]], Any]
+
+
+@functools.lru_cache(maxsize=1024)
+def arb_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> ArbFn:
+    """Compile ``expr`` into a function of arb balls for ``symbols`` (cached).
+
+    Every operation is evaluated in ball arithmetic, so the result is a ball that contains the
+    exact value at every point of the input balls.  ``Piecewise`` branches whose condition the
+    balls cannot decide are all evaluated and their balls joined, which keeps the enclosure
+    valid across a breakpoint.
+    """
+    index = {s: i for i, s in enumerate(symbols)}
+    node = _compile(sympy.sympify(expr), index)
+
+    def fn(*args: flint.arb) -> flint.arb:
+        out = node(args)
+        return out if isinstance(out, flint.arb) else flint.arb(out)
+
+    return fn
+
+
+def _const(value: sympy.Expr) -> _Node:
+    return lambda env: arb_from_exact(value)
+
+
+_UNARY: dict[type, Callable[[flint.arb], flint.arb]] = {
+    sympy.exp: lambda a: a.exp(),
+    sympy.log: lambda a: a.log(),
+    sympy.erf: lambda a: a.erf(),
+    sympy.erfc: lambda a: a.erfc(),
+    sympy.erfinv: lambda a: a.erfinv(),
+    sympy.erfcinv: lambda a: a.erfcinv(),
+    sympy.Abs: lambda a: abs(a),
+    sympy.sqrt: lambda a: a.sqrt(),
+    sympy.sinh: lambda a: a.sinh(),
+    sympy.cosh: lambda a: a.cosh(),
+    sympy.tanh: lambda a: a.tanh(),
+    sympy.atan: lambda a: a.atan(),
+    sympy.sin: lambda a: a.sin(),
+    sympy.cos: lambda a: a.cos(),
+    sympy.LambertW: lambda a: a.lambertw(),
+}
+
+
+def _compile(e: sympy.Basic, index: dict) -> _Node:
+    if e.is_Symbol:
+        if e not in index:
+            raise TypeError(f"free symbol {e} has no value")
+        i = index[e]
+        return lambda env: env[i]
+    if e.is_Rational or e in (sympy.oo, -sympy.oo):
+        return _const(e)
+    if isinstance(e, sympy.Float):
+        return _const(sympy.Rational(e))
+    if e is sympy.pi:
+        return lambda env: flint.arb.pi()
+    if e is sympy.E:
+        return lambda env: flint.arb(1).exp()
+    if e is sympy.EulerGamma:
+        return lambda env: flint.arb.const_euler()
+    if e.is_Add:
+        parts = [_compile(a, index) for a in e.args]
+
+        def add(env: Sequence[flint.arb]) -> flint.arb:
+            acc = parts[0](env)
+            for f in parts[1:]:
+                acc = acc + f(env)
+            return acc
+
+        return add
+    if e.is_Mul:
+        parts = [_compile(a, index) for a in e.args]
+
+        def mul(env: Sequence[flint.arb]) -> flint.arb:
+            acc = parts[0](env)
+            for f in parts[1:]:
+                acc = acc * f(env)
+            return acc
+
+        return mul
+    if e.is_Pow:
+        base = _compile(e.base, index)
+        ex = e.exp
+        if ex == sympy.S.Half:
+            return lambda env: base(env).sqrt()
+        if ex == -sympy.S.Half:
+            return lambda env: base(env).rsqrt()
+        if ex.is_Integer:
+            n = int(ex)
+            if n == -1:
+                return lambda env: 1 / base(env)
+            return lambda env: base(env) ** n
+        expo = _compile(ex, index)
+        if e.base is sympy.E:
+            return lambda env: expo(env).exp()
+        return lambda env: base(env) ** expo(env)
+    if type(e) in _UNARY:
+        op = _UNARY[type(e)]
+        arg = _compile(e.args[0], index)
+        return lambda env: op(arg(env))
+    if isinstance(e, (sympy.Max, sympy.Min)):
+        parts = [_compile(a, index) for a in e.args]
+        pick = "max" if isinstance(e, sympy.Max) else "min"
+
+        def extremum(env: Sequence[flint.arb]) -> flint.arb:
+            acc = parts[0](env)
+            for f in parts[1:]:
+                acc = getattr(acc, pick)(f(env))
+            return acc
+
+        return extremum
+    if isinstance(e, sympy.Piecewise):
+        branches = [(_compile(v, index), _compile_condition(c, index)) for v, c in e.args]
+
+        def piecewise(env: Sequence[flint.arb]) -> flint.arb:
+            joined = None
+            for value, cond in branches:
+                verdict = cond(env)
+                if verdict is False:
+                    continue
+                v = value(env)
+                joined = v if joined is None else joined.union(v)
+                if verdict is True:
+                    return joined
+            if joined is None:
+                return flint.arb.nan()
+            return joined
+
+        return piecewise
+    raise TypeError(f"no ball-arithmetic form for {type(e).__name__}: {e}")
+
+
+def _compile_condition(c: sympy.Basic, index: dict) -> Callable[[Sequence[flint.arb]], bool | None]:
+    """Three-valued condition: True, False, or None when the balls cannot decide."""
+    if c is sympy.true:
+        return lambda env: True
+    if c is sympy.false:
+        return lambda env: False
+    if isinstance(c, sympy.And):
+        parts = [_compile_condition(a, index) for a in c.args]
+
+        def all_(env: Sequence[flint.arb]) -> bool | None:
+            out: bool | None = True
+            for f in parts:
+                v = f(env)
+                if v is False:
+                    return False
+                if v is None:
+                    out = None
+            return out
+
+        return all_
+    if isinstance(c, sympy.Or):
+        parts = [_compile_condition(a, index) for a in c.args]
+
+        def any_(env: Sequence[flint.arb]) -> bool | None:
+            out: bool | None = False
+            for f in parts:
+                v = f(env)
+                if v is True:
+                    return True
+                if v is None:
+                    out = None
+            return out
+
+        return any_
+    if isinstance(c, sympy.Not):
+        inner = _compile_condition(c.args[0], index)
+
+        def not_(env: Sequence[flint.arb]) -> bool | None:
+            v = inner(env)
+            return None if v is None else not v
+
+        return not_
+    if isinstance(c, sympy.core.relational.Relational):
+        diff = _compile(c.lhs - c.rhs, index)
+        rel = c.rel_op
+
+        def relation(env: Sequence[flint.arb]) -> bool | None:
+            d = diff(env)
+            if d.is_nan():
+                return None
+            if rel in ("<", ">="):
+                if d < 0:
+                    return rel == "<"
+                if d >= 0:
+                    return rel == ">="
+                return None
+            if rel in (">", "<="):
+                if d > 0:
+                    return rel == ">"
+                if d <= 0:
+                    return rel == "<="
+                return None
+            if rel in ("==", "!="):
+                if d.is_exact() and d.is_zero():
+                    return rel == "=="
+                if d > 0 or d < 0:
+                    return rel == "!="
+                return None
+            raise TypeError(f"unsupported relation {rel}")
+
+        return relation
+    raise TypeError(f"no ball-arithmetic form for condition {c}")

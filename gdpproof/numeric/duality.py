@@ -1,0 +1,316 @@
+"""Certified duality operations: delta(epsilon), the convex conjugate, the inverse, the
+tightest GDP guarantee, and the trade-off envelope of a delta(epsilon) family.
+
+References: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022 (DRS): Prop. 2.12
+(primal–dual), Cor. 2.13 (Gaussian delta), Prop. 2.5 / Example (epsilon-DP implies GDP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any
+
+import flint
+import sympy
+
+from .._args import check, exact
+from ..errors import InvalidParameterError, PrecisionError, SymbolicError
+from ..symbolic import duality as sd
+from ..symbolic.symbols import alpha as ALPHA
+from ..symbolic.symbols import epsilon as EPS
+from ..symbolic.symbols import t as T
+from ._mp import arb_endpoints, arb_from_exact
+from .certify import Certified, _check_request, arb_function, certify, certify_enclosure
+from .evaluate import parse_alpha
+from .optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
+
+__all__ = [
+    "delta_value",
+    "conjugate_value",
+    "inverse_value",
+    "tightest_mu",
+    "mu_from_points",
+    "tradeoff_from_delta",
+]
+
+#: tightest_mu searches alpha in [Phi(-Z), Phi(Z)]; Phi(-10) is about 7.6e-24.
+TAIL_Z = 10
+
+
+def _epsilon(value: Any) -> sympy.Expr:
+    e = exact("epsilon", value, symbolic=False)
+    check("epsilon", value, e, e >= 0, "must be >= 0")
+    return e
+
+
+def _compiled(f: Any, expr: sympy.Expr) -> tuple[Any, tuple]:
+    syms, vals = f._numeric_params()
+    return arb_function(expr, (ALPHA, *syms)), vals
+
+
+def _f_and_df(f: Any) -> tuple[Any, Any, tuple]:
+    smooth = sd.piecewise_form(f.template)
+    fn, vals = _compiled(f, smooth)
+    dfn, _ = _compiled(f, sympy.diff(smooth, ALPHA))
+    return fn, dfn, vals
+
+
+def _endpoint(f: Any, a: int) -> Fraction | None:
+    v = f.template.xreplace({ALPHA: sympy.Integer(a), **dict(f.params)})
+    v = sympy.piecewise_fold(v)
+    if isinstance(v, sympy.Piecewise):
+        v = v.doit()
+    return Fraction(int(v.p), int(v.q)) if v.is_Rational else None
+
+
+def _conjugate_enclosure(f: Any, y_of_bits: Any) -> Any:
+    fn, dfn, vals = _f_and_df(f)
+    f0, f1 = _endpoint(f, 0), _endpoint(f, 1)
+
+    def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
+        y = y_of_bits()
+        args = [arb_from_exact(v) for v in vals]
+        yends = arb_endpoints(y)
+        if yends is None:
+            return None
+        e0 = None if f0 is None else -f0
+        e1 = None if f1 is None else (yends[0] - f1)  # a lower bound of g(1) = y - f(1)
+        return concave_sup(lambda a: y * a - fn(a, *args), lambda a: y - dfn(a, *args),
+                           Fraction(0), Fraction(1), bits, (e0, e1))
+
+    return enclose
+
+
+def _exact_conjugate(f: Any, yv: sympy.Expr, shift: int = 0) -> sympy.Expr | None:
+    try:
+        cands = sd.conjugate_candidates(f.expr, yv)
+    except (SymbolicError, NotImplementedError, TypeError):
+        return None
+    return sympy.simplify(shift + sympy.Max(*cands))
+
+
+def conjugate_value(f: Any, y: Any, *, digits: int, rounding: str) -> Certified:
+    """f*(y) = sup_{alpha in [0,1]} (y alpha - f(alpha)), certified (see TradeOff.conjugate_at)."""
+    _check_request(digits, rounding)
+    yv = exact("y", y, symbolic=False)
+    enclose = _conjugate_enclosure(f, lambda: arb_from_exact(yv))
+    return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=lambda: _exact_conjugate(f, yv),
+                             what=f"conjugate of {f!r} at y={yv}")
+
+
+def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
+    """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (see TradeOff.delta)."""
+    _check_request(digits, "up")
+    e = _epsilon(epsilon)
+    syms, vals = f._numeric_params()
+    if f.dual_template is not None:
+        return certify(f.dual_template, (EPS, *syms), (e, *vals), digits=digits, rounding="up",
+                       what=f"delta of {f!r} at epsilon={e}")
+    inner = _conjugate_enclosure(f, lambda: -arb_from_exact(e).exp())
+
+    def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
+        box = inner(bits)
+        if box is None:
+            return None
+        # delta is a probability: clamp the enclosure to [0, 1] (both ends stay valid bounds)
+        lo, hi = 1 + box[0], 1 + box[1]
+        return max(lo, Fraction(0)), min(max(hi, Fraction(0)), Fraction(1))
+
+    def exact_value() -> sympy.Expr | None:
+        # exact values (delta = 0 at epsilon >= the pure-DP level) that no ball can decide
+        return _exact_conjugate(f, -sympy.exp(e), shift=1)
+
+    return certify_enclosure(enclose, digits=digits, rounding="up", exact=exact_value,
+                             what=f"delta of {f!r} at epsilon={e}")
+
+
+def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
+    """f^{-1}(alpha) = inf{t in [0, 1] : f(t) <= alpha}, certified."""
+    _check_request(digits, rounding)
+    a = parse_alpha(alpha)
+    if f.symmetric:
+        return f.evaluate(a, digits=digits, rounding=rounding)
+    fn, vals = _compiled(f, f.template)
+    f0 = _endpoint(f, 0)
+    if f0 is not None and f0 <= Fraction(int(a.p), int(a.q)):
+        return Certified(0, digits=digits, rounding=rounding, method="exact")
+
+    def enclose(bits: int) -> tuple[Fraction, Fraction]:
+        args = [arb_from_exact(v) for v in vals]
+        tgt = arb_from_exact(a)
+
+        def le(t: Fraction) -> bool | None:
+            d = fn(arb_of_fraction(t), *args) - tgt
+            if d <= 0:
+                return True
+            if d > 0:
+                return False
+            return None
+
+        return monotone_crossing(le, Fraction(0), Fraction(1), bits)
+
+    def exact_value() -> sympy.Expr | None:
+        sols = sympy.solve(sympy.Eq(sd.piecewise_form(f.expr), a), ALPHA)
+        rat = sorted(s for s in sols if s.is_Rational and 0 <= s <= 1)
+        return rat[0] if rat else None
+
+    return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact_value,
+                             what=f"inverse of {f!r} at alpha={a}")
+
+
+def tightest_mu(f: Any, *, digits: int) -> Certified:
+    r"""The smallest mu >= 0 with f >= G_mu on [0, 1], rounded up.
+
+    Closed forms: G_mu gives mu; f_{eps,0} (and randomized response) gives
+    -2 Phi^{-1}(1/(1 + e^eps)) (DRS Example after Prop. 2.5); f(0) < 1 gives infinity (no
+    Gaussian curve starts below 1).  Otherwise mu = sup_alpha [Phi^{-1}(1-alpha) -
+    Phi^{-1}(f(alpha))] by certified branch and bound over alpha in [Phi(-10), Phi(10)]
+    (alpha at least 7.6e-24 from either end): a supremum attained only beyond that range is
+    not seen, which the docstring of :func:`gdpproof.tightest_mu` states.  Functions very
+    close to a Gaussian curve make the pointwise mu nearly flat, which branch and bound cannot
+    settle to many digits: those raise PrecisionError rather than guess.
+    """
+    _check_request(digits, "up")
+    syms, vals = f._numeric_params()
+    params = dict(f.params)
+    if f.name == "gaussian":
+        return certify(sd.MU, (sd.MU,), (params[sd.MU],), digits=digits, rounding="up", what="mu")
+    f0 = _endpoint(f, 0)
+    if f0 is not None and f0 < 1:
+        return Certified("Infinity", digits=digits, rounding="up", method="exact")
+    if f.name in ("eps_delta", "randomized_response") and params.get(sd.DELTA, 0) == 0:
+        return certify(sd.MU_FROM_PURE_EPSILON, (EPS,), (params[EPS],), digits=digits, rounding="up",
+                       what="mu of pure epsilon-DP")
+    z = sympy.Symbol("z", real=True)
+    h = sd.pointwise_mu(sd.piecewise_form(f.template), z)
+    hfn = arb_function(h, (z, *syms))
+    dhfn = arb_function(sympy.diff(h, z), (z, *syms))
+
+    def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
+        args = [arb_from_exact(v) for v in vals]
+        box = branch_and_bound_sup(lambda s: hfn(s, *args), lambda s: dhfn(s, *args),
+                                   Fraction(-TAIL_Z), Fraction(TAIL_Z),
+                                   rel_tol=Fraction(1, 10 ** (digits + 3)))
+        if box is None:
+            raise PrecisionError(
+                f"branch and bound could not settle {digits} digits of the tightest mu of {f!r} "
+                f"(the pointwise mu is too flat); ask for fewer digits"
+            )
+        return max(box[0], Fraction(0)), max(box[1], Fraction(0))
+
+    return certify_enclosure(enclose, digits=digits, rounding="up", what=f"tightest mu of {f!r}")
+
+
+def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Certified:
+    r"""The smallest mu >= 0 with G_mu(alpha_i) <= beta_i for every observed point, rounded up.
+
+    mu = max(0, max_i [Phi^{-1}(1 - alpha_i) - Phi^{-1}(beta_i)]).  A mechanism whose tests
+    reach these (type I, type II) error pairs cannot be mu'-GDP for any mu' below this value;
+    rounding up keeps G_mu below every point.
+
+    Parameters
+    ----------
+    points : iterable of (alpha, beta)
+        Error pairs, each coordinate in [0, 1].
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_points([("0.05", "0.5"), ("0.2", "0.3")], digits=12)
+    Certified('1.64485362696', digits=12, rounding='up')
+    """
+    _check_request(digits, "up")
+    pts = []
+    for i, pair in enumerate(points):
+        try:
+            a_raw, b_raw = pair
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"points[{i}]={pair!r} must be a pair (alpha, beta)") from None
+        a = parse_alpha(a_raw, f"points[{i}][0]")
+        b = parse_alpha(b_raw, f"points[{i}][1]")
+        pts.append((a, b))
+    if not pts:
+        raise InvalidParameterError("points=[] must contain at least one (alpha, beta) pair")
+    for a, b in pts:
+        if (a == 0 and b < 1) or (b == 0 and a < 1):
+            return Certified("Infinity", digits=digits, rounding="up", method="exact")
+    live = [(a, b) for a, b in pts if a + b < 1]
+    if not live:
+        return Certified(0, digits=digits, rounding="up", method="exact")
+    s = sympy.Symbol("s", nonnegative=True)
+    u = sympy.Symbol("u", nonnegative=True)
+    expr = sd.pointwise_mu_points(s, u)
+    fn = arb_function(expr, (s, u))
+
+    def enclose(bits: int) -> flint.arb:
+        vals = [fn(arb_from_exact(a), arb_from_exact(b)) for a, b in live]
+        out = vals[0]
+        for v in vals[1:]:
+            out = out.max(v)
+        return out
+
+    return certify_enclosure(enclose, digits=digits, rounding="up", what="mu of the observed points")
+
+
+def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> Certified:
+    r"""The trade-off envelope of a privacy profile delta(epsilon), at alpha, rounded down.
+
+    .. math:: f(\alpha) = \sup_{\varepsilon \ge 0} \max\{0,\ 1 - \delta(\varepsilon) -
+              e^\varepsilon\alpha,\ e^{-\varepsilon}(1 - \delta(\varepsilon) - \alpha)\}
+
+    (DRS Prop. 2.12).  Every epsilon gives a valid lower bound, so the result is always a
+    valid lower bound on the envelope; it is the envelope to ``digits`` digits when the
+    profile comes from a trade-off function (then 1 - delta(log s) is concave in s, which the
+    upper end of the enclosure uses).
+
+    Parameters
+    ----------
+    delta : sympy.Expr
+        delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).
+    alpha : real in [0, 1].
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> g = gdpproof.gaussian(1)
+    >>> gdpproof.tradeoff_from_delta(g.delta_expression(), "0.05", digits=15)
+    Certified('0.740488977158555', digits=15, rounding='down')
+    """
+    from .certify import _check_request as chk
+
+    chk(digits, "down")
+    a = parse_alpha(alpha)
+    dexpr = sympy.sympify(delta)
+    extra = dexpr.free_symbols - {EPS}
+    if extra:
+        raise InvalidParameterError(f"delta={dexpr} has free symbols {sorted(map(str, extra))} besides epsilon")
+    if a == 0:
+        lim = sympy.limit(1 - dexpr, EPS, sympy.oo)
+        if not lim.is_number:
+            raise SymbolicError(f"could not find the limit of 1 - delta(epsilon) as epsilon -> oo for {dexpr}")
+        return certify(sympy.Max(0, lim), (), (), digits=digits, rounding="down", what="envelope at alpha=0")
+    s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
+    g1 = 1 - dexpr.xreplace({EPS: sympy.log(s)}) - s * a  # concave in s >= 1
+    g2 = u * (1 - dexpr.xreplace({EPS: -sympy.log(u)}) - a)  # concave in u in (0, 1]
+    g1f, dg1f = arb_function(g1, (s,)), arb_function(sympy.diff(g1, s), (s,))
+    g2f, dg2f = arb_function(g2, (u,)), arb_function(sympy.diff(g2, u), (u,))
+
+    def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
+        hi = Fraction(2)
+        for _ in range(4096):  # g1 decreases eventually since alpha > 0
+            d = arb_endpoints(dg1f(arb_of_fraction(hi)))
+            if d is None:
+                return None
+            if d[1] < 0:
+                break
+            hi *= 2
+        else:
+            return None
+        b1 = concave_sup(g1f, dg1f, Fraction(1), hi, bits)
+        b2 = concave_sup(g2f, dg2f, Fraction(0), Fraction(1), bits)
+        if b1 is None or b2 is None:
+            return None
+        return max(b1[0], b2[0], Fraction(0)), max(b1[1], b2[1], Fraction(0))
+
+    return certify_enclosure(enclose, digits=digits, rounding="down", what=f"envelope at alpha={a}")

@@ -1,0 +1,157 @@
+"""Numeric evaluation of trade-off functions: certified values and lambdified mpmath code.
+
+Two independent routes turn one sympy expression into numbers:
+
+* :func:`tradeoff_value` / :func:`expression_value` compile the expression to ball arithmetic
+  (:mod:`gdpproof.numeric.certify`) and return certified digits.  Expressions with no ball form
+  fall back to evaluation at two mpmath precisions, accepted only when both round alike.
+* :func:`tradeoff_mpmath` runs sympy's lambdified mpmath code in a private context with guard
+  digits (never the global ``mpmath.mp``), as a check on the first route.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+
+from .._args import check, exact
+from ..errors import InvalidParameterError, PrecisionError
+from ..symbolic.symbols import alpha as ALPHA
+from ._mp import mp_erfcinv, mpf_from_exact, mpf_to_fraction, private_context
+from .certify import Certified, _check_request, _decimal, certify, round_fraction
+
+__all__ = [
+    "tradeoff_value",
+    "expression_value",
+    "tradeoff_mpmath",
+    "mpmath_function",
+    "certify_mpmath",
+    "parse_alpha",
+]
+
+#: Guard digits added to the working precision of the lambdified mpmath route.
+GUARD_DIGITS = 15
+
+
+def parse_alpha(value: Any, name: str = "alpha") -> sympy.Expr:
+    """``value`` as an exact number in [0, 1], or InvalidParameterError."""
+    a = exact(name, value, symbolic=False)
+    check(name, value, a, a >= 0, "must be in [0, 1]")
+    check(name, value, a, a <= 1, "must be in [0, 1]")
+    return a
+
+
+def tradeoff_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
+    """Certified f(alpha) (see :meth:`TradeOff.evaluate`)."""
+    _check_request(digits, rounding)
+    a = parse_alpha(alpha)
+    syms, vals = f._numeric_params()
+    return _certify_any(f.template, (ALPHA, *syms), (a, *vals), digits=digits, rounding=rounding,
+                        what=f"{f!r} at alpha={a}")
+
+
+def expression_value(expr: sympy.Expr, alpha: Any, *, digits: int, rounding: str, what: str) -> Certified:
+    """Certified value of an expression in ``alpha`` alone (no other free symbols)."""
+    _check_request(digits, rounding)
+    a = parse_alpha(alpha)
+    extra = expr.free_symbols - {ALPHA}
+    if extra:
+        raise InvalidParameterError(f"{what} has free symbols {sorted(map(str, extra))}; substitute them first")
+    return _certify_any(expr, (ALPHA,), (a,), digits=digits, rounding=rounding, what=what)
+
+
+def _certify_any(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rounding: str, what: str) -> Certified:
+    try:
+        return certify(expr, syms, vals, digits=digits, rounding=rounding, what=what)
+    except TypeError as exc:
+        if "no ball-arithmetic form" not in str(exc):
+            raise
+    return certify_mpmath(expr, syms, vals, digits=digits, rounding=rounding, what=what)
+
+
+# ---------------------------------------------------------------------------------------------
+# lambdified mpmath
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1024)
+def _mpmath_code(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> types.CodeType:
+    fn = sympy.lambdify(symbols, expr, modules=["mpmath"])
+    return fn.__code__
+
+
+def _namespace(ctx: Any) -> dict:
+    ns = getattr(ctx, "_gdpproof_namespace", None)
+    if ns is None:
+        ns = {name: getattr(ctx, name) for name in dir(ctx) if not name.startswith("_")}
+        ns.update(
+            mpmath=ctx,
+            erfcinv=lambda z: mp_erfcinv(ctx, z),
+            builtins=__builtins__,
+            max=max,
+            min=min,
+            abs=abs,
+        )
+        ctx._gdpproof_namespace = ns
+    return ns
+
+
+def mpmath_function(expr: sympy.Expr, symbols: Sequence[sympy.Symbol], ctx: Any) -> Any:
+    """sympy's lambdified mpmath code for ``expr``, bound to the private context ``ctx``."""
+    code = _mpmath_code(expr, tuple(symbols))
+    return types.FunctionType(code, _namespace(ctx))
+
+
+def _mp_eval(expr: sympy.Expr, syms: tuple, vals: tuple, dps: int) -> Fraction | None:
+    with private_context(dps) as ctx:
+        fn = mpmath_function(expr, syms, ctx)
+        try:
+            out = fn(*[mpf_from_exact(ctx, v) for v in vals])
+        except (ValueError, ZeroDivisionError):
+            return None
+        out = ctx.mpf(out)
+        if not ctx.isfinite(out):
+            return None
+        return mpf_to_fraction(out)
+
+
+def certify_mpmath(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rounding: str, what: str) -> Certified:
+    """Digits accepted only when evaluations at ``digits + g`` and ``2 digits + g`` agree.
+
+    The fallback for expressions with no ball-arithmetic form (DESIGN §2).  Weaker than a ball
+    (agreement is evidence, not proof), and marked ``method="mpmath-2prec"``.
+    """
+    for scale in (1, 2, 4):
+        lo_dps = scale * digits + GUARD_DIGITS
+        a = _mp_eval(expr, syms, vals, lo_dps)
+        b = _mp_eval(expr, syms, vals, 2 * lo_dps)
+        if a is None or b is None:
+            break
+        ra, rb = round_fraction(a, digits, rounding), round_fraction(b, digits, rounding)
+        if ra == rb:
+            return Certified(_decimal(ra[0], ra[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
+    raise PrecisionError(f"could not certify {digits} digits of the {what} (mpmath precisions disagree)")
+
+
+def tradeoff_mpmath(f: Any, alpha: Any, *, dps: int = 30) -> mpmath.mpf:
+    """f(alpha) through lambdified mpmath code at ``dps`` digits plus guard digits.
+
+    Returns an mpf of the caller's global context, rebuilt exactly from the private result
+    (no rounding happens at the boundary beyond the caller's own precision).
+    """
+    a = parse_alpha(alpha)
+    syms, vals = f._numeric_params()
+    value = _mp_eval(f.template, (ALPHA, *syms), (a, *vals), dps + GUARD_DIGITS)
+    if value is None:
+        # endpoints where an intermediate is infinite: the exact value is what sympy gives
+        ex = sympy.piecewise_fold(f.template.xreplace(dict(zip((ALPHA, *syms), (a, *vals)))))
+        if ex.is_Rational:
+            return mpmath.mpf(int(ex.p)) / int(ex.q)
+        raise PrecisionError(f"{f!r} at alpha={a} is not finite in mpmath")
+    return mpmath.mpf(value.numerator) / value.denominator

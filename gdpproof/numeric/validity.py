@@ -1,0 +1,217 @@
+"""Is it a trade-off function?  Symbolic proof where sympy can decide, numeric refutation else.
+
+A trade-off function is convex, continuous, non-increasing, and below Id(alpha) = 1 - alpha
+(DRS Prop. 2.2).  Each property gets a verdict:
+
+``proved``
+    sympy decided it for all alpha in [0, 1];
+``refuted``
+    a point (or triple of points) where it certainly fails, found in ball arithmetic, so the
+    counterexample is proven, not a rounding artefact;
+``not refuted``
+    no violation on the grid (log-spaced towards both ends plus uniform points).  This is
+    evidence, not proof, and is reported as such.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import flint
+import sympy
+
+from ..symbolic.duality import piecewise_form
+from ..symbolic.symbols import alpha as ALPHA
+from ._mp import arb_from_exact, arb_precision
+from .certify import arb_function, working_bits
+from .optimize import arb_of_fraction
+
+__all__ = ["Verdict", "ValidityReport", "check_tradeoff", "grid"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of checking one property."""
+
+    property: str
+    status: str  # "proved", "refuted" or "not refuted"
+    method: str  # "symbolic" or "numeric"
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ValidityReport:
+    """Verdicts for each defining property of a trade-off function."""
+
+    function: str
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when no property was refuted."""
+        return all(v.status != "refuted" for v in self.verdicts)
+
+    def __getitem__(self, name: str) -> Verdict:
+        for v in self.verdicts:
+            if v.property == name:
+                return v
+        raise KeyError(name)
+
+    def __str__(self) -> str:
+        rows = [f"{self.function}: {'valid' if self.ok else 'NOT a trade-off function'}"]
+        for v in self.verdicts:
+            rows.append(f"  {v.property:<15} {v.status:<12} {v.method:<9} {v.detail}")
+        return "\n".join(rows)
+
+
+def grid(points: int) -> list[Fraction]:
+    """Check points: 0, 1, 10^-k and 1 - 10^-k for k = 1..12, and i/points."""
+    pts = {Fraction(0), Fraction(1)}
+    for k in range(1, 13):
+        pts.add(Fraction(1, 10**k))
+        pts.add(1 - Fraction(1, 10**k))
+    for i in range(1, points):
+        pts.add(Fraction(i, points))
+    return sorted(pts)
+
+
+def _symbolic(expr: sympy.Expr, test: str) -> bool | None:
+    """Try to decide a sign with sympy's assumptions (alpha is declared nonnegative)."""
+    if isinstance(expr, sympy.Piecewise) or expr.has(sympy.Piecewise, sympy.Max, sympy.Min):
+        return None
+    try:
+        value = getattr(sympy.simplify(expr), test)
+    except (TypeError, NotImplementedError, RecursionError):
+        return None
+    return value
+
+
+def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityReport:
+    """Check that ``f`` is a trade-off function (convex, continuous, non-increasing, <= 1 - alpha).
+
+    Parameters
+    ----------
+    f : TradeOff
+    points : int
+        Uniform grid size; the grid also has log-spaced points near 0 and 1.
+    digits : int
+        Working precision of the ball evaluations, in decimal digits.
+
+    Returns
+    -------
+    ValidityReport
+        ``report.ok`` is False when some property is refuted; ``str(report)`` is a table.
+
+    Examples
+    --------
+    >>> import gdpproof, sympy
+    >>> gdpproof.check_tradeoff(gdpproof.laplace(1)).ok
+    True
+    >>> from gdpproof.symbols import alpha
+    >>> bad = gdpproof.TradeOff(1 - alpha**2 / 2 - alpha / 2, name="concave")
+    >>> r = gdpproof.check_tradeoff(bad)
+    >>> r.ok, r["convex"].status
+    (False, 'refuted')
+    """
+    syms, vals = f._numeric_params()
+    expr = f.expr
+    pw = piecewise_form(f.template)
+    fn = arb_function(f.template, (ALPHA, *syms))
+    xs = grid(points)
+    verdicts = []
+    with arb_precision(working_bits(digits)):
+        args = [arb_from_exact(v) for v in vals]
+        ys = []
+        for a in xs:
+            if a in (0, 1):
+                v = sympy.piecewise_fold(expr.xreplace({ALPHA: sympy.Rational(a.numerator, a.denominator)}))
+                if isinstance(v, sympy.Piecewise):
+                    v = v.doit()
+                ys.append(arb_from_exact(v) if v.is_Rational else flint.arb.nan())
+            else:
+                ys.append(fn(arb_of_fraction(a), *args))
+        finite = all(y.is_finite() for y in ys)
+
+        # endpoints and range
+        bad = [(a, y) for a, y in zip(xs, ys) if y < 0 or y > 1]
+        if bad:
+            a, y = bad[0]
+            verdicts.append(Verdict("range", "refuted", "numeric", f"f({a}) = {y.mid().str(6)} outside [0, 1]"))
+        elif not finite:
+            verdicts.append(Verdict("range", "refuted", "numeric", "f is not finite at some grid point"))
+        else:
+            verdicts.append(Verdict("range", "not refuted", "numeric", f"0 <= f <= 1 at {len(xs)} points"))
+
+        # below the identity
+        sym = _symbolic(1 - ALPHA - expr, "is_nonnegative")
+        bad = [(a, y) for a, y in zip(xs, ys) if y - (1 - arb_of_fraction(a)) > 0]
+        if bad:
+            a, y = bad[0]
+            verdicts.append(Verdict("below_identity", "refuted", "numeric", f"f({a}) = {y.mid().str(6)} > 1 - alpha"))
+        elif sym is True:
+            verdicts.append(Verdict("below_identity", "proved", "symbolic", "1 - alpha - f >= 0"))
+        else:
+            verdicts.append(Verdict("below_identity", "not refuted", "numeric", f"f <= 1 - alpha at {len(xs)} points"))
+
+        # non-increasing
+        sym = _symbolic(sympy.diff(expr, ALPHA), "is_nonpositive")
+        bad = [(a, b) for (a, ya), (b, yb) in zip(zip(xs, ys), list(zip(xs, ys))[1:]) if yb - ya > 0]
+        if bad:
+            a, b = bad[0]
+            verdicts.append(Verdict("non_increasing", "refuted", "numeric", f"f({b}) > f({a})"))
+        elif sym is True:
+            verdicts.append(Verdict("non_increasing", "proved", "symbolic", "f' <= 0"))
+        else:
+            verdicts.append(Verdict("non_increasing", "not refuted", "numeric", f"at {len(xs)} points"))
+
+        # convex: every chord of consecutive grid triples lies above the graph
+        sym = _symbolic(sympy.diff(expr, ALPHA, 2), "is_nonnegative")
+        bad = []
+        for i in range(1, len(xs) - 1):
+            a, b, c = xs[i - 1], xs[i], xs[i + 1]
+            chord = (ys[i - 1] * arb_of_fraction(c - b) + ys[i + 1] * arb_of_fraction(b - a)) / arb_of_fraction(c - a)
+            if ys[i] - chord > 0:
+                bad.append((a, b, c))
+        if bad:
+            a, b, c = bad[0]
+            verdicts.append(Verdict("convex", "refuted", "numeric", f"f({b}) above the chord from {a} to {c}"))
+        elif sym is True:
+            verdicts.append(Verdict("convex", "proved", "symbolic", "f'' >= 0"))
+        else:
+            verdicts.append(Verdict("convex", "not refuted", "numeric", f"chords of {len(xs) - 2} triples"))
+
+        # continuity at the breakpoints of a piecewise form
+        verdicts.append(_continuity(pw, syms, args, fn))
+    return ValidityReport(repr(f), tuple(verdicts))
+
+
+def _continuity(pw: sympy.Expr, syms: tuple, args: list, fn: Any) -> Verdict:
+    if not isinstance(pw, sympy.Piecewise):
+        return Verdict("continuous", "not refuted", "numeric", "no breakpoints; finite on the grid")
+    points = set()
+    for _, cond in pw.args:
+        for rel in cond.atoms(sympy.core.relational.Relational):
+            try:
+                sols = sympy.solve(rel.lhs - rel.rhs, ALPHA)
+            except NotImplementedError:
+                continue
+            points.update(sols)
+    pieces = [arb_function(e, (ALPHA, *syms)) for e, _ in pw.args]
+    checked = 0
+    for pnt in points:
+        val = arb_function(pnt, tuple(syms))(*args) if pnt.free_symbols else arb_from_exact(pnt) if pnt.is_Rational else None
+        if val is None:
+            val = arb_function(pnt, ())()
+        if not (val > 0 and val < 1):
+            continue
+        checked += 1
+        values = [p(val, *args) for p in pieces]
+        # a jump: the function's values just left and right of the breakpoint differ
+        h = flint.arb(2) ** (-(flint.ctx.prec // 2))
+        left, right = fn(val - h, *args), fn(val + h, *args)
+        if abs(left - right) > h * 1024 * (1 + abs(left)):
+            return Verdict("continuous", "refuted", "numeric", f"jump at alpha = {val.mid().str(8)}")
+        del values
+    return Verdict("continuous", "not refuted", "numeric", f"no jump at {checked} breakpoints")

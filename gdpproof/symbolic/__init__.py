@@ -1,0 +1,1 @@
+"""The symbolic layer: every formula of gdpproof, once, as a sympy expression."""

@@ -1,0 +1,229 @@
+"""Symbolic duality: conjugates, delta(epsilon) curves, inverses and symmetrization.
+
+References: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022 (DRS).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+from sympy import Piecewise, Rational, sqrt
+
+from ..errors import SymbolicError
+from .symbols import Phi, Phi_inv, alpha, delta, epsilon, mu, y
+
+__all__ = [
+    "MU",
+    "DELTA",
+    "MU_FROM_PURE_EPSILON",
+    "GAUSSIAN_TOUCHING_ALPHA",
+    "piecewise_form",
+    "pointwise_mu",
+    "pointwise_mu_points",
+    "conjugate",
+    "conjugate_candidates",
+    "inverse",
+    "ordered_pieces",
+    "symmetrize",
+]
+
+MU = mu
+DELTA = delta
+
+#: epsilon-DP implies mu-GDP with mu = -2 Phi^{-1}(1/(1 + e^epsilon)), and no smaller mu
+#: (f_{epsilon,0} touches G_mu at alpha = 1/(1 + e^epsilon)); see derivations/d05_pure_dp_to_gdp.py.
+MU_FROM_PURE_EPSILON = -2 * Phi_inv(1 / (1 + sympy.exp(epsilon)))
+
+#: The alpha where the supporting line 1 - delta(epsilon) - e^epsilon alpha touches G_mu
+#: (DRS Prop. 2.12 with Cor. 2.13): Phi(-epsilon/mu - mu/2).
+GAUSSIAN_TOUCHING_ALPHA = Phi(-epsilon / mu - mu / 2)
+
+
+def piecewise_form(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with Max/Min/Abs rewritten as Piecewise, so it differentiates piece by piece."""
+    out = expr.rewrite(Piecewise)
+    return sympy.piecewise_fold(out)
+
+
+def pointwise_mu(f_expr: sympy.Expr, z: sympy.Symbol) -> sympy.Expr:
+    """The smallest mu with G_mu(alpha) <= f(alpha) at alpha = Phi(-z), as an expression in z.
+
+    G_mu(alpha) <= f(alpha) iff mu >= Phi^{-1}(1 - alpha) - Phi^{-1}(f(alpha)), and
+    Phi^{-1}(1 - Phi(-z)) = z exactly, so the expression is z + sqrt(2) erfcinv(2 f(Phi(-z))).
+    """
+    return z - Phi_inv(f_expr.xreplace({alpha: Phi(-z)}))
+
+
+def pointwise_mu_points(a: sympy.Symbol, b: sympy.Symbol) -> sympy.Expr:
+    """Phi^{-1}(1 - a) - Phi^{-1}(b): the mu certified by a test with errors (a, b)."""
+    return sqrt(2) * sympy.erfcinv(2 * a) + sqrt(2) * sympy.erfcinv(2 * b)
+
+
+def _pieces(expr: sympy.Expr) -> tuple:
+    return expr.args if isinstance(expr, Piecewise) else ((expr, sympy.true),)
+
+
+def _inside(v: sympy.Expr, lo: Any = 0, hi: Any = 1) -> bool:
+    """True when the number v is provably in [lo, hi]."""
+    return bool(sympy.Ge(v, lo) == sympy.true and sympy.Le(v, hi) == sympy.true)
+
+
+def _breakpoints(expr: sympy.Expr) -> set:
+    points = {sympy.Integer(0), sympy.Integer(1)}
+    for _, cond in _pieces(expr):
+        for rel in cond.atoms(sympy.core.relational.Relational):
+            for sol in sympy.solve(rel.lhs - rel.rhs, alpha):
+                points.add(sympy.simplify(sol))
+    return points
+
+
+def conjugate_candidates(f_expr: sympy.Expr, yv: sympy.Expr) -> list:
+    """Values of y alpha - f(alpha) whose maximum is f*(y), for numeric parameters and y.
+
+    The supremum of the concave function y alpha - f(alpha) over [0, 1] is attained at an end,
+    a breakpoint of f, or a stationary point f'(alpha) = y inside a piece; every candidate
+    listed is such a point in [0, 1], evaluated with the whole f, so the maximum is exact.
+    """
+    expr = piecewise_form(f_expr)
+    points = {v for v in _breakpoints(expr) if v.is_number and _inside(v)}
+    for e, cond in _pieces(expr):
+        if not e.has(alpha):
+            continue
+        for sol in sympy.solve(sympy.Eq(sympy.diff(e, alpha), yv), alpha):
+            if sol.is_number and _inside(sol) and cond.xreplace({alpha: sol}) == sympy.true:
+                points.add(sol)
+    if any(not p.is_number for p in points):
+        raise SymbolicError(f"the breakpoints of {f_expr} are not numbers")
+    return [yv * v - expr.xreplace({alpha: v}) for v in points]
+
+
+def conjugate(f: Any) -> sympy.Expr:
+    """f*(y) = sup_alpha (y alpha - f(alpha)) in closed form, as an expression in ``y``.
+
+    Piecewise-linear f (numeric parameters): the maximum over the vertices in [0, 1].  Smooth
+    f: the stationary point f'(alpha) = y, solved by sympy (valid for y in the range of f').
+    Raises :class:`SymbolicError` otherwise.
+    """
+    expr = piecewise_form(f.expr)
+    pieces = _pieces(expr)
+    linear = all(e.is_polynomial(alpha) and sympy.Poly(e, alpha).degree() <= 1 for e, _ in pieces)
+    if isinstance(expr, Piecewise) or linear:
+        if not linear:
+            raise SymbolicError(f"no closed-form conjugate for the piecewise function {f!r}")
+        points = _breakpoints(expr)
+        if any(not (v.is_number and v.is_real) for v in points):
+            raise SymbolicError(f"the vertices of {f!r} depend on symbolic parameters")
+        cands = [y * v - expr.xreplace({alpha: v}) for v in points if _inside(v)]
+        return sympy.Max(*[sympy.piecewise_fold(c) for c in cands])
+    slope = sympy.diff(expr, alpha)
+    sols = sympy.solve(sympy.Eq(slope, y), alpha)
+    if len(sols) != 1:
+        raise SymbolicError(f"sympy could not solve f'(alpha) = y for {f!r}")
+    a_star = sols[0]
+    return sympy.simplify(y * a_star - expr.xreplace({alpha: a_star}))
+
+
+def ordered_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]]:
+    """The pieces of a (piecewise) function of alpha as (expression, start, end), left to right.
+
+    Needs numeric parameters: each condition is turned into a subset of [0, 1].
+    """
+    expr = piecewise_form(expr)
+    out = []
+    seen = sympy.EmptySet
+    for e, cond in _pieces(expr):
+        try:
+            region = sympy.Interval(0, 1) if cond is sympy.true else cond.as_set().intersect(sympy.Interval(0, 1))
+        except (NotImplementedError, TypeError, ValueError) as exc:
+            raise SymbolicError(f"cannot turn the condition {cond} into an interval of alpha") from exc
+        region = region - seen
+        seen = seen | region
+        if region.is_empty or region.measure == 0:
+            continue
+        parts = region.args if isinstance(region, sympy.Union) else (region,)
+        for part in parts:
+            out.append((e, part.inf, part.sup))
+    out.sort(key=lambda piece: sympy.N(piece[1], 30))
+    return out
+
+
+def inverse(f: Any) -> Any:
+    """f^{-1}(alpha) = inf{t : f(t) <= alpha} as a TradeOff.
+
+    Symmetric families are their own inverse.  Otherwise each piece is solved by sympy; a
+    piece valid on alpha in [a, b] becomes a piece valid on [f(b), f(a)].
+    """
+    from .tradeoff import TradeOff
+
+    if f.symmetric:
+        return f
+    q = sympy.Symbol("q", nonnegative=True)
+    branches = []
+    for e, lo, hi in ordered_pieces(f.expr):
+        if not e.has(alpha):
+            continue  # a constant piece (the zero tail) does not invert
+        sols = sympy.solve(sympy.Eq(e, q), alpha)
+        if len(sols) != 1:
+            raise SymbolicError(f"sympy could not invert the piece {e} of {f!r}")
+        # the piece covers values [e(hi), e(lo)]; its inverse applies for q up to e(lo)
+        branches.append((sols[0], sympy.simplify(e.xreplace({alpha: lo}))))
+    if not branches:
+        raise SymbolicError(f"{f!r} has no invertible piece")
+    # left to right in alpha is top to bottom in value: the last piece covers the smallest values
+    branches.reverse()
+    out = [(b[0], q <= b[1]) for b in branches[:-1]] + [(branches[-1][0], True)]
+    inv = Piecewise(*out).xreplace({q: alpha}) if len(out) > 1 else out[0][0].xreplace({q: alpha})
+    top = sympy.simplify(f.expr.xreplace({alpha: 0}))
+    if top != 1:
+        # values above f(0) are reached already at t = 0
+        inv = Piecewise((inv, alpha <= top), (0, True))
+    return TradeOff(inv, (), f"inverse({f!r})", None)
+
+
+def _xbar(f: Any) -> sympy.Expr:
+    """inf{x in [0, 1] : -1 is a subgradient of f at x}."""
+    pieces = ordered_pieces(f.expr)
+    prev_slope = None
+    for e, lo, hi in pieces:
+        slope = sympy.diff(e, alpha)
+        left = sympy.simplify(slope.xreplace({alpha: lo}))
+        # at a breakpoint the subdifferential is [previous slope, this slope]
+        if prev_slope is not None and sympy.Le(prev_slope, -1) == sympy.true and sympy.Ge(left, -1) == sympy.true:
+            return lo
+        if not slope.has(alpha):
+            if slope == -1:
+                return lo
+        else:
+            sols = [s for s in sympy.solve(sympy.Eq(slope, -1), alpha) if s.is_number and _inside(s, lo, hi)]
+            if sols:
+                return min(sols, key=lambda s: sympy.N(s, 30))
+        prev_slope = sympy.simplify(slope.xreplace({alpha: hi}))
+    raise SymbolicError(f"f' never reaches -1 for {f!r}")
+
+
+def symmetrize(f: Any) -> Any:
+    """Symm(f) = min{f, f^{-1}}**: the symmetric guarantee from a one-sided one.
+
+    When f bounds T(M(S), M(S')) for one order of each neighbouring pair only (as for
+    subsampling, DRS Thm 4.2), the other order is bounded by f^{-1}, and the largest symmetric
+    trade-off function below both is the lower convex envelope of min{f, f^{-1}}.  With
+    xbar = inf{x : -1 in the subdifferential of f at x} and xbar <= f(xbar) it is f on
+    [0, xbar], the line xbar + f(xbar) - alpha on [xbar, f(xbar)], and f^{-1} after (DESIGN
+    §1.8).  Symmetric f are returned unchanged; when xbar > f(xbar) no closed form is
+    produced (SymbolicError).
+    """
+    from .tradeoff import TradeOff
+
+    if f.symmetric:
+        return f
+    inv = inverse(f).expr
+    xbar = _xbar(f)
+    fx = sympy.simplify(f.expr.xreplace({alpha: xbar}))
+    if sympy.Gt(xbar, fx) == sympy.true:
+        raise SymbolicError(
+            f"the slope -1 point of {f!r} lies below the diagonal (xbar={xbar} > f(xbar)={fx}); "
+            "no closed form of min(f, f^-1)** is produced for that case"
+        )
+    sym = Piecewise((f.expr, alpha <= xbar), (xbar + fx - alpha, alpha <= fx), (inv, True))
+    return TradeOff(sym, (), f"symmetrize({f!r})", True)

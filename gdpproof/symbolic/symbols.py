@@ -1,0 +1,39 @@
+"""Canonical sympy symbols, defined once with their assumptions.
+
+sympy treats ``Symbol("mu")`` and ``Symbol("mu", nonnegative=True)`` as different symbols, so
+every module builds expressions from these and never from ad-hoc symbols (STYLE §1.5).
+"""
+
+from __future__ import annotations
+
+import sympy
+from sympy import Rational, erfc, erfcinv, sqrt
+
+__all__ = ["alpha", "mu", "epsilon", "delta", "p", "x", "y", "t", "Phi", "Phi_inv"]
+
+#: Type I error, the argument of every trade-off function; 0 <= alpha <= 1.
+alpha = sympy.Symbol("alpha", nonnegative=True)
+#: The GDP parameter (also the shift of a location family); mu >= 0.
+mu = sympy.Symbol("mu", nonnegative=True)
+#: The epsilon of (epsilon, delta)-DP; epsilon >= 0.
+epsilon = sympy.Symbol("epsilon", nonnegative=True)
+#: The delta of (epsilon, delta)-DP; 0 <= delta <= 1.
+delta = sympy.Symbol("delta", nonnegative=True)
+#: A sampling probability; 0 <= p <= 1.
+p = sympy.Symbol("p", nonnegative=True)
+#: The variable of a density (location families).
+x = sympy.Symbol("x", real=True)
+#: The argument of a convex conjugate f*(y).
+y = sympy.Symbol("y", real=True)
+#: A threshold or auxiliary real variable.
+t = sympy.Symbol("t", real=True)
+
+
+def Phi(z: sympy.Expr) -> sympy.Expr:
+    """The standard normal CDF, written through ``erfc`` so the lower tail never cancels."""
+    return erfc(-z / sqrt(2)) * Rational(1, 2)
+
+
+def Phi_inv(q: sympy.Expr) -> sympy.Expr:
+    """The standard normal quantile, written through ``erfcinv`` (exact in both tails)."""
+    return -sqrt(2) * erfcinv(2 * q)

@@ -1,0 +1,542 @@
+"""Trade-off functions as frozen sympy values, and the standard families.
+
+A trade-off function f: [0, 1] -> [0, 1] is the type II error of the most powerful test at
+type I error alpha (DESIGN §1.1): convex, continuous, non-increasing, f(alpha) <= 1 - alpha.
+A :class:`TradeOff` holds one as a sympy expression in :data:`~gdpproof.symbolic.symbols.alpha`
+(``Piecewise`` allowed) together with its parameters.  The meaning of each family below never
+changes; new meanings get new names.
+
+The numeric methods (``evaluate``, ``delta``, ...) delegate to :mod:`gdpproof.numeric`, which is
+imported lazily so that this module depends on sympy alone.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import sympy
+from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
+
+from .._args import check, exact
+from ..errors import InvalidParameterError, SymbolicError
+from .symbols import alpha, delta, epsilon, mu, t, x
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from ..numeric.certify import Certified
+    from ..numeric.validity import ValidityReport
+
+__all__ = [
+    "TradeOff",
+    "gaussian",
+    "eps_delta",
+    "randomized_response",
+    "laplace",
+    "location_family",
+    "identity",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TradeOff:
+    """A trade-off function f(alpha) as a sympy expression with named parameters.
+
+    Parameters
+    ----------
+    template : sympy.Expr
+        The expression in ``alpha`` and the parameter symbols.
+    params : tuple of (Symbol, Expr)
+        Parameter values (exact numbers or sympy expressions) substituted into ``template``.
+    name : str
+        The family name, used in ``repr`` and messages.
+    symmetric : bool or None
+        True when the family is known to be symmetric (f = f^{-1}) by a theorem.
+    dual_template : sympy.Expr or None
+        A closed form of delta(epsilon) = 1 + f*(-e^epsilon) in ``epsilon`` and the parameter
+        symbols, when one is known (Gaussian: Dong–Roth–Su Cor. 2.13).
+
+    Construct values with the family functions (:func:`gaussian`, :func:`eps_delta`, ...)
+    rather than directly.
+    """
+
+    template: sympy.Expr
+    params: tuple[tuple[sympy.Symbol, sympy.Expr], ...] = ()
+    name: str = "tradeoff"
+    symmetric: bool | None = None
+    dual_template: sympy.Expr | None = field(default=None, compare=False)
+
+    # -- the expression ----------------------------------------------------------------------
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """f as a sympy expression in ``alpha`` with the parameters substituted."""
+        return self.template.xreplace(dict(self.params))
+
+    @property
+    def parameters(self) -> dict[str, sympy.Expr]:
+        """The parameters by name."""
+        return {s.name: v for s, v in self.params}
+
+    def __call__(self, a: Any) -> sympy.Expr:
+        """f(a) as a sympy expression (exact; use :meth:`evaluate` for digits)."""
+        return self.expr.xreplace({alpha: exact("alpha", a)})
+
+    def __repr__(self) -> str:
+        if not self.params:
+            return f"{self.name}()"
+        inner = ", ".join(f"{s.name}={v}" for s, v in self.params)
+        return f"{self.name}({inner})"
+
+    def _numeric_params(self) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Expr, ...]]:
+        syms = tuple(s for s, _ in self.params)
+        vals = tuple(v for _, v in self.params)
+        for s, v in self.params:
+            if v.free_symbols:
+                raise InvalidParameterError(
+                    f"{s.name}={v} is symbolic; numeric evaluation of {self!r} needs numbers"
+                )
+        extra = self.template.free_symbols - {alpha} - set(syms)
+        if extra:
+            names = ", ".join(sorted(str(s) for s in extra))
+            raise InvalidParameterError(f"{self!r} has free symbols {names}; substitute them first")
+        return syms, vals
+
+    # -- numeric methods (delegations) ------------------------------------------------------
+
+    def evaluate(self, alpha: Any, *, digits: int = 30, rounding: str = "down") -> "Certified":
+        """f(alpha) to ``digits`` certified significant digits.
+
+        Parameters
+        ----------
+        alpha : real
+            Type I error, 0 <= alpha <= 1; strings are exact decimals.
+        digits : int
+            Significant digits of the result (1 to 5000).
+        rounding : {"down", "up", "nearest"}
+            Direction of the last digit.  The default ``"down"`` is the safe one for a
+            trade-off value: the returned beta never overstates privacy.
+
+        Returns
+        -------
+        Certified
+            A :class:`decimal.Decimal` whose digits are proven (ball arithmetic).
+
+        Raises
+        ------
+        InvalidParameterError
+            alpha outside [0, 1], NaN, non-numeric, or symbolic parameters.
+        PrecisionError
+            The digits could not be certified.
+
+        Examples
+        --------
+        >>> import gdpproof
+        >>> gdpproof.gaussian(1).evaluate(0.05, digits=20)
+        Certified('0.74048897715855592935', digits=20, rounding='down')
+        >>> gdpproof.laplace(1).evaluate("0.5", digits=10)
+        Certified('0.1839397205', digits=10, rounding='down')
+        """
+        from ..numeric import evaluate as _ev
+
+        return _ev.tradeoff_value(self, alpha, digits=digits, rounding=rounding)
+
+    def evaluate_fast(self, alpha: Any) -> "np.ndarray":
+        """f(alpha) in float64, vectorized over numpy arrays (not certified).
+
+        Generated by sympy's SciPy printer from the same expression as :meth:`evaluate`, and
+        tested against it.  Use it for plots and large grids; use :meth:`evaluate` for digits.
+
+        Examples
+        --------
+        >>> import gdpproof, numpy as np
+        >>> gdpproof.gaussian(1).evaluate_fast(np.array([0.0, 0.05, 1.0])).round(6)
+        array([1.      , 0.740489, 0.      ])
+        """
+        from ..numeric import fast
+
+        return fast.tradeoff_values(self, alpha)
+
+    def evaluate_mpmath(self, alpha: Any, *, dps: int = 30) -> Any:
+        """f(alpha) by lambdified mpmath code at ``dps`` working digits (not certified).
+
+        The lambdified route is an independent check of the ball-arithmetic route; the
+        returned mpf belongs to the caller's global mpmath context.
+        """
+        from ..numeric import evaluate as _ev
+
+        return _ev.tradeoff_mpmath(self, alpha, dps=dps)
+
+    def derivative(self, order: int = 1) -> sympy.Expr:
+        """The ``order``-th derivative of f in alpha, as a sympy expression."""
+        return sympy.diff(self.expr, alpha, order)
+
+    def derivative_at(self, alpha: Any, *, order: int = 1, digits: int = 30, rounding: str = "nearest") -> "Certified":
+        """The ``order``-th derivative at alpha, certified to ``digits`` digits."""
+        from ..numeric import evaluate as _ev
+
+        return _ev.expression_value(
+            self.derivative(order), alpha, digits=digits, rounding=rounding, what=f"derivative of {self!r}"
+        )
+
+    def delta(self, epsilon: Any, *, digits: int = 30) -> "Certified":
+        """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (a privacy loss).
+
+        f-DP implies (epsilon, delta(epsilon))-DP for every epsilon >= 0, and no smaller delta
+        holds at that epsilon when f is symmetric (Dong–Roth–Su Prop. 2.12).  For the Gaussian
+        family the closed form of Cor. 2.13 is used; for the others, a certified concave
+        maximisation of the convex conjugate.
+
+        Examples
+        --------
+        >>> import gdpproof
+        >>> gdpproof.gaussian(1).delta(1, digits=40)
+        Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+        >>> gdpproof.randomized_response(1).delta(1, digits=5)
+        Certified('0', digits=5, rounding='up')
+        """
+        from ..numeric import duality as _du
+
+        return _du.delta_value(self, epsilon, digits=digits)
+
+    def conjugate_at(self, y: Any, *, digits: int = 30, rounding: str = "nearest") -> "Certified":
+        """The convex conjugate f*(y) = sup_alpha (y alpha - f(alpha)), certified."""
+        from ..numeric import duality as _du
+
+        return _du.conjugate_value(self, y, digits=digits, rounding=rounding)
+
+    def inverse_at(self, alpha: Any, *, digits: int = 30, rounding: str = "down") -> "Certified":
+        """f^{-1}(alpha) = inf{t in [0, 1] : f(t) <= alpha}, certified (default rounded down)."""
+        from ..numeric import duality as _du
+
+        return _du.inverse_value(self, alpha, digits=digits, rounding=rounding)
+
+    def tightest_mu(self, *, digits: int = 30) -> "Certified":
+        """The smallest mu with f >= G_mu everywhere, rounded up (see :func:`gdpproof.tightest_mu`)."""
+        from ..numeric import duality as _du
+
+        return _du.tightest_mu(self, digits=digits)
+
+    def check(self, *, points: int = 64, digits: int = 20) -> "ValidityReport":
+        """Check that f is a trade-off function; see :func:`gdpproof.check_tradeoff`."""
+        from ..numeric import validity
+
+        return validity.check_tradeoff(self, points=points, digits=digits)
+
+    # -- symbolic operations ---------------------------------------------------------------
+
+    def delta_expression(self) -> sympy.Expr:
+        """delta(epsilon) = 1 + f*(-e^epsilon) as a sympy expression in ``epsilon``.
+
+        Raises :class:`SymbolicError` when no closed form is known or found; :meth:`delta`
+        still evaluates it numerically.
+        """
+        if self.dual_template is not None:
+            return self.dual_template.xreplace(dict(self.params))
+        from .duality import conjugate
+
+        return sympy.simplify(1 + conjugate(self).xreplace({_y(): -exp(epsilon)}))
+
+    def inverse(self) -> "TradeOff":
+        """f^{-1} as a :class:`TradeOff` (symbolic).  Symmetric families return themselves."""
+        from .duality import inverse
+
+        return inverse(self)
+
+    def symmetrize(self) -> "TradeOff":
+        """Symm(f), the symmetric trade-off implied by f for both orders of neighbours."""
+        from .duality import symmetrize
+
+        return symmetrize(self)
+
+    def substitute(self, **values: Any) -> "TradeOff":
+        """A copy with some parameters replaced (numbers or sympy expressions)."""
+        names = {s.name: s for s, _ in self.params}
+        for k in values:
+            if k not in names:
+                raise InvalidParameterError(f"{k}={values[k]!r} is not a parameter of {self!r}")
+        new = tuple((s, exact(s.name, values[s.name]) if s.name in values else v) for s, v in self.params)
+        return _rebuild(self, new)
+
+
+def _y() -> sympy.Symbol:
+    from .symbols import y
+
+    return y
+
+
+def _rebuild(f: TradeOff, params: tuple) -> TradeOff:
+    builders = {"gaussian": gaussian, "eps_delta": eps_delta, "randomized_response": randomized_response,
+                "laplace": laplace}
+    if f.name in builders:
+        return builders[f.name](**{s.name: v for s, v in params})
+    return TradeOff(f.template, params, f.name, f.symmetric, f.dual_template)
+
+
+# -------------------------------------------------------------------------------------------
+# Families
+# -------------------------------------------------------------------------------------------
+
+#: G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu), written through erfc/erfcinv, which is exact
+#: in both tails: Phi^{-1}(1 - alpha) = sqrt(2) erfcinv(2 alpha), Phi(z) = erfc(-z/sqrt 2)/2.
+#: See derivations/d01_gaussian_tradeoff.py for the equality with the textbook form.
+GAUSSIAN = erfc(mu / sqrt(2) - erfcinv(2 * alpha)) / 2
+
+#: delta(epsilon) for G_mu (Dong–Roth–Su Cor. 2.13):
+#: Phi(-epsilon/mu + mu/2) - e^epsilon Phi(-epsilon/mu - mu/2).
+GAUSSIAN_DUAL = (
+    erfc((epsilon / mu - mu / 2) / sqrt(2)) / 2 - exp(epsilon) * erfc((epsilon / mu + mu / 2) / sqrt(2)) / 2
+)
+
+#: f_{epsilon,delta}(alpha) = max{0, 1 - delta - e^epsilon alpha, e^-epsilon (1 - delta - alpha)}.
+EPS_DELTA = Max(0, 1 - delta - exp(epsilon) * alpha, exp(-epsilon) * (1 - delta - alpha))
+
+#: Trade-off of Laplace(0, 1) against Laplace(mu, 1) (DESIGN §1.3).
+LAPLACE = Piecewise(
+    (1 - exp(mu) * alpha, alpha < exp(-mu) / 2),
+    (exp(-mu) / (4 * alpha), alpha <= Rational(1, 2)),
+    (exp(-mu) * (1 - alpha), True),
+)
+
+
+def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
+    v = exact(name, value)
+    check(name, value, v, v >= 0, "must be >= 0")
+    return v
+
+
+def gaussian(mu: Any) -> TradeOff:
+    r"""G_mu, the trade-off between N(0, 1) and N(mu, 1).
+
+    .. math:: G_\mu(\alpha) = \Phi(\Phi^{-1}(1 - \alpha) - \mu)
+
+    Parameters
+    ----------
+    mu : real or sympy expression
+        mu >= 0 and finite; mu = 0 is perfect privacy (G_0(alpha) = 1 - alpha).
+
+    References
+    ----------
+    Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022, Def. 2.7.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> g = gdpproof.gaussian(1)
+    >>> g
+    gaussian(mu=1)
+    >>> g.evaluate(0.05, digits=40)
+    Certified('0.7404889771585559293516965237010599664806', digits=40, rounding='down')
+    >>> g.delta(1, digits=40)
+    Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+    """
+    from .symbols import mu as MU
+
+    m = _nonneg_finite("mu", mu)
+    dual = sympy.Integer(0) if m == 0 else GAUSSIAN_DUAL
+    return TradeOff(GAUSSIAN, ((MU, m),), "gaussian", True, dual)
+
+
+def eps_delta(epsilon: Any, delta: Any = 0) -> TradeOff:
+    r"""f_{epsilon,delta}, the trade-off function of (epsilon, delta)-DP.
+
+    .. math:: f_{\varepsilon,\delta}(\alpha) = \max\{0,\ 1 - \delta - e^\varepsilon\alpha,\
+              e^{-\varepsilon}(1 - \delta - \alpha)\}
+
+    Parameters
+    ----------
+    epsilon : real or sympy expression, epsilon >= 0 and finite.
+    delta : real or sympy expression, 0 <= delta <= 1.
+
+    References
+    ----------
+    Dong, Roth & Su (2022), Eq. (5); Wasserman & Zhou (2010); Kairouz, Oh & Viswanath (2015).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.eps_delta(1, "0.01").evaluate("0.1", digits=15)
+    Certified('0.718171817154095', digits=15, rounding='down')
+    """
+    from .symbols import delta as D
+    from .symbols import epsilon as E
+
+    e = _nonneg_finite("epsilon", epsilon)
+    d = exact("delta", delta)
+    check("delta", delta, d, d >= 0, "must be in [0, 1]")
+    check("delta", delta, d, d <= 1, "must be in [0, 1]")
+    # f_{eps,delta} is symmetric for every delta (DRS, remark after Eq. (5))
+    return TradeOff(EPS_DELTA, ((E, e), (D, d)), "eps_delta", True)
+
+
+def randomized_response(epsilon: Any) -> TradeOff:
+    """The trade-off of randomized response with parameter epsilon: exactly f_{epsilon,0}.
+
+    Randomized response reports a private bit truthfully with probability e^eps / (1 + e^eps);
+    its Neyman–Pearson curve is piecewise linear with one kink at alpha = 1/(1 + e^epsilon).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.randomized_response(1).evaluate(0, digits=5)
+    Certified('1.0000', digits=5, rounding='down')
+    """
+    from .symbols import delta as D
+    from .symbols import epsilon as E
+
+    e = _nonneg_finite("epsilon", epsilon)
+    return TradeOff(EPS_DELTA, ((E, e), (D, sympy.Integer(0))), "randomized_response", True)
+
+
+def laplace(mu: Any) -> TradeOff:
+    """The trade-off of Laplace(0, 1) against Laplace(mu, 1), mu >= 0.
+
+    The Laplace mechanism with L1 sensitivity Delta and scale b has this trade-off with
+    mu = Delta / b.  See DESIGN §1.3 and Dong, Roth & Su (2022), Example after Prop. 2.4.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.laplace(1).evaluate("0.25", digits=12)
+    Certified('0.367879441171', digits=12, rounding='down')
+    """
+    from .symbols import mu as MU
+
+    m = _nonneg_finite("mu", mu)
+    return TradeOff(LAPLACE, ((MU, m),), "laplace", True)
+
+
+def identity() -> TradeOff:
+    """Id(alpha) = 1 - alpha, the trade-off of perfect privacy."""
+    return TradeOff(1 - alpha, (), "identity", True, sympy.Integer(0))
+
+
+# -------------------------------------------------------------------------------------------
+# Location families by Neyman–Pearson
+# -------------------------------------------------------------------------------------------
+
+
+def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *, mu: Any = None,
+                    name: str = "location_family") -> TradeOff:
+    r"""T(P, Q) for P with density ``density`` and Q = P shifted by mu, by Neyman–Pearson.
+
+    If the family has a monotone likelihood ratio (p(x - mu)/p(x) non-decreasing in x for
+    mu >= 0), the most powerful tests reject for large x, so
+
+    .. math:: T(P, Q)(\alpha) = F(F^{-1}(1 - \alpha) - \mu)
+
+    with F the CDF of P.  F is found by sympy integration (``Abs`` and ``Piecewise``
+    densities are supported) and F^{-1} by solving each piece.
+
+    Parameters
+    ----------
+    density : sympy.Expr
+        A probability density on the real line in ``variable``.
+    variable : sympy.Symbol, optional
+        The density's variable; defaults to its only free symbol.
+    mu : real or sympy expression, optional
+        The shift, mu >= 0; defaults to the symbol ``mu`` (a one-parameter family).
+
+    Raises
+    ------
+    InvalidParameterError
+        The density does not integrate to 1, or its likelihood ratio is not monotone.
+    SymbolicError
+        sympy cannot find F or F^{-1} in closed form.
+
+    Examples
+    --------
+    >>> import sympy, gdpproof
+    >>> from gdpproof.symbols import x
+    >>> lap = gdpproof.location_family(sympy.exp(-abs(x)) / 2, x, mu=1)
+    >>> lap.evaluate("0.25", digits=12) == gdpproof.laplace(1).evaluate("0.25", digits=12)
+    True
+    """
+    from .symbols import mu as MU
+
+    dens = sympy.sympify(density)
+    if variable is None:
+        free = dens.free_symbols
+        if len(free) != 1:
+            raise InvalidParameterError(
+                f"variable=None is ambiguous: density {dens} has free symbols {sorted(map(str, free))}; name it"
+            )
+        variable = next(iter(free))
+    dens = dens.xreplace({variable: x}).rewrite(sympy.Piecewise)
+    m = MU if mu is None else _nonneg_finite("mu", mu)
+    cdf, inv = _cdf_and_inverse(dens)
+    template = cdf.xreplace({t: inv(1 - alpha) - MU})
+    template = sympy.piecewise_fold(template)
+    _check_mlr(dens)
+    return TradeOff(template, ((MU, m),), name, None)
+
+
+@functools.lru_cache(maxsize=64)
+def _cdf_and_inverse(dens: sympy.Expr) -> tuple[sympy.Expr, sympy.Lambda]:
+    total = sympy.integrate(dens, (x, -sympy.oo, sympy.oo))
+    if total.has(sympy.Integral) or sympy.simplify(total - 1) != 0:
+        raise InvalidParameterError(f"density={dens} integrates to {total}, must integrate to 1")
+    cdf = sympy.integrate(dens, (x, -sympy.oo, t))
+    if cdf.has(sympy.Integral):
+        raise SymbolicError(f"sympy could not integrate the density {dens} to a CDF")
+    cdf = sympy.piecewise_fold(cdf.rewrite(sympy.Piecewise))
+    q = sympy.Symbol("q", positive=True)
+    pieces = cdf.args if isinstance(cdf, sympy.Piecewise) else ((cdf, sympy.true),)
+    branches = []
+    for expr, cond in pieces:
+        expr = sympy.simplify(expr)
+        interval = sympy.Interval(-sympy.oo, sympy.oo) if cond is sympy.true else cond.as_set()
+        interval = interval.intersect(sympy.Interval(-sympy.oo, sympy.oo))
+        for prev in branches:
+            interval = interval - prev[2]
+        if interval.is_empty:
+            continue
+        sols = sympy.solve(sympy.Eq(expr, q), t)
+        lo, hi = interval.inf, interval.sup
+        ref = _interior_point(lo, hi)
+        qref = expr.xreplace({t: ref})
+        good = [s for s in sols if s.is_real is not False and abs(sympy.N(s.xreplace({q: qref}) - ref, 30)) < 1e-20]
+        if not good:
+            raise SymbolicError(f"sympy could not invert the CDF piece {expr} on {interval}")
+        q_hi = sympy.limit(expr, t, hi, "-") if hi is not sympy.oo else sympy.Integer(1)
+        branches.append((good[0], q_hi, interval))
+    branches.sort(key=lambda b: b[2].inf)  # ascending in t, hence in q = F(t)
+    inv_pieces = [(b[0], q <= b[1]) for b in branches[:-1]] + [(branches[-1][0], True)]
+    inverse = sympy.Lambda(q, sympy.Piecewise(*inv_pieces) if len(inv_pieces) > 1 else inv_pieces[0][0])
+    return cdf, inverse
+
+
+def _interior_point(lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr:
+    if lo is -sympy.oo and hi is sympy.oo:
+        return sympy.Integer(0)
+    if lo is -sympy.oo:
+        return hi - 1
+    if hi is sympy.oo:
+        return lo + 1
+    return (lo + hi) / 2
+
+
+def _check_mlr(dens: sympy.Expr) -> None:
+    """Refute a non-monotone likelihood ratio at 401 points of [-10, 10] (shift 1, float64).
+
+    A spot check, done once at construction: it can refute monotonicity, not prove it.
+    """
+    import math
+
+    ratio = sympy.lambdify(x, sympy.log(dens.xreplace({x: x - 1})) - sympy.log(dens), "math")
+    vals = []
+    for i in range(401):
+        try:
+            v = float(ratio(-10 + 20 * i / 400))
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+            continue
+        if math.isfinite(v):
+            vals.append(v)
+    for a, b in zip(vals, vals[1:]):
+        if b < a - 1e-9 * max(1.0, abs(a)):
+            raise InvalidParameterError(
+                "density does not have a monotone likelihood ratio (log p(x - 1)/p(x) decreases "
+                "somewhere in [-10, 10]); the Neyman-Pearson threshold test is not optimal for it"
+            )

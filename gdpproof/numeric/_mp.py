@@ -25,6 +25,7 @@ __all__ = [
     "mpf_from_exact",
     "mpf_to_fraction",
     "mp_erfcinv",
+    "mpf_exact",
 ]
 
 _lock = threading.RLock()
@@ -102,6 +103,15 @@ def mpf_from_exact(ctx: mpmath.ctx_mp.MPContext, value: sympy.Expr) -> mpmath.mp
     if value is -sympy.oo:
         return ctx.ninf
     raise TypeError(f"not an exact real number: {value!r}")
+
+
+def mpf_exact(value: Fraction) -> mpmath.mpf:
+    """An mpf holding the dyadic rational ``value`` exactly, whatever the global precision."""
+    den = value.denominator
+    exp = den.bit_length() - 1
+    if den != 1 << exp:
+        raise ValueError(f"{value} is not a dyadic rational")
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(value.numerator, -exp))
 
 
 def mpf_to_fraction(value: mpmath.mpf) -> Fraction:

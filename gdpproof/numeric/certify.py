@@ -68,7 +68,7 @@ class Certified(Decimal):
     >>> import gdpproof
     >>> v = gdpproof.gaussian(1).evaluate("0.05", digits=12)
     >>> v
-    Certified('0.739069473080', digits=12, rounding='down')
+    Certified('0.740488977158', digits=12, rounding='down')
     >>> v.rounding, v.method
     ('down', 'arb')
     """

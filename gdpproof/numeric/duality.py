@@ -20,8 +20,8 @@ from ..symbolic import duality as sd
 from ..symbolic.symbols import alpha as ALPHA
 from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import t as T
-from ._mp import arb_endpoints, arb_from_exact
-from .certify import Certified, _check_request, arb_function, certify, certify_enclosure
+from ._mp import arb_endpoints, arb_from_exact, arb_precision
+from .certify import Certified, _check_request, arb_function, certify, certify_enclosure, working_bits
 from .evaluate import parse_alpha
 from .optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
 
@@ -82,12 +82,58 @@ def _conjugate_enclosure(f: Any, y_of_bits: Any) -> Any:
     return enclose
 
 
-def _exact_conjugate(f: Any, yv: sympy.Expr, shift: int = 0) -> sympy.Expr | None:
+def _sign(expr: sympy.Expr) -> int | None:
+    """The sign of a real number expression: exactly if sympy can, else by a 4096-bit ball."""
+    e = sympy.simplify(expr)
+    if e.is_zero:
+        return 0
+    if e.is_positive:
+        return 1
+    if e.is_negative:
+        return -1
     try:
-        cands = sd.conjugate_candidates(f.expr, yv)
-    except (SymbolicError, NotImplementedError, TypeError):
+        with arb_precision(4096):
+            ends = arb_endpoints(arb_function(e, ())())
+    except TypeError:
         return None
-    return sympy.simplify(shift + sympy.Max(*cands))
+    if ends is None:
+        return None
+    if ends[0] > 0:
+        return 1
+    if ends[1] < 0:
+        return -1
+    return None
+
+
+def _exact_conjugate(f: Any, yv: sympy.Expr, shift: int = 0) -> sympy.Expr | None:
+    """shift + f*(y) exactly, when the supremum sits at a breakpoint with a rational value.
+
+    A breakpoint v of f (or an end of [0, 1]) maximises the concave y alpha - f(alpha) exactly
+    when its one-sided slopes straddle zero: y - f'(v-) >= 0 >= y - f'(v+).  Those signs are
+    decided exactly by sympy or in 4096-bit balls; nothing is taken from sympy's ordering of
+    unevaluated numbers.
+    """
+    try:
+        pieces = sd.ordered_pieces(f.expr)
+    except SymbolicError:
+        return None
+    a = sympy.Symbol("alpha", nonnegative=True)
+    for i in range(len(pieces) + 1):
+        left = pieces[i - 1] if i > 0 else None
+        right = pieces[i] if i < len(pieces) else None
+        v = right[1] if right is not None else left[2]
+        if left is not None:
+            s_left = _sign(yv - sympy.diff(left[0], a).xreplace({a: v}))
+            if s_left is None or s_left < 0:
+                continue
+        if right is not None:
+            s_right = _sign(yv - sympy.diff(right[0], a).xreplace({a: v}))
+            if s_right is None or s_right > 0:
+                continue
+        piece = right if right is not None else left
+        value = sympy.simplify(shift + yv * v - piece[0].xreplace({a: v}))
+        return value if value.is_Rational else None
+    return None
 
 
 def conjugate_value(f: Any, y: Any, *, digits: int, rounding: str) -> Certified:
@@ -179,6 +225,8 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     f0 = _endpoint(f, 0)
     if f0 is not None and f0 < 1:
         return Certified("Infinity", digits=digits, rounding="up", method="exact")
+    if sympy.simplify(sd.piecewise_form(f.expr) - (1 - ALPHA)) == 0:
+        return Certified(0, digits=digits, rounding="up", method="exact")  # Id = G_0
     if f.name in ("eps_delta", "randomized_response") and params.get(sd.DELTA, 0) == 0:
         return certify(sd.MU_FROM_PURE_EPSILON, (EPS,), (params[EPS],), digits=digits, rounding="up",
                        what="mu of pure epsilon-DP")
@@ -192,6 +240,8 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
         box = branch_and_bound_sup(lambda s: hfn(s, *args), lambda s: dhfn(s, *args),
                                    Fraction(-TAIL_Z), Fraction(TAIL_Z),
                                    rel_tol=Fraction(1, 10 ** (digits + 3)))
+        if box is None and bits < 4 * working_bits(digits):
+            return None  # boxes near the tails need more precision: try again with it
         if box is None:
             raise PrecisionError(
                 f"branch and bound could not settle {digits} digits of the tightest mu of {f!r} "
@@ -291,6 +341,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
             raise SymbolicError(f"could not find the limit of 1 - delta(epsilon) as epsilon -> oo for {dexpr}")
         return certify(sympy.Max(0, lim), (), (), digits=digits, rounding="down", what="envelope at alpha=0")
     s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
+    dexpr = sd.piecewise_form(dexpr)  # Max/Min as Piecewise: derivatives without Heaviside
     g1 = 1 - dexpr.xreplace({EPS: sympy.log(s)}) - s * a  # concave in s >= 1
     g2 = u * (1 - dexpr.xreplace({EPS: -sympy.log(u)}) - a)  # concave in u in (0, 1]
     g1f, dg1f = arb_function(g1, (s,)), arb_function(sympy.diff(g1, s), (s,))

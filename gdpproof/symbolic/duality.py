@@ -22,7 +22,6 @@ __all__ = [
     "pointwise_mu",
     "pointwise_mu_points",
     "conjugate",
-    "conjugate_candidates",
     "inverse",
     "ordered_pieces",
     "symmetrize",
@@ -76,26 +75,6 @@ def _breakpoints(expr: sympy.Expr) -> set:
             for sol in sympy.solve(rel.lhs - rel.rhs, alpha):
                 points.add(sympy.simplify(sol))
     return points
-
-
-def conjugate_candidates(f_expr: sympy.Expr, yv: sympy.Expr) -> list:
-    """Values of y alpha - f(alpha) whose maximum is f*(y), for numeric parameters and y.
-
-    The supremum of the concave function y alpha - f(alpha) over [0, 1] is attained at an end,
-    a breakpoint of f, or a stationary point f'(alpha) = y inside a piece; every candidate
-    listed is such a point in [0, 1], evaluated with the whole f, so the maximum is exact.
-    """
-    expr = piecewise_form(f_expr)
-    points = {v for v in _breakpoints(expr) if v.is_number and _inside(v)}
-    for e, cond in _pieces(expr):
-        if not e.has(alpha):
-            continue
-        for sol in sympy.solve(sympy.Eq(sympy.diff(e, alpha), yv), alpha):
-            if sol.is_number and _inside(sol) and cond.xreplace({alpha: sol}) == sympy.true:
-                points.add(sol)
-    if any(not p.is_number for p in points):
-        raise SymbolicError(f"the breakpoints of {f_expr} are not numbers")
-    return [yv * v - expr.xreplace({alpha: v}) for v in points]
 
 
 def conjugate(f: Any) -> sympy.Expr:

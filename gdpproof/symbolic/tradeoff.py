@@ -134,8 +134,10 @@ class TradeOff:
         Examples
         --------
         >>> import gdpproof
-        >>> gdpproof.gaussian(1).evaluate(0.05, digits=20)
+        >>> gdpproof.gaussian(1).evaluate("0.05", digits=20)
         Certified('0.74048897715855592935', digits=20, rounding='down')
+        >>> gdpproof.gaussian(1).evaluate(0.05, digits=20)  # the double nearest 0.05, exactly
+        Certified('0.74048897715855592063', digits=20, rounding='down')
         >>> gdpproof.laplace(1).evaluate("0.5", digits=10)
         Certified('0.1839397205', digits=10, rounding='down')
         """
@@ -327,7 +329,7 @@ def gaussian(mu: Any) -> TradeOff:
     >>> g = gdpproof.gaussian(1)
     >>> g
     gaussian(mu=1)
-    >>> g.evaluate(0.05, digits=40)
+    >>> g.evaluate("0.05", digits=40)
     Certified('0.7404889771585559293516965237010599664806', digits=40, rounding='down')
     >>> g.delta(1, digits=40)
     Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')

@@ -1,0 +1,207 @@
+"""The verification report: runs gdpproof's checks end to end and writes HTML and JSON.
+
+``write_report(out)`` evaluates every trade-off family at certified precision, cross-checks the
+ball-arithmetic route against the lambdified mpmath route and the float64 path, checks validity
+and duality, and writes ``out/index.html`` (tables and, when matplotlib is installed, plots)
+and ``out/summary.json`` (every number as a decimal string).  It holds no mathematics: every
+value comes from the public API.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+__all__ = ["write_report"]
+
+
+def _families() -> list[Any]:
+    import gdpproof as g
+
+    return [g.gaussian("0.5"), g.gaussian(1), g.gaussian(3), g.eps_delta(1, "1e-5"), g.randomized_response(1),
+            g.laplace(1)]
+
+
+def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]]]:
+    import numpy as np
+
+    import gdpproof as g
+
+    out: list[tuple[str, Callable[[], tuple[bool, str, dict]]]] = []
+
+    def headline() -> tuple[bool, str, dict]:
+        v = g.gaussian(1).evaluate("0.05", digits=40)
+        d = g.gaussian(1).delta(1, digits=40)
+        expected = "0.1269367375066439458008296247577668804151"
+        ok = str(d) == expected
+        return ok, f"G_1(0.05) = {v}; delta_1(1) = {d} (expected {expected}, rounded up)", {
+            "G_1(0.05)": str(v), "delta_1(1)": str(d)}
+
+    out.append(("headline values at 40 digits", headline))
+
+    for f in _families():
+        def validity(f: Any = f) -> tuple[bool, str, dict]:
+            r = f.check()
+            refuted = [v.property for v in r.verdicts if v.status == "refuted"]
+            return r.ok, "no property refuted" if r.ok else f"refuted: {', '.join(refuted)}", {
+                v.property: v.status for v in r.verdicts}
+
+        def routes(f: Any = f) -> tuple[bool, str, dict]:
+            alphas = ["1e-12", "0.001", "0.05", "0.3", "0.5", "0.9", "0.999999"]
+            worst = Decimal(0)
+            values = {}
+            for a in alphas:
+                c = f.evaluate(a, digits=digits, rounding="nearest")
+                man, exp = f.evaluate_mpmath(a, dps=digits + 20).man_exp
+                m = Fraction(man) * Fraction(2) ** exp
+                ref = c.to_fraction()
+                err = abs(m - ref) / max(abs(ref), Fraction(1, 10**300))
+                worst = max(worst, Decimal(err.numerator) / Decimal(err.denominator))
+                values[a] = str(c)
+            ok = worst <= Decimal(10) ** (-digits + 1)
+            return ok, f"ball vs lambdified mpmath: worst relative difference {float(worst):.2e}", values
+
+        def fast(f: Any = f) -> tuple[bool, str, dict]:
+            alphas = np.concatenate([np.logspace(-12, -1, 12), np.linspace(0.1, 0.9, 9), 1 - np.logspace(-1, -9, 9)])
+            got = f.evaluate_fast(alphas)
+            worst = 0.0
+            for a, v in zip(alphas, got):
+                ref = float(f.evaluate(float(a), digits=20, rounding="nearest"))
+                if ref != 0:
+                    worst = max(worst, abs(v - ref) / abs(ref))
+            return worst <= 1e-10, f"float64 path: worst relative error {worst:.2e} on 30 points", {
+                "worst_relative_error": f"{worst:.3e}"}
+
+        def dual(f: Any = f) -> tuple[bool, str, dict]:
+            vals = {e: str(f.delta(e, digits=digits)) for e in ("0", "0.5", "1", "3")}
+            ok = all(Decimal(v) >= 0 for v in vals.values())
+            return ok, "delta(eps) at 0, 0.5, 1, 3: " + ", ".join(f"{k}: {v[:12]}" for k, v in vals.items()), vals
+
+        def mu(f: Any = f) -> tuple[bool, str, dict]:
+            m = g.tightest_mu(f, digits=15)
+            return True, f"tightest mu = {m} (rounded up)", {"mu": str(m)}
+
+        name = repr(f)
+        out += [(f"{name}: trade-off function", validity), (f"{name}: two certified routes agree", routes),
+                (f"{name}: float64 path", fast), (f"{name}: delta(epsilon)", dual), (f"{name}: tightest GDP", mu)]
+
+    def generic_dual() -> tuple[bool, str, dict]:
+        base = g.gaussian(1)
+        generic = g.TradeOff(base.template, base.params, "gaussian-via-conjugate", True)
+        a, b = base.delta(2, digits=digits), generic.delta(2, digits=digits)
+        return a == b, f"closed form {a} vs certified conjugate {b}", {"closed": str(a), "conjugate": str(b)}
+
+    out.append(("Gaussian delta: closed form (Cor. 2.13) = conjugate route", generic_dual))
+
+    def envelope() -> tuple[bool, str, dict]:
+        f = g.gaussian(1)
+        a = g.tradeoff_from_delta(f.delta_expression(), "0.2", digits=20)
+        b = f.evaluate("0.2", digits=20)
+        return a == b, f"envelope of delta(eps) at 0.2: {a}; G_1(0.2) = {b}", {"envelope": str(a), "direct": str(b)}
+
+    out.append(("trade-off envelope of the Gaussian delta(eps) is G_mu", envelope))
+    return out
+
+
+def _plot() -> str | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    import numpy as np
+
+    import gdpproof as g
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    a = np.linspace(0, 1, 401)
+    for f in _families():
+        axes[0].plot(a, f.evaluate_fast(a), label=repr(f))
+    axes[0].plot(a, 1 - a, "k:", label="Id (perfect privacy)")
+    axes[0].set_xlabel("type I error alpha")
+    axes[0].set_ylabel("type II error beta = f(alpha)")
+    axes[0].set_title("Trade-off functions")
+    axes[0].legend(fontsize=7)
+    eps = np.linspace(0, 4, 41)
+    for m in ("0.5", "1", "2"):
+        f = g.gaussian(m)
+        d = [float(f.delta(float(e), digits=8)) for e in eps]
+        axes[1].semilogy(eps, d, label=f"mu = {m}")
+    axes[1].set_xlabel("epsilon")
+    axes[1].set_ylabel("delta(epsilon) (certified, rounded up)")
+    axes[1].set_title("GDP as (epsilon, delta)-DP")
+    axes[1].legend()
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: bool = True) -> dict:
+    """Run every check and write ``index.html`` and ``summary.json`` into ``out``.
+
+    Returns the summary dictionary (also written as JSON), with ``passed`` and ``total``.
+    """
+    import gdpproof
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    checks = _checks(digits)
+    rows = []
+    start = time.perf_counter()
+    for i, (name, run) in enumerate(checks, 1):
+        t0 = time.perf_counter()
+        try:
+            ok, detail, data = run()
+        except gdpproof.GdpproofError as exc:
+            ok, detail, data = False, f"{type(exc).__name__}: {exc}", {}
+        dt = time.perf_counter() - t0
+        rows.append({"check": name, "passed": bool(ok), "detail": detail, "data": data, "seconds": f"{dt:.3f}"})
+        if progress:
+            done = time.perf_counter() - start
+            eta = done / i * (len(checks) - i)
+            print(f"[{i:>2}/{len(checks)}] {'ok  ' if ok else 'FAIL'} {name} ({dt:.2f} s, ~{eta:.0f} s left)",
+                  file=sys.stderr, flush=True)
+    plot = _plot()
+    passed = sum(r["passed"] for r in rows)
+    summary = {"gdpproof": gdpproof.__version__, "digits": digits, "certified": "arb",
+               "passed": passed, "total": len(rows), "checks": rows,
+               "index": str(folder / "index.html")}
+    tmp = folder / "summary.json.tmp"
+    tmp.write_text(json.dumps(summary, indent=2))
+    tmp.replace(folder / "summary.json")
+    body = "\n".join(
+        f"<tr class={'ok' if r['passed'] else 'fail'}><td>{'pass' if r['passed'] else 'FAIL'}</td>"
+        f"<td>{html.escape(r['check'])}</td><td>{html.escape(r['detail'])}</td><td>{r['seconds']}</td></tr>"
+        for r in rows)
+    img = f'<img alt="trade-off functions and delta curves" src="data:image/png;base64,{plot}">' if plot else \
+        "<p>(install the plot extra for figures)</p>"
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>gdpproof verification report</title>
+<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}td{{padding:3px 8px;vertical-align:top}}
+tr.ok td:first-child{{color:#070}}tr.fail td:first-child{{color:#b00;font-weight:bold}}
+table{{border-collapse:collapse}}tr:nth-child(even){{background:#f4f4f4}}</style></head><body>
+<h1>gdpproof verification report</h1>
+<p>gdpproof {gdpproof.__version__}; {passed} of {len(rows)} checks passed; values certified to {digits} digits
+in ball arithmetic (python-flint arb), privacy losses rounded up and trade-off values down.</p>
+{img}
+<table><tr><th>result</th><th>check</th><th>detail</th><th>seconds</th></tr>
+{body}
+</table></body></html>
+"""
+    tmp = folder / "index.html.tmp"
+    tmp.write_text(page)
+    tmp.replace(folder / "index.html")
+    return summary

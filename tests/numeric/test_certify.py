@@ -1,0 +1,104 @@
+"""Certified digits: rounding direction, exact fallbacks, refusal, and independent oracles."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+import sympy
+
+import gdpproof
+from gdpproof.numeric.certify import Certified, certify, certify_enclosure, round_fraction
+from gdpproof.symbols import alpha
+from tests.oracles import assert_certified, gaussian_delta, gaussian_tradeoff, pure_dp_mu
+
+
+@pytest.mark.parametrize(
+    ("x", "digits", "rounding", "expected"),
+    [
+        (Fraction(1, 3), 3, "up", (334, -3)),
+        (Fraction(1, 3), 3, "down", (333, -3)),
+        (Fraction(2, 3), 3, "nearest", (667, -3)),
+        (Fraction(-1, 3), 2, "up", (-33, -2)),
+        (Fraction(-1, 3), 2, "down", (-34, -2)),
+        (Fraction(9999, 10000), 3, "up", (100, -2)),  # carries into a new digit
+        (Fraction(1, 10**400), 2, "down", (10, -401)),
+        (Fraction(10**50 + 1), 5, "up", (10001, 46)),
+    ],
+)
+def test_round_fraction(x, digits, rounding, expected):
+    assert round_fraction(x, digits, rounding) == expected
+
+
+@pytest.mark.parametrize("digits", [5, 15, 30, 60, 120])
+@pytest.mark.parametrize("a", ["0.05", "0.3", "0.5", "0.9", "1e-9"])
+def test_gaussian_tradeoff_matches_oracle(a, digits):
+    for rounding in ("down", "up", "nearest"):
+        v = gdpproof.gaussian("1.5").evaluate(a, digits=digits, rounding=rounding)
+        assert v.digits == digits and v.rounding == rounding
+        assert_certified(v, gaussian_tradeoff("1.5", Fraction(a)), digits)
+
+
+@pytest.mark.parametrize("mu", ["0.01", "0.5", "1", "3", "10"])
+@pytest.mark.parametrize("eps", ["0", "0.1", "1", "5"])
+def test_gaussian_delta_matches_oracle_and_rounds_up(mu, eps):
+    d = gdpproof.gaussian(mu).delta(eps, digits=30)
+    assert d.rounding == "up"
+    assert_certified(d, gaussian_delta(Fraction(mu), Fraction(eps)), 30)
+
+
+def test_headline_values():
+    # Issue 2: delta(1) for mu = 1 is 0.12693673750664394580082962475776688041508065011...,
+    # so to 40 digits rounded up it ends in ...804151.
+    assert str(gdpproof.gaussian(1).delta(1, digits=40)) == "0.1269367375066439458008296247577668804151"
+    assert_certified(gdpproof.gaussian(1).evaluate("0.05", digits=40), gaussian_tradeoff(1, Fraction(1, 20)), 40)
+
+
+def test_pure_dp_mu_matches_oracle():
+    for eps in ("0.1", "1", "3"):
+        assert_certified(gdpproof.tightest_mu(gdpproof.randomized_response(eps), digits=25), pure_dp_mu(Fraction(eps)), 25)
+
+
+def test_exact_values_use_exact_arithmetic():
+    g = gdpproof.gaussian(2)
+    assert g.evaluate(0, digits=10) == 1 and g.evaluate(0, digits=10).method == "exact"
+    assert g.evaluate(1, digits=10) == 0
+    ident = gdpproof.eps_delta(0, 0)
+    v = ident.evaluate("0.95", digits=10, rounding="up")  # 1 - alpha = 0.05 exactly: no ball decides it
+    assert v == Decimal("0.05") and v.method == "exact"
+    assert str(v) == "0.05000000000"  # trailing zeros are certified digits too
+
+
+def test_precision_error_when_undecidable():
+    # sin(pi * alpha) at alpha = 1 is exactly 0, but sympy cannot see through this form exactly
+    # and the ball straddles 0 for ever: the answer must be a refusal, not a guess.
+    def enclose(bits):
+        return (Fraction(-1, 2**bits), Fraction(1, 2**bits))
+
+    with pytest.raises(gdpproof.PrecisionError):
+        certify_enclosure(enclose, digits=10, rounding="up", max_bits=4096)
+
+
+def test_certified_is_a_decimal_and_pickles():
+    import pickle
+
+    v = gdpproof.gaussian(1).delta(1, digits=12)
+    assert isinstance(v, Decimal) and isinstance(v, Certified)
+    w = pickle.loads(pickle.dumps(v))
+    assert w == v and w.rounding == "up" and w.digits == 12
+    assert float(v) == pytest.approx(0.12693673750664394)
+
+
+def test_string_arguments_are_exact():
+    # "0.1" is 1/10; 0.1 is the double 0.1000000000000000055511151231257827...
+    a = gdpproof.gaussian(1).evaluate("0.1", digits=30)
+    b = gdpproof.gaussian(1).evaluate(0.1, digits=30)
+    c = gdpproof.gaussian(1).evaluate(Fraction(1, 10), digits=30)
+    d = gdpproof.gaussian(1).evaluate(Decimal("0.1"), digits=30)
+    assert a == c == d != b
+
+
+def test_certify_generic_expression():
+    v = certify(sympy.exp(alpha) - 1, (alpha,), (sympy.Rational(1, 10**30),), digits=20, rounding="nearest")
+    assert str(v) == "1.0000000000000000000E-30"

@@ -236,11 +236,16 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     dhfn = arb_function(sympy.diff(h, z), (z, *syms))
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
+        # alpha = Phi(-10) is 7.6e-24: 1 - alpha needs ~80 more bits than the digits asked for
+        with arb_precision(bits + 96):
+            return _bnb(bits)
+
+    def _bnb(bits: int) -> tuple[Fraction, Fraction] | None:
         args = [arb_from_exact(v) for v in vals]
         box = branch_and_bound_sup(lambda s: hfn(s, *args), lambda s: dhfn(s, *args),
                                    Fraction(-TAIL_Z), Fraction(TAIL_Z),
                                    rel_tol=Fraction(1, 10 ** (digits + 3)))
-        if box is None and bits < 4 * working_bits(digits):
+        if box is None and bits < 2 * working_bits(digits):
             return None  # boxes near the tails need more precision: try again with it
         if box is None:
             raise PrecisionError(

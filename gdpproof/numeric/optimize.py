@@ -85,7 +85,7 @@ def concave_sup(g: ArbFn, dg: ArbFn, lo: Fraction, hi: Fraction, bits: int,
 
 
 def branch_and_bound_sup(h: ArbFn, dh: ArbFn, lo: Fraction, hi: Fraction, *, rel_tol: Fraction,
-                         max_boxes: int = 20000) -> tuple[Fraction, Fraction] | None:
+                         max_boxes: int = 6000) -> tuple[Fraction, Fraction] | None:
     """Enclose sup of ``h`` over [lo, hi] by branch and bound with the mean-value form.
 
     Boxes whose bound is not finite (an intermediate ball too wide for a special function's

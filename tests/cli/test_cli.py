@@ -1,0 +1,84 @@
+"""The command line: outputs, JSON contract, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from gdpproof.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_tradeoff_text_and_json(capsys):
+    code, out, err = run(capsys, "tradeoff", "gaussian", "--mu", "1", "--alpha", "0.05", "--digits", "40")
+    assert code == 0 and out.strip() == "0.7404889771585559293516965237010599664806"
+    code, out, _ = run(capsys, "tradeoff", "eps-delta", "--eps", "1", "--delta", "0.01", "--alpha", "0.1", "--json")
+    obj = json.loads(out)
+    # 1 - 0.01 - e/10 = 0.99 - 0.271828182845904523536028747135266... rounded down to 30 digits
+    assert code == 0 and obj["beta"] == "0.718171817154095476463971252864" and obj["digits"] == 30
+    assert obj["certified"] == "arb" and obj["rounding"] == "down"
+    assert all(isinstance(v, (str, int, bool)) for v in obj.values())
+
+
+def test_convert_headline(capsys):
+    code, out, _ = run(capsys, "convert", "--mu", "1", "--eps", "1", "--digits", "40", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["delta"] == "0.1269367375066439458008296247577668804151" and obj["rounding"] == "up"
+
+
+def test_delta_and_tightest_mu(capsys):
+    code, out, _ = run(capsys, "delta", "laplace", "--mu", "2", "--at", "2", "--digits", "10")
+    assert code == 0 and out.strip() == "0"
+    code, out, _ = run(capsys, "tightest-mu", "randomized-response", "--eps", "1", "--digits", "15")
+    assert code == 0 and out.strip() == "1.23203538534491"
+
+
+def test_check_exit_codes(capsys):
+    code, out, _ = run(capsys, "check", "laplace", "--mu", "1", "--json")
+    assert code == 0 and json.loads(out)["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["tradeoff", "gaussian", "--mu", "-1", "--alpha", "0.1"], "mu='-1' must be >= 0"),
+        (["tradeoff", "gaussian", "--mu", "1", "--alpha", "1.5"], "alpha='1.5' must be in [0, 1]"),
+        (["tradeoff", "gaussian", "--mu", "abc", "--alpha", "0.5"], "mu='abc' is not a number"),
+        (["tradeoff", "gaussian", "--alpha", "0.5"], "--mu is required"),
+        (["tradeoff", "nope", "--alpha", "0.5"], "invalid choice"),
+        (["convert", "--mu", "1", "--eps", "nan"], "must not be NaN"),
+        (["convert", "--mu", "1", "--eps", "1", "--digits", "0"], "digits=0 must be between 1 and 5000"),
+        (["check", "laplace", "--mu", "1", "--points", "1"], "--points=1 must be at least 2"),
+        (["tradeoff", "eps-delta", "--eps", "1", "--delta", "2", "--alpha", "0.1"], "delta='2' must be in [0, 1]"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_report(tmp_path, capsys):
+    code, out, err = run(capsys, "report", "--out", str(tmp_path), "--digits", "20", "--quiet")
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert code == 0 and summary["passed"] == summary["total"] > 20
+    assert (tmp_path / "index.html").read_text().startswith("<!doctype html>")
+
+
+def test_installed_console_script():
+    exe = shutil.which("gdpproof") or str(__import__("pathlib").Path(sys.executable).with_name("gdpproof"))
+    if not __import__("os").path.exists(exe):
+        pytest.skip("the gdpproof console script is not installed in this environment")
+    res = subprocess.run([exe, "convert", "--mu", "1", "--eps", "1", "--digits", "12"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "0.126936737507"
+    res = subprocess.run([exe, "convert", "--mu", "-2", "--eps", "1"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and res.stderr.strip() == "gdpproof: error: mu='-2' must be >= 0"

@@ -407,34 +407,22 @@ def _compile_condition(c: sympy.Basic, index: dict) -> Callable[[Sequence[flint.
         return lambda env: True
     if c is sympy.false:
         return lambda env: False
-    if isinstance(c, sympy.And):
+    if isinstance(c, (sympy.And, sympy.Or)):
         parts = [_compile_condition(a, index) for a in c.args]
+        # And stops at the first False, Or at the first True; an undecided part leaves None
+        stop = not isinstance(c, sympy.And)
 
-        def all_(env: Sequence[flint.arb]) -> bool | None:
-            out: bool | None = True
+        def connective(env: Sequence[flint.arb]) -> bool | None:
+            out: bool | None = not stop
             for f in parts:
                 v = f(env)
-                if v is False:
-                    return False
+                if v is stop:
+                    return stop
                 if v is None:
                     out = None
             return out
 
-        return all_
-    if isinstance(c, sympy.Or):
-        parts = [_compile_condition(a, index) for a in c.args]
-
-        def any_(env: Sequence[flint.arb]) -> bool | None:
-            out: bool | None = False
-            for f in parts:
-                v = f(env)
-                if v is True:
-                    return True
-                if v is None:
-                    out = None
-            return out
-
-        return any_
+        return connective
     if isinstance(c, sympy.Not):
         inner = _compile_condition(c.args[0], index)
 

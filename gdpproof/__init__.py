@@ -14,6 +14,18 @@ from . import symbols
 from .errors import ConvergenceError, GdpproofError, InvalidParameterError, PrecisionError, SymbolicError
 from .numeric.certify import Certified
 from .numeric.duality import mu_from_points, tradeoff_from_delta
+from .numeric.solve import (
+    beta_from_mu,
+    delta_from_epsilon,
+    epsilon_from_delta,
+    log_delta_from_epsilon,
+    mu_from_epsilon_delta,
+    mu_from_error_rates,
+    mu_from_pure_epsilon,
+    mu_from_sigma,
+    sigma_from_epsilon_delta,
+    sigma_from_error_rates,
+)
 from .numeric.validity import ValidityReport, Verdict, check_tradeoff
 from .symbolic.tradeoff import (
     TradeOff,
@@ -63,6 +75,16 @@ __all__ = [
     "ValidityReport",
     "Verdict",
     "__version__",
+    "beta_from_mu",
+    "delta_from_epsilon",
+    "epsilon_from_delta",
+    "log_delta_from_epsilon",
+    "mu_from_epsilon_delta",
+    "mu_from_error_rates",
+    "mu_from_pure_epsilon",
+    "mu_from_sigma",
+    "sigma_from_epsilon_delta",
+    "sigma_from_error_rates",
     "check_tradeoff",
     "eps_delta",
     "gaussian",

@@ -70,9 +70,18 @@ def _parser() -> argparse.ArgumentParser:
                    help="direction of the last digit (default down: the safe side for beta)")
     _common(p)
 
-    p = sub.add_parser("convert", help="delta for mu-GDP at epsilon")
-    p.add_argument("--mu", required=True, help="GDP parameter mu >= 0")
+    p = sub.add_parser("convert", help="mu-GDP <-> (epsilon, delta)-DP: give exactly two of --mu, --eps, --delta",
+                       description="--mu M --eps E: delta (rounded up); --mu M --delta D: smallest epsilon "
+                                   "(rounded up); --eps E --delta D: largest mu (rounded down).")
+    p.add_argument("--mu", help="GDP parameter mu >= 0")
+    p.add_argument("--eps", "--epsilon", dest="epsilon", help="epsilon >= 0")
+    p.add_argument("--delta", help="delta in [0, 1]")
+    _common(p)
+
+    p = sub.add_parser("calibrate", help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up)")
     p.add_argument("--eps", "--epsilon", dest="epsilon", required=True, help="epsilon >= 0")
+    p.add_argument("--delta", required=True, help="delta in [0, 1]")
+    p.add_argument("--sensitivity", default="1", help="L2 sensitivity (default 1)")
     _common(p)
 
     p = sub.add_parser("delta", help="delta(epsilon) of a trade-off family (rounded up)")
@@ -117,9 +126,32 @@ def _run(args: argparse.Namespace) -> int:
                      "rounding": beta.rounding, "certified": beta.method}, _num(beta))
         return 0
     if args.command == "convert":
-        d = gaussian(args.mu).delta(args.epsilon, digits=args.digits)
-        _emit(args, {"mu": args.mu, "eps": args.epsilon, "delta": _num(d), "digits": d.digits,
-                     "rounding": d.rounding, "certified": d.method}, _num(d))
+        from . import epsilon_from_delta, mu_from_epsilon_delta
+
+        given = [n for n in ("mu", "epsilon", "delta") if getattr(args, n) is not None]
+        if len(given) != 2:
+            raise _Usage(f"convert takes exactly two of --mu, --eps, --delta (got {len(given)})")
+        if args.delta is None:
+            key, value = "delta", gaussian(args.mu).delta(args.epsilon, digits=args.digits)
+        elif args.epsilon is None:
+            key, value = "eps", epsilon_from_delta(args.mu, args.delta, digits=args.digits)
+        else:
+            key, value = "mu", mu_from_epsilon_delta(args.epsilon, args.delta, digits=args.digits)
+        payload = {"mu": args.mu, "eps": args.epsilon, "delta": args.delta}
+        payload = {k: v for k, v in payload.items() if v is not None}
+        payload.update({key: _num(value), "digits": value.digits, "rounding": value.rounding,
+                        "certified": value.method})
+        _emit(args, payload, _num(value))
+        return 0
+    if args.command == "calibrate":
+        from . import mu_from_epsilon_delta, sigma_from_epsilon_delta
+
+        sigma = sigma_from_epsilon_delta(args.epsilon, args.delta, args.sensitivity, digits=args.digits)
+        mu = mu_from_epsilon_delta(args.epsilon, args.delta, digits=args.digits)
+        _emit(args, {"eps": args.epsilon, "delta": args.delta, "sensitivity": args.sensitivity,
+                     "sigma": _num(sigma), "mu": _num(mu), "digits": sigma.digits,
+                     "rounding": {"sigma": "up", "mu": "down"}, "certified": sigma.method},
+              f"sigma = {sigma}   (mu = {mu})")
         return 0
     if args.command == "delta":
         f = _family(args)

@@ -145,9 +145,18 @@ def round_fraction(x: Fraction, digits: int, rounding: str) -> tuple[int, int]:
     return m, e
 
 
+#: Python's Decimal holds exponents up to about 1e18 in magnitude.
+_DECIMAL_EXPONENT_LIMIT = 10**17
+
+
 def _decimal(m: int, e: int, digits: int) -> Decimal:
     if m == 0:
         return Decimal(0)
+    if abs(e) > _DECIMAL_EXPONENT_LIMIT:
+        raise PrecisionError(
+            f"the value is about 10^({e}), beyond what a Decimal can hold; "
+            "use its logarithm (for delta: log_delta_from_epsilon)"
+        )
     sign = 0 if m > 0 else 1
     text = str(abs(m))
     pad = digits - len(text)
@@ -163,6 +172,47 @@ def _decide(lo: Fraction, hi: Fraction, digits: int, rounding: str) -> Decimal |
     if Fraction(a[0]) * Fraction(10) ** a[1] != Fraction(b[0]) * Fraction(10) ** b[1]:
         return None
     return _decimal(a[0], a[1], digits)
+
+
+#: Balls whose binary exponent exceeds this are rounded in arb (no giant Fractions).
+_HUGE_EXPONENT = 1 << 14
+
+
+def _is_extreme(x: flint.arb) -> bool:
+    if not x.is_finite() or x.is_zero():
+        return False
+    exp = int(x.mid().man_exp()[1])
+    return abs(exp) > _HUGE_EXPONENT
+
+
+def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
+    """Directed decimal rounding of a ball of extreme magnitude (like 1e-217147240970).
+
+    The decimal exponent comes from a ball of log10|x|, the mantissa from x scaled by a power
+    of ten in ball arithmetic, so no number with a huge exponent is ever turned into a Fraction.
+    """
+    if x.contains(0):
+        return None
+    negative = x < 0
+    ax = -x if negative else x
+    lg = ax.log() / flint.arb(10).log()
+    e10 = lg.floor().unique_fmpz()
+    if e10 is None:
+        return None  # too close to a power of ten at this precision
+    e10 = int(e10)
+    scaled = ax * flint.arb(10) ** (digits - 1 - e10)
+    ends = arb_endpoints(scaled)
+    if ends is None:
+        return None
+    lo, hi = (-ends[1], -ends[0]) if negative else ends
+    pick = {"up": math.ceil, "down": math.floor}.get(rounding, round)
+    a, b = pick(lo), pick(hi)
+    if a != b:
+        return None
+    m, e = a, e10 - digits + 1
+    if abs(m) >= 10**digits:
+        m, e = m // 10, e + 1
+    return _decimal(m, e, digits)
 
 
 def _check_request(digits: int, rounding: str) -> None:
@@ -199,6 +249,12 @@ def certify_enclosure(
     while bits <= max_bits:
         with arb_precision(bits):
             box = enclose(bits)
+            if isinstance(box, flint.arb) and _is_extreme(box):
+                value = _decide_arb(box, digits, rounding)
+                if value is not None:
+                    return Certified(value, digits=digits, rounding=rounding, method="arb")
+                bits *= 2
+                continue
             ends = arb_endpoints(box) if isinstance(box, flint.arb) else box
         if ends is not None:
             last = ends
@@ -240,13 +296,25 @@ def certify(
     digits: int,
     rounding: str,
     what: str = "value",
+    unit_interval: bool = False,
 ) -> Certified:
-    """Certify ``expr`` at ``symbols = values`` (exact sympy numbers) to ``digits`` digits."""
+    """Certify ``expr`` at ``symbols = values`` (exact sympy numbers) to ``digits`` digits.
+
+    ``unit_interval=True`` states that the exact value is known to lie in [0, 1] (a
+    probability), so the ball may be intersected with it: 1 - 1e-54000 then rounds up to 1
+    without 180,000 bits of precision.
+    """
     fn = arb_function(expr, tuple(symbols))
 
-    def enclose(bits: int) -> flint.arb:
+    def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction] | None:
         args = [arb_from_exact(v) for v in values]
-        return fn(*args)
+        out = fn(*args)
+        if unit_interval and out.is_finite() and not (out <= 1):
+            ends = arb_endpoints(out)  # near 1: a moderate magnitude, exact endpoints are cheap
+            if ends is None or ends[0] > 1:
+                return None
+            return ends[0], min(ends[1], Fraction(1))
+        return out
 
     def exact() -> sympy.Expr:
         return _exact_substitution(expr, tuple(symbols), tuple(values))
@@ -294,11 +362,37 @@ def _const(value: sympy.Expr) -> _Node:
     return lambda env: arb_from_exact(value)
 
 
+def _erfcx_positive(z: flint.arb) -> flint.arb:
+    """erfcx(z) = e^{z^2} erfc(z) for z > 0, as U(1/2, 1/2, z^2)/sqrt(pi).
+
+    arb's erfc loses all relative accuracy once the result leaves its fast range (z around
+    1e5 gives only an upper bound); the confluent hypergeometric form stays accurate for any z.
+    """
+    h = flint.arb(1) / 2
+    return (z * z).hypgeom_u(h, h) / flint.arb.pi().sqrt()
+
+
+def arb_erfcx(z: flint.arb) -> flint.arb:
+    """erfcx in ball arithmetic, accurate for every real argument."""
+    if z > 1:
+        return _erfcx_positive(z)
+    if z < -1:
+        return 2 * (z * z).exp() - _erfcx_positive(-z)
+    return (z * z).exp() * z.erfc()
+
+
+def arb_erfc(z: flint.arb) -> flint.arb:
+    """erfc in ball arithmetic with full relative accuracy in the far right tail."""
+    if z > 8:
+        return (-(z * z)).exp() * _erfcx_positive(z)
+    return z.erfc()
+
+
 _UNARY: dict[type, Callable[[flint.arb], flint.arb]] = {
     sympy.exp: lambda a: a.exp(),
     sympy.log: lambda a: a.log(),
     sympy.erf: lambda a: a.erf(),
-    sympy.erfc: lambda a: a.erfc(),
+    sympy.erfc: arb_erfc,
     sympy.erfinv: lambda a: a.erfinv(),
     sympy.erfcinv: lambda a: a.erfcinv(),
     sympy.Abs: lambda a: abs(a),
@@ -365,6 +459,9 @@ def _compile(e: sympy.Basic, index: dict) -> _Node:
         if e.base is sympy.E:
             return lambda env: expo(env).exp()
         return lambda env: base(env) ** expo(env)
+    if type(e).__name__ == "erfcx":
+        arg = _compile(e.args[0], index)
+        return lambda env: arb_erfcx(arg(env))
     if type(e) in _UNARY:
         op = _UNARY[type(e)]
         arg = _compile(e.args[0], index)

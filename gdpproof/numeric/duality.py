@@ -152,7 +152,7 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     syms, vals = f._numeric_params()
     if f.dual_template is not None:
         return certify(f.dual_template, (EPS, *syms), (e, *vals), digits=digits, rounding="up",
-                       what=f"delta of {f!r} at epsilon={e}")
+                       what=f"delta of {f!r} at epsilon={e}", unit_interval=True)
     inner = _conjugate_enclosure(f, lambda: -arb_from_exact(e).exp())
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:

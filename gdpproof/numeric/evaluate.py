@@ -93,6 +93,7 @@ def _namespace(ctx: Any) -> dict:
         ns.update(
             mpmath=ctx,
             erfcinv=lambda z: mp_erfcinv(ctx, z),
+            erfcx=lambda z: ctx.exp(z * z) * ctx.erfc(z),
             builtins=__builtins__,
             max=max,
             min=min,

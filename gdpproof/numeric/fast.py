@@ -40,3 +40,165 @@ def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
         out = np.broadcast_to(np.asarray(out, dtype=np.float64), a.shape).copy()
     # endpoints are exact: f(1) = 0 for every trade-off function, f(0) from the expression
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversions on arrays
+# ---------------------------------------------------------------------------------------------
+
+#: The domain on which the float64 formulas are trusted (DESIGN §4); outside it, and where the
+#: difference of erfcx values is ill-conditioned, entries go to the certified path.
+MU_RANGE = (0.01, 50.0)
+EPS_MAX = 700.0
+DELTA_MIN = 1e-300
+#: Largest tolerated condition number of the erfcx difference: 1e4 x a few ulps < 1e-11.
+MAX_CONDITION = 1e4
+
+
+@functools.lru_cache(maxsize=1)
+def _dual_parts() -> tuple[Any, Any]:
+    import scipy.special
+
+    from ..symbolic.symbols import epsilon as E
+    from ..symbolic.symbols import mu as M
+    from ..symbolic.tradeoff import GAUSSIAN_DUAL_SCALED
+
+    fn = sympy.lambdify((E, M), GAUSSIAN_DUAL_SCALED, modules=[{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
+    return fn, scipy.special.erfcx
+
+
+def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:
+    arrays = []
+    for name, value in named.items():
+        a = np.asarray(value, dtype=np.float64)
+        if np.isnan(a).any():
+            raise InvalidParameterError(f"{name} contains NaN")
+        arrays.append(a)
+    return tuple(np.broadcast_arrays(*arrays))
+
+
+def _certified_fill(out: np.ndarray, mask: np.ndarray, compute: Any, *arrays: np.ndarray) -> int:
+    idx = np.flatnonzero(mask)
+    flat = out.reshape(-1)
+    for i in idx:
+        args = [float(a.reshape(-1)[i]) for a in arrays]
+        flat[i] = float(compute(*args))
+    return len(idx)
+
+
+def delta_from_epsilon(mu: Any, epsilon: Any) -> np.ndarray:
+    """delta_mu(epsilon) in float64 for arrays (broadcast), without cancellation or NaN.
+
+    Uses the erfcx form (no underflow of the exponential factor); entries outside
+    mu in [0.01, 50], epsilon in [0, 700], and entries where the erfcx difference is
+    ill-conditioned or delta < 1e-300, are computed by the certified path (17 digits, rounded
+    up) and converted to float64.  Values below the float64 range come back as 0.0 with a
+    RuntimeWarning: use :func:`gdpproof.log_delta_from_epsilon` for them.
+    """
+    import warnings
+
+    from ..numeric.solve import delta_from_epsilon as certified
+
+    m, e = _as_arrays(mu=mu, epsilon=epsilon)
+    if (m < 0).any() or (e < 0).any() or np.isinf(m).any() or np.isinf(e).any():
+        raise InvalidParameterError("mu and epsilon must be finite and >= 0")
+    fn, erfcx = _dual_parts()
+    with np.errstate(all="ignore"):
+        out = np.asarray(fn(e, m), dtype=np.float64)
+        out = np.broadcast_to(out, m.shape).copy()
+        xa = e / m - m / 2
+        a, b = erfcx(xa / np.sqrt(2)), erfcx((xa + m) / np.sqrt(2))
+        cond = np.abs(a) / np.abs(a - b)
+    inside = (m >= MU_RANGE[0]) & (m <= MU_RANGE[1]) & (e <= EPS_MAX)
+    handover = ~inside | ~np.isfinite(out) | (out < DELTA_MIN) | ~(cond <= MAX_CONDITION)
+    handover &= m > 0
+    out[m == 0] = 0.0
+    _certified_fill(out, handover, lambda mm, ee: certified(mm, ee, digits=17), m, e)
+    if (out[handover] == 0).any():
+        warnings.warn("some delta values are below the float64 range and were returned as 0.0; "
+                      "use gdpproof.log_delta_from_epsilon", RuntimeWarning, stacklevel=2)
+    return out
+
+
+def _log_bisect(f: Any, lo: np.ndarray, hi: np.ndarray, iterations: int = 80) -> np.ndarray:
+    """Bisection in log space for f decreasing from positive (at lo) to non-positive (at hi)."""
+    for _ in range(iterations):
+        mid = np.sqrt(lo * hi)
+        pos = f(mid) > 0
+        lo = np.where(pos, mid, lo)
+        hi = np.where(pos, hi, mid)
+    return hi
+
+
+def epsilon_from_delta(mu: Any, delta: Any) -> np.ndarray:
+    """The smallest epsilon with delta_mu(epsilon) <= delta, float64, for arrays.
+
+    Log-space bisection on the erfcx form of delta_mu(epsilon); entries outside the float
+    domain (or ill-conditioned there) go to the certified path.  delta >= delta_mu(0) gives
+    0, delta = 0 gives inf.
+    """
+    from ..numeric.solve import epsilon_from_delta as certified
+
+    m, d = _as_arrays(mu=mu, delta=delta)
+    if (m < 0).any() or np.isinf(m).any() or (d < 0).any() or (d > 1).any():
+        raise InvalidParameterError("mu must be finite and >= 0 and delta in [0, 1]")
+    fn, erfcx = _dual_parts()
+    with np.errstate(all="ignore"):
+        at0 = np.asarray(fn(0.0, m)) * np.ones_like(m)
+        zero = (d >= at0) | (m == 0)
+        lo = np.full(m.shape, 1e-12)
+        hi = np.maximum(1.0, m * m)
+        for _ in range(12):  # delta_mu(eps) < e^{-(eps/mu - mu/2)^2/2}: this reaches past the root
+            grow = np.asarray(fn(hi, m)) > d
+            hi = np.where(grow, hi * 4, hi)
+
+        def excess(x: np.ndarray) -> np.ndarray:
+            return np.log(np.asarray(fn(x, m))) - np.log(d)
+
+        out = _log_bisect(excess, lo, hi)
+        out = np.where(zero, 0.0, out)
+        out = np.where((d == 0) & (m > 0), np.inf, out)
+        xa = out / m - m / 2
+        a, b = erfcx(xa / np.sqrt(2)), erfcx((xa + m) / np.sqrt(2))
+        cond = np.abs(a) / np.abs(a - b)
+    inside = (m >= MU_RANGE[0]) & (m <= MU_RANGE[1]) & (d >= DELTA_MIN) & (out <= EPS_MAX)
+    handover = ~zero & (d > 0) & (~inside | ~(cond <= MAX_CONDITION) | (out <= 1e-12))
+    _certified_fill(out, handover, lambda mm, dd: certified(mm, dd, digits=17), m, d)
+    return out
+
+
+def mu_from_epsilon_delta(epsilon: Any, delta: Any) -> np.ndarray:
+    """The largest mu with delta_mu(epsilon) <= delta, float64, for arrays (see the certified one)."""
+    from ..numeric.solve import mu_from_epsilon_delta as certified
+
+    e, d = _as_arrays(epsilon=epsilon, delta=delta)
+    if (e < 0).any() or np.isinf(e).any() or (d < 0).any() or (d > 1).any():
+        raise InvalidParameterError("epsilon must be finite and >= 0 and delta in [0, 1]")
+    fn, erfcx = _dual_parts()
+    with np.errstate(all="ignore"):
+        lo = np.full(e.shape, MU_RANGE[0] / 4)
+        hi = np.full(e.shape, MU_RANGE[1] * 4)
+
+        def excess(x: np.ndarray) -> np.ndarray:
+            # decreasing in x = 1/mu: solve in the reciprocal so the bisection helper applies
+            return np.log(np.asarray(fn(e, 1 / x))) - np.log(d)
+
+        inv = _log_bisect(excess, 1 / hi, 1 / lo)
+        out = 1 / inv
+        xa = e / out - out / 2
+        a, b = erfcx(xa / np.sqrt(2)), erfcx((xa + out) / np.sqrt(2))
+        cond = np.abs(a) / np.abs(a - b)
+    inside = (out >= MU_RANGE[0]) & (out <= MU_RANGE[1]) & (e <= EPS_MAX) & (d >= DELTA_MIN)
+    handover = (d > 0) & (d < 1) & (~inside | ~(cond <= MAX_CONDITION))
+    out = np.where(d == 0, 0.0, np.where(d == 1, np.inf, out))
+    _certified_fill(out, handover, lambda ee, dd: certified(ee, dd, digits=17), e, d)
+    return out
+
+
+def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1.0) -> np.ndarray:
+    """sensitivity / mu(epsilon, delta) in float64, for arrays (the analytic Gaussian mechanism)."""
+    s = np.asarray(sensitivity, dtype=np.float64)
+    if np.isnan(s).any() or (s < 0).any() or np.isinf(s).any():
+        raise InvalidParameterError("sensitivity must be finite and >= 0")
+    with np.errstate(divide="ignore"):
+        return s / mu_from_epsilon_delta(epsilon, delta)

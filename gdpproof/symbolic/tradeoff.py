@@ -292,6 +292,20 @@ GAUSSIAN_DUAL = (
     erfc((epsilon / mu - mu / 2) / sqrt(2)) / 2 - exp(epsilon) * erfc((epsilon / mu + mu / 2) / sqrt(2)) / 2
 )
 
+#: The same delta(epsilon) without underflow: with x = epsilon/mu - mu/2 and e^epsilon
+#: Phi(-epsilon/mu - mu/2) = e^{-x^2/2} erfcx((x + mu)/sqrt 2)/2, delta is
+#: e^{-x^2/2} (erfcx(x/sqrt 2) - erfcx((x + mu)/sqrt 2))/2 (derivations/d04_gdp_dual.py).
+#: The float64 path uses it; the difference still cancels when mu^2/epsilon is tiny, which the
+#: float path detects and hands over to the certified path.
+def _scaled_dual() -> sympy.Expr:
+    from .special import erfcx
+
+    xa = epsilon / mu - mu / 2
+    return exp(-xa**2 / 2) * (erfcx(xa / sqrt(2)) - erfcx((xa + mu) / sqrt(2))) / 2
+
+
+GAUSSIAN_DUAL_SCALED = _scaled_dual()
+
 #: f_{epsilon,delta}(alpha) = max{0, 1 - delta - e^epsilon alpha, e^-epsilon (1 - delta - alpha)}.
 EPS_DELTA = Max(0, 1 - delta - exp(epsilon) * alpha, exp(-epsilon) * (1 - delta - alpha))
 

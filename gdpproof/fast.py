@@ -1,0 +1,17 @@
+"""The float64 path: conversions on numpy arrays, fast and free of cancellation.
+
+Same names as the certified functions of :mod:`gdpproof`, without ``digits``: inputs broadcast,
+results are float64 arrays.  Over mu in [0.01, 50], epsilon in [0, 700] and delta >= 1e-300 the
+float formulas (the erfcx form of delta, log-space bisection for the inverses) are used and
+agree with the certified path to a relative error below 1e-10 (a test measures it); entries
+outside that domain, or where the formula is ill-conditioned, are computed by the certified path.
+
+>>> import numpy as np
+>>> from gdpproof import fast
+>>> fast.delta_from_epsilon(1.0, np.array([0.0, 1.0, 5.0])).round(8)
+array([0.38292492, 0.12693674, 0.00033491])
+"""
+
+from .numeric.fast import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
+
+__all__ = ["delta_from_epsilon", "epsilon_from_delta", "mu_from_epsilon_delta", "sigma_from_epsilon_delta"]

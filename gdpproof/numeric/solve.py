@@ -1,0 +1,506 @@
+"""Certified conversions between mu-GDP, (epsilon, delta)-DP and the Gaussian mechanism's sigma.
+
+Every solver here returns the decimal that is *proven* to be the exact answer rounded in the
+safe direction.  It finds a candidate quickly (Newton's method on the logarithm of delta, in
+ball arithmetic, from a bracket it widens itself), then certifies it with two sign checks in
+ball arithmetic: for a result rounded up, the candidate c satisfies the privacy condition and the
+decimal just below c does not; for a result rounded down, the reverse.  If a check cannot be
+decided at the current precision the precision doubles; if the candidate is off by a unit it
+moves.  Nothing is returned unverified.
+
+References: Dong, Roth & Su (2022), Cor. 2.13 (delta of G_mu) and Balle & Wang (ICML 2018),
+Thm. 8 (the analytic Gaussian mechanism, sigma = sensitivity / mu).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import flint
+import sympy
+
+from .._args import check, exact
+from ..errors import InvalidParameterError, PrecisionError
+from ..symbolic.duality import MU_FROM_PURE_EPSILON, pointwise_mu_points
+from ..symbolic.symbols import epsilon as EPS
+from ..symbolic.symbols import mu as MU
+from ..symbolic.tradeoff import GAUSSIAN_DUAL
+from ._mp import arb_endpoints, arb_from_exact, arb_precision
+from .certify import (
+    MAX_BITS,
+    Certified,
+    _check_request,
+    _decimal,
+    arb_function,
+    certify,
+    round_fraction,
+    working_bits,
+)
+from .optimize import arb_of_fraction
+
+__all__ = [
+    "delta_from_epsilon",
+    "log_delta_from_epsilon",
+    "epsilon_from_delta",
+    "mu_from_epsilon_delta",
+    "sigma_from_epsilon_delta",
+    "mu_from_sigma",
+    "mu_from_pure_epsilon",
+    "mu_from_error_rates",
+    "beta_from_mu",
+    "sigma_from_error_rates",
+]
+
+_DUAL = arb_function(GAUSSIAN_DUAL, (EPS, MU))
+_LOG_DUAL = arb_function(sympy.log(GAUSSIAN_DUAL), (EPS, MU))
+_DLOG_DUAL_EPS = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU))
+_DLOG_DUAL_MU = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU))
+
+
+# ---------------------------------------------------------------------------------------------
+# argument checking
+# ---------------------------------------------------------------------------------------------
+
+
+def _nonneg(name: str, value: Any, *, infinite: bool = False) -> sympy.Expr:
+    v = exact(name, value, symbolic=False, infinite=infinite)
+    check(name, value, v, v >= 0, "must be >= 0")
+    return v
+
+
+def _positive(name: str, value: Any) -> sympy.Expr:
+    v = exact(name, value, symbolic=False)
+    check(name, value, v, v > 0, "must be > 0")
+    return v
+
+
+def _probability(name: str, value: Any) -> sympy.Expr:
+    v = exact(name, value, symbolic=False)
+    check(name, value, v, v >= 0, "must be in [0, 1]")
+    check(name, value, v, v <= 1, "must be in [0, 1]")
+    return v
+
+
+def _frac(v: sympy.Expr) -> Fraction:
+    return Fraction(int(v.p), int(v.q))
+
+
+def _inf(digits: int, rounding: str) -> Certified:
+    return Certified("Infinity", digits=digits, rounding=rounding, method="exact")
+
+
+def _zero(digits: int, rounding: str) -> Certified:
+    return Certified(0, digits=digits, rounding=rounding, method="exact")
+
+
+# ---------------------------------------------------------------------------------------------
+# the certified monotone solver
+# ---------------------------------------------------------------------------------------------
+
+
+def _sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
+    """The sign of a quantity given by a ball at each precision; doubles until decided."""
+    bits = start_bits
+    while bits <= MAX_BITS:
+        with arb_precision(bits):
+            v = g(bits)
+            if v > 0:
+                return 1
+            if v < 0:
+                return -1
+            if v.is_exact() and v.is_zero():
+                return 0
+        bits *= 2
+    raise PrecisionError("could not decide a sign within the precision limit")
+
+
+def _neighbour(c: Fraction, digits: int, up: bool) -> Fraction:
+    """The next ``digits``-significant-digit decimal above (or below) the positive decimal c."""
+    if c == 0:
+        raise PrecisionError("cannot step below zero")
+    m, e = round_fraction(c, digits, "nearest")
+    if up:
+        return Fraction(m + 1) * Fraction(10) ** e
+    if m == 10 ** (digits - 1):  # 1.000 -> 0.9999: the unit shrinks below a power of ten
+        return Fraction(10 ** digits - 1) * Fraction(10) ** (e - 1)
+    return Fraction(m - 1) * Fraction(10) ** e
+
+
+def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digits: int, rounding: str,
+                      increasing_ok: bool) -> Certified:
+    """The decimal on the safe side of a monotone boundary.
+
+    ``ok(x)`` is a certified test of the admissible side; admissible points form an interval
+    [x*, inf) when ``increasing_ok`` (round up: smallest admissible decimal) or (0, x*]
+    otherwise (round down: largest admissible decimal).
+    """
+    m, e = round_fraction(estimate, digits, rounding)
+    c = Fraction(m) * Fraction(10) ** e
+    for _ in range(64):
+        if c <= 0:
+            raise PrecisionError("the boundary is not positive")
+        here = ok(c)
+        if increasing_ok:
+            if not here:
+                c = _neighbour(c, digits, up=True)
+                continue
+            below = _neighbour(c, digits, up=False)
+            if below > 0 and ok(below):
+                c = below
+                continue
+        else:
+            if not here:
+                c = _neighbour(c, digits, up=False)
+                continue
+            if ok(_neighbour(c, digits, up=True)):
+                c = _neighbour(c, digits, up=True)
+                continue
+        m, e = round_fraction(c, digits, "nearest")
+        return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="arb")
+    raise PrecisionError("the estimate of the boundary did not converge")
+
+
+def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.arb]], bits: int,
+            positive: bool = True) -> Fraction:
+    """Newton's method on midpoints (no rigour needed: the result is only a candidate).
+
+    Runs ``bits`` of precision plus what the start's magnitude costs in cancellation (delta at
+    mu = 1e-300 cancels 1000 bits), so tiny roots are found as easily as ordinary ones.
+    """
+    exp = int(x0.mid().man_exp()[1]) if not x0.is_zero() else 0
+    extra = 32 + max(0, -exp)
+    with arb_precision(bits + extra):
+        x = x0
+        for _ in range(200):
+            g, dg = step(x)
+            if not (g.is_finite() and dg.is_finite()) or dg.is_zero():
+                break
+            new = (x - g / dg).mid()
+            if positive and new <= 0:
+                new = (x / 2).mid()
+            if abs(new - x) <= abs(x) * flint.arb(2) ** (-bits - 8):
+                x = new
+                break
+            x = new
+        ends = arb_endpoints(x.mid())
+    if ends is None:
+        raise PrecisionError("Newton's method left the finite range")
+    return ends[0]
+
+
+def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
+    """Multiply ``start`` by ``factor`` until the certified sign of f turns non-positive.
+
+    The precision grows with the magnitude reached, so the cancellation of delta near a tiny
+    argument never stops the search early.
+    """
+    x = start
+    for _ in range(1 << 16):
+        exp = int(x.mid().man_exp()[1])
+        with arb_precision(bits + 32 + max(0, -exp)):
+            v = f(x)
+            if v <= 0:
+                return x
+        x = x * factor
+    raise PrecisionError("could not bracket the root")
+
+
+# ---------------------------------------------------------------------------------------------
+# delta from epsilon
+# ---------------------------------------------------------------------------------------------
+
+
+def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
+    r"""delta(epsilon) of mu-GDP, rounded up (a privacy loss).
+
+    .. math:: \delta_\mu(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2)
+              - e^\varepsilon \Phi(-\varepsilon/\mu - \mu/2)
+
+    (Dong, Roth & Su 2022, Cor. 2.13).  mu-GDP implies (epsilon, delta)-DP for this delta and
+    no smaller one.  mu = 0 gives delta = 0.  No underflow: delta = 1e-100000 is returned as
+    such; see :func:`log_delta_from_epsilon` for its logarithm.
+
+    Parameters
+    ----------
+    mu : real, mu >= 0 and finite.
+    epsilon : real, epsilon >= 0 and finite.
+    digits : int, significant digits (default 30).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.delta_from_epsilon(1, 1, digits=40)
+    Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+    >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
+    Certified('9.744331372E-348', digits=10, rounding='up')
+    """
+    from ..symbolic.tradeoff import gaussian
+
+    return gaussian(mu).delta(epsilon, digits=digits)
+
+
+def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
+    """The natural logarithm of delta_mu(epsilon), rounded up; for delta far below 1e-300.
+
+    mu = 0 gives -Infinity (delta = 0).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
+    Certified('-4999999528.54', digits=12, rounding='up')
+    """
+    _check_request(digits, "up")
+    m = _nonneg("mu", mu)
+    e = _nonneg("epsilon", epsilon)
+    if m == 0:
+        return Certified("-Infinity", digits=digits, rounding="up", method="exact")
+    return certify(sympy.log(GAUSSIAN_DUAL), (EPS, MU), (e, m), digits=digits, rounding="up",
+                   what=f"log delta at mu={m}, epsilon={e}")
+
+
+def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) -> bool:
+    """Certified test delta_mu(eps) <= target."""
+    if mu_f == 0:
+        return True
+
+    def diff(bits: int) -> flint.arb:
+        return _DUAL(arb_of_fraction(eps_f), arb_of_fraction(mu_f)) - arb_of_fraction(target)
+
+    return _sign_of(diff, working_bits(digits)) <= 0
+
+
+# ---------------------------------------------------------------------------------------------
+# epsilon from delta
+# ---------------------------------------------------------------------------------------------
+
+
+def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
+    r"""The smallest epsilon >= 0 with delta_mu(epsilon) <= delta, rounded up (a privacy loss).
+
+    Limits: delta >= delta_mu(0) gives 0; delta = 0 gives Infinity (mu > 0); mu = 0 gives 0.
+    The root is bracketed by doubling, never by a fixed interval, so epsilon = 10^4 and
+    delta = 1e-100000 work.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.epsilon_from_delta(1, "1e-5", digits=20)
+    Certified('4.3771780956812246277', digits=20, rounding='up')
+    >>> gdpproof.epsilon_from_delta(1, "1e-1000", digits=10)
+    Certified('68.22326031', digits=10, rounding='up')
+    """
+    _check_request(digits, "up")
+    m = _nonneg("mu", mu)
+    d = _probability("delta", delta)
+    if m == 0:
+        return _zero(digits, "up")
+    if d == 0:
+        return _inf(digits, "up")
+    mf, df = _frac(m), _frac(d)
+    if _delta_le(mf, Fraction(0), df, digits):
+        return _zero(digits, "up")
+    log_target = flint.arb(0)
+
+    def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        am = arb_of_fraction(mf)
+        return _LOG_DUAL(x, am) - log_target, _DLOG_DUAL_EPS(x, am)
+
+    bits = working_bits(digits)
+    with arb_precision(bits + 64):
+        log_target = arb_of_fraction(df).log()
+    # start on the far side (delta already below the target): Newton on log delta from there
+    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
+    est = _newton(hi, step, bits)
+    return _certify_boundary(est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up",
+                             increasing_ok=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# mu from (epsilon, delta), sigma
+# ---------------------------------------------------------------------------------------------
+
+
+def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
+    with arb_precision(bits + 64):
+        log_target = arb_of_fraction(df).log()
+
+    def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        ae = arb_of_fraction(ef)
+        return _LOG_DUAL(ae, x) - log_target, _DLOG_DUAL_MU(ae, x)
+
+    lo = _bracket(lambda x: _LOG_DUAL(arb_of_fraction(ef), x) - log_target, flint.arb(1), 2 ** -8, bits)
+    return _newton(lo, step, bits)
+
+
+def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Certified:
+    r"""The largest mu with delta_mu(epsilon) <= delta, rounded down (a budget to stay within).
+
+    Every mu-GDP mechanism with the returned mu is (epsilon, delta)-DP.  delta = 0 gives 0;
+    delta = 1 gives Infinity.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
+    Certified('0.26805112321129421790', digits=20, rounding='down')
+    """
+    _check_request(digits, "down")
+    e = _nonneg("epsilon", epsilon)
+    d = _probability("delta", delta)
+    if d == 0:
+        return _zero(digits, "down")
+    if d == 1:
+        return _inf(digits, "down")
+    ef, df = _frac(e), _frac(d)
+    est = _mu_estimate(ef, df, working_bits(digits))
+    return _certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
+                             increasing_ok=False)
+
+
+def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
+    r"""The smallest noise sigma making the Gaussian mechanism (epsilon, delta)-DP, rounded up.
+
+    The Gaussian mechanism with L2 sensitivity Delta and noise N(0, sigma^2 I) is exactly
+    (Delta/sigma)-GDP, so sigma = Delta / mu(epsilon, delta): the analytic Gaussian mechanism
+    (Balle & Wang 2018).  delta = 0 gives Infinity; delta = 1 or sensitivity = 0 gives 0.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=20)
+    Certified('3.7306316348159418323', digits=20, rounding='up')
+    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", sensitivity=2, digits=5)
+    Certified('7.4613', digits=5, rounding='up')
+    """
+    _check_request(digits, "up")
+    e = _nonneg("epsilon", epsilon)
+    d = _probability("delta", delta)
+    s = _nonneg("sensitivity", sensitivity)
+    if s == 0 or d == 1:
+        return _zero(digits, "up")
+    if d == 0:
+        return _inf(digits, "up")
+    ef, df, sf = _frac(e), _frac(d), _frac(s)
+    est = sf / _mu_estimate(ef, df, working_bits(digits))
+    return _certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
+                             increasing_ok=True)
+
+
+def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
+    """mu = sensitivity / sigma, the exact GDP parameter of the Gaussian mechanism; rounded up.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_sigma(3, digits=10)
+    Certified('0.3333333334', digits=10, rounding='up')
+    """
+    _check_request(digits, "up")
+    sg = _positive("sigma", sigma)
+    s = _nonneg("sensitivity", sensitivity)
+    value = _frac(s) / _frac(sg)
+    m, e = round_fraction(value, digits, "up")
+    return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="exact")
+
+
+def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
+    """mu = -2 Phi^{-1}(1/(1 + e^epsilon)): epsilon-DP implies mu-GDP (DRS Cor. 2.11); rounded up.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_pure_epsilon(1, digits=15)
+    Certified('1.23203538534491', digits=15, rounding='up')
+    """
+    _check_request(digits, "up")
+    e = _nonneg("epsilon", epsilon)
+    return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
+
+
+# ---------------------------------------------------------------------------------------------
+# the operational reading: attack error rates
+# ---------------------------------------------------------------------------------------------
+
+
+def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: str = "up") -> Certified:
+    r"""The mu a test with type I error alpha and type II error beta certifies.
+
+    .. math:: \mu = \max\{0,\ \Phi^{-1}(1 - \alpha) - \Phi^{-1}(\beta)\}
+
+    G_mu passes through (alpha, beta): a mechanism on which some test reaches these errors is
+    not mu'-GDP for any mu' < mu.  Rounded up by default (the mechanism's mu, a privacy loss);
+    pass ``rounding="down"`` for a lower bound to quote in an audit.  alpha = 0 with beta < 1
+    (or beta = 0 with alpha < 1) gives Infinity.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_error_rates("0.05", "0.05", digits=15)
+    Certified('3.28970725390295', digits=15, rounding='up')
+    """
+    _check_request(digits, rounding)
+    a = _probability("alpha", alpha)
+    b = _probability("beta", beta)
+    if a + b >= 1:
+        return _zero(digits, rounding)
+    if a == 0 or b == 0:
+        return _inf(digits, rounding)
+    s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
+    return certify(pointwise_mu_points(s, u), (s, u), (a, b), digits=digits, rounding=rounding,
+                   what="mu of the error rates")
+
+
+def beta_from_mu(mu: Any, alpha: Any, *, digits: int = 30) -> Certified:
+    """The smallest type II error any test reaches at type I error alpha against mu-GDP.
+
+    G_mu(alpha), rounded down: no attacker does better than the returned value.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.beta_from_mu(1, "0.05", digits=12)
+    Certified('0.740488977158', digits=12, rounding='down')
+    """
+    from ..symbolic.tradeoff import gaussian
+
+    return gaussian(mu).evaluate(alpha, digits=digits, rounding="down")
+
+
+def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
+    r"""The smallest sigma such that no test on the Gaussian mechanism beats (alpha, beta).
+
+    With sigma >= sensitivity / mu(alpha, beta) every test with type I error alpha has type II
+    error at least beta.  Rounded up.  alpha + beta = 1 gives Infinity (only infinite noise
+    forces the trivial trade-off); alpha + beta > 1 is impossible to force (the test ignoring
+    the output already beats it) and raises.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.sigma_from_error_rates("0.05", "0.5", digits=12)
+    Certified('0.607956831912', digits=12, rounding='up')
+    """
+    _check_request(digits, "up")
+    a = _probability("alpha", alpha)
+    b = _probability("beta", beta)
+    s = _nonneg("sensitivity", sensitivity)
+    if a + b > 1:
+        raise InvalidParameterError(
+            f"alpha={alpha!r}, beta={beta!r}: alpha + beta must be <= 1 (a test that ignores the output "
+            "already reaches type II error 1 - alpha)"
+        )
+    if s == 0:
+        return _zero(digits, "up")
+    if a + b == 1:
+        return _inf(digits, "up")
+    if a == 0 or b == 0:
+        return _zero(digits, "up")
+    sv, uv = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
+    expr = sympy.Symbol("D", positive=True) / pointwise_mu_points(sv, uv)
+    return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), (s, a, b), digits=digits, rounding="up",
+                   what="sigma for the error rates")
+
+

@@ -10,6 +10,7 @@ parameters pass when nothing is known about them.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from decimal import Decimal, InvalidOperation
@@ -21,7 +22,7 @@ import sympy
 
 from .errors import InvalidParameterError
 
-__all__ = ["exact", "check", "require_number", "show"]
+__all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability"]
 
 
 def show(value: Any) -> str:
@@ -37,20 +38,41 @@ def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
     return InvalidParameterError(f"{name}={show(value)} {rule}")
 
 
+_CACHEABLE = (str, int, float, Fraction, Decimal)
+
+#: Decimal arguments are made exact rationals; beyond this exponent that is impractically big.
+MAX_DECIMAL_EXPONENT = 1_000_000
+
+
 def exact(name: str, value: Any, *, symbolic: bool = True, infinite: bool = False) -> sympy.Expr:
     """Convert ``value`` to an exact sympy number (or expression if ``symbolic``).
 
     NaN is always rejected; infinities only pass when ``infinite`` is true (then as ``oo``).
+    Immutable plain values are parsed once and cached (parsing dominates a certified call).
     """
+    if type(value) in _CACHEABLE:
+        return _exact_cached(name, type(value), value, symbolic, infinite)
+    return _exact(name, value, symbolic, infinite)
+
+
+@functools.lru_cache(maxsize=8192)
+def _exact_cached(name: str, kind: type, value: Any, symbolic: bool, infinite: bool) -> sympy.Expr:
+    return _exact(name, value, symbolic, infinite)
+
+
+def _exact(name: str, value: Any, symbolic: bool, infinite: bool) -> sympy.Expr:
     out = _convert(name, value, symbolic)
     if out is sympy.nan or out.has(sympy.nan):
         raise _bad(name, value, "must not be NaN")
     if out.is_number:
-        if out.is_real is False or out.has(sympy.zoo):
-            raise _bad(name, value, "must be a real number")
-        if out.is_infinite or out in (sympy.oo, -sympy.oo):
+        if out in (sympy.oo, -sympy.oo):  # sympy calls oo extended-real, not real: test it first
             if not infinite:
                 raise _bad(name, value, "must be finite")
+            return out
+        if out.is_real is False or out.has(sympy.zoo):
+            raise _bad(name, value, "must be a real number")
+        if out.is_infinite:
+            raise _bad(name, value, "must be finite")
     return out
 
 
@@ -109,8 +131,18 @@ def _from_decimal(name: str, original: Any, dec: Decimal) -> sympy.Expr:
         return sympy.nan
     if dec.is_infinite():
         return sympy.oo if dec > 0 else -sympy.oo
+    if abs(dec.adjusted()) > MAX_DECIMAL_EXPONENT:
+        raise _bad(name, original, f"has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT:,} (an exact "
+                   "rational of that size is impractical); pass its logarithm to a log_* function instead")
     num, den = dec.as_integer_ratio()
     return sympy.Rational(num, den)
+
+
+def rational(name: str, value: sympy.Expr) -> sympy.Expr:
+    """Raise unless ``value`` is a rational number (solvers take exact rational inputs)."""
+    if not value.is_Rational and value not in (sympy.oo, -sympy.oo):
+        raise _bad(name, value, "must be a rational number (int, float, Fraction, Decimal or decimal string)")
+    return value
 
 
 def check(name: str, original: Any, value: sympy.Expr, condition: Any, rule: str) -> None:
@@ -127,3 +159,36 @@ def require_number(name: str, value: sympy.Expr) -> None:
             f"{name}={value} is symbolic; numeric evaluation needs a number "
             f"(substitute the symbols first)"
         )
+
+
+def _sign_known(v: sympy.Expr, relation: str) -> bool | None:
+    """v >= 0 / v > 0 / v <= 1 decided fast for rationals, three-valued for expressions."""
+    if v.is_Rational:
+        p, q = int(v.p), int(v.q)
+        return {"ge0": p >= 0, "gt0": p > 0, "le1": p <= q}[relation]
+    cond = {"ge0": v >= 0, "gt0": v > 0, "le1": v <= 1}[relation]
+    return False if sympy.sympify(cond) is sympy.false else None
+
+
+def nonnegative(name: str, value: Any, *, symbolic: bool = True, infinite: bool = False) -> sympy.Expr:
+    """``value`` exactly, checked to be >= 0 (and finite unless ``infinite``)."""
+    v = exact(name, value, symbolic=symbolic, infinite=infinite)
+    if _sign_known(v, "ge0") is False:
+        raise _bad(name, value, "must be >= 0")
+    return v
+
+
+def positive(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
+    """``value`` exactly, checked to be > 0 and finite."""
+    v = exact(name, value, symbolic=symbolic)
+    if _sign_known(v, "gt0") is False:
+        raise _bad(name, value, "must be > 0")
+    return v
+
+
+def probability(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
+    """``value`` exactly, checked to be in [0, 1]."""
+    v = exact(name, value, symbolic=symbolic)
+    if _sign_known(v, "ge0") is False or _sign_known(v, "le1") is False:
+        raise _bad(name, value, "must be in [0, 1]")
+    return v

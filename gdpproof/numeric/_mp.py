@@ -76,6 +76,11 @@ def arb_from_exact(value: sympy.Expr) -> flint.arb:
         return flint.arb("inf")
     if value is -sympy.oo:
         return flint.arb("-inf")
+    if isinstance(value, sympy.Expr) and value.is_number and value.is_real is not False:
+        # an irrational constant such as sqrt(2) or pi: its ball at the current precision
+        from .certify import arb_function
+
+        return arb_function(value, ())()
     raise TypeError(f"not an exact real number: {value!r}")
 
 
@@ -102,6 +107,8 @@ def mpf_from_exact(ctx: mpmath.ctx_mp.MPContext, value: sympy.Expr) -> mpmath.mp
         return ctx.inf
     if value is -sympy.oo:
         return ctx.ninf
+    if isinstance(value, sympy.Expr) and value.is_number:
+        return ctx.mpf(sympy.N(value, int(ctx.dps) + 10))
     raise TypeError(f"not an exact real number: {value!r}")
 
 

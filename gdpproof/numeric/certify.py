@@ -112,13 +112,13 @@ def working_bits(digits: int) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _floor_log10(x: Fraction) -> int:
-    """floor(log10(x)) for a positive rational, exactly."""
-    # estimate from bit lengths (str() of huge ints is slow and capped), then settle exactly
-    e = int((x.numerator.bit_length() - x.denominator.bit_length()) * 0.30102999566398120)
-    while Fraction(10) ** e > x:
+def _floor_log10_int(n: int, d: int) -> int:
+    """floor(log10(n/d)) for positive integers, exactly."""
+    e = int((n.bit_length() - d.bit_length()) * 0.30102999566398120)
+    # the estimate is off by at most one or two; settle it with integer comparisons
+    while (n * 10 ** -e < d) if e < 0 else (n < d * 10**e):
         e -= 1
-    while Fraction(10) ** (e + 1) <= x:
+    while (n * 10 ** (-e - 1) >= d) if e + 1 <= 0 else (n >= d * 10 ** (e + 1)):
         e += 1
     return e
 
@@ -127,18 +127,24 @@ def round_fraction(x: Fraction, digits: int, rounding: str) -> tuple[int, int]:
     """Round ``x`` to ``digits`` significant decimal digits; returns ``(m, e)``, value ``m*10**e``.
 
     ``rounding`` is ``"up"`` (towards +inf), ``"down"`` (towards -inf) or ``"nearest"``
-    (ties to even).
+    (ties to even).  Integer arithmetic only.
     """
-    if x == 0:
+    n, d = x.numerator, x.denominator
+    if n == 0:
         return 0, 0
-    e = _floor_log10(abs(x)) - digits + 1
-    scaled = x / (Fraction(10) ** e)
-    if rounding == "up":
-        m = math.ceil(scaled)
-    elif rounding == "down":
-        m = math.floor(scaled)
+    e = _floor_log10_int(abs(n), d) - digits + 1
+    if e >= 0:
+        num, den = n, d * 10**e
     else:
-        m = round(scaled)
+        num, den = n * 10**-e, d
+    q, r = divmod(num, den)  # floor division: q = floor(x / 10**e)
+    if rounding == "up":
+        m = q + (r != 0)
+    elif rounding == "down":
+        m = q
+    else:
+        twice = 2 * r
+        m = q + (twice > den or (twice == den and q % 2 == 1))
     if abs(m) >= 10**digits:  # rounding carried into a new digit: 10**digits * 10**e
         m //= 10
         e += 1
@@ -166,10 +172,19 @@ def _decimal(m: int, e: int, digits: int) -> Decimal:
     return Decimal((sign, tuple(int(c) for c in text), e))
 
 
+def _same(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    if a == b:
+        return True
+    (ma, ea), (mb, eb) = a, b
+    if ea > eb:
+        (ma, ea), (mb, eb) = (mb, eb), (ma, ea)
+    return ma == mb * 10 ** (eb - ea)
+
+
 def _decide(lo: Fraction, hi: Fraction, digits: int, rounding: str) -> Decimal | None:
     a = round_fraction(lo, digits, rounding)
     b = round_fraction(hi, digits, rounding)
-    if Fraction(a[0]) * Fraction(10) ** a[1] != Fraction(b[0]) * Fraction(10) ** b[1]:
+    if not _same(a, b):
         return None
     return _decimal(a[0], a[1], digits)
 
@@ -232,7 +247,7 @@ def certify_enclosure(
     digits: int,
     rounding: str,
     exact: Callable[[], sympy.Expr | None] | None = None,
-    what: str = "value",
+    what: str | Callable[[], str] = "value",
     max_bits: int = MAX_BITS,
 ) -> Certified:
     """Certify a quantity given by a precision-dependent enclosure.
@@ -269,6 +284,7 @@ def certify_enclosure(
                 return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="exact")
         bits *= 2
     width = "not finite" if last is None else f"[{float(last[0]):.3g}, {float(last[1]):.3g}]"
+    what = what() if callable(what) else what
     raise PrecisionError(
         f"could not certify {digits} digits of the {what} within {max_bits} bits of precision "
         f"(last enclosure {width})"
@@ -295,7 +311,7 @@ def certify(
     *,
     digits: int,
     rounding: str,
-    what: str = "value",
+    what: str | Callable[[], str] = "value",
     unit_interval: bool = False,
 ) -> Certified:
     """Certify ``expr`` at ``symbols = values`` (exact sympy numbers) to ``digits`` digits.
@@ -359,6 +375,9 @@ def arb_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> ArbFn:
 
 
 def _const(value: sympy.Expr) -> _Node:
+    if value.is_Rational and (int(value.q) & (int(value.q) - 1)) == 0:
+        exact_ball = arb_from_exact(value)  # a dyadic rational is exact at every precision
+        return lambda env: exact_ball
     return lambda env: arb_from_exact(value)
 
 
@@ -459,6 +478,9 @@ def _compile(e: sympy.Basic, index: dict) -> _Node:
         if e.base is sympy.E:
             return lambda env: expo(env).exp()
         return lambda env: base(env) ** expo(env)
+    if type(e).__name__ == "log1p":
+        arg = _compile(e.args[0], index)
+        return lambda env: arg(env).log1p()
     if type(e).__name__ == "erfcx":
         arg = _compile(e.args[0], index)
         return lambda env: arb_erfcx(arg(env))

@@ -14,11 +14,12 @@ from typing import Any
 import flint
 import sympy
 
-from .._args import check, exact
+from .._args import exact, nonnegative
 from ..errors import InvalidParameterError, PrecisionError, SymbolicError
 from ..symbolic import duality as sd
 from ..symbolic.symbols import alpha as ALPHA
 from ..symbolic.symbols import epsilon as EPS
+from ..symbolic.symbols import epsilon_prime as EPS_PRIME
 from ..symbolic.symbols import t as T
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
 from .certify import Certified, _check_request, arb_function, certify, certify_enclosure, working_bits
@@ -39,9 +40,7 @@ TAIL_Z = 10
 
 
 def _epsilon(value: Any) -> sympy.Expr:
-    e = exact("epsilon", value, symbolic=False)
-    check("epsilon", value, e, e >= 0, "must be >= 0")
-    return e
+    return nonnegative("epsilon", value, symbolic=False)
 
 
 def _compiled(f: Any, expr: sympy.Expr) -> tuple[Any, tuple]:
@@ -142,7 +141,7 @@ def conjugate_value(f: Any, y: Any, *, digits: int, rounding: str) -> Certified:
     yv = exact("y", y, symbolic=False)
     enclose = _conjugate_enclosure(f, lambda: arb_from_exact(yv))
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=lambda: _exact_conjugate(f, yv),
-                             what=f"conjugate of {f!r} at y={yv}")
+                             what=lambda: f"conjugate of {f!r} at y={yv}")
 
 
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
@@ -151,8 +150,8 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     e = _epsilon(epsilon)
     syms, vals = f._numeric_params()
     if f.dual_template is not None:
-        return certify(f.dual_template, (EPS, *syms), (e, *vals), digits=digits, rounding="up",
-                       what=f"delta of {f!r} at epsilon={e}", unit_interval=True)
+        return certify(f.dual_template, (EPS_PRIME, *syms), (e, *vals), digits=digits, rounding="up",
+                       what=lambda: f"delta of {f!r} at epsilon={e}", unit_interval=True)
     inner = _conjugate_enclosure(f, lambda: -arb_from_exact(e).exp())
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
@@ -168,7 +167,7 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
         return _exact_conjugate(f, -sympy.exp(e), shift=1)
 
     return certify_enclosure(enclose, digits=digits, rounding="up", exact=exact_value,
-                             what=f"delta of {f!r} at epsilon={e}")
+                             what=lambda: f"delta of {f!r} at epsilon={e}")
 
 
 def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
@@ -202,7 +201,7 @@ def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certifie
         return rat[0] if rat else None
 
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact_value,
-                             what=f"inverse of {f!r} at alpha={a}")
+                             what=lambda: f"inverse of {f!r} at alpha={a}")
 
 
 def tightest_mu(f: Any, *, digits: int) -> Certified:
@@ -222,14 +221,16 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     params = dict(f.params)
     if f.name == "gaussian":
         return certify(sd.MU, (sd.MU,), (params[sd.MU],), digits=digits, rounding="up", what="mu")
+    if f.name in ("eps_delta", "randomized_response"):
+        if params[sd.DELTA] != 0:
+            return Certified("Infinity", digits=digits, rounding="up", method="exact")
+        return certify(sd.MU_FROM_PURE_EPSILON, (EPS,), (params[EPS],), digits=digits, rounding="up",
+                       what="mu of pure epsilon-DP")
     f0 = _endpoint(f, 0)
     if f0 is not None and f0 < 1:
         return Certified("Infinity", digits=digits, rounding="up", method="exact")
-    if sympy.simplify(sd.piecewise_form(f.expr) - (1 - ALPHA)) == 0:
+    if f.name == "identity" or sympy.simplify(sd.piecewise_form(f.expr) - (1 - ALPHA)) == 0:
         return Certified(0, digits=digits, rounding="up", method="exact")  # Id = G_0
-    if f.name in ("eps_delta", "randomized_response") and params.get(sd.DELTA, 0) == 0:
-        return certify(sd.MU_FROM_PURE_EPSILON, (EPS,), (params[EPS],), digits=digits, rounding="up",
-                       what="mu of pure epsilon-DP")
     z = sympy.Symbol("z", real=True)
     h = sd.pointwise_mu(sd.piecewise_form(f.template), z)
     hfn = arb_function(h, (z, *syms))
@@ -254,7 +255,7 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
             )
         return max(box[0], Fraction(0)), max(box[1], Fraction(0))
 
-    return certify_enclosure(enclose, digits=digits, rounding="up", what=f"tightest mu of {f!r}")
+    return certify_enclosure(enclose, digits=digits, rounding="up", what=lambda: f"tightest mu of {f!r}")
 
 
 def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Certified:
@@ -369,4 +370,4 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
             return None
         return max(b1[0], b2[0], Fraction(0)), max(b1[1], b2[1], Fraction(0))
 
-    return certify_enclosure(enclose, digits=digits, rounding="down", what=f"envelope at alpha={a}")
+    return certify_enclosure(enclose, digits=digits, rounding="down", what=lambda: f"envelope at alpha={a}")

@@ -20,7 +20,7 @@ from typing import Any
 import mpmath
 import sympy
 
-from .._args import check, exact
+from .._args import probability
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.symbols import alpha as ALPHA
 from ._mp import mp_erfcinv, mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
@@ -41,10 +41,7 @@ GUARD_DIGITS = 15
 
 def parse_alpha(value: Any, name: str = "alpha") -> sympy.Expr:
     """``value`` as an exact number in [0, 1], or InvalidParameterError."""
-    a = exact(name, value, symbolic=False)
-    check(name, value, a, a >= 0, "must be in [0, 1]")
-    check(name, value, a, a <= 1, "must be in [0, 1]")
-    return a
+    return probability(name, value, symbolic=False)
 
 
 def tradeoff_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
@@ -53,10 +50,10 @@ def tradeoff_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certifi
     a = parse_alpha(alpha)
     syms, vals = f._numeric_params()
     return _certify_any(f.template, (ALPHA, *syms), (a, *vals), digits=digits, rounding=rounding,
-                        what=f"{f!r} at alpha={a}")
+                        what=lambda: f"{f!r} at alpha={a}")
 
 
-def expression_value(expr: sympy.Expr, alpha: Any, *, digits: int, rounding: str, what: str) -> Certified:
+def expression_value(expr: sympy.Expr, alpha: Any, *, digits: int, rounding: str, what: Any) -> Certified:
     """Certified value of an expression in ``alpha`` alone (no other free symbols)."""
     _check_request(digits, rounding)
     a = parse_alpha(alpha)
@@ -66,7 +63,7 @@ def expression_value(expr: sympy.Expr, alpha: Any, *, digits: int, rounding: str
     return _certify_any(expr, (ALPHA,), (a,), digits=digits, rounding=rounding, what=what)
 
 
-def _certify_any(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rounding: str, what: str) -> Certified:
+def _certify_any(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rounding: str, what: Any) -> Certified:
     try:
         return certify(expr, syms, vals, digits=digits, rounding=rounding, what=what)
     except TypeError as exc:
@@ -94,6 +91,7 @@ def _namespace(ctx: Any) -> dict:
             mpmath=ctx,
             erfcinv=lambda z: mp_erfcinv(ctx, z),
             erfcx=lambda z: ctx.exp(z * z) * ctx.erfc(z),
+            log1p=ctx.log1p,
             builtins=__builtins__,
             max=max,
             min=min,
@@ -122,7 +120,7 @@ def _mp_eval(expr: sympy.Expr, syms: tuple, vals: tuple, dps: int) -> Fraction |
         return mpf_to_fraction(out)
 
 
-def certify_mpmath(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rounding: str, what: str) -> Certified:
+def certify_mpmath(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rounding: str, what: Any) -> Certified:
     """Digits accepted only when evaluations at ``digits + g`` and ``2 digits + g`` agree.
 
     The fallback for expressions with no ball-arithmetic form (DESIGN §2).  Weaker than a ball
@@ -137,7 +135,8 @@ def certify_mpmath(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, r
         ra, rb = round_fraction(a, digits, rounding), round_fraction(b, digits, rounding)
         if ra == rb:
             return Certified(_decimal(ra[0], ra[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
-    raise PrecisionError(f"could not certify {digits} digits of the {what} (mpmath precisions disagree)")
+    label = what() if callable(what) else what
+    raise PrecisionError(f"could not certify {digits} digits of the {label} (mpmath precisions disagree)")
 
 
 def tradeoff_mpmath(f: Any, alpha: Any, *, dps: int = 30) -> mpmath.mpf:
@@ -148,7 +147,21 @@ def tradeoff_mpmath(f: Any, alpha: Any, *, dps: int = 30) -> mpmath.mpf:
     """
     a = parse_alpha(alpha)
     syms, vals = f._numeric_params()
-    value = _mp_eval(f.template, (ALPHA, *syms), (a, *vals), dps + GUARD_DIGITS)
+    # autoprec (mpmath's idea): raise the guard digits until two precisions agree to dps
+    # digits; a fixed guard would lose digits where the form itself cancels (erfcinv(2 alpha)
+    # for alpha within 1e-22 of 1 loses 22 digits)
+    # the inputs must be represented well enough first: alpha = 1 - 1e-72 needs 72 digits
+    guard = GUARD_DIGITS + min(10000, max((len(str(int(v.q))) for v in (a, *vals) if v.is_Rational), default=0))
+    value = _mp_eval(f.template, (ALPHA, *syms), (a, *vals), dps + guard)
+    while value is not None and guard < 8 * dps + 200:
+        guard *= 2
+        better = _mp_eval(f.template, (ALPHA, *syms), (a, *vals), dps + guard)
+        if better is None:
+            break
+        close = abs(better - value) <= abs(better) * Fraction(1, 10 ** (dps + 2))
+        value = better
+        if close:
+            break
     if value is None:
         # endpoints where an intermediate is infinite: the exact value is what sympy gives
         ex = sympy.piecewise_fold(f.template.xreplace(dict(zip((ALPHA, *syms), (a, *vals)))))

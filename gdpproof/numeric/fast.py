@@ -28,11 +28,9 @@ def numpy_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Any:
 def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
     """f(alpha) in float64 for an array (or scalar) of alpha in [0, 1]."""
     a = np.asarray(alpha, dtype=np.float64)
-    if np.isnan(a).any():
-        raise InvalidParameterError("alpha contains NaN; every alpha must be in [0, 1]")
-    bad = (a < 0) | (a > 1)
+    bad = np.isnan(a) | (a < 0) | (a > 1)
     if bad.any():
-        raise InvalidParameterError(f"alpha={a[bad].flat[0]!r} must be in [0, 1]")
+        raise InvalidParameterError(f"alpha={float(a[bad].flat[0])!r} must be in [0, 1]")
     syms, vals = f._numeric_params()
     fn = numpy_function(f.template, (ALPHA, *syms))
     with np.errstate(all="ignore"):
@@ -72,7 +70,7 @@ def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:
     for name, value in named.items():
         a = np.asarray(value, dtype=np.float64)
         if np.isnan(a).any():
-            raise InvalidParameterError(f"{name} contains NaN")
+            raise InvalidParameterError(f"{name}=nan must not be NaN")
         arrays.append(a)
     return tuple(np.broadcast_arrays(*arrays))
 

@@ -21,12 +21,12 @@ from typing import Any
 import flint
 import sympy
 
-from .._args import check, exact
+from .._args import exact, nonnegative, positive, probability, rational
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.duality import MU_FROM_PURE_EPSILON, pointwise_mu_points
 from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import mu as MU
-from ..symbolic.tradeoff import GAUSSIAN_DUAL
+from ..symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
 from .certify import (
     MAX_BITS,
@@ -44,6 +44,7 @@ __all__ = [
     "delta_from_epsilon",
     "log_delta_from_epsilon",
     "epsilon_from_delta",
+    "epsilon_from_log_delta",
     "mu_from_epsilon_delta",
     "sigma_from_epsilon_delta",
     "mu_from_sigma",
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 _DUAL = arb_function(GAUSSIAN_DUAL, (EPS, MU))
-_LOG_DUAL = arb_function(sympy.log(GAUSSIAN_DUAL), (EPS, MU))
+_LOG_DUAL = arb_function(GAUSSIAN_LOG_DUAL, (EPS, MU))
 _DLOG_DUAL_EPS = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU))
 _DLOG_DUAL_MU = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU))
 
@@ -65,22 +66,15 @@ _DLOG_DUAL_MU = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU)
 
 
 def _nonneg(name: str, value: Any, *, infinite: bool = False) -> sympy.Expr:
-    v = exact(name, value, symbolic=False, infinite=infinite)
-    check(name, value, v, v >= 0, "must be >= 0")
-    return v
+    return rational(name, nonnegative(name, value, symbolic=False, infinite=infinite))
 
 
 def _positive(name: str, value: Any) -> sympy.Expr:
-    v = exact(name, value, symbolic=False)
-    check(name, value, v, v > 0, "must be > 0")
-    return v
+    return rational(name, positive(name, value, symbolic=False))
 
 
 def _probability(name: str, value: Any) -> sympy.Expr:
-    v = exact(name, value, symbolic=False)
-    check(name, value, v, v >= 0, "must be in [0, 1]")
-    check(name, value, v, v <= 1, "must be in [0, 1]")
-    return v
+    return rational(name, probability(name, value, symbolic=False))
 
 
 def _frac(v: sympy.Expr) -> Fraction:
@@ -257,8 +251,8 @@ def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certif
     e = _nonneg("epsilon", epsilon)
     if m == 0:
         return Certified("-Infinity", digits=digits, rounding="up", method="exact")
-    return certify(sympy.log(GAUSSIAN_DUAL), (EPS, MU), (e, m), digits=digits, rounding="up",
-                   what=f"log delta at mu={m}, epsilon={e}")
+    return certify(GAUSSIAN_LOG_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up",
+                   what=lambda: f"log delta at mu={m}, epsilon={e}")
 
 
 def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) -> bool:
@@ -316,6 +310,48 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     est = _newton(hi, step, bits)
     return _certify_boundary(est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)
+
+
+def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Certified:
+    r"""The smallest epsilon >= 0 with log delta_mu(epsilon) <= log_delta, rounded up.
+
+    For targets below every float and beyond exact decimals (delta = 10^-10^9): the target is
+    given by its natural logarithm.  log_delta <= 0; -Infinity gives Infinity.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.epsilon_from_log_delta(1, -1e9, digits=15)
+    Certified('44721.8590505617', digits=15, rounding='up')
+    """
+    _check_request(digits, "up")
+    m = _nonneg("mu", mu)
+    ld = rational("log_delta", exact("log_delta", log_delta, symbolic=False, infinite=True))
+    if ld is sympy.oo or (ld.is_Rational and ld > 0):
+        raise InvalidParameterError(f"log_delta={log_delta!r} must be <= 0")
+    if m == 0:
+        return _zero(digits, "up")
+    if ld is -sympy.oo:
+        return _inf(digits, "up")
+    mf, lf = _frac(m), _frac(ld)
+
+    def log_le(eps_f: Fraction) -> bool:
+        def diff(bits: int) -> flint.arb:
+            return _LOG_DUAL(arb_of_fraction(eps_f), arb_of_fraction(mf)) - arb_of_fraction(lf)
+
+        return _sign_of(diff, working_bits(digits)) <= 0
+
+    if log_le(Fraction(0)):
+        return _zero(digits, "up")
+
+    def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        am = arb_of_fraction(mf)
+        return _LOG_DUAL(x, am) - arb_of_fraction(lf), _DLOG_DUAL_EPS(x, am)
+
+    bits = working_bits(digits)
+    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - arb_of_fraction(lf), flint.arb(1), 2, bits)
+    est = _newton(hi, step, bits)
+    return _certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, erfc, erfcinv, sqrt
 
-__all__ = ["alpha", "mu", "epsilon", "delta", "p", "x", "y", "t", "Phi", "Phi_inv"]
+__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "x", "y", "t", "Phi", "Phi_inv"]
 
 #: Type I error, the argument of every trade-off function; 0 <= alpha <= 1.
 alpha = sympy.Symbol("alpha", nonnegative=True)
@@ -17,6 +17,9 @@ alpha = sympy.Symbol("alpha", nonnegative=True)
 mu = sympy.Symbol("mu", nonnegative=True)
 #: The epsilon of (epsilon, delta)-DP; epsilon >= 0.
 epsilon = sympy.Symbol("epsilon", nonnegative=True)
+#: The argument of a privacy profile delta(epsilon') when epsilon is already a parameter (as for
+#: f_{epsilon,delta}); profiles are stored in it and shown in ``epsilon``.
+epsilon_prime = sympy.Symbol("epsilon'", nonnegative=True)
 #: The delta of (epsilon, delta)-DP; 0 <= delta <= 1.
 delta = sympy.Symbol("delta", nonnegative=True)
 #: A sampling probability; 0 <= p <= 1.

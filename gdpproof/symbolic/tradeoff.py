@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
-from .._args import check, exact
+from .._args import exact, nonnegative, probability
 from ..errors import InvalidParameterError, SymbolicError
-from .symbols import alpha, delta, epsilon, mu, t, x
+from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -55,8 +55,8 @@ class TradeOff:
     symmetric : bool or None
         True when the family is known to be symmetric (f = f^{-1}) by a theorem.
     dual_template : sympy.Expr or None
-        A closed form of delta(epsilon) = 1 + f*(-e^epsilon) in ``epsilon`` and the parameter
-        symbols, when one is known (Gaussian: Dong–Roth–Su Cor. 2.13).
+        A closed form of delta(epsilon') = 1 + f*(-e^epsilon') in ``epsilon_prime`` and the
+        parameter symbols, when one is known (Gaussian: Dong–Roth–Su Cor. 2.13).
 
     Construct values with the family functions (:func:`gaussian`, :func:`eps_delta`, ...)
     rather than directly.
@@ -80,6 +80,11 @@ class TradeOff:
         """The parameters by name."""
         return {s.name: v for s, v in self.params}
 
+    def __post_init__(self) -> None:
+        if self.dual_template is not None and epsilon in self.dual_template.free_symbols - {
+                s for s, _ in self.params}:
+            raise InvalidParameterError("dual_template must be written in epsilon_prime, not epsilon")
+
     def __call__(self, a: Any) -> sympy.Expr:
         """f(a) as a sympy expression (exact; use :meth:`evaluate` for digits)."""
         return self.expr.xreplace({alpha: exact("alpha", a)})
@@ -91,6 +96,9 @@ class TradeOff:
         return f"{self.name}({inner})"
 
     def _numeric_params(self) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Expr, ...]]:
+        return _numeric_params(self)
+
+    def _numeric_params_uncached(self) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Expr, ...]]:
         syms = tuple(s for s, _ in self.params)
         vals = tuple(v for _, v in self.params)
         for s, v in self.params:
@@ -236,7 +244,7 @@ class TradeOff:
         still evaluates it numerically.
         """
         if self.dual_template is not None:
-            return self.dual_template.xreplace(dict(self.params))
+            return self.dual_template.xreplace(dict(self.params)).xreplace({epsilon_prime: epsilon})
         from .duality import conjugate
 
         return sympy.simplify(1 + conjugate(self).xreplace({_y(): -exp(epsilon)}))
@@ -261,6 +269,11 @@ class TradeOff:
                 raise InvalidParameterError(f"{k}={values[k]!r} is not a parameter of {self!r}")
         new = tuple((s, exact(s.name, values[s.name]) if s.name in values else v) for s, v in self.params)
         return _rebuild(self, new)
+
+
+@functools.lru_cache(maxsize=1024)
+def _numeric_params(f: TradeOff) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Expr, ...]]:
+    return f._numeric_params_uncached()
 
 
 def _y() -> sympy.Symbol:
@@ -306,6 +319,37 @@ def _scaled_dual() -> sympy.Expr:
 
 GAUSSIAN_DUAL_SCALED = _scaled_dual()
 
+
+def _log_dual() -> sympy.Expr:
+    from sympy.codegen.cfunctions import log1p
+
+    from .special import erfcx
+    from .symbols import Phi
+
+    xa = epsilon / mu - mu / 2
+    xb = epsilon / mu + mu / 2
+    near_one = log1p(-Phi(xa) - exp(epsilon) * Phi(-xb))  # 1 - delta without cancellation
+    tail = -xa**2 / 2 + sympy.log((erfcx(xa / sqrt(2)) - erfcx(xb / sqrt(2))) / 2)
+    return Piecewise((near_one, xa < 0), (tail, True))
+
+
+#: log delta(epsilon) for G_mu, accurate both where delta is within 1e-54000 of 1 (log1p of the
+#: complementary probability) and where delta is 10^-10^9 (the erfcx form, never forming
+#: delta itself).  Both branches equal log(GAUSSIAN_DUAL): derivations/d04_gdp_dual.py.
+GAUSSIAN_LOG_DUAL = _log_dual()
+
+#: delta(epsilon') of f_{epsilon,delta}: delta for epsilon' >= epsilon, else
+#: 1 - (1 - delta)(1 + e^epsilon')/(1 + e^epsilon) (the conjugate at the vertex
+#: alpha = (1 - delta)/(1 + e^epsilon); derivations/d06_pure_dp_and_laplace.py).
+EPS_DELTA_DUAL = Piecewise(
+    (delta, epsilon_prime >= epsilon),
+    (1 - (1 - delta) * (1 + exp(epsilon_prime)) / (1 + exp(epsilon)), True),
+)
+
+#: delta(epsilon') of the Laplace trade-off: 0 for epsilon' >= mu (Laplace is mu-DP), else
+#: 1 - e^{(epsilon' - mu)/2} (the conjugate at the touching point alpha = e^{-(epsilon'+mu)/2}/2).
+LAPLACE_DUAL = Piecewise((0, epsilon_prime >= mu), (1 - exp((epsilon_prime - mu) / 2), True))
+
 #: f_{epsilon,delta}(alpha) = max{0, 1 - delta - e^epsilon alpha, e^-epsilon (1 - delta - alpha)}.
 EPS_DELTA = Max(0, 1 - delta - exp(epsilon) * alpha, exp(-epsilon) * (1 - delta - alpha))
 
@@ -318,9 +362,7 @@ LAPLACE = Piecewise(
 
 
 def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
-    v = exact(name, value)
-    check(name, value, v, v >= 0, "must be >= 0")
-    return v
+    return nonnegative(name, value)
 
 
 def gaussian(mu: Any) -> TradeOff:
@@ -351,7 +393,7 @@ def gaussian(mu: Any) -> TradeOff:
     from .symbols import mu as MU
 
     m = _nonneg_finite("mu", mu)
-    dual = sympy.Integer(0) if m == 0 else GAUSSIAN_DUAL
+    dual = sympy.Integer(0) if m == 0 else GAUSSIAN_DUAL.xreplace({epsilon: epsilon_prime})
     return TradeOff(GAUSSIAN, ((MU, m),), "gaussian", True, dual)
 
 
@@ -380,11 +422,9 @@ def eps_delta(epsilon: Any, delta: Any = 0) -> TradeOff:
     from .symbols import epsilon as E
 
     e = _nonneg_finite("epsilon", epsilon)
-    d = exact("delta", delta)
-    check("delta", delta, d, d >= 0, "must be in [0, 1]")
-    check("delta", delta, d, d <= 1, "must be in [0, 1]")
+    d = probability("delta", delta)
     # f_{eps,delta} is symmetric for every delta (DRS, remark after Eq. (5))
-    return TradeOff(EPS_DELTA, ((E, e), (D, d)), "eps_delta", True)
+    return TradeOff(EPS_DELTA, ((E, e), (D, d)), "eps_delta", True, EPS_DELTA_DUAL)
 
 
 def randomized_response(epsilon: Any) -> TradeOff:
@@ -403,7 +443,7 @@ def randomized_response(epsilon: Any) -> TradeOff:
     from .symbols import epsilon as E
 
     e = _nonneg_finite("epsilon", epsilon)
-    return TradeOff(EPS_DELTA, ((E, e), (D, sympy.Integer(0))), "randomized_response", True)
+    return TradeOff(EPS_DELTA, ((E, e), (D, sympy.Integer(0))), "randomized_response", True, EPS_DELTA_DUAL)
 
 
 def laplace(mu: Any) -> TradeOff:
@@ -421,7 +461,7 @@ def laplace(mu: Any) -> TradeOff:
     from .symbols import mu as MU
 
     m = _nonneg_finite("mu", mu)
-    return TradeOff(LAPLACE, ((MU, m),), "laplace", True)
+    return TradeOff(LAPLACE, ((MU, m),), "laplace", True, LAPLACE_DUAL)
 
 
 def identity() -> TradeOff:

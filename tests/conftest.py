@@ -1,0 +1,55 @@
+"""Shared test configuration: Hypothesis profiles and a guard on global precision state.
+
+Profiles
+--------
+``default``  25 examples per property, no deadline (certified evaluation has variable cost).
+``ci``       200 examples, derandomized (reproducible on every run), no deadline, and the
+             ``too_slow`` health check suppressed (certified values can take milliseconds).
+
+Select one with the environment variable ``HYPOTHESIS_PROFILE`` (``default`` if unset), e.g.
+``HYPOTHESIS_PROFILE=ci python -m pytest -p no:cacheprovider -q tests``.
+
+Neither profile writes an example database: the suite leaves no ``.hypothesis`` directory
+behind, and ``ci`` is reproducible by derandomization rather than by replaying a database.
+"""
+
+from __future__ import annotations
+
+import os
+
+import flint
+import mpmath
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("default", max_examples=25, deadline=None, database=None)
+settings.register_profile(
+    "ci",
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(autouse=True)
+def _global_precision_unchanged():
+    """Fail any test that leaves ``mpmath.mp.prec`` (or python-flint's precision) changed.
+
+    gdpproof promises to run mpmath code in private contexts and arb code under a precision
+    that is restored afterwards; a leak would silently change every later computation of the
+    caller.  The previous value is restored before failing so one leak does not cascade.
+    """
+    mp_before = mpmath.mp.prec
+    flint_before = flint.ctx.prec
+    yield
+    mp_after = mpmath.mp.prec
+    flint_after = flint.ctx.prec
+    mpmath.mp.prec = mp_before
+    flint.ctx.prec = flint_before
+    if mp_after != mp_before:
+        pytest.fail(f"the test left mpmath.mp.prec changed: {mp_before} -> {mp_after}")
+    if flint_after != flint_before:
+        pytest.fail(f"the test left flint.ctx.prec changed: {flint_before} -> {flint_after}")

@@ -1,0 +1,244 @@
+"""Certified conversions and calibration: oracles, directions, round trips, limits, extremes."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import gdpproof
+from gdpproof import fast
+from tests.oracles import CTX, _frac, assert_certified, gaussian_delta
+
+
+def up_ulp(c) -> Fraction:
+    return Fraction(10) ** (c.adjusted() - c.digits + 1)
+
+
+def oracle_eps(mu, delta) -> Fraction:
+    m, d = CTX.mpf(Fraction(mu).numerator) / Fraction(mu).denominator, CTX.mpf(Fraction(delta).numerator) / Fraction(delta).denominator
+    f = lambda e: CTX.ncdf(-e / m + m / 2) - CTX.exp(e) * CTX.ncdf(-e / m - m / 2) - d  # noqa: E731
+    lo, hi = CTX.mpf(0), CTX.mpf(64)  # plain bisection: slow, simple, independent
+    for _ in range(400):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) > 0 else (lo, mid)
+    return _frac(hi)
+
+
+@pytest.mark.parametrize(("mu", "delta"), [("1", "1e-5"), ("0.5", "1e-3"), ("2", "1e-10"), ("3", "0.01")])
+def test_epsilon_matches_oracle_rounded_up(mu, delta):
+    e = gdpproof.epsilon_from_delta(mu, delta, digits=30)
+    assert e.rounding == "up"
+    assert_certified(e, oracle_eps(mu, delta), 30)
+
+
+def test_headline_and_published_values():
+    # Issue 3: delta = 0.12693673750664394580082962475776688041508065011... rounded up.
+    assert str(gdpproof.delta_from_epsilon(1, 1, digits=40)) == "0.1269367375066439458008296247577668804151"
+    # Balle & Wang (2018), analytic Gaussian mechanism at eps = 1, delta = 1e-5: sigma ~ 3.73
+    assert 3.73 < float(gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=10)) < 3.731
+
+
+def test_directions_are_safe():
+    mu = gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=25)
+    sigma = gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=25)
+    eps = gdpproof.epsilon_from_delta(1, "1e-5", digits=25)
+    assert (mu.rounding, sigma.rounding, eps.rounding) == ("down", "up", "up")
+    # the budget mu keeps delta within the target; one unit more does not
+    assert gaussian_delta(mu.to_fraction(), 1) <= Fraction(1, 10**5)
+    assert gaussian_delta(mu.to_fraction() + up_ulp(mu), 1) > Fraction(1, 10**5)
+    assert gaussian_delta(1 / sigma.to_fraction(), 1) <= Fraction(1, 10**5)
+    assert gaussian_delta(1, eps.to_fraction()) <= Fraction(1, 10**5)
+    assert gaussian_delta(1, eps.to_fraction() - up_ulp(eps)) > Fraction(1, 10**5)
+
+
+mus = st.decimals(min_value="0.001", max_value="30", places=4).map(str)
+epss = st.decimals(min_value="0", max_value="50", places=3).map(str)
+
+
+def oracle_delta(mu: Fraction, eps: Fraction) -> Fraction:
+    return gaussian_delta(mu, eps) if mu > 0 else Fraction(0)
+
+
+@settings(deadline=None)
+@given(mus, epss)
+@example("1", "0")
+@example("0.001", "50")
+@example("30", "0.001")
+def test_round_trip_eps_delta_eps(mu, eps):
+    d = gdpproof.delta_from_epsilon(mu, eps, digits=30)
+    if d.adjusted() < -900_000:  # beyond exact decimals (and Fractions): go through the logarithm
+        back = gdpproof.epsilon_from_log_delta(mu, gdpproof.log_delta_from_epsilon(mu, eps, digits=30), digits=25)
+        assert abs(back.to_fraction() - Fraction(eps)) <= Fraction(eps) * Fraction(1, 10**20)
+        return
+    assert oracle_delta(Fraction(mu), Fraction(eps)) <= d.to_fraction()  # delta rounded up
+    back = gdpproof.epsilon_from_delta(mu, d, digits=25)
+    # the defining property, checked with the independent oracle: back is admissible and a
+    # unit less is not; as d >= delta(eps), back <= eps
+    assert oracle_delta(Fraction(mu), back.to_fraction()) <= d.to_fraction()
+    if back > 0:
+        assert oracle_delta(Fraction(mu), back.to_fraction() - up_ulp(back)) > d.to_fraction()
+    assert back.to_fraction() <= Fraction(eps) + up_ulp(back)
+
+
+@settings(deadline=None)
+@given(mus, epss)
+@example("0.001", "1")
+@example("14.184", "0.5")
+def test_round_trip_mu_delta_mu(mu, eps):
+    d = gdpproof.delta_from_epsilon(mu, eps, digits=30)
+    if d == 1 or d.adjusted() < -900_000:
+        return  # mu is infinite, or delta is beyond exact decimals
+    back = gdpproof.mu_from_epsilon_delta(eps, d, digits=25)
+    assert back.rounding == "down"
+    ulp = up_ulp(back)
+    # defining property with the oracle: back keeps delta within d, one unit more does not
+    assert oracle_delta(back.to_fraction(), Fraction(eps)) <= d.to_fraction()
+    assert oracle_delta(back.to_fraction() + ulp, Fraction(eps)) > d.to_fraction()
+    # and it is mu itself, up to what rounding delta to 30 digits can move it
+    assert back.to_fraction() >= Fraction(mu) - ulp
+
+
+@settings(deadline=None)
+@given(epss, st.integers(min_value=1, max_value=300), st.sampled_from(["1", "0.5", "3"]))
+def test_round_trip_calibration(eps, k, sens):
+    target = Fraction(1, 10**k)
+    sigma = gdpproof.sigma_from_epsilon_delta(eps, target, sens, digits=20)
+    mu = gdpproof.mu_from_sigma(sigma, sens, digits=40)
+    achieved = gdpproof.delta_from_epsilon(mu, eps, digits=20)
+    # the calibrated mechanism meets the target (with mu rounded up, so this is conservative)
+    assert achieved.to_fraction() <= target * (1 + Fraction(1, 10**15))
+    assert gaussian_delta(Fraction(sens) / sigma.to_fraction(), Fraction(eps)) <= target
+
+
+def test_limits():
+    assert gdpproof.epsilon_from_delta(1, 0).is_infinite()
+    assert gdpproof.epsilon_from_delta(0, "1e-9") == 0
+    assert gdpproof.epsilon_from_delta(1, "0.9") == 0  # above delta_mu(0) = 0.3829...
+    assert gdpproof.mu_from_epsilon_delta(1, 0) == 0
+    assert gdpproof.mu_from_epsilon_delta(1, 1).is_infinite()
+    assert gdpproof.sigma_from_epsilon_delta(1, 0).is_infinite()
+    assert gdpproof.sigma_from_epsilon_delta(1, 1) == 0
+    assert gdpproof.delta_from_epsilon(0, 3) == 0
+    assert gdpproof.log_delta_from_epsilon(0, 3).is_infinite()
+    assert gdpproof.mu_from_error_rates("0.6", "0.5") == 0
+    assert gdpproof.mu_from_error_rates(0, "0.5").is_infinite()
+    assert gdpproof.sigma_from_error_rates("0.3", "0.7").is_infinite()
+
+
+@pytest.mark.parametrize("mu", ["1e-6", "0.01", "1", "50", "1000"])
+@pytest.mark.parametrize("eps", ["0", "1e-6", "1", "700", "10000"])
+def test_whole_domain_delta(mu, eps):
+    try:
+        d = gdpproof.delta_from_epsilon(mu, eps, digits=30)
+    except gdpproof.PrecisionError as exc:
+        # only for delta beyond what a Decimal holds (about 10^-2e19); its log is finite
+        assert "beyond what a Decimal can hold" in str(exc)
+        assert gdpproof.log_delta_from_epsilon(mu, eps, digits=10) < -2e17
+        return
+    assert 0 < d <= 1
+    ld = gdpproof.log_delta_from_epsilon(mu, eps, digits=10)
+    assert ld <= 0
+
+
+@pytest.mark.parametrize("mu", ["1e-6", "0.01", "1", "50", "1000"])
+@pytest.mark.parametrize("delta", ["0.5", "1e-5", "1e-300", "1e-5000"])
+def test_whole_domain_epsilon(mu, delta):
+    e = gdpproof.epsilon_from_delta(mu, delta, digits=30)
+    assert e >= 0 and e.is_finite()
+    if e > 0:  # certified boundary: delta at e is within the target, a unit below it is not
+        assert gdpproof.delta_from_epsilon(mu, e, digits=10) <= gdpproof.Certified(delta, digits=10, rounding="up", method="exact") * 1
+
+
+@pytest.mark.parametrize("eps", ["0", "1e-6", "1", "700", "10000"])
+@pytest.mark.parametrize("delta", ["0.5", "1e-5", "1e-300", "1e-5000"])
+def test_whole_domain_mu_sigma(eps, delta):
+    m = gdpproof.mu_from_epsilon_delta(eps, delta, digits=30)
+    s = gdpproof.sigma_from_epsilon_delta(eps, delta, digits=30)
+    assert m > 0 and s > 0
+    # sigma = 1/mu: mu rounded down, sigma up, so their product is 1 up to two roundings
+    assert abs(m.to_fraction() * s.to_fraction() - 1) < Fraction(1, 10**28)
+
+
+def test_log_delta_far_below_float_range():
+    ld = gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
+    assert str(ld) == "-4999999528.54"
+    # the decimal exponent of delta itself is floor(log delta / ln 10) = floor(-2171472204.77)
+    assert gdpproof.delta_from_epsilon("0.01", 1000, digits=5).adjusted() == math.floor(float(ld) / math.log(10))
+
+
+def test_error_rate_readings():
+    m = gdpproof.mu_from_error_rates("0.05", "0.5", digits=20)
+    assert gdpproof.beta_from_mu(m, "0.05", digits=15) <= gdpproof.Certified("0.5", digits=1, rounding="up", method="exact")
+    s = gdpproof.sigma_from_error_rates("0.05", "0.5", digits=20)
+    assert abs(s.to_fraction() * m.to_fraction() - 1) < Fraction(1, 10**18)
+    assert gdpproof.mu_from_pure_epsilon(1, digits=15) == gdpproof.tightest_mu(gdpproof.randomized_response(1), digits=15)
+
+
+def test_certified_agrees_with_mpmath_route():
+    # the lambdified mpmath evaluator of the same symbolic delta agrees with the ball route
+    g = gdpproof.gaussian("0.7")
+    from gdpproof.numeric.evaluate import _mp_eval
+    from gdpproof.symbolic.symbols import epsilon, mu
+    from gdpproof.symbolic.tradeoff import GAUSSIAN_DUAL
+
+    for e in ("0", "0.5", "3", "12"):
+        c = gdpproof.delta_from_epsilon("0.7", e, digits=30, ).to_fraction()
+        m = _mp_eval(GAUSSIAN_DUAL, (epsilon, mu), (gdpproof._args.exact("e", e), gdpproof._args.exact("m", "0.7")), 60)
+        assert abs(m - c) <= abs(c) * Fraction(1, 10**29)
+    assert g.delta(3, digits=30) == gdpproof.delta_from_epsilon("0.7", 3, digits=30)
+
+
+# ---------------------------------------------------------------------------------------------
+# float64 path (DESIGN §4: relative error <= 1e-10 over mu in [0.01, 50], eps in [0, 700])
+# ---------------------------------------------------------------------------------------------
+
+
+def test_fast_delta_dense_grid():
+    mus = np.logspace(-2, np.log10(50), 30)
+    eps = np.concatenate([[0.0], np.logspace(-4, np.log10(700), 30)])
+    M, E = np.meshgrid(mus, eps)
+    with pytest.warns(RuntimeWarning, match="below the float64 range"):
+        D = fast.delta_from_epsilon(M, E)
+    assert np.isfinite(D).all() and (D >= 0).all()
+    worst = 0.0
+    for m, e, d in zip(M.ravel(), E.ravel(), D.ravel()):
+        ref = float(gdpproof.delta_from_epsilon(float(m), float(e), digits=20))
+        if ref >= 1e-300:
+            worst = max(worst, abs(d - ref) / ref)
+    assert worst <= 1e-10, worst
+
+
+def test_fast_inverses_dense_grid():
+    mus = np.logspace(-2, np.log10(50), 12)
+    ds = np.logspace(-300, -0.5, 14)
+    M, D = np.meshgrid(mus, ds)
+    E = fast.epsilon_from_delta(M, D)
+    worst = 0.0
+    for m, d, e in zip(M.ravel(), D.ravel(), E.ravel()):
+        ref = float(gdpproof.epsilon_from_delta(float(m), float(d), digits=20))
+        worst = max(worst, abs(e - ref) / ref if ref else abs(e))
+    assert worst <= 1e-10, worst
+    eps = np.concatenate([[0.0], np.logspace(-3, np.log10(700), 12)])
+    EE, DD = np.meshgrid(eps, ds)
+    MU = fast.mu_from_epsilon_delta(EE, DD)
+    S = fast.sigma_from_epsilon_delta(EE, DD, 2.0)
+    worst = 0.0
+    for e, d, m, s in zip(EE.ravel(), DD.ravel(), MU.ravel(), S.ravel()):
+        ref = float(gdpproof.mu_from_epsilon_delta(float(e), float(d), digits=20))
+        worst = max(worst, abs(m - ref) / ref, abs(s * ref / 2 - 1))
+    assert worst <= 1e-10, worst
+
+
+def test_fast_limits_and_bad_input():
+    assert fast.epsilon_from_delta(1.0, 0.0) == np.inf
+    assert fast.epsilon_from_delta(1.0, 0.9) == 0.0
+    assert fast.mu_from_epsilon_delta(1.0, 0.0) == 0.0
+    with pytest.raises(gdpproof.InvalidParameterError):
+        fast.delta_from_epsilon(-1.0, 1.0)
+    with pytest.raises(gdpproof.InvalidParameterError):
+        fast.epsilon_from_delta(1.0, np.nan)

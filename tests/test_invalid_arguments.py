@@ -1,0 +1,159 @@
+"""Bad arguments raise InvalidParameterError naming the argument and the value ("name=value rule").
+
+One table: each row is (id, call, argument name, text of the value as the message shows it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+import gdpproof
+from gdpproof import InvalidParameterError
+from gdpproof.symbols import x as X
+
+G = gdpproof.gaussian(1)
+NON_SYMMETRIC = gdpproof.TradeOff((1 - gdpproof.symbols.alpha) ** 2, name="square")
+
+BAD = [
+    # family parameters
+    ("mu=-1", lambda: gdpproof.gaussian(-1), "mu", "-1"),
+    ("mu=nan float", lambda: gdpproof.gaussian(float("nan")), "mu", "nan"),
+    ("mu=nan str", lambda: gdpproof.gaussian("nan"), "mu", "nan"),
+    ("mu=inf", lambda: gdpproof.gaussian(float("inf")), "mu", "inf"),
+    ("mu=abc", lambda: gdpproof.gaussian("abc"), "mu", "abc"),
+    ("mu=True", lambda: gdpproof.gaussian(True), "mu", "True"),
+    ("laplace mu=-1", lambda: gdpproof.laplace(-1), "mu", "-1"),
+    ("laplace mu=nan", lambda: gdpproof.laplace(float("nan")), "mu", "nan"),
+    ("epsilon=-0.5", lambda: gdpproof.eps_delta(-0.5), "epsilon", "-0.5"),
+    ("rr epsilon=-0.5", lambda: gdpproof.randomized_response(-0.5), "epsilon", "-0.5"),
+    ("epsilon=inf", lambda: gdpproof.eps_delta(float("inf"), 0), "epsilon", "inf"),
+    ("delta=1.5", lambda: gdpproof.eps_delta(1, 1.5), "delta", "1.5"),
+    ("delta=-0.1", lambda: gdpproof.eps_delta(1, -0.1), "delta", "-0.1"),
+    ("delta=nan", lambda: gdpproof.eps_delta(1, float("nan")), "delta", "nan"),
+    ("substitute mu=-1", lambda: G.substitute(mu=-1), "mu", "-1"),
+    # alpha
+    ("evaluate alpha=-0.1", lambda: G.evaluate(-0.1), "alpha", "-0.1"),
+    ("evaluate alpha=1.5", lambda: G.evaluate(1.5), "alpha", "1.5"),
+    ("evaluate alpha=nan", lambda: G.evaluate(float("nan")), "alpha", "nan"),
+    ("evaluate alpha='nan'", lambda: G.evaluate("nan"), "alpha", "nan"),
+    ("inverse_at alpha=-0.1", lambda: G.inverse_at(-0.1), "alpha", "-0.1"),
+    ("inverse_at alpha=1.5", lambda: G.inverse_at(1.5), "alpha", "1.5"),
+    ("inverse_at alpha=nan", lambda: G.inverse_at(float("nan")), "alpha", "nan"),
+    ("inverse_at non-symmetric alpha=1.5", lambda: NON_SYMMETRIC.inverse_at(1.5), "alpha", "1.5"),
+    ("evaluate_fast alpha=-0.1", lambda: G.evaluate_fast(np.array([0.5, -0.1])), "alpha", "-0.1"),
+    ("evaluate_fast alpha=1.5", lambda: G.evaluate_fast(np.array([1.5, 0.5])), "alpha", "1.5"),
+    ("evaluate_fast alpha=nan", lambda: G.evaluate_fast(np.array([0.5, np.nan])), "alpha", "nan"),
+    ("evaluate_fast scalar alpha=1.5", lambda: G.evaluate_fast(1.5), "alpha", "1.5"),
+    ("evaluate_mpmath alpha=1.5", lambda: G.evaluate_mpmath(1.5), "alpha", "1.5"),
+    # digits / rounding
+    ("digits=0", lambda: G.evaluate(0.5, digits=0), "digits", "0"),
+    ("digits=1.5", lambda: G.evaluate(0.5, digits=1.5), "digits", "1.5"),
+    ("digits=True", lambda: G.evaluate(0.5, digits=True), "digits", "True"),
+    ("delta digits=0", lambda: G.delta(1, digits=0), "digits", "0"),
+    ("inverse_at digits=1.5", lambda: G.inverse_at(0.5, digits=1.5), "digits", "1.5"),
+    ("tightest_mu digits=0", lambda: gdpproof.tightest_mu(G, digits=0), "digits", "0"),
+    ("rounding=sideways", lambda: G.evaluate(0.5, rounding="sideways"), "rounding", "sideways"),
+    ("inverse_at rounding=sideways", lambda: G.inverse_at(0.5, rounding="sideways"), "rounding", "sideways"),
+    # delta(epsilon)
+    ("delta() epsilon=-1", lambda: G.delta(-1), "epsilon", "-1"),
+    ("laplace delta() epsilon=-1", lambda: gdpproof.laplace(1).delta(-1), "epsilon", "-1"),
+    ("delta() epsilon=nan", lambda: G.delta(float("nan")), "epsilon", "nan"),
+    # mu_from_points
+    ("points=[]", lambda: gdpproof.mu_from_points([]), "points", "[]"),
+    ("points=[(0.5,)]", lambda: gdpproof.mu_from_points([(0.5,)]), "points[0]", "(0.5,)"),
+    ("points beta=1.5", lambda: gdpproof.mu_from_points([(0.5, 1.5)]), "points[0][1]", "1.5"),
+    # location_family
+    (
+        "density integrates to 2",
+        lambda: gdpproof.location_family(sympy.exp(-abs(X)), X, mu=1),
+        "density",
+        "exp(",
+    ),
+    ("location_family mu=-1", lambda: gdpproof.location_family(sympy.exp(-abs(X)) / 2, X, mu=-1), "mu", "-1"),
+]
+
+
+def _row(r):
+    if hasattr(r, "marks"):  # a pytest.param row (a namedtuple itself, so test this first)
+        return pytest.param(*r.values[1:], id=r.values[0], marks=r.marks)
+    return pytest.param(*r[1:], id=r[0])
+
+
+@pytest.mark.parametrize(("call", "name", "shown"), [_row(r) for r in BAD])
+def test_bad_argument_raises(call, name: str, shown: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    assert isinstance(info.value, ValueError)
+    msg = str(info.value)
+    assert f"{name}=" in msg, f"message does not name {name!r}: {msg}"
+    assert shown.lower() in msg.lower(), f"message does not show the value {shown!r}: {msg}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic parameters: accepted unless provably invalid; numeric methods refuse them
+# ---------------------------------------------------------------------------------------------
+
+
+def test_symbolic_parameter_without_assumptions_is_accepted() -> None:
+    m = sympy.Symbol("m")
+    g = gdpproof.gaussian(m)
+    assert g.parameters["mu"] == m
+
+
+def test_symbolic_positive_parameter_is_accepted() -> None:
+    m = sympy.Symbol("m", positive=True)
+    assert gdpproof.gaussian(m).parameters["mu"] == m
+    assert gdpproof.laplace(m + 1).parameters["mu"] == m + 1
+
+
+def test_provably_negative_symbolic_parameter_is_rejected() -> None:
+    m = sympy.Symbol("m", positive=True)
+    with pytest.raises(InvalidParameterError, match="mu=-m"):
+        gdpproof.gaussian(-m)
+    with pytest.raises(InvalidParameterError, match="epsilon=-m"):
+        gdpproof.eps_delta(-m)
+    with pytest.raises(InvalidParameterError, match="delta=m \\+ 1"):
+        gdpproof.eps_delta(1, m + 1)
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        lambda f: f.evaluate("0.5"),
+        lambda f: f.evaluate_fast(np.array([0.5])),
+        lambda f: f.evaluate_mpmath("0.5"),
+        lambda f: f.delta(1),
+        lambda f: f.inverse_at("0.5"),
+    ],
+    ids=["evaluate", "evaluate_fast", "evaluate_mpmath", "delta", "inverse_at"],
+)
+def test_numeric_methods_refuse_symbolic_parameters(method) -> None:
+    f = gdpproof.gaussian(sympy.Symbol("m", positive=True))
+    with pytest.raises(InvalidParameterError, match="mu=m"):
+        method(f)
+
+
+def test_substituting_a_symbolic_parameter_makes_it_numeric() -> None:
+    f = gdpproof.gaussian(sympy.Symbol("m", positive=True)).substitute(mu=1)
+    assert f.evaluate("0.05", digits=12) == G.evaluate("0.05", digits=12)
+
+
+# ---------------------------------------------------------------------------------------------
+# Irrational sympy numbers are enclosed in balls (once a bare TypeError: kept as a regression)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: gdpproof.gaussian(sympy.sqrt(2)).evaluate("0.3", digits=20),
+        lambda: G.evaluate(sympy.sqrt(2) / 2, digits=20),
+        lambda: gdpproof.gaussian(sympy.pi).delta(1, digits=20),
+    ],
+    ids=["mu=sqrt(2)", "alpha=sqrt(2)/2", "mu=pi delta"],
+)
+def test_irrational_sympy_numbers(call) -> None:
+    value = call()
+    assert isinstance(value, gdpproof.Certified) and value.method == "arb"

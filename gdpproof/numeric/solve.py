@@ -14,6 +14,8 @@ Thm. 8 (the analytic Gaussian mechanism, sigma = sensitivity / mu).
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -58,6 +60,9 @@ _DUAL = arb_function(GAUSSIAN_DUAL, (EPS, MU))
 _LOG_DUAL = arb_function(GAUSSIAN_LOG_DUAL, (EPS, MU))
 _DLOG_DUAL_EPS = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU))
 _DLOG_DUAL_MU = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU))
+#: d delta / d epsilon = -e^epsilon Phi(-epsilon/mu - mu/2): sympy simplifies the derivative of
+#: the shipped expression to this (the phi terms cancel), so Newton steps cost two erfc calls.
+_D_DUAL_EPS = arb_function(sympy.simplify(sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS, MU))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,60 +133,131 @@ def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, dig
 
     ``ok(x)`` is a certified test of the admissible side; admissible points form an interval
     [x*, inf) when ``increasing_ok`` (round up: smallest admissible decimal) or (0, x*]
-    otherwise (round down: largest admissible decimal).
+    otherwise (round down: largest admissible decimal).  The estimate is usually right to the
+    last unit, and a few unit steps settle it; if not (an ill-conditioned boundary), the
+    boundary is bracketed by galloping and bisection with certified tests, then settled.
     """
-    m, e = round_fraction(estimate, digits, rounding)
-    c = Fraction(m) * Fraction(10) ** e
-    for _ in range(64):
-        if c <= 0:
-            raise PrecisionError("the boundary is not positive")
-        here = ok(c)
-        if increasing_ok:
-            if not here:
-                c = _neighbour(c, digits, up=True)
+    c = _decimal_fraction(estimate, digits, rounding)
+    for attempt in range(2):
+        for _ in range(6):
+            if c <= 0:
+                raise PrecisionError("the boundary is not positive")
+            if not ok(c):  # on the wrong side: one unit towards the admissible side
+                c = _neighbour(c, digits, up=increasing_ok)
                 continue
-            below = _neighbour(c, digits, up=False)
-            if below > 0 and ok(below):
-                c = below
+            beyond = _neighbour(c, digits, up=not increasing_ok)  # one unit further out
+            if beyond > 0 and ok(beyond):
+                c = beyond
                 continue
-        else:
-            if not here:
-                c = _neighbour(c, digits, up=False)
-                continue
-            if ok(_neighbour(c, digits, up=True)):
-                c = _neighbour(c, digits, up=True)
-                continue
-        m, e = round_fraction(c, digits, "nearest")
-        return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="arb")
+            return Certified(_decimal(*round_fraction(c, digits, "nearest"), digits), digits=digits,
+                             rounding=rounding, method="arb")
+        if attempt == 0:
+            c = _decimal_fraction(_bisect_boundary(c, ok, digits, increasing_ok), digits, rounding)
     raise PrecisionError("the estimate of the boundary did not converge")
 
 
+def _decimal_fraction(x: Fraction, digits: int, rounding: str) -> Fraction:
+    m, e = round_fraction(x, digits, rounding)
+    return Fraction(m) * Fraction(10) ** e
+
+
+def _bisect_boundary(c: Fraction, ok: Callable[[Fraction], bool], digits: int, increasing_ok: bool) -> Fraction:
+    """Bracket the boundary near c by galloping, then bisect it to 10^-(digits+3) relative."""
+    inside = ok(c)
+    width = c * Fraction(1, 10 ** (digits + 2))
+    # gallop away from c until the test flips: towards smaller x if c is on the upper side
+    go_down = inside == increasing_ok
+    other = c
+    for _ in range(4096):
+        other = c - width if go_down else c + width
+        if other <= 0:
+            other = Fraction(0)
+            break
+        if ok(other) != inside:
+            break
+        c, width = other, width * 2
+    lo, hi = (other, c) if go_down else (c, other)
+    while hi - lo > hi * Fraction(1, 10 ** (digits + 3)):
+        mid = (lo + hi) / 2
+        if ok(mid) == increasing_ok:
+            hi = mid
+        else:
+            lo = mid
+    return hi if increasing_ok else lo
+
+
+def _magnitude(x: flint.arb) -> int:
+    """The binary exponent of |x| (about log2 |x|); 0 for zero."""
+    if x.is_zero():
+        return 0
+    man, exp = x.mid().man_exp()
+    return int(man).bit_length() + int(exp)
+
+
 def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.arb]], bits: int,
-            positive: bool = True) -> Fraction:
+            positive: bool = True, max_steps: int = 200) -> Fraction:
     """Newton's method on midpoints (no rigour needed: the result is only a candidate).
 
     Runs ``bits`` of precision plus what the start's magnitude costs in cancellation (delta at
     mu = 1e-300 cancels 1000 bits), so tiny roots are found as easily as ordinary ones.
     """
-    exp = int(x0.mid().man_exp()[1]) if not x0.is_zero() else 0
-    extra = 32 + max(0, -exp)
+    extra = 32 + max(0, -_magnitude(x0))
     with arb_precision(bits + extra):
         x = x0
-        for _ in range(200):
+        for _ in range(max_steps):
             g, dg = step(x)
             if not (g.is_finite() and dg.is_finite()) or dg.is_zero():
                 break
             new = (x - g / dg).mid()
             if positive and new <= 0:
                 new = (x / 2).mid()
-            if abs(new - x) <= abs(x) * flint.arb(2) ** (-bits - 8):
-                x = new
-                break
+            # quadratic convergence: a step below sqrt of the target leaves an error below it
+            done = abs(new - x) <= abs(x) * flint.arb(2) ** (-(bits + 8) // 2 - 8)
             x = new
+            if done:
+                break
         ends = arb_endpoints(x.mid())
     if ends is None:
         raise PrecisionError("Newton's method left the finite range")
     return ends[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _float_log_dual() -> tuple[Callable[[float, float], float], Callable[[float, float], float]]:
+    """log delta and its epsilon-derivative as float code, lambdified from the same expression."""
+    import scipy.special
+
+    mods = [{"erfcx": scipy.special.erfcx, "log1p": math.log1p, "erfc": math.erfc}, "math"]
+    f = sympy.lambdify((EPS, MU), GAUSSIAN_LOG_DUAL, modules=mods)
+    df = sympy.lambdify((EPS, MU), sympy.diff(GAUSSIAN_LOG_DUAL, EPS), modules=mods)
+    return f, df
+
+
+def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
+    """A float64 estimate of the root by safeguarded Newton; None outside the float range."""
+    if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
+        return None
+    f, df = _float_log_dual()
+    try:
+        lo, hi = 0.0, 1.0
+        while f(hi, mu) > log_target:
+            lo, hi = hi, hi * 2
+            if hi > 1e7:
+                return None
+        x = hi
+        for _ in range(60):
+            g = f(x, mu) - log_target
+            if g > 0:
+                lo = x
+            else:
+                hi = x
+            step = x - g / df(x, mu)
+            x = step if lo < step < hi else (lo + hi) / 2
+            if hi - lo <= 1e-15 * hi or abs(g) < 1e-15:
+                break
+        return x if math.isfinite(x) and x > 0 else None
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
 
 
 def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
@@ -192,8 +268,7 @@ def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int,
     """
     x = start
     for _ in range(1 << 16):
-        exp = int(x.mid().man_exp()[1])
-        with arb_precision(bits + 32 + max(0, -exp)):
+        with arb_precision(bits + 32 + max(0, -_magnitude(x))):
             v = f(x)
             if v <= 0:
                 return x
@@ -230,9 +305,15 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
     Certified('9.744331372E-348', digits=10, rounding='up')
     """
-    from ..symbolic.tradeoff import gaussian
-
-    return gaussian(mu).delta(epsilon, digits=digits)
+    _check_request(digits, "up")
+    m = nonnegative("mu", mu)
+    e = _nonneg("epsilon", epsilon)
+    if m == 0:
+        return _zero(digits, "up")
+    if m.free_symbols:
+        raise InvalidParameterError(f"mu={m} is symbolic; numeric evaluation needs a number")
+    return certify(GAUSSIAN_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up", unit_interval=True,
+                   what=lambda: f"delta at mu={m}, epsilon={e}")
 
 
 def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
@@ -305,9 +386,16 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     bits = working_bits(digits)
     with arb_precision(bits + 64):
         log_target = arb_of_fraction(df).log()
-    # start on the far side (delta already below the target): Newton on log delta from there
-    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
-    est = _newton(hi, step, bits)
+    guess = _float_epsilon_guess(float(mf), float(log_target.mid()))
+    if guess is not None:  # a float64 root (~50 good bits): Newton on delta itself doubles them
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+            am = arb_of_fraction(mf)  # made here, at the Newton precision
+            return _DUAL(x, am) - arb_of_fraction(df), _D_DUAL_EPS(x, am)
+
+        est = _newton(flint.arb(guess), delta_step, bits)
+    else:  # start on the far side (delta already below the target), Newton on log delta
+        hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
+        est = _newton(hi, step, bits)
     return _certify_boundary(est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)
 

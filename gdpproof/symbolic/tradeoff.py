@@ -80,11 +80,6 @@ class TradeOff:
         """The parameters by name."""
         return {s.name: v for s, v in self.params}
 
-    def __post_init__(self) -> None:
-        if self.dual_template is not None and epsilon in self.dual_template.free_symbols - {
-                s for s, _ in self.params}:
-            raise InvalidParameterError("dual_template must be written in epsilon_prime, not epsilon")
-
     def __call__(self, a: Any) -> sympy.Expr:
         """f(a) as a sympy expression (exact; use :meth:`evaluate` for digits)."""
         return self.expr.xreplace({alpha: exact("alpha", a)})

@@ -110,7 +110,45 @@ def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]
         return a == b, f"envelope of delta(eps) at 0.2: {a}; G_1(0.2) = {b}", {"envelope": str(a), "direct": str(b)}
 
     out.append(("trade-off envelope of the Gaussian delta(eps) is G_mu", envelope))
+
+    def conversions() -> tuple[bool, str, dict]:
+        eps = g.epsilon_from_delta(1, "1e-5", digits=digits)
+        back = g.delta_from_epsilon(1, eps, digits=digits)
+        mu = g.mu_from_epsilon_delta(1, "1e-5", digits=digits)
+        sigma = g.sigma_from_epsilon_delta(1, "1e-5", digits=digits)
+        ok = back <= Decimal("1e-5") and g.delta_from_epsilon(mu, 1, digits=digits) <= Decimal("1e-5")
+        return ok, f"mu=1: eps(1e-5) = {eps}; (1, 1e-5)-DP: mu <= {mu}, sigma >= {sigma}", {
+            "eps": str(eps), "mu": str(mu), "sigma": str(sigma), "delta_at_eps": str(back)}
+
+    out.append(("conversions: eps(delta), mu(eps, delta), sigma round trip", conversions))
+
+    for path in _derivation_files():
+        def derivation(path: Path = path) -> tuple[bool, str, dict]:
+            import contextlib
+            import importlib.util
+
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.path.insert(0, str(path.parent))
+            buf = io.StringIO()
+            try:
+                spec.loader.exec_module(module)
+                with contextlib.redirect_stdout(buf):
+                    module.main()
+            except AssertionError as exc:
+                return False, f"assertion failed: {exc}", {}
+            finally:
+                sys.path.remove(str(path.parent))
+            return True, buf.getvalue().strip(), {}
+
+        out.append((f"derivation {path.stem}", derivation))
     return out
+
+
+def _derivation_files() -> list[Path]:
+    """derivations/d*.py of a source checkout (absent from an installed wheel: then none)."""
+    root = Path(__file__).resolve().parents[2] / "derivations"
+    return sorted(root.glob("d[0-9][0-9]_*.py")) if root.is_dir() else []
 
 
 def _plot() -> str | None:

@@ -106,24 +106,39 @@ def conjugate(f: Any) -> sympy.Expr:
 def ordered_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]]:
     """The pieces of a (piecewise) function of alpha as (expression, start, end), left to right.
 
-    Needs numeric parameters: each condition is turned into a subset of [0, 1].
+    Needs numeric parameters.  The breakpoints are the roots in (0, 1) of the conditions'
+    boundaries; the active piece between two of them is found by evaluating the conditions at
+    the midpoint (sympy's ``as_set`` is avoided: it can hang on conditions with exp(1/3)).
     """
     expr = piecewise_form(expr)
-    out = []
-    seen = sympy.EmptySet
-    for e, cond in _pieces(expr):
-        try:
-            region = sympy.Interval(0, 1) if cond is sympy.true else cond.as_set().intersect(sympy.Interval(0, 1))
-        except (NotImplementedError, TypeError, ValueError) as exc:
-            raise SymbolicError(f"cannot turn the condition {cond} into an interval of alpha") from exc
-        region = region - seen
-        seen = seen | region
-        if region.is_empty or region.measure == 0:
+    points = {sympy.Integer(0), sympy.Integer(1)}
+    for _, cond in _pieces(expr):
+        for rel in cond.atoms(sympy.core.relational.Relational):
+            try:
+                sols = sympy.solve(rel.lhs - rel.rhs, alpha)
+            except NotImplementedError as exc:
+                raise SymbolicError(f"cannot solve the breakpoint condition {rel}") from exc
+            for sol in sols:
+                if not sol.is_number:
+                    raise SymbolicError(f"the breakpoint {sol} of {rel} is not a number")
+                if sol.is_real and _inside(sol) and sol not in (0, 1):
+                    points.add(sympy.nsimplify(sol) if sol.is_Float else sol)
+    ordered = sorted(points, key=lambda v: sympy.N(v, 40))
+    out: list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]] = []
+    for a, b in zip(ordered, ordered[1:]):
+        if sympy.N(b - a, 40) == 0:
             continue
-        parts = region.args if isinstance(region, sympy.Union) else (region,)
-        for part in parts:
-            out.append((e, part.inf, part.sup))
-    out.sort(key=lambda piece: sympy.N(piece[1], 30))
+        mid = (a + b) / 2
+        for e, cond in _pieces(expr):
+            verdict = cond.xreplace({alpha: mid})  # numbers: sympy decides by evaluating
+            if verdict is sympy.true:
+                break
+        else:
+            raise SymbolicError(f"no piece of {expr} applies at alpha = {mid}")
+        if out and out[-1][0] == e:
+            out[-1] = (e, out[-1][1], b)
+        else:
+            out.append((e, a, b))
     return out
 
 

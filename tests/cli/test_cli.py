@@ -35,6 +35,22 @@ def test_convert_headline(capsys):
     assert code == 0 and obj["delta"] == "0.1269367375066439458008296247577668804151" and obj["rounding"] == "up"
 
 
+def test_convert_all_modes_and_calibrate(capsys):
+    code, out, _ = run(capsys, "convert", "--mu", "1", "--delta", "1e-5", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["eps"] == "4.37717809568122462765011629325" and obj["rounding"] == "up"
+    code, out, _ = run(capsys, "convert", "--eps", "1", "--delta", "1e-5", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["mu"] == "0.268051123211294217903035572370" and obj["rounding"] == "down"
+    assert obj["certified"] == "arb" and obj["digits"] == 30
+    code, out, _ = run(capsys, "calibrate", "--eps", "1", "--delta", "1e-5", "--sensitivity", "2", "--json",
+                       "--digits", "12")
+    obj = json.loads(out)
+    assert code == 0 and obj["sigma"] == "7.46126326964" and obj["rounding"] == {"sigma": "up", "mu": "down"}
+    code, out, _ = run(capsys, "convert", "--mu", "1", "--delta", "0")
+    assert code == 0 and out.strip() == "Infinity"
+
+
 def test_delta_and_tightest_mu(capsys):
     code, out, _ = run(capsys, "delta", "laplace", "--mu", "2", "--at", "2", "--digits", "10")
     assert code == 0 and out.strip() == "0"
@@ -59,6 +75,16 @@ def test_check_exit_codes(capsys):
         (["convert", "--mu", "1", "--eps", "1", "--digits", "0"], "digits=0 must be between 1 and 5000"),
         (["check", "laplace", "--mu", "1", "--points", "1"], "--points=1 must be at least 2"),
         (["tradeoff", "eps-delta", "--eps", "1", "--delta", "2", "--alpha", "0.1"], "delta='2' must be in [0, 1]"),
+        (["convert", "--mu", "1"], "exactly two of --mu, --eps, --delta"),
+        (["convert", "--mu", "1", "--eps", "1", "--delta", "0.1"], "exactly two of --mu, --eps, --delta"),
+        (["convert", "--mu", "1", "--delta", "1.5"], "delta='1.5' must be in [0, 1]"),
+        (["convert", "--eps", "-1", "--delta", "1e-5"], "epsilon='-1' must be >= 0"),
+        (["convert", "--mu", "inf", "--eps", "1"], "mu='inf' must be finite"),
+        (["convert", "--mu", "1", "--delta", "1e-2000000"], "delta='1e-2000000' has a decimal exponent"),
+        (["calibrate", "--eps", "1", "--delta", "1e-5", "--sensitivity", "-2"], "sensitivity='-2' must be >= 0"),
+        (["calibrate", "--eps", "x", "--delta", "1e-5"], "epsilon='x' is not a number"),
+        (["calibrate", "--eps", "1"], "the following arguments are required: --delta"),
+        (["tradeoff", "laplace", "--mu", "1", "--alpha", "0.1", "--digits", "9000"], "digits=9000 must be between"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):

@@ -352,6 +352,30 @@ def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) ->
 # ---------------------------------------------------------------------------------------------
 
 
+def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fraction | None) -> Fraction:
+    """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified).
+
+    From a float64 root when one exists (then Newton on delta itself if the target is given
+    as a number), else from a bracket found by doubling, Newton on log delta.
+    """
+    guess = _float_epsilon_guess(float(mf), float(log_target.mid()))
+    if guess is not None and target is not None:
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+            am = arb_of_fraction(mf)  # made here, at the Newton precision
+            return _DUAL(x, am) - arb_of_fraction(target), _D_DUAL_EPS(x, am)
+
+        return _newton(flint.arb(guess), delta_step, bits)
+
+    def log_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        am = arb_of_fraction(mf)
+        return _LOG_DUAL(x, am) - log_target, _DLOG_DUAL_EPS(x, am)
+
+    if guess is not None:
+        return _newton(flint.arb(guess), log_step, bits)
+    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
+    return _newton(hi, log_step, bits)
+
+
 def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     r"""The smallest epsilon >= 0 with delta_mu(epsilon) <= delta, rounded up (a privacy loss).
 
@@ -377,25 +401,10 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     mf, df = _frac(m), _frac(d)
     if _delta_le(mf, Fraction(0), df, digits):
         return _zero(digits, "up")
-    log_target = flint.arb(0)
-
-    def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
-        am = arb_of_fraction(mf)
-        return _LOG_DUAL(x, am) - log_target, _DLOG_DUAL_EPS(x, am)
-
     bits = working_bits(digits)
     with arb_precision(bits + 64):
         log_target = arb_of_fraction(df).log()
-    guess = _float_epsilon_guess(float(mf), float(log_target.mid()))
-    if guess is not None:  # a float64 root (~50 good bits): Newton on delta itself doubles them
-        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
-            am = arb_of_fraction(mf)  # made here, at the Newton precision
-            return _DUAL(x, am) - arb_of_fraction(df), _D_DUAL_EPS(x, am)
-
-        est = _newton(flint.arb(guess), delta_step, bits)
-    else:  # start on the far side (delta already below the target), Newton on log delta
-        hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
-        est = _newton(hi, step, bits)
+    est = _epsilon_root(mf, log_target, bits, df)
     return _certify_boundary(est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)
 
@@ -432,13 +441,9 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     if log_le(Fraction(0)):
         return _zero(digits, "up")
 
-    def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
-        am = arb_of_fraction(mf)
-        return _LOG_DUAL(x, am) - arb_of_fraction(lf), _DLOG_DUAL_EPS(x, am)
-
     bits = working_bits(digits)
-    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - arb_of_fraction(lf), flint.arb(1), 2, bits)
-    est = _newton(hi, step, bits)
+    with arb_precision(bits + 64):
+        est = _epsilon_root(mf, arb_of_fraction(lf), bits, None)
     return _certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True)
 
 

@@ -1,6 +1,7 @@
 """The ``gdpproof`` command line.  It parses, calls the public API and prints; no mathematics.
 
-Exit codes: 0 success, 1 a check found a violation, 2 bad input (one line on stderr).
+Exit codes: 0 success, 1 a check found a violation, 2 bad input (one line on stderr), 3 the
+requested digits could not be certified (PrecisionError; nothing is printed on stdout).
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ def _family(args: argparse.Namespace) -> Any:
 
     need = {"gaussian": ("mu",), "laplace": ("mu",), "eps-delta": ("epsilon",),
             "randomized-response": ("epsilon",)}[args.kind]
+    allowed = {"eps-delta": ("epsilon", "delta")}.get(args.kind, need)
     for name in need:
         if getattr(args, name) is None:
             raise _Usage(f"--{name.replace('epsilon', 'eps')} is required for kind {args.kind}")
+    for name in ("mu", "epsilon", "delta"):
+        if getattr(args, name) is not None and name not in allowed:
+            raise _Usage(f"--{name.replace('epsilon', 'eps')}={getattr(args, name)} does not apply to kind "
+                         f"{args.kind} (it takes {', '.join('--' + n.replace('epsilon', 'eps') for n in allowed)})")
     if args.kind == "gaussian":
         return gaussian(args.mu)
     if args.kind == "laplace":
@@ -197,8 +203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gdpproof: error: {exc}", file=sys.stderr)
         return 2
     except GdpproofError as exc:
+        # 2: bad input; 3: the requested digits could not be certified (nothing is printed)
         print(f"gdpproof: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ValueError) else 1
+        return 2 if isinstance(exc, ValueError) else 3
+    except OSError as exc:
+        print(f"gdpproof: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -42,6 +42,8 @@ _ROUNDINGS = ("up", "down", "nearest")
 
 #: Precision ceiling in bits for the doubling loop (about 20,000 decimal digits).
 MAX_BITS = 1 << 16
+#: Largest number of digits a result may have (Python refuses to print ints above 4300 digits).
+MAX_DIGITS = 4000
 
 
 class Certified(Decimal):
@@ -235,8 +237,8 @@ def _check_request(digits: int, rounding: str) -> None:
 
     if isinstance(digits, bool) or not isinstance(digits, int):
         raise _bad("digits", digits, "must be an int")
-    if not 1 <= digits <= 5000:
-        raise _bad("digits", digits, "must be between 1 and 5000")
+    if not 1 <= digits <= MAX_DIGITS:
+        raise _bad("digits", digits, f"must be between 1 and {MAX_DIGITS}")
     if rounding not in _ROUNDINGS:
         raise _bad("rounding", rounding, f"must be one of {', '.join(_ROUNDINGS)}")
 

@@ -229,7 +229,8 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     f0 = _endpoint(f, 0)
     if f0 is not None and f0 < 1:
         return Certified("Infinity", digits=digits, rounding="up", method="exact")
-    if f.name == "identity" or sympy.simplify(sd.piecewise_form(f.expr) - (1 - ALPHA)) == 0:
+    if (f.name == "identity" or (f.name == "laplace" and params[sd.MU] == 0)
+            or sympy.simplify(sd.piecewise_form(f.expr) - (1 - ALPHA)) == 0):
         return Certified(0, digits=digits, rounding="up", method="exact")  # Id = G_0
     z = sympy.Symbol("z", real=True)
     h = sd.pointwise_mu(sd.piecewise_form(f.template), z)
@@ -250,8 +251,8 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
             return None  # boxes near the tails need more precision: try again with it
         if box is None:
             raise PrecisionError(
-                f"branch and bound could not settle {digits} digits of the tightest mu of {f!r} "
-                f"(the pointwise mu is too flat); ask for fewer digits"
+                f"branch and bound could not settle {digits} digits of the tightest mu of {f!r}: "
+                f"its pointwise mu is too flat near the supremum (the function is nearly Gaussian)"
             )
         return max(box[0], Fraction(0)), max(box[1], Fraction(0))
 

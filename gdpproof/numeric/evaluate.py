@@ -151,7 +151,8 @@ def tradeoff_mpmath(f: Any, alpha: Any, *, dps: int = 30) -> mpmath.mpf:
     # digits; a fixed guard would lose digits where the form itself cancels (erfcinv(2 alpha)
     # for alpha within 1e-22 of 1 loses 22 digits)
     # the inputs must be represented well enough first: alpha = 1 - 1e-72 needs 72 digits
-    guard = GUARD_DIGITS + min(10000, max((len(str(int(v.q))) for v in (a, *vals) if v.is_Rational), default=0))
+    guard = GUARD_DIGITS + min(10000, max((int(int(v.q).bit_length() * 0.30103) + 1 for v in (a, *vals)
+                                            if v.is_Rational), default=0))
     value = _mp_eval(f.template, (ALPHA, *syms), (a, *vals), dps + guard)
     while value is not None and guard < 8 * dps + 200:
         guard *= 2

@@ -75,6 +75,17 @@ def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:
     return tuple(np.broadcast_arrays(*arrays))
 
 
+def _require(name: str, a: np.ndarray, *, lo: float = 0.0, hi: float = np.inf, finite: bool = True) -> None:
+    """Raise naming the first entry outside [lo, hi] (or infinite when ``finite``)."""
+    bad = (a < lo) | (a > hi) | (np.isinf(a) if finite else False)
+    if np.any(bad):
+        value = float(np.asarray(a)[bad].flat[0])
+        rule = f"must be in [{lo:g}, {hi:g}]" if np.isfinite(hi) else f"must be >= {lo:g}"
+        if finite and np.isinf(value):
+            rule = "must be finite"
+        raise InvalidParameterError(f"{name}={value!r} {rule}")
+
+
 def _certified_fill(out: np.ndarray, mask: np.ndarray, compute: Any, *arrays: np.ndarray) -> int:
     idx = np.flatnonzero(mask)
     flat = out.reshape(-1)
@@ -108,8 +119,8 @@ def delta_from_epsilon(mu: Any, epsilon: Any) -> np.ndarray:
     from ..numeric.solve import delta_from_epsilon as certified
 
     m, e = _as_arrays(mu=mu, epsilon=epsilon)
-    if (m < 0).any() or (e < 0).any() or np.isinf(m).any() or np.isinf(e).any():
-        raise InvalidParameterError("mu and epsilon must be finite and >= 0")
+    _require("mu", m)
+    _require("epsilon", e)
     fn, _ = _dual_parts()
     with np.errstate(all="ignore"):
         out = np.asarray(fn(e, m), dtype=np.float64)
@@ -146,8 +157,8 @@ def epsilon_from_delta(mu: Any, delta: Any) -> np.ndarray:
     from ..numeric.solve import epsilon_from_delta as certified
 
     m, d = _as_arrays(mu=mu, delta=delta)
-    if (m < 0).any() or np.isinf(m).any() or (d < 0).any() or (d > 1).any():
-        raise InvalidParameterError("mu must be finite and >= 0 and delta in [0, 1]")
+    _require("mu", m)
+    _require("delta", d, hi=1.0)
     fn, erfcx = _dual_parts()
     with np.errstate(all="ignore"):
         at0 = np.asarray(fn(0.0, m)) * np.ones_like(m)
@@ -176,8 +187,8 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any) -> np.ndarray:
     from ..numeric.solve import mu_from_epsilon_delta as certified
 
     e, d = _as_arrays(epsilon=epsilon, delta=delta)
-    if (e < 0).any() or np.isinf(e).any() or (d < 0).any() or (d > 1).any():
-        raise InvalidParameterError("epsilon must be finite and >= 0 and delta in [0, 1]")
+    _require("epsilon", e)
+    _require("delta", d, hi=1.0)
     fn, erfcx = _dual_parts()
     with np.errstate(all="ignore"):
         lo = np.full(e.shape, MU_RANGE[0] / 4)
@@ -200,7 +211,8 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any) -> np.ndarray:
 def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1.0) -> np.ndarray:
     """sensitivity / mu(epsilon, delta) in float64, for arrays (the analytic Gaussian mechanism)."""
     s = np.asarray(sensitivity, dtype=np.float64)
-    if np.isnan(s).any() or (s < 0).any() or np.isinf(s).any():
-        raise InvalidParameterError("sensitivity must be finite and >= 0")
+    if np.isnan(s).any():
+        raise InvalidParameterError("sensitivity=nan must not be NaN")
+    _require("sensitivity", s)
     with np.errstate(divide="ignore"):
         return s / mu_from_epsilon_delta(epsilon, delta)

@@ -194,9 +194,14 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
     Returns the summary dictionary (also written as JSON), with ``passed`` and ``total``.
     """
     import gdpproof
+    from gdpproof.numeric.certify import _check_request
 
+    _check_request(digits, "up")
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise gdpproof.InvalidParameterError(f"out={str(out)!r} cannot be created: {exc.strerror}") from None
     checks = _checks(digits)
     rows = []
     start = time.perf_counter()

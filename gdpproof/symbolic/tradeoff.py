@@ -117,7 +117,7 @@ class TradeOff:
         alpha : real
             Type I error, 0 <= alpha <= 1; strings are exact decimals.
         digits : int
-            Significant digits of the result (1 to 5000).
+            Significant digits of the result (1 to 4000).
         rounding : {"down", "up", "nearest"}
             Direction of the last digit.  The default ``"down"`` is the safe one for a
             trade-off value: the returned beta never overstates privacy.

@@ -72,7 +72,7 @@ def test_check_exit_codes(capsys):
         (["tradeoff", "gaussian", "--alpha", "0.5"], "--mu is required"),
         (["tradeoff", "nope", "--alpha", "0.5"], "invalid choice"),
         (["convert", "--mu", "1", "--eps", "nan"], "must not be NaN"),
-        (["convert", "--mu", "1", "--eps", "1", "--digits", "0"], "digits=0 must be between 1 and 5000"),
+        (["convert", "--mu", "1", "--eps", "1", "--digits", "0"], "digits=0 must be between 1 and 4000"),
         (["check", "laplace", "--mu", "1", "--points", "1"], "--points=1 must be at least 2"),
         (["tradeoff", "eps-delta", "--eps", "1", "--delta", "2", "--alpha", "0.1"], "delta='2' must be in [0, 1]"),
         (["convert", "--mu", "1"], "exactly two of --mu, --eps, --delta"),
@@ -85,6 +85,10 @@ def test_check_exit_codes(capsys):
         (["calibrate", "--eps", "x", "--delta", "1e-5"], "epsilon='x' is not a number"),
         (["calibrate", "--eps", "1"], "the following arguments are required: --delta"),
         (["tradeoff", "laplace", "--mu", "1", "--alpha", "0.1", "--digits", "9000"], "digits=9000 must be between"),
+        (["convert", "--mu", "1", "--eps", "1", "--digits", "4500"], "digits=4500 must be between 1 and 4000"),
+        (["tradeoff", "gaussian", "--mu", "1", "--eps", "1", "--alpha", "0.1"], "--eps=1 does not apply to kind gaussian"),
+        (["report", "--digits", "0"], "digits=0 must be between 1 and 4000"),
+        (["report", "--out", "/proc/no/such/folder"], "out='/proc/no/such/folder' cannot be created"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
@@ -108,3 +112,20 @@ def test_installed_console_script():
     assert res.returncode == 0 and res.stdout.strip() == "0.126936737507"
     res = subprocess.run([exe, "convert", "--mu", "-2", "--eps", "1"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 2 and res.stderr.strip() == "gdpproof: error: mu='-2' must be >= 0"
+
+
+def test_uncertifiable_is_exit_3_with_nothing_on_stdout(capsys):
+    # delta = 10^(-2.2e17) is beyond a Decimal: refused, not printed wrong
+    code, out, err = run(capsys, "convert", "--mu", "1e-9", "--eps", "1")
+    assert code == 3 and out == "" and "log_delta_from_epsilon" in err and err.count("\n") == 1
+
+
+def test_tightest_mu_of_laplace_zero_is_zero(capsys):
+    code, out, _ = run(capsys, "tightest-mu", "laplace", "--mu", "0", "--digits", "5")
+    assert code == 0 and out.strip() == "0"
+
+
+def test_digits_4000_works(capsys):
+    code, out, _ = run(capsys, "convert", "--mu", "1", "--eps", "1", "--digits", "4000")
+    assert code == 0 and out.startswith("0.12693673750664394580082962475776688041508065011")
+    assert len(out.strip()) == 4002

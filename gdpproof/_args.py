@@ -22,7 +22,7 @@ import sympy
 
 from .errors import InvalidParameterError
 
-__all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability"]
+__all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats"]
 
 
 def show(value: Any) -> str:
@@ -192,3 +192,9 @@ def probability(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
     if _sign_known(v, "ge0") is False or _sign_known(v, "le1") is False:
         raise _bad(name, value, "must be in [0, 1]")
     return v
+
+
+def exact_floats(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with every sympy Float replaced by its exact binary value (as arguments are)."""
+    floats = expr.atoms(sympy.Float)
+    return expr.xreplace({f: sympy.Rational(f) for f in floats}) if floats else expr

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import flint
 import sympy
 
+from .._args import exact_floats
 from ..errors import PrecisionError
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
 
@@ -342,11 +343,11 @@ def certify(
 
 @functools.lru_cache(maxsize=4096)
 def _exact_substitution(expr: sympy.Expr, symbols: tuple, values: tuple) -> sympy.Expr:
-    out = expr.xreplace(dict(zip(symbols, values)))
+    out = exact_floats(expr).xreplace(dict(zip(symbols, values)))
     out = sympy.piecewise_fold(out)
     if isinstance(out, sympy.Piecewise):
         out = out.doit()
-    return sympy.nsimplify(out) if out.is_Float else out
+    return out  # a Float is an approximation, never taken as an exact value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 import sympy
 from sympy import Piecewise, Rational, sqrt
 
+from .._args import exact_floats
 from ..errors import SymbolicError
 from .symbols import Phi, Phi_inv, alpha, delta, epsilon, mu, y
 
@@ -110,7 +111,7 @@ def ordered_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy
     boundaries; the active piece between two of them is found by evaluating the conditions at
     the midpoint (sympy's ``as_set`` is avoided: it can hang on conditions with exp(1/3)).
     """
-    expr = piecewise_form(expr)
+    expr = piecewise_form(exact_floats(expr))
     points = {sympy.Integer(0), sympy.Integer(1)}
     for _, cond in _pieces(expr):
         for rel in cond.atoms(sympy.core.relational.Relational):
@@ -121,8 +122,10 @@ def ordered_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy
             for sol in sols:
                 if not sol.is_number:
                     raise SymbolicError(f"the breakpoint {sol} of {rel} is not a number")
+                if sol.has(sympy.Float):
+                    raise SymbolicError(f"the breakpoint {sol} of {rel} is only known approximately")
                 if sol.is_real and _inside(sol) and sol not in (0, 1):
-                    points.add(sympy.nsimplify(sol) if sol.is_Float else sol)
+                    points.add(sol)
     ordered = sorted(points, key=lambda v: sympy.N(v, 40))
     out: list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]] = []
     for a, b in zip(ordered, ordered[1:]):

@@ -102,3 +102,15 @@ def test_string_arguments_are_exact():
 def test_certify_generic_expression():
     v = certify(sympy.exp(alpha) - 1, (alpha,), (sympy.Rational(1, 10**30),), digits=20, rounding="nearest")
     assert str(v) == "1.0000000000000000000E-30"
+
+
+def test_floats_in_templates_are_exact_binary_values_never_guessed():
+    # a sympy Float 0.1 in a template is 0.1000000000000000055511151231257827..., not 1/10
+    f = gdpproof.TradeOff(1 - sympy.Float(0.1) * alpha, name="float_template")
+    v = f.evaluate(1, digits=20, rounding="up")
+    assert 1 - Fraction(0.1) <= v.to_fraction() < 1 - Fraction(0.1) + Fraction(1, 10**20)
+    # an exact value at a decimal boundary (Float 0.5 is exactly 1/2) goes through the exact
+    # path, which must use the binary value rather than a guess
+    g = gdpproof.TradeOff(1 - sympy.Float(0.5) * alpha, name="half")
+    w = g.evaluate(1, digits=10, rounding="down")
+    assert w == Decimal("0.5") and w.method == "exact"

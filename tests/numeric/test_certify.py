@@ -112,5 +112,5 @@ def test_floats_in_templates_are_exact_binary_values_never_guessed():
     # an exact value at a decimal boundary (Float 0.5 is exactly 1/2) goes through the exact
     # path, which must use the binary value rather than a guess
     g = gdpproof.TradeOff(1 - sympy.Float(0.5) * alpha, name="half")
-    w = g.evaluate(1, digits=10, rounding="down")
-    assert w == Decimal("0.5") and w.method == "exact"
+    w = g.evaluate("0.2", digits=10, rounding="down")  # exactly 0.9: no ball decides it
+    assert w == Decimal("0.9") and w.method == "exact"

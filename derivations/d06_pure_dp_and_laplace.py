@@ -63,7 +63,5 @@ def main() -> None:
     print("d06: Laplace closed form; profiles of f_{eps,delta} and Laplace: verified")
 
 
-_ = epsilon  # the profiles are shown in epsilon, stored in epsilon_prime
-
 if __name__ == "__main__":
     main()

@@ -318,17 +318,7 @@ def test_gaussian_duality_line_below(pair: tuple[str, Fraction], xs: list[Any]) 
     G_mu is rounded up: the assertion fails only on a proven violation.
     """
     mu, e = pair
-    g = gdpproof.gaussian(mu)
-    d = g.delta(e, digits=DUAL_DIGITS)
-    assert d.rounding == "up"
-    d_up = d.to_fraction()
-    assert 0 <= d_up <= 1
-    exp_hi = _exp_upper(e)
-    for a in xs:
-        x = Fraction(a)
-        line_lo = 1 - d_up - exp_hi * x
-        g_hi = upper(g, a, DUAL_DIGITS)
-        assert line_lo <= g_hi, f"G_{mu}({a}) <= {float(g_hi)} < line {float(line_lo)} at epsilon={e}"
+    _check_delta_line(gdpproof.gaussian(mu), e, xs, digits=DUAL_DIGITS)
 
 
 @example(pair=("0.001", Fraction(37, 1000)))
@@ -403,19 +393,22 @@ EXACT_PATH_CASES = [
 ]
 
 
-def _check_delta_line(f: gdpproof.TradeOff, e: Fraction, xs: list[Any]) -> None:
-    d = f.delta(e, digits=20)
+def _check_delta_line(f: gdpproof.TradeOff, e: Fraction, xs: list[Any], digits: int = 20) -> None:
+    """1 - delta(e) - e^e alpha <= f(alpha) at xs: delta rounded up, e^e bounded above and f
+    rounded up, so the assertion fails only on a proven violation."""
+    d = f.delta(e, digits=digits)
     assert d.rounding == "up"
     d_up = d.to_fraction()
     assert 0 <= d_up <= 1
     exp_hi = _exp_upper(e)
     for a in xs:
         x = Fraction(a)
-        assert 1 - d_up - exp_hi * x <= upper(f, a, 20), f"{f!r}: line at epsilon={e} above f({a})"
+        line_lo, f_hi = 1 - d_up - exp_hi * x, upper(f, a, digits)
+        assert line_lo <= f_hi, f"{f!r}({a}) <= {float(f_hi)} < line {float(line_lo)} at epsilon={e}"
     level = _privacy_level(f)
     if level is not None and e >= level:
         d0 = _known_delta(f)
-        assert d0 <= d_up <= d0 + _ulp(d, 20), f"{f!r}.delta({e}) = {d}, expected {d0}"
+        assert d0 <= d_up <= d0 + _ulp(d, digits), f"{f!r}.delta({e}) = {d}, expected {d0}"
 
 
 @settings(max_examples=max(10, settings.default.max_examples // 4))

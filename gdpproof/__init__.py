@@ -11,8 +11,27 @@ Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up'
 from __future__ import annotations
 
 from . import symbols
-from .errors import ConvergenceError, GdpproofError, InvalidParameterError, PrecisionError, SymbolicError
+from .errors import (
+    ConvergenceError,
+    GdpproofError,
+    InvalidParameterError,
+    NotSupportedError,
+    PrecisionError,
+    SymbolicError,
+)
 from .numeric.certify import Certified
+from .numeric.clt import (
+    BerryEsseenBand,
+    DPSGDAccount,
+    Functionals,
+    bar_kappa3,
+    berry_esseen,
+    dpsgd_mu,
+    functionals,
+    kappa2,
+    kappa3,
+    kl,
+)
 from .numeric.duality import mu_from_points, tradeoff_from_delta
 from .numeric.solve import (
     beta_from_mu,
@@ -28,6 +47,7 @@ from .numeric.solve import (
     sigma_from_error_rates,
 )
 from .numeric.validity import ValidityReport, Verdict, check_tradeoff
+from .symbolic.composition import compose, rr_composition, self_compose, subsample, with_delta
 from .symbolic.tradeoff import (
     TradeOff,
     eps_delta,
@@ -66,7 +86,11 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
 
 
 __all__ = [
+    "BerryEsseenBand",
     "Certified",
+    "DPSGDAccount",
+    "Functionals",
+    "NotSupportedError",
     "ConvergenceError",
     "GdpproofError",
     "InvalidParameterError",
@@ -87,7 +111,19 @@ __all__ = [
     "mu_from_sigma",
     "sigma_from_epsilon_delta",
     "sigma_from_error_rates",
+    "bar_kappa3",
+    "berry_esseen",
     "check_tradeoff",
+    "compose",
+    "dpsgd_mu",
+    "functionals",
+    "kappa2",
+    "kappa3",
+    "kl",
+    "rr_composition",
+    "self_compose",
+    "subsample",
+    "with_delta",
     "eps_delta",
     "gaussian",
     "identity",

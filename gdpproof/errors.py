@@ -13,6 +13,7 @@ __all__ = [
     "ConvergenceError",
     "PrecisionError",
     "SymbolicError",
+    "NotSupportedError",
 ]
 
 
@@ -39,4 +40,12 @@ class SymbolicError(GdpproofError, ArithmeticError):
     """sympy could not produce a closed form for the requested operation.
 
     The numeric counterpart of the operation (``*_at`` methods) still works.
+    """
+
+
+class NotSupportedError(GdpproofError, NotImplementedError):
+    """The operation is well defined but gdpproof has no exact method for these arguments yet.
+
+    Raised instead of returning an approximation that would look exact (for example the
+    composition of different mechanism families before numerical composition exists).
     """

@@ -492,6 +492,12 @@ def _compile(e: sympy.Basic, index: dict) -> _Node:
     if type(e).__name__ == "erfcx":
         arg = _compile(e.args[0], index)
         return lambda env: arb_erfcx(arg(env))
+    if isinstance(e, sympy.Function) and type(e).__module__.endswith("symbolic.special"):
+        from .special import compile_special
+
+        node = compile_special(e, index, _compile)
+        if node is not None:
+            return node
     if type(e) in _UNARY:
         op = _UNARY[type(e)]
         arg = _compile(e.args[0], index)

@@ -25,6 +25,7 @@ from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.symbols import alpha as ALPHA
 from ._mp import mp_erfcinv, mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
 from .certify import Certified, _check_request, _decimal, certify, round_fraction
+from .special import mpmath_namespace
 
 __all__ = [
     "tradeoff_value",
@@ -97,6 +98,7 @@ def _namespace(ctx: Any) -> dict:
             min=min,
             abs=abs,
         )
+        ns.update(mpmath_namespace(ctx))
         ctx._gdpproof_namespace = ns
     return ns
 

@@ -22,7 +22,9 @@ __all__ = ["tradeoff_values", "numpy_function"]
 @functools.lru_cache(maxsize=512)
 def numpy_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Any:
     """sympy's lambdified scipy/numpy code for ``expr`` (cached)."""
-    return sympy.lambdify(symbols, expr, modules=["scipy", "numpy"])
+    from .special import numpy_namespace
+
+    return sympy.lambdify(symbols, expr, modules=[numpy_namespace(), "scipy", "numpy"])
 
 
 def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:

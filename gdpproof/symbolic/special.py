@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy
 from sympy import S, erfc, exp, pi, sqrt
 
-__all__ = ["erfcx"]
+__all__ = ["erfcx", "implicit_inverse", "rr_composed", "rr_composed_slope", "rr_composed_delta"]
 
 
 class erfcx(sympy.Function):
@@ -36,3 +36,84 @@ class erfcx(sympy.Function):
 
     def _eval_is_positive(self) -> bool | None:
         return True if self.args[0].is_real else None
+
+
+class implicit_inverse(sympy.Function):
+    r"""inf{t in [0, 1] : g(t) <= v} for a continuous non-increasing g on [0, 1].
+
+    ``implicit_inverse(Lambda(t, g(t)), v)`` is the generalised inverse used for trade-off
+    functions with no closed-form inverse, such as (p G_mu + (1 - p) Id)^{-1} in subsampling.
+    Its derivative in v is 1/g'(t) at the root.  The numeric layer evaluates it by a
+    safeguarded Newton iteration: in ball arithmetic the result is an enclosure of the root
+    (two certified sign checks of g(t) - v), in mpmath and numpy an approximation.
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, g: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:
+        if not isinstance(g, sympy.Lambda) or len(g.variables) != 1:
+            raise TypeError(f"implicit_inverse needs a one-variable Lambda, got {g}")
+        return None
+
+    @property
+    def function(self) -> sympy.Lambda:
+        return self.args[0]
+
+    def derivative_function(self) -> sympy.Lambda:
+        """g' as a Lambda in the same variable."""
+        (var,) = self.function.variables
+        return sympy.Lambda(var, sympy.diff(self.function.expr, var))
+
+    def fdiff(self, argindex: int = 2) -> sympy.Expr:
+        if argindex != 2:
+            raise sympy.ArgumentIndexError(self, argindex)
+        return 1 / self.derivative_function()(self)
+
+    def _code(self, printer: object) -> str:
+        (var,) = self.function.variables
+        name = printer._print(var)  # type: ignore[attr-defined]
+        body = printer._print(self.function.expr)  # type: ignore[attr-defined]
+        dbody = printer._print(self.derivative_function().expr)  # type: ignore[attr-defined]
+        value = printer._print(self.args[1])  # type: ignore[attr-defined]
+        return f"implicit_inverse(lambda {name}: ({body}), lambda {name}: ({dbody}), {value})"
+
+    _mpmathcode = _code
+    _pythoncode = _code
+    _numpycode = _code
+
+
+class rr_composed(sympy.Function):
+    r"""The n-fold composition of randomized response f_{eps,0}, at alpha.
+
+    The trade-off between Binomial(n, e^eps/(1+e^eps)) and Binomial(n, 1/(1+e^eps)) (Dong–Roth–Su
+    §3.1): the Neyman–Pearson tests reject for fewer than j successes, giving the vertices
+    (alpha_j, beta_j) = (P(K < j), Q(K >= j)), j = 0..n+1, joined by segments of slope
+    -e^{eps(n - 2j)}.  Arguments: n, eps, alpha.
+    """
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 3) -> sympy.Expr:
+        if argindex != 3:
+            raise sympy.ArgumentIndexError(self, argindex)
+        return -rr_composed_slope(*self.args)
+
+
+class rr_composed_slope(sympy.Function):
+    """|f'(alpha)| = e^{eps(n - 2j)} on the segment j of :class:`rr_composed` (n, eps, alpha)."""
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 3) -> sympy.Expr:
+        return S.Zero
+
+
+class rr_composed_delta(sympy.Function):
+    r"""delta(eps') of the n-fold randomized response composition (n, eps, eps').
+
+    delta(eps') = sum_k max(0, Q(k) - e^{eps'} P(k)) = Q(K < J) - e^{eps'} P(K < J) with
+    J = #{k : eps (n - 2k) > eps'} (Kairouz, Oh & Viswanath 2015; Dong–Roth–Su Prop. 2.12).
+    """
+
+    nargs = 3

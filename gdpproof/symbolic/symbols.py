@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, erfc, erfcinv, sqrt
 
-__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "x", "y", "t", "Phi", "Phi_inv"]
+__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "x", "y", "t", "Phi", "Phi_inv"]
 
 #: Type I error, the argument of every trade-off function; 0 <= alpha <= 1.
 alpha = sympy.Symbol("alpha", nonnegative=True)
@@ -24,6 +24,8 @@ epsilon_prime = sympy.Symbol("epsilon'", nonnegative=True)
 delta = sympy.Symbol("delta", nonnegative=True)
 #: A sampling probability; 0 <= p <= 1.
 p = sympy.Symbol("p", nonnegative=True)
+#: A number of compositions (mechanism runs); a positive integer.
+n = sympy.Symbol("n", positive=True, integer=True)
 #: The variable of a density (location families).
 x = sympy.Symbol("x", real=True)
 #: The argument of a convex conjugate f*(y).

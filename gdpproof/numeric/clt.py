@@ -1,0 +1,650 @@
+"""Certified CLT functionals, the Berry–Esseen band, and the CLT side of DP-SGD accounting.
+
+References: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022 (DRS), Thm 3.4–3.5
+(the CLT and its Berry–Esseen bound), Thm 4.2 (subsampling); Bu, Dong, Long & Su, "Deep
+learning with Gaussian differential privacy", HDSR 2020 (the DP-SGD formulas).
+
+Two ways to the numbers:
+
+* closed forms (:func:`gdpproof.symbolic.clt.functional_expressions`) compiled to ball
+  arithmetic: ``method="arb"``;
+* otherwise tanh-sinh quadrature of log|f'| (mpmath), split at the pieces of f and at the sign
+  changes of the integrand, accepted only when two working precisions agree:
+  ``method="mpmath-2prec"`` (DESIGN §2).  Pieces that are implicit inverses g^{-1} are
+  integrated in the variable t = g^{-1}(alpha), where log|(g^{-1})'| = -log|g'(t)|.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import flint
+import sympy
+
+from .._args import _bad, positive, probability
+from ..errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
+from ..symbolic import clt as sclt
+from ..symbolic.symbols import alpha as ALPHA
+from ._mp import arb_from_exact, arb_precision, mpf_from_exact, mpf_to_fraction, private_context
+from .certify import Certified, _check_request, _decimal, arb_function, certify_enclosure, round_fraction
+from .evaluate import GUARD_DIGITS, mpmath_function
+
+__all__ = [
+    "Functionals",
+    "functionals",
+    "kl",
+    "kappa2",
+    "kappa3",
+    "bar_kappa3",
+    "BerryEsseenBand",
+    "berry_esseen",
+    "DPSGDAccount",
+    "dpsgd_mu",
+    "BERRY_ESSEEN_CONSTANT",
+]
+
+#: The constant of the Berry–Esseen bound in DRS Thm 3.5.
+BERRY_ESSEEN_CONSTANT = Fraction(56, 100)
+
+Moments = tuple[Any, Any, Any, Any]
+
+
+# ---------------------------------------------------------------------------------------------
+# sources of the four functionals
+# ---------------------------------------------------------------------------------------------
+
+
+class _Source:
+    """The functionals of one trade-off function at a requested precision."""
+
+    method = "arb"
+
+    def cached(self, ctx: Any) -> Moments:
+        """:meth:`approx`, remembered per working precision (all four come from one pass)."""
+        memo = self.__dict__.setdefault("_memo", {})
+        key = int(ctx.prec)
+        if key not in memo:
+            memo[key] = tuple(ctx.mpf(v)._mpf_ for v in self.approx(ctx))
+        return tuple(ctx.make_mpf(v) for v in memo[key])  # type: ignore[return-value]
+
+    def ball(self, bits: int) -> tuple[flint.arb, ...] | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def approx(self, ctx: Any) -> Moments:
+        """Values in the mpmath context ``ctx`` (from the ball, when there is one)."""
+        with arb_precision(int(ctx.prec) + 32):
+            balls = self.ball(int(ctx.prec) + 32)
+        assert balls is not None
+        return tuple(ctx.mpf(b.mid().str(int(ctx.dps) + 10, radius=False)) for b in balls)  # type: ignore[return-value]
+
+
+class _Closed(_Source):
+    def __init__(self, exprs: dict[str, sympy.Expr]) -> None:
+        self.fns = [arb_function(exprs[k], ()) for k in sclt.NAMES]
+
+    def ball(self, bits: int) -> tuple[flint.arb, ...]:
+        return tuple(fn() for fn in self.fns)
+
+
+class _RRSum(_Source):
+    """n-fold randomized response: L = eps (n - 2k) with probability Binomial(n, q1)(k)."""
+
+    def __init__(self, eps: sympy.Expr, n: int) -> None:
+        self.eps, self.n = eps, n
+
+    def ball(self, bits: int) -> tuple[flint.arb, ...]:
+        e = arb_from_exact(self.eps)
+        n = self.n
+        q0 = 1 / (1 + e.exp())
+        term = q0**n  # P(K = 0)
+        ratio = e.exp()  # q1/q0
+        s1 = s2 = s3 = flint.arb(0)
+        values = []
+        for k in range(n + 1):
+            v = e * (n - 2 * k)
+            s1 += term * v
+            s2 += term * v * v
+            s3 += term * abs(v) ** 3
+            values.append((term, v))
+            term = term * ratio * (n - k) / (k + 1)
+        klv = -s1
+        sb = flint.arb(0)
+        for w, v in values:
+            sb += w * abs(v + klv) ** 3
+        return klv, s2, s3, sb
+
+
+class _Quadrature(_Source):
+    method = "mpmath-2prec"
+
+    def __init__(self, f: Any) -> None:
+        self.f = f
+        from ..symbolic.duality import ordered_pieces
+
+        try:
+            sclt.log_slope_pieces(f)  # refuses flat pieces (infinite kl)
+            self.raw = ordered_pieces(f.expr)
+        except (SymbolicError, TypeError) as exc:
+            raise NotSupportedError(f"the CLT functionals of {f!r} cannot be integrated: {exc}") from None
+
+    def ball(self, bits: int) -> None:
+        return None
+
+    def _integrands(self, ctx: Any) -> list[tuple[Callable[[Any], Any], Callable[[Any], Any], Any, Any]]:
+        """(u, weight, a, b): the piece's log-slope u(s) and weight w(s) on [a, b] in its variable."""
+        from ..symbolic.special import implicit_inverse
+
+        out = []
+        for e, lo, hi in self.raw:
+            if isinstance(e, implicit_inverse) and e.args[1] == ALPHA:
+                g = e.function
+                (var,) = g.variables
+                dg = sympy.diff(g.expr, var)
+                dgf = mpmath_function(dg, (var,), ctx)
+                inv = mpmath_function(e, (ALPHA,), ctx)
+                a, b = inv(mpf_from_exact(ctx, hi)), inv(mpf_from_exact(ctx, lo))
+
+                def u(s: Any, dgf: Any = dgf) -> Any:
+                    return -ctx.log(-dgf(s))
+
+                def w(s: Any, dgf: Any = dgf) -> Any:
+                    return -dgf(s)
+
+                out.append((u, w, a, b))
+            else:
+                d = sympy.diff(e, ALPHA)
+                df = mpmath_function(d, (ALPHA,), ctx)
+
+                def u2(s: Any, df: Any = df) -> Any:
+                    return ctx.log(-df(s))
+
+                out.append((u2, lambda s: ctx.one, mpf_from_exact(ctx, lo), mpf_from_exact(ctx, hi)))
+        return out
+
+    def approx(self, ctx: Any) -> Moments:
+        parts = self._integrands(ctx)
+
+        def integral(h: Callable[[Any], Any], level: Any = None) -> Any:
+            total = ctx.zero
+            for u, w, a, b in parts:
+                if not a < b:
+                    continue
+                cuts = [a]
+                if level is not None:
+                    root = _crossing(ctx, u, a, b, level)
+                    if root is not None:
+                        cuts.append(root)
+                cuts.append(b)
+                total += ctx.quad(lambda s: h(u(s)) * w(s), cuts)
+            return total
+
+        klv = -integral(lambda v: v)
+        k2 = integral(lambda v: v * v)
+        k3 = integral(lambda v: abs(v) ** 3, ctx.zero)
+        kb3 = integral(lambda v: abs(v + klv) ** 3, -klv)
+        return klv, k2, k3, kb3
+
+
+class _SubsampledGaussian(_Source):
+    """C_p(G_mu) in the variable z = Phi^{-1}(1 - alpha), where nothing needs erfcinv.
+
+    On [0, x*] (z >= mu/2), L(z) = log(p e^{mu z - mu^2/2} + 1 - p) >= 0 with weight phi(z);
+    the mirrored piece f_p^{-1} contributes -L(z) with weight p phi(z - mu) + (1 - p) phi(z);
+    the middle segment (length (1 - p)(1 - 2 Phi(-mu/2))) has L = 0.
+    """
+
+    method = "mpmath-2prec"
+
+    def __init__(self, mu: sympy.Expr, p: sympy.Expr) -> None:
+        self.mu, self.p = mu, p
+
+    def ball(self, bits: int) -> None:
+        return None
+
+    def approx(self, ctx: Any) -> Moments:
+        m, q = mpf_from_exact(ctx, self.mu), mpf_from_exact(ctx, self.p)
+        start = m / 2
+        middle = (1 - q) * (1 - 2 * ctx.ncdf(-start))
+
+        norm = 1 / ctx.sqrt(2 * ctx.pi)
+
+        def integrand(h: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            def run(z: Any) -> Any:
+                phi = ctx.exp(-z * z / 2) * norm
+                ratio = ctx.exp(m * z - m * m / 2)  # phi(z - mu) / phi(z)
+                L = ctx.log1p(q * (ratio - 1))
+                return phi * (h(L) + h(-L) * (q * ratio + 1 - q))
+
+            return run
+
+        def integral(h: Callable[[Any], Any], cut: Any = None) -> Any:
+            pts = [start, ctx.inf] if cut is None or not cut > start else [start, cut, ctx.inf]
+            return ctx.quad(integrand(h), pts) + h(ctx.zero) * middle
+
+        klv = -integral(lambda v: v)
+        k2 = integral(lambda v: v * v)
+        k3 = integral(lambda v: abs(v) ** 3)
+        # -L(z) + kl changes sign where L(z) = kl
+        cut = (ctx.log((ctx.expm1(klv) + q) / q) + m * m / 2) / m
+        kb3 = integral(lambda v: abs(v + klv) ** 3, cut)
+        return klv, k2, k3, kb3
+
+
+def _crossing(ctx: Any, u: Callable[[Any], Any], a: Any, b: Any, level: Any) -> Any:
+    """The point of [a, b] where the monotone u crosses ``level``, if it does inside."""
+    eps = (b - a) * ctx.mpf(2) ** (-ctx.prec // 2)
+    ua, ub = u(a + eps) - level, u(b - eps) - level
+    if ua == 0 or ub == 0 or (ua > 0) == (ub > 0):
+        return None
+    lo, hi = a + eps, b - eps
+    for _ in range(int(ctx.prec) + 20):
+        mid = (lo + hi) / 2
+        if (u(mid) - level > 0) == (ua > 0):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= abs(mid) * ctx.mpf(2) ** (-ctx.prec + 4):
+            break
+    return (lo + hi) / 2
+
+
+@functools.lru_cache(maxsize=256)
+def _source(f: Any) -> _Source:
+    from ..symbolic.tradeoff import TradeOff
+
+    if not isinstance(f, TradeOff):
+        raise InvalidParameterError(f"f={f!r} must be a TradeOff")
+    f._numeric_params()  # symbolic parameters are refused here
+    if f.name == "subsampled_gaussian":
+        par = f.parameters
+        return _SubsampledGaussian(par["mu"], par["p"])
+    if f.name == "rr_composition":
+        par = f.parameters
+        return _RRSum(par["epsilon"], int(par["n"]))
+    try:
+        return _Closed(sclt.functional_expressions(f))
+    except SymbolicError:
+        pass
+    return _Quadrature(f)
+
+
+# ---------------------------------------------------------------------------------------------
+# certification of quantities computed from the functionals
+# ---------------------------------------------------------------------------------------------
+
+
+def _certify(sources: Sequence[_Source], combine_ball: Callable[[list], flint.arb | None],
+             combine_mp: Callable[[Any, list], Any], *, digits: int, rounding: str, what: str) -> Certified:
+    """Certify combine(functionals...) by balls when every source has them, else two precisions."""
+    _check_request(digits, rounding)
+    if all(s.method == "arb" for s in sources):
+
+        def enclose(bits: int) -> flint.arb | None:
+            return combine_ball([s.ball(bits) for s in sources])
+
+        return certify_enclosure(enclose, digits=digits, rounding=rounding, what=what)
+    for scale in (1, 2):
+        values = []
+        for dps in (scale * digits + GUARD_DIGITS, 2 * (scale * digits + GUARD_DIGITS)):
+            with private_context(dps) as ctx:
+                v = combine_mp(ctx, [s.cached(ctx) for s in sources])
+                if v is None or not ctx.isfinite(v):
+                    raise PrecisionError(f"the {what} is not finite")
+                values.append(mpf_to_fraction(ctx.mpf(v)))
+        ra, rb = (round_fraction(v, digits, rounding) for v in values)
+        if ra == rb:
+            return Certified(_decimal(ra[0], ra[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
+    raise PrecisionError(f"could not certify {digits} digits of the {what} (quadrature precisions disagree)")
+
+
+@dataclass(frozen=True)
+class Functionals:
+    """kl, kappa2, kappa3 and bar_kappa3 of one trade-off function (DRS Thm 3.4)."""
+
+    kl: Certified
+    kappa2: Certified
+    kappa3: Certified
+    bar_kappa3: Certified
+
+    def as_dict(self) -> dict[str, Certified]:
+        """The four values by name, in the order kl, kappa2, kappa3, bar_kappa3."""
+        return {k: getattr(self, k) for k in sclt.NAMES}
+
+
+def _one(f: Any, index: int, digits: int, rounding: str) -> Certified:
+    src = _source(f)
+    return _certify([src], lambda b: b[0][index], lambda ctx, m: m[0][index], digits=digits, rounding=rounding,
+                    what=f"{sclt.NAMES[index]} of {f!r}")
+
+
+def functionals(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Functionals:
+    """The four CLT functionals of f, certified (DESIGN §1.7).
+
+    Closed forms for G_mu, f_{eps,0}, Laplace and other piecewise functions sympy integrates
+    (``method="arb"``); an exact sum for :func:`~gdpproof.rr_composition`; quadrature at two
+    precisions otherwise (``method="mpmath-2prec"``).  Raises InvalidParameterError when kl is
+    infinite (f flat on an interval, as for delta > 0).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> fl = gdpproof.functionals(gdpproof.gaussian(1), digits=20)
+    >>> fl.kl, fl.kappa2
+    (Certified('0.50000000000000000000', digits=20, rounding='nearest'), Certified('1.2500000000000000000', digits=20, rounding='nearest'))
+    >>> fl.bar_kappa3  # 2 sqrt(2/pi)
+    Certified('1.5957691216057307118', digits=20, rounding='nearest')
+    """
+    return Functionals(*(_one(f, i, digits, rounding) for i in range(4)))
+
+
+def kl(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
+    """kl(f) = -integral of log|f'| over [0, 1]: the KL divergence of the pair behind f."""
+    return _one(f, 0, digits, rounding)
+
+
+def kappa2(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
+    """kappa2(f) = integral of log^2|f'| over [0, 1]."""
+    return _one(f, 1, digits, rounding)
+
+
+def kappa3(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
+    """kappa3(f) = integral of |log|f'||^3 over [0, 1]."""
+    return _one(f, 2, digits, rounding)
+
+
+def bar_kappa3(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
+    """bar_kappa3(f) = integral of |log|f'| + kl(f)|^3 over [0, 1]."""
+    return _one(f, 3, digits, rounding)
+
+
+# ---------------------------------------------------------------------------------------------
+# Berry–Esseen
+# ---------------------------------------------------------------------------------------------
+
+
+def _mu_gamma(values: list, counts: Sequence[int], sqrt: Callable[[Any], Any], zero: Any) -> tuple[Any, Any] | None:
+    s_kl = s_k2 = s_kl2 = s_kb3 = zero
+    for (klv, k2, _, kb3), c in zip(values, counts):
+        s_kl += c * klv
+        s_k2 += c * k2
+        s_kl2 += c * klv * klv
+        s_kb3 += c * kb3
+    var = s_k2 - s_kl2
+    c = BERRY_ESSEEN_CONSTANT
+    return 2 * s_kl / sqrt(var), c.numerator * s_kb3 / (c.denominator * var * sqrt(var))
+
+
+def _factors(fs: Any, n: Any) -> tuple[list[Any], list[int]]:
+    from ..symbolic.composition import _count
+    from ..symbolic.tradeoff import TradeOff
+
+    k = _count("n", n)
+    items = [fs] if isinstance(fs, TradeOff) else list(fs)
+    if not items:
+        raise InvalidParameterError("fs=[] must contain at least one trade-off function")
+    merged: dict[Any, int] = {}
+    for f in items:
+        if not isinstance(f, TradeOff):
+            raise InvalidParameterError(f"fs contains {f!r}, which is not a TradeOff")
+        merged[f] = merged.get(f, 0) + k
+    return list(merged), list(merged.values())
+
+
+@dataclass(frozen=True)
+class BerryEsseenBand:
+    """The CLT approximation G_mu of f_1 (x) ... (x) f_n with its Berry–Esseen band (DRS Thm 3.5).
+
+    For alpha in [gamma, 1 - gamma]:
+    G_mu(alpha + gamma) - gamma <= f_1 (x) ... (x) f_n(alpha) <= G_mu(alpha - gamma) + gamma.
+    :meth:`lower` and :meth:`upper` extend the band to all of [0, 1] by monotonicity (and by
+    0 <= f <= 1 - alpha), rounded outwards; they bound the exact composition, while ``mu``
+    is only the approximation's parameter.
+
+    Attributes
+    ----------
+    mu : Certified
+        The CLT mu, rounded up (the privacy loss it suggests).
+    mu_low : Certified
+        The same mu rounded down (used for the upper edge of the band).
+    gamma : Certified
+        The Berry–Esseen error, rounded up (a wider band is the safe side).
+    factors : tuple of (TradeOff, int)
+        The trade-off functions and how often each is composed.
+    """
+
+    mu: Certified
+    mu_low: Certified
+    gamma: Certified
+    factors: tuple[tuple[Any, int], ...]
+
+    def _edge(self, alpha: Any, digits: int, upper: bool) -> Certified:
+        from ..symbolic.tradeoff import GAUSSIAN
+        from ..symbolic.symbols import mu as MU
+        from .certify import certify
+        from .evaluate import parse_alpha
+
+        a = parse_alpha(alpha)
+        g = sympy.Rational(str(self.gamma))
+        if upper:
+            if a < g:
+                val = 1 - a
+                m, e = round_fraction(Fraction(int(val.p), int(val.q)), digits, "up")
+                return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="exact")
+            at = min(a, 1 - g) - g
+            m_ = sympy.Rational(str(self.mu_low))
+            expr = sympy.Min(GAUSSIAN + g, 1 - a)
+        else:
+            if a > 1 - g:
+                return Certified(0, digits=digits, rounding="down", method="exact")
+            at = min(max(a, g) + g, sympy.Integer(1))
+            m_ = sympy.Rational(str(self.mu))
+            expr = sympy.Max(GAUSSIAN - g, 0)
+        return certify(expr, (ALPHA, MU), (at, m_), digits=digits, rounding="up" if upper else "down",
+                       what=f"Berry-Esseen {'upper' if upper else 'lower'} edge at alpha={a}")
+
+    def lower(self, alpha: Any, *, digits: int = 30) -> Certified:
+        """A certified lower bound of the exact composition at alpha (rounded down)."""
+        return self._edge(alpha, digits, upper=False)
+
+    def upper(self, alpha: Any, *, digits: int = 30) -> Certified:
+        """A certified upper bound of the exact composition at alpha (rounded up)."""
+        return self._edge(alpha, digits, upper=True)
+
+    def fast(self, alpha: Any) -> tuple[Any, Any, Any]:
+        """(lower, G_mu, upper) in float64 over an array of alpha (for plots; not certified)."""
+        import numpy as np
+        from scipy.stats import norm
+
+        a = np.asarray(alpha, dtype=np.float64)
+        m, ml, g = float(self.mu), float(self.mu_low), float(self.gamma)
+
+        def G(x: Any, mu_: float) -> Any:
+            return norm.cdf(norm.isf(np.clip(x, 0, 1)) - mu_)
+
+        lo = np.where(a > 1 - g, 0.0, np.maximum(G(np.minimum(np.maximum(a, g) + g, 1), m) - g, 0.0))
+        up = np.where(a < g, 1 - a, np.minimum(G(np.minimum(a, 1 - g) - g, ml) + g, 1 - a))
+        return lo, G(a, m), up
+
+    def plot(self, ax: Any = None, *, exact: Any = None, points: int = 401) -> Any:
+        """Plot G_mu, the band, and optionally the exact composition (a TradeOff).  Needs matplotlib."""
+        import numpy as np
+
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover - exercised without the extra
+            raise ImportError("BerryEsseenBand.plot needs matplotlib: pip install 'gdpproof[plot]'") from exc
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 5))
+        a = np.linspace(0, 1, points)
+        lo, mid, up = self.fast(a)
+        ax.fill_between(a, lo, up, alpha=0.25, label=f"Berry-Esseen band (gamma={float(self.gamma):.3g})")
+        ax.plot(a, mid, label=f"CLT: G_mu, mu={float(self.mu):.4g}")
+        if exact is not None:
+            ax.plot(a, exact.evaluate_fast(a), "k--", label=f"exact: {exact!r}")
+        ax.plot(a, 1 - a, ":", color="grey", lw=0.8)
+        ax.set_xlabel("type I error alpha")
+        ax.set_ylabel("type II error beta")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.legend(loc="upper right", fontsize=8)
+        return ax
+
+
+def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30) -> BerryEsseenBand:
+    """The CLT mu and Berry–Esseen gamma for the composition of ``fs``, each taken n times.
+
+    mu = 2 ||kl||_1 / sqrt(||kappa2||_1 - ||kl||_2^2) and
+    gamma = 0.56 ||bar_kappa3||_1 / (||kappa2||_1 - ||kl||_2^2)^{3/2} (DRS Thm 3.5).  G_mu is
+    an approximation of the composition; the returned band bounds the exact composition.
+
+    Parameters
+    ----------
+    fs : TradeOff or sequence of TradeOff
+    n : int
+        How many times each listed function is composed (default 1).
+    digits : int
+        Digits of mu and gamma.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> band = gdpproof.berry_esseen(gdpproof.randomized_response("0.1"), n=400, digits=10)
+    >>> band.mu, band.gamma
+    (Certified('2.000833438', digits=10, rounding='up'), Certified('0.02810497817', digits=10, rounding='up'))
+    """
+    items, counts = _factors(fs, n)
+    sources = [_source(f) for f in items]
+
+    if all(f.name == "identity" or (f.name == "gaussian" and f.parameters["mu"] == 0) for f in items):
+        zero = Certified(0, digits=digits, rounding="up", method="exact")
+        return BerryEsseenBand(zero, zero, zero, tuple(zip(items, counts)))
+
+    def ball(which: int) -> Callable[[list], flint.arb | None]:
+        def run(balls: list) -> flint.arb | None:
+            out = _mu_gamma(balls, counts, lambda v: v.sqrt(), flint.arb(0))
+            return None if out is None else out[which]
+
+        return run
+
+    def mp(which: int) -> Callable[[Any, list], Any]:
+        def run(ctx: Any, values: list) -> Any:
+            out = _mu_gamma(values, counts, ctx.sqrt, ctx.zero)
+            return None if out is None else out[which]
+
+        return run
+
+    what = "CLT mu"
+    mu_up = _certify(sources, ball(0), mp(0), digits=digits, rounding="up", what=what)
+    mu_lo = _certify(sources, ball(0), mp(0), digits=digits, rounding="down", what=what)
+    gamma = _certify(sources, ball(1), mp(1), digits=digits, rounding="up", what="Berry-Esseen gamma")
+    return BerryEsseenBand(mu_up, mu_lo, gamma, tuple(zip(items, counts)))
+
+
+# ---------------------------------------------------------------------------------------------
+# DP-SGD, CLT side
+# ---------------------------------------------------------------------------------------------
+
+APPROXIMATION_NOTE = (
+    "mu_clt is the central-limit approximation of Bu, Dong, Long & Su (2020), not a bound: for realistic "
+    "(sigma, p, T) it can understate the true privacy loss. gamma is the Berry-Esseen error of the "
+    "approximation (DRS Thm 3.5) for T-fold C_p(G_{1/sigma}); the exact composition lies within gamma of "
+    "G_mu (in the band sense) but eps_clt itself is not a guarantee."
+)
+
+
+@dataclass(frozen=True)
+class DPSGDAccount:
+    """The CLT accounting of DP-SGD: an approximation, labelled as one.
+
+    Attributes
+    ----------
+    mu_clt : Certified
+        p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
+    eps_clt : Certified or None
+        The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
+    gamma : Certified or None
+        Berry–Esseen gamma of T-fold C_p(G_{1/sigma}) (rounded up); None if not computed.
+    approximation : bool
+        Always True: read :attr:`note`.
+    """
+
+    noise_multiplier: Any
+    sample_rate: Any
+    steps: int
+    sampling: str
+    mu_clt: Certified
+    eps_clt: Certified | None
+    delta: Any
+    gamma: Certified | None
+    approximation: bool = True
+    note: str = APPROXIMATION_NOTE
+
+
+def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str) -> Callable[[int], flint.arb]:
+    def enclose(bits: int) -> flint.arb:
+        s = arb_from_exact(sigma)
+        q = arb_from_exact(p)
+        inv2 = 1 / (s * s)
+        if sampling == "poisson":
+            return q * (steps * inv2.expm1()).sqrt()
+        half = flint.arb(1) / 2
+        phi = lambda z: (-z / flint.arb(2).sqrt()).erfc() * half  # noqa: E731
+        inner = inv2.exp() * phi(3 * half / s) + 3 * phi(-half / s) - 2
+        return flint.arb(2).sqrt() * q * (steps * inner).sqrt()
+
+    return enclose
+
+
+def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: str = "poisson",
+             delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4) -> DPSGDAccount:
+    r"""The CLT mu of DP-SGD (Bu, Dong, Long & Su 2020) and the epsilon at delta it suggests.
+
+    ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)), from C_p(G_{1/sigma})^{(x) T}
+    (DRS Cor. 5.4; add/remove neighbours, each record sampled independently with probability p).
+    ``sampling="uniform"``: mu = sqrt(2) p sqrt(T (e^{1/sigma^2} Phi(1.5/sigma) + 3 Phi(-0.5/sigma) - 2)),
+    the fixed-batch formula of Bu et al. (as in TF Privacy's ``compute_mu_uniform``).
+
+    **This is an approximation and can understate the true privacy loss** for realistic
+    (sigma, p, T).  The result carries the Berry–Esseen gamma of T-fold C_p(G_{1/sigma}) beside
+    it; use the exact, bounded composition where it matters.
+
+    Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
+    >>> acc.mu_clt, acc.eps_clt, acc.approximation
+    (Certified('0.573133', digits=6, rounding='up'), Certified('2.32224', digits=6, rounding='up'), True)
+    """
+    sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
+    p = probability("sample_rate", sample_rate, symbolic=False)
+    if p == 0:
+        raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+    from ..symbolic.composition import _count
+
+    T = _count("steps", steps)
+    if sampling not in ("poisson", "uniform"):
+        raise _bad("sampling", sampling, "must be 'poisson' or 'uniform'")
+    d = None if delta is None else probability("delta", delta, symbolic=False)
+    if d is not None and not 0 < d < 1:
+        raise _bad("delta", delta, "must be in (0, 1)")
+    mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
+                           what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
+    eps = None
+    if d is not None:
+        from .solve import epsilon_from_delta
+
+        eps = epsilon_from_delta(str(mu), str(d) if d.is_Integer else sympy.Rational(d), digits=digits)
+    g = None
+    if gamma:
+        from ..symbolic.composition import subsample
+        from ..symbolic.tradeoff import gaussian
+
+        band = berry_esseen(subsample(gaussian(1 / sigma), p), n=T, digits=gamma_digits)
+        g = band.gamma
+    return DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g)

@@ -1,0 +1,425 @@
+"""Ball, mpmath and numpy implementations of the special functions of :mod:`gdpproof.symbolic.special`.
+
+* ``implicit_inverse(g, v)``: a safeguarded Newton iteration on t -> g(t) - v.  In ball
+  arithmetic every step keeps a bracket [lo, hi] whose ends are certified by the sign of
+  g - v (g non-increasing), so the returned ball always contains the root; Newton only makes it
+  narrow.  The mpmath and numpy versions are the same iteration on plain numbers.
+* ``rr_composed``, ``rr_composed_slope``, ``rr_composed_delta``: the Neyman–Pearson curve of
+  Binomial(n, q1) against Binomial(n, q0), q0 = 1/(1 + e^eps) = 1 - q1, through the
+  regularized incomplete beta function: P(K < j) = I_{q0}(n - j + 1, j) and
+  Q(K >= j) = I_{q0}(j, n - j + 1) (arb's ``beta_lower``; SciPy's ``betainc``; mpmath's
+  ``betainc``), so n = 10^5 costs a few incomplete-beta calls, not 10^5 terms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import flint
+import numpy as np
+import sympy
+
+__all__ = [
+    "compile_special",
+    "arb_implicit_inverse",
+    "mpmath_namespace",
+    "numpy_namespace",
+]
+
+_Node = Callable[[Sequence[flint.arb]], Any]
+
+
+# ---------------------------------------------------------------------------------------------
+# ball arithmetic
+# ---------------------------------------------------------------------------------------------
+
+
+def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic, dict], _Node]) -> _Node | None:
+    """The ball-arithmetic node for one of the special functions, or None if ``e`` is not one."""
+    name = type(e).__name__
+    if name == "implicit_inverse":
+        (var,) = e.function.variables
+        inner = dict(index)
+        inner[var] = len(index)
+        g = compile_(e.function.expr, inner)
+        dg = compile_(e.derivative_function().expr, inner)
+        v = compile_(e.args[1], index)
+
+        def inverse(env: Sequence[flint.arb]) -> flint.arb:
+            env = tuple(env)
+            return arb_implicit_inverse(lambda t: g((*env, t)), lambda t: dg((*env, t)), v(env))
+
+        return inverse
+    if name in ("rr_composed", "rr_composed_slope", "rr_composed_delta"):
+        args = [compile_(a, index) for a in e.args]
+        fn = {"rr_composed": arb_rr_value, "rr_composed_slope": arb_rr_slope,
+              "rr_composed_delta": arb_rr_delta}[name]
+        return lambda env: fn(*(a(env) for a in args))
+    return None
+
+
+def _ball(lo: flint.arb, hi: flint.arb) -> flint.arb:
+    return lo.union(hi)
+
+
+def arb_implicit_inverse(g: Callable[[flint.arb], flint.arb], dg: Callable[[flint.arb], flint.arb],
+                         v: flint.arb) -> flint.arb:
+    """A ball containing inf{t in [0, 1] : g(t) <= v} for continuous non-increasing g.
+
+    ``dg`` is g' (used only to propose Newton steps).  The bracket [lo, hi] starts as [0, 1]
+    and moves only on certified comparisons: g(x) > v (for every point of the balls) puts the
+    root right of x, g(x) <= v puts it at or left of x.
+    """
+    if not v.is_finite():
+        return flint.arb.nan()
+    zero, one = flint.arb(0), flint.arb(1)
+    g0 = g(zero)
+    if g0 <= v:
+        return zero
+    lo, hi = zero, one
+    prec = flint.ctx.prec
+    tol_rel = flint.arb(2) ** (-prec + 4)
+    x = None
+    undecided = 0
+    for _ in range(4 * prec + 200):
+        if x is None or not (lo < x < hi):
+            # bisect, geometrically while the bracket spans orders of magnitude above 0
+            x = hi / 1024 if (lo == 0 and hi > 0 and hi < 1) else (lo + hi) / 2
+            x = flint.arb(x.mid())
+        gx = g(x) - v
+        if gx > 0:
+            lo = x
+        elif gx <= 0:
+            hi = x
+        else:
+            undecided += 1
+            if undecided > 3:
+                break
+        width = hi - lo
+        if width <= tol_rel * hi:
+            break
+        d = dg(x)
+        if not (gx.is_finite() and d.is_finite()) or d.mid() == 0:
+            x = None
+            continue
+        step = flint.arb(gx.mid()) / flint.arb(d.mid())
+        nxt = flint.arb((x - step).mid())
+        if not (lo < nxt < hi) or abs(step) > width / 2:
+            x = None
+            continue
+        # Newton from the left of a convex g approaches monotonically: probe the other side too
+        probe = flint.arb((nxt + 2 * abs(step) + tol_rel * abs(nxt)).mid())
+        if lo < probe < hi:
+            gp = g(probe) - v
+            if gp <= 0:
+                hi = probe
+            elif gp > 0:
+                lo = probe
+        x = nxt
+    return _ball(lo, hi)
+
+
+def _q0(eps: flint.arb) -> flint.arb:
+    return 1 / (1 + eps.exp())
+
+
+def _n_of(n: flint.arb) -> int:
+    if not (n.is_exact() and n.is_integer()):
+        raise TypeError(f"no ball-arithmetic form for rr_composed with non-integer n={n}")
+    return int(n.unique_fmpz())
+
+
+def _rr_alpha(n: int, j: int, q0: flint.arb) -> flint.arb:
+    """alpha_j = P(K < j), K ~ Binomial(n, 1 - q0)."""
+    if j <= 0:
+        return flint.arb(0)
+    if j > n:
+        return flint.arb(1)
+    return q0.beta_lower(n - j + 1, j, regularized=True)
+
+
+def _rr_beta(n: int, j: int, q0: flint.arb) -> flint.arb:
+    """beta_j = Q(K >= j), K ~ Binomial(n, q0)."""
+    if j <= 0:
+        return flint.arb(1)
+    if j > n:
+        return flint.arb(0)
+    return q0.beta_lower(j, n - j + 1, regularized=True)
+
+
+def _rr_segment_guess(n: int, eps: float, a: float) -> int:
+    """A float estimate of the segment j with alpha_j <= a < alpha_{j+1}."""
+    from scipy import stats
+
+    q1 = 1.0 / (1.0 + math.exp(-eps)) if eps < 700 else 1.0
+    if not (0.0 < a < 1.0):
+        return 0 if a <= 0 else n
+    # alpha_{j+1} = P(K <= j) > a: j = the a-quantile of Binomial(n, q1)
+    j = int(stats.binom.ppf(a, n, q1))
+    return min(max(j, 0), n)
+
+
+def _rr_segments(n: int, eps: flint.arb, a: flint.arb) -> list[int]:
+    """The segments j (alpha_j <= a <= alpha_{j+1}) that the ball a may fall in."""
+    q0 = _q0(eps)
+    guess = _rr_segment_guess(n, float(eps.mid()), float(a.mid()))
+
+    def position(j: int) -> int:
+        # -1: a < alpha_j for sure (go left); +1: a > alpha_{j+1} for sure (go right); 0: maybe here
+        if _rr_alpha(n, j, q0) > a:
+            return -1
+        if j < n and _rr_alpha(n, j + 1, q0) < a:
+            return 1
+        return 0
+
+    j, step = guess, 1
+    pos = position(j)
+    if pos != 0:
+        # gallop to a bracket, then bisect
+        direction = pos
+        lo_j = hi_j = j
+        while True:
+            cand = min(max(j + direction * step, 0), n)
+            p = position(cand)
+            if p != direction or cand in (0, n):
+                lo_j, hi_j = sorted((j, cand))
+                break
+            j, step = cand, step * 2
+        while hi_j - lo_j > 1:
+            mid = (lo_j + hi_j) // 2
+            p = position(mid)
+            if p < 0:
+                hi_j = mid
+            elif p > 0:
+                lo_j = mid
+            else:
+                lo_j = hi_j = mid
+        j = lo_j if position(lo_j) == 0 else hi_j
+    out = [j]
+    # a ball touching a vertex belongs to both neighbouring segments
+    for k in (j - 1, j + 1):
+        if 0 <= k <= n and position(k) == 0:
+            out.append(k)
+    return sorted(out)
+
+
+def _union(values: list[flint.arb]) -> flint.arb:
+    out = values[0]
+    for v in values[1:]:
+        out = out.union(v)
+    return out
+
+
+def arb_rr_value(n_ball: flint.arb, eps: flint.arb, a: flint.arb) -> flint.arb:
+    """Enclosure of the n-fold randomized-response trade-off at alpha = a."""
+    n = _n_of(n_ball)
+    if not (a >= 0 and a <= 1):
+        return flint.arb.nan()
+    q0 = _q0(eps)
+    vals = []
+    for j in _rr_segments(n, eps, a):
+        if j == n:
+            # last segment reaches (1, 0): beta = e^{-eps n} (1 - a)
+            vals.append((-eps * n).exp() * (1 - a))
+        else:
+            b1 = _rr_beta(n, j + 1, q0)
+            a1 = _rr_alpha(n, j + 1, q0)
+            vals.append(b1 + (eps * (n - 2 * j)).exp() * (a1 - a))
+    return _union(vals)
+
+
+def arb_rr_slope(n_ball: flint.arb, eps: flint.arb, a: flint.arb) -> flint.arb:
+    """|f'| on the segment(s) containing a: e^{eps (n - 2j)} (their hull at a vertex)."""
+    n = _n_of(n_ball)
+    return _union([(eps * (n - 2 * j)).exp() for j in _rr_segments(n, eps, a)])
+
+
+def arb_rr_delta(n_ball: flint.arb, eps: flint.arb, eps_prime: flint.arb) -> flint.arb:
+    """delta(eps') = Q(K < J) - e^{eps'} P(K < J), J = #{k : eps (n - 2k) > eps'}."""
+    n = _n_of(n_ball)
+    if eps == 0:
+        return flint.arb(0)
+    if not (eps > 0):
+        return flint.arb.nan()
+    r = (n - eps_prime / eps) / 2  # J = #{k >= 0 : k < r}
+    lo = math.floor(float(r.mid()))
+    cands = set()
+    for k in range(lo - 2, lo + 3):
+        # J = k + 1 when k < r <= k + 1
+        if not (r <= k) and not (r > k + 1):
+            cands.add(min(max(k + 1, 0), n + 1))
+    if not cands:
+        return flint.arb.nan()
+    q0 = _q0(eps)
+    q1 = 1 - q0
+    vals = []
+    for J in sorted(cands):
+        if J == 0:
+            vals.append(flint.arb(0))
+            continue
+        # Q(K < J) with K ~ Binomial(n, q0) = I_{q1}(n - J + 1, J); P(K < J) = alpha_J
+        qk = flint.arb(1) if J > n else q1.beta_lower(n - J + 1, J, regularized=True)
+        vals.append(qk - eps_prime.exp() * _rr_alpha(n, J, q0))
+    return _union(vals)
+
+
+# ---------------------------------------------------------------------------------------------
+# mpmath (a private context is passed in)
+# ---------------------------------------------------------------------------------------------
+
+
+def _newton_bracketed(g: Callable[[Any], Any], dg: Callable[[Any], Any], v: Any, zero: Any, one: Any,
+                      tol: Any, iterations: int) -> Any:
+    """inf{t in [0, 1] : g(t) <= v} for scalars (floats or mpf): safeguarded Newton."""
+    if g(zero) <= v:
+        return zero
+    lo, hi = zero, one
+    x = (lo + hi) / 2
+    for _ in range(iterations):
+        gx = g(x) - v
+        if gx > 0:
+            lo = x
+        else:
+            hi = x
+        if hi - lo <= tol * hi:
+            break
+        d = dg(x)
+        nxt = x - gx / d if d != 0 else None
+        if nxt is None or not (lo < nxt < hi) or nxt != nxt:
+            nxt = hi / 1024 if (lo == 0 and hi < 1) else (lo + hi) / 2
+        elif abs(nxt - x) <= tol * abs(nxt):
+            return nxt
+        x = nxt
+    return (lo + hi) / 2
+
+
+def mpmath_namespace(ctx: Any) -> dict[str, Any]:
+    """mpmath versions of the special functions, bound to the context ``ctx``."""
+
+    def implicit_inverse(g: Any, dg: Any, v: Any) -> Any:
+        tol = ctx.mpf(2) ** (-ctx.prec + 2)
+        return _newton_bracketed(g, dg, v, ctx.zero, ctx.one, tol, 4 * ctx.prec + 100)
+
+    def betainc_reg(a: int, b: int, x: Any) -> Any:
+        return ctx.betainc(a, b, 0, x, regularized=True)
+
+    def parts(n: Any, eps: Any) -> tuple[int, Any]:
+        return int(n), 1 / (1 + ctx.exp(eps))
+
+    def alpha_j(n: int, j: int, q0: Any) -> Any:
+        return ctx.zero if j <= 0 else ctx.one if j > n else betainc_reg(n - j + 1, j, q0)
+
+    def beta_j(n: int, j: int, q0: Any) -> Any:
+        return ctx.one if j <= 0 else ctx.zero if j > n else betainc_reg(j, n - j + 1, q0)
+
+    def segment(n: int, q0: Any, a: Any) -> int:
+        lo, hi = 0, n  # largest j with alpha_j <= a
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if alpha_j(n, mid, q0) <= a:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def rr_composed(n: Any, eps: Any, a: Any) -> Any:
+        n, q0 = parts(n, eps)
+        j = segment(n, q0, a)
+        if j == n:
+            return ctx.exp(-eps * n) * (1 - a)
+        return beta_j(n, j + 1, q0) + ctx.exp(eps * (n - 2 * j)) * (alpha_j(n, j + 1, q0) - a)
+
+    def rr_composed_slope(n: Any, eps: Any, a: Any) -> Any:
+        n, q0 = parts(n, eps)
+        return ctx.exp(eps * (n - 2 * segment(n, q0, a)))
+
+    def rr_composed_delta(n: Any, eps: Any, eps_prime: Any) -> Any:
+        n, q0 = parts(n, eps)
+        if eps == 0:
+            return ctx.zero
+        J = min(max(int(ctx.ceil((n - eps_prime / eps) / 2)), 0), n + 1)
+        if J == 0:
+            return ctx.zero
+        qk = ctx.one if J > n else betainc_reg(n - J + 1, J, 1 - q0)
+        return qk - ctx.exp(eps_prime) * alpha_j(n, J, q0)
+
+    return {"implicit_inverse": implicit_inverse, "rr_composed": rr_composed,
+            "rr_composed_slope": rr_composed_slope, "rr_composed_delta": rr_composed_delta}
+
+
+# ---------------------------------------------------------------------------------------------
+# numpy (float64, vectorized)
+# ---------------------------------------------------------------------------------------------
+
+
+def _np_implicit_inverse(g: Any, dg: Any, v: Any) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        g0 = np.broadcast_to(np.asarray(g(np.zeros_like(v)), dtype=np.float64), v.shape)
+        lo = np.zeros_like(v)
+        hi = np.ones_like(v)
+        x = np.full_like(v, 0.5)
+        for _ in range(200):
+            gx = np.asarray(g(x), dtype=np.float64) - v
+            right = gx > 0
+            lo = np.where(right, x, lo)
+            hi = np.where(right, hi, x)
+            d = np.asarray(dg(x), dtype=np.float64)
+            nxt = x - gx / d
+            bad = ~((nxt > lo) & (nxt < hi))
+            fallback = np.where((lo == 0) & (hi < 1), hi / 1024, (lo + hi) / 2)
+            nxt = np.where(bad, fallback, nxt)
+            done = (hi - lo <= 4e-16 * hi) | (np.abs(nxt - x) <= 2e-16 * np.abs(nxt))
+            x = nxt
+            if done.all():
+                break
+    return np.where(g0 <= v, 0.0, x)
+
+
+def _np_rr_tables(n: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    from scipy import stats
+
+    q0 = 1.0 / (1.0 + math.exp(eps)) if eps < 700 else 0.0
+    j = np.arange(n + 2)
+    alphas = stats.binom.cdf(j - 1, n, 1.0 - q0)  # P(K < j)
+    betas = stats.binom.sf(j - 1, n, q0)  # Q(K >= j)
+    alphas[0], betas[0], alphas[-1], betas[-1] = 0.0, 1.0, 1.0, 0.0
+    return alphas, betas
+
+
+def _np_rr_value(n: Any, eps: Any, a: Any) -> np.ndarray:
+    n, eps = int(n), float(eps)
+    alphas, betas = _np_rr_tables(n, eps)
+    a = np.asarray(a, dtype=np.float64)
+    j = np.clip(np.searchsorted(alphas, a, side="right") - 1, 0, n)
+    with np.errstate(over="ignore"):
+        out = betas[j + 1] + np.exp(eps * (n - 2 * j)) * (alphas[j + 1] - a)
+    return np.clip(out, 0.0, 1.0)
+
+
+def _np_rr_slope(n: Any, eps: Any, a: Any) -> np.ndarray:
+    n, eps = int(n), float(eps)
+    alphas, _ = _np_rr_tables(n, eps)
+    j = np.clip(np.searchsorted(alphas, np.asarray(a, dtype=np.float64), side="right") - 1, 0, n)
+    return np.exp(eps * (n - 2 * j))
+
+
+def _np_rr_delta(n: Any, eps: Any, eps_prime: Any) -> np.ndarray:
+    from scipy import stats
+
+    n, eps = int(n), float(eps)
+    e = np.asarray(eps_prime, dtype=np.float64)
+    if eps == 0:
+        return np.zeros_like(e)
+    q0 = 1.0 / (1.0 + math.exp(eps)) if eps < 700 else 0.0
+    J = np.clip(np.ceil((n - e / eps) / 2), 0, n + 1)
+    out = stats.binom.cdf(J - 1, n, q0) - np.exp(e) * stats.binom.cdf(J - 1, n, 1 - q0)
+    return np.where(J == 0, 0.0, np.maximum(out, 0.0))
+
+
+def numpy_namespace() -> dict[str, Any]:
+    """numpy versions of the special functions, for sympy's lambdify."""
+    return {"implicit_inverse": _np_implicit_inverse, "rr_composed": _np_rr_value,
+            "rr_composed_slope": _np_rr_slope, "rr_composed_delta": _np_rr_delta}

@@ -1,0 +1,311 @@
+"""Composition and subsampling of trade-off functions, where they are exact.
+
+* G_{mu_1} (x) ... (x) G_{mu_n} = G_{sqrt(sum mu_i^2)} (Dong–Roth–Su Cor. 3.3): a theorem.
+* f_{eps,0}^{(x) n} is the Neyman–Pearson curve of two binomials (DRS §3.1; Kairouz, Oh &
+  Viswanath 2015): :func:`rr_composition`.
+* f (x) f_{0,delta}(alpha) = (1 - delta) f(alpha / (1 - delta)) for alpha <= 1 - delta, else 0:
+  the extra outcome of f_{0,delta} reveals the pair with probability delta and is
+  uninformative otherwise.  Since f_{eps,delta} = f_{eps,0} (x) f_{0,delta}, (eps, delta)
+  factors with a common eps compose exactly.
+* C_p(f) = min{f_p, f_p^{-1}}**, f_p = p f + (1 - p) Id (DRS Thm 4.2): :func:`subsample`.
+
+Anything else raises :class:`~gdpproof.errors.NotSupportedError`; gdpproof never returns an
+approximate composition dressed as an exact one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+from sympy import Piecewise, exp, log, sqrt
+
+from .._args import _bad, exact, probability
+from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
+from .special import implicit_inverse, rr_composed, rr_composed_delta
+from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
+from .tradeoff import TradeOff, eps_delta, gaussian, identity, randomized_response
+
+__all__ = ["compose", "self_compose", "rr_composition", "subsample", "with_delta"]
+
+#: The n-fold randomized-response trade-off, in n, epsilon and alpha.
+RR_COMPOSITION = rr_composed(n, epsilon, alpha)
+#: Its delta(epsilon') profile.
+RR_COMPOSITION_DUAL = rr_composed_delta(n, epsilon, epsilon_prime)
+
+
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, sympy.Integer)):
+        try:
+            v = exact(name, value, symbolic=False)
+        except InvalidParameterError:
+            raise _bad(name, value, "must be a positive integer") from None
+        if not v.is_Integer:
+            raise _bad(name, value, "must be a positive integer")
+        value = int(v)
+    value = int(value)
+    if value < 1:
+        raise _bad(name, value, "must be a positive integer")
+    return value
+
+
+def rr_composition(epsilon: Any, n: Any) -> TradeOff:
+    r"""f_{eps,0}^{(x) n}: n-fold randomized response (equivalently n epsilon-DP mechanisms), exactly.
+
+    The trade-off between Binomial(n, e^eps/(1+e^eps)) and Binomial(n, 1/(1+e^eps)), a
+    piecewise-linear curve with n + 1 segments; values are certified through the regularized
+    incomplete beta function, so n = 10^5 costs a few special-function calls.
+
+    Parameters
+    ----------
+    epsilon : real, epsilon >= 0
+    n : int, n >= 1
+
+    References
+    ----------
+    Dong, Roth & Su (2022), §3.1 (the binomial form); Kairouz, Oh & Viswanath (2015).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> f = gdpproof.rr_composition("0.1", 100)
+    >>> f.evaluate("0.05", digits=15)
+    Certified('0.741215622710327', digits=15, rounding='down')
+    >>> gdpproof.rr_composition(1, 1).evaluate("0.1", digits=15) == gdpproof.randomized_response(1).evaluate("0.1", digits=15)
+    True
+    """
+    from .symbols import epsilon as E
+    from .symbols import n as N
+
+    e = exact("epsilon", epsilon)
+    if e.is_number and not e.is_nonnegative:
+        raise _bad("epsilon", epsilon, "must be >= 0")
+    k = _count("n", n)
+    return TradeOff(RR_COMPOSITION, ((E, e), (N, sympy.Integer(k))), "rr_composition", True, RR_COMPOSITION_DUAL)
+
+
+def with_delta(f: TradeOff, delta_: Any) -> TradeOff:
+    """f (x) f_{0,delta}: (1 - delta) f(alpha/(1 - delta)) on [0, 1 - delta], 0 after.
+
+    Its delta profile is delta + (1 - delta) delta_f(epsilon).
+    """
+    d = probability("delta", delta_)
+    if d == 0:
+        return f
+    if d == 1:
+        return eps_delta(0, 1)
+    if f.name == "identity":
+        return eps_delta(0, d)
+    if f.name == "randomized_response":
+        return eps_delta(f.parameters["epsilon"], d)
+    if any(s == delta for s, _ in f.params):
+        raise NotSupportedError(f"{f!r} already has a delta parameter; compose its factors instead")
+    template = Piecewise(((1 - delta) * f.template.xreplace({alpha: alpha / (1 - delta)}), alpha <= 1 - delta),
+                         (0, True))
+    dual = None if f.dual_template is None else delta + (1 - delta) * f.dual_template
+    return TradeOff(template, (*f.params, (delta, d)), f"{f.name}_with_delta", f.symmetric, dual)
+
+
+def _decompose(f: TradeOff) -> tuple[str, Any, sympy.Expr]:
+    """(kind, data, delta) with f = core (x) f_{0,delta}."""
+    if not isinstance(f, TradeOff):
+        raise InvalidParameterError(f"f={f!r} must be a TradeOff")
+    par = f.parameters
+    d = par.get("delta", sympy.Integer(0))
+    base = f.name.removesuffix("_with_delta")
+    if f.name == "identity":
+        return "id", None, d
+    if base in ("eps_delta", "randomized_response"):
+        if par["epsilon"] == 0:
+            return "id", None, d
+        return "rr", (par["epsilon"], 1), d
+    if base == "rr_composition":
+        if par["epsilon"] == 0:
+            return "id", None, d
+        return "rr", (par["epsilon"], int(par["n"])), d
+    if base == "gaussian":
+        if par["mu"] == 0:
+            return "id", None, d
+        return "gdp", par["mu"], d
+    return "other", f, sympy.Integer(0)
+
+
+def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
+    return a == b or sympy.simplify(a - b) == 0
+
+
+def compose(*fs: TradeOff) -> TradeOff:
+    r"""The composition f_1 (x) ... (x) f_n, when gdpproof knows it exactly.
+
+    Exact cases:
+
+    * all Gaussian: G_{sqrt(sum mu_i^2)} (a theorem, not a limit; symbolic parameters allowed);
+    * randomized response / (eps, delta)-DP with one common eps: :func:`rr_composition`
+      combined with f_{0, 1 - prod(1 - delta_i)};
+    * factors f_{0,delta} (and the identity) combined with any single exactly known factor.
+
+    Other combinations raise :class:`~gdpproof.errors.NotSupportedError` (use the
+    Berry–Esseen band of :func:`gdpproof.berry_esseen` for an approximation with a bound).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.compose(gdpproof.gaussian(1), gdpproof.gaussian(2))
+    gaussian(mu=sqrt(5))
+    >>> gdpproof.compose(gdpproof.randomized_response(1), gdpproof.randomized_response(1))
+    rr_composition(epsilon=1, n=2)
+    """
+    if not fs:
+        raise InvalidParameterError("fs=() must contain at least one trade-off function")
+    if len(fs) == 1 and isinstance(fs[0], (list, tuple)):
+        fs = tuple(fs[0])
+    parts = [_decompose(f) for f in fs]
+    keep = 1 - sympy.Integer(0)
+    for _, _, d in parts:
+        keep = keep * (1 - d)
+    total_delta = sympy.simplify(1 - keep) if keep.free_symbols else 1 - keep
+    cores = [(k, data) for k, data, _ in parts if k != "id"]
+    kinds = {k for k, _ in cores}
+    if not cores:
+        core: TradeOff = identity()
+    elif kinds == {"gdp"}:
+        core = gaussian(sqrt(sum(m**2 for _, m in cores)))
+    elif kinds == {"rr"}:
+        e0 = cores[0][1][0]
+        if not all(_same(data[0], e0) for _, data in cores):
+            raise NotSupportedError(
+                "composition of randomized response / (eps, delta)-DP with different epsilons is not supported "
+                "yet (no exact method here); berry_esseen() gives the CLT approximation with its error bound"
+            )
+        k = sum(data[1] for _, data in cores)
+        core = randomized_response(e0) if k == 1 else rr_composition(e0, k)
+    elif kinds == {"other"} and len(cores) == 1:
+        core = cores[0][1]
+    else:
+        names = ", ".join(repr(f) for f in fs)
+        raise NotSupportedError(
+            f"exact composition of {names} is not supported yet: gdpproof composes Gaussian with Gaussian, "
+            "randomized response with a common epsilon, and f_(0,delta) with anything exactly; "
+            "berry_esseen() gives the CLT approximation with its error bound"
+        )
+    return with_delta(core, total_delta)
+
+
+def self_compose(f: TradeOff, n_: Any) -> TradeOff:
+    """f composed with itself n times (see :func:`compose` for the exact cases).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.self_compose(gdpproof.gaussian("0.5"), 16)
+    gaussian(mu=2)
+    """
+    k = _count("n", n_)
+    kind, data, d = _decompose(f)
+    keep = (1 - d) ** k
+    if kind == "gdp":
+        core = gaussian(data * sqrt(k))
+    elif kind == "rr":
+        core = rr_composition(data[0], data[1] * k) if data[1] * k > 1 else randomized_response(data[0])
+    elif kind == "id":
+        core = identity()
+    elif k == 1:
+        return f
+    else:
+        raise NotSupportedError(
+            f"exact {k}-fold composition of {f!r} is not supported yet; "
+            "berry_esseen() gives the CLT approximation with its error bound"
+        )
+    return with_delta(core, 1 - keep)
+
+
+# -------------------------------------------------------------------------------------------
+# Subsampling
+# -------------------------------------------------------------------------------------------
+
+
+def _slope_point(f: TradeOff) -> sympy.Expr:
+    """x* = inf{x : -1 in the subdifferential of f at x}, for symmetric f with f(0) = 1."""
+    if f.name == "gaussian":
+        return Phi(-mu / 2)
+    from .duality import _xbar
+
+    try:
+        if not f.template.free_symbols - {alpha} - {s for s, _ in f.params}:
+            xb = _xbar(TradeOff(f.expr, (), f.name, f.symmetric))
+            if xb.is_number:
+                return xb
+    except (SymbolicError, NotImplementedError, TypeError, ValueError):
+        pass
+    # -f' is non-increasing (f convex): x* = inf{t : -f'(t) <= 1}
+    slope = -sympy.diff(f.template, alpha).xreplace({alpha: t})
+    return implicit_inverse(sympy.Lambda(t, slope), 1)
+
+
+def subsample(f: TradeOff, p_: Any) -> TradeOff:
+    r"""C_p(f): the trade-off guaranteed after Poisson subsampling with probability p.
+
+    Sampling each record with probability p turns an f-DP mechanism into a C_p(f)-DP one,
+    C_p(f) = min{f_p, f_p^{-1}}** with f_p = p f + (1 - p) Id (Dong–Roth–Su Thm 4.2).  For
+    symmetric f with f(0) = 1 it is f_p on [0, x*], the line x* + f_p(x*) - alpha on
+    [x*, f_p(x*)] and f_p^{-1} after, where f'(x*) = -1; for G_mu, x* = Phi(-mu/2).  The
+    inverse piece is an :class:`~gdpproof.symbolic.special.implicit_inverse`, evaluated to
+    certified digits by ball arithmetic.  f_{eps,delta} maps to f_{eps',p delta} with
+    eps' = log(1 - p + p e^eps).  Non-symmetric f are handled when sympy finds
+    min{f_p, f_p^{-1}}** in closed form, otherwise NotSupportedError.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The trade-off of one run on the whole data set.
+    p : real in [0, 1]
+        The sampling probability.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> c = gdpproof.subsample(gdpproof.gaussian(1), "0.1")
+    >>> c
+    subsampled_gaussian(mu=1, p=1/10)
+    >>> c.evaluate("0.5", digits=15)
+    Certified('0.461707507745197', digits=15, rounding='down')
+    >>> gdpproof.subsample(gdpproof.randomized_response(1), "0.5")
+    eps_delta(epsilon=log(1/2 + E/2), delta=0)
+    """
+    if not isinstance(f, TradeOff):
+        raise InvalidParameterError(f"f={f!r} must be a TradeOff")
+    q = probability("p", p_)
+    if q == 0:
+        return identity()
+    if q == 1:
+        return f
+    if f.name in ("eps_delta", "randomized_response"):
+        par = f.parameters
+        return eps_delta(log(1 - q + q * exp(par["epsilon"])), q * par.get("delta", 0))
+    if f.name == "identity":
+        return f
+    head = sympy.piecewise_fold(f.expr.xreplace({alpha: sympy.Integer(0)}))
+    if isinstance(head, Piecewise):
+        head = head.doit()
+    clash = any(s == p for s, _ in f.params)
+    template = f.expr if clash else f.template
+    params = tuple(f.params) if not clash else ()
+    fp = p * template + (1 - p) * (1 - alpha)
+    if f.symmetric and head == 1:
+        base = TradeOff(template, params, f.name, True)
+        xs = _slope_point(base)
+        # G_mu(x*) = x* (the slope -1 point of a symmetric curve with a unique such point)
+        fpx = p * xs + (1 - p) * (1 - xs) if f.name == "gaussian" else fp.xreplace({alpha: xs})
+        inv = implicit_inverse(sympy.Lambda(t, fp.xreplace({alpha: t})), alpha)
+        cp = Piecewise((fp, alpha <= xs), (xs + fpx - alpha, alpha <= fpx), (inv, True))
+        return TradeOff(cp, (*params, (p, q)), f"subsampled_{f.name}", True)
+    from .duality import symmetrize
+
+    try:
+        sym = symmetrize(TradeOff(fp.xreplace({p: q, **dict(params)}), (), f"{f.name}_p", None))
+    except (SymbolicError, NotImplementedError) as exc:
+        raise NotSupportedError(
+            f"subsample({f!r}, p={q}): f is not known to be symmetric with f(0) = 1, and sympy found no "
+            f"closed form of min(f_p, f_p^-1)** ({exc}); a certified numeric envelope is not available yet"
+        ) from None
+    return TradeOff(sym.expr, (), f"subsampled_{f.name}", True)

@@ -51,3 +51,85 @@ def assert_certified(value, exact: Fraction, digits: int) -> None:
         assert exact - ulp < v <= exact, (value, float(exact))
     else:
         assert abs(v - exact) <= ulp / 2, (value, float(exact))
+
+
+# ---------------------------------------------------------------------------------------------
+# Neyman–Pearson curves of finite distributions, in exact Fractions
+# ---------------------------------------------------------------------------------------------
+
+
+def np_vertices(pairs) -> list[tuple[Fraction, Fraction]]:
+    """Vertices (alpha, beta) of T(P, Q) for outcomes given as (P(o), Q(o)) pairs.
+
+    The most powerful tests reject outcomes in decreasing order of Q(o)/P(o) (P(o) = 0 first);
+    each outcome moves the curve by (+P(o), -Q(o)).  Equal ratios merge into one segment.
+    """
+    def key(pq):
+        p, q = pq
+        return (0, Fraction(0)) if p == 0 else (1, -Fraction(q) / p)
+
+    alpha, beta = Fraction(0), Fraction(1)
+    out = [(alpha, beta)]
+    for p, q in sorted(pairs, key=key):
+        alpha += p
+        beta -= q
+        out.append((alpha, beta))
+    return out
+
+
+def curve_at(vertices, a: Fraction) -> Fraction:
+    """The piecewise-linear curve through ``vertices`` at ``a`` (exact): the least beta over the
+    segments containing ``a`` (vertical segments, where outcomes have P(o) = 0, count at their foot)."""
+    values = []
+    for (a0, b0), (a1, b1) in zip(vertices, vertices[1:]):
+        if a0 <= a <= a1:
+            values.append(min(b0, b1) if a1 == a0 else b0 + (b1 - b0) * (a - a0) / (a1 - a0))
+    if not values:
+        raise ValueError(a)
+    return min(values)
+
+
+def product(*factors):
+    """Outcome pairs of the product of finite pairs (P, Q)."""
+    out = [(Fraction(1), Fraction(1))]
+    for pairs in factors:
+        out = [(p0 * p1, q0 * q1) for p0, q0 in out for p1, q1 in pairs]
+    return out
+
+
+def rr_pairs(e_eps: Fraction):
+    """Randomized response with e^eps = ``e_eps`` (rational): outcomes 1 and 0."""
+    q1 = e_eps / (1 + e_eps)
+    return [(q1, 1 - q1), (1 - q1, q1)]
+
+
+def binomial_pairs(n: int, e_eps: Fraction):
+    """n-fold randomized response grouped by the number of ones (same curve as the product)."""
+    from math import comb
+
+    q1 = e_eps / (1 + e_eps)
+    q0 = 1 - q1
+    return [(comb(n, k) * q1**k * q0 ** (n - k), comb(n, k) * q0**k * q1 ** (n - k)) for k in range(n + 1)]
+
+
+def rr_composition_mp(eps, n: int, alpha, dps: int = 60) -> Fraction:
+    """n-fold randomized response at alpha by summing binomial terms in mpmath (any eps)."""
+    ctx = mpmath.MPContext()
+    ctx.dps = dps
+    e = ctx.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+    a = ctx.mpf(Fraction(alpha).numerator) / Fraction(alpha).denominator
+    q0 = 1 / (1 + ctx.exp(e))
+    q1 = 1 - q0
+    term = q0**n  # P(K = 0) under Binomial(n, q1)
+    qterm = q1**n  # Q(K = 0) under Binomial(n, q0)
+    acc_a, acc_b = ctx.zero, ctx.one
+    for k in range(n + 1):
+        if acc_a + term >= a:
+            # inside segment k: beta falls with slope Q(k)/P(k) = e^{eps (n - 2k)}
+            m = _frac(acc_b - (a - acc_a) * ctx.exp(e * (n - 2 * k)))
+            return m
+        acc_a += term
+        acc_b -= qterm
+        term = term * (n - k) / (k + 1) * ctx.exp(e)
+        qterm = qterm * (n - k) / (k + 1) * ctx.exp(-e)
+    return Fraction(0)

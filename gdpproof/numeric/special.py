@@ -217,6 +217,10 @@ def arb_rr_value(n_ball: flint.arb, eps: flint.arb, a: flint.arb) -> flint.arb:
     n = _n_of(n_ball)
     if not (a >= 0 and a <= 1):
         return flint.arb.nan()
+    if a.is_exact() and a.is_zero():
+        return flint.arb(1)  # f(0) = 1 exactly
+    if a.is_exact() and a == 1:
+        return flint.arb(0)
     q0 = _q0(eps)
     vals = []
     for j in _rr_segments(n, eps, a):

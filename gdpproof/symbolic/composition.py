@@ -228,6 +228,8 @@ def _slope_point(f: TradeOff) -> sympy.Expr:
     """x* = inf{x : -1 in the subdifferential of f at x}, for symmetric f with f(0) = 1."""
     if f.name == "gaussian":
         return Phi(-mu / 2)
+    if f.name == "gaussian_with_delta":  # the slope of (1 - delta) G(alpha/(1 - delta)) is G'(alpha/(1 - delta))
+        return (1 - delta) * Phi(-mu / 2)
     from .duality import _xbar
 
     try:
@@ -279,26 +281,30 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         return identity()
     if q == 1:
         return f
-    if f.name in ("eps_delta", "randomized_response"):
-        par = f.parameters
-        return eps_delta(log(1 - q + q * exp(par["epsilon"])), q * par.get("delta", 0))
     if f.name == "identity":
         return f
     head = sympy.piecewise_fold(f.expr.xreplace({alpha: sympy.Integer(0)}))
     if isinstance(head, Piecewise):
         head = head.doit()
-    clash = any(s == p for s, _ in f.params)
-    template = f.expr if clash else f.template
-    params = tuple(f.params) if not clash else ()
+    # only the Gaussian curves keep their parameters symbolic (their x* is a formula in mu);
+    # for the others x* is found for the given numbers, so the numbers are folded in
+    keep = f.name in ("gaussian", "gaussian_with_delta") and not any(s == p for s, _ in f.params)
+    template = f.template if keep else f.expr
+    params = tuple(f.params) if keep else ()
     fp = p * template + (1 - p) * (1 - alpha)
-    if f.symmetric and head == 1:
+    if f.symmetric:
         base = TradeOff(template, params, f.name, True)
         xs = _slope_point(base)
-        # G_mu(x*) = x* (the slope -1 point of a symmetric curve with a unique such point)
-        fpx = p * xs + (1 - p) * (1 - xs) if f.name == "gaussian" else fp.xreplace({alpha: xs})
+        # G_mu(x*) = x* (the slope -1 point of a symmetric curve with a unique such point), and
+        # with a delta factor f(x*) = (1 - delta) Phi(-mu/2) = x*
+        if f.name in ("gaussian", "gaussian_with_delta"):
+            fpx = p * xs + (1 - p) * (1 - xs)
+        else:
+            fpx = sympy.piecewise_fold(fp.xreplace({alpha: xs}))
         inv = implicit_inverse(sympy.Lambda(t, fp.xreplace({alpha: t})), alpha)
         cp = Piecewise((fp, alpha <= xs), (xs + fpx - alpha, alpha <= fpx), (inv, True))
-        return TradeOff(cp, (*params, (p, q)), f"subsampled_{f.name}", True)
+        label = f"subsampled_{f.name}" if keep else f"subsampled_{f!r}"
+        return TradeOff(cp, (*params, (p, q)), label, True)
     from .duality import symmetrize
 
     try:

@@ -56,6 +56,12 @@ class implicit_inverse(sympy.Function):
             raise TypeError(f"implicit_inverse needs a one-variable Lambda, got {g}")
         return None
 
+    def _eval_is_real(self) -> bool:
+        return True
+
+    def _eval_is_nonnegative(self) -> bool:
+        return True
+
     @property
     def function(self) -> sympy.Lambda:
         return self.args[0]
@@ -83,6 +89,20 @@ class implicit_inverse(sympy.Function):
     _numpycode = _code
 
 
+#: Exact rational evaluation of the binomial curves is done up to this n (cost O(n) rationals).
+EXACT_RR_LIMIT = 1000
+
+
+def _rational_rr(n: sympy.Expr, eps: sympy.Expr) -> tuple[int, sympy.Rational] | None:
+    """(n, e^eps) when n is a modest integer and e^eps is rational, else None."""
+    if not (n.is_Integer and 1 <= int(n) <= EXACT_RR_LIMIT) or not eps.is_number or eps.free_symbols:
+        return None
+    e = sympy.exp(eps)
+    if not e.is_Rational:
+        return None
+    return int(n), sympy.Rational(e)
+
+
 class rr_composed(sympy.Function):
     r"""The n-fold composition of randomized response f_{eps,0}, at alpha.
 
@@ -93,6 +113,27 @@ class rr_composed(sympy.Function):
     """
 
     nargs = 3
+
+    @classmethod
+    def eval(cls, n: sympy.Expr, eps: sympy.Expr, a: sympy.Expr) -> sympy.Expr | None:
+        parts = _rational_rr(n, eps)
+        if parts is None or not a.is_Rational:
+            return None
+        k, e = parts
+        a = sympy.Rational(a)
+        if not 0 <= a <= 1:
+            return None
+        # walk the vertices (P(K < j), Q(K >= j)) in exact rationals
+        q1 = e / (1 + e)
+        q0 = 1 - q1
+        acc_a, acc_b = sympy.Integer(0), sympy.Integer(1)
+        for j in range(k + 1):
+            pj = sympy.binomial(k, j) * q1**j * q0 ** (k - j)
+            if acc_a + pj >= a:
+                return acc_b - (a - acc_a) * e ** (k - 2 * j)
+            acc_a += pj
+            acc_b -= sympy.binomial(k, j) * q0**j * q1 ** (k - j)
+        return sympy.Integer(0)
 
     def fdiff(self, argindex: int = 3) -> sympy.Expr:
         if argindex != 3:
@@ -117,3 +158,22 @@ class rr_composed_delta(sympy.Function):
     """
 
     nargs = 3
+
+    @classmethod
+    def eval(cls, n: sympy.Expr, eps: sympy.Expr, eps_prime: sympy.Expr) -> sympy.Expr | None:
+        if n.is_Integer and eps.is_number and eps_prime.is_number and sympy.Ge(eps_prime, n * eps) is sympy.true:
+            return S.Zero  # eps' >= n eps: the composition is (n eps)-DP
+        parts = _rational_rr(n, eps)
+        if parts is None or not eps_prime.is_number or eps_prime.free_symbols:
+            return None
+        ep = sympy.exp(eps_prime)
+        if not ep.is_Rational:
+            return None
+        k, e = parts
+        q1 = e / (1 + e)
+        q0 = 1 - q1
+        total = sympy.Integer(0)
+        for j in range(k + 1):
+            c = sympy.binomial(k, j)
+            total += sympy.Max(0, c * q0**j * q1 ** (k - j) - ep * c * q1**j * q0 ** (k - j))
+        return total

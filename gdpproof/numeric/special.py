@@ -94,12 +94,25 @@ def arb_implicit_inverse(g: Callable[[flint.arb], flint.arb], dg: Callable[[flin
         elif gx <= 0:
             hi = x
         else:
+            # x is within rounding of the root: bracket it by x -+ h, widening h until decided
             undecided += 1
+            h = abs(x) * tol_rel if x != 0 else tol_rel
+            for _ in range(64):
+                left, right = flint.arb((x - h).mid()), flint.arb((x + h).mid())
+                if lo < left and g(left) - v > 0:
+                    lo = left
+                if right < hi and g(right) - v <= 0:
+                    hi = right
+                if (lo >= left or lo == left) and (hi <= right):
+                    break
+                h *= 4
             if undecided > 3:
                 break
         width = hi - lo
         if width <= tol_rel * hi:
             break
+        if lo == 0 and hi < tol_rel * tol_rel:
+            break  # the root is 0 or below 2^(-2 prec): [0, hi] is the enclosure (exact zeros come from sympy)
         d = dg(x)
         if not (gx.is_finite() and d.is_finite()) or d.mid() == 0:
             x = None

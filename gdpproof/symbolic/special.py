@@ -54,6 +54,11 @@ class implicit_inverse(sympy.Function):
     def eval(cls, g: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:
         if not isinstance(g, sympy.Lambda) or len(g.variables) != 1:
             raise TypeError(f"implicit_inverse needs a one-variable Lambda, got {g}")
+        if v.is_number and not v.free_symbols and not g.expr.free_symbols - set(g.variables):
+            # exact ends: g(0) <= v gives 0 (for trade-off curves: v >= f_p(0))
+            g0 = g(S.Zero)
+            if g0.is_number and sympy.Le(g0, v) is sympy.true:
+                return S.Zero
         return None
 
     def _eval_is_real(self) -> bool:

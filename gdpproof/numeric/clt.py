@@ -429,22 +429,28 @@ class BerryEsseenBand:
 
         a = parse_alpha(alpha)
         g = sympy.Rational(str(self.gamma))
+        vacuous = 2 * g >= 1  # the theorem's range [gamma, 1 - gamma] is empty
+        direction = "up" if upper else "down"
+
+        def exact_value(v: sympy.Expr) -> Certified:
+            m, e = round_fraction(Fraction(int(v.p), int(v.q)), digits, direction)
+            return Certified(_decimal(m, e, digits), digits=digits, rounding=direction, method="exact")
+
         if upper:
-            if a < g:
-                val = 1 - a
-                m, e = round_fraction(Fraction(int(val.p), int(val.q)), digits, "up")
-                return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="exact")
-            at = min(a, 1 - g) - g
-            m_ = sympy.Rational(str(self.mu_low))
-            expr = sympy.Min(GAUSSIAN + g, 1 - a)
+            trivial = exact_value(1 - a)  # f <= 1 - alpha for every trade-off function
+            if a < g or vacuous:
+                return trivial
+            at, m_, expr = min(a, 1 - g) - g, sympy.Rational(str(self.mu_low)), GAUSSIAN + g
         else:
-            if a > 1 - g:
-                return Certified(0, digits=digits, rounding="down", method="exact")
-            at = min(max(a, g) + g, sympy.Integer(1))
-            m_ = sympy.Rational(str(self.mu))
-            expr = sympy.Max(GAUSSIAN - g, 0)
-        return certify(expr, (ALPHA, MU), (at, m_), digits=digits, rounding="up" if upper else "down",
-                       what=f"Berry-Esseen {'upper' if upper else 'lower'} edge at alpha={a}")
+            if a > 1 - g or vacuous:
+                return exact_value(sympy.Integer(0))
+            at, m_, expr = min(max(a, g) + g, sympy.Integer(1)), sympy.Rational(str(self.mu)), GAUSSIAN - g
+        value = certify(expr, (ALPHA, MU), (at, m_), digits=digits, rounding=direction,
+                        what=f"Berry-Esseen {'upper' if upper else 'lower'} edge at alpha={a}")
+        # min/max of two bounds rounded the same way is that bound of the min/max
+        if upper:
+            return min(value, trivial)
+        return value if value > 0 else exact_value(sympy.Integer(0))
 
     def lower(self, alpha: Any, *, digits: int = 30) -> Certified:
         """A certified lower bound of the exact composition at alpha (rounded down)."""
@@ -465,6 +471,8 @@ class BerryEsseenBand:
         def G(x: Any, mu_: float) -> Any:
             return norm.cdf(norm.isf(np.clip(x, 0, 1)) - mu_)
 
+        if 2 * g >= 1:
+            return np.zeros_like(a), G(a, m), 1 - a
         lo = np.where(a > 1 - g, 0.0, np.maximum(G(np.minimum(np.maximum(a, g) + g, 1), m) - g, 0.0))
         up = np.where(a < g, 1 - a, np.minimum(G(np.minimum(a, 1 - g) - g, ml) + g, 1 - a))
         return lo, G(a, m), up

@@ -17,7 +17,17 @@ from .errors import GdpproofError
 
 __all__ = ["main"]
 
-KINDS = ("gaussian", "eps-delta", "randomized-response", "laplace")
+KINDS = ("gaussian", "eps-delta", "randomized-response", "laplace", "subsampled-gaussian", "rr-composition")
+
+#: The options each kind needs, and the optional ones it also takes.
+_NEEDS = {"gaussian": ("mu",), "laplace": ("mu",), "eps-delta": ("epsilon",),
+          "randomized-response": ("epsilon",), "subsampled-gaussian": ("mu", "sample_rate"),
+          "rr-composition": ("epsilon", "n")}
+_OPTIONAL = {"eps-delta": ("delta",)}
+
+
+def _flag(name: str) -> str:
+    return "--" + {"epsilon": "eps", "sample_rate": "sample-rate"}.get(name, name)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,24 +36,27 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _family(args: argparse.Namespace) -> Any:
-    from . import eps_delta, gaussian, laplace, randomized_response
+    from . import eps_delta, gaussian, laplace, randomized_response, rr_composition, subsample
 
-    need = {"gaussian": ("mu",), "laplace": ("mu",), "eps-delta": ("epsilon",),
-            "randomized-response": ("epsilon",)}[args.kind]
-    allowed = {"eps-delta": ("epsilon", "delta")}.get(args.kind, need)
+    need = _NEEDS[args.kind]
+    allowed = need + _OPTIONAL.get(args.kind, ())
     for name in need:
         if getattr(args, name) is None:
-            raise _Usage(f"--{name.replace('epsilon', 'eps')} is required for kind {args.kind}")
-    for name in ("mu", "epsilon", "delta"):
-        if getattr(args, name) is not None and name not in allowed:
-            raise _Usage(f"--{name.replace('epsilon', 'eps')}={getattr(args, name)} does not apply to kind "
-                         f"{args.kind} (it takes {', '.join('--' + n.replace('epsilon', 'eps') for n in allowed)})")
+            raise _Usage(f"{_flag(name)} is required for kind {args.kind}")
+    for name in ("mu", "epsilon", "delta", "sample_rate", "n"):
+        if getattr(args, name, None) is not None and name not in allowed:
+            raise _Usage(f"{_flag(name)}={getattr(args, name)} does not apply to kind "
+                         f"{args.kind} (it takes {', '.join(_flag(n) for n in allowed)})")
     if args.kind == "gaussian":
         return gaussian(args.mu)
     if args.kind == "laplace":
         return laplace(args.mu)
     if args.kind == "eps-delta":
         return eps_delta(args.epsilon, args.delta if args.delta is not None else "0")
+    if args.kind == "subsampled-gaussian":
+        return subsample(gaussian(args.mu), args.sample_rate)
+    if args.kind == "rr-composition":
+        return rr_composition(args.epsilon, args.n)
     return randomized_response(args.epsilon)
 
 
@@ -51,11 +64,14 @@ class _Usage(Exception):
     pass
 
 
-def _family_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("kind", choices=KINDS, help="trade-off family")
+def _family_options(p: argparse.ArgumentParser, kinds: Sequence[str] = KINDS) -> None:
+    p.add_argument("kind", choices=kinds, help="trade-off family")
     p.add_argument("--mu", help="GDP parameter / location shift (gaussian, laplace)")
     p.add_argument("--eps", "--epsilon", dest="epsilon", help="epsilon (eps-delta, randomized-response)")
     p.add_argument("--delta", help="delta (eps-delta; default 0)")
+    p.add_argument("--sample-rate", dest="sample_rate", help="sampling probability p (subsampled-gaussian)")
+    if "rr-composition" in kinds:
+        p.add_argument("--n", help="number of compositions (rr-composition)")
 
 
 def _common(p: argparse.ArgumentParser, digits: bool = True) -> None:
@@ -103,6 +119,30 @@ def _parser() -> argparse.ArgumentParser:
     _family_options(p)
     p.add_argument("--points", type=int, default=64, help="uniform grid size (default 64)")
     _common(p, digits=False)
+
+    p = sub.add_parser("compose", help="composition: exact GDP, the CLT with its Berry-Esseen bound, functionals")
+    csub = p.add_subparsers(dest="compose_command", required=True, parser_class=_Parser)
+    q = csub.add_parser("gdp", help="G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2), exactly (mu rounded up)")
+    q.add_argument("--mu", action="append", required=True, help="a GDP parameter (repeat for each mechanism)")
+    _common(q)
+    q = csub.add_parser("clt", help="CLT mu and Berry-Esseen gamma of the n-fold composition (an approximation)")
+    _family_options(q, [k for k in KINDS if k != "rr-composition"])
+    q.add_argument("--n", dest="times", default="1", help="how many times the mechanism is composed (default 1)")
+    _common(q)
+    q = csub.add_parser("functionals", help="kl, kappa2, kappa3, bar_kappa3 of a trade-off function")
+    _family_options(q)
+    _common(q)
+
+    p = sub.add_parser("account", help="DP-SGD by the CLT: mu_clt, eps_clt and gamma (an approximation)",
+                       description="The central-limit approximation of Bu, Dong, Long & Su (2020). It can "
+                                   "understate the true privacy loss; gamma is its Berry-Esseen error.")
+    p.add_argument("--sigma", required=True, help="noise multiplier sigma > 0")
+    p.add_argument("--sample-rate", dest="sample_rate", required=True, help="sampling probability p in (0, 1]")
+    p.add_argument("--steps", required=True, help="number of steps T >= 1")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "uniform"),
+                   help="poisson (each record with probability p) or uniform (fixed batch); default poisson")
+    p.add_argument("--delta", help="report eps_clt at this delta")
+    _common(p)
 
     p = sub.add_parser("report", help="run the verification end to end; write HTML and JSON")
     p.add_argument("--out", default="report", help="output folder (default ./report)")
@@ -181,6 +221,30 @@ def _run(args: argparse.Namespace) -> int:
                                  "detail": v.detail} for v in r.verdicts]}
         _emit(args, payload, str(r))
         return 0 if r.ok else 1
+    if args.command == "compose":
+        return _compose(args)
+    if args.command == "account":
+        from . import dpsgd_mu
+
+        try:
+            acc = dpsgd_mu(args.sigma, args.sample_rate, args.steps, sampling=args.sampling, delta=args.delta,
+                           digits=args.digits, gamma_digits=min(args.digits, 6))
+        except ValueError as exc:  # name the options as the user typed them
+            raise _Usage(str(exc).replace("noise_multiplier=", "--sigma=").replace("sample_rate=", "--sample-rate=")
+                         .replace("steps=", "--steps=").replace("delta=", "--delta=")) from None
+        print(f"gdpproof: warning: {acc.note}", file=sys.stderr)
+        payload = {"sigma": args.sigma, "sample_rate": args.sample_rate, "steps": args.steps,
+                   "sampling": args.sampling, "mu_clt": _num(acc.mu_clt), "gamma": _num(acc.gamma),
+                   "approximation": True, "digits": acc.mu_clt.digits,
+                   "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"},
+                   "certified": acc.mu_clt.method, "gamma_certified": acc.gamma.method if acc.gamma else None}
+        text = [f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
+        if acc.eps_clt is not None:
+            payload.update({"delta": args.delta, "eps_clt": _num(acc.eps_clt)})
+            text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
+        text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT, T-fold C_p(G_1/sigma))")
+        _emit(args, payload, "\n".join(text))
+        return 0
     if args.command == "report":
         from .report import write_report
 
@@ -188,6 +252,34 @@ def _run(args: argparse.Namespace) -> int:
         print(f"report written to {summary['index']} ({summary['passed']} of {summary['total']} checks passed)")
         return 0 if summary["passed"] == summary["total"] else 1
     raise _Usage(f"unknown command {args.command}")  # pragma: no cover (argparse rejects it first)
+
+
+def _compose(args: argparse.Namespace) -> int:
+    from . import berry_esseen, compose, functionals, gaussian
+    from .numeric.certify import certify
+
+    if args.compose_command == "gdp":
+        g = compose(*[gaussian(m) for m in args.mu])
+        mu = certify(g.parameters["mu"], (), (), digits=args.digits, rounding="up", what="composed mu")
+        _emit(args, {"mus": args.mu, "mu": _num(mu), "digits": mu.digits, "rounding": mu.rounding,
+                     "certified": mu.method, "exact": True}, _num(mu))
+        return 0
+    f = _family(args)
+    if args.compose_command == "clt":
+        band = berry_esseen(f, n=args.times, digits=args.digits)
+        payload = {"function": repr(f), "n": args.times, "mu": _num(band.mu), "gamma": _num(band.gamma),
+                   "approximation": True, "digits": band.mu.digits, "rounding": {"mu": "up", "gamma": "up"},
+                   "certified": band.mu.method}
+        _emit(args, payload, f"mu    = {band.mu}   (CLT approximation of the {args.times}-fold composition)\n"
+                             f"gamma = {band.gamma}   (Berry-Esseen: G_mu(a + gamma) - gamma <= exact <= "
+                             f"G_mu(a - gamma) + gamma)")
+        return 0
+    fl = functionals(f, digits=args.digits)
+    values = fl.as_dict()
+    payload = {"function": repr(f), **{k: _num(v) for k, v in values.items()}, "digits": fl.kl.digits,
+               "rounding": "nearest", "certified": fl.kl.method}
+    _emit(args, payload, "\n".join(f"{k:<10} = {v}" for k, v in values.items()))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -203,9 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gdpproof: error: {exc}", file=sys.stderr)
         return 2
     except GdpproofError as exc:
-        # 2: bad input; 3: the requested digits could not be certified (nothing is printed)
+        # 2: bad input or not supported; 3: the digits could not be certified (nothing is printed)
         print(f"gdpproof: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ValueError) else 3
+        return 2 if isinstance(exc, (ValueError, NotImplementedError)) else 3
     except OSError as exc:
         print(f"gdpproof: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2

@@ -72,6 +72,25 @@ BAD = [
         "exp(",
     ),
     ("location_family mu=-1", lambda: gdpproof.location_family(sympy.exp(-abs(X)) / 2, X, mu=-1), "mu", "-1"),
+    # composition, subsampling, CLT
+    ("rr_composition n=0", lambda: gdpproof.rr_composition(1, 0), "n", "0"),
+    ("rr_composition n=2.5", lambda: gdpproof.rr_composition(1, 2.5), "n", "2.5"),
+    ("rr_composition n='x'", lambda: gdpproof.rr_composition(1, "x"), "n", "x"),
+    ("rr_composition n=True", lambda: gdpproof.rr_composition(1, True), "n", "True"),
+    ("rr_composition epsilon=-1", lambda: gdpproof.rr_composition(-1, 3), "epsilon", "-1"),
+    ("self_compose n=-2", lambda: gdpproof.self_compose(G, -2), "n", "-2"),
+    ("compose f=3", lambda: gdpproof.compose(G, 3), "f", "3"),
+    ("with_delta delta=2", lambda: gdpproof.with_delta(G, 2), "delta", "2"),
+    ("subsample p=-0.1", lambda: gdpproof.subsample(G, -0.1), "p", "-0.1"),
+    ("subsample p=nan", lambda: gdpproof.subsample(G, float("nan")), "p", "nan"),
+    ("subsample f=1", lambda: gdpproof.subsample(1, 0.5), "f", "1"),
+    ("berry_esseen n=0", lambda: gdpproof.berry_esseen(G, n=0), "n", "0"),
+    ("berry_esseen fs=[]", lambda: gdpproof.berry_esseen([]), "fs", "[]"),
+    ("functionals digits=0", lambda: gdpproof.functionals(G, digits=0), "digits", "0"),
+    ("dpsgd_mu noise_multiplier=-1", lambda: gdpproof.dpsgd_mu(-1, 0.1, 10), "noise_multiplier", "-1"),
+    ("dpsgd_mu sample_rate=2", lambda: gdpproof.dpsgd_mu(1, 2, 10), "sample_rate", "2"),
+    ("dpsgd_mu steps=0", lambda: gdpproof.dpsgd_mu(1, 0.1, 0), "steps", "0"),
+    ("dpsgd_mu sampling='x'", lambda: gdpproof.dpsgd_mu(1, 0.1, 10, sampling="x"), "sampling", "'x'"),
 ]
 
 

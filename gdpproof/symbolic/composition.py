@@ -35,18 +35,22 @@ RR_COMPOSITION_DUAL = rr_composed_delta(n, epsilon, epsilon_prime)
 
 
 def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, sympy.Integer)):
+    """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error."""
+    if isinstance(value, bool):
+        raise _bad(name, value, "must be a positive integer")
+    if isinstance(value, (int, sympy.Integer)):
+        k = int(value)
+    else:
         try:
             v = exact(name, value, symbolic=False)
         except InvalidParameterError:
             raise _bad(name, value, "must be a positive integer") from None
         if not v.is_Integer:
             raise _bad(name, value, "must be a positive integer")
-        value = int(v)
-    value = int(value)
-    if value < 1:
+        k = int(v)
+    if k < 1:
         raise _bad(name, value, "must be a positive integer")
-    return value
+    return k
 
 
 def rr_composition(epsilon: Any, n: Any) -> TradeOff:
@@ -252,9 +256,10 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     symmetric f with f(0) = 1 it is f_p on [0, x*], the line x* + f_p(x*) - alpha on
     [x*, f_p(x*)] and f_p^{-1} after, where f'(x*) = -1; for G_mu, x* = Phi(-mu/2).  The
     inverse piece is an :class:`~gdpproof.symbolic.special.implicit_inverse`, evaluated to
-    certified digits by ball arithmetic.  f_{eps,delta} maps to f_{eps',p delta} with
-    eps' = log(1 - p + p e^eps).  Non-symmetric f are handled when sympy finds
-    min{f_p, f_p^{-1}}** in closed form, otherwise NotSupportedError.
+    certified digits by ball arithmetic.  For f_{eps,delta} this is tighter than the classical
+    amplification to f_{eps', p delta}, eps' = log(1 - p + p e^eps), which lies below it.
+    Non-symmetric f are handled when sympy finds min{f_p, f_p^{-1}}** in closed form, otherwise
+    NotSupportedError (a certified numeric envelope is not implemented).
 
     Parameters
     ----------
@@ -271,8 +276,9 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     subsampled_gaussian(mu=1, p=1/10)
     >>> c.evaluate("0.5", digits=15)
     Certified('0.461707507745197', digits=15, rounding='down')
-    >>> gdpproof.subsample(gdpproof.randomized_response(1), "0.5")
-    eps_delta(epsilon=log(1/2 + E/2), delta=0)
+    >>> rr = gdpproof.subsample(gdpproof.randomized_response(1), "0.5")
+    >>> rr.evaluate("0.4", digits=10)  # the classical f_{eps',0} gives 0.3227...
+    Certified('0.3689414213', digits=10, rounding='down')
     """
     if not isinstance(f, TradeOff):
         raise InvalidParameterError(f"f={f!r} must be a TradeOff")

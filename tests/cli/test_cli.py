@@ -89,6 +89,24 @@ def test_check_exit_codes(capsys):
         (["tradeoff", "gaussian", "--mu", "1", "--eps", "1", "--alpha", "0.1"], "--eps=1 does not apply to kind gaussian"),
         (["report", "--digits", "0"], "digits=0 must be between 1 and 4000"),
         (["report", "--out", "/proc/no/such/folder"], "out='/proc/no/such/folder' cannot be created"),
+        (["compose", "gdp", "--mu", "1", "--mu", "-2"], "mu='-2' must be >= 0"),
+        (["compose", "gdp"], "the following arguments are required: --mu"),
+        (["compose", "clt", "gaussian", "--mu", "1", "--n", "0"], "n='0' must be a positive integer"),
+        (["compose", "clt", "gaussian", "--mu", "1", "--n", "2.5"], "n='2.5' must be a positive integer"),
+        (["compose", "clt", "rr-composition", "--eps", "1"], "invalid choice"),
+        (["compose", "functionals", "eps-delta", "--eps", "1", "--delta", "0.1"], "kl(f) is infinite"),
+        (["tradeoff", "rr-composition", "--eps", "1", "--alpha", "0.1"], "--n is required for kind rr-composition"),
+        (["tradeoff", "rr-composition", "--eps", "1", "--n", "-3", "--alpha", "0.1"], "n='-3' must be a positive integer"),
+        (["tradeoff", "subsampled-gaussian", "--mu", "1", "--alpha", "0.1"], "--sample-rate is required"),
+        (["tradeoff", "subsampled-gaussian", "--mu", "1", "--sample-rate", "1.2", "--alpha", "0.1"],
+         "p='1.2' must be in [0, 1]"),
+        (["tradeoff", "gaussian", "--mu", "1", "--sample-rate", "0.5", "--alpha", "0.1"],
+         "--sample-rate=0.5 does not apply to kind gaussian"),
+        (["account", "--sigma", "0", "--sample-rate", "0.1", "--steps", "3"], "--sigma='0' must be > 0"),
+        (["account", "--sigma", "1", "--sample-rate", "0", "--steps", "3"], "--sample-rate='0' must be in (0, 1]"),
+        (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "-3"], "--steps='-3' must be a positive integer"),
+        (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--delta", "0"], "--delta='0' must be in (0, 1)"),
+        (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--sampling", "shuffled"], "invalid choice"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
@@ -129,3 +147,40 @@ def test_digits_4000_works(capsys):
     code, out, _ = run(capsys, "convert", "--mu", "1", "--eps", "1", "--digits", "4000")
     assert code == 0 and out.startswith("0.12693673750664394580082962475776688041508065011")
     assert len(out.strip()) == 4002
+
+
+def test_compose_commands(capsys):
+    code, out, _ = run(capsys, "compose", "gdp", "--mu", "3", "--mu", "4", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["mu"].startswith("5.0000") and obj["exact"] is True and obj["certified"] == "arb"
+    code, out, _ = run(capsys, "compose", "functionals", "gaussian", "--mu", "1", "--json", "--digits", "25")
+    obj = json.loads(out)
+    # the acceptance check: kl = 0.5, kappa2 = 1.25, bar_kappa3 = 2 sqrt(2/pi)
+    assert obj["kl"] == "0.5000000000000000000000000" and obj["kappa2"] == "1.250000000000000000000000"
+    assert obj["bar_kappa3"] == "1.595769121605730711759784"
+    assert obj["digits"] == 25 and obj["certified"] == "arb"
+    code, out, _ = run(capsys, "compose", "clt", "randomized-response", "--eps", "0.1", "--n", "400", "--json",
+                       "--digits", "10")
+    obj = json.loads(out)
+    assert code == 0 and obj["mu"] == "2.000833438" and obj["gamma"] == "0.02810497817" and obj["approximation"] is True
+
+
+def test_new_tradeoff_kinds(capsys):
+    code, out, _ = run(capsys, "tradeoff", "rr-composition", "--eps", "0.1", "--n", "100", "--alpha", "0.05",
+                       "--json", "--digits", "15")
+    assert code == 0 and json.loads(out)["beta"] == "0.741215622710327"
+    code, out, _ = run(capsys, "tradeoff", "subsampled-gaussian", "--mu", "1", "--sample-rate", "0.1",
+                       "--alpha", "0.5", "--digits", "15")
+    assert code == 0 and out.strip() == "0.461707507745197"
+
+
+def test_account_is_labelled_an_approximation(capsys):
+    code, out, err = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "1000",
+                         "--delta", "1e-5", "--digits", "8", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["approximation"] is True
+    assert obj["mu_clt"] == "0.41452164" and float(obj["eps_clt"]) > 0 and 0 < float(obj["gamma"]) < 0.1
+    assert "understate" in err
+    code, out, err = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "1000",
+                         "--sampling", "uniform")
+    assert code == 0 and "CLT approximation, not a bound" in out and "understate" in err

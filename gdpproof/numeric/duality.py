@@ -211,7 +211,8 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     -2 Phi^{-1}(1/(1 + e^eps)) (DRS Example after Prop. 2.5); f(0) < 1 gives infinity (no
     Gaussian curve starts below 1).  Otherwise mu = sup_alpha [Phi^{-1}(1-alpha) -
     Phi^{-1}(f(alpha))] by certified branch and bound over alpha in [Phi(-10), Phi(10)]
-    (alpha at least 7.6e-24 from either end): a supremum attained only beyond that range is
+    (alpha at least 7.6e-24 from either end; [Phi(-10), 1/2] for symmetric f, which suffices
+    by symmetry): a supremum attained only beyond that range is
     not seen, which the docstring of :func:`gdpproof.tightest_mu` states.  Functions very
     close to a Gaussian curve make the pointwise mu nearly flat, which branch and bound cannot
     settle to many digits: those raise PrecisionError rather than guess.
@@ -237,6 +238,10 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     hfn = arb_function(h, (z, *syms))
     dhfn = arb_function(sympy.diff(h, z), (z, *syms))
 
+    # a symmetric f is >= G_mu everywhere once it is on alpha <= 1/2 (z >= 0): were
+    # f(a) < G_mu(a) for some a > 1/2, then b = f(a) < 1/2 would have f(b) <= a < G_mu(b)
+    z_low = Fraction(0) if f.symmetric else Fraction(-TAIL_Z)
+
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
         # alpha = Phi(-10) is 7.6e-24: 1 - alpha needs ~80 more bits than the digits asked for
         with arb_precision(bits + 96):
@@ -245,7 +250,7 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     def _bnb(bits: int) -> tuple[Fraction, Fraction] | None:
         args = [arb_from_exact(v) for v in vals]
         box = branch_and_bound_sup(lambda s: hfn(s, *args), lambda s: dhfn(s, *args),
-                                   Fraction(-TAIL_Z), Fraction(TAIL_Z),
+                                   z_low, Fraction(TAIL_Z),
                                    rel_tol=Fraction(1, 10 ** (digits + 3)))
         if box is None and bits < 2 * working_bits(digits):
             return None  # boxes near the tails need more precision: try again with it

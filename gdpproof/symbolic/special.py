@@ -121,6 +121,8 @@ class rr_composed(sympy.Function):
 
     @classmethod
     def eval(cls, n: sympy.Expr, eps: sympy.Expr, a: sympy.Expr) -> sympy.Expr | None:
+        if a.is_Rational and n.is_Integer and (a == 0 or a == 1):
+            return S.One if a == 0 else S.Zero  # f(0) = 1, f(1) = 0 for every n and eps
         parts = _rational_rr(n, eps)
         if parts is None or not a.is_Rational:
             return None
@@ -147,12 +149,13 @@ class rr_composed(sympy.Function):
 
 
 class rr_composed_slope(sympy.Function):
-    """|f'(alpha)| = e^{eps(n - 2j)} on the segment j of :class:`rr_composed` (n, eps, alpha)."""
+    """|f'(alpha)| = e^{eps(n - 2j)} on the segment j of :class:`rr_composed` (n, eps, alpha).
+
+    A step function: it has no derivative sympy could use (its jumps are what makes the curve
+    convex), so ``diff`` stays unevaluated and no symbolic proof relies on it.
+    """
 
     nargs = 3
-
-    def fdiff(self, argindex: int = 3) -> sympy.Expr:
-        return S.Zero
 
 
 class rr_composed_delta(sympy.Function):

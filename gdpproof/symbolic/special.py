@@ -151,11 +151,15 @@ class rr_composed(sympy.Function):
 class rr_composed_slope(sympy.Function):
     """|f'(alpha)| = e^{eps(n - 2j)} on the segment j of :class:`rr_composed` (n, eps, alpha).
 
-    A step function: it has no derivative sympy could use (its jumps are what makes the curve
-    convex), so ``diff`` stays unevaluated and no symbolic proof relies on it.
+    A step function: its derivative is 0 between the vertices, which is what ``diff`` returns
+    (numeric code needs it); the jumps, which make the curve convex, are not represented, so
+    :func:`gdpproof.check_tradeoff` never builds a symbolic proof on it.
     """
 
     nargs = 3
+
+    def fdiff(self, argindex: int = 3) -> sympy.Expr:
+        return S.Zero
 
 
 class rr_composed_delta(sympy.Function):

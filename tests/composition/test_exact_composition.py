@@ -188,3 +188,11 @@ def test_rr_composition_delta_vanishes_beyond_n_eps():
     assert f.delta("3.6", digits=12) == 0
     assert f.delta(5, digits=12) == 0
     assert f.delta("3.59", digits=12) > 0
+
+
+def test_rr_composition_is_valid_and_no_proof_rests_on_its_step_derivative():
+    """f'' of the binomial curve is 0 between vertices; its convexity lives in the jumps, so
+    check() must not call convexity 'proved' from f'' = 0 (a regression: it once did)."""
+    report = gdpproof.rr_composition("0.1", 50).check(points=12, digits=12)
+    assert report.ok
+    assert report["convex"].status == "not refuted" and report["convex"].method == "numeric"

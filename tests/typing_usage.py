@@ -12,3 +12,12 @@ r: gdpproof.ValidityReport = gdpproof.check_tradeoff(gdpproof.laplace(1))
 ok: bool = r.ok
 m: gdpproof.Certified = gdpproof.tightest_mu(gdpproof.randomized_response("0.5"), digits=10)
 p: gdpproof.Certified = gdpproof.mu_from_points([("0.1", "0.5")], digits=10)
+c: gdpproof.TradeOff = gdpproof.compose(gdpproof.gaussian(1), gdpproof.gaussian(2))
+rr: gdpproof.TradeOff = gdpproof.self_compose(gdpproof.randomized_response(1), 10)
+s: gdpproof.TradeOff = gdpproof.subsample(gdpproof.gaussian(1), "0.1")
+fl: gdpproof.Functionals = gdpproof.functionals(gdpproof.gaussian(1), digits=10)
+kl_value: gdpproof.Certified = fl.kl
+band: gdpproof.BerryEsseenBand = gdpproof.berry_esseen([gdpproof.gaussian(1)], n=4, digits=10)
+edge: gdpproof.Certified = band.lower("0.5", digits=10)
+acc: gdpproof.DPSGDAccount = gdpproof.dpsgd_mu(1.1, "0.01", 100, delta="1e-5", digits=10, gamma=False)
+approx: bool = acc.approximation

@@ -122,6 +122,45 @@ def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]
 
     out.append(("conversions: eps(delta), mu(eps, delta), sigma round trip", conversions))
 
+    def gdp_composition() -> tuple[bool, str, dict]:
+        import sympy
+
+        c = g.compose(g.gaussian(1), g.gaussian(2))
+        mu = c.parameters["mu"]
+        ok = c.name == "gaussian" and sympy.simplify(mu - sympy.sqrt(5)) == 0
+        return ok, f"G_1 (x) G_2 = {c!r}, exactly (a theorem, not a limit)", {"composition": repr(c)}
+
+    out.append(("composition: G_1 (x) G_2 = G_sqrt(5) (exact)", gdp_composition))
+
+    def band() -> tuple[bool, str, dict]:
+        be = g.berry_esseen(g.randomized_response("0.1"), n=100, digits=15)
+        f = g.rr_composition("0.1", 100)
+        inside = all(be.lower(a, digits=15) <= f.evaluate(a, digits=15, rounding="up")
+                     and f.evaluate(a, digits=15, rounding="down") <= be.upper(a, digits=15)
+                     for a in ("0", "0.01", "0.05", "0.1", "0.2", "0.3", "0.5", "0.7", "0.9", "0.99", "1"))
+        return inside, f"exact 100-fold randomized response (eps = 0.1) inside the band: mu = {be.mu}, gamma = {be.gamma}", {
+            "mu": str(be.mu), "gamma": str(be.gamma)}
+
+    out.append(("CLT: exact n-fold randomized response lies in the Berry-Esseen band", band))
+
+    def subsampled() -> tuple[bool, str, dict]:
+        c = g.subsample(g.gaussian(1), "0.1")
+        r = c.check(points=24, digits=15)
+        between = all(g.gaussian(1).evaluate(a, digits=15, rounding="down") <= c.evaluate(a, digits=15, rounding="up")
+                      for a in ("0.01", "0.2", "0.5", "0.8"))
+        return r.ok and between, f"C_0.1(G_1) is a trade-off function above G_1; tightest mu {c.tightest_mu(digits=8)}", {
+            "check": {v.property: v.status for v in r.verdicts}}
+
+    out.append(("subsampling: C_p(G_mu) valid and between G_mu and Id", subsampled))
+
+    def dpsgd() -> tuple[bool, str, dict]:
+        acc = g.dpsgd_mu("1.1", "256/60000", 14062, delta="1e-5", digits=10)
+        return acc.approximation, (f"sigma = 1.1, p = 256/60000, T = 14062: mu_clt = {acc.mu_clt}, eps_clt(1e-5) = "
+                                   f"{acc.eps_clt}, gamma = {acc.gamma} (CLT APPROXIMATION: can understate the loss)"), {
+            "mu_clt": str(acc.mu_clt), "eps_clt": str(acc.eps_clt), "gamma": str(acc.gamma), "approximation": True}
+
+    out.append(("DP-SGD by the CLT (an approximation, labelled as one)", dpsgd))
+
     for path in _derivation_files():
         def derivation(path: Path = path) -> tuple[bool, str, dict]:
             import contextlib
@@ -163,7 +202,8 @@ def _plot() -> str | None:
 
     import gdpproof as g
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, grid = plt.subplots(2, 2, figsize=(10, 8.6))
+    axes = grid[0]
     a = np.linspace(0, 1, 401)
     for f in _families():
         axes[0].plot(a, f.evaluate_fast(a), label=repr(f))
@@ -181,6 +221,18 @@ def _plot() -> str | None:
     axes[1].set_ylabel("delta(epsilon) (certified, rounded up)")
     axes[1].set_title("GDP as (epsilon, delta)-DP")
     axes[1].legend()
+    rr = g.rr_composition("0.1", 100)
+    g.berry_esseen(g.randomized_response("0.1"), n=100, digits=8).plot(grid[1][0], exact=rr)
+    grid[1][0].set_title("CLT: 100-fold randomized response, eps = 0.1")
+    ax = grid[1][1]
+    ax.plot(a, g.gaussian(1).evaluate_fast(a), "k", label="G_1")
+    for q in ("0.05", "0.2", "0.5"):
+        ax.plot(a, g.subsample(g.gaussian(1), q).evaluate_fast(a), label=f"C_p(G_1), p = {q}")
+    ax.plot(a, 1 - a, "k:", lw=0.8)
+    ax.set_xlabel("type I error alpha")
+    ax.set_ylabel("type II error beta")
+    ax.set_title("Subsampling amplifies privacy")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)

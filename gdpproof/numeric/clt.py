@@ -138,7 +138,7 @@ class _Quadrature(_Source):
         """(u, weight, a, b): the piece's log-slope u(s) and weight w(s) on [a, b] in its variable."""
         from ..symbolic.special import implicit_inverse
 
-        out = []
+        out: list[tuple[Callable[..., Any], Callable[..., Any], Any, Any]] = []
         for e, lo, hi in self.raw:
             if isinstance(e, implicit_inverse) and e.args[1] == ALPHA:
                 g = e.function
@@ -162,7 +162,7 @@ class _Quadrature(_Source):
                 def u2(s: Any, df: Any = df) -> Any:
                     return ctx.log(-df(s))
 
-                out.append((u2, lambda s: ctx.one, mpf_from_exact(ctx, lo), mpf_from_exact(ctx, hi)))
+                out.append((u2, lambda s: ctx.one, mpf_from_exact(ctx, lo), mpf_from_exact(ctx, hi)))  # noqa: E731
         return out
 
     def approx(self, ctx: Any) -> Moments:
@@ -374,8 +374,8 @@ def _mu_gamma(values: list, counts: Sequence[int], sqrt: Callable[[Any], Any], z
         s_kl2 += c * klv * klv
         s_kb3 += c * kb3
     var = s_k2 - s_kl2
-    c = BERRY_ESSEEN_CONSTANT
-    return 2 * s_kl / sqrt(var), c.numerator * s_kb3 / (c.denominator * var * sqrt(var))
+    const = BERRY_ESSEEN_CONSTANT
+    return 2 * s_kl / sqrt(var), const.numerator * s_kb3 / (const.denominator * var * sqrt(var))
 
 
 def _factors(fs: Any, n: Any) -> tuple[list[Any], list[int]]:

@@ -139,9 +139,10 @@ def _q0(eps: flint.arb) -> flint.arb:
 
 
 def _n_of(n: flint.arb) -> int:
-    if not (n.is_exact() and n.is_integer()):
+    k = n.unique_fmpz() if n.is_exact() else None
+    if k is None:
         raise TypeError(f"no ball-arithmetic form for rr_composed with non-integer n={n}")
-    return int(n.unique_fmpz())
+    return int(k)
 
 
 def _rr_alpha(n: int, j: int, q0: flint.arb) -> flint.arb:

@@ -258,8 +258,9 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     inverse piece is an :class:`~gdpproof.symbolic.special.implicit_inverse`, evaluated to
     certified digits by ball arithmetic.  For f_{eps,delta} this is tighter than the classical
     amplification to f_{eps', p delta}, eps' = log(1 - p + p e^eps), which lies below it.
-    Non-symmetric f are handled when sympy finds min{f_p, f_p^{-1}}** in closed form, otherwise
-    NotSupportedError (a certified numeric envelope is not implemented).
+    Non-symmetric piecewise-linear f get the exact envelope (the lower convex hull of the
+    vertices of f_p and f_p^{-1}); curved non-symmetric f raise NotSupportedError (a certified
+    numeric envelope is not implemented).
 
     Parameters
     ----------
@@ -317,7 +318,8 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         sym = symmetrize(TradeOff(fp.xreplace({p: q, **dict(params)}), (), f"{f.name}_p", None))
     except (SymbolicError, NotImplementedError) as exc:
         raise NotSupportedError(
-            f"subsample({f!r}, p={q}): f is not known to be symmetric with f(0) = 1, and sympy found no "
-            f"closed form of min(f_p, f_p^-1)** ({exc}); a certified numeric envelope is not available yet"
+            f"subsample({f!r}, p={q}): f is not known to be symmetric, and gdpproof computes "
+            f"min(f_p, f_p^-1)** exactly only for piecewise-linear f ({exc}); a certified numeric "
+            "envelope for curved non-symmetric f is not available yet"
         ) from None
     return TradeOff(sym.expr, (), f"subsampled_{f.name}", True)

@@ -199,28 +199,82 @@ def _xbar(f: Any) -> sympy.Expr:
     raise SymbolicError(f"f' never reaches -1 for {f!r}")
 
 
+def _vertices(f: Any) -> list[tuple[sympy.Expr, sympy.Expr]]:
+    """The vertices (alpha, f(alpha)) of a piecewise-linear f on [0, 1], left to right."""
+    pieces = ordered_pieces(f.expr)
+    pts = [(lo, sympy.simplify(e.xreplace({alpha: lo}))) for e, lo, _ in pieces]
+    e_last, _, hi = pieces[-1]
+    pts.append((hi, sympy.simplify(e_last.xreplace({alpha: hi}))))
+    return pts
+
+
+def _is_piecewise_linear(f: Any) -> bool:
+    try:
+        pieces = ordered_pieces(f.expr)
+    except (SymbolicError, TypeError):
+        return False
+    return all(e.is_polynomial(alpha) and sympy.Poly(e, alpha).degree() <= 1 for e, _, _ in pieces)
+
+
+def _cross(o: tuple, a: tuple, b: tuple) -> int:
+    """Sign of the cross product (a - o) x (b - o), decided exactly."""
+    v = (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    approx = sympy.N(v, 60)
+    if approx != 0 and abs(approx) > sympy.Float("1e-50"):
+        return 1 if approx > 0 else -1
+    v = sympy.simplify(v)
+    if v == 0:
+        return 0
+    sign = sympy.sign(v)
+    if sign in (1, -1):
+        return int(sign)
+    raise SymbolicError(f"cannot decide the orientation of three vertices ({v})")
+
+
+def _lower_hull(points: list[tuple[sympy.Expr, sympy.Expr]]) -> list[tuple[sympy.Expr, sympy.Expr]]:
+    """The lower convex hull of exact points (monotone chain), left to right."""
+    by_x: dict[Any, tuple[sympy.Expr, sympy.Expr]] = {}
+    for x_, y_ in points:
+        key = sympy.nsimplify(x_) if x_.is_Rational else x_
+        if key not in by_x or sympy.N(y_ - by_x[key][1], 60) < 0:
+            by_x[key] = (x_, y_)
+    ordered = sorted(by_x.values(), key=lambda pt: (sympy.N(pt[0], 60), sympy.N(pt[1], 60)))
+    hull: list[tuple[sympy.Expr, sympy.Expr]] = []
+    for pt in ordered:
+        while len(hull) >= 2 and _cross(hull[-2], hull[-1], pt) <= 0:
+            hull.pop()
+        hull.append(pt)
+    return hull
+
+
 def symmetrize(f: Any) -> Any:
     """Symm(f) = min{f, f^{-1}}**: the symmetric guarantee from a one-sided one.
 
     When f bounds T(M(S), M(S')) for one order of each neighbouring pair only (as for
     subsampling, DRS Thm 4.2), the other order is bounded by f^{-1}, and the largest symmetric
-    trade-off function below both is the lower convex envelope of min{f, f^{-1}}.  With
-    xbar = inf{x : -1 in the subdifferential of f at x} and xbar <= f(xbar) it is f on
-    [0, xbar], the line xbar + f(xbar) - alpha on [xbar, f(xbar)], and f^{-1} after (DESIGN
-    §1.8).  Symmetric f are returned unchanged; when xbar > f(xbar) no closed form is
-    produced (SymbolicError).
+    trade-off function below both is the lower convex envelope of min{f, f^{-1}}.  Symmetric f
+    are returned unchanged.  For piecewise-linear f it is computed exactly: the epigraph of the
+    minimum is the union of two polygons, so the envelope is the lower convex hull of the
+    vertices of f and of f^{-1} (the reflected vertices).  Curved non-symmetric f raise
+    SymbolicError: the familiar closed form (f on [0, xbar], a slope -1 segment, f^{-1} after)
+    is the envelope only when also f <= f^{-1} on [0, xbar], which fails for some f (for
+    example slopes -3/2, -1, -3/5), and gdpproof does not prove it for curved pieces.
     """
     from .tradeoff import TradeOff
 
     if f.symmetric:
         return f
-    inv = inverse(f).expr
-    xbar = _xbar(f)
-    fx = sympy.simplify(f.expr.xreplace({alpha: xbar}))
-    if sympy.Gt(xbar, fx) == sympy.true:
+    if not _is_piecewise_linear(f):
         raise SymbolicError(
-            f"the slope -1 point of {f!r} lies below the diagonal (xbar={xbar} > f(xbar)={fx}); "
-            "no closed form of min(f, f^-1)** is produced for that case"
+            f"no certified closed form of min(f, f^-1)** for the curved non-symmetric {f!r}: "
+            "gdpproof computes it exactly for piecewise-linear f only"
         )
-    sym = Piecewise((f.expr, alpha <= xbar), (xbar + fx - alpha, alpha <= fx), (inv, True))
+    verts = _vertices(f)
+    hull = _lower_hull(verts + [(y_, x_) for x_, y_ in verts])
+    segments = []
+    for (x0, y0), (x1, y1) in zip(hull, hull[1:]):
+        line = sympy.simplify(y0 + (y1 - y0) / (x1 - x0) * (alpha - x0))
+        segments.append((line, alpha <= x1))
+    segments[-1] = (segments[-1][0], sympy.true)
+    sym = Piecewise(*segments) if len(segments) > 1 else segments[0][0]
     return TradeOff(sym, (), f"symmetrize({f!r})", True)

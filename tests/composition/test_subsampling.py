@@ -12,12 +12,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
 import gdpproof
 from gdpproof.numeric._mp import arb_precision
 from gdpproof.numeric.special import arb_implicit_inverse
+from gdpproof.symbols import alpha as ALPHA
 from tests import oracles
 
 
@@ -56,6 +58,11 @@ GRID_TOLERANCE = 1e-5
     (gdpproof.laplace(1), 0.3),
     (gdpproof.with_delta(gdpproof.gaussian(1), "0.05"), 0.2),
     (gdpproof.rr_composition("0.5", 10), 0.3),
+    # non-symmetric, piecewise linear: the exact hull of the vertices of f_p and f_p^{-1}
+    (gdpproof.TradeOff(sympy.Piecewise((1 - 3 * ALPHA, ALPHA <= sympy.Rational(1, 5)),
+                                       (sympy.Rational(1, 2) - ALPHA / 2, True)), name="asym"), 0.3),
+    (gdpproof.TradeOff(sympy.Max(1 - sympy.Rational(3, 2) * ALPHA, sympy.Rational(19, 20) - ALPHA,
+                                 sympy.Rational(3, 5) * (1 - ALPHA)), name="crossing"), 0.6),
 ])
 def test_subsample_is_the_convex_envelope_of_the_definition(f, p):
     c = gdpproof.subsample(f, p)
@@ -144,7 +151,7 @@ def test_subsample_refuses_what_it_cannot_do_exactly():
 
     from gdpproof.symbols import x
 
-    # a non-symmetric location family: the Gumbel density
+    # a curved non-symmetric location family: the Gumbel density
     gumbel = gdpproof.location_family(sympy.exp(-(x + sympy.exp(-x))), x, mu=1)
     with pytest.raises(gdpproof.NotSupportedError, match="symmetric"):
         gdpproof.subsample(gumbel, "0.5")

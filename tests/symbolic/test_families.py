@@ -97,6 +97,28 @@ def test_symmetrize_is_below_f_and_its_inverse_and_symmetric():
     assert s.check().ok
 
 
+#: Slopes -3/2, -1, -3/5: xbar = 1/10 <= f(xbar) = 17/20, yet f^{-1} < f near 0 (|f'(0) f'(1)| < 1),
+#: so the closed form "f on [0, xbar], slope -1 segment, f^{-1}" would lie above f^{-1} there.
+CROSSING = sympy.Max(1 - Rational(3, 2) * alpha, Rational(19, 20) - alpha, Rational(3, 5) * (1 - alpha))
+
+
+def test_symmetrize_is_the_exact_hull_when_the_inverse_dips_below():
+    """Regression: symmetrize once returned f on [0, xbar] here, overstating privacy near 0."""
+    f = gdpproof.TradeOff(CROSSING, name="crossing")
+    s, inv = f.symmetrize(), f.inverse()
+    for a in POINTS:
+        assert sympy.N(s(a) - sympy.Min(f(a), inv(a)), 30) <= 1e-30
+        assert close(s(s(a)), a, 30)
+    # the hull's vertices: (0, 1), (3/40, 7/8), (7/8, 3/40), (1, 0)
+    assert s(Rational(3, 40)) == Rational(7, 8) and s(Rational(1, 20)) == 1 - Rational(5, 3) / 20
+
+
+def test_symmetrize_refuses_curved_non_symmetric_functions():
+    f = gdpproof.TradeOff((1 - alpha) ** 2, name="square")
+    with pytest.raises(gdpproof.SymbolicError, match="piecewise-linear"):
+        f.symmetrize()
+
+
 def test_symmetric_families_are_their_own_inverse():
     for f in (gdpproof.gaussian(1), gdpproof.eps_delta(1, "0.1"), gdpproof.laplace(2)):
         assert f.inverse() is f and f.symmetrize() is f

@@ -145,21 +145,62 @@ def _n_of(n: flint.arb) -> int:
     return int(k)
 
 
+#: Up to this n the vertices come from one table of binomial partial sums per (n, eps, precision)
+#: (O(n) ball operations once, then lookups); beyond it from the incomplete beta function
+#: (a few calls per value, each independent of n in cost).
+TABLE_LIMIT = 20_000
+
+
+def _ball_key(x: flint.arb) -> tuple:
+    return tuple(int(v) for v in (*x.mid().man_exp(), *x.rad().man_exp()))
+
+
+_TABLES: dict[tuple, list[flint.arb]] = {}
+
+
+def _rr_table(q0: flint.arb, n: int) -> list[flint.arb]:
+    """alpha_j = P(K < j), j = 0..n+1, K ~ Binomial(n, 1 - q0), by partial sums in balls."""
+    ratio = (1 - q0) / q0
+    term = q0**n  # P(K = 0)
+    out = [flint.arb(0)]
+    acc = flint.arb(0)
+    for k in range(n):
+        acc = acc + term
+        out.append(acc)
+        term = term * ratio * (n - k) / (k + 1)
+    out.append(flint.arb(1))
+    return out
+
+
+def _table(n: int, q0: flint.arb) -> list[flint.arb]:
+    key = (n, _ball_key(q0), flint.ctx.prec)
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) >= 32:
+            _TABLES.pop(next(iter(_TABLES)))
+        table = _TABLES[key] = _rr_table(q0, n)
+    return table
+
+
 def _rr_alpha(n: int, j: int, q0: flint.arb) -> flint.arb:
     """alpha_j = P(K < j), K ~ Binomial(n, 1 - q0)."""
     if j <= 0:
         return flint.arb(0)
     if j > n:
         return flint.arb(1)
+    if n <= TABLE_LIMIT:
+        return _table(n, q0)[j]
     return q0.beta_lower(n - j + 1, j, regularized=True)
 
 
 def _rr_beta(n: int, j: int, q0: flint.arb) -> flint.arb:
-    """beta_j = Q(K >= j), K ~ Binomial(n, q0)."""
+    """beta_j = Q(K >= j), K ~ Binomial(n, q0); by symmetry Q(K >= j) = P(K <= n - j) = alpha_{n+1-j}."""
     if j <= 0:
         return flint.arb(1)
     if j > n:
         return flint.arb(0)
+    if n <= TABLE_LIMIT:
+        return _table(n, q0)[n + 1 - j]
     return q0.beta_lower(j, n - j + 1, regularized=True)
 
 

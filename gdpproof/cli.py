@@ -234,7 +234,8 @@ def _run(args: argparse.Namespace) -> int:
                          .replace("steps=", "--steps=").replace("delta=", "--delta=")) from None
         print(f"gdpproof: warning: {acc.note}", file=sys.stderr)
         payload = {"sigma": args.sigma, "sample_rate": args.sample_rate, "steps": args.steps,
-                   "sampling": args.sampling, "mu_clt": _num(acc.mu_clt), "gamma": _num(acc.gamma),
+                   "sampling": args.sampling, "mu_clt": _num(acc.mu_clt),
+                   "gamma": None if acc.gamma is None else _num(acc.gamma),
                    "approximation": True, "digits": acc.mu_clt.digits,
                    "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"},
                    "certified": acc.mu_clt.method, "gamma_certified": acc.gamma.method if acc.gamma else None}
@@ -242,7 +243,11 @@ def _run(args: argparse.Namespace) -> int:
         if acc.eps_clt is not None:
             payload.update({"delta": args.delta, "eps_clt": _num(acc.eps_clt)})
             text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
-        text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT, T-fold C_p(G_1/sigma))")
+        if acc.gamma is not None:
+            text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT, T-fold C_p(G_1/sigma))")
+        else:
+            text.append("gamma   = not available for the fixed-batch formula (its per-step trade-off is not "
+                        "C_p(G_1/sigma))")
         _emit(args, payload, "\n".join(text))
         return 0
     if args.command == "report":

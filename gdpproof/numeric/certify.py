@@ -27,6 +27,7 @@ import sympy
 from .._args import exact_floats
 from ..errors import PrecisionError
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
+from ..symbolic.special import fold
 
 __all__ = [
     "Certified",
@@ -344,7 +345,7 @@ def certify(
 @functools.lru_cache(maxsize=4096)
 def _exact_substitution(expr: sympy.Expr, symbols: tuple, values: tuple) -> sympy.Expr:
     out = exact_floats(expr).xreplace(dict(zip(symbols, values)))
-    out = sympy.piecewise_fold(out)
+    out = fold(out)
     if isinstance(out, sympy.Piecewise):
         out = out.doit()
     return out  # a Float is an approximation, never taken as an exact value
@@ -556,6 +557,17 @@ def _compile_condition(c: sympy.Basic, index: dict) -> Callable[[Sequence[flint.
             return out
 
         return connective
+    if isinstance(c, sympy.ITE):
+        test, then, other = (_compile_condition(a, index) for a in c.args)
+
+        def ite(env: Sequence[flint.arb]) -> bool | None:
+            v = test(env)
+            if v is None:
+                a, b = then(env), other(env)
+                return a if a == b else None
+            return then(env) if v else other(env)
+
+        return ite
     if isinstance(c, sympy.Not):
         inner = _compile_condition(c.args[0], index)
 

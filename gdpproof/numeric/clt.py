@@ -84,7 +84,8 @@ class _Source:
 
 class _Closed(_Source):
     def __init__(self, exprs: dict[str, sympy.Expr]) -> None:
-        self.fns = [arb_function(exprs[k], ()) for k in sclt.NAMES]
+        self.exprs = tuple(exprs[k] for k in sclt.NAMES)
+        self.fns = [arb_function(e, ()) for e in self.exprs]
 
     def ball(self, bits: int) -> tuple[flint.arb, ...]:
         return tuple(fn() for fn in self.fns)
@@ -126,10 +127,20 @@ class _Quadrature(_Source):
         from ..symbolic.duality import ordered_pieces
 
         try:
-            sclt.log_slope_pieces(f)  # refuses flat pieces (infinite kl)
             self.raw = ordered_pieces(f.expr)
         except (SymbolicError, TypeError) as exc:
             raise NotSupportedError(f"the CLT functionals of {f!r} cannot be integrated: {exc}") from None
+        # kl is infinite when f is flat on an interval: a constant piece, or f(0) < 1 (an
+        # implicit inverse piece is then 0 from f(0) on; symmetric curves reach 0 before 1)
+        flat = [(lo, hi) for e, lo, hi in self.raw if sympy.diff(e, ALPHA) == 0]
+        from .evaluate import tradeoff_value
+
+        if flat or tradeoff_value(f, 0, digits=10, rounding="up") < 1:
+            where = f"on [{flat[0][0]}, {flat[0][1]}]" if flat else "near alpha = 1 (f(0) < 1)"
+            raise InvalidParameterError(
+                f"f={f!r} is flat {where}, so log|f'| = -oo there and kl(f) is infinite; "
+                "the CLT functionals need f' < 0 almost everywhere"
+            )
 
     def ball(self, bits: int) -> None:
         return None
@@ -154,7 +165,7 @@ class _Quadrature(_Source):
                 def w(s: Any, dgf: Any = dgf) -> Any:
                     return -dgf(s)
 
-                out.append((u, w, a, b))
+                out.extend(self._split(u, w, a, b, g.expr.xreplace({var: ALPHA}), ctx))
             else:
                 d = sympy.diff(e, ALPHA)
                 df = mpmath_function(d, (ALPHA,), ctx)
@@ -164,6 +175,19 @@ class _Quadrature(_Source):
 
                 out.append((u2, lambda s: ctx.one, mpf_from_exact(ctx, lo), mpf_from_exact(ctx, hi)))  # noqa: E731
         return out
+
+    @staticmethod
+    def _split(u: Any, w: Any, a: Any, b: Any, body: sympy.Expr, ctx: Any) -> list:
+        """(u, w, a, b) cut at the breakpoints of a piecewise g inside (a, b): tanh-sinh needs
+        a smooth integrand on each part."""
+        from ..symbolic.duality import ordered_pieces
+
+        try:
+            points = sorted({mpf_from_exact(ctx, lo) for _, lo, _ in ordered_pieces(body)[1:]})
+        except (SymbolicError, TypeError):
+            points = []
+        edges = [a, *[x for x in points if a < x < b], b]
+        return [(u, w, lo, hi) for lo, hi in zip(edges, edges[1:])]
 
     def approx(self, ctx: Any) -> Moments:
         parts = self._integrands(ctx)
@@ -278,15 +302,27 @@ def _source(f: Any) -> _Source:
 
 
 def _certify(sources: Sequence[_Source], combine_ball: Callable[[list], flint.arb | None],
-             combine_mp: Callable[[Any, list], Any], *, digits: int, rounding: str, what: str) -> Certified:
-    """Certify combine(functionals...) by balls when every source has them, else two precisions."""
+             combine_mp: Callable[[Any, list], Any], *, digits: int, rounding: str, what: str,
+             combine_exact: Callable[[list], sympy.Expr] | None = None) -> Certified:
+    """Certify combine(functionals...) by balls when every source has them, else two precisions.
+
+    ``combine_exact`` (sympy expressions in, an expression out) settles values that are exact
+    short decimals, which no ball can round in a direction (mu = 1 for ten G_(1/sqrt 10)).
+    """
     _check_request(digits, rounding)
     if all(s.method == "arb" for s in sources):
 
         def enclose(bits: int) -> flint.arb | None:
             return combine_ball([s.ball(bits) for s in sources])
 
-        return certify_enclosure(enclose, digits=digits, rounding=rounding, what=what)
+        exact = None
+        if combine_exact is not None and all(isinstance(s, _Closed) for s in sources):
+            closed = [s.exprs for s in sources if isinstance(s, _Closed)]
+
+            def exact() -> sympy.Expr:
+                return sympy.simplify(combine_exact(closed))
+
+        return certify_enclosure(enclose, digits=digits, rounding=rounding, what=what, exact=exact)
     for scale in (1, 2):
         values = []
         for dps in (scale * digits + GUARD_DIGITS, 2 * (scale * digits + GUARD_DIGITS)):
@@ -545,10 +581,18 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30) -> BerryEsseenBand:
 
         return run
 
+    def exact(which: int) -> Callable[[list], sympy.Expr]:
+        def run(values: list) -> sympy.Expr:
+            out = _mu_gamma(values, counts, sympy.sqrt, sympy.Integer(0))
+            return out[which]
+
+        return run
+
     what = "CLT mu"
-    mu_up = _certify(sources, ball(0), mp(0), digits=digits, rounding="up", what=what)
-    mu_lo = _certify(sources, ball(0), mp(0), digits=digits, rounding="down", what=what)
-    gamma = _certify(sources, ball(1), mp(1), digits=digits, rounding="up", what="Berry-Esseen gamma")
+    mu_up = _certify(sources, ball(0), mp(0), digits=digits, rounding="up", what=what, combine_exact=exact(0))
+    mu_lo = _certify(sources, ball(0), mp(0), digits=digits, rounding="down", what=what, combine_exact=exact(0))
+    gamma = _certify(sources, ball(1), mp(1), digits=digits, rounding="up", what="Berry-Esseen gamma",
+                     combine_exact=exact(1))
     return BerryEsseenBand(mu_up, mu_lo, gamma, tuple(zip(items, counts)))
 
 
@@ -575,7 +619,9 @@ class DPSGDAccount:
     eps_clt : Certified or None
         The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
     gamma : Certified or None
-        Berry–Esseen gamma of T-fold C_p(G_{1/sigma}) (rounded up); None if not computed.
+        Berry–Esseen gamma of T-fold C_p(G_{1/sigma}) (rounded up), the per-step curve behind the
+        Poisson formula; None when not asked for, and for ``sampling="uniform"``, whose formula
+        rests on a different per-step analysis that gdpproof does not model.
     approximation : bool
         Always True: read :attr:`note`.
     """
@@ -617,8 +663,8 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     the fixed-batch formula of Bu et al. (as in TF Privacy's ``compute_mu_uniform``).
 
     **This is an approximation and can understate the true privacy loss** for realistic
-    (sigma, p, T).  The result carries the Berry–Esseen gamma of T-fold C_p(G_{1/sigma}) beside
-    it; use the exact, bounded composition where it matters.
+    (sigma, p, T).  With Poisson sampling the result carries the Berry–Esseen gamma of T-fold
+    C_p(G_{1/sigma}) beside it (no gamma is given for the fixed-batch formula).
 
     Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
 
@@ -649,7 +695,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
 
         eps = epsilon_from_delta(str(mu), str(d) if d.is_Integer else sympy.Rational(d), digits=digits)
     g = None
-    if gamma:
+    if gamma and sampling == "poisson":
         from ..symbolic.composition import subsample
         from ..symbolic.tradeoff import gaussian
 

@@ -25,6 +25,7 @@ from ._mp import arb_endpoints, arb_from_exact, arb_precision
 from .certify import Certified, _check_request, arb_function, certify, certify_enclosure, working_bits
 from .evaluate import parse_alpha
 from .optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
+from ..symbolic.special import fold
 
 __all__ = [
     "delta_value",
@@ -57,7 +58,7 @@ def _f_and_df(f: Any) -> tuple[Any, Any, tuple]:
 
 def _endpoint(f: Any, a: int) -> Fraction | None:
     v = f.template.xreplace({ALPHA: sympy.Integer(a), **dict(f.params)})
-    v = sympy.piecewise_fold(v)
+    v = fold(v)
     if isinstance(v, sympy.Piecewise):
         v = v.doit()
     return Fraction(int(v.p), int(v.q)) if v.is_Rational else None

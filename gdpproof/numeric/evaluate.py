@@ -22,6 +22,7 @@ import sympy
 
 from .._args import probability
 from ..errors import InvalidParameterError, PrecisionError
+from ..symbolic.special import fold
 from ..symbolic.symbols import alpha as ALPHA
 from ._mp import mp_erfcinv, mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
 from .certify import Certified, _check_request, _decimal, certify, round_fraction
@@ -167,7 +168,7 @@ def tradeoff_mpmath(f: Any, alpha: Any, *, dps: int = 30) -> mpmath.mpf:
             break
     if value is None:
         # endpoints where an intermediate is infinite: the exact value is what sympy gives
-        ex = sympy.piecewise_fold(f.template.xreplace(dict(zip((ALPHA, *syms), (a, *vals)))))
+        ex = fold(f.template.xreplace(dict(zip((ALPHA, *syms), (a, *vals)))))
         if ex.is_Integer:
             return mpf_exact(Fraction(int(ex)))
         raise PrecisionError(f"{f!r} at alpha={a} is not finite in mpmath")

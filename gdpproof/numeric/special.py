@@ -52,6 +52,17 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
             return arb_implicit_inverse(lambda t: g((*env, t)), lambda t: dg((*env, t)), v(env))
 
         return inverse
+    if name == "apply_at":
+        (var,) = e.function.variables
+        inner = dict(index)
+        inner[var] = len(index)
+        h = compile_(e.function.expr, inner)
+        x = compile_(e.args[1], index)
+
+        def apply(env: Sequence[flint.arb]) -> flint.arb:
+            return h((*tuple(env), x(env)))
+
+        return apply
     if name in ("rr_composed", "rr_composed_slope", "rr_composed_delta"):
         args = [compile_(a, index) for a in e.args]
         fn = {"rr_composed": arb_rr_value, "rr_composed_slope": arb_rr_slope,
@@ -267,11 +278,20 @@ def _union(values: list[flint.arb]) -> flint.arb:
     return out
 
 
+def _ends(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+    return flint.arb(x.lower()), flint.arb(x.upper())
+
+
 def arb_rr_value(n_ball: flint.arb, eps: flint.arb, a: flint.arb) -> flint.arb:
     """Enclosure of the n-fold randomized-response trade-off at alpha = a."""
     n = _n_of(n_ball)
     if not (a >= 0 and a <= 1):
         return flint.arb.nan()
+    if not a.is_exact():
+        # a wide ball may span many segments: f is non-increasing, so f(a) lies between its
+        # values at the ends of the ball (each computed at an exact point)
+        lo, hi = _ends(a)
+        return arb_rr_value(n_ball, eps, hi).union(arb_rr_value(n_ball, eps, lo))
     if a.is_exact() and a.is_zero():
         return flint.arb(1)  # f(0) = 1 exactly
     if a.is_exact() and a == 1:
@@ -292,6 +312,9 @@ def arb_rr_value(n_ball: flint.arb, eps: flint.arb, a: flint.arb) -> flint.arb:
 def arb_rr_slope(n_ball: flint.arb, eps: flint.arb, a: flint.arb) -> flint.arb:
     """|f'| on the segment(s) containing a: e^{eps (n - 2j)} (their hull at a vertex)."""
     n = _n_of(n_ball)
+    if not a.is_exact():  # |f'| is non-increasing in alpha: its values at the ends bound it
+        lo, hi = _ends(a)
+        return arb_rr_slope(n_ball, eps, hi).union(arb_rr_slope(n_ball, eps, lo))
     return _union([(eps * (n - 2 * j)).exp() for j in _rr_segments(n, eps, a)])
 
 
@@ -303,6 +326,11 @@ def arb_rr_delta(n_ball: flint.arb, eps: flint.arb, eps_prime: flint.arb) -> fli
     if not (eps > 0):
         return flint.arb.nan()
     r = (n - eps_prime / eps) / 2  # J = #{k >= 0 : k < r}
+    if r.rad() > 0.25 and not (eps.is_exact() and eps_prime.is_exact()):
+        # wide inputs: delta decreases in eps' and increases in eps; bound by the corners
+        e_lo, e_hi = _ends(eps)
+        p_lo, p_hi = _ends(eps_prime)
+        return arb_rr_delta(n_ball, e_lo, p_hi).union(arb_rr_delta(n_ball, e_hi, p_lo))
     lo = math.floor(float(r.mid()))
     cands = set()
     for k in range(lo - 2, lo + 3):
@@ -455,7 +483,8 @@ def _np_rr_value(n: Any, eps: Any, a: Any) -> np.ndarray:
     j = np.clip(np.searchsorted(alphas, a, side="right") - 1, 0, n)
     with np.errstate(over="ignore"):
         out = betas[j + 1] + np.exp(eps * (n - 2 * j)) * (alphas[j + 1] - a)
-    return np.clip(out, 0.0, 1.0)
+    # exact ends (underflowed vertices tie at 0, and searchsorted would pick the last of them)
+    return np.where(a <= 0, 1.0, np.where(a >= 1, 0.0, np.clip(out, 0.0, 1.0)))
 
 
 def _np_rr_slope(n: Any, eps: Any, a: Any) -> np.ndarray:

@@ -27,6 +27,7 @@ from ..symbolic.symbols import alpha as ALPHA
 from ._mp import arb_from_exact, arb_precision
 from .certify import arb_function, working_bits
 from .optimize import arb_of_fraction
+from ..symbolic.special import fold
 
 __all__ = ["Verdict", "ValidityReport", "check_tradeoff", "grid"]
 
@@ -175,7 +176,7 @@ def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityRep
         ys = []
         for a in xs:
             if a in (0, 1):
-                v = sympy.piecewise_fold(expr.xreplace({ALPHA: sympy.Rational(a.numerator, a.denominator)}))
+                v = fold(expr.xreplace({ALPHA: sympy.Rational(a.numerator, a.denominator)}))
                 if isinstance(v, sympy.Piecewise):
                     v = v.doit()
                 ys.append(arb_from_exact(v) if v.is_Rational else flint.arb.nan())

@@ -22,7 +22,7 @@ from sympy import Piecewise, exp, log, sqrt
 
 from .._args import _bad, exact, probability
 from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
-from .special import implicit_inverse, rr_composed, rr_composed_delta
+from .special import fold, implicit_inverse, rr_composed, rr_composed_delta
 from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
 from .tradeoff import TradeOff, eps_delta, gaussian, identity, randomized_response
 
@@ -244,8 +244,31 @@ def _slope_point(f: TradeOff) -> sympy.Expr:
     except (SymbolicError, NotImplementedError, TypeError, ValueError):
         pass
     # -f' is non-increasing (f convex): x* = inf{t : -f'(t) <= 1}
-    slope = -sympy.diff(f.template, alpha).xreplace({alpha: t})
+    from .duality import piecewise_form
+
+    slope = -sympy.diff(piecewise_form(f.template), alpha).xreplace({alpha: t})
     return implicit_inverse(sympy.Lambda(t, slope), 1)
+
+
+def _number(value: sympy.Expr) -> sympy.Expr:
+    """A numeric expression with its Max/Min/Piecewise decided (ties by exact simplification).
+
+    sympy leaves Max(a, b) unevaluated when a and b are equal irrational numbers it cannot
+    compare; such a Max inside a Piecewise condition later breaks sympy's own rewriting.
+    """
+    from .duality import piecewise_form
+
+    value = piecewise_form(value)
+    if isinstance(value, Piecewise):
+        for expr, cond in value.args:
+            verdict = cond if cond in (sympy.true, sympy.false) else sympy.simplify(cond)
+            if verdict is sympy.true:
+                return _number(expr)
+            if verdict is not sympy.false:
+                raise SymbolicError(f"cannot decide the condition {cond} of {value}")
+    if value.has(Piecewise):
+        raise SymbolicError(f"cannot reduce {value} to a number")
+    return value
 
 
 def subsample(f: TradeOff, p_: Any) -> TradeOff:
@@ -290,7 +313,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         return f
     if f.name == "identity":
         return f
-    head = sympy.piecewise_fold(f.expr.xreplace({alpha: sympy.Integer(0)}))
+    head = fold(f.expr.xreplace({alpha: sympy.Integer(0)}))
     if isinstance(head, Piecewise):
         head = head.doit()
     # only the Gaussian curves keep their parameters symbolic (their x* is a formula in mu);
@@ -298,6 +321,12 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     keep = f.name in ("gaussian", "gaussian_with_delta") and not any(s == p for s, _ in f.params)
     template = f.template if keep else f.expr
     params = tuple(f.params) if keep else ()
+    from .duality import piecewise_form
+
+    # Max/Min as Piecewise before anything is wrapped in a Lambda (its derivative must be
+    # piecewise, not a Heaviside expression)
+    original = template
+    template = piecewise_form(template)
     fp = p * template + (1 - p) * (1 - alpha)
     if f.symmetric:
         base = TradeOff(template, params, f.name, True)
@@ -307,7 +336,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         if f.name in ("gaussian", "gaussian_with_delta"):
             fpx = p * xs + (1 - p) * (1 - xs)
         else:
-            fpx = sympy.piecewise_fold(fp.xreplace({alpha: xs}))
+            fpx = p * _number(original.xreplace({alpha: xs})) + (1 - p) * (1 - xs)
         inv = implicit_inverse(sympy.Lambda(t, fp.xreplace({alpha: t})), alpha)
         cp = Piecewise((fp, alpha <= xs), (xs + fpx - alpha, alpha <= fpx), (inv, True))
         label = f"subsampled_{f.name}" if keep else f"subsampled_{f!r}"

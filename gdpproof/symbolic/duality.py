@@ -13,6 +13,7 @@ from sympy import Piecewise, Rational, sqrt
 from .._args import exact_floats
 from ..errors import SymbolicError
 from .symbols import Phi, Phi_inv, alpha, delta, epsilon, mu, y
+from .special import fold, held
 
 __all__ = [
     "MU",
@@ -42,8 +43,14 @@ GAUSSIAN_TOUCHING_ALPHA = Phi(-epsilon / mu - mu / 2)
 
 def piecewise_form(expr: sympy.Expr) -> sympy.Expr:
     """``expr`` with Max/Min/Abs rewritten as Piecewise, so it differentiates piece by piece."""
-    out = expr.rewrite(Piecewise)
-    return sympy.piecewise_fold(out)
+    def run(e: sympy.Expr) -> sympy.Expr:
+        # rewrite only what needs it: sympy's rewrite of nested Piecewise can fail
+        extrema = e.atoms(sympy.Max, sympy.Min, sympy.Abs)
+        if extrema:
+            e = e.xreplace({m: m.rewrite(Piecewise) for m in extrema})
+        return sympy.piecewise_fold(e)
+
+    return held(expr, run)
 
 
 def pointwise_mu(f_expr: sympy.Expr, z: sympy.Symbol) -> sympy.Expr:
@@ -95,7 +102,7 @@ def conjugate(f: Any) -> sympy.Expr:
         if any(not (v.is_number and v.is_real) for v in points):
             raise SymbolicError(f"the vertices of {f!r} depend on symbolic parameters")
         cands = [y * v - expr.xreplace({alpha: v}) for v in points if _inside(v)]
-        return sympy.Max(*[sympy.piecewise_fold(c) for c in cands])
+        return sympy.Max(*[fold(c) for c in cands])
     slope = sympy.diff(expr, alpha)
     sols = sympy.solve(sympy.Eq(slope, y), alpha)
     if len(sols) != 1:

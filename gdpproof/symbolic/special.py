@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy
 from sympy import S, erfc, exp, pi, sqrt
 
-__all__ = ["erfcx", "implicit_inverse", "rr_composed", "rr_composed_slope", "rr_composed_delta"]
+__all__ = ["erfcx", "fold", "held", "apply_at", "implicit_inverse", "rr_composed", "rr_composed_slope", "rr_composed_delta"]
 
 
 class erfcx(sympy.Function):
@@ -79,7 +81,9 @@ class implicit_inverse(sympy.Function):
     def fdiff(self, argindex: int = 2) -> sympy.Expr:
         if argindex != 2:
             raise sympy.ArgumentIndexError(self, argindex)
-        return 1 / self.derivative_function()(self)
+        # g'(root), kept unevaluated: substituting the root into a piecewise g' would let sympy
+        # fold conditions on the bound variable out of the Lambda
+        return 1 / apply_at(self.derivative_function(), self)
 
     def _code(self, printer: object) -> str:
         (var,) = self.function.variables
@@ -106,6 +110,38 @@ def _rational_rr(n: sympy.Expr, eps: sympy.Expr) -> tuple[int, sympy.Rational] |
     if not e.is_Rational:
         return None
     return int(n), sympy.Rational(e)
+
+
+class apply_at(sympy.Function):
+    """``apply_at(Lambda(t, h(t)), x)`` = h(x), kept unevaluated (for the derivative of an implicit inverse)."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, h: sympy.Basic, x: sympy.Expr) -> sympy.Expr | None:
+        if not isinstance(h, sympy.Lambda) or len(h.variables) != 1:
+            raise TypeError(f"apply_at needs a one-variable Lambda, got {h}")
+        return None
+
+    @property
+    def function(self) -> sympy.Lambda:
+        return self.args[0]
+
+    def fdiff(self, argindex: int = 2) -> sympy.Expr:
+        if argindex != 2:
+            raise sympy.ArgumentIndexError(self, argindex)
+        (var,) = self.function.variables
+        return apply_at(sympy.Lambda(var, sympy.diff(self.function.expr, var)), self.args[1])
+
+    def _code(self, printer: object) -> str:
+        (var,) = self.function.variables
+        name = printer._print(var)  # type: ignore[attr-defined]
+        body = printer._print(self.function.expr)  # type: ignore[attr-defined]
+        return f"(lambda {name}: ({body}))({printer._print(self.args[1])})"  # type: ignore[attr-defined]
+
+    _mpmathcode = _code
+    _pythoncode = _code
+    _numpycode = _code
 
 
 class rr_composed(sympy.Function):
@@ -189,3 +225,24 @@ class rr_composed_delta(sympy.Function):
             c = sympy.binomial(k, j)
             total += sympy.Max(0, c * q0**j * q1 ** (k - j) - ep * c * q1**j * q0 ** (k - j))
         return total
+
+
+def held(expr: sympy.Expr, operation: Callable[[sympy.Expr], sympy.Expr]) -> sympy.Expr:
+    """``operation(expr)`` with every :class:`implicit_inverse` held out of its reach.
+
+    sympy's piecewise_fold and rewrite(Piecewise) descend into function arguments, including
+    the Lambda of an implicit inverse, whose conditions are on the bound variable: folding them
+    outside would be wrong (and rewrite can crash).  The inverses are replaced by placeholders
+    while ``operation`` runs.
+    """
+    inverses = expr.atoms(implicit_inverse, apply_at) if isinstance(expr, sympy.Basic) else set()
+    if not inverses:
+        return operation(expr)
+    hold = {e: sympy.Dummy("inv", nonnegative=True) for e in inverses}
+    out = operation(expr.xreplace(hold))
+    return out.xreplace({d: e for e, d in hold.items()})
+
+
+def fold(expr: sympy.Expr) -> sympy.Expr:
+    """``sympy.piecewise_fold`` that leaves implicit inverses alone (see :func:`held`)."""
+    return held(expr, sympy.piecewise_fold)

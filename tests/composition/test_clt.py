@@ -221,3 +221,14 @@ def test_dpsgd_reports_gamma():
 def test_dpsgd_bad_inputs(kwargs, match):
     with pytest.raises(gdpproof.InvalidParameterError, match=match):
         gdpproof.dpsgd_mu(**kwargs)
+
+
+def test_berry_esseen_mu_that_is_a_short_decimal_is_certified():
+    """mu = sqrt(100) x 0.1 = 1 exactly: no ball rounds it in a direction; the exact path does."""
+    band = gdpproof.berry_esseen(gdpproof.gaussian("0.1"), n=100, digits=10)
+    assert band.mu == 1 and band.mu_low == 1
+
+
+def test_uniform_sampling_reports_no_gamma():
+    acc = gdpproof.dpsgd_mu(1, "0.01", 100, sampling="uniform")
+    assert acc.gamma is None and acc.approximation

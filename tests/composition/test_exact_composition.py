@@ -196,3 +196,23 @@ def test_rr_composition_is_valid_and_no_proof_rests_on_its_step_derivative():
     report = gdpproof.rr_composition("0.1", 50).check(points=12, digits=12)
     assert report.ok
     assert report["convex"].status == "not refuted" and report["convex"].method == "numeric"
+
+
+def test_wide_balls_are_enclosed_by_monotonicity():
+    """A ball of alpha spanning many segments: the enclosure contains the values at both ends."""
+    import flint
+
+    from gdpproof.numeric._mp import arb_precision
+    from gdpproof.numeric.special import arb_rr_slope, arb_rr_value
+
+    with arb_precision(100):
+        n, eps = flint.arb(200), flint.arb("0.1")
+        wide = flint.arb("0.5", "0.2")
+        value, slope = arb_rr_value(n, eps, wide), arb_rr_slope(n, eps, wide)
+        for end in ("0.3", "0.5", "0.7"):
+            assert value.contains(arb_rr_value(n, eps, flint.arb(end)))
+            assert slope.contains(arb_rr_slope(n, eps, flint.arb(end)))
+
+
+def test_float_path_has_exact_ends():
+    assert list(gdpproof.rr_composition("2", 1000).evaluate_fast([0.0, 1.0])) == [1.0, 0.0]

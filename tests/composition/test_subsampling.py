@@ -157,3 +157,33 @@ def test_subsample_refuses_what_it_cannot_do_exactly():
         gdpproof.subsample(gumbel, "0.5")
     with pytest.raises(gdpproof.InvalidParameterError, match="p=2"):
         gdpproof.subsample(gdpproof.gaussian(1), 2)
+
+
+# -- regressions from review --------------------------------------------------------------------
+
+
+def test_subsampled_delta_of_piecewise_families_is_the_conjugate():
+    """delta(eps) = max_alpha (1 - e^eps alpha - C_p(f)(alpha)); the grid maximum is a lower bound
+    within (slope range) x (grid step) of the true value.  (Once crashed: a piecewise body inside
+    the implicit inverse was folded out of its Lambda.)"""
+    import math
+
+    c = gdpproof.subsample(gdpproof.laplace("0.7"), "0.5")
+    a = np.linspace(0, 1, 400_001)
+    grid_max = float(np.max(1 - math.exp(0.1) * a - c.evaluate_fast(a)))
+    d = float(c.delta("0.1", digits=10))
+    assert grid_max - 1e-12 <= d <= grid_max + 1e-4
+
+
+def test_functionals_of_subsampled_curves_with_zero_tail_are_refused():
+    c = gdpproof.subsample(gdpproof.with_delta(gdpproof.gaussian("0.02"), "1e-4"), "0.5")
+    with pytest.raises(gdpproof.InvalidParameterError, match="kl.*infinite"):
+        gdpproof.functionals(c)
+    with pytest.raises(gdpproof.InvalidParameterError, match="kl.*infinite"):
+        gdpproof.berry_esseen(c, n=100)
+
+
+def test_functionals_of_subsampled_randomized_response_and_laplace_run():
+    for f in (gdpproof.randomized_response(1), gdpproof.laplace(1)):
+        fl = gdpproof.functionals(gdpproof.subsample(f, "0.5"), digits=8)
+        assert 0 < float(fl.kl) < float(gdpproof.kl(f, digits=8))

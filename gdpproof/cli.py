@@ -237,17 +237,14 @@ def _run(args: argparse.Namespace) -> int:
                    "sampling": args.sampling, "mu_clt": _num(acc.mu_clt),
                    "gamma": None if acc.gamma is None else _num(acc.gamma),
                    "approximation": True, "digits": acc.mu_clt.digits,
-                   "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"},
+                   "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"}, "gamma_digits": min(args.digits, 6),
                    "certified": acc.mu_clt.method, "gamma_certified": acc.gamma.method if acc.gamma else None}
         text = [f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
         if acc.eps_clt is not None:
             payload.update({"delta": args.delta, "eps_clt": _num(acc.eps_clt)})
             text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
-        if acc.gamma is not None:
-            text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT, T-fold C_p(G_1/sigma))")
-        else:
-            text.append("gamma   = not available for the fixed-batch formula (its per-step trade-off is not "
-                        "C_p(G_1/sigma))")
+        curve = "p G_1/sigma + (1-p) Id" if args.sampling == "poisson" else "C_p(G_1/sigma)"
+        text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})")
         _emit(args, payload, "\n".join(text))
         return 0
     if args.command == "report":
@@ -260,12 +257,15 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _compose(args: argparse.Namespace) -> int:
+    import sympy
+
     from . import berry_esseen, compose, functionals, gaussian
     from .numeric.certify import certify
 
     if args.compose_command == "gdp":
         g = compose(*[gaussian(m) for m in args.mu])
-        mu = certify(g.parameters["mu"], (), (), digits=args.digits, rounding="up", what="composed mu")
+        mu = certify(g.parameters.get("mu", sympy.Integer(0)), (), (), digits=args.digits, rounding="up",
+                     what="composed mu")  # the composition of G_0 factors is Id = G_0
         _emit(args, {"mus": args.mu, "mu": _num(mu), "digits": mu.digits, "rounding": mu.rounding,
                      "certified": mu.method, "exact": True}, _num(mu))
         return 0

@@ -213,13 +213,8 @@ class _Quadrature(_Source):
         return klv, k2, k3, kb3
 
 
-class _SubsampledGaussian(_Source):
-    """C_p(G_mu) in the variable z = Phi^{-1}(1 - alpha), where nothing needs erfcinv.
-
-    On [0, x*] (z >= mu/2), L(z) = log(p e^{mu z - mu^2/2} + 1 - p) >= 0 with weight phi(z);
-    the mirrored piece f_p^{-1} contributes -L(z) with weight p phi(z - mu) + (1 - p) phi(z);
-    the middle segment (length (1 - p)(1 - 2 Phi(-mu/2))) has L = 0.
-    """
+class _GaussianQuadrature(_Source):
+    """Functionals of a curve built from G_mu and a probability p, by quadrature in z."""
 
     method = "mpmath-2prec"
 
@@ -228,6 +223,16 @@ class _SubsampledGaussian(_Source):
 
     def ball(self, bits: int) -> None:
         return None
+
+
+class _SubsampledGaussian(_GaussianQuadrature):
+    """C_p(G_mu) in the variable z = Phi^{-1}(1 - alpha), where nothing needs erfcinv.
+
+    On [0, x*] (z >= mu/2), L(z) = log(p e^{mu z - mu^2/2} + 1 - p) >= 0 with weight phi(z);
+    the mirrored piece f_p^{-1} contributes -L(z) with weight p phi(z - mu) + (1 - p) phi(z);
+    the middle segment (length (1 - p)(1 - 2 Phi(-mu/2))) has L = 0.
+    """
+
 
     def approx(self, ctx: Any) -> Moments:
         m, q = mpf_from_exact(ctx, self.mu), mpf_from_exact(ctx, self.p)
@@ -255,6 +260,31 @@ class _SubsampledGaussian(_Source):
         # -L(z) + kl changes sign where L(z) = kl
         cut = (ctx.log((ctx.expm1(klv) + q) / q) + m * m / 2) / m
         kb3 = integral(lambda v: abs(v + klv) ** 3, cut)
+        return klv, k2, k3, kb3
+
+
+class _GaussianMixture(_GaussianQuadrature):
+    """f_p = p G_mu + (1 - p) Id = T(N(0, 1), (1 - p) N(0, 1) + p N(mu, 1)), one direction of Poisson
+    subsampling, in z = Phi^{-1}(1 - alpha): L(z) = log(p e^{mu z - mu^2/2} + 1 - p), weight phi(z)."""
+
+
+    def approx(self, ctx: Any) -> Moments:
+        m, q = mpf_from_exact(ctx, self.mu), mpf_from_exact(ctx, self.p)
+        norm = 1 / ctx.sqrt(2 * ctx.pi)
+
+        def integral(h: Callable[[Any], Any], cuts: list) -> Any:
+            def run(z: Any) -> Any:
+                return ctx.exp(-z * z / 2) * norm * h(ctx.log1p(q * ctx.expm1(m * z - m * m / 2)))
+
+            return ctx.quad(run, [-ctx.inf, *cuts, ctx.inf])
+
+        half = m / 2  # L(z) >= 0 exactly for z >= mu/2
+        klv = -integral(lambda v: v, [half])
+        k2 = integral(lambda v: v * v, [half])
+        k3 = integral(lambda v: abs(v) ** 3, [half])
+        inner = ctx.expm1(-klv) + q  # L(z) = -kl where p e^{mu z - mu^2/2} = e^{-kl} - 1 + p
+        cuts = [half] if not inner > 0 else sorted([half, (ctx.log(inner / q) + m * m / 2) / m])
+        kb3 = integral(lambda v: abs(v + klv) ** 3, cuts)
         return klv, k2, k3, kb3
 
 
@@ -286,6 +316,9 @@ def _source(f: Any) -> _Source:
     if f.name == "subsampled_gaussian":
         par = f.parameters
         return _SubsampledGaussian(par["mu"], par["p"])
+    if f.name == "gaussian_mixture":
+        par = f.parameters
+        return _GaussianMixture(par["mu"], par["p"])
     if f.name == "rr_composition":
         par = f.parameters
         return _RRSum(par["epsilon"], int(par["n"]))
@@ -561,11 +594,15 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30) -> BerryEsseenBand:
     (Certified('2.000833438', digits=10, rounding='up'), Certified('0.02810497817', digits=10, rounding='up'))
     """
     items, counts = _factors(fs, n)
-    sources = [_source(f) for f in items]
 
-    if all(f.name == "identity" or (f.name == "gaussian" and f.parameters["mu"] == 0) for f in items):
+    from ..symbolic.composition import is_identity
+
+    if all(is_identity(f) for f in items):  # Id composes to Id = G_0, exactly
         zero = Certified(0, digits=digits, rounding="up", method="exact")
         return BerryEsseenBand(zero, zero, zero, tuple(zip(items, counts)))
+    keep = [i for i, f in enumerate(items) if not is_identity(f)]  # Id factors add nothing
+    items, counts = [items[i] for i in keep], [counts[i] for i in keep]
+    sources = [_source(f) for f in items]
 
     def ball(which: int) -> Callable[[list], flint.arb | None]:
         def run(balls: list) -> flint.arb | None:
@@ -601,11 +638,27 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30) -> BerryEsseenBand:
 # ---------------------------------------------------------------------------------------------
 
 APPROXIMATION_NOTE = (
-    "mu_clt is the central-limit approximation of Bu, Dong, Long & Su (2020), not a bound: for realistic "
-    "(sigma, p, T) it can understate the true privacy loss. gamma is the Berry-Esseen error of the "
-    "approximation (DRS Thm 3.5) for T-fold C_p(G_{1/sigma}); the exact composition lies within gamma of "
-    "G_mu (in the band sense) but eps_clt itself is not a guarantee."
+    "mu_clt is a central-limit approximation (Dong, Roth & Su 2022; Bu, Dong, Long & Su 2020), not a bound: "
+    "for realistic (sigma, p, T) it can understate the true privacy loss. gamma is the Berry-Esseen error "
+    "(DRS Thm 3.5) of the CLT for the per-step curve behind the formula (poisson: p G_1/sigma + (1-p) Id, one "
+    "direction; uniform: C_p(G_1/sigma)); it bounds trade-off curves, and eps_clt is not a guarantee."
 )
+
+
+def gaussian_mixture(mu: Any, p: Any) -> Any:
+    """f_p = p G_mu + (1 - p) Id = T(N(0,1), (1 - p) N(0,1) + p N(mu,1)), as a TradeOff.
+
+    One direction of a Poisson-subsampled Gaussian step; its CLT gives the Poisson formula
+    p sqrt(T (e^{mu^2} - 1)).  Both directions together give C_p(G_mu) (:func:`gdpproof.subsample`).
+    """
+    from ..symbolic.symbols import alpha as A
+    from ..symbolic.symbols import mu as MU
+    from ..symbolic.symbols import p as P
+    from ..symbolic.tradeoff import GAUSSIAN, TradeOff
+
+    m = positive("mu", mu, symbolic=False)
+    q = probability("p", p, symbolic=False)
+    return TradeOff(P * GAUSSIAN + (1 - P) * (1 - A), ((MU, m), (P, q)), "gaussian_mixture", None)
 
 
 @dataclass(frozen=True)
@@ -619,9 +672,8 @@ class DPSGDAccount:
     eps_clt : Certified or None
         The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
     gamma : Certified or None
-        Berry–Esseen gamma of T-fold C_p(G_{1/sigma}) (rounded up), the per-step curve behind the
-        Poisson formula; None when not asked for, and for ``sampling="uniform"``, whose formula
-        rests on a different per-step analysis that gdpproof does not model.
+        Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the formula:
+        p G_{1/sigma} + (1 - p) Id for Poisson, C_p(G_{1/sigma}) for uniform; None if not asked for.
     approximation : bool
         Always True: read :attr:`note`.
     """
@@ -657,14 +709,17 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
              delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4) -> DPSGDAccount:
     r"""The CLT mu of DP-SGD (Bu, Dong, Long & Su 2020) and the epsilon at delta it suggests.
 
-    ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)), from C_p(G_{1/sigma})^{(x) T}
-    (DRS Cor. 5.4; add/remove neighbours, each record sampled independently with probability p).
-    ``sampling="uniform"``: mu = sqrt(2) p sqrt(T (e^{1/sigma^2} Phi(1.5/sigma) + 3 Phi(-0.5/sigma) - 2)),
-    the fixed-batch formula of Bu et al. (as in TF Privacy's ``compute_mu_uniform``).
+    ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)) (Bu et al.; TF Privacy's
+    ``compute_mu_poisson``), the CLT limit of T-fold f_p = p G_{1/sigma} + (1 - p) Id, the trade-off
+    of one neighbouring direction of a Poisson-subsampled step.
+    ``sampling="uniform"``: mu = sqrt(2) p sqrt(T (e^{1/sigma^2} Phi(1.5/sigma) + 3 Phi(-0.5/sigma) - 2))
+    (DRS §5; TF Privacy's ``compute_mu_uniform``), the CLT limit of T-fold C_p(G_{1/sigma}),
+    the symmetrized curve of DRS Thm 4.2.
 
     **This is an approximation and can understate the true privacy loss** for realistic
-    (sigma, p, T).  With Poisson sampling the result carries the Berry–Esseen gamma of T-fold
-    C_p(G_{1/sigma}) beside it (no gamma is given for the fixed-batch formula).
+    (sigma, p, T).  The result carries beside it the Berry–Esseen gamma of that T-fold curve
+    (computed by quadrature to ``gamma_digits`` digits).  Note that the symmetrized C_p(G_{1/sigma}),
+    which covers both neighbouring directions, has the larger (uniform) CLT mu.
 
     Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
 
@@ -695,10 +750,10 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
 
         eps = epsilon_from_delta(str(mu), str(d) if d.is_Integer else sympy.Rational(d), digits=digits)
     g = None
-    if gamma and sampling == "poisson":
+    if gamma:
         from ..symbolic.composition import subsample
         from ..symbolic.tradeoff import gaussian
 
-        band = berry_esseen(subsample(gaussian(1 / sigma), p), n=T, digits=gamma_digits)
-        g = band.gamma
+        step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
+        g = berry_esseen(step, n=T, digits=gamma_digits).gamma
     return DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g)

@@ -85,7 +85,27 @@ def rr_composition(epsilon: Any, n: Any) -> TradeOff:
     if e.is_number and not e.is_nonnegative:
         raise _bad("epsilon", epsilon, "must be >= 0")
     k = _count("n", n)
+    if k > MAX_RR_N:
+        raise _bad("n", n, f"must be at most 10^12 (got {k:.3g})")
     return TradeOff(RR_COMPOSITION, ((E, e), (N, sympy.Integer(k))), "rr_composition", True, RR_COMPOSITION_DUAL)
+
+
+#: The largest n for n-fold randomized response (the float path sizes arrays by n below 10^7 and
+#: SciPy's binomial functions need n to fit a C long).
+MAX_RR_N = 10**12
+
+
+def is_identity(f: TradeOff) -> bool:
+    """True when f is Id by its parameters (mu = 0, eps = 0 with delta = 0, or identity())."""
+    par = f.parameters
+    zero = sympy.Integer(0)
+    if f.name == "identity":
+        return True
+    if f.name in ("gaussian", "laplace", "subsampled_gaussian"):
+        return par["mu"] == zero
+    if f.name in ("randomized_response", "eps_delta", "rr_composition"):
+        return par["epsilon"] == zero and par.get("delta", zero) == zero
+    return False
 
 
 def with_delta(f: TradeOff, delta_: Any) -> TradeOff:
@@ -311,8 +331,8 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         return identity()
     if q == 1:
         return f
-    if f.name == "identity":
-        return f
+    if is_identity(f):
+        return identity()
     head = fold(f.expr.xreplace({alpha: sympy.Integer(0)}))
     if isinstance(head, Piecewise):
         head = head.doit()

@@ -107,6 +107,7 @@ def test_check_exit_codes(capsys):
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "-3"], "--steps='-3' must be a positive integer"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--delta", "0"], "--delta='0' must be in (0, 1)"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--sampling", "shuffled"], "invalid choice"),
+        (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "n='1e20' must be at most 10^12"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
@@ -184,3 +185,15 @@ def test_account_is_labelled_an_approximation(capsys):
     code, out, err = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "1000",
                          "--sampling", "uniform")
     assert code == 0 and "CLT approximation, not a bound" in out and "understate" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["compose", "gdp", "--mu", "0", "--mu", "0"],
+    ["compose", "clt", "laplace", "--mu", "0", "--n", "10"],
+    ["compose", "clt", "randomized-response", "--eps", "0"],
+    ["compose", "clt", "subsampled-gaussian", "--mu", "0", "--sample-rate", "0.5", "--n", "10"],
+])
+def test_zero_privacy_loss_composes_to_mu_zero(capsys, argv):
+    """Id composes to Id = G_0 exactly (these once raised KeyError, ZeroDivisionError or exit 3)."""
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0 and json.loads(out)["mu"] == "0"

@@ -229,6 +229,15 @@ def test_berry_esseen_mu_that_is_a_short_decimal_is_certified():
     assert band.mu == 1 and band.mu_low == 1
 
 
-def test_uniform_sampling_reports_no_gamma():
-    acc = gdpproof.dpsgd_mu(1, "0.01", 100, sampling="uniform")
-    assert acc.gamma is None and acc.approximation
+def test_each_dpsgd_formula_is_the_clt_of_its_per_step_curve():
+    """The quadrature CLT mu of T-fold p G + (1-p) Id is close to the Poisson formula, and that of
+    T-fold C_p(G) to the fixed-batch one (the finite-p CLT mu converges to them as p -> 0, p sqrt T fixed)."""
+    from gdpproof.numeric.clt import gaussian_mixture
+
+    sigma, p, T = "1.1", "256/60000", 14062
+    poisson = gdpproof.dpsgd_mu(sigma, p, T, digits=8, gamma=False).mu_clt
+    uniform = gdpproof.dpsgd_mu(sigma, p, T, sampling="uniform", digits=8, gamma=False).mu_clt
+    mix = gdpproof.berry_esseen(gaussian_mixture(sympy.Rational(10, 11), sympy.Rational(256, 60000)), n=T, digits=8).mu
+    cp = gdpproof.berry_esseen(gdpproof.subsample(gdpproof.gaussian(sympy.Rational(10, 11)), p), n=T, digits=8).mu
+    assert abs(float(mix) / float(poisson) - 1) < 0.01 and abs(float(cp) / float(uniform) - 1) < 0.01
+    assert abs(float(cp) / float(poisson) - 1) > 0.2  # the two limits really differ

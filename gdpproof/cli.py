@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import __version__
-from .errors import GdpproofError
+from .errors import GdpproofError, NotSupportedError
 
 __all__ = ["main"]
 
@@ -302,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GdpproofError as exc:
         # 2: bad input or not supported; 3: the digits could not be certified (nothing is printed)
         print(f"gdpproof: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, (ValueError, NotImplementedError)) else 3
+        return 2 if isinstance(exc, (ValueError, NotSupportedError)) else 3
     except OSError as exc:
         print(f"gdpproof: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2

@@ -71,8 +71,9 @@ class _Source:
             memo[key] = tuple(ctx.mpf(v)._mpf_ for v in self.approx(ctx))
         return tuple(ctx.make_mpf(v) for v in memo[key])  # type: ignore[return-value]
 
-    def ball(self, bits: int) -> tuple[flint.arb, ...] | None:  # pragma: no cover - interface
-        raise NotImplementedError
+    def ball(self, bits: int) -> tuple[flint.arb, ...] | None:
+        """The four functionals as balls at ``bits`` of precision; None where there is no ball form."""
+        return None
 
     def approx(self, ctx: Any) -> Moments:
         """Values in the mpmath context ``ctx`` (from the ball, when there is one)."""
@@ -141,9 +142,6 @@ class _Quadrature(_Source):
                 f"f={f!r} is flat {where}, so log|f'| = -oo there and kl(f) is infinite; "
                 "the CLT functionals need f' < 0 almost everywhere"
             )
-
-    def ball(self, bits: int) -> None:
-        return None
 
     def _integrands(self, ctx: Any) -> list[tuple[Callable[[Any], Any], Callable[[Any], Any], Any, Any]]:
         """(u, weight, a, b): the piece's log-slope u(s) and weight w(s) on [a, b] in its variable."""
@@ -220,9 +218,6 @@ class _GaussianQuadrature(_Source):
 
     def __init__(self, mu: sympy.Expr, p: sympy.Expr) -> None:
         self.mu, self.p = mu, p
-
-    def ball(self, bits: int) -> None:
-        return None
 
 
 class _SubsampledGaussian(_GaussianQuadrature):
@@ -387,7 +382,7 @@ class Functionals:
 def _one(f: Any, index: int, digits: int, rounding: str) -> Certified:
     src = _source(f)
     return _certify([src], lambda b: b[0][index], lambda ctx, m: m[0][index], digits=digits, rounding=rounding,
-                    what=f"{sclt.NAMES[index]} of {f!r}")
+                    what=f"{sclt.NAMES[index]} of {f!r}", combine_exact=lambda e: e[0][index])
 
 
 def functionals(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Functionals:

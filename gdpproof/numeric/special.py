@@ -206,13 +206,7 @@ def _rr_alpha(n: int, j: int, q0: flint.arb) -> flint.arb:
 
 def _rr_beta(n: int, j: int, q0: flint.arb) -> flint.arb:
     """beta_j = Q(K >= j), K ~ Binomial(n, q0); by symmetry Q(K >= j) = P(K <= n - j) = alpha_{n+1-j}."""
-    if j <= 0:
-        return flint.arb(1)
-    if j > n:
-        return flint.arb(0)
-    if n <= TABLE_LIMIT:
-        return _table(n, q0)[n + 1 - j]
-    return q0.beta_lower(j, n - j + 1, regularized=True)
+    return _rr_alpha(n, n + 1 - j, q0)
 
 
 def _rr_segment_guess(n: int, eps: float, a: float) -> int:

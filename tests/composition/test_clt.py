@@ -241,3 +241,9 @@ def test_each_dpsgd_formula_is_the_clt_of_its_per_step_curve():
     cp = gdpproof.berry_esseen(gdpproof.subsample(gdpproof.gaussian(sympy.Rational(10, 11)), p), n=T, digits=8).mu
     assert abs(float(mix) / float(poisson) - 1) < 0.01 and abs(float(cp) / float(uniform) - 1) < 0.01
     assert abs(float(cp) / float(poisson) - 1) > 0.2  # the two limits really differ
+
+
+def test_exact_functionals_round_in_either_direction():
+    """kl(G_1) = 1/2 exactly: directed rounding needs the exact path (balls alone never decide it)."""
+    assert gdpproof.kl(gdpproof.gaussian(1), digits=10, rounding="up") == Fraction(1, 2)
+    assert gdpproof.kappa2(gdpproof.gaussian(1), digits=10, rounding="down") == Fraction(5, 4)

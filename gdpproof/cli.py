@@ -133,15 +133,19 @@ def _parser() -> argparse.ArgumentParser:
     _family_options(q)
     _common(q)
 
-    p = sub.add_parser("account", help="DP-SGD by the CLT: mu_clt, eps_clt and gamma (an approximation)",
+    p = sub.add_parser("account", help="DP-SGD: the CLT mu_clt, eps_clt, gamma, beside the proven eps bracket",
                        description="The central-limit approximation of Bu, Dong, Long & Su (2020). It can "
-                                   "understate the true privacy loss; gamma is its Berry-Esseen error.")
+                                   "understate the true privacy loss; gamma is its Berry-Esseen error. With "
+                                   "--delta (Poisson sampling) the true eps is bracketed by numerical "
+                                   "composition: eps_lower <= eps <= eps_upper.")
     p.add_argument("--sigma", required=True, help="noise multiplier sigma > 0")
     p.add_argument("--sample-rate", dest="sample_rate", required=True, help="sampling probability p in (0, 1]")
     p.add_argument("--steps", required=True, help="number of steps T >= 1")
     p.add_argument("--sampling", default="poisson", choices=("poisson", "uniform"),
                    help="poisson (each record with probability p) or uniform (fixed batch); default poisson")
-    p.add_argument("--delta", help="report eps_clt at this delta")
+    p.add_argument("--delta", help="report eps_clt and the proven bracket eps_lower, eps_upper at this delta")
+    p.add_argument("--rel-width", dest="rel_width", default="0.01",
+                   help="relative width of the eps bracket to reach (default 0.01)")
     _common(p)
 
     p = sub.add_parser("report", help="run the verification end to end; write HTML and JSON")
@@ -228,10 +232,11 @@ def _run(args: argparse.Namespace) -> int:
 
         try:
             acc = dpsgd_mu(args.sigma, args.sample_rate, args.steps, sampling=args.sampling, delta=args.delta,
-                           digits=args.digits, gamma_digits=min(args.digits, 6))
+                           digits=args.digits, gamma_digits=min(args.digits, 6), rel_width=args.rel_width)
         except ValueError as exc:  # name the options as the user typed them
             raise _Usage(str(exc).replace("noise_multiplier=", "--sigma=").replace("sample_rate=", "--sample-rate=")
-                         .replace("steps=", "--steps=").replace("delta=", "--delta=")) from None
+                         .replace("steps=", "--steps=").replace("delta=", "--delta=")
+                         .replace("rel_width=", "--rel-width=")) from None
         print(f"gdpproof: warning: {acc.note}", file=sys.stderr)
         payload = {"sigma": args.sigma, "sample_rate": args.sample_rate, "steps": args.steps,
                    "sampling": args.sampling, "mu_clt": _num(acc.mu_clt),
@@ -243,6 +248,20 @@ def _run(args: argparse.Namespace) -> int:
         if acc.eps_clt is not None:
             payload.update({"delta": args.delta, "eps_clt": _num(acc.eps_clt)})
             text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
+        if acc.eps_lower is not None and acc.eps_upper is not None:
+            r = acc.exact
+            payload.update({"eps_lower": _num(acc.eps_lower), "eps_upper": _num(acc.eps_upper),
+                            "verdict": acc.verdict, "eps_ordering": r.ordering, "eps_method": "pld",
+                            "eps_relative_width": f"{r.eps.relative_width:.3g}", "grid_step": f"{r.grid_step:.6g}",
+                            "neighbours": "add/remove, the worse ordering"})
+            payload["rounding"].update({"eps_lower": "down", "eps_upper": "up"})
+            text.append(f"eps     in [{acc.eps_lower}, {acc.eps_upper}]   proven bracket at delta = {args.delta} "
+                        f"(numerical composition, worse ordering: {r.ordering})")
+            text.append(f"verdict : {acc.verdict}")
+        elif args.delta is not None and args.sampling == "uniform":
+            payload.update({"eps_lower": None, "eps_upper": None,
+                            "verdict": "no proven bracket for uniform (fixed-batch) sampling"})
+            text.append("eps bracket: not available for uniform sampling (numerical composition covers Poisson)")
         curve = "p G_1/sigma + (1-p) Id" if args.sampling == "poisson" else "C_p(G_1/sigma)"
         text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})")
         _emit(args, payload, "\n".join(text))

@@ -666,6 +666,15 @@ class DPSGDAccount:
         p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
     eps_clt : Certified or None
         The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
+    eps_lower, eps_upper : Certified or None
+        The proven bracket on the true epsilon at ``delta`` (Poisson sampling, add/remove
+        neighbours, the worse ordering) from :func:`gdpproof.numeric.pld.dpsgd_epsilon`: lower
+        rounded down, upper rounded up.  None for uniform sampling or without delta.
+    verdict : str or None
+        "the CLT understates eps by at least X", "the CLT overstates eps by at least X" or
+        "eps_clt lies inside the proven bracket".
+    exact : DPSGDBracket or None
+        The full numerical composition (its ``composition.delta(eps)`` gives other points).
     gamma : Certified or None
         Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the formula:
         p G_{1/sigma} + (1 - p) Id for Poisson, C_p(G_{1/sigma}) for uniform; None if not asked for.
@@ -683,6 +692,17 @@ class DPSGDAccount:
     gamma: Certified | None
     approximation: bool = True
     note: str = APPROXIMATION_NOTE
+    eps_lower: Certified | None = None
+    eps_upper: Certified | None = None
+    verdict: str | None = None
+    exact: Any = None
+
+    @property
+    def understated(self) -> bool | None:
+        """True when eps_clt is below the proven lower bound on the true epsilon."""
+        if self.eps_clt is None or self.eps_lower is None:
+            return None
+        return self.eps_clt < self.eps_lower
 
 
 def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str) -> Callable[[int], flint.arb]:
@@ -701,7 +721,8 @@ def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str) ->
 
 
 def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: str = "poisson",
-             delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4) -> DPSGDAccount:
+             delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4,
+             exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
     r"""The CLT mu of DP-SGD (Bu, Dong, Long & Su 2020) and the epsilon at delta it suggests.
 
     ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)) (Bu et al.; TF Privacy's
@@ -717,6 +738,10 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     which covers both neighbouring directions, has the larger (uniform) CLT mu.
 
     Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
+
+    With ``delta`` given and Poisson sampling, the true epsilon is bracketed beside it
+    (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.numeric.pld.dpsgd_epsilon`)
+    and :attr:`DPSGDAccount.verdict` says whether the CLT understates it.
 
     Examples
     --------
@@ -751,4 +776,36 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
 
         step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
         g = berry_esseen(step, n=T, digits=gamma_digits).gamma
-    return DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g)
+    acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g)
+    if exact and d is not None and eps is not None and sampling == "poisson":
+        acc = _with_bracket(acc, rel_width)
+    return acc
+
+
+def _float_certified(x: float, digits: int, rounding: str) -> Certified:
+    """A float bound as a decimal with ``digits`` digits, rounded in the given direction."""
+    if x == 0:
+        return Certified(0, digits=digits, rounding=rounding, method="pld")
+    m, e = round_fraction(Fraction(x), digits, rounding)
+    return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
+
+
+def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
+    import dataclasses
+
+    from .pld import dpsgd_epsilon
+
+    r = dpsgd_epsilon(float(acc.noise_multiplier), float(acc.sample_rate), acc.steps, float(acc.delta),
+                      rel_width=rel_width)
+    lo = _float_certified(r.eps.lower, 6, "down")
+    hi = _float_certified(r.eps.upper, 6, "up")
+    assert acc.eps_clt is not None
+    if acc.eps_clt < lo:
+        gap = _float_certified(float(Fraction(lo) - Fraction(acc.eps_clt)), 3, "down")
+        verdict = f"the CLT understates eps by at least {gap} ({float(gap) / float(lo):.1%} of eps_lower)"
+    elif acc.eps_clt > hi:
+        gap = _float_certified(float(Fraction(acc.eps_clt) - Fraction(hi)), 3, "down")
+        verdict = f"the CLT overstates eps by at least {gap}"
+    else:
+        verdict = "eps_clt lies inside the proven bracket"
+    return dataclasses.replace(acc, eps_lower=lo, eps_upper=hi, verdict=verdict, exact=r)

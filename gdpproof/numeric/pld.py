@@ -1,0 +1,851 @@
+r"""Numerical composition of privacy-loss distributions with a proven bracket on delta and epsilon.
+
+The privacy loss of an ordered pair (P, Q) is L = log(dP/dQ)(o), o ~ P.  The T-fold composition
+has loss S = L_1 + ... + L_T and
+
+    delta_{P||Q}(eps) = E_P[(1 - e^{eps - S})_+],   delta_{Q||P}(eps) = E_Q[(1 - e^{eps + S})_+].
+
+A mechanism is (eps, delta)-DP for a neighbouring relation when delta bounds both orderings; the
+answer reported is the worse of the two (for the Poisson-subsampled Gaussian: "remove", P the
+mixture, and "add").
+
+**How the bracket is proven.**  Each loss is rounded to the nearest point of the grid h Z:
+R = h round(L / h), bins ((k - 1/2) h, (k + 1/2) h].  The rounding error D = R - L lies in an
+interval of length h, is independent across steps and has a mean dbar we compute (from the grid
+masses and the partial mean of L, an integral).  Hoeffding's inequality gives, except with
+probability eta, |S_R - S - T dbar| <= t = h sqrt(T log(1/eta) / 2); since (1 - e^{eps - s})_+ is
+non-decreasing in s and lies in [0, 1],
+
+    E g(S_R - T dbar - t) - eta  <=  delta(eps)  <=  E g(S_R - T dbar + t) + eta.
+
+So one lattice distribution gives both sides, and the bracket is about 2 t wide in epsilon:
+it shrinks like h sqrt(T), not like h T as rounding all losses up or down would.  The lattice law
+of S_R is composed exactly except for:
+
+* truncation: per-step mass beyond the window and mass trimmed from the tails after each
+  convolution is dropped; the upper bound adds all of it back at +infinity (it counts as 1);
+* the float64 CDF: masses come from CDF values accurate to ``CDF_ERROR`` (absolute; an assumption
+  about ``scipy.special.ndtr``/``log_ndtr`` that the test suite checks against arb), which moves
+  each step's law by at most 5 CDF_ERROR in Kolmogorov distance, hence T times that at the end;
+* FFT rounding: each convolution (zero-padded, so there is no wrap-around) is charged the
+  a-priori l1 error bound of Higham, *Accuracy and Stability of Numerical Algorithms* (2002),
+  Thm 24.2, for an FFT of length 2^k, with twiddle factors accurate to 4u; the errors are
+  propagated through the repeated squaring.  This is a bound under the standard model of
+  floating-point arithmetic for the FFT, not a computation in interval arithmetic; the test
+  suite compares it with exact rational convolutions.
+
+The result is a :class:`Bound` whose ``lower`` is rounded down and ``upper`` rounded up.
+Composition is by repeated squaring on a grid whose size does not depend on T, so memory is
+bounded by the grid and T = 10^5 costs a few more squarings than T = 10^3.
+
+References: Koskela, Jälkö & Honkela (AISTATS 2020) and Gopi, Lee & Wutschitz (NeurIPS 2021)
+for FFT accounting and its error analysis (the Hoeffding coupling is theirs in spirit: their
+"PRV accountant" bounds the same discretisation error); Dong, Roth & Su (2022) for the
+trade-off view; Higham (2002) for the FFT error bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import flint
+import mpmath
+import numpy as np
+import scipy.special as sc
+
+from .._args import _bad, positive, probability
+from ..errors import PrecisionError
+from ._mp import arb_precision
+
+__all__ = [
+    "Bound",
+    "PrivacyLoss",
+    "GaussianLoss",
+    "LaplaceLoss",
+    "RandomizedResponseLoss",
+    "SubsampledGaussianLoss",
+    "ComposedLoss",
+    "compose_losses",
+    "CDF_ERROR",
+    "DPSGDBracket",
+    "dpsgd_epsilon",
+]
+
+#: Unit roundoff of float64.
+U = 2.0 ** -53
+#: Assumed absolute error of the float64 CDF and survival-function evaluations (see module doc).
+CDF_ERROR = 1e-14
+
+Law = str  # "P" or "Q"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A proven bracket ``lower <= value <= upper`` (floats; lower rounded down, upper up).
+
+    Examples
+    --------
+    >>> b = Bound(1.0, 1.01)
+    >>> 1.005 in b, round(b.relative_width, 6)
+    (True, 0.01)
+    """
+
+    lower: float
+    upper: float
+
+    def __post_init__(self) -> None:
+        if not self.lower <= self.upper:
+            raise ValueError(f"Bound needs lower <= upper, got [{self.lower}, {self.upper}]")
+
+    def __contains__(self, x: object) -> bool:
+        return bool(self.lower <= x <= self.upper)  # type: ignore[operator]
+
+    @property
+    def width(self) -> float:
+        return _up(self.upper - self.lower)
+
+    @property
+    def relative_width(self) -> float:
+        """(upper - lower) / lower; infinite when lower is 0 and the bracket is not a point."""
+        if self.lower == self.upper:
+            return 0.0
+        return self.width / self.lower if self.lower > 0 else math.inf
+
+    @property
+    def mid(self) -> float:
+        return 0.5 * (self.lower + self.upper)
+
+    def __str__(self) -> str:
+        return f"[{self.lower!r}, {self.upper!r}]"
+
+
+def _up(x: float) -> float:
+    return math.nextafter(x, math.inf)
+
+
+def _down(x: float) -> float:
+    return math.nextafter(x, -math.inf)
+
+
+# ---------------------------------------------------------------------------------------------
+# privacy-loss distributions
+# ---------------------------------------------------------------------------------------------
+
+
+class PrivacyLoss:
+    """The privacy loss L = log(dP/dQ) of one ordered pair of output distributions (P, Q).
+
+    Subclasses give the law of L under P and under Q (``law="P"`` or ``"Q"``) through
+    :meth:`cdf` and :meth:`sf` (float64, absolute error at most :data:`CDF_ERROR`) and
+    :meth:`partial_mean` (E[L; a < L <= b], as an interval).  L must be finite almost surely
+    under both laws (no (eps, delta) mechanisms with delta > 0 here).
+    """
+
+    #: Names of the two orderings: (P||Q, Q||P).
+    orderings: tuple[str, str] = ("P||Q", "Q||P")
+    name = "loss"
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} does not define cdf")
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} does not define sf")
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        raise NotImplementedError(f"{type(self).__name__} does not define partial_mean")
+
+    def support(self) -> tuple[float, float]:
+        """Bounds of the support of L (the same under P and Q); infinite when unbounded."""
+        return (-math.inf, math.inf)
+
+    def window(self, tau: float, law: Law) -> tuple[float, float]:
+        """(lo, hi) with P(L <= lo) <= tau and P(L > hi) <= tau under ``law`` (float search)."""
+        s_lo, s_hi = self.support()
+
+        def search(ok: Callable[[float], bool], start: float, direction: float, limit: float) -> float:
+            if math.isfinite(limit) and ok(limit):
+                return limit
+            step = 1.0
+            x = start + direction * step
+            while not ok(x):
+                step *= 2
+                x = start + direction * step
+                if step > 1e6:
+                    raise PrecisionError(f"{self.name}: the tails of the privacy loss do not fall "
+                                         f"below {tau} within 1e6 of the median")
+            a, b = start, x
+            for _ in range(200):
+                m = 0.5 * (a + b)
+                if m in (a, b):
+                    break
+                if ok(m):
+                    b = m
+                else:
+                    a = m
+            return b
+
+        mid = self._median(law)
+        lo = search(lambda x: float(self.cdf(np.array([x]), law)[0]) <= tau, mid, -1.0, s_lo)
+        hi = search(lambda x: float(self.sf(np.array([x]), law)[0]) <= tau, mid, 1.0, s_hi)
+        return lo, hi
+
+    def _median(self, law: Law) -> float:
+        return 0.0
+
+
+def _ndtr(x: np.ndarray) -> np.ndarray:
+    return sc.ndtr(x)
+
+
+def _mp_interval(compute: Callable[[], Any]) -> tuple[float, float]:
+    """Evaluate ``compute`` (mpmath) at 20 and 35 digits; an interval covering both, widened.
+
+    Accepted only when the two agree to 1e-15 relative (plus 1e-30): the two-precision rule of
+    DESIGN §2 applied to a quantity that only needs ~1e-12 accuracy here.
+    """
+    with mpmath.workdps(20):
+        a = compute()
+    with mpmath.workdps(35):
+        b = compute()
+    err = abs(a - b)
+    if err > 1e-15 * abs(b) + mpmath.mpf(10) ** -30:
+        raise PrecisionError(f"partial mean did not settle: {mpmath.nstr(a, 20)} vs {mpmath.nstr(b, 20)}")
+    pad = 10 * err + 1e-15 * abs(b) + mpmath.mpf(10) ** -30
+    return _down(float(b - pad)), _up(float(b + pad))
+
+
+class GaussianLoss(PrivacyLoss):
+    """P = N(0, 1), Q = N(mu, 1): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q.
+
+    Both orderings are the same (G_mu is symmetric).
+    """
+
+    def __init__(self, mu: float) -> None:
+        self.mu = float(positive("mu", mu))
+        if not math.isfinite(self.mu) or self.mu > 1e3:
+            raise _bad("mu", mu, "must be a finite number in (0, 1000]")
+        self.name = f"gaussian(mu={self.mu!r})"
+
+    def _z(self, x: np.ndarray, law: Law) -> np.ndarray:
+        m = self.mu * self.mu / 2
+        return (np.asarray(x, dtype=float) - (m if law == "P" else -m)) / self.mu
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        return _ndtr(self._z(x, law))
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        return _ndtr(-self._z(x, law))
+
+    def _median(self, law: Law) -> float:
+        return self.mu * self.mu / 2 * (1 if law == "P" else -1)
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        mu = mpmath.mpf(self.mu)
+
+        def compute() -> Any:
+            m = mu * mu / 2 * (1 if law == "P" else -1)
+            za, zb = (mpmath.mpf(a) - m) / mu, (mpmath.mpf(b) - m) / mu
+            pdf = lambda z: mpmath.npdf(z) if mpmath.isfinite(z) else mpmath.mpf(0)  # noqa: E731
+            return m * (mpmath.ncdf(zb) - mpmath.ncdf(za)) + mu * (pdf(za) - pdf(zb))
+
+        return _mp_interval(compute)
+
+
+class RandomizedResponseLoss(PrivacyLoss):
+    """Randomized response with parameter eps: L = +-eps, P(L = eps) = e^eps / (1 + e^eps).
+
+    Under Q the two probabilities swap.  The T-fold composition is the binomial curve of
+    :func:`gdpproof.rr_composition`, which the test suite uses as the exact reference.
+    """
+
+    def __init__(self, eps: float) -> None:
+        self.eps = float(positive("eps", eps))
+        if not math.isfinite(self.eps) or self.eps > 700:
+            raise _bad("eps", eps, "must be a finite number in (0, 700]")
+        self.name = f"randomized_response(eps={self.eps!r})"
+
+    def _p_plus(self, law: Law) -> float:
+        return float(sc.expit(self.eps if law == "P" else -self.eps))
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        q = self._p_plus(law)
+        return np.where(x < -self.eps, 0.0, np.where(x < self.eps, 1.0 - q, 1.0))
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        q = self._p_plus(law)
+        return np.where(x < -self.eps, 1.0, np.where(x < self.eps, q, 0.0))
+
+    def support(self) -> tuple[float, float]:
+        return (-self.eps, self.eps)
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        eps = mpmath.mpf(self.eps)
+
+        def compute() -> Any:
+            q = 1 / (1 + mpmath.exp(-eps if law == "P" else eps))
+            total = mpmath.mpf(0)
+            if a < self.eps <= b:
+                total += eps * q
+            if a < -self.eps <= b:
+                total -= eps * (1 - q)
+            return total
+
+        return _mp_interval(compute)
+
+
+class LaplaceLoss(PrivacyLoss):
+    """P = Laplace(0, 1), Q = Laplace(mu, 1): L in [-mu, mu] with atoms at both ends.
+
+    Under P: P(L = mu) = 1/2, P(L = -mu) = e^{-mu}/2, P(L <= l) = e^{-(mu - l)/2}/2 on
+    [-mu, mu).  Under Q the law is e^{-l} dP: Q(L <= l) = 1 - e^{-(mu + l)/2}/2 on [-mu, mu).
+    """
+
+    def __init__(self, mu: float) -> None:
+        self.mu = float(positive("mu", mu))
+        if not math.isfinite(self.mu) or self.mu > 700:
+            raise _bad("mu", mu, "must be a finite number in (0, 700]")
+        self.name = f"laplace(mu={self.mu!r})"
+
+    def support(self) -> tuple[float, float]:
+        return (-self.mu, self.mu)
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        inside = np.clip(x, -self.mu, self.mu)
+        if law == "P":
+            mid = 0.5 * np.exp(-(self.mu - inside) / 2)
+        else:
+            mid = 1 - 0.5 * np.exp(-(self.mu + inside) / 2)
+        return np.where(x < -self.mu, 0.0, np.where(x < self.mu, mid, 1.0))
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        inside = np.clip(x, -self.mu, self.mu)
+        if law == "P":
+            mid = 1 - 0.5 * np.exp(-(self.mu - inside) / 2)
+        else:
+            mid = 0.5 * np.exp(-(self.mu + inside) / 2)
+        return np.where(x < -self.mu, 1.0, np.where(x < self.mu, mid, 0.0))
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        mu = mpmath.mpf(self.mu)
+
+        def compute() -> Any:
+            lo, hi = max(mpmath.mpf(a), -mu), min(mpmath.mpf(b), mu)
+            total = mpmath.mpf(0)
+            if law == "P":
+                atom_hi, atom_lo = mpmath.mpf(1) / 2, mpmath.exp(-mu) / 2
+                dens = lambda s: mpmath.exp(-(mu - s) / 2) / 4  # noqa: E731
+            else:
+                atom_hi, atom_lo = mpmath.exp(-mu) / 2, mpmath.mpf(1) / 2
+                dens = lambda s: mpmath.exp(-(mu + s) / 2) / 4  # noqa: E731
+            if a < self.mu <= b:
+                total += mu * atom_hi
+            if a < -self.mu <= b:
+                total -= mu * atom_lo
+            if lo < hi:
+                # the continuous part lives on (-mu, mu)
+                total += mpmath.quad(lambda s: s * dens(s), [lo, hi])
+            return total
+
+        return _mp_interval(compute)
+
+
+class SubsampledGaussianLoss(PrivacyLoss):
+    r"""One Poisson-subsampled Gaussian step (sensitivity 1, noise sigma, sampling rate p).
+
+    P = (1 - p) N(0, sigma^2) + p N(1, sigma^2) (the dataset with the example), Q = N(0, sigma^2);
+    L(x) = log(1 - p + p e^{(2x - 1)/(2 sigma^2)}), increasing in x, L > log(1 - p).
+    The ordering P||Q is "remove", Q||P is "add".
+    """
+
+    orderings = ("remove", "add")
+
+    def __init__(self, sigma: float, p: float) -> None:
+        self.sigma = float(positive("noise_multiplier", sigma))
+        self.p = float(probability("sample_rate", p))
+        if not math.isfinite(self.sigma) or not 0.02 <= self.sigma <= 1e4:
+            raise _bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
+        if not 1e-9 <= self.p <= 1:
+            raise _bad("sample_rate", p, "must be in [1e-9, 1]")
+        self.name = f"subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
+        self._floor = math.log1p(-self.p) if self.p < 1 else -math.inf
+
+    def support(self) -> tuple[float, float]:
+        return (self._floor, math.inf)
+
+    def _x(self, ell: np.ndarray) -> np.ndarray:
+        ell = np.asarray(ell, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner = np.expm1(ell) + self.p
+            x = self.sigma ** 2 * (np.log(inner) - math.log(self.p)) + 0.5
+        return np.where(ell <= self._floor, -np.inf, x)
+
+    def cdf(self, ell: np.ndarray, law: Law) -> np.ndarray:
+        x = self._x(ell)
+        s = self.sigma
+        if law == "P":
+            return (1 - self.p) * _ndtr(x / s) + self.p * _ndtr((x - 1) / s)
+        return _ndtr(x / s)
+
+    def sf(self, ell: np.ndarray, law: Law) -> np.ndarray:
+        x = self._x(ell)
+        s = self.sigma
+        if law == "P":
+            return (1 - self.p) * _ndtr(-x / s) + self.p * _ndtr((1 - x) / s)
+        return _ndtr(-x / s)
+
+    def _median(self, law: Law) -> float:
+        return 0.0
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        """E[L; a < L <= b] by rigorous ball-arithmetic integration (arb's acb.integral) in x.
+
+        The range below x = -40 sigma (only reached when a is at the floor log(1 - p)) is
+        bounded by |log(1 - p)| Phi(-40) and added to the ball.
+        """
+        with arb_precision(80):
+            sig, p = flint.arb(self.sigma), flint.arb(self.p)
+            half = flint.arb(1) / 2
+
+            def xof(ell: float) -> flint.arb | None:
+                if ell <= self._floor:
+                    return None
+                e = flint.arb(ell)
+                return sig * sig * ((e.expm1() + p).log() - p.log()) + half
+
+            xa, xb = xof(a), xof(b)
+            if xb is None:
+                return 0.0, 0.0
+            lo_cut = -40 * sig
+            tail = flint.arb(0)
+            if xa is None or xa < lo_cut:
+                xa = lo_cut
+                tail = flint.arb(0, float(-math.log1p(-self.p)) * 1e-340 + 1e-300)
+            if not xa < xb:
+                return 0.0, 0.0
+            norm = 1 / (2 * flint.arb.pi()).sqrt() / sig
+            inv = 1 / (2 * sig * sig)
+
+            def integrand(x: flint.acb, analytic: bool) -> flint.acb:
+                z = p * ((2 * x - 1) * inv).exp() + (1 - p)
+                loss = z.log(analytic=analytic)
+                d0 = (-(x * x) * inv).exp()
+                if law == "P":
+                    dens = (1 - p) * d0 + p * (-((x - 1) * (x - 1)) * inv).exp()
+                else:
+                    dens = d0
+                return loss * dens * norm
+
+            r = flint.acb.integral(integrand, xa, xb).real + tail
+            if not r.is_finite() or r.rad() > 1e-13 * max(abs(float(r.mid())), 1e-10):
+                raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({r})")
+            return _down(float(r.lower())), _up(float(r.upper()))
+
+
+# ---------------------------------------------------------------------------------------------
+# lattice laws and their composition
+# ---------------------------------------------------------------------------------------------
+
+
+def _fft_error_factor(n: int) -> float:
+    """Relative l2 error bound beta of a float64 FFT of length n = 2^k (Higham 2002, Thm 24.2).
+
+    eta = mu + gamma_4 (sqrt 2 + mu) per stage with twiddle error mu = 4u; two more stages are
+    charged for the real-input packing of rfft/irfft.
+    """
+    k = max(1, int(n).bit_length() - 1) + 2
+    mu = 4 * U
+    gamma4 = 4 * U / (1 - 4 * U)
+    eta = mu + gamma4 * (math.sqrt(2) + mu)
+    if k * eta >= 0.5:
+        raise PrecisionError("FFT too long for the error bound")
+    return k * eta / (1 - k * eta)
+
+
+@dataclass
+class _Lattice:
+    """A sub-probability vector ``w`` on the points (k0 + i) h, with an l1 error bound ``err``
+    against the exact composition of the float per-step laws (same truncations)."""
+
+    k0: int
+    w: np.ndarray
+    err: float
+
+    def l1(self) -> float:
+        return float(math.fsum(self.w))
+
+
+def _convolve(a: _Lattice, b: _Lattice, trim: float) -> _Lattice:
+    """Linear convolution (zero-padded rfft, no wrap-around), negatives clipped, tails trimmed.
+
+    ``trim`` is the mass allowed to be dropped from each end.  The error bound covers the
+    inputs' errors and this FFT's rounding (module doc).
+    """
+    la, lb = len(a.w), len(b.w)
+    m = la + lb - 1
+    if min(la, lb) <= 64:
+        c = np.convolve(a.w, b.w)
+        fft_err = 2 * (min(la, lb) + 2) * U * float(np.sum(c))  # direct sums: gamma_n bound
+    else:
+        n = 1 << (m - 1).bit_length()
+        fa = np.fft.rfft(a.w, n)
+        fb = fa if b is a else np.fft.rfft(b.w, n)
+        c = np.fft.irfft(fa * fb, n)[:m]
+        beta = _fft_error_factor(n)
+        a1, b1 = float(np.sum(a.w)) * (1 + la * U), float(np.sum(b.w)) * (1 + lb * U)
+        a2, b2 = float(np.linalg.norm(a.w)) * (1 + la * U), float(np.linalg.norm(b.w)) * (1 + lb * U)
+        l2 = (3 * beta + U) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)
+        fft_err = math.sqrt(m) * l2
+    np.maximum(c, 0.0, out=c)
+    a1e, b1e = float(np.sum(a.w)), float(np.sum(b.w))
+    err = a.err * (b1e + b.err) + b.err * (a1e + a.err) + a.err * b.err + fft_err
+    # trim tails whose total mass is below `trim` on each side
+    cs = np.cumsum(c)
+    lo = int(np.searchsorted(cs, trim, side="right"))
+    rcs = np.cumsum(c[::-1])
+    hi = m - int(np.searchsorted(rcs, trim, side="right"))
+    lo = min(lo, max(hi - 1, 0))
+    return _Lattice(a.k0 + b.k0 + lo, c[lo:hi].copy(), err)
+
+
+def _power(v: _Lattice, count: int, trim: float) -> _Lattice:
+    result: _Lattice | None = None
+    base = v
+    while True:
+        if count & 1:
+            result = base if result is None else _convolve(result, base, trim)
+        count >>= 1
+        if not count:
+            break
+        base = _convolve(base, base, trim)
+    assert result is not None
+    return result
+
+
+@dataclass
+class _StepLaw:
+    """One step's loss rounded to the grid, under one law, with the mean of its rounding error."""
+
+    lattice: _Lattice
+    dbar: tuple[float, float]          # interval for E[R - L]
+    max_abs: float                     # max |grid point| used (for float error of shifts)
+
+
+def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float) -> _StepLaw:
+    lo, hi = loss.window(tau, law)
+    k_lo = math.floor(lo / h + 0.5)
+    k_hi = math.ceil(hi / h - 0.5)
+    if k_hi < k_lo:
+        k_hi = k_lo
+    if k_hi - k_lo > 50_000_000:
+        raise PrecisionError(f"grid of {k_hi - k_lo} points for {loss.name}: increase the grid step")
+    ks = np.arange(k_lo, k_hi + 2, dtype=float)
+    edges = (ks - 0.5) * h                # edges[i] is the left edge of the bin of point k_lo + i
+    cdf = np.maximum.accumulate(np.clip(loss.cdf(edges, law), 0.0, 1.0))
+    sf = np.minimum.accumulate(np.clip(loss.sf(edges, law), 0.0, 1.0))
+    mid = int(np.searchsorted(cdf, 0.5))  # below: differences of the CDF; above: of the SF
+    mid = min(max(mid, 1), len(edges) - 1)
+    w = np.empty(len(edges) - 1)
+    w[: mid - 1] = np.diff(cdf[:mid])
+    w[mid - 1] = max(0.0, (1.0 - sf[mid]) - cdf[mid - 1])
+    w[mid:] = -np.diff(sf[mid:])
+    np.maximum(w, 0.0, out=w)
+    # mean of the rounding error D = R - L over the window, plus |D| <= h/2 outside it
+    grid = (np.arange(k_lo, k_hi + 1, dtype=float)) * h
+    max_abs = float(np.max(np.abs(grid))) if len(grid) else 0.0
+    er = float(math.fsum(grid * w))
+    l1_mass_err = 2 * len(w) * CDF_ERROR + 4 * U
+    er_err = max_abs * l1_mass_err + len(w) * U * max(float(np.sum(np.abs(grid * w))), 1e-300) * 2
+    pm_lo, pm_hi = loss.partial_mean(float(edges[0]), float(edges[-1]), law)
+    outside = float(cdf[0] + sf[-1]) + 2 * CDF_ERROR
+    half = 0.5 * h * (1 + 1e-12)
+    d_lo = er - er_err - pm_hi - half * outside
+    d_hi = er + er_err - pm_lo + half * outside
+    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), max_abs)
+
+
+@dataclass
+class _Direction:
+    """The lattice law of S_R for one ordering, with the coupling shift and error terms."""
+
+    name: str
+    lattice: _Lattice
+    h: float
+    sign: int                          # +1: delta = E_P g(S); -1: delta = E_Q g(-S)
+    shift: tuple[float, float]         # interval for the shift (c_low, c_high), t included
+    slack: float                       # additive delta error: eta + Kolmogorov + FFT (+ lost mass for upper)
+    lost: float                        # mass dropped (bounded above)
+
+    def _points(self) -> np.ndarray:
+        k = np.arange(self.lattice.k0, self.lattice.k0 + len(self.lattice.w), dtype=float)
+        return self.sign * k * self.h
+
+    def delta(self, eps: float) -> tuple[float, float]:
+        """(lower, upper) for this ordering's delta(eps)."""
+        return self.lower(eps), self.upper(eps)
+
+    def upper(self, eps: float) -> float:
+        hi = self._sum(self.lattice.w, self._points(), eps, self.shift[1], upper=True)
+        return min(1.0, _up(hi + self.slack + self.lost))
+
+    def lower(self, eps: float) -> float:
+        lo = self._sum(self.lattice.w, self._points(), eps, self.shift[0], upper=False)
+        return max(0.0, _down(lo - self.slack))
+
+    @staticmethod
+    def _sum(w: np.ndarray, s: np.ndarray, eps: float, shift: float, upper: bool) -> float:
+        # g(s + shift) = (1 - e^{eps - s - shift})_+; float errors charged as a relative margin
+        arg = eps - shift - s
+        mask = arg < 0
+        if not mask.any():
+            return 0.0
+        terms = -np.expm1(arg[mask]) * w[mask]
+        total = float(np.sum(terms))
+        rel = (12 + math.log2(max(2, int(mask.sum())))) * U
+        # the argument itself carries an absolute error of a few ulps of |s| + |shift| + |eps|
+        scale = 4 * U * (float(np.max(np.abs(s[mask]))) + abs(shift) + abs(eps))
+        if upper:
+            return total * (1 + rel) + scale * float(np.sum(w[mask])) * 1.0001
+        return max(0.0, total * (1 - rel) - scale * float(np.sum(w[mask])) * 1.0001)
+
+
+@dataclass
+class ComposedLoss:
+    """The composition of privacy losses with a proven bracket on delta(eps) and eps(delta).
+
+    Built by :func:`compose_losses`.  ``delta(eps)`` and ``epsilon(delta)`` return a
+    :class:`Bound` for the worse of the two orderings; ``*_by_ordering`` give each.
+    """
+
+    parts: tuple[tuple[PrivacyLoss, int], ...]
+    h: float
+    eta: float
+    t: float
+    directions: tuple[_Direction, _Direction]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def steps(self) -> int:
+        return sum(c for _, c in self.parts)
+
+    def delta_by_ordering(self, eps: Any) -> dict[str, Bound]:
+        e = _check_eps(eps)
+        return {d.name: Bound(*d.delta(e)) for d in self.directions}
+
+    def delta(self, eps: Any) -> Bound:
+        """Bracket on the mechanism's delta(eps) (the worse ordering): lower down, upper up.
+
+        Examples
+        --------
+        >>> from gdpproof.numeric.pld import GaussianLoss, compose_losses
+        >>> c = compose_losses([(GaussianLoss(0.5), 4)], grid_step=1e-3)
+        >>> b = c.delta(1.0)
+        >>> round(b.lower, 4), round(b.upper, 4), b.upper - b.lower < 1e-3
+        (0.127, 0.1276, True)
+        """
+        per = self.delta_by_ordering(eps)
+        return Bound(max(b.lower for b in per.values()), max(b.upper for b in per.values()))
+
+    def worse_ordering(self, eps: Any) -> str:
+        per = self.delta_by_ordering(eps)
+        return max(per, key=lambda k: (per[k].upper, per[k].lower))
+
+    def epsilon(self, delta: Any) -> Bound:
+        """Bracket on the smallest eps >= 0 with delta(eps) <= ``delta``: lower down, upper up.
+
+        Raises PrecisionError when ``delta`` is below what this grid resolves (the upper
+        bound on delta(eps) never drops to ``delta``).
+        """
+        d = _check_delta(delta)
+        up = lambda e: max(dd.upper(e) for dd in self.directions)  # noqa: E731
+        lo = lambda e: max(dd.lower(e) for dd in self.directions)  # noqa: E731
+        top = max(abs(dd.lattice.k0) + len(dd.lattice.w) for dd in self.directions) * self.h
+        top += max(abs(dd.shift[0]) + abs(dd.shift[1]) for dd in self.directions) + 1.0
+        if up(top) > d:
+            floor = up(top)
+            raise PrecisionError(f"delta={delta} is below this bracket's floor {floor:.3g} "
+                                 f"(truncated mass, eta={self.eta:g} and float error); "
+                                 f"lower eta or widen the window")
+        e_up = 0.0 if up(0.0) <= d else _boundary(up, d, 0.0, top, want_le=True)
+        e_lo = 0.0 if lo(0.0) <= d else _boundary(lo, d, 0.0, top, want_le=False)
+        return Bound(min(e_lo, e_up), e_up)
+
+
+def _boundary(f: Callable[[float], float], target: float, a: float, b: float, want_le: bool) -> float:
+    """For non-increasing f with f(a) > target >= f(b): the smallest x with f(x) <= target
+    (want_le) or the largest x with f(x) > target, to float resolution, found by bisection."""
+    for _ in range(200):
+        m = 0.5 * (a + b)
+        if m in (a, b):
+            break
+        if f(m) <= target:
+            b = m
+        else:
+            a = m
+    return b if want_le else a
+
+
+def _check_eps(eps: Any) -> float:
+    try:
+        e = float(eps)
+    except (TypeError, ValueError):
+        raise _bad("eps", eps, "must be a finite number >= 0") from None
+    if not (math.isfinite(e) and e >= 0):
+        raise _bad("eps", eps, "must be a finite number >= 0")
+    return e
+
+
+def _check_delta(delta: Any) -> float:
+    try:
+        d = float(delta)
+    except (TypeError, ValueError):
+        raise _bad("delta", delta, "must be in (0, 1)") from None
+    if not 0 < d < 1:
+        raise _bad("delta", delta, "must be in (0, 1)")
+    return d
+
+
+def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
+                   eta: float = 1e-12) -> ComposedLoss:
+    r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
+
+    Parameters
+    ----------
+    parts : sequence of (PrivacyLoss, count)
+        The mechanisms, in any order (composition commutes).
+    grid_step : float
+        The grid h.  The bracket on epsilon is about 2 h sqrt(T log(1/eta) / 2) wide; halving h
+        halves it and doubles the work.
+    eta : float
+        The Hoeffding failure probability; it is added to the upper and subtracted from the
+        lower delta, so deltas below ~10 eta are not resolved.
+
+    Examples
+    --------
+    >>> from gdpproof.numeric.pld import SubsampledGaussianLoss, compose_losses
+    >>> c = compose_losses([(SubsampledGaussianLoss(1.0, 0.01), 1000)], grid_step=5e-4)
+    >>> b = c.epsilon(1e-5)
+    >>> b.lower < 1.8282 < b.upper, b.relative_width < 0.2
+    (True, True)
+    """
+    if not parts:
+        raise _bad("parts", parts, "must be a non-empty list of (PrivacyLoss, count)")
+    h = float(positive("grid_step", grid_step))
+    if not 1e-8 <= h <= 1:
+        raise _bad("grid_step", grid_step, "must be in [1e-8, 1]")
+    eta = float(positive("eta", eta))
+    if not 1e-300 < eta < 1e-3:
+        raise _bad("eta", eta, "must be in (1e-300, 1e-3)")
+    clean: list[tuple[PrivacyLoss, int]] = []
+    for loss, count in parts:
+        if not isinstance(loss, PrivacyLoss):
+            raise _bad("parts", loss, "must be a PrivacyLoss")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 10**9:
+            raise _bad("count", count, "must be an integer in [1, 10^9]")
+        clean.append((loss, int(count)))
+    total = sum(c for _, c in clean)
+    n_convs = sum(2 * max(1, c.bit_length()) for _, c in clean) + len(clean)
+    tau = eta / (16.0 * total)             # per-step tail mass dropped on each side
+    trim = eta / (8.0 * n_convs)           # mass trimmed on each side per convolution
+    # |D| range: h plus the float error of the bin edges
+    h_eff = h * (1 + 1e-12)
+    t = h_eff * math.sqrt(total * math.log(1 / eta) / 2)
+    kolm = total * (5 * CDF_ERROR + 2 * U)
+    directions = []
+    orderings = clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P")
+    for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
+        acc: _Lattice | None = None
+        d_lo = d_hi = 0.0
+        for loss, count in clean:
+            step = _discretize(loss, law, h, tau)
+            powered = _power(step.lattice, count, trim)
+            acc = powered if acc is None else _convolve(acc, powered, trim)
+            d_lo += count * step.dbar[0]
+            d_hi += count * step.dbar[1]
+        assert acc is not None
+        # S = S_R - sum D: with prob >= 1 - eta, S_R - T dhi - t <= S <= S_R - T dlo + t (law P);
+        # for the Q||P ordering the variable is -S = -S_R + sum D.
+        if sign == 1:
+            shift = (_down(-d_hi - t), _up(-d_lo + t))
+        else:
+            shift = (_down(d_lo - t), _up(d_hi + t))
+        lost = max(0.0, 1.0 - acc.l1()) + acc.err + 2 * U * len(acc.w)
+        slack = eta + kolm + acc.err
+        directions.append(_Direction(name, acc, h, sign, shift, slack, _up(lost)))
+    return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# DP-SGD
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DPSGDBracket:
+    """The proven epsilon bracket of Poisson-subsampled DP-SGD at one delta.
+
+    Attributes
+    ----------
+    eps : Bound
+        lower <= eps(delta) <= upper for the worse of the add and remove orderings.
+    ordering : str
+        Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
+    grid_step, eta : float
+        The grid and Hoeffding failure probability used (:func:`compose_losses`).
+    composition : ComposedLoss
+        For delta(eps) at other eps.
+    """
+
+    noise_multiplier: float
+    sample_rate: float
+    steps: int
+    delta: float
+    eps: Bound
+    ordering: str
+    grid_step: float
+    eta: float
+    composition: ComposedLoss
+
+
+def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, *,
+                  rel_width: float = 0.01, max_refinements: int = 5) -> DPSGDBracket:
+    r"""Proven bracket on epsilon(delta) for T steps of Poisson-subsampled Gaussian DP-SGD.
+
+    Add/remove neighbours, sensitivity 1 (clipping norm 1), noise multiplier sigma, sampling
+    rate p: the T-fold composition of :class:`SubsampledGaussianLoss` in both orderings, the
+    worse one reported.  The grid is refined until ``(upper - lower) / lower <= rel_width``.
+
+    Examples
+    --------
+    >>> from gdpproof.numeric.pld import dpsgd_epsilon
+    >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+    >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
+    (True, True)
+    """
+    loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
+        raise _bad("steps", steps, "must be an integer in [1, 10^9]")
+    d = _check_delta(delta)
+    w = float(positive("rel_width", rel_width))
+    if not 1e-6 <= w <= 10:
+        raise _bad("rel_width", rel_width, "must be in [1e-6, 10]")
+    eta = min(1e-10, d * 1e-5)
+    h = 1e-3
+    for _ in range(max_refinements + 1):
+        comp = compose_losses([(loss, int(steps))], grid_step=h, eta=eta)
+        b = comp.epsilon(d)
+        rw = b.width / b.upper if b.lower == 0 and b.upper > 0 else b.relative_width
+        if rw <= w:
+            break
+        h *= max(0.1, min(0.9, 0.85 * w / rw))
+    else:
+        raise PrecisionError(f"rel_width={rel_width}: reached only {rw:.3g} after "
+                             f"{max_refinements} refinements (grid step {h:.3g})")
+    ordering = comp.worse_ordering(b.upper)
+    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, h, eta, comp)

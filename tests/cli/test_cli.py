@@ -107,6 +107,8 @@ def test_check_exit_codes(capsys):
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "-3"], "--steps='-3' must be a positive integer"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--delta", "0"], "--delta='0' must be in (0, 1)"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--sampling", "shuffled"], "invalid choice"),
+        (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--delta", "1e-5", "--rel-width", "-1"],
+         "--rel-width='-1' must be > 0"),
         (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "n='1e20' must be at most 10^12"),
     ],
 )
@@ -182,6 +184,11 @@ def test_account_is_labelled_an_approximation(capsys):
     assert code == 0 and obj["approximation"] is True
     assert obj["mu_clt"] == "0.41452164" and float(obj["eps_clt"]) > 0 and 0 < float(obj["gamma"]) < 0.1
     assert "understate" in err
+    # the acceptance command: the proven bracket beside the CLT, <= 1% wide
+    lo, hi = float(obj["eps_lower"]), float(obj["eps_upper"])
+    assert lo <= hi <= lo * 1.01 and float(obj["eps_clt"]) < lo
+    assert obj["rounding"]["eps_lower"] == "down" and obj["rounding"]["eps_upper"] == "up"
+    assert obj["verdict"].startswith("the CLT understates eps by at least")
     code, out, err = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "1000",
                          "--sampling", "uniform")
     assert code == 0 and "CLT approximation, not a bound" in out and "understate" in err

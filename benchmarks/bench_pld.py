@@ -1,0 +1,185 @@
+"""DP-SGD epsilon: gdpproof's proven PLD bracket against the two FFT accountants users run, same run.
+
+For each configuration (Poisson-subsampled Gaussian, add/remove neighbours, delta = 1e-5) it measures
+
+- gdpproof ``dpsgd_epsilon(..., rel_width=0.01)``: the proven bracket [lower, upper] on epsilon
+  (worse ordering), its relative width and its wall time;
+- the CLT epsilon of ``gdpproof.dpsgd_mu`` (Bu et al. 2020; an approximation, not a bound);
+- prv_accountant ``PRVAccountant(PoissonSubsampledGaussianMechanism, eps_error=0.01,
+  delta_error=1e-10).compute_epsilon`` (its estimate is compared; its own (lower, upper) is printed);
+- dp_accounting ``from_gaussian_mechanism(sigma, sampling_prob=p, value_discretization_interval=1e-4,
+  use_connect_dots=True).self_compose(T).get_epsilon_for_delta`` (pessimistic, both orderings);
+
+and says whether each peer's epsilon lies in gdpproof's bracket (otherwise by how much it is
+outside, absolute and relative).  Times are the best of ``--repeats`` runs after one warm-up of
+every method; ratios are gdpproof's time over each peer's, and time(T = 1e5) / time(T = 1e3) for
+configurations 5 and 1.  A peer that is not installed is reported and skipped.
+
+Run: ``PYTHONPATH=. python benchmarks/bench_pld.py [--repeats 3] [--markdown] [--configs 1,5]``
+(about five minutes with both peers; prv_accountant at T = 1e5 dominates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import gdpproof
+from gdpproof.numeric.pld import Bound, dpsgd_epsilon
+
+DELTA = 1e-5
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Config:
+    label: str
+    sigma: float
+    p: float
+    steps: int
+
+
+CONFIGS = [
+    Config("sigma=1.0, p=0.01, T=1000", 1.0, 0.01, 1000),
+    Config("sigma=1.1, p=256/60000, T=14063 (MNIST 60 ep.)", 1.1, 256 / 60000, 14063),
+    Config("sigma=0.8, p=0.004, T=10000", 0.8, 0.004, 10000),
+    Config("sigma=2.0, p=0.02, T=5000", 2.0, 0.02, 5000),
+    Config("sigma=1.0, p=0.01, T=100000", 1.0, 0.01, 100000),
+]
+
+
+@dataclass
+class Row:
+    cfg: Config
+    clt: float
+    bracket: Bound
+    t_gdp: float
+    peers: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # name -> (eps, time, extra)
+
+
+def best_of(fn: Callable[[], R], repeats: int) -> tuple[R, float]:
+    """The result of fn and its best wall time over ``repeats`` calls."""
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    assert out is not None
+    return out, min(times)
+
+
+def prv_runner() -> Callable[[Config], tuple[float, str]] | None:
+    try:
+        from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
+    except ImportError:
+        return None
+
+    def run(c: Config) -> tuple[float, str]:
+        prv = PoissonSubsampledGaussianMechanism(noise_multiplier=c.sigma, sampling_probability=c.p)
+        acc = PRVAccountant(prvs=prv, max_self_compositions=c.steps, eps_error=0.01, delta_error=1e-10)
+        lo, est, up = acc.compute_epsilon(delta=DELTA, num_self_compositions=c.steps)
+        return float(est), f"its bracket [{lo:.4f}, {up:.4f}]"
+    return run
+
+
+def dpa_runner(interval: float) -> Callable[[Config], tuple[float, str]] | None:
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as pld
+    except ImportError:
+        return None
+
+    def run(c: Config) -> tuple[float, str]:
+        d = pld.from_gaussian_mechanism(c.sigma, sampling_prob=c.p, value_discretization_interval=interval,
+                                        use_connect_dots=True)
+        return float(d.self_compose(c.steps).get_epsilon_for_delta(DELTA)), ""
+    return run
+
+
+def position(x: float, b: Bound) -> str:
+    """'in' or how far x is outside b, absolute and relative to the nearer end."""
+    if x in b:
+        return "in"
+    edge = b.upper if x > b.upper else b.lower
+    side = "above" if x > b.upper else "below"
+    return f"{side} by {abs(x - edge):.3g} ({abs(x - edge) / edge:.2%})"
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b > 0 else "n/a"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3, help="best of N timed runs per method (default 3)")
+    ap.add_argument("--markdown", action="store_true", help="print a Markdown table for the README")
+    ap.add_argument("--configs", default="1,2,3,4,5", help="comma-separated configuration numbers (1-5)")
+    ap.add_argument("--dpa-interval", type=float, default=1e-4,
+                    help="dp_accounting value_discretization_interval (default 1e-4)")
+    args = ap.parse_args()
+    chosen = [CONFIGS[int(i) - 1] for i in args.configs.split(",")]
+
+    runners: dict[str, Callable[[Config], tuple[float, str]]] = {}
+    for name, runner in (("prv_accountant", prv_runner()), ("dp_accounting", dpa_runner(args.dpa_interval))):
+        if runner is None:
+            print(f"{name}: not installed, skipped")
+        else:
+            runners[name] = runner
+
+    # Warm-up: every method once on configuration 1 (imports, scipy/numpy FFT plans, caches).
+    dpsgd_epsilon(1.0, 0.01, 1000, DELTA)
+    gdpproof.dpsgd_mu(1.0, 0.01, 1000, delta=DELTA, exact=False, gamma=False, digits=10)
+    for runner in runners.values():
+        runner(CONFIGS[0])
+
+    rows: list[Row] = []
+    for c in chosen:
+        acc = gdpproof.dpsgd_mu(c.sigma, c.p, c.steps, delta=DELTA, exact=False, gamma=False, digits=10)
+        assert acc.eps_clt is not None
+        br, t_gdp = best_of(lambda: dpsgd_epsilon(c.sigma, c.p, c.steps, DELTA, rel_width=0.01), args.repeats)
+        row = Row(c, float(acc.eps_clt), br.eps, t_gdp)
+        for name, runner in runners.items():
+            (eps, extra), t = best_of(lambda: runner(c), args.repeats)
+            row.peers[name] = (eps, t, extra)
+        rows.append(row)
+
+    print(f"delta = {DELTA:g}; gdpproof rel_width = 0.01; prv_accountant eps_error = 0.01, delta_error = 1e-10; "
+          f"dp_accounting interval = {args.dpa_interval:g}, connect-the-dots; best of {args.repeats}")
+    if args.markdown:
+        head = ["configuration", "CLT eps", "gdpproof bracket (rel. width, time)", "prv_accountant eps",
+                "dp_accounting eps", "time ratios (gdpproof / peer)"]
+        print("| " + " | ".join(head) + " |")
+        print("|" + " --- |" * len(head))
+        for r in rows:
+            cells = [r.cfg.label.replace("sigma", "σ"), f"{r.clt:.4f}",
+                     f"[{r.bracket.lower:.4f}, {r.bracket.upper:.4f}] ({r.bracket.relative_width:.2%}, "
+                     f"{r.t_gdp:.2f} s)"]
+            for name in ("prv_accountant", "dp_accounting"):
+                if name in r.peers:
+                    eps, t, _ = r.peers[name]
+                    cells.append(f"{eps:.4f} ({position(eps, r.bracket)}, {t:.2f} s)")
+                else:
+                    cells.append("not installed")
+            cells.append(", ".join(f"{ratio(r.t_gdp, t)} {n}" for n, (_, t, _) in r.peers.items()) or "n/a")
+            print("| " + " | ".join(cells) + " |")
+    else:
+        for r in rows:
+            print(f"\n[{r.cfg.label}]")
+            print(f"  CLT eps (dpsgd_mu)    {r.clt:.4f}")
+            print(f"  gdpproof bracket      [{r.bracket.lower:.4f}, {r.bracket.upper:.4f}]  rel. width "
+                  f"{r.bracket.relative_width:.2%}  time {r.t_gdp:7.3f} s")
+            for name, (eps, t, extra) in r.peers.items():
+                print(f"  {name:<21} {eps:.4f}  {position(eps, r.bracket):<24} time {t:7.3f} s  "
+                      f"gdpproof/{name} = {ratio(r.t_gdp, t)}  {extra}".rstrip())
+    by_t = {r.cfg.steps: r for r in rows if r.cfg.sigma == 1.0 and r.cfg.p == 0.01}
+    if 1000 in by_t and 100000 in by_t:
+        lo, hi = by_t[1000], by_t[100000]
+        parts = [f"gdpproof {ratio(hi.t_gdp, lo.t_gdp)}"]
+        parts += [f"{n} {ratio(hi.peers[n][1], lo.peers[n][1])}" for n in hi.peers]
+        print("\nT-scaling, time(T=1e5) / time(T=1e3) at sigma=1.0, p=0.01: " + ", ".join(parts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,305 @@
+"""Numerical composition of privacy-loss distributions: the proven bracket holds the exact value.
+
+References are independent of the module under test: closed forms and binomial sums evaluated
+in a 60-digit mpmath context here, and certified values of the symbolic core.  Each check asks
+``lower <= exact <= upper``: it fails only if the bracket is wrong.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gdpproof
+from gdpproof.errors import InvalidParameterError, PrecisionError
+from gdpproof.numeric import pld
+from gdpproof.numeric.pld import (
+    Bound,
+    GaussianLoss,
+    LaplaceLoss,
+    RandomizedResponseLoss,
+    SubsampledGaussianLoss,
+    compose_losses,
+    dpsgd_epsilon,
+)
+
+CTX = mpmath.MPContext()
+CTX.dps = 60
+FEW = settings(max_examples=20)
+
+
+def _mp(x) -> mpmath.mpf:
+    if hasattr(x, "_mpf_"):
+        return CTX.mpf(x)
+    f = Fraction(x)
+    return CTX.mpf(f.numerator) / f.denominator
+
+
+def gaussian_delta(mu, eps) -> float:
+    m, e = _mp(mu), _mp(eps)
+    return CTX.ncdf(-e / m + m / 2) - CTX.exp(e) * CTX.ncdf(-e / m - m / 2)
+
+
+def rr_delta(eps, n: int, eps_prime) -> mpmath.mpf:
+    """n-fold randomized response: sum_k (P(k) - e^{eps'} Q(k))_+ over the number k of +eps losses."""
+    e, ep = _mp(eps), _mp(eps_prime)
+    q = CTX.exp(e) / (1 + CTX.exp(e))
+    total = CTX.zero
+    for k in range(n + 1):
+        pk = CTX.binomial(n, k) * q**k * (1 - q) ** (n - k)
+        qk = CTX.binomial(n, k) * (1 - q) ** k * q ** (n - k)
+        total += max(CTX.zero, pk - CTX.exp(ep) * qk)
+    return total
+
+
+def subsampled_deltas(sigma, p, eps) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """One Poisson-subsampled Gaussian step: (remove, add) hockey-stick divergences in closed form.
+
+    remove: P = (1-p) N(0, s^2) + p N(1, s^2) against Q = N(0, s^2), rejecting x > x*;
+    add: Q against P, rejecting x < x_a (empty when e^{-eps} <= 1 - p).
+    """
+    s, q, e = _mp(sigma), _mp(p), _mp(eps)
+    Phi = CTX.ncdf
+    xs = s**2 * CTX.log((CTX.exp(e) - 1 + q) / q) + CTX.mpf(1) / 2
+    remove = (1 - q) * Phi(-xs / s) + q * Phi((1 - xs) / s) - CTX.exp(e) * Phi(-xs / s)
+    if CTX.exp(-e) <= 1 - q:
+        return remove, CTX.zero
+    xa = s**2 * CTX.log((CTX.exp(-e) - 1 + q) / q) + CTX.mpf(1) / 2
+    add = Phi(xa / s) - CTX.exp(e) * ((1 - q) * Phi(xa / s) + q * Phi((xa - 1) / s))
+    return remove, add
+
+
+def _inside(b: Bound, exact) -> None:
+    assert b.lower <= exact <= b.upper, (b, float(exact))
+
+
+# -- cross-checks against exact compositions ------------------------------------------------
+
+
+@FEW
+@given(mu=st.floats(0.05, 3.0), T=st.integers(1, 400), eps=st.floats(0.0, 6.0))
+def test_gaussian_composition_bracket_contains_exact(mu, T, eps):
+    c = compose_losses([(GaussianLoss(mu), T)], grid_step=2e-3)
+    _inside(c.delta(eps), gaussian_delta(_mp(mu) * CTX.sqrt(T), eps))
+
+
+@FEW
+@given(eps=st.floats(0.01, 1.5), n=st.integers(1, 300), eps_prime=st.floats(0.0, 5.0))
+def test_randomized_response_bracket_contains_binomial_curve(eps, n, eps_prime):
+    c = compose_losses([(RandomizedResponseLoss(eps), n)], grid_step=1e-3)
+    _inside(c.delta(eps_prime), rr_delta(eps, n, eps_prime))
+
+
+@FEW
+@given(sigma=st.floats(0.3, 5.0), p=st.floats(1e-3, 1.0), eps=st.floats(0.0, 4.0))
+def test_subsampled_gaussian_one_step_contains_both_orderings_and_cp(sigma, p, eps):
+    c = compose_losses([(SubsampledGaussianLoss(sigma, p), 1)], grid_step=1e-3)
+    per = c.delta_by_ordering(eps)
+    remove, add = subsampled_deltas(sigma, p, eps)
+    _inside(per["remove"], remove)
+    _inside(per["add"], add)
+    # the worse ordering is the delta of the symmetrized C_p(G_{1/sigma}) (DRS Thm 4.2)
+    _inside(c.delta(eps), max(remove, add))
+
+
+@pytest.mark.parametrize(("sigma", "p", "eps"), [(1.0, 0.01, 0.5), (0.7, 0.3, 1.0), (2.0, 0.5, 0.2)])
+def test_subsampled_one_step_matches_the_symbolic_cp(sigma, p, eps):
+    f = gdpproof.subsample(gdpproof.gaussian(Fraction(1) / Fraction(sigma)), Fraction(p))
+    exact_lo = float(f.delta(eps, digits=12).to_fraction())  # rounded up, so within 1e-11 relative
+    c = compose_losses([(SubsampledGaussianLoss(sigma, p), 1)], grid_step=1e-3)
+    b = c.delta(eps)
+    assert b.lower <= exact_lo <= b.upper * (1 + 1e-11)
+
+
+@pytest.mark.parametrize("mu", [0.1, 1.0, 3.0])
+@pytest.mark.parametrize("eps", [0.0, 0.5, 2.0])
+def test_laplace_one_step_matches_the_symbolic_curve(mu, eps):
+    exact = gdpproof.laplace(Fraction(mu)).delta(eps, digits=15).to_fraction()
+    c = compose_losses([(LaplaceLoss(mu), 1)], grid_step=1e-3)
+    b = c.delta(eps)
+    assert b.lower <= exact <= b.upper * (1 + 1e-14), (b, float(exact))
+
+
+def _laplace_one_step_delta(mu, x):
+    """D(x) = E_P[(1 - e^{x - L})_+] for one Laplace loss (any real x), in closed form.
+
+    P = Lap(0, 1), Q = Lap(mu, 1): atoms L = mu (mass 1/2) and L = -mu (mass e^{-mu}/2),
+    density e^{-(mu - l)/2}/4 on (-mu, mu).
+    """
+    m, x = _mp(mu), CTX.mpf(x)
+    out = max(CTX.zero, 1 - CTX.exp(x - m)) / 2 + CTX.exp(-m) / 2 * max(CTX.zero, 1 - CTX.exp(x + m))
+    a = max(x, -m)
+    if a < m:
+        out += (1 - CTX.exp((a - m) / 2)) / 2 - CTX.exp(x - m / 2) * (CTX.exp(-a / 2) - CTX.exp(-m / 2)) / 2
+    return out
+
+
+def test_laplace_two_fold_contains_exact():
+    # delta_2(eps) = E_{L1}[D(eps - L1)], one integral over the continuous part of L1
+    mu, eps = 1.0, 0.3
+    m = _mp(mu)
+    exact = _laplace_one_step_delta(mu, eps - m) / 2 + CTX.exp(-m) / 2 * _laplace_one_step_delta(mu, eps + m)
+    pts = sorted({-m, m, *[v for v in (eps - m, eps + m) if -m < v < m]})
+    exact += CTX.quad(lambda l: _laplace_one_step_delta(mu, eps - l) * CTX.exp(-(m - l) / 2) / 4, pts)
+    # the closed form agrees with the symbolic core at T = 1
+    one = gdpproof.laplace(Fraction(mu)).delta(eps, digits=20).to_fraction()
+    assert abs(_laplace_one_step_delta(mu, eps) - CTX.mpf(one.numerator) / one.denominator) < 1e-18
+    c = compose_losses([(LaplaceLoss(mu), 2)], grid_step=1e-3)
+    _inside(c.delta(eps), exact)
+
+
+def test_mixed_composition_gaussian_and_randomized_response():
+    # G_mu (x) RR(eps): delta(e) = E over the RR loss r of delta_{G_mu}(e - r)
+    mu, eps, e = 0.8, 0.5, 1.0
+    q = CTX.exp(eps) / (1 + CTX.exp(eps))
+    ref = lambda m, x: CTX.ncdf(-x / m + m / 2) - CTX.exp(x) * CTX.ncdf(-x / m - m / 2)  # noqa: E731
+    # delta(e) = E_P[(1 - e^{e - S})_+] with S = L_G + L_RR; conditioning on L_RR = r
+    exact = q * ref(_mp(mu), _mp(e) - eps) + (1 - q) * ref(_mp(mu), _mp(e) + eps)
+    c = compose_losses([(GaussianLoss(mu), 1), (RandomizedResponseLoss(eps), 1)], grid_step=1e-3)
+    _inside(c.delta(e), exact)
+
+
+# -- the bracket shrinks with the grid, and epsilon(delta) ----------------------------------
+
+
+def test_bracket_shrinks_as_the_grid_is_refined():
+    widths = []
+    for h in (4e-3, 1e-3, 2.5e-4):
+        c = compose_losses([(SubsampledGaussianLoss(1.0, 0.02), 300)], grid_step=h)
+        b = c.epsilon(1e-5)
+        widths.append(b.width)
+    assert widths[0] > 2 * widths[1] > 4 * widths[2] > 0, widths
+
+
+def test_epsilon_bracket_contains_exact_gaussian_epsilon():
+    mu, T, delta = 0.4, 49, 1e-6  # mu sqrt(T) = 2.8 exactly
+    exact = gdpproof.epsilon_from_delta(Fraction(14, 5), delta, digits=15)
+    c = compose_losses([(GaussianLoss(mu), T)], grid_step=5e-4)
+    b = c.epsilon(delta)
+    # exact is rounded up to 15 digits: compare with a 1e-14 margin
+    assert b.lower <= float(exact) * (1 + 1e-14) and float(exact) <= b.upper * (1 + 1e-14), (b, exact)
+
+
+def test_epsilon_zero_when_delta_is_met_at_zero_and_floor_refused():
+    c = compose_losses([(GaussianLoss(0.1), 1)], grid_step=1e-3)
+    b = c.epsilon(0.5)
+    assert b.lower == b.upper == 0.0
+    with pytest.raises(PrecisionError, match="floor"):
+        c.epsilon(1e-15)
+
+
+# -- DP-SGD, the configurations of the literature ------------------------------------------
+
+
+def test_dpsgd_performance_configuration_bracket_and_clt():
+    r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+    assert r.eps.relative_width <= 0.01
+    acc = gdpproof.dpsgd_mu(1.0, 0.01, 1000, delta=1e-5, digits=8, gamma=False)
+    assert acc.eps_lower is not None and acc.eps_upper is not None
+    assert float(acc.eps_lower) <= r.eps.upper and float(acc.eps_upper) >= r.eps.lower
+    # the CLT understates epsilon here (a proven statement: eps_clt < eps_lower)
+    assert acc.understated and "understates" in acc.verdict
+
+
+def test_dpsgd_mnist_configuration_reported_beside_the_clt():
+    # Abadi et al. (2016) / Bu et al. (2020): sigma = 1.1, batch 256 of 60000, 60 epochs
+    acc = gdpproof.dpsgd_mu(1.1, Fraction(256, 60000), 14063, delta=1e-5, digits=8, gamma=False)
+    assert acc.eps_lower <= acc.eps_upper
+    assert acc.exact.eps.relative_width <= 0.01
+    assert acc.verdict
+
+
+def test_dpsgd_uniform_sampling_has_no_bracket():
+    acc = gdpproof.dpsgd_mu(1.0, 0.01, 100, delta=1e-5, sampling="uniform", digits=8, gamma=False)
+    assert acc.eps_lower is None and acc.verdict is None
+
+
+# -- the error model: FFT bound and CDF accuracy -------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fft_error_bound_covers_exact_rational_convolution(seed):
+    rng = np.random.default_rng(seed)
+    n1, n2 = int(rng.integers(65, 900)), int(rng.integers(65, 900))
+    a = rng.random(n1) ** 8
+    b = rng.random(n2) ** 8
+    a /= a.sum()
+    b /= b.sum()
+    if seed % 2:
+        a[rng.integers(0, n1)] += 0.5
+        a /= a.sum()
+    la, lb = pld._Lattice(0, a, 0.0), pld._Lattice(0, b, 0.0)
+    c = pld._convolve(la, lb, trim=0.0)
+    fa, fb = [Fraction(x) for x in a], [Fraction(x) for x in b]
+    exact = [Fraction(0)] * (n1 + n2 - 1)
+    for i, x in enumerate(fa):
+        for j, y in enumerate(fb):
+            exact[i + j] += x * y
+    err = sum(abs(Fraction(float(v)) - e) for v, e in zip(c.w, exact[c.k0: c.k0 + len(c.w)]))
+    err += sum(exact[: c.k0]) + sum(exact[c.k0 + len(c.w):])
+    assert float(err) <= c.err, (float(err), c.err)
+
+
+def test_float_cdf_meets_the_assumed_accuracy():
+    # CDF_ERROR is an assumption about scipy's ndtr; check it against arb on a dense grid
+    xs = np.linspace(-40, 40, 4001)
+    import scipy.special as sc
+
+    vals = sc.ndtr(xs)
+    worst = 0.0
+    with _prec(120):
+        for x, v in zip(xs, vals):
+            exact = (-flint.arb(float(x)) / flint.arb(2).sqrt()).erfc() / 2
+            worst = max(worst, abs(float(exact - flint.arb(float(v)))))
+    assert worst <= pld.CDF_ERROR / 10, worst
+
+
+class _prec:
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    def __enter__(self) -> None:
+        self.saved = flint.ctx.prec
+        flint.ctx.prec = self.bits
+
+    def __exit__(self, *exc) -> None:
+        flint.ctx.prec = self.saved
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: GaussianLoss(0), "mu=0"),
+    (lambda: GaussianLoss(-1), "mu=-1"),
+    (lambda: RandomizedResponseLoss(float("nan")), "eps=nan"),
+    (lambda: LaplaceLoss(1e6), "mu=1000000"),
+    (lambda: SubsampledGaussianLoss(0.01, 0.1), "noise_multiplier=0.01"),
+    (lambda: SubsampledGaussianLoss(1.0, 0), "sample_rate=0"),
+    (lambda: SubsampledGaussianLoss(1.0, 1.5), "sample_rate=1.5"),
+    (lambda: compose_losses([]), "parts="),
+    (lambda: compose_losses([(GaussianLoss(1), 0)]), "count=0"),
+    (lambda: compose_losses([(GaussianLoss(1), 2.5)]), "count=2.5"),
+    (lambda: compose_losses([("gaussian", 2)]), "parts="),
+    (lambda: compose_losses([(GaussianLoss(1), 2)], grid_step=0), "grid_step=0"),
+    (lambda: compose_losses([(GaussianLoss(1), 2)], eta=0.5), "eta=0.5"),
+    (lambda: compose_losses([(GaussianLoss(1), 2)]).delta(-1), "eps=-1"),
+    (lambda: compose_losses([(GaussianLoss(1), 2)]).epsilon(0), "delta=0"),
+    (lambda: compose_losses([(GaussianLoss(1), 2)]).epsilon(1), "delta=1"),
+    (lambda: dpsgd_epsilon(1.0, 0.01, 0, 1e-5), "steps=0"),
+    (lambda: dpsgd_epsilon(1.0, 0.01, 10, 1e-5, rel_width=0), "rel_width=0"),
+])
+def test_bad_input_is_named(call, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        call()
+
+
+def test_bound_rejects_reversed_ends():
+    with pytest.raises(ValueError, match="lower <= upper"):
+        Bound(2.0, 1.0)

@@ -33,6 +33,19 @@ from .numeric.clt import (
     kl,
 )
 from .numeric.duality import mu_from_points, tradeoff_from_delta
+from .numeric.pld import (
+    Bound,
+    ComposedLoss,
+    DPSGDBracket,
+    GaussianLoss,
+    HonestMu,
+    LaplaceLoss,
+    PrivacyLoss,
+    RandomizedResponseLoss,
+    SubsampledGaussianLoss,
+    compose_losses,
+    dpsgd_epsilon,
+)
 from .numeric.solve import (
     beta_from_mu,
     delta_from_epsilon,
@@ -87,6 +100,17 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
 
 __all__ = [
     "BerryEsseenBand",
+    "Bound",
+    "ComposedLoss",
+    "DPSGDBracket",
+    "GaussianLoss",
+    "HonestMu",
+    "LaplaceLoss",
+    "PrivacyLoss",
+    "RandomizedResponseLoss",
+    "SubsampledGaussianLoss",
+    "compose_losses",
+    "dpsgd_epsilon",
     "Certified",
     "DPSGDAccount",
     "Functionals",

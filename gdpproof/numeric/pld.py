@@ -755,16 +755,17 @@ class ComposedLoss:
         top = max(abs(dd.lattice.k0) + len(dd.lattice.w) for dd in self.directions) * self.h
         return top + max(abs(dd.shift[0]) + abs(dd.shift[1]) for dd in self.directions) + 1.0
 
-    def _eps_grid(self, points: int = 400) -> tuple[np.ndarray, np.ndarray]:
-        """eps_j on [0, eps_max] and the proven upper bounds delta_up(eps_j) (worse ordering);
-        eps_max is where delta_up falls to 100 x the floor."""
+    def _eps_grid(self, points: int = 400) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """eps_j on [0, eps_max] and the proven bounds delta_up(eps_j), delta_low(eps_j) (worse
+        ordering); eps_max is where delta_up falls to 100 x the floor."""
         cache = self.__dict__.setdefault("_grid_cache", {})
         if points not in cache:
             target = min(0.5, 100 * self.delta_floor())
             eps_max = self.epsilon(target).upper if max(d.upper(0.0) for d in self.directions) > target else 0.0
             eps = np.linspace(0.0, max(eps_max, 1e-9), points)
             dup = np.array([max(d.upper(float(e)) for d in self.directions) for e in eps])
-            cache[points] = (eps, dup)
+            dlow = np.array([max(d.lower(float(e)) for d in self.directions) for e in eps])
+            cache[points] = (eps, dup, dlow)
         return cache[points]
 
     def _upper_points(self, max_points: int = 4000) -> np.ndarray:
@@ -799,7 +800,7 @@ class ComposedLoss:
         upper: the convex hull of Neyman–Pearson points whose errors are bounded above.
         """
         a = _check_alpha(alpha)
-        eps, dup = self._eps_grid()
+        eps, dup, _ = self._eps_grid()
         ee = np.exp(eps)
         lines = np.maximum(np.maximum(0.0, 1 - dup - ee * a), (1 - dup - a) / ee)
         lower = max(0.0, _down(float(np.max(lines)) * (1 - 8 * U)))
@@ -810,19 +811,25 @@ class ComposedLoss:
     def honest_mu(self) -> HonestMu:
         r"""Bracket on the smallest mu such that the composed mechanism is mu-GDP, and the gap.
 
-        ``mu.upper``: for every eps in [0, eps_max] the mechanism is (eps, delta_{mu}(eps))-DP,
-        checked on a grid with the monotone step delta_up(eps_j) <= delta_mu(eps_{j+1}), the
-        closest comparisons in ball arithmetic; eps_max is where the bracket's delta resolution
-        ends (``delta_min``), so the guarantee is mu-GDP for all (eps, delta) with
-        delta >= delta_min.  ``mu.lower``: at a Neyman–Pearson point (a, b) of the upper
-        curve, G_mu(a) > b for every mu below it, so the mechanism is not mu-GDP (certified in
-        ball arithmetic).  ``gap``: sup_alpha f(alpha) - G_{mu.upper}(alpha), bracketed on a grid
-        of alpha: how far the mechanism is from a Gaussian one.
+        GDP constrains every (eps, delta); a numerical bracket resolves delta only down to its
+        floor.  So the statement is about the range it resolves: ``mu`` brackets the smallest
+        mu such that the mechanism is (eps, delta_mu(eps))-DP for every eps in [0, eps_max]
+        (``delta_min`` = delta_up(eps_max), about 100 times the floor), i.e. mu-GDP for all
+        (eps, delta) with delta >= delta_min.
+
+        ``mu.upper``: checked on a grid with the monotone step delta_up(eps_j) <=
+        delta_mu(eps_{j+1}), the tight comparisons in ball arithmetic.  ``mu.lower``: some
+        eps_j <= eps_max has delta_low(eps_j) > delta_mu(eps_j) for every smaller mu
+        (certified).  ``mu_tail``: a certified lower bound on the unrestricted tightest mu from
+        Neyman–Pearson points anywhere on the curve; above ``mu.upper`` it says the mechanism's
+        tails are heavier than any G_mu with mu in the bracket.  ``gap``:
+        sup_alpha f(alpha) - G_{mu.upper}(alpha), bracketed on a grid of alpha: how far the
+        mechanism is from a Gaussian one.
         """
         from . import fast as _fast
         from .solve import delta_from_epsilon, mu_from_epsilon_delta
 
-        eps, dup = self._eps_grid()
+        eps, dup, dlow = self._eps_grid()
         e_next, d_here = eps[1:], dup[:-1]
         keep = d_here < 1
         mu_est = np.zeros_like(e_next)
@@ -833,27 +840,34 @@ class ComposedLoss:
         m_down = mu_from_epsilon_delta(float(e_next[j]), float(d_here[j]), digits=17)
         mu_up = _up(float(m_down.to_fraction() + Fraction(10) ** (m_down.adjusted() - 16)))
         for _ in range(60):
-            bad = _violations(mu_up, e_next, d_here, delta_from_epsilon, _fast)
-            if not bad:
+            if not _violations(mu_up, e_next, d_here, delta_from_epsilon, _fast):
                 break
             mu_up = float(np.nextafter(mu_up * (1 + 1e-9), np.inf))
         else:
             raise PrecisionError("could not certify an upper bound on mu")
+        # restricted lower bound: delta_low(eps_j) > delta_mu(eps_j) for every mu below it
+        mu_low = 0.0
+        ok = (dlow > 0) & (dlow < 1)
+        if ok.any():
+            est = _fast.mu_from_epsilon_delta(eps[ok], dlow[ok])
+            i = int(np.argmax(est))
+            mu_low = float(mu_from_epsilon_delta(float(eps[ok][i]), float(dlow[ok][i]), digits=17))
         pts = self._upper_points()
         inner = (pts[:, 0] > 0) & (pts[:, 0] < 1) & (pts[:, 1] > 0) & (pts[:, 1] < 1)
-        mu_low = 0.0
+        mu_tail = 0.0
         if inner.any():
             z = sc.ndtri(1 - pts[inner, 0]) - sc.ndtri(pts[inner, 1])
             i = int(np.argmax(z))
             if z[i] > 0:
-                mu_low = _certified_mu_lower(float(pts[inner][i, 0]), float(pts[inner][i, 1]))
+                mu_tail = _certified_mu_lower(float(pts[inner][i, 0]), float(pts[inner][i, 1]))
         alphas = np.linspace(0.0, 1.0, 2001)[1:-1]
         g = sc.ndtr(sc.ndtri(1 - alphas) - mu_up)
         lows = np.array([self.tradeoff(float(a)).lower for a in alphas[::10]])
         highs = np.interp(alphas, pts[:, 0], pts[:, 1])
         gap = Bound(max(0.0, float(np.max(lows - g[::10])) - 1e-12), float(np.max(highs - g)) + 1e-12)
-        delta_min = float(dup[-1])
-        return HonestMu(Bound(min(mu_low, mu_up), mu_up), gap, float(eps[-1]), delta_min)
+        if mu_low > mu_up:  # pragma: no cover - would mean the bracket itself is inconsistent
+            raise PrecisionError(f"inconsistent mu bracket [{mu_low}, {mu_up}]")
+        return HonestMu(Bound(mu_low, mu_up), gap, float(eps[-1]), float(dup[-1]), mu_tail)
 
 
 @dataclass(frozen=True)
@@ -863,19 +877,22 @@ class HonestMu:
     Attributes
     ----------
     mu : Bound
-        The smallest mu such that the mechanism is mu-GDP lies in [lower, upper]; report
-        ``mu.upper`` (the mechanism is mu.upper-GDP for all (eps, delta) with delta >= delta_min).
+        The smallest mu such that the mechanism is mu-GDP for all (eps, delta) with
+        delta >= delta_min lies in [lower, upper]; report ``mu.upper`` with ``delta_min``.
     gap : Bound
         sup_alpha f(alpha) - G_{mu.upper}(alpha): 0 means the mechanism is exactly Gaussian;
         a large gap means GDP describes it loosely.
     eps_max, delta_min : float
-        The range where the upper bound is checked (delta_up(eps_max) = delta_min).
+        The range where the bracket holds (delta_up(eps_max) = delta_min).
+    mu_tail : float
+        A certified lower bound on the tightest mu over the whole curve (no range restriction).
     """
 
     mu: Bound
     gap: Bound
     eps_max: float
     delta_min: float
+    mu_tail: float
 
 
 def _lower_hull(pts: np.ndarray) -> np.ndarray:

@@ -319,3 +319,43 @@ def test_bad_input_is_named(call, match):
 def test_bound_rejects_reversed_ends():
     with pytest.raises(ValueError, match="lower <= upper"):
         Bound(2.0, 1.0)
+
+
+# -- the trade-off bracket and the honest mu ------------------------------------------------
+
+
+def test_tradeoff_bracket_contains_the_exact_gaussian_curve_and_mu():
+    c = compose_losses([(GaussianLoss(0.5), 4)], grid_step=5e-4)  # = G_1 exactly
+    for a in (0.001, 0.01, 0.1, 0.3, 0.5, 0.8, 0.99):
+        b = c.tradeoff(a)
+        exact = CTX.ncdf(CTX.sqrt(2) * CTX.erfinv(1 - 2 * _mp(a)) - 1)
+        _inside(b, exact)
+    hm = c.honest_mu()
+    assert hm.mu.lower <= 1.0 <= hm.mu.upper and hm.mu.upper < 1.05
+    # a Gaussian mechanism is described by GDP exactly: the gap is small
+    assert hm.gap.lower <= 0.01 and hm.delta_min < 1e-8
+
+
+def test_tradeoff_bracket_contains_subsampled_gaussian_one_step():
+    f = gdpproof.subsample(gdpproof.gaussian(1), Fraction(1, 5))
+    c = compose_losses([(SubsampledGaussianLoss(1.0, 0.2), 1)], grid_step=5e-4)
+    for a in ("0.01", "0.2", "0.45", "0.7"):
+        lo = f.evaluate(a, digits=15, rounding="down").to_fraction()
+        hi = f.evaluate(a, digits=15, rounding="up").to_fraction()
+        b = c.tradeoff(float(a))
+        assert b.lower <= hi and lo <= b.upper, (a, b, float(lo))
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0])
+def test_honest_mu_of_randomized_response_contains_the_closed_form(eps):
+    exact = -2 * CTX.sqrt(2) * CTX.erfinv(2 / (1 + CTX.exp(_mp(eps))) - 1)  # -2 Phi^{-1}(1/(1+e^eps))
+    hm = compose_losses([(RandomizedResponseLoss(eps), 1)], grid_step=1e-3).honest_mu()
+    assert hm.mu.lower <= exact <= hm.mu.upper, (hm, float(exact))
+
+
+def test_honest_mu_of_dpsgd_exceeds_the_clt_mu():
+    # sigma = 1, p = 0.01, T = 1000: mu_clt = 0.4145; the composed mechanism needs more
+    r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+    hm = r.composition.honest_mu()
+    assert 0.4145 < hm.mu.lower <= hm.mu.upper < 0.5
+    assert hm.gap.lower > 0.01  # visibly non-Gaussian

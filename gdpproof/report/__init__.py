@@ -155,11 +155,31 @@ def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]
 
     def dpsgd() -> tuple[bool, str, dict]:
         acc = g.dpsgd_mu("1.1", "256/60000", 14062, delta="1e-5", digits=10)
-        return acc.approximation, (f"sigma = 1.1, p = 256/60000, T = 14062: mu_clt = {acc.mu_clt}, eps_clt(1e-5) = "
-                                   f"{acc.eps_clt}, gamma = {acc.gamma} (CLT APPROXIMATION: can understate the loss)"), {
-            "mu_clt": str(acc.mu_clt), "eps_clt": str(acc.eps_clt), "gamma": str(acc.gamma), "approximation": True}
+        ok = (acc.approximation and acc.eps_lower is not None and acc.eps_upper is not None
+              and acc.eps_lower <= acc.eps_upper and acc.exact.eps.relative_width <= 0.01)
+        return ok, (f"sigma = 1.1, p = 256/60000, T = 14062: mu_clt = {acc.mu_clt}, eps_clt(1e-5) = "
+                    f"{acc.eps_clt}, gamma = {acc.gamma} (CLT APPROXIMATION: can understate the loss); proven "
+                    f"eps in [{acc.eps_lower}, {acc.eps_upper}]: {acc.verdict}"), {
+            "mu_clt": str(acc.mu_clt), "eps_clt": str(acc.eps_clt), "gamma": str(acc.gamma), "approximation": True,
+            "eps_lower": str(acc.eps_lower), "eps_upper": str(acc.eps_upper), "verdict": acc.verdict}
 
-    out.append(("DP-SGD by the CLT (an approximation, labelled as one)", dpsgd))
+    out.append(("DP-SGD: the CLT (an approximation, labelled as one) beside the proven bracket", dpsgd))
+
+    def pld_gaussian() -> tuple[bool, str, dict]:
+        from fractions import Fraction
+
+        c = g.compose_losses([(g.GaussianLoss(0.5), 16)], grid_step=2e-4)  # = G_2 exactly
+        rows, ok = {}, True
+        for e in ("0", "0.5", "1", "2", "4"):
+            exact = g.delta_from_epsilon(2, e, digits=20)
+            b = c.delta(float(e))
+            # exact is rounded up by < 1e-19 relative; the bracket must contain the true value
+            inside = Fraction(b.lower) <= exact.to_fraction() and Fraction(b.upper) >= exact.to_fraction() * (1 - Fraction(1, 10**18))
+            ok = ok and inside
+            rows[e] = {"lower": repr(b.lower), "upper": repr(b.upper), "exact": str(exact)}
+        return ok, "16-fold G_0.5 = G_2: the PLD bracket on delta(eps) holds the exact value at eps = 0, 0.5, 1, 2, 4", rows
+
+    out.append(("numerical composition: the proven bracket holds exact Gaussian composition", pld_gaussian))
 
     for path in _derivation_files():
         def derivation(path: Path = path) -> tuple[bool, str, dict]:
@@ -202,7 +222,7 @@ def _plot() -> str | None:
 
     import gdpproof as g
 
-    fig, grid = plt.subplots(2, 2, figsize=(10, 8.6))
+    fig, grid = plt.subplots(3, 2, figsize=(10, 12.9))
     axes = grid[0]
     a = np.linspace(0, 1, 401)
     for f in _families():
@@ -233,11 +253,50 @@ def _plot() -> str | None:
     ax.set_ylabel("type II error beta")
     ax.set_title("Subsampling amplifies privacy")
     ax.legend(fontsize=8)
+    _plot_pld(grid[2], a)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _plot_pld(axes: Any, a: Any) -> None:
+    """DP-SGD (sigma = 1, p = 0.01, T = 1000): the proven trade-off and delta brackets against the CLT."""
+    from gdpproof import fast
+    import numpy as np
+
+    import gdpproof as g
+
+    r = g.dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+    c = r.composition
+    hm = c.honest_mu()
+    mu_clt = float(g.dpsgd_mu(1.0, 0.01, 1000, digits=8, gamma=False).mu_clt)
+    pts = np.linspace(0, 1, 121)
+    br = [c.tradeoff(float(x)) for x in pts]
+    clt = g.gaussian(mu_clt).evaluate_fast(pts)
+    ax = axes[0]
+    ax.fill_between(pts, [b.lower for b in br] - clt, [b.upper for b in br] - clt, color="C0", alpha=0.5,
+                    label="proven bracket of the composed curve f")
+    ax.axhline(0, color="C3", ls="--", label=f"G_mu, CLT mu = {mu_clt:.3f}")
+    ax.plot(pts, g.gaussian(hm.mu.upper).evaluate_fast(pts) - clt, "k", lw=0.8,
+            label=f"G_mu, honest mu = {hm.mu.upper:.3f} (delta >= {hm.delta_min:.0e})")
+    ax.set_xlabel("type I error alpha")
+    ax.set_ylabel("beta minus G_mu_CLT(alpha)")
+    ax.set_title("DP-SGD sigma = 1, p = 0.01, T = 1000: f below the CLT curve")
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    eps = np.linspace(0, 4, 81)
+    lo = [c.delta(float(e)).lower for e in eps]
+    hi = [c.delta(float(e)).upper for e in eps]
+    ax.fill_between(eps, lo, hi, color="C0", alpha=0.5, label="proven bracket (worse of add/remove)")
+    ax.semilogy(eps, [c.delta(float(e)).upper for e in eps], "C0", lw=0.6)
+    ax.semilogy(eps, fast.delta_from_epsilon(np.full_like(eps, mu_clt), eps), "C3--", label="CLT (approximation)")
+    ax.set_ylim(1e-9, 1)
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta(epsilon)")
+    ax.set_title("The CLT understates delta at small delta")
+    ax.legend(fontsize=7)
 
 
 def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: bool = True) -> dict:

@@ -45,6 +45,7 @@ from .numeric.pld import (
     SubsampledGaussianLoss,
     compose_losses,
     dpsgd_epsilon,
+    epsilon_bracket,
 )
 from .numeric.solve import (
     beta_from_mu,
@@ -111,6 +112,7 @@ __all__ = [
     "SubsampledGaussianLoss",
     "compose_losses",
     "dpsgd_epsilon",
+    "epsilon_bracket",
     "Certified",
     "DPSGDAccount",
     "Functionals",

@@ -24,20 +24,25 @@ of S_R is composed exactly except for:
 
 * truncation: per-step mass beyond the window and mass trimmed from the tails after each
   convolution is dropped; the upper bound adds all of it back at +infinity (it counts as 1);
-* the float64 CDF: masses come from CDF values accurate to ``CDF_ERROR`` = 1e-15 (absolute; an
-  assumption about ``scipy.special.ndtr``, whose worst error the test suite measures against arb
-  at 1.6e-16, and about the few float operations around it), which moves
-  each step's law by at most 5 CDF_ERROR in Kolmogorov distance, hence T times that at the end;
+* the float64 CDF: each bin edge is mapped to the mechanism's output space in float64 (which
+  moves the edge by a few ulps: the rounding map's bins move, charged to the range h_eff of D),
+  and the CDF there is accurate to ``CDF_ERROR`` = 1e-15 (absolute; an assumption about
+  ``scipy.special.ndtr`` and the few float operations around it, whose worst error the test
+  suite measures against arb and mpmath at 1.6e-16).  That moves each step's law by at most
+  5 CDF_ERROR in Kolmogorov distance, hence T times that at the end;
 * FFT rounding: each convolution (zero-padded, so there is no wrap-around) is charged the
   a-priori l1 error bound of Higham, *Accuracy and Stability of Numerical Algorithms* (2002),
   Thm 24.2, for an FFT of length 2^k, with twiddle factors accurate to 4u; the errors are
-  propagated through the repeated squaring.  This is a bound under the standard model of
-  floating-point arithmetic for the FFT, not a computation in interval arithmetic; the test
-  suite compares it with exact rational convolutions.
+  propagated through the repeated squaring.  The theorem is for radix-2 Cooley–Tukey; numpy's
+  pocketfft uses radix-4 and real-input passes, and that it obeys the same bound is an
+  assumption (measured: actual / claimed error <= 3e-3 against exact integer convolution, in
+  review, and checked against exact rationals in the test suite).  This is not interval
+  arithmetic; the other steps of the proof are.
 
 The result is a :class:`Bound` whose ``lower`` is rounded down and ``upper`` rounded up.
-Composition is by repeated squaring on a grid whose size does not depend on T, so memory is
-bounded by the grid and T = 10^5 costs a few more squarings than T = 10^3.
+Composition is by repeated squaring; after each convolution the tails below the trimming budget
+and the convolution's own error bound are dropped (and counted as lost), so memory is bounded
+by the width of the composed distribution on the grid, not by T.
 
 References: Koskela, Jälkö & Honkela (AISTATS 2020) and Gopi, Lee & Wutschitz (NeurIPS 2021)
 for FFT accounting and its error analysis (the Hoeffding coupling is theirs in spirit: their
@@ -74,6 +79,7 @@ __all__ = [
     "CDF_ERROR",
     "DPSGDBracket",
     "dpsgd_epsilon",
+    "epsilon_bracket",
     "HonestMu",
 ]
 
@@ -209,19 +215,18 @@ def _ndtr(x: np.ndarray) -> np.ndarray:
 
 
 def _mp_interval(compute: Callable[[], Any]) -> tuple[float, float]:
-    """Evaluate ``compute`` (mpmath) at 20 and 35 digits; an interval covering both, widened.
-
-    Accepted only when the two agree to 1e-15 relative (plus 1e-30): the two-precision rule of
-    DESIGN §2 applied to a quantity that only needs ~1e-12 accuracy here.
-    """
-    with mpmath.workdps(20):
+    """Evaluate ``compute`` (mpmath closed forms) at 30 and 50 digits; an interval covering both,
+    widened by ten times their difference (the two-precision rule of DESIGN §2).  The quantity
+    only needs an absolute accuracy far below the grid step, so only a disagreement beyond 1e-9
+    is refused."""
+    with mpmath.workdps(30):
         a = compute()
-    with mpmath.workdps(35):
+    with mpmath.workdps(50):
         b = compute()
     err = abs(a - b)
-    if err > 1e-15 * abs(b) + mpmath.mpf(10) ** -30:
+    if not mpmath.isfinite(b) or err > 1e-9:
         raise PrecisionError(f"partial mean did not settle: {mpmath.nstr(a, 20)} vs {mpmath.nstr(b, 20)}")
-    pad = 10 * err + 1e-15 * abs(b) + mpmath.mpf(10) ** -30
+    pad = 10 * err + 1e-16 * abs(b) + mpmath.mpf(10) ** -40
     return _down(float(b - pad)), _up(float(b + pad))
 
 
@@ -296,12 +301,10 @@ class RandomizedResponseLoss(PrivacyLoss):
 
         def compute() -> Any:
             q = 1 / (1 + mpmath.exp(-eps if law == "P" else eps))
-            total = mpmath.mpf(0)
-            if a < self.eps <= b:
-                total += eps * q
-            if a < -self.eps <= b:
-                total -= eps * (1 - q)
-            return total
+            plus, minus = a < self.eps <= b, a < -self.eps <= b
+            if plus and minus:  # eps (2q - 1) = +-eps tanh(eps/2), without cancellation
+                return eps * mpmath.tanh(eps / 2) * (1 if law == "P" else -1)
+            return eps * q if plus else (-eps * (1 - q) if minus else mpmath.mpf(0))
 
         return _mp_interval(compute)
 
@@ -385,14 +388,24 @@ class SubsampledGaussianLoss(PrivacyLoss):
         self._floor = math.log1p(-self.p) if self.p < 1 else -math.inf
 
     def support(self) -> tuple[float, float]:
-        return (self._floor, math.inf)
+        return (_down(_down(self._floor)), math.inf)
 
     def _x(self, ell: np.ndarray) -> np.ndarray:
+        """The output x with L(x) = ell: x = sigma^2 log((e^ell - (1 - p)) / p) + 1/2, computed
+        without overflow or cancellation (-inf at and below the floor log(1 - p))."""
         ell = np.asarray(ell, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inner = np.expm1(ell) + self.p
-            x = self.sigma ** 2 * (np.log(inner) - math.log(self.p)) + 0.5
-        return np.where(ell <= self._floor, -np.inf, x)
+        p = self.p
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if p == 1:
+                y = ell.copy()
+            else:
+                em = np.expm1(np.minimum(ell, 0.0))
+                small = np.log1p(em / p)                                     # ell <= 0
+                large = ell - math.log(p) + np.log1p(-(1 - p) * np.exp(-np.maximum(ell, 0.0)))  # ell > 0
+                y = np.where(ell > 0, large, small)
+                y = np.where(em <= -p, -np.inf, y)                           # at or below the floor
+            x = self.sigma ** 2 * y + 0.5
+        return x
 
     def cdf(self, ell: np.ndarray, law: Law) -> np.ndarray:
         x = self._x(ell)
@@ -422,10 +435,20 @@ class SubsampledGaussianLoss(PrivacyLoss):
             half = flint.arb(1) / 2
 
             def xof(ell: float) -> flint.arb | None:
-                if ell <= self._floor:
-                    return None
+                # x with L(x) = ell, in the cancellation-free forms of _x; None at or below the floor
                 e = flint.arb(ell)
-                return sig * sig * ((e.expm1() + p).log() - p.log()) + half
+                if self.p == 1:
+                    y = e
+                elif ell > 0:
+                    y = e - p.log() + (-(1 - p) * (-e).exp()).log1p()
+                else:
+                    em = e.expm1()
+                    if em <= -p:
+                        return None
+                    y = (em / p).log1p()
+                if not y.is_finite():
+                    raise PrecisionError(f"{self.name}: cannot place the loss {ell} in x")
+                return sig * sig * y + half
 
             xa, xb = xof(a), xof(b)
             if xb is None:
@@ -435,8 +458,10 @@ class SubsampledGaussianLoss(PrivacyLoss):
             if xa is None or xa < lo_cut:
                 xa = lo_cut
                 tail = flint.arb(0, float(-math.log1p(-self.p)) * 1e-340 + 1e-300)
-            if not xa < xb:
+            if xa >= xb:
                 return 0.0, 0.0
+            if not xa < xb:
+                raise PrecisionError(f"{self.name}: the interval ({a}, {b}] is too narrow to integrate over")
             norm = 1 / (2 * flint.arb.pi()).sqrt() / sig
             inv = 1 / (2 * sig * sig)
 
@@ -451,8 +476,9 @@ class SubsampledGaussianLoss(PrivacyLoss):
                 return loss * dens * norm
 
             r = flint.acb.integral(integrand, xa, xb).real + tail
-            if not r.is_finite() or r.rad() > 1e-13 * max(abs(float(r.mid())), 1e-10):
+            if not r.is_finite():
                 raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({r})")
+            # a wide ball only widens the shift of the bracket (it is checked against h there)
             return _down(float(r.lower())), _up(float(r.upper()))
 
 
@@ -552,12 +578,16 @@ def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) ->
     np.maximum(c, 0, out=c)
     a1e, b1e = a.norms()[0], b.norms()[0]
     err = a.err * (b1e + b.err) + b.err * (a1e + a.err) + a.err * b.err + fft_err
-    # trim tails whose total mass is below `trim` on each side
+    # trim tails whose total mass is below `trim` (plus this convolution's error bound, the
+    # level of its rounding noise) on each side; dropped mass is accounted for as lost
+    cut = trim + fft_err
     cs = np.cumsum(c)
-    lo = int(np.searchsorted(cs, trim, side="right"))
+    lo = int(np.searchsorted(cs, cut, side="right"))
     rcs = np.cumsum(c[::-1])
-    hi = m - int(np.searchsorted(rcs, trim, side="right"))
-    lo = min(lo, max(hi - 1, 0))
+    hi = m - int(np.searchsorted(rcs, cut, side="right"))
+    if hi <= lo:  # everything below the cut: keep the largest entry
+        lo = int(np.argmax(c))
+        hi = lo + 1
     return _Lattice(a.k0 + b.k0 + lo, c[lo:hi].copy(), err)
 
 
@@ -598,6 +628,7 @@ class _StepLaw:
     lattice: _Lattice
     dbar: tuple[float, float]          # interval for E[R - L]
     max_abs: float                     # max |grid point| used (for float error of shifts)
+    h_eff: float                       # range of R - L, float edges included
 
 
 def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float) -> _StepLaw:
@@ -619,18 +650,30 @@ def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float) -> _StepLaw:
     w[mid - 1] = max(0.0, (1.0 - sf[mid]) - cdf[mid - 1])
     w[mid:] = -np.diff(sf[mid:])
     np.maximum(w, 0.0, out=w)
-    # mean of the rounding error D = R - L over the window, plus |D| <= h/2 outside it
+    # The bins are (e_i, e_{i+1}] with e_i the float edges as the loss maps them (a few ulps of
+    # |edge| + 32 off (k - 1/2) h): the rounding error D = R - L has range at most h_eff.
+    max_edge = float(np.max(np.abs(edges)))
+    edge_err = 64 * U * (max_edge + 32)
+    h_eff = h * (1 + 2 * U * (max(abs(k_lo), abs(k_hi)) + 2)) + 2 * edge_err
+    half = 0.5 * h_eff
+    # mean of D over the window, from the masses (summation by parts bounds the effect of the
+    # CDF errors: h per edge plus the two ends) and the partial mean of L; |D| <= h_eff/2 outside
     grid = (np.arange(k_lo, k_hi + 1, dtype=float)) * h
     max_abs = float(np.max(np.abs(grid))) if len(grid) else 0.0
     er = float(math.fsum(grid * w))
-    l1_mass_err = 2 * len(w) * CDF_ERROR + 4 * U
-    er_err = max_abs * l1_mass_err + len(w) * U * max(float(np.sum(np.abs(grid * w))), 1e-300) * 2
+    ce = 4 * CDF_ERROR + 2 * U
+    er_err = (h * len(w) * ce + 2 * max_abs * ce + 4 * U * float(math.fsum(np.abs(grid) * w))
+              + len(w) * U * max_abs * 1e-3)
     pm_lo, pm_hi = loss.partial_mean(float(edges[0]), float(edges[-1]), law)
+    pm_pad = max_edge * 2 * edge_err * 1e-3 + 2 * edge_err  # the partial mean's own edges moved
     outside = float(cdf[0] + sf[-1]) + 2 * CDF_ERROR
-    half = 0.5 * h * (1 + 1e-12)
-    d_lo = er - er_err - pm_hi - half * outside
-    d_hi = er + er_err - pm_lo + half * outside
-    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), max_abs)
+    d_lo = er - er_err - pm_hi - pm_pad - half * outside
+    d_hi = er + er_err - pm_lo + pm_pad + half * outside
+    if d_lo > half or d_hi < -half:
+        raise PrecisionError(f"{loss.name}: the mean rounding error [{d_lo:.3g}, {d_hi:.3g}] is outside "
+                             f"+-h/2 = {half:.3g}; the loss is not resolved on this grid")
+    d_lo, d_hi = max(d_lo, -half), min(d_hi, half)
+    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), max_abs, h_eff)
 
 
 @dataclass
@@ -691,7 +734,7 @@ class ComposedLoss:
     eta: float
     t: float
     directions: tuple[_Direction, _Direction]
-    notes: list[str] = field(default_factory=list)
+    delta_target: float | None = None
 
     @property
     def steps(self) -> int:
@@ -1029,29 +1072,29 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions, in all
-    # |D| range: h plus the float error of the bin edges
-    h_eff = h * (1 + 1e-12)
-    t = h_eff * math.sqrt(total * math.log(1 / eta) / 2)
     kolm = total * (5 * CDF_ERROR + 2 * U)
-    directions = []
     orderings = clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P")
+    steps = {law: [_discretize(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
+    # Hoeffding: the rounding errors have range h_eff (h plus the float error of the bin edges)
+    h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
+    t = _up(h_eff * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
+    directions = []
     for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
         acc: _Lattice | None = None
-        d_lo = d_hi = 0.0
-        for loss, count in clean:
-            step = _discretize(loss, law, h, tau)
+        for step, (loss, count) in zip(steps[law], clean):
             powered = _power(step.lattice, count, budget / (2 * len(clean)))
             acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
-            d_lo += count * step.dbar[0]
-            d_hi += count * step.dbar[1]
         assert acc is not None
+        d_lo = math.fsum(count * st.dbar[0] for st, (_, count) in zip(steps[law], clean))
+        d_hi = math.fsum(count * st.dbar[1] for st, (_, count) in zip(steps[law], clean))
+        pad = 4 * U * (abs(d_lo) + abs(d_hi) + t)   # the float sums above
         # S = S_R - sum D: with prob >= 1 - eta, S_R - T dhi - t <= S <= S_R - T dlo + t (law P);
         # for the Q||P ordering the variable is -S = -S_R + sum D.
         if sign == 1:
-            shift = (_down(-d_hi - t), _up(-d_lo + t))
+            shift = (_down(-d_hi - t - pad), _up(-d_lo + t + pad))
         else:
-            shift = (_down(d_lo - t), _up(d_hi + t))
-        lost = max(0.0, 1.0 - acc.l1()) + acc.err + 2 * U * len(acc.w)
+            shift = (_down(d_lo - t - pad), _up(d_hi + t + pad))
+        lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
         slack = eta + kolm + acc.err
         directions.append(_Direction(name, acc, h, sign, shift, slack, _up(lost)))
     return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]))
@@ -1107,21 +1150,46 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
         raise _bad("steps", steps, "must be an integer in [1, 10^9]")
+    b, comp = epsilon_bracket([(loss, int(steps))], delta, rel_width=rel_width, max_refinements=max_refinements)
+    ordering = comp.worse_ordering(b.upper)
+    return DPSGDBracket(loss.sigma, loss.p, int(steps), comp.delta_target, b, ordering, comp.h, comp.eta, comp)
+
+
+def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel_width: float = 0.01,
+                    max_refinements: int = 5) -> tuple[Bound, ComposedLoss]:
+    """The proven bracket on eps(delta) of a composition, refined to a relative width.
+
+    Starts from a coarse grid (h = 1e-3) and shrinks it in proportion to the width still to
+    gain (the width is close to proportional to h) until ``(upper - lower) / lower <=
+    rel_width``; eta = min(1e-10, delta / 1e5), so it moves delta by at most 1e-5 relative.
+    Returns the bracket and the composition (for other eps or delta on the same grid).
+    Raises PrecisionError when ``max_refinements`` finer grids do not reach the width.
+
+    Examples
+    --------
+    >>> from gdpproof.numeric.pld import GaussianLoss, RandomizedResponseLoss, epsilon_bracket
+    >>> b, comp = epsilon_bracket([(GaussianLoss(0.3), 10), (RandomizedResponseLoss(0.2), 20)], 1e-6)
+    >>> b.relative_width <= 0.01, comp.steps
+    (True, 30)
+    """
     d = _check_delta(delta)
     w = float(positive("rel_width", rel_width))
     if not 1e-6 <= w <= 10:
         raise _bad("rel_width", rel_width, "must be in [1e-6, 10]")
+    if d < 1e-280:
+        raise PrecisionError(f"delta={delta} is below what a float64 lattice resolves (1e-280)")
     eta = min(1e-10, d * 1e-5)
     h = 1e-3
+    rw = math.inf
     for _ in range(max_refinements + 1):
-        comp = compose_losses([(loss, int(steps))], grid_step=h, eta=eta)
+        if h < 1e-8:
+            break
+        comp = compose_losses(parts, grid_step=h, eta=eta)
         b = comp.epsilon(d)
         rw = b.width / b.upper if b.lower == 0 and b.upper > 0 else b.relative_width
         if rw <= w:
-            break
-        h *= max(0.1, min(0.9, 0.85 * w / rw))
-    else:
-        raise PrecisionError(f"rel_width={rel_width}: reached only {rw:.3g} after "
-                             f"{max_refinements} refinements (grid step {h:.3g})")
-    ordering = comp.worse_ordering(b.upper)
-    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, h, eta, comp)
+            comp.delta_target = d
+            return b, comp
+        h *= max(0.1, min(0.9, 0.93 * w / rw))  # the width is close to proportional to h
+    raise PrecisionError(f"rel_width={rel_width}: reached only {rw:.3g} after "
+                         f"{max_refinements} refinements (grid step {h:.3g})")

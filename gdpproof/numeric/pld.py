@@ -688,37 +688,51 @@ class _Direction:
     slack: float                       # additive delta error: eta + Kolmogorov + FFT (+ lost mass for upper)
     lost: float                        # mass dropped (bounded above)
 
-    def _points(self) -> np.ndarray:
-        k = np.arange(self.lattice.k0, self.lattice.k0 + len(self.lattice.w), dtype=float)
-        return self.sign * k * self.h
+    def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        """The points sign * k h in increasing order, with their masses (computed once)."""
+        cache = self.__dict__.get("_sorted_cache")
+        if cache is None:
+            k = np.arange(self.lattice.k0, self.lattice.k0 + len(self.lattice.w), dtype=float)
+            pts, w = self.sign * k * self.h, self.lattice.w
+            if self.sign < 0:
+                pts, w = pts[::-1].copy(), w[::-1].copy()
+            cache = self.__dict__["_sorted_cache"] = (pts, w)
+        return cache
 
     def delta(self, eps: float) -> tuple[float, float]:
         """(lower, upper) for this ordering's delta(eps)."""
         return self.lower(eps), self.upper(eps)
 
     def upper(self, eps: float) -> float:
-        hi = self._sum(self.lattice.w, self._points(), eps, self.shift[1], upper=True)
+        """Proven upper bound on this ordering's delta(eps) (rounded up)."""
+        hi = self._sum(*self._sorted(), eps, self.shift[1], upper=True)
         return min(1.0, _up(hi + self.slack + self.lost))
 
     def lower(self, eps: float) -> float:
-        lo = self._sum(self.lattice.w, self._points(), eps, self.shift[0], upper=False)
+        """Proven lower bound on this ordering's delta(eps) (rounded down)."""
+        lo = self._sum(*self._sorted(), eps, self.shift[0], upper=False)
         return max(0.0, _down(lo - self.slack))
 
     @staticmethod
-    def _sum(w: np.ndarray, s: np.ndarray, eps: float, shift: float, upper: bool) -> float:
-        # g(s + shift) = (1 - e^{eps - s - shift})_+; float errors charged as a relative margin
-        arg = eps - shift - s
-        mask = arg < 0
-        if not mask.any():
+    def _sum(s: np.ndarray, w: np.ndarray, eps: float, shift: float, upper: bool) -> float:
+        """sum_k w_k (1 - e^{eps - s_k - shift})_+ over the increasing points s, float errors
+        charged: a relative margin for the sum, and the absolute error of the argument."""
+        # the argument carries an absolute error of a few ulps of |s| + |shift| + |eps|: take in
+        # every point within that of the cut, and bound the effect on each term by it
+        cut = eps - shift
+        pad = 8 * U * (abs(cut) + abs(eps) + abs(shift) + 1)
+        start = int(np.searchsorted(s, cut - pad, side="right"))
+        if start >= len(s):
             return 0.0
-        terms = -np.expm1(arg[mask]) * w[mask]
-        total = float(np.sum(terms))
-        rel = (12 + math.log2(max(2, int(mask.sum())))) * U
-        # the argument itself carries an absolute error of a few ulps of |s| + |shift| + |eps|
-        scale = 4 * U * (float(np.max(np.abs(s[mask]))) + abs(shift) + abs(eps))
+        ss, ww = s[start:], w[start:]
+        arg = np.minimum(cut - ss, 0.0)
+        total = float(np.sum(-np.expm1(arg) * ww))
+        rel = (12 + math.log2(max(2, len(ss)))) * U
+        scale = 4 * U * (max(abs(float(ss[0])), abs(float(ss[-1]))) + abs(shift) + abs(eps))
+        mass = float(np.sum(ww)) * 1.0001
         if upper:
-            return total * (1 + rel) + scale * float(np.sum(w[mask])) * 1.0001
-        return max(0.0, total * (1 - rel) - scale * float(np.sum(w[mask])) * 1.0001)
+            return total * (1 + rel) + scale * mass
+        return max(0.0, total * (1 - rel) - scale * mass)
 
 
 @dataclass
@@ -1002,7 +1016,7 @@ def _boundary(f: Callable[[float], float], target: float, a: float, b: float, wa
     (want_le) or the largest x with f(x) > target, to float resolution, found by bisection."""
     for _ in range(200):
         m = 0.5 * (a + b)
-        if m in (a, b):
+        if m in (a, b) or b - a <= 1e-10 * max(1.0, abs(b)):
             break
         if f(m) <= target:
             b = m

@@ -21,3 +21,11 @@ band: gdpproof.BerryEsseenBand = gdpproof.berry_esseen([gdpproof.gaussian(1)], n
 edge: gdpproof.Certified = band.lower("0.5", digits=10)
 acc: gdpproof.DPSGDAccount = gdpproof.dpsgd_mu(1.1, "0.01", 100, delta="1e-5", digits=10, gamma=False)
 approx: bool = acc.approximation
+eps_lower: gdpproof.Certified | None = acc.eps_lower
+verdict: str | None = acc.verdict
+comp: gdpproof.ComposedLoss = gdpproof.compose_losses([(gdpproof.SubsampledGaussianLoss(1.0, 0.01), 100)])
+bracket: gdpproof.Bound = comp.epsilon(1e-5)
+upper: float = bracket.upper
+honest: gdpproof.HonestMu = comp.honest_mu()
+dp: gdpproof.DPSGDBracket = gdpproof.dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
+pair: tuple[gdpproof.Bound, gdpproof.ComposedLoss] = gdpproof.epsilon_bracket([(gdpproof.GaussianLoss(1), 3)], 1e-6)

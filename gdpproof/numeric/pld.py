@@ -1164,9 +1164,10 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
         raise _bad("steps", steps, "must be an integer in [1, 10^9]")
-    b, comp = epsilon_bracket([(loss, int(steps))], delta, rel_width=rel_width, max_refinements=max_refinements)
+    d = _check_delta(delta)
+    b, comp = epsilon_bracket([(loss, int(steps))], d, rel_width=rel_width, max_refinements=max_refinements)
     ordering = comp.worse_ordering(b.upper)
-    return DPSGDBracket(loss.sigma, loss.p, int(steps), comp.delta_target, b, ordering, comp.h, comp.eta, comp)
+    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp)
 
 
 def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel_width: float = 0.01,

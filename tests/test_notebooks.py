@@ -1,0 +1,50 @@
+"""Every notebook runs top to bottom in a fresh kernel, and is committed without outputs.
+
+STYLE §5: notebooks are narrative and plots on the public API, with small parameters (at most a
+minute each).  Skipped, with the reason, when the `notebooks` extra is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ is empty"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_is_committed_without_outputs(path):
+    nbformat = pytest.importorskip("nbformat", reason="the notebooks extra is not installed")
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None, f"{path.name} has outputs: clear them"
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat", reason="the notebooks extra is not installed")
+    nbclient = pytest.importorskip("nbclient", reason="the notebooks extra is not installed")
+    pytest.importorskip("ipykernel", reason="the notebooks extra is not installed")
+    pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    # the kernel imports this checkout's gdpproof even where the package is not installed
+    root = str(path.parents[1])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=240, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.get("output_type") == "error"]
+    assert not errors, errors
+    # a budget, not a benchmark: generous for shared CI machines (target: a minute)
+    assert seconds < 240, f"{path.name} took {seconds:.0f} s"

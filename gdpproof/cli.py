@@ -148,6 +148,26 @@ def _parser() -> argparse.ArgumentParser:
                    help="relative width of the eps bracket to reach (default 0.01)")
     _common(p)
 
+    p = sub.add_parser("simulate", help="Monte Carlo of a mechanism against its theoretical trade-off curve",
+                       description="Simulates the mechanism on two neighbouring data sets, estimates its trade-off "
+                                   "curve with a simultaneous DKW band, and checks the theory against it (exit 1 "
+                                   "if the theory is outside the band).")
+    p.add_argument("mechanism", choices=("gaussian", "randomized-response", "laplace"))
+    p.add_argument("--sensitivity", default="1", help="L2 sensitivity (gaussian, laplace; default 1)")
+    p.add_argument("--sigma", help="Gaussian noise standard deviation (gaussian)")
+    p.add_argument("--dim", default="1", help="dimension of the query (gaussian; default 1)")
+    p.add_argument("--steps", default="1", help="number of composed steps (gaussian; default 1)")
+    p.add_argument("--sample-rate", dest="sample_rate", help="Poisson sampling rate: DP-SGD steps (gaussian)")
+    p.add_argument("--eps", help="epsilon (randomized-response)")
+    p.add_argument("--n", default="1", help="number of releases (randomized-response; default 1)")
+    p.add_argument("--scale", help="Laplace scale b (laplace)")
+    p.add_argument("--samples", required=True, help="samples under each data set")
+    p.add_argument("--seed", required=True, help="seed (integer >= 0)")
+    p.add_argument("--confidence", default="0.999999", help="probability that the band holds (default 1 - 1e-6)")
+    p.add_argument("--workers", default="1", help="processes (default 1: in this process)")
+    p.add_argument("--plot", help="write the estimate, band and theory to this PNG file")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
     p = sub.add_parser("report", help="run the verification end to end; write HTML and JSON")
     p.add_argument("--out", default="report", help="output folder (default ./report)")
     p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
@@ -266,6 +286,8 @@ def _run(args: argparse.Namespace) -> int:
         text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})")
         _emit(args, payload, "\n".join(text))
         return 0
+    if args.command == "simulate":
+        return _simulate(args)
     if args.command == "report":
         from .report import write_report
 
@@ -273,6 +295,136 @@ def _run(args: argparse.Namespace) -> int:
         print(f"report written to {summary['index']} ({summary['passed']} of {summary['total']} checks passed)")
         return 0 if summary["passed"] == summary["total"] else 1
     raise _Usage(f"unknown command {args.command}")  # pragma: no cover (argparse rejects it first)
+
+
+def _int_option(name: str, value: str, low: int = 1) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise _Usage(f"{name}={value!r} must be an integer >= {low}") from None
+    if v < low:
+        raise _Usage(f"{name}={value!r} must be an integer >= {low}")
+    return v
+
+
+def _float_option(name: str, value: str | None, *, required_for: str) -> float:
+    if value is None:
+        raise _Usage(f"{name} is required for {required_for}")
+    try:
+        v = float(value)
+    except ValueError:
+        raise _Usage(f"{name}={value!r} must be a number") from None
+    return v
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    import math
+
+    import numpy as np
+
+    from . import gaussian, laplace, rr_composition
+    from .simulation import GaussianMechanism, LaplaceMechanism, RandomizedResponse, SubsampledGaussianMechanism, simulate
+
+    kind = args.mechanism
+    given = {"--sigma": args.sigma, "--eps": args.eps, "--scale": args.scale, "--sample-rate": args.sample_rate}
+    allowed = {"gaussian": {"--sigma", "--sample-rate"}, "randomized-response": {"--eps"}, "laplace": {"--scale"}}[kind]
+    for flag, value in given.items():
+        if value is not None and flag not in allowed:
+            raise _Usage(f"{flag}={value} does not apply to mechanism {kind}")
+    for flag, value, default in (("--dim", args.dim, "1"), ("--steps", args.steps, "1"), ("--n", args.n, "1")):
+        ok = {"--dim": "gaussian", "--steps": "gaussian", "--n": "randomized-response"}[flag]
+        if value != default and kind != ok:
+            raise _Usage(f"{flag}={value} does not apply to mechanism {kind}")
+    samples = _int_option("--samples", args.samples)
+    seed = _int_option("--seed", args.seed, low=0)
+    workers = _int_option("--workers", args.workers)
+    confidence = _float_option("--confidence", args.confidence, required_for="simulate")
+    if not 0 < confidence < 1:
+        raise _Usage(f"--confidence={args.confidence!r} must be in (0, 1)")
+    upper = center = None
+    try:
+        if kind == "gaussian":
+            sigma = _float_option("--sigma", args.sigma, required_for="gaussian")
+            sens = _float_option("--sensitivity", args.sensitivity, required_for="gaussian")
+            steps = _int_option("--steps", args.steps)
+            if args.sample_rate is None:
+                mech = GaussianMechanism(sens, sigma, dim=_int_option("--dim", args.dim), steps=steps)
+                mu = math.sqrt(steps) * sens / sigma
+                theory, label = gaussian(mu).evaluate_fast, f"G_mu, mu = sqrt(T) sensitivity/sigma = {mu:.6g} (exact)"
+            else:
+                if args.dim != "1":
+                    raise _Usage(f"--dim={args.dim} does not apply with --sample-rate (one example's contribution)")
+                from . import berry_esseen
+                from .numeric.clt import gaussian_mixture
+
+                rate = _float_option("--sample-rate", args.sample_rate, required_for="gaussian")
+                mech = SubsampledGaussianMechanism(sigma / sens, rate, steps=steps)
+                band = berry_esseen(gaussian_mixture(sens / sigma, rate), n=steps, digits=6)
+                theory = lambda a: band.fast(a)[0]  # noqa: E731
+                upper = lambda a: band.fast(a)[2]  # noqa: E731
+                center = lambda a: band.fast(a)[1]  # noqa: E731  (the CLT curve itself)
+                label = (f"Berry-Esseen band around the CLT G_mu, mu = {band.mu}, gamma = {band.gamma} "
+                         "(an approximation with its error bound; one neighbouring direction)")
+        elif kind == "randomized-response":
+            eps = _float_option("--eps", args.eps, required_for="randomized-response")
+            n = _int_option("--n", args.n)
+            mech = RandomizedResponse(eps, n=n)
+            theory, label = rr_composition(args.eps, n).evaluate_fast, f"exact {n}-fold randomized response"
+        else:
+            scale = _float_option("--scale", args.scale, required_for="laplace")
+            sens = _float_option("--sensitivity", args.sensitivity, required_for="laplace")
+            mech = LaplaceMechanism(sens, scale)
+            theory, label = laplace(sens / scale).evaluate_fast, f"Laplace trade-off, mu = {sens / scale:.6g} (exact)"
+    except ValueError as exc:
+        # name the option as typed, with the value as typed
+        msg = str(exc)
+        name, _, rest = msg.partition("=")
+        flags = {"sigma": "sigma", "sample_rate": "sample_rate", "sensitivity": "sensitivity", "scale": "scale",
+                 "eps": "eps", "n": "n", "dim": "dim", "steps": "steps"}
+        if name in flags and " must" in rest:
+            attr = flags[name]
+            msg = f"{_flag(attr)}={getattr(args, attr)!r} must{rest.split(' must', 1)[1]}"
+        raise _Usage(msg) from None
+    curve = simulate(mech, samples, seed=seed, confidence=confidence, workers=workers,
+                     progress=samples >= 10**6 and not args.json)
+    check = curve.check(theory, upper=upper)
+    # the deviation is measured from the theory's curve: the CLT G_mu when the theory is a band
+    deviation = check.max_deviation if center is None else curve.check(center).max_deviation
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, (ax, dev) = plt.subplots(1, 2, figsize=(11, 5))
+        curve.plot(ax, theory=theory if upper is None else None, label=label)
+        if upper is not None:
+            grid = np.linspace(0, 1, 401)
+            ax.plot(grid, theory(grid), "k--", lw=0.8, label="Berry-Esseen band")
+            ax.plot(grid, upper(grid), "k--", lw=0.8)
+            ax.legend(fontsize=7)
+        if center is None:
+            curve.plot_deviation(dev, theory)
+        else:
+            curve.plot_deviation(dev, center, title="deviation from the CLT curve G_mu (the check also "
+                                                    f"allows the Berry-Esseen gamma = {band.gamma})")
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=120)
+        plt.close(fig)
+    payload = {"mechanism": mech.name, "theory": label, "samples": str(samples), "seed": str(seed),
+               "inside": check.inside, "max_deviation": f"{deviation:.4g}",
+               "max_violation": f"{check.max_violation:.4g}", "half_width": f"{check.half_width[0]:.4g}",
+               "confidence": f"{confidence:g}", "certified": "monte-carlo (DKW band, Massart constant, union bound)",
+               "digits": 4, "plot": args.plot}
+    verdict = "inside the band" if check.inside else f"OUTSIDE the band by {check.max_violation:.4g}"
+    _emit(args, payload, "\n".join([
+        f"mechanism       {mech.name}",
+        f"theory          {label}",
+        f"max deviation   {deviation:.4g}   (largest |beta_hat - f(alpha_hat)|"
+        + (", f the CLT curve)" if center is not None else ")"),
+        f"band half-width {check.half_width[0]:.4g}   (DKW, confidence {confidence:g}, {samples:,} samples per side)",
+        f"verdict         theory {verdict}"]))
+    return 0 if check.inside else 1
 
 
 def _compose(args: argparse.Namespace) -> int:

@@ -110,6 +110,19 @@ def test_check_exit_codes(capsys):
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--delta", "1e-5", "--rel-width", "-1"],
          "--rel-width='-1' must be > 0"),
         (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "n='1e20' must be at most 10^12"),
+        (["simulate", "gaussian", "--samples", "10", "--seed", "1"], "--sigma is required for gaussian"),
+        (["simulate", "gaussian", "--sigma", "0", "--samples", "10", "--seed", "1"], "--sigma='0' must be a finite number > 0"),
+        (["simulate", "gaussian", "--sigma", "1", "--samples", "-5", "--seed", "1"], "--samples='-5' must be an integer >= 1"),
+        (["simulate", "gaussian", "--sigma", "1", "--samples", "10", "--seed", "x"], "--seed='x' must be an integer >= 0"),
+        (["simulate", "laplace", "--samples", "10", "--seed", "1"], "--scale is required for laplace"),
+        (["simulate", "laplace", "--scale", "1", "--sigma", "1", "--samples", "10", "--seed", "1"],
+         "--sigma=1 does not apply to mechanism laplace"),
+        (["simulate", "randomized-response", "--eps", "1", "--dim", "3", "--samples", "10", "--seed", "1"],
+         "--dim=3 does not apply to mechanism randomized-response"),
+        (["simulate", "gaussian", "--sigma", "1", "--sample-rate", "2", "--samples", "10", "--seed", "1"],
+         "--sample-rate='2' must be a finite number > 0 at most 1"),
+        (["simulate", "gaussian", "--sigma", "1", "--confidence", "1", "--samples", "10", "--seed", "1"],
+         "--confidence='1' must be in (0, 1)"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
@@ -204,3 +217,22 @@ def test_zero_privacy_loss_composes_to_mu_zero(capsys, argv):
     """Id composes to Id = G_0 exactly (these once raised KeyError, ZeroDivisionError or exit 3)."""
     code, out, _ = run(capsys, *argv, "--json")
     assert code == 0 and json.loads(out)["mu"] == "0"
+
+
+def test_simulate_gaussian_agrees_with_g1_and_writes_a_plot(capsys, tmp_path):
+    # the issue's acceptance command (10^7 samples per side, a few seconds); the band holds with
+    # probability 1 - 1e-6, so this fails falsely at most once in a million runs
+    pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    out_png = tmp_path / "out.png"
+    code, out, err = run(capsys, "simulate", "gaussian", "--sensitivity", "1", "--sigma", "1", "--samples",
+                         "10000000", "--seed", "1", "--plot", str(out_png), "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["inside"] is True and float(obj["half_width"]) < 1e-3
+    assert "G_mu" in obj["theory"] and obj["certified"].startswith("monte-carlo")
+    assert out_png.stat().st_size > 10_000
+
+
+def test_simulate_subsampled_says_its_theory_is_the_berry_esseen_band(capsys):
+    code, out, _ = run(capsys, "simulate", "gaussian", "--sigma", "1", "--sample-rate", "0.1", "--steps", "50",
+                       "--samples", "50000", "--seed", "2")
+    assert code == 0 and "Berry-Esseen band around the CLT" in out and "inside the band" in out

@@ -1,0 +1,131 @@
+"""Empirical trade-off curves with a simultaneous confidence band, and their check against theory.
+
+For thresholds tau_1 < ... < tau_K and the tests "reject P when the statistic exceeds tau",
+alpha(tau) = P(s > tau) and beta(tau) = Q(s <= tau) are estimated by the sample fractions.  By
+the Dvoretzky–Kiefer–Wolfowitz inequality with Massart's constant, sup_tau |F_n - F| <= e with
+e = sqrt(log(2/g)/(2n)) except with probability g; with g = (1 - confidence)/2 for each of the
+two samples, the band holds for every threshold at once with probability >= confidence (a union
+bound: the stated correction).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+
+
+def dkw_half_width(n: int, failure: float) -> float:
+    """e with P(sup |F_n - F| > e) <= failure for n samples (DKW, Massart 1990)."""
+    if n < 1 or not 0 < failure < 1:
+        raise InvalidParameterError(f"need n >= 1 and failure in (0, 1), got n={n}, failure={failure}")
+    return math.sqrt(math.log(2 / failure) / (2 * n))
+
+
+@dataclass(frozen=True)
+class CurveCheck:
+    """The verdict of :meth:`EmpiricalCurve.check`.
+
+    inside : every estimated point is within the band of the theoretical curve.
+    max_violation : the largest distance (in beta) by which a point is outside; 0 when inside.
+    max_deviation : the largest |beta_hat - f(alpha_hat)|, a plain distance to the theory.
+    half_width : the band's half-widths (alpha, beta).
+    confidence : the probability that the band holds (so a false "outside" has probability
+        at most 1 - confidence when the theory is right).
+    """
+
+    inside: bool
+    max_violation: float
+    max_deviation: float
+    half_width: tuple[float, float]
+    confidence: float
+    one_sided: bool
+
+
+@dataclass(frozen=True)
+class EmpiricalCurve:
+    """Estimated error pairs (alpha_hat, beta_hat) at each threshold, with their band."""
+
+    mechanism: str
+    thresholds: np.ndarray
+    alpha: np.ndarray
+    beta: np.ndarray
+    n_p: int
+    n_q: int
+    confidence: float
+    exact: bool
+
+    @property
+    def half_width(self) -> tuple[float, float]:
+        """DKW half-widths (in alpha, in beta) of the simultaneous band."""
+        g = (1 - self.confidence) / 2
+        return dkw_half_width(self.n_p, g), dkw_half_width(self.n_q, g)
+
+    def check(self, theory: Callable[[np.ndarray], np.ndarray],
+              upper: Callable[[np.ndarray], np.ndarray] | None = None) -> CurveCheck:
+        """Is the theory's curve f consistent with the samples?
+
+        With the exact log-likelihood ratio the true points lie on f, so each estimate must
+        satisfy f(alpha + e_a) - e_b <= beta <= f(alpha - e_a) + e_b (f non-increasing).  With
+        another statistic the true points lie above f: only the left inequality is checked.
+        When the theory is a band (a lower curve ``theory`` and an upper curve ``upper``, both
+        non-increasing, e.g. Berry–Esseen around the CLT), the right inequality uses ``upper``.
+        """
+        ea, eb = self.half_width
+        top = theory if upper is None else upper
+        lo = np.asarray(theory(np.clip(self.alpha + ea, 0.0, 1.0)), dtype=float) - eb
+        hi = np.asarray(top(np.clip(self.alpha - ea, 0.0, 1.0)), dtype=float) + eb
+        below = np.maximum(lo - self.beta, 0.0)
+        above = np.maximum(self.beta - hi, 0.0) if self.exact else np.zeros_like(below)
+        violation = float(np.max(np.maximum(below, above))) if len(self.beta) else 0.0
+        deviation = float(np.max(np.abs(self.beta - np.asarray(theory(self.alpha), dtype=float)))) if len(self.beta) else 0.0
+        return CurveCheck(violation == 0.0, violation, deviation, (ea, eb), self.confidence, not self.exact)
+
+    def plot(self, ax: Any = None, theory: Callable[[np.ndarray], np.ndarray] | None = None,
+             label: str = "theory") -> Any:
+        """Estimate, band and (optionally) the theoretical curve on one matplotlib axis."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5.5, 5))
+        ea, eb = self.half_width
+        order = np.argsort(self.alpha)
+        a, b = self.alpha[order], self.beta[order]
+        ax.fill_between(a, np.clip(b - eb, 0, 1), np.clip(b + eb, 0, 1), color="C0", alpha=0.3,
+                        label=f"band, confidence {self.confidence:g} (DKW, +-{ea:.2g} in alpha)")
+        ax.plot(a, b, "C0.", ms=2, label=f"estimate ({self.n_p:,} + {self.n_q:,} samples)")
+        if theory is not None:
+            grid = np.linspace(0, 1, 401)
+            ax.plot(grid, theory(grid), "k", lw=1, label=label)
+        ax.plot([0, 1], [1, 0], "k:", lw=0.7)
+        ax.set_xlabel("type I error alpha")
+        ax.set_ylabel("type II error beta")
+        ax.set_title(self.mechanism, fontsize=9)
+        ax.legend(fontsize=7)
+        return ax
+
+    def plot_deviation(self, ax: Any, theory: Callable[[np.ndarray], np.ndarray],
+                       upper: Callable[[np.ndarray], np.ndarray] | None = None,
+                       title: str = "deviation from the theory") -> Any:
+        """beta_hat - f(alpha_hat) against alpha_hat, with the band it must stay in: the picture
+        where a small band is visible."""
+        ea, eb = self.half_width
+        order = np.argsort(self.alpha)
+        a, b = self.alpha[order], self.beta[order]
+        f = np.asarray(theory(a), dtype=float)
+        top = theory if upper is None else upper
+        lo = np.asarray(theory(np.clip(a + ea, 0, 1)), dtype=float) - eb - f
+        hi = np.asarray(top(np.clip(a - ea, 0, 1)), dtype=float) + eb - f
+        ax.fill_between(a, lo, hi, color="C0", alpha=0.3, label="Monte Carlo band")
+        ax.plot(a, b - f, "C0.", ms=2, label="estimate minus theory")
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_xlabel("type I error alpha")
+        ax.set_ylabel("beta_hat - f(alpha_hat)")
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
+        return ax

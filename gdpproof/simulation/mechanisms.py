@@ -1,0 +1,178 @@
+"""Mechanisms as samplers of their test statistic on two neighbouring data sets.
+
+A mechanism here is a pair of output distributions P (data set S) and Q (its neighbour S') and
+a statistic of one output (of all T outputs, for compositions).  Where the statistic is the
+exact log-likelihood ratio log(dQ/dP), the tests "reject P when the statistic exceeds tau" are
+the Neyman–Pearson tests, so their error pairs lie on the trade-off curve T(P, Q); otherwise
+they lie above it.  Every sampler takes a ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+
+Law = str  # "P" or "Q"
+
+#: Samples drawn at once inside one chunk (bounds memory: rows x dim x 8 bytes).
+_BLOCK_ELEMENTS = 1 << 20
+
+
+def _positive(name: str, value: Any, *, integer: bool = False, upper: float = math.inf) -> Any:
+    try:
+        v = int(value) if integer else float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name}={value!r} must be a {'positive integer' if integer else 'number > 0'}") from None
+    if integer and (isinstance(value, bool) or v != value):
+        raise InvalidParameterError(f"{name}={value!r} must be a positive integer")
+    if not (v > 0 and v <= upper and (integer or math.isfinite(v))):
+        raise InvalidParameterError(f"{name}={value!r} must be {'a positive integer' if integer else 'a finite number > 0'}"
+                         + (f" at most {upper:g}" if math.isfinite(upper) else ""))
+    return v
+
+
+class Mechanism:
+    """Base class: ``scores(rng, n, law)`` returns n draws of the statistic under P or Q."""
+
+    name = "mechanism"
+    #: True when the statistic is the exact log-likelihood ratio log(dQ/dP).
+    exact = True
+
+    def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
+        """n independent draws of the statistic under ``law`` ("P" or "Q")."""
+        raise NotImplementedError(f"{type(self).__name__} does not define scores")
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class GaussianMechanism(Mechanism):
+    """q(S) + N(0, sigma^2 I_d) on a d-dimensional query whose neighbours differ by ``sensitivity``
+    in L2, composed ``steps`` times.
+
+    The outputs are simulated in all d dimensions (q(S) = 0, q(S') = sensitivity * u with
+    u = (1, ..., 1)/sqrt(d)), and the statistic is the exact log-likelihood ratio of the full
+    output vector, summed over the steps.  Theory: G_mu with mu = sqrt(steps) sensitivity/sigma.
+    """
+
+    def __init__(self, sensitivity: float = 1.0, sigma: float = 1.0, *, dim: int = 1, steps: int = 1) -> None:
+        self.sensitivity = _positive("sensitivity", sensitivity)
+        self.sigma = _positive("sigma", sigma)
+        self.dim = _positive("dim", dim, integer=True, upper=10**6)
+        self.steps = _positive("steps", steps, integer=True, upper=10**6)
+        self.shift = np.full(self.dim, self.sensitivity / math.sqrt(self.dim))
+        self.name = (f"gaussian_mechanism(sensitivity={self.sensitivity:g}, sigma={self.sigma:g}, "
+                     f"dim={self.dim}, steps={self.steps})")
+
+    def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
+        out = np.zeros(n)
+        rows = max(1, _BLOCK_ELEMENTS // self.dim)
+        s2 = self.sigma * self.sigma
+        half = self.sensitivity ** 2 / (2 * s2)
+        for _ in range(self.steps):
+            for start in range(0, n, rows):
+                m = min(rows, n - start)
+                y = rng.standard_normal((m, self.dim)) * self.sigma
+                if law == "Q":
+                    y += self.shift
+                # log dQ/dP = <y, b - a>/sigma^2 - (|b|^2 - |a|^2)/(2 sigma^2), a = 0, b = shift
+                out[start:start + m] += y @ self.shift / s2 - half
+        return out
+
+
+class SubsampledGaussianMechanism(Mechanism):
+    """T steps of DP-SGD with Poisson sampling, for one example: in P it is absent, in Q it is
+    present and sampled with probability ``sample_rate`` at each step.
+
+    Each step outputs the noisy sum of clipped contributions; the other examples' contributions
+    are the same in P and Q and cancel, so the output is B + N(0, sigma^2) with B ~ Bernoulli(p)
+    times the clipping norm 1 in Q and 0 in P.  The statistic is the exact log-likelihood ratio
+    log(1 - p + p e^{(2y - 1)/(2 sigma^2)}), summed over the steps.  Its trade-off is the
+    T-fold p G_{1/sigma} + (1 - p) Id (DRS Thm 4.2, one neighbouring direction).
+    """
+
+    def __init__(self, sigma: float = 1.0, sample_rate: float = 0.01, *, steps: int = 1) -> None:
+        self.sigma = _positive("sigma", sigma)
+        self.p = _positive("sample_rate", sample_rate, upper=1.0)
+        self.steps = _positive("steps", steps, integer=True, upper=10**7)
+        self.name = f"subsampled_gaussian(sigma={self.sigma:g}, p={self.p:g}, steps={self.steps})"
+
+    def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
+        out = np.zeros(n)
+        s2 = self.sigma * self.sigma
+        for _ in range(self.steps):
+            y = rng.standard_normal(n) * self.sigma
+            if law == "Q":
+                y += rng.random(n) < self.p
+            out += np.log1p(self.p * np.expm1((2 * y - 1) / (2 * s2)))
+        return out
+
+
+class RandomizedResponse(Mechanism):
+    """Randomized response with parameter eps, ``n`` times: each release reports the true bit
+    with probability e^eps/(1 + e^eps).  P: the bit is 1, Q: it is 0.  The statistic (the exact
+    log-likelihood ratio) is eps (#zeros reported - #ones reported); its trade-off is the
+    binomial Neyman–Pearson curve (``gdpproof.rr_composition``)."""
+
+    def __init__(self, eps: float = 1.0, *, n: int = 1) -> None:
+        self.eps = _positive("eps", eps, upper=700)
+        self.n = _positive("n", n, integer=True, upper=10**7)
+        self.name = f"randomized_response(eps={self.eps:g}, n={self.n})"
+
+    def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
+        truth = 1.0 / (1.0 + math.exp(-self.eps))
+        p_one = truth if law == "P" else 1 - truth
+        ones = rng.binomial(self.n, p_one, size=n)  # the count of n independent reported bits
+        return self.eps * (self.n - 2 * ones.astype(float))
+
+
+class LaplaceMechanism(Mechanism):
+    """q(S) + Laplace(0, scale) on a scalar query with neighbours ``sensitivity`` apart.
+    P: q = 0, Q: q = sensitivity.  Statistic: (|y| - |y - sensitivity|)/scale, the exact
+    log-likelihood ratio; theory: the Laplace trade-off with mu = sensitivity/scale."""
+
+    def __init__(self, sensitivity: float = 1.0, scale: float = 1.0) -> None:
+        self.sensitivity = _positive("sensitivity", sensitivity)
+        self.scale = _positive("scale", scale)
+        self.name = f"laplace_mechanism(sensitivity={self.sensitivity:g}, scale={self.scale:g})"
+
+    def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
+        y = rng.laplace(0.0, self.scale, size=n)
+        if law == "Q":
+            y += self.sensitivity
+        d, mu = self.sensitivity, self.sensitivity / self.scale
+        # (|y| - |y - d|)/scale, with its two atoms exactly at -mu and mu (a float difference
+        # would smear them over a few ulps, which tests could then split unevenly)
+        return np.where(y <= 0, -mu, np.where(y >= d, mu, (2 * y - d) / self.scale))
+
+
+class UserMechanism(Mechanism):
+    """Any mechanism given as two samplers and a score.
+
+    ``sample_p(rng, n)`` and ``sample_q(rng, n)`` return n outputs on S and S'; ``score(outputs)``
+    maps them to a 1-d array (larger means "more like S'").  Pass ``exact=True`` only if the score
+    is the log-likelihood ratio (then the curve is checked from both sides, else only from below).
+    For a process pool the three callables must be picklable (module-level functions).
+    """
+
+    def __init__(self, sample_p: Callable[[np.random.Generator, int], Any],
+                 sample_q: Callable[[np.random.Generator, int], Any],
+                 score: Callable[[Any], np.ndarray], *, exact: bool = False, name: str = "user_mechanism") -> None:
+        for label, fn in (("sample_p", sample_p), ("sample_q", sample_q), ("score", score)):
+            if not callable(fn):
+                raise InvalidParameterError(f"{label}={fn!r} must be callable")
+        self.sample_p, self.sample_q, self.score = sample_p, sample_q, score
+        self.exact = bool(exact)
+        self.name = name
+
+    def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
+        out = (self.sample_p if law == "P" else self.sample_q)(rng, n)
+        s = np.asarray(self.score(out), dtype=float).reshape(-1)
+        if s.shape != (n,):
+            raise InvalidParameterError(f"score returned {s.shape[0]} values for {n} outputs")
+        return s

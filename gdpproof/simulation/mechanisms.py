@@ -70,18 +70,25 @@ class GaussianMechanism(Mechanism):
                      f"dim={self.dim}, steps={self.steps})")
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
-        out = np.zeros(n)
+        # y = sigma Z (+ b under Q), a = 0: log dQ/dP = <y, b>/sigma^2 - |b|^2/(2 sigma^2)
+        #                                             = <Z, b>/sigma -+ |b|^2/(2 sigma^2)
+        c = self.shift / self.sigma
+        const = (self.sensitivity / self.sigma) ** 2 * (0.5 if law == "Q" else -0.5)
+        out = np.empty(n)
         rows = max(1, _BLOCK_ELEMENTS // self.dim)
-        s2 = self.sigma * self.sigma
-        half = self.sensitivity ** 2 / (2 * s2)
-        for _ in range(self.steps):
+        for step in range(self.steps):
             for start in range(0, n, rows):
                 m = min(rows, n - start)
-                y = rng.standard_normal((m, self.dim)) * self.sigma
-                if law == "Q":
-                    y += self.shift
-                # log dQ/dP = <y, b - a>/sigma^2 - (|b|^2 - |a|^2)/(2 sigma^2), a = 0, b = shift
-                out[start:start + m] += y @ self.shift / s2 - half
+                if self.dim == 1:
+                    z = rng.standard_normal(m)
+                    z *= c[0]
+                else:
+                    z = rng.standard_normal((m, self.dim)) @ c
+                z += const
+                if step == 0:
+                    out[start:start + m] = z
+                else:
+                    out[start:start + m] += z
         return out
 
 

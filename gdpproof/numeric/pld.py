@@ -825,10 +825,18 @@ class ComposedLoss:
             cache[points] = (eps, dup, dlow)
         return cache[points]
 
-    def _upper_points(self, max_points: int = 4000) -> np.ndarray:
-        """Points (a, b) with f(a) <= b for the mechanism's symmetric trade-off f: the
-        Neyman–Pearson tests 1{S_R <= k h} of both orderings, their errors bounded above."""
-        cache = self.__dict__.setdefault("_points_cache", {})
+    def _eps_grid_each(self, points: int = 400) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The eps grid of :meth:`_eps_grid` with each ordering's delta_up on it."""
+        cache = self.__dict__.setdefault("_grid_each_cache", {})
+        if points not in cache:
+            eps = self._eps_grid(points)[0]
+            cache[points] = (eps, [np.array([d.upper(float(e)) for e in eps]) for d in self.directions])
+        return cache[points]
+
+    def _np_points(self, max_points: int = 4000) -> tuple[np.ndarray, np.ndarray]:
+        """(a, b) with a = P(S_R <= k h) and b = Q(S_R > k h), both bounded above: the errors of
+        the tests "reject P when S_R <= k h" of the pair (P, Q) (swap them for (Q, P))."""
+        cache = self.__dict__.setdefault("_np_cache", {})
         if max_points in cache:
             return cache[max_points]
         dp, dq = self.directions
@@ -843,27 +851,69 @@ class ComposedLoss:
         a = np.minimum(1.0, np.cumsum(vp) + up_p)                       # P(S_R <= k h), up
         b = np.minimum(1.0, (np.sum(vq) - np.cumsum(vq)) + up_q)        # Q(S_R > k h), up
         step = max(1, len(a) // max_points)
-        a, b = a[::step], b[::step]
-        pts = np.concatenate([np.stack([a, b], 1), np.stack([b, a], 1), [[0.0, 1.0], [1.0, 0.0]]])
-        hull = _lower_hull(pts)
-        cache[max_points] = hull
-        return hull
+        cache[max_points] = (a[::step], b[::step])
+        return cache[max_points]
 
-    def tradeoff(self, alpha: Any) -> Bound:
-        """Bracket on the mechanism's trade-off f(alpha): the tightest symmetric f such that the
-        composed mechanism is f-DP (both orderings).
+    def _upper_points(self, max_points: int = 4000) -> np.ndarray:
+        """Points (a, b) with f(a) <= b for the mechanism's symmetric trade-off f: the
+        Neyman–Pearson tests of both orderings, their errors bounded above; their hull."""
+        cache = self.__dict__.setdefault("_points_cache", {})
+        if max_points not in cache:
+            a, b = self._np_points(max_points)
+            pts = np.concatenate([np.stack([a, b], 1), np.stack([b, a], 1), [[0.0, 1.0], [1.0, 0.0]]])
+            cache[max_points] = _lower_hull(pts)
+        return cache[max_points]
+
+    def tradeoff_curves(self, ordering: str | None = None) -> tuple[Callable[[Any], np.ndarray],
+                                                                     Callable[[Any], np.ndarray]]:
+        """Two float64 functions of an array of alpha: proven lower and upper bounds of a
+        trade-off curve (lower rounded down, upper up; for plots and Monte Carlo checks).
+
+        ``ordering=None``: the mechanism's symmetric curve (see :meth:`tradeoff`).  An ordering
+        name (``"remove"``/``"add"``, or ``"P||Q"``/``"Q||P"``): T(X, Y) of that ordering X||Y,
+        bounded below by sup_eps max(1 - delta_{Y||X}(eps) - e^eps alpha,
+        e^{-eps}(1 - delta_{X||Y}(eps) - alpha)) and above by the hull of its Neyman–Pearson
+        points.
+        """
+        names = [d.name for d in self.directions]
+        if ordering is not None and ordering not in names:
+            raise _bad("ordering", ordering, f"must be None or one of {names}")
+        eps, dups = self._eps_grid_each()
+        ee = np.exp(eps)[:, None]
+        if ordering is None:
+            d_xy = d_yx = np.maximum(dups[0], dups[1])[:, None]
+            pts = self._upper_points()
+        else:
+            i = names.index(ordering)
+            d_xy, d_yx = dups[i][:, None], dups[1 - i][:, None]
+            a, b = self._np_points()
+            raw = np.stack([a, b], 1) if i == 0 else np.stack([b, a], 1)
+            pts = _lower_hull(np.concatenate([raw, [[0.0, 1.0], [1.0, 0.0]]]))
+
+        def lower(alpha: Any) -> np.ndarray:
+            x = np.atleast_1d(np.asarray(alpha, dtype=float))[None, :]
+            lines = np.maximum(np.maximum(0.0, 1 - d_yx - ee * x), (1 - d_xy - x) / ee)
+            return np.maximum(0.0, np.max(lines, axis=0) * (1 - 8 * U) - 4 * U)
+
+        def upper(alpha: Any) -> np.ndarray:
+            x = np.atleast_1d(np.asarray(alpha, dtype=float))
+            return np.minimum(np.clip(1 - x, 0.0, 1.0), np.interp(x, pts[:, 0], pts[:, 1]) * (1 + 8 * U) + 4 * U)
+
+        return lower, upper
+
+    def tradeoff(self, alpha: Any, ordering: str | None = None) -> Bound:
+        """Bracket on a trade-off f(alpha).  By default the mechanism's curve: the tightest
+        symmetric f such that the composed mechanism is f-DP (both orderings); with
+        ``ordering`` the curve T(X, Y) of that ordering (:meth:`tradeoff_curves`).
 
         lower: sup over a grid of eps of the (eps, delta_up(eps)) lines (DRS Prop 2.12), proven;
         upper: the convex hull of Neyman–Pearson points whose errors are bounded above.
         """
         a = _check_alpha(alpha)
-        eps, dup, _ = self._eps_grid()
-        ee = np.exp(eps)
-        lines = np.maximum(np.maximum(0.0, 1 - dup - ee * a), (1 - dup - a) / ee)
-        lower = max(0.0, _down(float(np.max(lines)) * (1 - 8 * U)))
-        pts = self._upper_points()
-        upper = min(1 - a if a <= 1 else 0.0, _up(float(np.interp(a, pts[:, 0], pts[:, 1])) * (1 + 8 * U)))
-        return Bound(min(lower, upper), upper)
+        lo_fn, up_fn = self.tradeoff_curves(ordering)
+        lower, upper = float(lo_fn(a)[0]), float(up_fn(a)[0])
+        return Bound(_down(min(lower, upper)), _up(upper))
+
 
     def honest_mu(self) -> HonestMu:
         r"""Bracket on the smallest mu such that the composed mechanism is mu-GDP, and the gap.

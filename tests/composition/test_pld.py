@@ -384,3 +384,19 @@ def test_rounding_noise_does_not_grow_the_lattice():
     # once: FFT noise in every cell stopped the tail trimming (1.3 million points at T = 1000)
     c = compose_losses([(SubsampledGaussianLoss(0.6, 1e-4), 1000)], grid_step=1e-4)
     assert max(len(d.lattice.w) for d in c.directions) < 100_000
+
+
+def test_tradeoff_bracket_of_one_ordering_contains_its_curve():
+    # one Poisson-subsampled step, example absent (P) then present (Q): T(N0, mixture) is
+    # p G_1 + (1 - p) Id exactly (the "add" ordering of SubsampledGaussianLoss)
+    from gdpproof.numeric.clt import gaussian_mixture
+
+    f = gaussian_mixture(1, Fraction(1, 5))
+    c = compose_losses([(SubsampledGaussianLoss(1.0, 0.2), 1)], grid_step=5e-4)
+    lower, upper = c.tradeoff_curves("add")
+    for a in ("0.01", "0.1", "0.3", "0.6", "0.9"):
+        lo = f.evaluate(a, digits=15, rounding="down").to_fraction()
+        hi = f.evaluate(a, digits=15, rounding="up").to_fraction()
+        assert Fraction(float(lower(float(a))[0])) <= hi and lo <= Fraction(float(upper(float(a))[0])), a
+    with pytest.raises(InvalidParameterError, match="ordering='sideways'"):
+        c.tradeoff_curves("sideways")

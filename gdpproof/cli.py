@@ -152,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Simulates the mechanism on two neighbouring data sets, estimates its trade-off "
                                    "curve with a simultaneous DKW band, and checks the theory against it (exit 1 "
                                    "if the theory is outside the band).")
-    p.add_argument("mechanism", choices=("gaussian", "randomized-response", "laplace"))
+    p.add_argument("mechanism", choices=("gaussian", "randomized-response", "laplace", "module"))
     p.add_argument("--sensitivity", default="1", help="L2 sensitivity (gaussian, laplace; default 1)")
     p.add_argument("--sigma", help="Gaussian noise standard deviation (gaussian)")
     p.add_argument("--dim", default="1", help="dimension of the query (gaussian; default 1)")
@@ -161,6 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", help="epsilon (randomized-response)")
     p.add_argument("--n", default="1", help="number of releases (randomized-response; default 1)")
     p.add_argument("--scale", help="Laplace scale b (laplace)")
+    p.add_argument("--module", dest="module_spec", help="MOD:FUNC, a function returning a "
+                   "gdpproof.simulation.Mechanism (module)")
+    p.add_argument("--mu", help="the GDP claim to check for a module mechanism: f >= G_mu (module)")
     p.add_argument("--samples", required=True, help="samples under each data set")
     p.add_argument("--seed", required=True, help="seed (integer >= 0)")
     p.add_argument("--confidence", default="0.999999", help="probability that the band holds (default 1 - 1e-6)")
@@ -317,6 +320,29 @@ def _float_option(name: str, value: str | None, *, required_for: str) -> float:
     return v
 
 
+def _module_mechanism(spec: str | None) -> Any:
+    """Import MOD:FUNC and call it: it must return a gdpproof.simulation.Mechanism."""
+    import importlib
+
+    from .simulation import Mechanism
+
+    if not spec or ":" not in spec:
+        raise _Usage(f"--module={spec!r} must be MOD:FUNC (a module path and a function name)")
+    mod_name, _, func_name = spec.partition(":")
+    try:
+        module = importlib.import_module(mod_name)
+    except ImportError as exc:
+        raise _Usage(f"--module={spec!r}: cannot import {mod_name} ({exc})") from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise _Usage(f"--module={spec!r}: {mod_name} has no function {func_name}")
+    mech = func()
+    if not isinstance(mech, Mechanism):
+        raise _Usage(f"--module={spec!r}: {func_name}() returned {type(mech).__name__}, not a "
+                     "gdpproof.simulation.Mechanism")
+    return mech
+
+
 def _simulate(args: argparse.Namespace) -> int:
     import math
 
@@ -326,8 +352,10 @@ def _simulate(args: argparse.Namespace) -> int:
     from .simulation import GaussianMechanism, LaplaceMechanism, RandomizedResponse, SubsampledGaussianMechanism, simulate
 
     kind = args.mechanism
-    given = {"--sigma": args.sigma, "--eps": args.eps, "--scale": args.scale, "--sample-rate": args.sample_rate}
-    allowed = {"gaussian": {"--sigma", "--sample-rate"}, "randomized-response": {"--eps"}, "laplace": {"--scale"}}[kind]
+    given = {"--sigma": args.sigma, "--eps": args.eps, "--scale": args.scale, "--sample-rate": args.sample_rate,
+             "--module": args.module_spec, "--mu": args.mu}
+    allowed = {"gaussian": {"--sigma", "--sample-rate"}, "randomized-response": {"--eps"}, "laplace": {"--scale"},
+               "module": {"--module", "--mu"}}[kind]
     for flag, value in given.items():
         if value is not None and flag not in allowed:
             raise _Usage(f"{flag}={value} does not apply to mechanism {kind}")
@@ -372,6 +400,18 @@ def _simulate(args: argparse.Namespace) -> int:
             n = _int_option("--n", args.n)
             mech = RandomizedResponse(eps, n=n)
             theory, label = rr_composition(args.eps, n).evaluate_fast, f"exact {n}-fold randomized response"
+        elif kind == "module":
+            mech = _module_mechanism(args.module_spec)
+            mu = _float_option("--mu", args.mu, required_for="module")
+            if not (math.isfinite(mu) and mu >= 0):
+                raise _Usage(f"--mu={args.mu!r} must be a finite number >= 0")
+            # a privacy claim is one-sided: the mechanism's curve must lie above G_mu
+            from .simulation import UserMechanism
+
+            if getattr(mech, "exact", False):
+                mech = UserMechanism(lambda r, n, m=mech: m.scores(r, n, "P"), lambda r, n, m=mech: m.scores(r, n, "Q"),
+                                     lambda s: s, exact=False, name=mech.name)
+            theory, label = gaussian(mu).evaluate_fast, f"the claim: f >= G_mu, mu = {mu:g} (one-sided check)"
         else:
             scale = _float_option("--scale", args.scale, required_for="laplace")
             sens = _float_option("--sensitivity", args.sensitivity, required_for="laplace")
@@ -417,14 +457,18 @@ def _simulate(args: argparse.Namespace) -> int:
                "max_violation": f"{check.max_violation:.4g}", "half_width": f"{check.half_width[0]:.4g}",
                "confidence": f"{confidence:g}", "certified": "monte-carlo (DKW band, Massart constant, union bound)",
                "digits": 4, "plot": args.plot}
-    verdict = "inside the band" if check.inside else f"OUTSIDE the band by {check.max_violation:.4g}"
+    if kind == "module":
+        verdict = ("claim not refuted (the curve is not below G_mu beyond the band)" if check.inside
+                   else f"claim REFUTED: the curve is below G_mu by {check.max_violation:.4g} beyond the band")
+    else:
+        verdict = "inside the band" if check.inside else f"OUTSIDE the band by {check.max_violation:.4g}"
     _emit(args, payload, "\n".join([
         f"mechanism       {mech.name}",
         f"theory          {label}",
         f"max deviation   {deviation:.4g}   (largest |beta_hat - f(alpha_hat)|"
         + (", f the middle of the bracket)" if center is not None else ")"),
         f"band half-width {check.half_width[0]:.4g}   (DKW, confidence {confidence:g}, {samples:,} samples per side)",
-        f"verdict         theory {verdict}"]))
+        f"verdict         {'' if kind == 'module' else 'theory '}{verdict}"]))
     return 0 if check.inside else 1
 
 

@@ -237,3 +237,24 @@ def test_simulate_dpsgd_against_the_proven_bracket(capsys):
     code, out, _ = run(capsys, "simulate", "gaussian", "--sigma", "1", "--sample-rate", "0.1", "--steps", "50",
                        "--samples", "50000", "--seed", "2")
     assert code == 0 and "proven bracket of the 50-fold curve" in out and "inside the band" in out
+
+
+def test_simulate_module_checks_a_gdp_claim(capsys):
+    # a 1-GDP mechanism: the claim mu = 1 stands, the claim mu = 0.8 is refuted (exit 1); each
+    # verdict is wrong with probability <= 1e-6
+    spec = "tests.simulation.sample_mechanisms:shifted_gaussian"
+    code, out, _ = run(capsys, "simulate", "module", "--module", spec, "--mu", "1", "--samples", "100000", "--seed", "1")
+    assert code == 0 and "claim not refuted" in out
+    code, out, _ = run(capsys, "simulate", "module", "--module", spec, "--mu", "0.8", "--samples", "100000", "--seed", "1")
+    assert code == 1 and "claim REFUTED" in out
+
+
+@pytest.mark.parametrize(("spec", "needle"), [
+    ("nocolon", "must be MOD:FUNC"),
+    ("no_such_module_xyz:f", "cannot import no_such_module_xyz"),
+    ("tests.simulation.sample_mechanisms:nope", "has no function nope"),
+    ("tests.simulation.sample_mechanisms:not_a_mechanism", "returned int, not a gdpproof.simulation.Mechanism"),
+])
+def test_simulate_module_bad_specs(capsys, spec, needle):
+    code, _, err = run(capsys, "simulate", "module", "--module", spec, "--mu", "1", "--samples", "10", "--seed", "1")
+    assert code == 2 and needle in err and "Traceback" not in err

@@ -18,6 +18,9 @@ Steps.
 3. For f_{eps,0}: the slopes of the shipped piecewise form, then the four integrals (symbolic).
 4. The shipped numeric route agrees: gdpproof.functionals at 30 digits against these
    expressions at two parameter values.
+5. With eps = mu0/sqrt(n), the CLT mu of n-fold f_{eps,0} tends to mu0 and the Berry–Esseen
+   gamma to 0 (sympy limits of the shipped expressions): n-fold randomized response tends to
+   G_mu0 (DRS Thm 3.4).
 """
 
 from __future__ import annotations
@@ -89,7 +92,16 @@ def main() -> None:
         for name, cert in fl.items():
             exact = sympy.N(table[name].xreplace({sym: val}), 60)
             assert abs(sympy.Rational(str(cert)) - exact) <= sympy.Rational(1, 10**28) * max(1, abs(exact))
-    print("d07: CLT functionals of G_mu (L = mu Z - mu^2/2) and of f_{eps,0} in closed form: verified")
+    # 5. the CLT limit of n-fold f_{eps/sqrt(n), 0}: mu -> mu0 and gamma -> 0 (DRS Thm 3.4)
+    n, mu0 = sympy.symbols("n mu0", positive=True)
+    at_n = {k: v.xreplace({epsilon: mu0 / sqrt(n)}) for k, v in RR_FUNCTIONALS.items()}
+    variance = n * at_n["kappa2"] - n * at_n["kl"] ** 2
+    mu_n = 2 * n * at_n["kl"] / sqrt(variance)
+    gamma_n = sympy.Rational(56, 100) * n * at_n["bar_kappa3"] / variance ** sympy.Rational(3, 2)
+    assert sympy.simplify(sympy.limit(mu_n, n, oo) - mu0) == 0
+    assert sympy.limit(gamma_n, n, oo) == 0
+    print("d07: CLT functionals of G_mu (L = mu Z - mu^2/2) and of f_{eps,0} in closed form; "
+          "n-fold f_{mu0/sqrt(n),0} has CLT mu -> mu0, gamma -> 0: verified")
 
 
 if __name__ == "__main__":

@@ -253,6 +253,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "account":
         from . import dpsgd_mu
 
+        if args.rel_width != "0.01" and (args.delta is None or args.sampling == "uniform"):
+            raise _Usage(f"--rel-width={args.rel_width} applies only with --delta and Poisson sampling "
+                         "(it sets the width of the proven bracket)")
         try:
             acc = dpsgd_mu(args.sigma, args.sample_rate, args.steps, sampling=args.sampling, delta=args.delta,
                            digits=args.digits, gamma_digits=min(args.digits, 6), rel_width=args.rel_width)
@@ -286,7 +289,8 @@ def _run(args: argparse.Namespace) -> int:
                             "verdict": "no proven bracket for uniform (fixed-batch) sampling"})
             text.append("eps bracket: not available for uniform sampling (numerical composition covers Poisson)")
         curve = "p G_1/sigma + (1-p) Id" if args.sampling == "poisson" else "C_p(G_1/sigma)"
-        text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})")
+        text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})" if acc.gamma
+                    is not None else "gamma   = not certified for this configuration (the rest stands)")
         _emit(args, payload, "\n".join(text))
         return 0
     if args.command == "simulate":

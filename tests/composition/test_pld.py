@@ -400,3 +400,38 @@ def test_tradeoff_bracket_of_one_ordering_contains_its_curve():
         assert Fraction(float(lower(float(a))[0])) <= hi and lo <= Fraction(float(upper(float(a))[0])), a
     with pytest.raises(InvalidParameterError, match="ordering='sideways'"):
         c.tradeoff_curves("sideways")
+
+
+# -- regressions from a new-user trial --------------------------------------------------------
+
+
+def test_small_delta_switches_to_long_double_and_near_floor_is_refused_fast():
+    import time
+
+    r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-9)  # once: 104 s, 2.6 GB, then a refusal
+    assert r.eps.relative_width <= 0.01
+    start = time.perf_counter()
+    with pytest.raises(PrecisionError, match="floor"):
+        dpsgd_epsilon(1.0, 0.01, 1000, 1e-12)
+    assert time.perf_counter() - start < 30
+
+
+def test_full_batch_dpsgd_has_a_bracket_even_where_gamma_is_not_certified():
+    acc = gdpproof.dpsgd_mu(1, 1, 1000, delta="1e-5", digits=8)
+    # p = 1: T steps of G_1 are G_sqrt(1000); its eps at delta = 1e-5 solved here in mpmath
+    m = CTX.sqrt(1000)
+    exact = CTX.findroot(lambda e: CTX.ncdf(-e / m + m / 2) - CTX.exp(e) * CTX.ncdf(-e / m - m / 2) - _mp("1e-5"),
+                         634)
+    assert float(acc.eps_lower) <= exact <= float(acc.eps_upper)
+    assert "overstates" in acc.verdict
+
+
+def test_fraction_strings_and_malformed_parts():
+    c = compose_losses([(GaussianLoss(1), 2)], grid_step=1e-3)
+    assert c.delta("1/2") == c.delta(0.5) and c.tradeoff("1/4") == c.tradeoff(0.25)
+    with pytest.raises(InvalidParameterError, match="must be \\(PrivacyLoss, count\\) pairs"):
+        compose_losses([GaussianLoss(1)])
+    with pytest.raises(InvalidParameterError, match="max_refinements=-1"):
+        dpsgd_epsilon(1.0, 0.01, 10, 1e-5, max_refinements=-1)
+    with pytest.raises(InvalidParameterError, match=r"rel_width=1e-05 must be in \[1e-4, 10\]"):
+        dpsgd_epsilon(1.0, 0.01, 10, 1e-5, rel_width=1e-5)

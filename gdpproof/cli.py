@@ -175,6 +175,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="report", help="output folder (default ./report)")
     p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--quick", action="store_true",
+                   help="skip the derivations and the numerical-composition figures (a few seconds)")
     return parser
 
 
@@ -298,7 +300,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "report":
         from .report import write_report
 
-        summary = write_report(args.out, digits=args.digits, progress=not args.quiet)
+        summary = write_report(args.out, digits=args.digits, progress=not args.quiet, quick=args.quick)
         print(f"report written to {summary['index']} ({summary['passed']} of {summary['total']} checks passed)")
         return 0 if summary["passed"] == summary["total"] else 1
     raise _Usage(f"unknown command {args.command}")  # pragma: no cover (argparse rejects it first)

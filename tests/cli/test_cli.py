@@ -260,3 +260,10 @@ def test_simulate_module_checks_a_gdp_claim(capsys):
 def test_simulate_module_bad_specs(capsys, spec, needle):
     code, _, err = run(capsys, "simulate", "module", "--module", spec, "--mu", "1", "--samples", "10", "--seed", "1")
     assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_report_quick(tmp_path, capsys):
+    code, out, _ = run(capsys, "report", "--out", str(tmp_path), "--quick", "--quiet")
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert code == 0 and summary["quick"] is True and summary["passed"] == summary["total"]
+    assert not any(c["check"].startswith("derivation ") for c in summary["checks"])

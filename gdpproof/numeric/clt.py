@@ -751,7 +751,10 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     (Certified('0.573133', digits=6, rounding='up'), Certified('2.32224', digits=6, rounding='up'), True)
     """
     sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
-    p = probability("sample_rate", sample_rate, symbolic=False)
+    try:
+        p = probability("sample_rate", sample_rate, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
         raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
     from ..symbolic.composition import _count
@@ -759,7 +762,10 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     T = _count("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise _bad("sampling", sampling, "must be 'poisson' or 'uniform'")
-    d = None if delta is None else probability("delta", delta, symbolic=False)
+    try:
+        d = None if delta is None else probability("delta", delta, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("delta", delta, "must be in (0, 1)") from None
     if d is not None and not 0 < d < 1:
         raise _bad("delta", delta, "must be in (0, 1)")
     mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",

@@ -111,18 +111,20 @@ class EmpiricalCurve:
 
     def plot_deviation(self, ax: Any, theory: Callable[[np.ndarray], np.ndarray],
                        upper: Callable[[np.ndarray], np.ndarray] | None = None,
-                       title: str = "deviation from the theory") -> Any:
-        """beta_hat - f(alpha_hat) against alpha_hat, with the band it must stay in: the picture
-        where a small band is visible."""
+                       title: str = "deviation from the theory",
+                       center: Callable[[np.ndarray], np.ndarray] | None = None) -> Any:
+        """beta_hat - c(alpha_hat) against alpha_hat with the region the check allows (the band
+        around ``theory``, or around [``theory``, ``upper``] for a band theory), both shown
+        relative to ``center`` (default ``theory``): the picture where a small band is visible."""
         ea, eb = self.half_width
         order = np.argsort(self.alpha)
         a, b = self.alpha[order], self.beta[order]
-        f = np.asarray(theory(a), dtype=float)
+        c = np.asarray((center or theory)(a), dtype=float)
         top = theory if upper is None else upper
-        lo = np.asarray(theory(np.clip(a + ea, 0, 1)), dtype=float) - eb - f
-        hi = np.asarray(top(np.clip(a - ea, 0, 1)), dtype=float) + eb - f
-        ax.fill_between(a, lo, hi, color="C0", alpha=0.3, label="Monte Carlo band")
-        ax.plot(a, b - f, "C0.", ms=2, label="estimate minus theory")
+        lo = np.asarray(theory(np.clip(a + ea, 0, 1)), dtype=float) - eb - c
+        hi = np.asarray(top(np.clip(a - ea, 0, 1)), dtype=float) + eb - c
+        ax.fill_between(a, lo, hi, color="C0", alpha=0.3, label="allowed by the check")
+        ax.plot(a, b - c, "C0.", ms=2, label="estimate minus theory")
         ax.axhline(0, color="k", lw=0.8)
         ax.set_xlabel("type I error alpha")
         ax.set_ylabel("beta_hat - f(alpha_hat)")

@@ -116,7 +116,12 @@ class SubsampledGaussianMechanism(Mechanism):
             y = rng.standard_normal(n) * self.sigma
             if law == "Q":
                 y += rng.random(n) < self.p
-            out += np.log1p(self.p * np.expm1((2 * y - 1) / (2 * s2)))
+            x = (2 * y - 1) / (2 * s2)
+            with np.errstate(over="ignore"):
+                small = np.log1p(self.p * np.expm1(np.minimum(x, 30.0)))
+            # log(1 - p + p e^x) = x + log p + log1p((1 - p) e^{-x} / p) without overflow for x > 30
+            large = x + math.log(self.p) + np.log1p((1 - self.p) / self.p * np.exp(-np.maximum(x, 30.0)))
+            out += np.where(x > 30, large, small)
         return out
 
 

@@ -75,6 +75,8 @@ def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int =
     >>> curve.check(lambda a: ndtr(ndtri(1 - a) - 1.0)).inside
     True
     """
+    if seed is None:
+        raise InvalidParameterError("seed=None must be given (an int or SeedSequence entropy): runs are reproducible")
     if not isinstance(mechanism, Mechanism):
         raise InvalidParameterError(f"mechanism={mechanism!r} must be a gdpproof.simulation.Mechanism")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:

@@ -267,3 +267,15 @@ def test_report_quick(tmp_path, capsys):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert code == 0 and summary["quick"] is True and summary["passed"] == summary["total"]
     assert not any(c["check"].startswith("derivation ") for c in summary["checks"])
+
+
+def test_simulate_module_with_workers_and_user_errors(capsys):
+    code, out, _ = run(capsys, "simulate", "module", "--module", "tests.simulation.sample_mechanisms:plain_gaussian",
+                       "--mu", "1", "--samples", "20000", "--seed", "1", "--workers", "2")
+    assert code == 0 and "claim not refuted" in out  # false failure <= 1e-6
+    code, _, err = run(capsys, "simulate", "module", "--module", "tests.simulation.sample_mechanisms:raises",
+                       "--mu", "1", "--samples", "10", "--seed", "1")
+    assert code == 2 and "raised RuntimeError: broken sampler" in err
+    code, _, err = run(capsys, "simulate", "randomized-response", "--eps", "1", "--sensitivity", "5",
+                       "--samples", "10", "--seed", "1")
+    assert code == 2 and "--sensitivity=5 does not apply" in err

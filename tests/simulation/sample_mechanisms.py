@@ -26,3 +26,14 @@ def shifted_gaussian() -> UserMechanism:
 
 def not_a_mechanism() -> int:
     return 3
+
+
+def plain_gaussian():
+    """A built-in mechanism returned through --module (picklable for --workers 2)."""
+    from gdpproof.simulation import GaussianMechanism
+
+    return GaussianMechanism(1.0, 1.0)
+
+
+def raises() -> None:
+    raise RuntimeError("broken sampler")

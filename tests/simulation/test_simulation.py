@@ -163,3 +163,28 @@ def test_simulation_never_imports_the_symbolic_or_numeric_layers():
 def test_bad_input_is_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_one_subsampled_step_is_p_g_plus_one_minus_p_id_and_not_the_reverse():
+    # steps = 1: T(P, Q) = p G_{1/sigma} + (1 - p) Id exactly; its inverse (the other ordering)
+    # is rejected (a direction check).  False failure <= 1e-6 for the first assertion.
+    from gdpproof.numeric.clt import gaussian_mixture
+
+    f = gaussian_mixture(2, "0.3")  # sigma = 0.5
+    curve = simulate(SubsampledGaussianMechanism(0.5, 0.3), SAMPLES, seed=21)
+    assert curve.check(f.evaluate_fast).inside
+    grid = np.linspace(0, 1, 20001)
+    values = f.evaluate_fast(grid)
+    inverse = lambda a: np.interp(-np.asarray(a), -values, grid)  # noqa: E731 (f^-1, f decreasing)
+    assert not curve.check(inverse).inside
+
+
+def test_tiny_noise_subsampled_statistic_does_not_overflow():
+    with np.errstate(over="raise"):
+        s = SubsampledGaussianMechanism(0.02, 0.5).scores(np.random.default_rng(1), 1000, "Q")
+    assert np.all(np.isfinite(s))
+
+
+def test_seed_is_required():
+    with pytest.raises(ValueError, match="seed=None"):
+        simulate(GaussianMechanism(), 10, seed=None)

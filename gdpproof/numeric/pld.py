@@ -53,6 +53,7 @@ trade-off view; Higham (2002) for the FFT error bound.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -63,8 +64,8 @@ import mpmath
 import numpy as np
 import scipy.special as sc
 
-from .._args import _bad, positive, probability
-from ..errors import PrecisionError
+from .._args import _bad, nonnegative, positive, probability
+from ..errors import InvalidParameterError, PrecisionError
 from ._mp import arb_precision
 
 __all__ = [
@@ -146,7 +147,7 @@ def _down(x: float) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
-class PrivacyLoss:
+class PrivacyLoss(ABC):
     """The privacy loss L = log(dP/dQ) of one ordered pair of output distributions (P, Q).
 
     Subclasses give the law of L under P and under Q (``law="P"`` or ``"Q"``) through
@@ -159,17 +160,17 @@ class PrivacyLoss:
     orderings: tuple[str, str] = ("P||Q", "Q||P")
     name = "loss"
 
+    @abstractmethod
     def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
         """P(L <= x) under ``law`` ("P" or "Q"), float64, absolute error <= CDF_ERROR."""
-        raise NotImplementedError(f"{type(self).__name__} does not define cdf")
 
+    @abstractmethod
     def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
         """P(L > x) under ``law`` ("P" or "Q"), float64, absolute error <= CDF_ERROR."""
-        raise NotImplementedError(f"{type(self).__name__} does not define sf")
 
+    @abstractmethod
     def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
         """An interval (lower, upper) holding E[L; a < L <= b] under ``law``."""
-        raise NotImplementedError(f"{type(self).__name__} does not define partial_mean")
 
     def support(self) -> tuple[float, float]:
         """Bounds of the support of L (the same under P and Q); infinite when unbounded."""
@@ -630,7 +631,6 @@ class _StepLaw:
 
     lattice: _Lattice
     dbar: tuple[float, float]          # interval for E[R - L]
-    max_abs: float                     # max |grid point| used (for float error of shifts)
     h_eff: float                       # range of R - L, float edges included
 
 
@@ -677,7 +677,7 @@ def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float) -> _StepLaw:
         raise PrecisionError(f"{loss.name}: the mean rounding error [{d_lo:.3g}, {d_hi:.3g}] is outside "
                              f"+-h/2 = {half:.3g}; the loss is not resolved on this grid")
     d_lo, d_hi = max(d_lo, -half), min(d_hi, half)
-    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), max_abs, h_eff)
+    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), h_eff)
 
 
 @dataclass
@@ -938,7 +938,7 @@ class ComposedLoss:
         mechanism is from a Gaussian one.
         """
         from . import fast as _fast
-        from .solve import delta_from_epsilon, mu_from_epsilon_delta
+        from .solve import delta_from_epsilon, mu_from_epsilon_delta, mu_from_error_rates
 
         eps, dup, dlow = self._eps_grid()
         e_next, d_here = eps[1:], dup[:-1]
@@ -970,12 +970,18 @@ class ComposedLoss:
             z = sc.ndtri(1 - pts[inner, 0]) - sc.ndtri(pts[inner, 1])
             i = int(np.argmax(z))
             if z[i] > 0:
-                mu_tail = _certified_mu_lower(float(pts[inner][i, 0]), float(pts[inner][i, 1]))
-        alphas = np.linspace(0.0, 1.0, 2001)[1:-1]
+                # G_mu through (a, b) with f(a) <= b: not mu'-GDP for mu' below it (rounded down)
+                mu_tail = float(mu_from_error_rates(float(pts[inner][i, 0]), float(pts[inner][i, 1]),
+                                                    digits=17, rounding="down"))
+        # gap: at any alpha, f_lower - G is below the sup (a lower bound); on each cell
+        # [a_i, a_{i+1}] both curves are non-increasing, so f - G <= f_upper(a_i) - G(a_{i+1})
+        # (an upper bound).  G in float64, charged 1e-12.
+        alphas = np.linspace(0.0, 1.0, 2001)
         g = sc.ndtr(sc.ndtri(1 - alphas) - mu_up)
-        lows = np.array([self.tradeoff(float(a)).lower for a in alphas[::10]])
-        highs = np.interp(alphas, pts[:, 0], pts[:, 1])
-        gap = Bound(max(0.0, float(np.max(lows - g[::10])) - 1e-12), float(np.max(highs - g)) + 1e-12)
+        lo_fn, up_fn = self.tradeoff_curves()
+        lows, highs = lo_fn(alphas), up_fn(alphas)
+        gap = Bound(max(0.0, float(np.max(lows - g)) - 1e-12),
+                    max(0.0, float(np.max(highs[:-1] - g[1:]))) + 1e-12)
         if mu_low > mu_up:  # pragma: no cover - would mean the bracket itself is inconsistent
             raise PrecisionError(f"inconsistent mu bracket [{mu_low}, {mu_up}]")
         return HonestMu(Bound(mu_low, mu_up), gap, float(eps[-1]), float(dup[-1]), mu_tail)
@@ -1038,33 +1044,6 @@ def _violations(mu: float, e_next: np.ndarray, d_here: np.ndarray, certified: Ca
     return False
 
 
-def _certified_mu_lower(a: float, b: float) -> float:
-    """Phi^{-1}(1 - a) - Phi^{-1}(b), rounded down, in ball arithmetic."""
-    with arb_precision(128):
-        v = _arb_ndtri_upper(flint.arb(a)) - _arb_ndtri(flint.arb(b))
-        return max(0.0, _down(float(v.lower())))
-
-
-def _arb_ndtri(x: flint.arb) -> flint.arb:
-    """Phi^{-1}(x) = -sqrt(2) erfcinv(2x), in arb."""
-    return -flint.arb(2).sqrt() * (2 * x).erfcinv()
-
-
-def _arb_ndtri_upper(a: flint.arb) -> flint.arb:
-    """Phi^{-1}(1 - a) = sqrt(2) erfcinv(2a), accurate for small a."""
-    return flint.arb(2).sqrt() * (2 * a).erfcinv()
-
-
-def _check_alpha(alpha: Any) -> float:
-    try:
-        a = _real(alpha)
-    except (TypeError, ValueError):
-        raise _bad("alpha", alpha, "must be in [0, 1]") from None
-    if not 0 <= a <= 1:
-        raise _bad("alpha", alpha, "must be in [0, 1]")
-    return a
-
-
 def _boundary(f: Callable[[float], float], target: float, a: float, b: float, want_le: bool) -> float:
     """For non-increasing f with f(a) > target >= f(b): the smallest x with f(x) <= target
     (want_le) or the largest x with f(x) > target, to float resolution, found by bisection."""
@@ -1079,31 +1058,28 @@ def _boundary(f: Callable[[float], float], target: float, a: float, b: float, wa
     return b if want_le else a
 
 
-def _real(value: Any) -> float:
-    """A float from a number or a decimal/fraction string ("1/3")."""
-    if isinstance(value, str) and "/" in value:
-        return float(Fraction(value.strip()))
-    return float(value)
-
-
 def _check_eps(eps: Any) -> float:
     try:
-        e = _real(eps)
-    except (TypeError, ValueError):
+        return float(nonnegative("eps", eps, symbolic=False))
+    except InvalidParameterError:
         raise _bad("eps", eps, "must be a finite number >= 0") from None
-    if not (math.isfinite(e) and e >= 0):
-        raise _bad("eps", eps, "must be a finite number >= 0")
-    return e
 
 
 def _check_delta(delta: Any) -> float:
     try:
-        d = _real(delta)
-    except (TypeError, ValueError):
-        raise _bad("delta", delta, "must be in (0, 1)") from None
+        d = float(probability("delta", delta, symbolic=False))
+    except InvalidParameterError:
+        d = math.nan
     if not 0 < d < 1:
         raise _bad("delta", delta, "must be in (0, 1)")
     return d
+
+
+def _check_alpha(alpha: Any) -> float:
+    try:
+        return float(probability("alpha", alpha, symbolic=False))
+    except InvalidParameterError:
+        raise _bad("alpha", alpha, "must be in [0, 1]") from None
 
 
 def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,

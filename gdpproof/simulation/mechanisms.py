@@ -10,6 +10,7 @@ they lie above it.  Every sampler takes a ``numpy.random.Generator``.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -36,16 +37,16 @@ def _positive(name: str, value: Any, *, integer: bool = False, upper: float = ma
     return v
 
 
-class Mechanism:
+class Mechanism(ABC):
     """Base class: ``scores(rng, n, law)`` returns n draws of the statistic under P or Q."""
 
     name = "mechanism"
     #: True when the statistic is the exact log-likelihood ratio log(dQ/dP).
     exact = True
 
+    @abstractmethod
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         """n independent draws of the statistic under ``law`` ("P" or "Q")."""
-        raise NotImplementedError(f"{type(self).__name__} does not define scores")
 
     def __repr__(self) -> str:
         return self.name

@@ -140,7 +140,7 @@ def test_simulation_never_imports_the_symbolic_or_numeric_layers():
                     assert node.module == "errors", (path, node.module)
                 elif node.level == 0:
                     assert (node.module or "").split(".")[0] in {"numpy", "__future__", "collections", "concurrent",
-                                                                 "dataclasses", "typing", "math", "sys", "time"}, node.module
+                                                                 "dataclasses", "typing", "math", "sys", "time", "abc"}, node.module
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     assert not alias.name.startswith("gdpproof"), (path, alias.name)

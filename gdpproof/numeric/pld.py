@@ -934,8 +934,9 @@ class ComposedLoss:
         (certified).  ``mu_tail``: a certified lower bound on the unrestricted tightest mu from
         Neyman–Pearson points anywhere on the curve; above ``mu.upper`` it says the mechanism's
         tails are heavier than any G_mu with mu in the bracket.  ``gap``:
-        sup_alpha f(alpha) - G_{mu.upper}(alpha), bracketed (its value at grid points from below, a cell-wise monotone bound above): how far the
-        mechanism is from a Gaussian one.
+        sup_alpha f(alpha) - G_{mu.upper}(alpha), bracketed (from below by its value at grid
+        points, from above cell by cell by monotonicity): how far the mechanism is from a
+        Gaussian one.
         """
         from . import fast as _fast
         from .solve import delta_from_epsilon, mu_from_epsilon_delta, mu_from_error_rates

@@ -61,6 +61,7 @@ from .numeric.solve import (
     sigma_from_error_rates,
 )
 from .numeric.validity import ValidityReport, Verdict, check_tradeoff
+from .reference import Table, TableVerification, make_table, read_table, verify_table
 from .symbolic.composition import compose, rr_composition, self_compose, subsample, with_delta
 from .symbolic.tradeoff import (
     TradeOff,
@@ -160,4 +161,9 @@ __all__ = [
     "symbols",
     "tightest_mu",
     "tradeoff_from_delta",
+    "Table",
+    "TableVerification",
+    "make_table",
+    "read_table",
+    "verify_table",
 ]

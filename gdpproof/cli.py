@@ -17,6 +17,8 @@ from .errors import GdpproofError, NotSupportedError
 
 __all__ = ["main"]
 
+_TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd")
+
 KINDS = ("gaussian", "eps-delta", "randomized-response", "laplace", "subsampled-gaussian", "rr-composition")
 
 #: The options each kind needs, and the optional ones it also takes.
@@ -171,6 +173,38 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", help="write the estimate, band and theory to this PNG file")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
+    p = sub.add_parser("table", help="a certified reference table (CSV, JSON, LaTeX, Markdown), or --verify one",
+                       description="Every value certified to --digits significant digits and rounded in its safe "
+                                   "direction. Grid options take a comma-separated list, lin:START:STOP:N or "
+                                   "log:START:STOP:N. Without --out the table goes to stdout.")
+    p.add_argument("kind", nargs="?", choices=_TABLE_KINDS,
+                   help="delta (--mu --eps), epsilon (--mu --delta), mu (--eps --delta), sigma (--eps --delta "
+                        "[--sensitivity]), tradeoff (--mu --alpha), subsampled (--mu --sample-rate --alpha), "
+                        "rr-composition (--eps --n --alpha), dpsgd (--sigma --sample-rate --steps --delta)")
+    for name in ("mu", "eps", "delta", "alpha", "sigma", "sample-rate", "steps", "n", "sensitivity"):
+        p.add_argument(f"--{name}", dest=f"grid_{name.replace('-', '_')}", metavar="GRID", help=f"{name} grid")
+    p.add_argument("--digits", type=int, default=30, help="certified significant digits (default 30)")
+    p.add_argument("--format", choices=("csv", "json", "latex", "markdown"),
+                   help="output format (default: from the --out suffix, else csv)")
+    p.add_argument("--out", help="write the table here (atomically; a journal OUT.partial allows --resume)")
+    p.add_argument("--workers", default=None, help="processes (default: the number of CPUs, at most 8)")
+    p.add_argument("--scheduler", help="a dask.distributed scheduler address to run the chunks on")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial")
+    p.add_argument("--verify", metavar="FILE", help="recompute a random sample of FILE's rows at higher precision "
+                   "(exit 1 if any value is wrong)")
+    p.add_argument("--sample", default="20", help="rows to check with --verify: a number or 'all' (default 20)")
+    p.add_argument("--seed", default="0", help="seed of the --verify sample (default 0)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout (a summary with --out or "
+                   "--verify; the table in JSON format otherwise)")
+
+    p = sub.add_parser("tables", help="the tables shipped in gdpproof/reference/data: regenerate or check them")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--regenerate", action="store_true", help="rebuild every shipped table in place")
+    g.add_argument("--check", action="store_true", help="recompute and compare (exit 1 on any difference)")
+    p.add_argument("--rows", help="with --check: only the first ROWS rows of each table (a fast slice)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
     p = sub.add_parser("report", help="run the verification end to end; write HTML and JSON")
     p.add_argument("--out", default="report", help="output folder (default ./report)")
     p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
@@ -297,6 +331,10 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "simulate":
         return _simulate(args)
+    if args.command == "table":
+        return _table(args)
+    if args.command == "tables":
+        return _tables(args)
     if args.command == "report":
         from .report import write_report
 
@@ -518,6 +556,87 @@ def _compose(args: argparse.Namespace) -> int:
                "rounding": "nearest", "certified": fl.kl.method}
     _emit(args, payload, "\n".join(f"{k:<10} = {v}" for k, v in values.items()))
     return 0
+
+
+def _table_executor(args: argparse.Namespace) -> Any:
+    if args.scheduler is None:
+        return None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise _Usage(f"--scheduler={args.scheduler} needs dask.distributed (pip install 'gdpproof[scale]')") from None
+    try:
+        return Client(args.scheduler, timeout=10).get_executor()
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise _Usage(f"--scheduler={args.scheduler}: cannot connect ({exc})") from None
+
+
+def _table(args: argparse.Namespace) -> int:
+    import os
+
+    from .reference import make_table, verify_table
+
+    grid = {k[5:]: v for k, v in vars(args).items() if k.startswith("grid_") and v is not None}
+    progress = not args.no_progress and sys.stderr.isatty()
+    if args.verify is not None:
+        extra = [f"--{k.replace('_', '-')}" for k in grid] + (["KIND"] if args.kind else []) + \
+            [o for o, v in (("--out", args.out), ("--resume", args.resume), ("--format", args.format)) if v]
+        if extra:
+            raise _Usage(f"--verify takes a file and --sample/--seed only; {extra[0]} does not apply")
+        sample = None if args.sample == "all" else _int_option("--sample", args.sample)
+        report = verify_table(args.verify, sample=sample, seed=_int_option("--seed", args.seed, low=0),
+                              progress=progress)
+        _emit(args, report.as_dict(), str(report))
+        return 0 if report.ok else 1
+    if args.kind is None:
+        raise _Usage("give a table KIND (or --verify FILE)")
+    if args.resume and args.out is None:
+        raise _Usage("--resume needs --out (the journal is OUT.partial)")
+    workers = min(os.cpu_count() or 1, 8) if args.workers is None else _int_option("--workers", args.workers)
+    if args.out is None:
+        table = make_table(args.kind, digits=args.digits, workers=workers, executor=_table_executor(args),
+                           progress=progress, **grid)
+        print(table.render("json" if args.json and args.format is None else (args.format or "csv")), end="")
+        return 0
+    journal = args.out + ".partial"
+    resumed = 0
+    if args.resume and os.path.exists(journal):
+        with open(journal, encoding="utf-8") as fh:
+            resumed = max(0, sum(1 for line in fh if line.endswith("\n")) - 2)
+    try:
+        table = make_table(args.kind, digits=args.digits, out=args.out, format=args.format, workers=workers,
+                           executor=_table_executor(args), resume=args.resume, progress=progress, **grid)
+    except KeyboardInterrupt:
+        print(f"\ngdpproof: interrupted; finished rows are kept in {journal}: rerun the same command with "
+              "--resume", file=sys.stderr)
+        return 130
+    header = dict(table.header)
+    payload = {"out": args.out, "kind": table.kind, "rows": str(len(table.rows)), "resumed_rows": str(resumed),
+               "computed_rows": str(len(table.rows) - resumed), "digits": args.digits,
+               "certified": header.get("certified", "")}
+    _emit(args, payload, f"wrote {args.out}: table {table.kind}, {len(table.rows)} rows at {args.digits} digits "
+                         f"({resumed} resumed, {len(table.rows) - resumed} computed)")
+    return 0
+
+
+def _tables(args: argparse.Namespace) -> int:
+    from .reference import check_shipped, regenerate_shipped
+
+    progress = sys.stderr.isatty()
+    if args.regenerate:
+        if args.rows is not None:
+            raise _Usage(f"--rows={args.rows} applies to --check only")
+        paths = regenerate_shipped(progress=progress)
+        _emit(args, {"written": [str(p) for p in paths]}, "\n".join(f"wrote {p}" for p in paths))
+        return 0
+    rows = None if args.rows is None else _int_option("--rows", args.rows)
+    diff = check_shipped(rows=rows, progress=progress)
+    lines = []
+    for name, d in diff.items():
+        lines.append(f"{name}: {'identical' if not d else f'{len(d)} differences'}")
+        lines.extend(f"  {x}" for x in d[:10])
+    _emit(args, {"tables": {n: d for n, d in diff.items()}, "identical": not any(diff.values())}, "\n".join(lines))
+    return 1 if any(diff.values()) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -91,6 +91,16 @@ BAD = [
     ("dpsgd_mu sample_rate=2", lambda: gdpproof.dpsgd_mu(1, 2, 10), "sample_rate", "2"),
     ("dpsgd_mu steps=0", lambda: gdpproof.dpsgd_mu(1, 0.1, 0), "steps", "0"),
     ("dpsgd_mu sampling='x'", lambda: gdpproof.dpsgd_mu(1, 0.1, 10, sampling="x"), "sampling", "'x'"),
+    # reference tables (grid errors name the option: see tests/reference/test_tables.py)
+    ("make_table kind='x'", lambda: gdpproof.make_table("x", mu="1"), "kind", "'x'"),
+    ("make_table digits=0", lambda: gdpproof.make_table("delta", mu="1", eps="1", digits=0), "digits", "0"),
+    ("make_table workers=0", lambda: gdpproof.make_table("delta", mu="1", eps="1", workers=0), "workers", "0"),
+    ("make_table format='xls'", lambda: gdpproof.make_table("delta", mu="1", eps="1", format="xls"), "format",
+     "'xls'"),
+    ("verify_table sample=0", lambda: gdpproof.verify_table("gdp_delta", sample=0), "sample", "0"),
+    ("verify_table extra_digits=0", lambda: gdpproof.verify_table("gdp_delta", extra_digits=0), "extra_digits", "0"),
+    ("read_table source=missing", lambda: gdpproof.read_table("/nonexistent/t.csv"), "source",
+     "/nonexistent/t.csv"),
 ]
 
 

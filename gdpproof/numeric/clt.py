@@ -748,7 +748,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     >>> import gdpproof
     >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
     >>> acc.mu_clt, acc.eps_clt, acc.approximation
-    (Certified('0.573133', digits=6, rounding='up'), Certified('2.32224', digits=6, rounding='up'), True)
+    (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
     """
     sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
     try:
@@ -770,11 +770,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         raise _bad("delta", delta, "must be in (0, 1)")
     mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
                            what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
-    eps = None
-    if d is not None:
-        from .solve import epsilon_from_delta
-
-        eps = epsilon_from_delta(str(mu), str(d) if d.is_Integer else sympy.Rational(d), digits=digits)
+    eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
     g = None
     if gamma:
         from ..symbolic.composition import subsample
@@ -789,6 +785,28 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     if exact and d is not None and eps is not None and sampling == "poisson":
         acc = _with_bracket(acc, rel_width)
     return acc
+
+
+def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
+             digits: int) -> Certified:
+    """eps at delta of G_mu for the exact CLT mu, rounded up to ``digits`` digits.
+
+    mu is known only as an enclosure, so eps is computed at mu rounded down and up to more
+    digits; eps is increasing in mu, so when both round up to the same decimal, that decimal
+    is the exact eps rounded up (not merely an upper bound from a rounded mu).
+    """
+    from .solve import epsilon_from_delta
+
+    d = str(delta) if delta.is_Integer else sympy.Rational(delta)
+    ball = _mu_clt_ball(sigma, p, steps, sampling)
+    for extra in (5, 15, 40):
+        lo = certify_enclosure(ball, digits=digits + extra, rounding="down", what="CLT mu")
+        hi = certify_enclosure(ball, digits=digits + extra, rounding="up", what="CLT mu")
+        e_lo = epsilon_from_delta(str(lo), d, digits=digits)
+        e_hi = epsilon_from_delta(str(hi), d, digits=digits)
+        if e_lo == e_hi:
+            return e_hi
+    raise PrecisionError(f"eps_clt to {digits} digits: eps at the CLT mu cannot be settled")
 
 
 def _float_certified(x: float, digits: int, rounding: str) -> Certified:
@@ -810,12 +828,8 @@ def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
     hi = _float_certified(r.eps.upper, 6, "up")
     assert acc.eps_clt is not None
     # the verdict compares the bracket with eps_clt to 20 digits, whatever digits were asked for
-    from .solve import epsilon_from_delta
-
-    mu20 = certify_enclosure(_mu_clt_ball(sympy.sympify(acc.noise_multiplier), sympy.sympify(acc.sample_rate),
-                                          acc.steps, acc.sampling), digits=20, rounding="up", what="CLT mu")
-    d = sympy.sympify(acc.delta)
-    e20 = epsilon_from_delta(str(mu20), str(d) if d.is_Integer else sympy.Rational(d), digits=20)
+    e20 = _eps_clt(sympy.sympify(acc.noise_multiplier), sympy.sympify(acc.sample_rate), acc.steps, acc.sampling,
+                   sympy.sympify(acc.delta), 20)
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     if clt_hi < Fraction(lo):
         gap = _float_certified(float(Fraction(lo) - clt_hi), 3, "down")

@@ -125,6 +125,16 @@ def test_check_exit_codes(capsys):
          "--sample-rate='2' must be a finite number > 0 at most 1"),
         (["simulate", "gaussian", "--sigma", "1", "--confidence", "1", "--samples", "10", "--seed", "1"],
          "--confidence='1' must be in (0, 1)"),
+        (["table", "delta", "--mu", "1"], "--eps is required for table delta"),
+        (["table", "delta", "--mu", "log:0:1:3", "--eps", "1"], "a log range needs START > 0"),
+        (["table", "delta", "--mu", "1", "--eps", "1", "--steps", "3"], "--steps=3 does not apply to table delta"),
+        (["table", "delta", "--mu", "1", "--eps", "1", "--workers", "0"], "--workers='0' must be an integer >= 1"),
+        (["table", "delta", "--mu", "1", "--eps", "1", "--resume"], "--resume needs --out"),
+        (["table"], "give a table KIND (or --verify FILE)"),
+        (["table", "delta", "--verify", "x.csv"], "--verify takes a file and --sample/--seed only; KIND"),
+        (["table", "--verify", "/nonexistent/x.csv"], "source='/nonexistent/x.csv' cannot be read"),
+        (["table", "--verify", "x.csv", "--sample", "-1"], "--sample='-1' must be an integer >= 1"),
+        (["tables", "--regenerate", "--rows", "3"], "--rows=3 applies to --check only"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):

@@ -1,0 +1,70 @@
+"""A one-line progress bar on stderr: items done, rate and time remaining."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+__all__ = ["Progress"]
+
+
+class Progress:
+    """Redraws ``label [#####-----] done/total unit  rate unit/s  ETA`` at most ten times a second.
+
+    ``done`` items already finished (a resumed run) count towards the bar but not the rate.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bar = Progress(4, "table", unit="rows", stream=out, clock=iter(range(100)).__next__)
+    >>> bar.advance(2); bar.close()
+    >>> out.getvalue().splitlines()[-1].strip()
+    'table [##########          ] 2/4 rows  1.0 rows/s  ETA 2s'
+    """
+
+    def __init__(self, total: int, label: str, *, unit: str = "items", enabled: bool = True, done: int = 0,
+                 stream: TextIO | None = None, clock: object = None) -> None:
+        self.total, self.label, self.unit, self.enabled = total, label, unit, enabled
+        self.done = self._start_done = done
+        self.stream = stream if stream is not None else sys.stderr
+        self._clock = clock if callable(clock) else time.monotonic
+        self._start = self._clock()
+        self._last = -1.0
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = self._clock()
+        if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
+            self._last = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        width = 20
+        frac = self.done / self.total if self.total else 1.0
+        bar = "#" * int(round(width * frac))
+        elapsed = max(now - self._start, 1e-9)
+        rate = (self.done - self._start_done) / elapsed
+        left = (self.total - self.done) / rate if rate > 0 else float("inf")
+        eta = "?" if left == float("inf") else _duration(left)
+        print(f"\r{self.label} [{bar:<{width}}] {self.done}/{self.total} {self.unit}  "
+              f"{_rate(rate)} {self.unit}/s  ETA {eta}   ", end="", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(self._clock())
+            print(file=self.stream, flush=True)
+
+
+def _rate(r: float) -> str:
+    return f"{r:,.0f}" if r >= 100 else f"{r:.1f}"
+
+
+def _duration(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"

@@ -1,0 +1,333 @@
+"""Generating reference tables: certified rows, split into chunks on any executor, resumable.
+
+:func:`make_table` computes every row with the package's certified functions (each value to
+the requested significant digits, rounded in its safe direction, or the run stops with an error
+naming the row).  Rows are split into chunks that run in this process, on a process pool or on
+any ``concurrent.futures.Executor`` (a ``dask.distributed`` client's); the output depends only
+on the specification, never on the workers.
+
+Writing to a file is crash-safe.  Each finished chunk is appended to a journal ``OUT.partial``
+(flushed and synced), the table is rendered only when every row is known, written to a
+temporary file in the same folder and renamed over ``OUT``; the journal is then removed.  After
+an interruption (Ctrl-C, kill, power loss) ``resume=True`` reads the journal, recomputes only
+the missing rows, and produces the same bytes an uninterrupted run would.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Executor, Future, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._progress import Progress
+from ..errors import GdpproofError, InvalidParameterError
+from .grid import parse_grid
+from .kinds import KINDS, Kind
+from .table import Table, format_for_path
+
+__all__ = ["TableSpec", "make_table", "versions"]
+
+#: Option spelling of each grid variable (the CLI's ``--sample-rate`` is ``sample_rate`` here).
+OPTION = {"sample_rate": "--sample-rate"}
+_JOURNAL_MAGIC = "gdpproof-table-journal 1"
+
+
+def versions() -> dict[str, str]:
+    """Versions of the packages a table's values depend on (recorded in its header)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .. import __version__
+
+    out = {"gdpproof": __version__}
+    for name in ("mpmath", "python-flint", "sympy"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:  # pragma: no cover - they are dependencies
+            out[name] = "unknown"
+    return out
+
+
+def _spec_text(value: Any) -> str:
+    if isinstance(value, str):
+        return ",".join(part.strip() for part in value.split(",")) if ":" not in value else value.strip()
+    if isinstance(value, Iterable):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a table holds: its kind, digits and grid (variable, specification, points)."""
+
+    kind: str
+    digits: int
+    grid: tuple[tuple[str, str, tuple[str, ...]], ...]
+
+    @classmethod
+    def build(cls, kind: str, digits: int, grid: Mapping[str, Any]) -> "TableSpec":
+        """Validate a kind, digits and grid specifications (strings, or sequences of numbers)."""
+        if kind not in KINDS:
+            raise InvalidParameterError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
+        k = KINDS[kind]
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 1000:
+            raise InvalidParameterError(f"digits={digits!r} must be an integer in [1, 1000]")
+        unknown = [name for name, v in grid.items() if v is not None and name not in k.variables]
+        if unknown:
+            raise InvalidParameterError(
+                f"{_option(unknown[0])}={_spec_text(grid[unknown[0]])} does not apply to table {kind} "
+                f"(it takes {', '.join(_option(v) for v in k.variables)})")
+        given = {**dict(k.defaults), **{n: v for n, v in grid.items() if v is not None}}
+        missing = [v for v in k.variables if v not in given]
+        if missing:
+            raise InvalidParameterError(f"{_option(missing[0])} is required for table {kind}")
+        entries = []
+        for name in k.variables:
+            text = _spec_text(given[name])
+            points = parse_grid(_option(name), text, integer=name in k.integer)
+            for p in points:
+                _check_point(name, p)
+            entries.append((name, text, points))
+        size = 1
+        for _, _, points in entries:
+            size *= len(points)
+        if size > 10_000_000:
+            raise InvalidParameterError(f"the grid has {size:,} rows; at most 10,000,000")
+        return cls(kind, digits, tuple(entries))
+
+    @property
+    def kind_info(self) -> Kind:
+        """The kind's columns and row function."""
+        return KINDS[self.kind]
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """The input tuples, row-major in the kind's variable order."""
+        return list(itertools.product(*(points for _, _, points in self.grid)))
+
+    def header(self, methods: Mapping[str, int]) -> tuple[tuple[str, str], ...]:
+        """The header fields of the table, given how many values each method certified."""
+        k = self.kind_info
+        ver = versions()
+        bracket = [c.name for c in k.columns if not c.certified]
+        digits = f"{self.digits} significant"
+        if bracket:
+            digits += f" ({', '.join(bracket)}: 6, proven bounds rounded outward)"
+        out = [("table", f"{k.name} -- {k.title}"),
+               ("generator", "gdpproof.reference.generate.make_table"),
+               ("versions", ", ".join(f"{n} {v}" for n, v in ver.items())),
+               ("digits", digits),
+               ("certified", "; ".join(f"{c} values by {m} ({_METHODS.get(m, m)})" for m, c in sorted(methods.items()))),
+               ("grid", "; ".join(f"{n} = {t}" for n, t, _ in self.grid))]
+        out.extend((c.name, c.meaning) for c in k.columns)
+        return tuple(out)
+
+    def fingerprint(self) -> str:
+        """What a journal must match to be resumed: kind, digits, grid points and versions."""
+        return json.dumps({"kind": self.kind, "digits": self.digits, "grid": [[n, list(p)] for n, _, p in self.grid],
+                           "versions": versions()}, sort_keys=True)
+
+
+_METHODS = {"arb": "ball arithmetic, python-flint: a proven enclosure",
+            "exact": "exact rational arithmetic or a closed form",
+            "mpmath-2prec": "two mpmath precisions agreed: evidence, not proof",
+            "pld": "proven bounds of the numerical composition"}
+
+_RULES = {"mu": ("nonneg", "must be >= 0"), "eps": ("nonneg", "must be >= 0"),
+          "delta": ("prob", "must be in [0, 1]"), "alpha": ("prob", "must be in [0, 1]"),
+          "sample_rate": ("prob", "must be in [0, 1]"), "sigma": ("pos", "must be > 0"),
+          "sensitivity": ("pos", "must be > 0"), "steps": ("pos", "must be a positive integer"),
+          "n": ("pos", "must be a positive integer")}
+
+
+def _option(name: str) -> str:
+    return OPTION.get(name, "--" + name)
+
+
+def _check_point(name: str, point: str) -> None:
+    from decimal import Decimal
+
+    rule, text = _RULES[name]
+    d = Decimal(point)
+    bad = d < 0 if rule == "nonneg" else d <= 0 if rule == "pos" else not 0 <= d <= 1
+    if bad:
+        raise InvalidParameterError(f"{_option(name)}: {point} {text}")
+
+
+def _compute_chunk(kind: str, digits: int, chunk: Sequence[tuple[int, tuple[str, ...]]]
+                   ) -> list[tuple[int, list[str], list[str]]]:
+    """Rows of one chunk: (index, value strings, certification methods).  Runs in a worker."""
+    k = KINDS[kind]
+    out = []
+    for index, inputs in chunk:
+        row = dict(zip(k.variables, inputs))
+        try:
+            values = k.compute(row, digits)
+        except GdpproofError as exc:
+            where = ", ".join(f"{n}={v}" for n, v in row.items())
+            raise type(exc)(f"row {index + 1} ({where}): {exc}") from None
+        out.append((index, [_text(v) for v in values], [v.method for v in values]))
+    return out
+
+
+def _text(value: Any) -> str:
+    s = str(value)
+    return s.replace("E+", "e").replace("E", "e")
+
+
+def _journal_path(out: Path) -> Path:
+    return out.with_name(out.name + ".partial")
+
+
+def _load_journal(path: Path, fingerprint: str) -> dict[int, tuple[list[str], list[str]]]:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if len(lines) < 2 or lines[0] != _JOURNAL_MAGIC or lines[1] != fingerprint:
+        raise InvalidParameterError(
+            f"resume: {path} was written for a different table (kind, digits, grid or package versions "
+            "differ); delete it, or rerun with the original arguments")
+    done: dict[int, tuple[list[str], list[str]]] = {}
+    for line in lines[2:-1]:  # the last piece is "" or a line cut by the interruption
+        index, values, methods = json.loads(line)
+        done[int(index)] = (values, methods)
+    return done
+
+
+def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | None = None, format: str | None = None,
+               workers: int | None = None, executor: Executor | None = None, resume: bool = False,
+               progress: bool = False, chunk_rows: int | None = None, **grid: Any) -> Table:
+    """A certified reference table; written atomically to ``out`` when given.
+
+    Parameters
+    ----------
+    kind : str
+        ``"delta"`` (grid mu, eps), ``"epsilon"`` (mu, delta), ``"mu"`` (eps, delta), ``"sigma"``
+        (eps, delta, sensitivity=1), ``"tradeoff"`` (mu, alpha), ``"subsampled"`` (mu,
+        sample_rate, alpha), ``"rr-composition"`` (eps, n, alpha) or ``"dpsgd"`` (sigma,
+        sample_rate, steps, delta).
+    digits : int
+        Significant digits of every value (the DP-SGD bracket has 6).
+    out : path, optional
+        Where to write; the format follows ``format`` or the suffix (.csv, .json, .tex, .md).
+    workers, executor
+        Rows run in chunks on ``executor``, or on a process pool of ``workers`` processes, or in
+        this process (``workers`` None or 1).  The result does not depend on them.
+    resume : bool
+        Continue from ``OUT.partial`` left by an interrupted run with the same arguments.
+    progress : bool
+        A progress bar on stderr (rows, rows per second, time remaining).
+    **grid
+        One specification per grid variable: ``"0.5,1,2"``, ``"lin:0:1:11"``, ``"log:1e-10:1e-2:9"``
+        or a sequence of numbers.
+
+    Examples
+    --------
+    >>> from gdpproof.reference import make_table
+    >>> t = make_table("delta", mu="0.5,1", eps="1", digits=12)
+    >>> t.rows
+    (('0.5', '1', '0.00682959498312'), ('1', '1', '0.126936737507'))
+    >>> print(t.render("csv").splitlines()[-3])
+    mu,eps,delta
+    """
+    spec = TableSpec.build(kind, digits, grid)
+    inputs = spec.rows()
+    total = len(inputs)
+    path = Path(out) if out is not None else None
+    fmt = format_for_path(path or "", format)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidParameterError(f"workers={workers!r} must be a positive integer")
+    done: dict[int, tuple[list[str], list[str]]] = {}
+    journal = None
+    fingerprint = spec.fingerprint()
+    if path is not None:
+        jpath = _journal_path(path)
+        if jpath.exists():
+            if not resume:
+                raise InvalidParameterError(
+                    f"out={str(path)!r}: {jpath} holds an interrupted run; pass resume=True (--resume) to "
+                    "continue it, or delete it to start again")
+            done = _load_journal(jpath, fingerprint)
+            journal = open(jpath, "a", encoding="utf-8")
+        else:
+            if not path.parent.exists():
+                raise InvalidParameterError(f"out={str(path)!r}: the folder {path.parent} does not exist")
+            journal = open(jpath, "w", encoding="utf-8")
+            journal.write(_JOURNAL_MAGIC + "\n" + fingerprint + "\n")
+            journal.flush()
+    todo = [(i, inputs[i]) for i in range(total) if i not in done]
+    n_workers = workers or 1
+    size = chunk_rows or max(1, min(256, -(-len(todo) // (8 * n_workers))))
+    chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+    bar = Progress(total, f"table {kind}", unit="rows", enabled=progress, done=len(done))
+    own = None
+    if executor is None and n_workers > 1 and len(chunks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        own = executor = ProcessPoolExecutor(n_workers)
+    try:
+        if executor is None:
+            results: Iterable[Any] = (_compute_chunk(kind, digits, c) for c in chunks)
+        else:
+            futures: list[Future[Any]] = [executor.submit(_compute_chunk, kind, digits, c) for c in chunks]
+            results = (f.result() for f in as_completed(futures))
+        for rows in results:
+            for index, values, methods in rows:
+                done[index] = (values, methods)
+                if journal is not None:
+                    journal.write(json.dumps([index, values, methods]) + "\n")
+            if journal is not None:
+                journal.flush()
+                os.fsync(journal.fileno())
+            bar.advance(len(rows))
+    except BaseException:
+        if own is not None:
+            own.shutdown(wait=False, cancel_futures=True)
+            own = None
+        raise
+    finally:
+        if own is not None:
+            own.shutdown()
+        if journal is not None:
+            journal.close()
+        bar.close()
+    methods: dict[str, int] = {}
+    rows_out = []
+    for i in range(total):
+        values, ms = done[i]
+        for m in ms:
+            methods[m] = methods.get(m, 0) + 1
+        rows_out.append(tuple(inputs[i]) + tuple(values))
+    k = spec.kind_info
+    table = Table(kind, k.header, tuple(rows_out), spec.header(methods), {c.name: c.rounding for c in k.columns})
+    if path is not None:
+        write_atomic(path, table.render(fmt))
+        _journal_path(path).unlink()
+    return table
+
+
+def _file_mode(path: Path) -> int:
+    """The mode a plain ``open(path, "w")`` would give (mkstemp's files are private)."""
+    if path.exists():
+        return path.stat().st_mode & 0o777
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``."""
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode(path))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

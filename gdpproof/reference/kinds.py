@@ -1,0 +1,153 @@
+"""What each reference table holds: its grid variables, its value columns and how a row is computed.
+
+A row is computed by the package's certified functions, each value with its rounding direction
+(the safe one for a privacy quantity, DESIGN §2).  This module holds no mathematics of its own:
+it names which public function computes which column.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidParameterError
+from ..numeric.certify import Certified
+
+__all__ = ["Column", "Kind", "KINDS", "kind_for_columns"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A value column: its name, the direction its last digit is rounded and what it means."""
+
+    name: str
+    rounding: str
+    meaning: str
+    certified: bool = True   # False: a proven bound printed with fewer digits (the DP-SGD bracket)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A table kind: grid variables (in row-major order), value columns and the row function."""
+
+    name: str
+    title: str
+    variables: tuple[str, ...]
+    integer: frozenset[str]
+    columns: tuple[Column, ...]
+    compute: Callable[[dict[str, str], int], list[Certified]]
+    defaults: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def header(self) -> tuple[str, ...]:
+        return self.variables + tuple(c.name for c in self.columns)
+
+
+def _delta(row: dict[str, str], digits: int) -> list[Certified]:
+    from ..numeric.solve import delta_from_epsilon
+
+    return [delta_from_epsilon(row["mu"], row["eps"], digits=digits)]
+
+
+def _epsilon(row: dict[str, str], digits: int) -> list[Certified]:
+    from ..numeric.solve import epsilon_from_delta
+
+    return [epsilon_from_delta(row["mu"], row["delta"], digits=digits)]
+
+
+def _mu(row: dict[str, str], digits: int) -> list[Certified]:
+    from ..numeric.solve import mu_from_epsilon_delta
+
+    return [mu_from_epsilon_delta(row["eps"], row["delta"], digits=digits)]
+
+
+def _sigma(row: dict[str, str], digits: int) -> list[Certified]:
+    from ..numeric.solve import sigma_from_epsilon_delta
+
+    return [sigma_from_epsilon_delta(row["eps"], row["delta"], row["sensitivity"], digits=digits)]
+
+
+def _tradeoff(row: dict[str, str], digits: int) -> list[Certified]:
+    from ..numeric.solve import beta_from_mu
+
+    return [beta_from_mu(row["mu"], row["alpha"], digits=digits)]
+
+
+@functools.lru_cache(maxsize=64)
+def _subsampled_curve(mu: str, p: str) -> Any:
+    from ..symbolic.composition import subsample
+    from ..symbolic.tradeoff import gaussian
+
+    return subsample(gaussian(mu), p)
+
+
+def _subsampled(row: dict[str, str], digits: int) -> list[Certified]:
+    return [_subsampled_curve(row["mu"], row["sample_rate"]).evaluate(row["alpha"], digits=digits, rounding="down")]
+
+
+@functools.lru_cache(maxsize=64)
+def _rr_curve(eps: str, n: str) -> Any:
+    from ..symbolic.composition import rr_composition
+
+    return rr_composition(eps, int(n))
+
+
+def _rr(row: dict[str, str], digits: int) -> list[Certified]:
+    return [_rr_curve(row["eps"], row["n"]).evaluate(row["alpha"], digits=digits, rounding="down")]
+
+
+def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
+    from ..errors import PrecisionError
+    from ..numeric.clt import dpsgd_mu
+
+    acc = dpsgd_mu(row["sigma"], row["sample_rate"], int(row["steps"]), delta=row["delta"], digits=digits,
+                   gamma=False)
+    if acc.eps_lower is None or acc.eps_upper is None:
+        raise PrecisionError("the proven epsilon bracket is not available for this configuration")
+    return [acc.mu_clt, acc.eps_clt, acc.eps_lower, acc.eps_upper]
+
+
+_LOSS_UP = "rounded up: a privacy loss is never understated"
+_TRADEOFF_DOWN = "rounded down: no test does better than the tabulated type II error"
+
+KINDS: dict[str, Kind] = {k.name: k for k in (
+    Kind("delta", "delta(eps) of mu-GDP (Dong, Roth & Su 2022, Cor. 2.13)", ("mu", "eps"), frozenset(),
+         (Column("delta", "up", _LOSS_UP),), _delta),
+    Kind("epsilon", "the smallest eps with delta(eps) <= delta under mu-GDP", ("mu", "delta"), frozenset(),
+         (Column("eps", "up", _LOSS_UP),), _epsilon),
+    Kind("mu", "the largest mu whose G_mu is (eps, delta)-DP", ("eps", "delta"), frozenset(),
+         (Column("mu", "down", "rounded down: a budget is never overstated"),), _mu),
+    Kind("sigma", "the smallest Gaussian noise sigma for (eps, delta)-DP at L2 sensitivity Delta "
+                  "(Balle & Wang 2018, Thm. 8)", ("eps", "delta", "sensitivity"), frozenset(),
+         (Column("sigma", "up", "rounded up: the noise is never too small"),), _sigma,
+         defaults=(("sensitivity", "1"),)),
+    Kind("tradeoff", "G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)", ("mu", "alpha"), frozenset(),
+         (Column("beta", "down", _TRADEOFF_DOWN),), _tradeoff),
+    Kind("subsampled", "C_p(G_mu)(alpha), Poisson subsampling (Dong, Roth & Su 2022, Thm. 4.2)",
+         ("mu", "sample_rate", "alpha"), frozenset(), (Column("beta", "down", _TRADEOFF_DOWN),), _subsampled),
+    Kind("rr-composition", "n-fold randomized response f_{eps,0}^{(x)n} (the two binomials' Neyman-Pearson curve)",
+         ("eps", "n", "alpha"), frozenset({"n"}), (Column("beta", "down", _TRADEOFF_DOWN),), _rr),
+    Kind("dpsgd", "DP-SGD (Poisson sampling): the CLT mu and eps (an approximation, Bu, Dong, Long & Su 2020) "
+                  "beside the proven eps bracket of the numerical composition",
+         ("sigma", "sample_rate", "steps", "delta"), frozenset({"steps"}),
+         (Column("mu_clt", "up", "the CLT approximation p sqrt(T (e^{1/sigma^2} - 1)), certified digits of the "
+                                 "formula, rounded up; not a privacy guarantee"),
+          Column("eps_clt", "up", "eps at delta of G_{mu_clt}, certified digits, rounded up; an approximation, "
+                                  "not a guarantee"),
+          Column("eps_lower", "down", "a proven lower bound on the true eps (6 digits, rounded down)", False),
+          Column("eps_upper", "up", "a proven upper bound on the true eps (6 digits, rounded up)", False)),
+         _dpsgd),
+)}
+
+
+def kind_for_columns(columns: Sequence[str]) -> Kind:
+    """The kind whose header is ``columns`` (tables without a gdpproof header)."""
+    cols = tuple("eps" if c == "epsilon" else c for c in columns)
+    for kind in KINDS.values():
+        if kind.header == cols:
+            return kind
+    raise InvalidParameterError(
+        f"columns={','.join(columns)} match no table kind (known headers: "
+        + "; ".join(",".join(k.header) for k in KINDS.values()) + ")")

@@ -1,0 +1,202 @@
+"""Verifying an existing table: recompute a random sample of rows at higher precision.
+
+A tabulated value with d significant digits is checked against the exact value x, enclosed by
+the certified value at d + ``extra_digits`` digits.  The rule follows what the table's header
+claims for that column: rounded up (x <= v < x + ulp), rounded down (x - ulp < v <= x),
+rounded to nearest (|v - x| <= ulp/2), or, for a table that does not say, faithful
+(|v - x| < ulp), where ulp is one unit in v's last digit.  A value is reported only when the
+enclosure *proves* the rule broken, so a mismatch is never a rounding artefact of the check.
+The proven DP-SGD bracket columns (eps_lower, eps_upper) are checked for consistency with a
+freshly computed bracket: a lower bound above the proven upper bound, or an upper bound below
+the proven lower bound, is wrong.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .._progress import Progress
+from ..errors import GdpproofError, InvalidParameterError
+from ..numeric.certify import Certified
+from .kinds import KINDS
+from .table import Table, read_table
+
+__all__ = ["Mismatch", "TableVerification", "verify_table"]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One wrong value: its row (1-based, data rows only), column, inputs, value and why."""
+
+    row: int
+    column: str
+    inputs: tuple[tuple[str, str], ...]
+    value: str
+    reference: str
+    rule: str
+
+    def __str__(self) -> str:
+        where = ", ".join(f"{n}={v}" for n, v in self.inputs)
+        return f"row {self.row} ({where}): {self.column}={self.value}; reference {self.reference}; {self.rule}"
+
+
+@dataclass(frozen=True)
+class TableVerification:
+    """What :func:`verify_table` checked and found."""
+
+    source: str
+    kind: str
+    rows: int
+    checked: tuple[int, ...]
+    values_checked: int
+    mismatches: tuple[Mismatch, ...]
+    extra_digits: int
+    seed: int
+
+    @property
+    def ok(self) -> bool:
+        """True when no checked value is wrong."""
+        return not self.mismatches
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (numbers as decimal strings)."""
+        return {"source": self.source, "kind": self.kind, "rows": str(self.rows),
+                "rows_checked": str(len(self.checked)), "values_checked": str(self.values_checked),
+                "extra_digits": str(self.extra_digits), "seed": str(self.seed), "ok": self.ok,
+                "mismatches": [{"row": str(m.row), "column": m.column, "inputs": dict(m.inputs), "value": m.value,
+                                "reference": m.reference, "rule": m.rule} for m in self.mismatches]}
+
+    def __str__(self) -> str:
+        head = (f"{self.source}: table {self.kind}, {len(self.checked)} of {self.rows} rows checked "
+                f"({self.values_checked} values, at {self.extra_digits} extra digits, seed {self.seed})")
+        if self.ok:
+            return head + ": every checked value is right"
+        return "\n".join([head + f": {len(self.mismatches)} wrong"] + [f"  {m}" for m in self.mismatches])
+
+
+def _enclosure(c: Certified) -> tuple[Fraction, Fraction] | None:
+    """[lo, hi] holding the exact value of a certified decimal (None for an infinity)."""
+    if not c.is_finite():
+        return None
+    x = c.to_fraction()
+    if c.method == "exact" or x == 0:
+        return x, x
+    ulp = Fraction(10) ** (c.adjusted() - c.digits + 1)
+    if c.rounding == "up":
+        return x - ulp, x
+    if c.rounding == "down":
+        return x, x + ulp
+    return x - ulp / 2, x + ulp / 2
+
+
+def _broken(v: Decimal, claim: str | None, enc: tuple[Fraction, Fraction]) -> str | None:
+    lo, hi = enc
+    x = Fraction(v)
+    if v == 0 or lo == hi == 0:
+        return None if (v == 0 and lo == hi == 0) else "one of the value and the exact value is zero, the other not"
+    ulp = Fraction(10) ** v.as_tuple().exponent  # type: ignore[operator]
+    if claim == "up":
+        if x < lo:
+            return "below the exact value, but the column is marked rounded up"
+        if x - ulp >= hi:
+            return "more than one unit in the last place above the exact value"
+    elif claim == "down":
+        if x > hi:
+            return "above the exact value, but the column is marked rounded down"
+        if x + ulp <= lo:
+            return "more than one unit in the last place below the exact value"
+    elif claim == "nearest":
+        if x - ulp / 2 > hi or x + ulp / 2 < lo:
+            return "more than half a unit in the last place from the exact value"
+    elif x - ulp >= hi or x + ulp <= lo:
+        return "not within one unit in the last place of the exact value"
+    return None
+
+
+def _decimal(text: str, row: int, column: str) -> Decimal:
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        raise InvalidParameterError(f"row {row}: {column}={text!r} is not a decimal number") from None
+    return d
+
+
+def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: int = 0, extra_digits: int = 10,
+                 progress: bool = False) -> TableVerification:
+    """Recompute ``sample`` random rows (all rows when None) of a table and list every wrong value.
+
+    ``source`` is a path (CSV, JSON, LaTeX or Markdown, gdpproof's or a third party's with the
+    same columns), the name of a shipped table, or a :class:`Table`.
+
+    Examples
+    --------
+    >>> from gdpproof.reference import make_table, verify_table
+    >>> t = make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15)
+    >>> verify_table(t, sample=None).ok
+    True
+    >>> bad = t.rows[0][:2] + ("0.740488977158249",)   # last digit changed
+    >>> from dataclasses import replace
+    >>> r = verify_table(replace(t, rows=(bad,) + t.rows[1:]), sample=None)
+    >>> r.ok, r.mismatches[0].rule
+    (False, 'more than one unit in the last place below the exact value')
+    """
+    table = source if isinstance(source, Table) else read_table(source)
+    name = "table" if isinstance(source, Table) else str(source)
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
+        raise InvalidParameterError(f"sample={sample!r} must be a positive integer or None (all rows)")
+    if isinstance(extra_digits, bool) or not isinstance(extra_digits, int) or not 1 <= extra_digits <= 200:
+        raise InvalidParameterError(f"extra_digits={extra_digits!r} must be an integer in [1, 200]")
+    kind = KINDS[table.kind]
+    n = len(table.rows)
+    picked = sorted(random.Random(seed).sample(range(n), min(sample, n))) if sample is not None else list(range(n))
+    nvar = len(kind.variables)
+    bracket = {c.name for c in kind.columns if not c.certified}
+    mismatches: list[Mismatch] = []
+    count = 0
+    bar = Progress(len(picked), "verify", unit="rows", enabled=progress)
+    try:
+        for i in picked:
+            row = table.rows[i]
+            inputs = tuple(zip(kind.variables, row[:nvar]))
+            values = [_decimal(v, i + 1, c.name) for v, c in zip(row[nvar:], kind.columns)]
+            digits = max(len(v.as_tuple().digits) for v in values) + extra_digits
+            try:
+                refs = kind.compute(dict(inputs), digits)
+            except GdpproofError as exc:
+                mismatches.append(Mismatch(i + 1, "*", inputs, ",".join(row[nvar:]), "-",
+                                           f"could not be recomputed: {exc}"))
+                bar.advance()
+                continue
+            lookup = dict(zip((c.name for c in kind.columns), refs))
+            for col, v, ref in zip(kind.columns, values, refs):
+                count += 1
+                if col.name in bracket:
+                    rule = _bracket_rule(col.name, v, lookup)
+                elif not v.is_finite() or not ref.is_finite():
+                    rule = None if (not v.is_finite() and not ref.is_finite() and v == ref) else \
+                        "one of the value and the exact value is infinite, the other not"
+                else:
+                    enc = _enclosure(ref)
+                    assert enc is not None
+                    rule = _broken(v, table.rounding.get(col.name), enc)
+                if rule:
+                    mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + kind.columns.index(col)],
+                                               str(ref), rule))
+            bar.advance()
+    finally:
+        bar.close()
+    return TableVerification(name, table.kind, n, tuple(i + 1 for i in picked), count, tuple(mismatches),
+                             extra_digits, seed)
+
+
+def _bracket_rule(name: str, v: Decimal, fresh: dict[str, Certified]) -> str | None:
+    if name == "eps_lower" and v > fresh["eps_upper"]:
+        return "a lower bound above the proven upper bound"
+    if name == "eps_upper" and v < fresh["eps_lower"]:
+        return "an upper bound below the proven lower bound"
+    return None

@@ -1,0 +1,302 @@
+"""Reference tables: values, formats, determinism across workers, atomic writes, kill-and-resume,
+--verify, and the shipped tables (regenerated and compared with the committed files)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from decimal import Decimal
+from pathlib import Path
+
+import mpmath
+import pytest
+
+import gdpproof
+from gdpproof.cli import main
+from gdpproof.errors import InvalidParameterError
+from gdpproof.reference import (
+    FORMATS,
+    SHIPPED,
+    check_shipped,
+    make_table,
+    parse_grid,
+    read_table,
+    verify_table,
+)
+from gdpproof.reference.table import parse
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+# -- grids ------------------------------------------------------------------------------------
+
+def test_grids():
+    assert parse_grid("--mu", "lin:0:1:5") == ("0", "0.25", "0.5", "0.75", "1")
+    assert parse_grid("--delta", "log:1e-300:1:4") == ("1e-300", "1e-200", "1e-100", "1")
+    assert parse_grid("--eps", "log:1:2:3")[1] == "1.4142135623731"  # sqrt(2) = 1.41421356237309505 to 15 digits
+    assert parse_grid("--n", "lin:1:3:5", integer=True) == ("1", "2", "3")  # 1, 1.5, 2, 2.5, 3 rounded, repeats dropped
+    assert parse_grid("--mu", "1.50") == ("1.5",)
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("lin:0:1:0", "N='0' must be an integer in"),
+    ("lin:0:1:2.5", "N='2.5' must be an integer"),
+    ("lin:0:1:1", "N=1 needs START == STOP"),
+    ("log:-1:1:3", "START > 0"),
+    ("lin:a:1:3", "'a' is not a finite decimal"),
+    ("1,nan", "'nan' is not a finite decimal"),
+    ("", "must be a comma-separated list"),
+])
+def test_bad_grids(spec, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        parse_grid("--mu", spec)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    (dict(kind="nope", mu="1"), "kind='nope' must be one of"),
+    (dict(kind="delta", mu="1"), "--eps is required for table delta"),
+    (dict(kind="delta", mu="1", eps="1", alpha="0.5"), "--alpha=0.5 does not apply to table delta"),
+    (dict(kind="delta", mu="-1", eps="1"), "--mu: -1 must be >= 0"),
+    (dict(kind="tradeoff", mu="1", alpha="1.5"), "--alpha: 1.5 must be in"),
+    (dict(kind="delta", mu="1", eps="1", digits=0), "digits=0 must be an integer in"),
+    (dict(kind="delta", mu="1", eps="1", workers=0), "workers=0 must be a positive integer"),
+    (dict(kind="delta", mu="lin:0:1:10000", eps="lin:0:1:10000"), "at most 10,000,000"),
+])
+def test_bad_specs(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        make_table(**kwargs)
+
+
+# -- values -----------------------------------------------------------------------------------
+
+def test_values_are_the_certified_functions():
+    t = make_table("epsilon", mu="0.5,2", delta="1e-300,1e-5", digits=25)
+    for mu, delta, eps in t.rows:
+        assert eps == str(gdpproof.epsilon_from_delta(mu, delta, digits=25))
+    s = make_table("subsampled", mu="1", sample_rate="0.1", alpha="0.5", digits=15)
+    assert s.rows[0][-1] == "0.461707507745197"  # the subsample() docstring's value (rounded down)
+
+
+def test_every_kind_verifies_in_every_format(tmp_path):
+    specs = {"delta": dict(mu="1", eps="0,2"), "epsilon": dict(mu="1", delta="1e-8"),
+             "mu": dict(eps="1", delta="1e-5"), "sigma": dict(eps="1", delta="1e-5", sensitivity="2"),
+             "tradeoff": dict(mu="2", alpha="0,0.3"), "subsampled": dict(mu="2", sample_rate="0.3", alpha="0.3"),
+             "rr-composition": dict(eps="0.5", n="7", alpha="0.3"),
+             "dpsgd": dict(sigma="2", sample_rate="0.05", steps="20", delta="1e-5")}
+    for kind, grid in specs.items():
+        table = make_table(kind, digits=12, **grid)
+        for fmt in FORMATS:
+            path = tmp_path / f"{kind}.{fmt}"
+            path.write_text(table.render(fmt))
+            back = read_table(path, fmt)
+            assert (back.kind, back.columns, back.rows, back.rounding) == (table.kind, table.columns, table.rows,
+                                                                           table.rounding)
+            assert verify_table(path, sample=None).ok, (kind, fmt)
+
+
+def test_header_has_no_timestamp_and_names_versions():
+    text = make_table("delta", mu="1", eps="1", digits=10).render("csv")
+    head = [line for line in text.splitlines() if line.startswith("#")]
+    assert any(line.startswith("# versions: gdpproof") and "python-flint" in line and "sympy" in line for line in head)
+    assert any(line.startswith("# certified: 1 values by arb") for line in head)
+    assert not any(str(time.gmtime().tm_year) in line for line in head)
+
+
+# -- workers, executors -----------------------------------------------------------------------
+
+def test_same_bytes_whatever_the_workers(tmp_path):
+    spec = dict(mu="log:0.1:10:7", eps="lin:0:5:6", digits=30)
+    outs = []
+    for i, kw in enumerate([dict(workers=1), dict(workers=2, chunk_rows=5),
+                            dict(executor=ThreadPoolExecutor(3), chunk_rows=4)]):
+        path = tmp_path / f"t{i}.json"
+        make_table("delta", out=path, **spec, **kw)
+        outs.append(path.read_bytes())
+        assert not (tmp_path / f"t{i}.json.partial").exists()
+    assert outs[0] == outs[1] == outs[2]
+
+
+def test_dask_executor_gives_the_same_table():
+    distributed = pytest.importorskip("distributed", reason="the scale extra (dask[distributed]) is not installed")
+    spec = dict(mu="0.5,1,2", eps="0,1", digits=20)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        got = make_table("delta", executor=client.get_executor(), chunk_rows=2, **spec)
+    assert got == make_table("delta", **spec)
+
+
+def test_a_row_that_cannot_be_certified_is_named():
+    # delta(1e9) of G_1 is about 10^(-2.2e17): beyond what a decimal can hold
+    with pytest.raises(gdpproof.PrecisionError, match=r"row 2 \(mu=1, eps=1000000000\): the value is about"):
+        make_table("delta", mu="1", eps="1,1e9", digits=10)
+
+
+# -- atomic writes, journal, kill and resume --------------------------------------------------
+
+def test_written_atomically_with_ordinary_permissions(tmp_path):
+    path = tmp_path / "t.csv"
+    make_table("delta", mu="1", eps="1", out=path, digits=10)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_a_leftover_journal_is_not_silently_discarded(tmp_path):
+    path = tmp_path / "t.csv"
+    (tmp_path / "t.csv.partial").write_text("gdpproof-table-journal 1\n{}\n")
+    with pytest.raises(InvalidParameterError, match="holds an interrupted run; pass resume=True"):
+        make_table("delta", mu="1", eps="1", out=path)
+    with pytest.raises(InvalidParameterError, match="was written for a different table"):
+        make_table("delta", mu="1", eps="1", out=path, resume=True)
+
+
+KILL_ARGS = ["table", "epsilon", "--mu", "lin:0.1:5:25", "--delta", "log:1e-40:1e-2:16", "--digits", "40",
+             "--workers", "1", "--no-progress"]
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
+def test_kill_and_resume_gives_the_same_bytes(tmp_path, how):
+    out = tmp_path / "eps.csv"
+    journal = tmp_path / "eps.csv.partial"
+    cmd = [sys.executable, "-m", "gdpproof.cli", *KILL_ARGS, "--out", str(out)]
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait for at least two journalled chunks
+        if journal.exists() and journal.read_text().count("\n") >= 2 + 2 * 50:
+            break
+        time.sleep(0.02)
+    proc.send_signal(how)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0, "the run finished before it could be interrupted"
+    if how == signal.SIGINT:
+        assert proc.returncode == 130 and "rerun the same command with --resume" in err
+    assert not out.exists() and journal.exists()
+    saved = journal.read_text().count("\n") - 2
+    assert 0 < saved < 400
+    res = subprocess.run(cmd + ["--resume", "--json"], env=_env(), capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout)
+    assert int(summary["resumed_rows"]) >= saved and int(summary["computed_rows"]) == 400 - int(summary["resumed_rows"])
+    assert not journal.exists()
+    fresh = tmp_path / "fresh.csv"
+    assert main([*KILL_ARGS, "--out", str(fresh)]) == 0
+    assert out.read_bytes() == fresh.read_bytes()
+
+
+# -- verify -----------------------------------------------------------------------------------
+
+def _change_digit(text: str, row: int, column: int) -> str:
+    lines = text.splitlines(keepends=True)
+    data = [i for i, line in enumerate(lines) if line and line[0].isdigit()]
+    fields = lines[data[row]].rstrip("\n").split(",")
+    v = fields[column]
+    k = len(v) // 2
+    fields[column] = v[:k] + str((int(v[k]) + 1) % 10) + v[k + 1:]
+    lines[data[row]] = ",".join(fields) + "\n"
+    return "".join(lines)
+
+
+def test_verify_catches_one_changed_digit(tmp_path, capsys):
+    good = tmp_path / "good.csv"
+    assert main(["table", "mu", "--eps", "0.5,1,4", "--delta", "1e-12,1e-6", "--digits", "30", "--out", str(good),
+                 "--no-progress"]) == 0
+    assert main(["table", "--verify", str(good), "--sample", "all"]) == 0
+    bad = tmp_path / "bad.csv"
+    bad.write_text(_change_digit(good.read_text(), 4, 2))
+    capsys.readouterr()
+    assert main(["table", "--verify", str(bad), "--sample", "all", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [m["row"] for m in report["mismatches"]] == ["5"] and report["mismatches"][0]["column"] == "mu"
+
+
+def test_verify_reads_a_third_party_table_without_header(tmp_path):
+    # a plain CSV as another project might write it: values rounded to nearest, 17 digits
+    with mpmath.workdps(40):
+        rows = [(mu, eps, mpmath.nstr(_delta_mp(mu, eps), 17, min_fixed=-30, max_fixed=30))
+                for mu in ("0.5", "1", "3") for eps in ("0", "1.5")]
+    path = tmp_path / "theirs.csv"
+    path.write_text("mu,epsilon,delta\n" + "".join(",".join(r) + "\n" for r in rows))
+    assert verify_table(path, sample=None).ok
+    rows[3] = rows[3][:2] + (str(Decimal(rows[3][2]) * (1 + Decimal("1e-15"))),)
+    path.write_text("mu,epsilon,delta\n" + "".join(",".join(r) + "\n" for r in rows))
+    r = verify_table(path, sample=None)
+    assert [m.row for m in r.mismatches] == [4] and "not within one unit" in r.mismatches[0].rule
+
+
+def test_verify_samples_reproducibly():
+    t = make_table("tradeoff", mu="1", alpha="lin:0:1:41", digits=15)
+    a, b = verify_table(t, sample=5, seed=3), verify_table(t, sample=5, seed=3)
+    assert a.checked == b.checked and len(a.checked) == 5 and a.ok
+    assert verify_table(t, sample=5, seed=4).checked != a.checked
+
+
+def test_verify_bracket_columns_are_checked_for_consistency():
+    t = make_table("dpsgd", sigma="1", sample_rate="0.02", steps="50", delta="1e-5", digits=10)
+    row = list(t.rows[0])
+    row[-2] = str(Decimal(row[-1]) + 1)  # eps_lower above eps_upper: impossible
+    r = verify_table(replace(t, rows=(tuple(row),)), sample=None)
+    assert [m.column for m in r.mismatches] == ["eps_lower"]
+
+
+# -- shipped tables ---------------------------------------------------------------------------
+
+def test_shipped_tables_regenerate_identically():
+    """Every shipped table, recomputed in full, equals its committed file (the versions line aside)."""
+    assert check_shipped() == {name: [] for name in SHIPPED}
+
+
+def test_a_slice_check_sees_a_changed_file(tmp_path, monkeypatch):
+    from gdpproof.reference import shipped
+
+    path = shipped.shipped_path("gdp_mu")
+    changed = tmp_path / "gdp_mu.csv"
+    changed.write_text(_change_digit(path.read_text(), 1, 2))
+    monkeypatch.setattr(shipped, "shipped_path", lambda name: changed if name == "gdp_mu" else path)
+    diff = check_shipped(["gdp_mu"], rows=3)["gdp_mu"]
+    assert len(diff) == 1 and diff[0].startswith("row 2:")
+
+
+def _delta_mp(mu: str, eps: str) -> mpmath.mpf:
+    """delta(eps) of G_mu by the textbook formula in mpmath (Dong, Roth & Su 2022, Cor. 2.13)."""
+    m, e = mpmath.mpf(mu), mpmath.mpf(eps)
+    return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
+
+def test_shipped_delta_and_tradeoff_against_an_independent_route():
+    """A different route from the shipped evaluator: mpmath's ncdf on the textbook formulas at
+    400 digits (alpha = 1e-300 needs them in 1 - 2 alpha); every shipped digit must match its
+    rounding direction."""
+    with mpmath.workdps(400):
+        for mu, eps, delta in read_table("gdp_delta").rows:
+            x = _delta_mp(mu, eps)
+            v = mpmath.mpf(delta)
+            ulp = mpmath.mpf(10) ** Decimal(delta).as_tuple().exponent
+            assert v - ulp < x <= v, (mu, eps)  # rounded up
+        for mu, alpha, beta in read_table("gaussian_tradeoff").rows:
+            x = mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(alpha)) - mpmath.mpf(mu))
+            v = mpmath.mpf(beta)
+            ulp = mpmath.mpf(10) ** Decimal(beta).as_tuple().exponent
+            assert v <= x < v + ulp, (mu, alpha)  # rounded down
+
+
+def test_shipped_files_parse_and_say_how_to_regenerate():
+    readme = (ROOT / "gdpproof" / "reference" / "data" / "README.md").read_text()
+    assert "gdpproof tables --regenerate" in readme
+    for name in SHIPPED:
+        t = read_table(name)
+        assert t.rows and parse(t.render("csv")).rows == t.rows
+
+
+def test_cli_tables_check_slice(capsys):
+    assert main(["tables", "--check", "--rows", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["identical"] is True

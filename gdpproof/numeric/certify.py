@@ -200,7 +200,10 @@ _HUGE_EXPONENT = 1 << 14
 def _is_extreme(x: flint.arb) -> bool:
     if not x.is_finite() or x.is_zero():
         return False
-    exp = int(x.mid().man_exp()[1])
+    # a ball around 0 (like [+/- 2e-21714724092991118993]) is judged by its radius: turning
+    # that radius into a Fraction would build a 7e19-bit integer
+    part = x.rad() if x.mid().is_zero() else x.mid()
+    exp = int(part.man_exp()[1])
     return abs(exp) > _HUGE_EXPONENT
 
 

@@ -114,3 +114,12 @@ def test_floats_in_templates_are_exact_binary_values_never_guessed():
     g = gdpproof.TradeOff(1 - sympy.Float(0.5) * alpha, name="half")
     w = g.evaluate("0.2", digits=10, rounding="down")  # exactly 0.9: no ball decides it
     assert w == Decimal("0.9") and w.method == "exact"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("eps", ["1e10", "1e20"])
+def test_a_ball_around_zero_with_a_huge_radius_is_refused_quickly(eps):
+    # delta(1e10) of G_1 is about 10^(-2.2e19); at the first precision its ball is [+/- 2^(-7e19)],
+    # whose radius once made certify build a 7e19-bit integer (it hung)
+    with pytest.raises(gdpproof.PrecisionError, match="beyond what a Decimal can hold"):
+        gdpproof.delta_from_epsilon(1, eps, digits=10)

@@ -32,9 +32,12 @@ class Progress:
         self._clock = clock if callable(clock) else time.monotonic
         self._start = self._clock()
         self._last = -1.0
+        self._note = ""
 
-    def advance(self, n: int = 1) -> None:
+    def advance(self, n: int = 1, *, note: str = "") -> None:
+        """Count ``n`` more items done; ``note`` (for example the item's name) follows the bar."""
         self.done += n
+        self._note = note
         now = self._clock()
         if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
             self._last = now
@@ -48,10 +51,12 @@ class Progress:
         rate = (self.done - self._start_done) / elapsed
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
         eta = "?" if left == float("inf") else _duration(left)
+        note = f"  {self._note[:40]:<40}" if self._note else ""
         print(f"\r{self.label} [{bar:<{width}}] {self.done}/{self.total} {self.unit}  "
-              f"{_rate(rate)} {self.unit}/s  ETA {eta}   ", end="", file=self.stream, flush=True)
+              f"{_rate(rate)} {self.unit}/s  ETA {eta}{note}   ", end="", file=self.stream, flush=True)
 
     def close(self) -> None:
+        """Draw the final state and end the line."""
         if self.enabled:
             self._draw(self._clock())
             print(file=self.stream, flush=True)

@@ -22,6 +22,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from .._progress import Progress
+
 __all__ = ["write_report"]
 
 
@@ -197,6 +199,23 @@ def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]
 
     out.append(("Monte Carlo: simulated mechanisms agree with the theory", monte_carlo))
 
+    def reference_tables() -> tuple[bool, str, dict]:
+        from gdpproof.reference import SHIPPED, check_shipped, verify_table
+
+        slices = check_shipped(rows=3)
+        verified = {name: verify_table(name, sample=5, seed=0) for name in SHIPPED}
+        wrong = [str(m) for v in verified.values() for m in v.mismatches]
+        changed = [f"{n}: {d[0]}" for n, d in slices.items() if d]
+        ok = not wrong and not changed
+        values = sum(v.values_checked for v in verified.values())
+        detail = (f"{len(SHIPPED)} shipped tables: the first 3 rows of each recomputed identically, and "
+                  f"{values} values in 5 random rows each (seed 0) verified at 10 more digits"
+                  if ok else "; ".join(changed + wrong))
+        return ok, detail, {n: {"rows": str(v.rows), "checked": [str(i) for i in v.checked], "ok": v.ok}
+                            for n, v in verified.items()}
+
+    out.append(("reference tables: shipped tables recomputed and spot-checked", reference_tables))
+
     for path in _derivation_files():
         def derivation(path: Path = path) -> tuple[bool, str, dict]:
             import contextlib
@@ -337,8 +356,11 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
     if quick:
         checks = [(name, run) for name, run in checks if not name.startswith("derivation ")]
     rows = []
+    # a redrawn bar on a terminal; one line per check in a log (a bar's carriage returns garble it)
+    bar = Progress(len(checks), "report", unit="checks", enabled=progress and sys.stderr.isatty())
     start = time.perf_counter()
     for i, (name, run) in enumerate(checks, 1):
+        bar.advance(0, note=name)  # the check now running
         t0 = time.perf_counter()
         try:
             ok, detail, data = run()
@@ -346,11 +368,13 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
             ok, detail, data = False, f"{type(exc).__name__}: {exc}", {}
         dt = time.perf_counter() - t0
         rows.append({"check": name, "passed": bool(ok), "detail": detail, "data": data, "seconds": f"{dt:.3f}"})
-        if progress:
+        if progress and not bar.enabled:
             done = time.perf_counter() - start
             eta = done / i * (len(checks) - i)
             print(f"[{i:>2}/{len(checks)}] {'ok  ' if ok else 'FAIL'} {name} ({dt:.2f} s, ~{eta:.0f} s left)",
                   file=sys.stderr, flush=True)
+        bar.advance(1, note="" if ok else f"FAILED: {name}")
+    bar.close()
     plot = _plot(quick)
     passed = sum(r["passed"] for r in rows)
     summary = {"gdpproof": gdpproof.__version__, "digits": digits, "certified": "arb", "quick": quick,

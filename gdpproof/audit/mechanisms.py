@@ -517,9 +517,11 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
         raise InvalidParameterError(f"thresholds={thresholds!r} must be an integer >= 2")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 30:
         raise InvalidParameterError(f"digits={digits!r} must be an integer from 1 to 30")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidParameterError(f"workers={workers!r} must be a positive integer (or None)")
     conf = probability("confidence", confidence, symbolic=False)
     if conf in (0, 1):
-        raise InvalidParameterError(f"confidence={confidence!r} must be in (0, 1), not 0 or 1")
+        raise InvalidParameterError(f"confidence={confidence!r} must be in (0, 1)")
     if claimed_mu is not None:
         if claimed_epsilon is not None or claimed_delta is not None:
             raise InvalidParameterError(f"claimed_mu={claimed_mu!r} cannot be given with claimed_epsilon or "

@@ -124,9 +124,7 @@ def detection_failure_bound(crit: Callable, level: float, n: int, grid: np.ndarr
     b_min = np.r_[fq_lo, 1 - fq_hi]
     b_max = np.r_[fq_hi, 1 - fq_lo]
     # the pilot: pooled CDF at the window's ends, each law's count bounded as above
-    n0 = CHUNK_SIZE
-    (w_pl, _), _ = law_p(np.array(window))
-    (_, w_qh), _ = law_q(np.array(window))
+    n0 = min(n, CHUNK_SIZE)   # the pilot: the first chunk of the selection half
     (wpl, wph), (wql, wqh) = _band(n0, law_p(np.array(window))[0], p), _band(n0, law_q(np.array(window))[0], p)
     rise = (wpl[1] + wql[1]) / 2 - (wph[0] + wqh[0]) / 2
     assert rise > 1 / 380 + 2 / n0, "no candidate threshold is sure to fall in the window"

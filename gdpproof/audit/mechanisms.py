@@ -67,16 +67,15 @@ from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import flint
 import numpy as np
-import sympy
 from scipy.special import betainccinv, ndtr, ndtri
 
 from .._args import nonnegative, probability
 from ..errors import InvalidParameterError, PrecisionError
-from ..numeric._mp import arb_endpoints, arb_from_exact, arb_precision
+from ..numeric._mp import arb_endpoints, arb_precision
 from ..numeric.certify import Certified, certify_enclosure, round_fraction
 from ..numeric.solve import mu_from_error_rates
 from ..simulation.mechanisms import Mechanism
@@ -400,12 +399,12 @@ def _round_up_3(x: float) -> Decimal:
     return _decimal(m, e)
 
 
-def _delta_low(eps: sympy.Expr, a: Decimal, b: Decimal, digits: int) -> Certified:
+def _delta_low(eps: Fraction, a: Decimal, b: Decimal, digits: int) -> Certified:
     """max(0, 1 - e^eps a - b, 1 - a - e^eps b), certified, rounded down."""
     fa, fb = Fraction(a), Fraction(b)
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
-        e = arb_from_exact(eps).exp()
+        e = flint.arb(flint.fmpq(eps.numerator, eps.denominator)).exp()
         x, y = flint.arb(flint.fmpq(fa.numerator, fa.denominator)), flint.arb(flint.fmpq(fb.numerator, fb.denominator))
         ends = [arb_endpoints(1 - e * x - y), arb_endpoints(1 - x - e * y)]
         if ends[0] is None or ends[1] is None:
@@ -504,9 +503,9 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     >>> gdpproof.audit_mechanism(p, q, samples=20_000, seed=3, claimed_epsilon=1, claimed_delta="0.01").verdict
     'violation'
     """
-    for label, fn in (("sample_p", sample_p), ("sample_q", sample_q)):
-        if not callable(fn):
-            raise InvalidParameterError(f"{label}={fn!r} must be callable: sampler(rng, n) returning n outputs")
+    for label, sampler in (("sample_p", sample_p), ("sample_q", sample_q)):
+        if not callable(sampler):
+            raise InvalidParameterError(f"{label}={sampler!r} must be callable: sampler(rng, n) returning n outputs")
     if score is not None and not callable(score):
         raise InvalidParameterError(f"score={score!r} must be callable (or None)")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < MIN_SAMPLES:
@@ -574,21 +573,27 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
         levels = np.unique(np.concatenate([np.linspace(0, 1, thresholds - 2 * len(tail) + 2)[1:-1], tail, 1 - tail]))
         taus = np.unique(np.quantile(pooled, levels))
 
-    if mu_claim is not None:
-        crit, level = _mu_criterion, float(mu_claim)
-        claim = f"mu-GDP with mu = {_dec(Fraction(int(mu_claim.p), int(mu_claim.q)))}"
+    def frac(v: Any) -> Fraction | None:
+        return None if v is None else Fraction(int(v.p), int(v.q))
+
+    mu_f, eps_f, delta_f = frac(mu_claim), frac(eps_claim), frac(delta_claim)
+    # exactly one claim form was checked above: without mu, epsilon and delta are both given
+    eps_x, delta_x = cast(Fraction, eps_f), cast(Fraction, delta_f)
+    crit: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    if mu_f is not None:
+        crit, level = _mu_criterion, float(mu_f)
+        claim = f"mu-GDP with mu = {_dec(mu_f)}"
     else:
-        crit, level = _delta_criterion(float(eps_claim)), float(delta_claim)
-        claim = (f"(epsilon, delta)-DP with epsilon = {_dec(Fraction(int(eps_claim.p), int(eps_claim.q)))}, "
-                 f"delta = {_dec(Fraction(int(delta_claim.p), int(delta_claim.q)))}")
+        crit, level = _delta_criterion(float(eps_x)), float(delta_x)
+        claim = f"(epsilon, delta)-DP with epsilon = {_dec(eps_x)}, delta = {_dec(delta_x)}"
     ffail = float(failure)
 
     sel = count_chunks(mech, sel_seeds, sel_sizes, taus, executor=executor, workers=workers, progress=progress,
                        label="audit (selection)")
-    fp_g, fn_g, fp_l, fn_l = _errors(sel, n1)
+    sfp_g, sfn_g, sfp_l, sfn_l = _errors(sel, n1)
     scale = n2 / n1
-    values = np.concatenate([crit(_cp_float(fp_g * scale, n2, ffail), _cp_float(fn_g * scale, n2, ffail)),
-                             crit(_cp_float(fp_l * scale, n2, ffail), _cp_float(fn_l * scale, n2, ffail))])
+    values = np.concatenate([crit(_cp_float(sfp_g * scale, n2, ffail), _cp_float(sfn_g * scale, n2, ffail)),
+                             crit(_cp_float(sfp_l * scale, n2, ffail), _cp_float(sfn_l * scale, n2, ffail))])
     values = np.where(np.isnan(values), -np.inf, values)
     best = int(np.argmax(values))
     side = "greater" if best < len(taus) else "less"
@@ -602,20 +607,18 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     b_up = clopper_pearson_upper(fn, n2, failure)
     mu_low = mu_from_error_rates(str(a_up), str(b_up), digits=digits, rounding="down")
     delta_low = None
-    if mu_claim is not None:
-        violation = mu_low.to_fraction() > Fraction(int(mu_claim.p), int(mu_claim.q)) if mu_low.is_finite() else True
+    if mu_f is not None:
+        violation = mu_low.to_fraction() > mu_f if mu_low.is_finite() else True
         detect = _detectable_mu(n2, ffail, crit, level, max(level, 1e-3))
     else:
-        delta_low = _delta_low(eps_claim, a_up, b_up, digits)
-        violation = delta_low.to_fraction() > Fraction(int(delta_claim.p), int(delta_claim.q))
+        delta_low = _delta_low(eps_x, a_up, b_up, digits)
+        violation = delta_low.to_fraction() > delta_x
         detect = _detectable_mu(n2, ffail, crit, level, 1e-3)
     if progress:
         print(f"audit: {'violation' if violation else 'no violation found'}", file=sys.stderr)
     return MechanismAudit(
         verdict=VIOLATION if violation else NO_EVIDENCE, violation=bool(violation), claim=claim,
-        claimed_mu=None if mu_claim is None else Fraction(int(mu_claim.p), int(mu_claim.q)),
-        claimed_epsilon=None if eps_claim is None else Fraction(int(eps_claim.p), int(eps_claim.q)),
-        claimed_delta=None if delta_claim is None else Fraction(int(delta_claim.p), int(delta_claim.q)),
+        claimed_mu=mu_f, claimed_epsilon=eps_f, claimed_delta=delta_f,
         mu_low=mu_low, delta_low=delta_low, detectable_mu=_round_up_3(detect), threshold=tau, direction=side,
         score=how, false_positives=fp, false_negatives=fn, fpr_upper=a_up, fnr_upper=b_up, samples=samples,
         selection_samples=n1, estimation_samples=n2, seed=seed, confidence=confidence_f)

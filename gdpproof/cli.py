@@ -321,7 +321,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "simulate":
         return _simulate(args)
-    if args.command == "audit":
+    if args.command == "audit" and args.audit_command == "mechanism":
         return _audit_mechanism(args)
     if args.command == "report":
         from .report import write_report

@@ -45,7 +45,7 @@ from gdpproof.audit.mechanisms import (
 )
 
 FAILURE = 5e-7          # each Clopper–Pearson bound, at the default confidence 1 - 1e-6
-P_DKW = 1e-7
+P_BANDS = 1e-7
 
 
 # ---- mechanisms (module level: picklable for a process pool) --------------------------------
@@ -107,7 +107,8 @@ def detection_failure_bound(crit: Callable, level: float, n: int, grid: np.ndarr
     (plus 1e-3 for the decimal rounding of the bounds).
     """
     k = len(grid)
-    p = P_DKW / (2 * 2 * 2 * 2 * k + 8)    # halves x laws x (value, left limit) x two sides x points, + pilot
+    # halves x laws x (value, left limit) x two sides x points, + the window's ends (pilot and selection)
+    p = P_BANDS / (2 * 2 * 2 * 2 * k + 16)
     (pl, ph), (pl_, ph_) = law_p(grid)
     (ql, qh), (ql_, qh_) = law_q(grid)
     lo_p, hi_p = _band(n, (pl, ph), p)
@@ -134,7 +135,7 @@ def detection_failure_bound(crit: Callable, level: float, n: int, grid: np.ndarr
     reach = crit(_cp(a_min, n), _cp(b_min, n)) >= low
     worst = float(np.min(crit(_cp(a_max, n), _cp(b_max, n))[reach]))
     assert worst > level + 1e-3, f"a chosen test may measure only {worst} against the claim {level}"
-    return P_DKW
+    return P_BANDS
 
 
 def continuous(cdf: Callable, shifts: tuple[float, float] = (0.0, 0.0)) -> Callable:

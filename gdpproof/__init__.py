@@ -11,6 +11,7 @@ Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up'
 from __future__ import annotations
 
 from . import symbols
+from .audit import MechanismAudit, audit_mechanism
 from .errors import (
     ConvergenceError,
     GdpproofError,
@@ -101,6 +102,8 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
 
 
 __all__ = [
+    "MechanismAudit",
+    "audit_mechanism",
     "BerryEsseenBand",
     "Bound",
     "ComposedLoss",

@@ -205,6 +205,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rows", help="with --check: only the first ROWS rows of each table (a fast slice)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
+    p = sub.add_parser("audit", help="audits of privacy claims")
+    asub = p.add_subparsers(dest="audit_command", required=True, parser_class=_Parser)
+    q = asub.add_parser("mechanism", help="audit a black-box mechanism's mu-GDP or (eps, delta)-DP claim from samples "
+                        "(exit 1 on violation)",
+                        description="MOD:FUNC names a function (in an importable module or a .py file) returning "
+                                    "(sample_p, sample_q) or (sample_p, sample_q, score); sample_p(rng, n) returns n "
+                                    "outputs of M(S) (shape (n,) or (n, d)), sample_q(rng, n) of M(S'). Half the "
+                                    "samples choose a threshold test, half measure its error rates with "
+                                    "Clopper-Pearson bounds; mu_low is a lower confidence bound on the mechanism's "
+                                    "mu. Exit 1 if the claim is violated, 0 if not, 2 on bad input.")
+    q.add_argument("--module", dest="module_spec", required=True,
+                   help="MOD:FUNC returning (sample_p, sample_q[, score])")
+    q.add_argument("--claimed-mu", dest="claimed_mu", help="the claim: M is mu-GDP")
+    q.add_argument("--claimed-eps", "--claimed-epsilon", dest="claimed_epsilon",
+                   help="the claim: M is (eps, delta)-DP (with --claimed-delta)")
+    q.add_argument("--claimed-delta", dest="claimed_delta", help="delta of an (eps, delta) claim")
+    q.add_argument("--samples", default="1000000", help="outputs per data set (default 1000000, at least 1000)")
+    q.add_argument("--seed", required=True, help="seed (integer >= 0)")
+    q.add_argument("--confidence", default="0.999999",
+                   help="probability the bounds hold: a true claim is a violation w.p. <= 1 - C (default 1 - 1e-6)")
+    q.add_argument("--workers", default="1", help="processes (default 1: in this process)")
+    q.add_argument("--digits", type=int, default=6, help="digits of mu_low and delta_low, rounded down (default 6)")
+    q.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
     p = sub.add_parser("report", help="run the verification end to end; write HTML and JSON")
     p.add_argument("--out", default="report", help="output folder (default ./report)")
     p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
@@ -335,6 +359,8 @@ def _run(args: argparse.Namespace) -> int:
         return _table(args)
     if args.command == "tables":
         return _tables(args)
+    if args.command == "audit" and args.audit_command == "mechanism":
+        return _audit_mechanism(args)
     if args.command == "report":
         from .report import write_report
 
@@ -364,30 +390,99 @@ def _float_option(name: str, value: str | None, *, required_for: str) -> float:
     return v
 
 
-def _module_mechanism(spec: str | None) -> Any:
-    """Import MOD:FUNC and call it: it must return a gdpproof.simulation.Mechanism."""
-    import importlib
+def _import_function(spec: str | None, option: str = "--module") -> tuple[Any, str]:
+    """Import MOD:FUNC: MOD is an importable module (``pkg.mod``) or a path to a .py file.
 
-    from .simulation import Mechanism
+    A file is imported by its name after putting its folder first on ``sys.path``, so that a
+    process pool's workers can import it too.  Returns (the function, its name)."""
+    import importlib
+    import os
 
     if not spec or ":" not in spec:
-        raise _Usage(f"--module={spec!r} must be MOD:FUNC (a module path and a function name)")
-    mod_name, _, func_name = spec.partition(":")
+        raise _Usage(f"{option}={spec!r} must be MOD:FUNC (a module or a .py file, and a function name)")
+    mod_name, _, func_name = spec.rpartition(":")
+    if mod_name.endswith(".py"):
+        path = os.path.abspath(mod_name)
+        if not os.path.isfile(path):
+            raise _Usage(f"{option}={spec!r}: no such file {mod_name}")
+        folder, stem = os.path.dirname(path), os.path.splitext(os.path.basename(path))[0]
+        if not stem.isidentifier():
+            raise _Usage(f"{option}={spec!r}: the file name {os.path.basename(path)} is not a Python module name")
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        target = stem
+    else:
+        path, target = None, mod_name
     try:
-        module = importlib.import_module(mod_name)
-    except ImportError as exc:
-        raise _Usage(f"--module={spec!r}: cannot import {mod_name} ({exc})") from None
+        module = importlib.import_module(target)
+    except Exception as exc:  # noqa: BLE001 - user code may raise anything on import: one line, exit 2
+        raise _Usage(f"{option}={spec!r}: cannot import {mod_name} ({type(exc).__name__}: {exc})") from None
+    if path is not None and os.path.abspath(getattr(module, "__file__", "") or "") != path:
+        raise _Usage(f"{option}={spec!r}: the name {target} is already taken by {module.__name__} "
+                     f"({getattr(module, '__file__', 'built in')}); rename the file")
     func = getattr(module, func_name, None)
     if not callable(func):
-        raise _Usage(f"--module={spec!r}: {mod_name} has no function {func_name}")
+        raise _Usage(f"{option}={spec!r}: {mod_name} has no function {func_name}")
+    return func, func_name
+
+
+def _call_user(spec: str, func: Any, func_name: str) -> Any:
     try:
-        mech = func()
+        return func()
     except Exception as exc:  # noqa: BLE001 - user code may raise anything: one line, exit 2
         raise _Usage(f"--module={spec!r}: {func_name}() raised {type(exc).__name__}: {exc}") from None
+
+
+def _module_mechanism(spec: str | None) -> Any:
+    """Import MOD:FUNC and call it: it must return a gdpproof.simulation.Mechanism."""
+    from .simulation import Mechanism
+
+    func, func_name = _import_function(spec)
+    mech = _call_user(str(spec), func, func_name)
     if not isinstance(mech, Mechanism):
         raise _Usage(f"--module={spec!r}: {func_name}() returned {type(mech).__name__}, not a "
                      "gdpproof.simulation.Mechanism")
     return mech
+
+
+def _audit_mechanism(args: argparse.Namespace) -> int:
+    from . import audit_mechanism
+
+    func, func_name = _import_function(args.module_spec)
+    got = _call_user(args.module_spec, func, func_name)
+    if not (isinstance(got, (tuple, list)) and len(got) in (2, 3) and all(callable(f) for f in got)):
+        raise _Usage(f"--module={args.module_spec!r}: {func_name}() must return (sample_p, sample_q) or "
+                     f"(sample_p, sample_q, score), callables; it returned {type(got).__name__}")
+    sample_p, sample_q, *rest = got
+    if args.claimed_mu is None and args.claimed_epsilon is None and args.claimed_delta is None:
+        raise _Usage("give a claim: --claimed-mu M, or --claimed-eps E with --claimed-delta D")
+    if args.claimed_mu is not None and (args.claimed_epsilon is not None or args.claimed_delta is not None):
+        raise _Usage(f"--claimed-mu={args.claimed_mu} cannot be combined with --claimed-eps/--claimed-delta: "
+                     "give exactly one claim")
+    if args.claimed_mu is None and (args.claimed_epsilon is None or args.claimed_delta is None):
+        raise _Usage("--claimed-eps and --claimed-delta go together (an (epsilon, delta) claim)")
+    samples = _int_option("--samples", args.samples)
+    seed = _int_option("--seed", args.seed, low=0)
+    workers = _int_option("--workers", args.workers)
+    flags = {"claimed_mu": "--claimed-mu", "claimed_epsilon": "--claimed-eps", "claimed_delta": "--claimed-delta",
+             "confidence": "--confidence", "samples": "--samples", "digits": "--digits"}
+    try:
+        report = audit_mechanism(sample_p, sample_q, samples=samples, seed=seed, claimed_mu=args.claimed_mu,
+                                 claimed_epsilon=args.claimed_epsilon, claimed_delta=args.claimed_delta,
+                                 score=rest[0] if rest else None, confidence=args.confidence,
+                                 digits=args.digits, workers=workers, progress=not args.json and samples >= 10**7)
+    except GdpproofError as exc:
+        msg = str(exc)
+        name = msg.partition("=")[0]
+        if name in flags:   # an argument: name it as typed
+            raise _Usage(flags[name] + msg[len(name):]) from None
+        raise _Usage(f"the mechanism from --module={args.module_spec!r}: {msg}") from None
+    except Exception as exc:  # noqa: BLE001 - user code may raise anything: one line, exit 2
+        raise _Usage(f"the mechanism from --module={args.module_spec!r} failed: {type(exc).__name__}: {exc}") from None
+    payload = report.as_dict()
+    payload["module"] = args.module_spec
+    _emit(args, payload, f"{'mechanism':<16}{args.module_spec}\n{report}")
+    return 1 if report.violation else 0
 
 
 def _simulate(args: argparse.Namespace) -> int:

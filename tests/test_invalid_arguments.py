@@ -16,6 +16,11 @@ from gdpproof.symbols import x as X
 G = gdpproof.gaussian(1)
 NON_SYMMETRIC = gdpproof.TradeOff((1 - gdpproof.symbols.alpha) ** 2, name="square")
 
+def _audit(sample_p=lambda rng, n: rng.standard_normal(n), **kwargs):
+    args = {"samples": 1000, "seed": 1, "claimed_mu": 1, **kwargs}
+    return gdpproof.audit_mechanism(sample_p, lambda rng, n: rng.standard_normal(n) + 1, **args)
+
+
 BAD = [
     # family parameters
     ("mu=-1", lambda: gdpproof.gaussian(-1), "mu", "-1"),
@@ -101,6 +106,26 @@ BAD = [
     ("verify_table extra_digits=0", lambda: gdpproof.verify_table("gdp_delta", extra_digits=0), "extra_digits", "0"),
     ("read_table source=missing", lambda: gdpproof.read_table("/nonexistent/t.csv"), "source",
      "/nonexistent/t.csv"),
+    # black-box audits (the samplers are never called: arguments are checked first)
+    ("audit samples=10", lambda: _audit(samples=10), "samples", "10"),
+    ("audit samples=1.5e4", lambda: _audit(samples=1.5e4), "samples", "15000.0"),
+    ("audit seed=None", lambda: _audit(seed=None), "seed", "None"),
+    ("audit seed=-1", lambda: _audit(seed=-1), "seed", "-1"),
+    ("audit confidence=1", lambda: _audit(confidence=1), "confidence", "1"),
+    ("audit confidence=nan", lambda: _audit(confidence=float("nan")), "confidence", "nan"),
+    ("audit claimed_mu=-1", lambda: _audit(claimed_mu=-1), "claimed_mu", "-1"),
+    ("audit claimed_mu=inf", lambda: _audit(claimed_mu=float("inf")), "claimed_mu", "inf"),
+    ("audit no claim", lambda: _audit(claimed_mu=None), "claimed_epsilon", "None"),
+    ("audit two claims", lambda: _audit(claimed_epsilon=1, claimed_delta=0), "claimed_mu", "1"),
+    ("audit claimed_epsilon=-1", lambda: _audit(claimed_mu=None, claimed_epsilon=-1, claimed_delta=0),
+     "claimed_epsilon", "-1"),
+    ("audit claimed_delta=1.5", lambda: _audit(claimed_mu=None, claimed_epsilon=1, claimed_delta=1.5),
+     "claimed_delta", "1.5"),
+    ("audit sample_p=3", lambda: _audit(sample_p=3), "sample_p", "3"),
+    ("audit score=3", lambda: _audit(score=3), "score", "3"),
+    ("audit thresholds=1", lambda: _audit(thresholds=1), "thresholds", "1"),
+    ("audit digits=0", lambda: _audit(digits=0), "digits", "0"),
+    ("audit workers=0", lambda: _audit(workers=0), "workers", "0"),
 ]
 
 

@@ -3,6 +3,8 @@
 from decimal import Decimal
 from fractions import Fraction
 
+import numpy as np
+
 import gdpproof
 
 f: gdpproof.TradeOff = gdpproof.gaussian(Fraction(1, 2))
@@ -29,3 +31,12 @@ upper: float = bracket.upper
 honest: gdpproof.HonestMu = comp.honest_mu()
 dp: gdpproof.DPSGDBracket = gdpproof.dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
 pair: tuple[gdpproof.Bound, gdpproof.ComposedLoss] = gdpproof.epsilon_bracket([(gdpproof.GaussianLoss(1), 3)], 1e-6)
+
+
+def _s(rng: "np.random.Generator", n: int) -> "np.ndarray":
+    return rng.standard_normal(n)
+
+
+audit: gdpproof.MechanismAudit = gdpproof.audit_mechanism(_s, _s, samples=1000, seed=1, claimed_mu=1)
+mu_low: gdpproof.Certified = audit.mu_low
+violated: bool = audit.violation

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import time
 from concurrent.futures import Executor
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,15 +34,54 @@ def _thresholds(mechanism: Mechanism, seed: np.random.SeedSequence, count: int) 
     return np.unique(np.quantile(pilot, np.linspace(0, 1, count + 2)[1:-1]))
 
 
-def _chunk(mechanism: Mechanism, seed: np.random.SeedSequence, n: int, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Counts #{s_P > tau} and #{s_Q <= tau} for one chunk of n samples under each law."""
+def _chunk(mechanism: Mechanism, seed: np.random.SeedSequence, n: int, thresholds: np.ndarray) -> np.ndarray:
+    """Counts #{s_P <= tau}, #{s_P < tau}, #{s_Q <= tau}, #{s_Q < tau} for one chunk of n samples
+    under each law (rows of a (4, K) array)."""
     rng = np.random.default_rng(seed)
     # sorting the chunk and locating the thresholds in it is faster than binning each draw
     sp = np.sort(mechanism.scores(rng, n, "P"))
     sq = np.sort(mechanism.scores(rng, n, "Q"))
-    above_p = n - np.searchsorted(sp, thresholds, side="right")   # #{s_P > tau}
-    below_q = np.searchsorted(sq, thresholds, side="right")       # #{s_Q <= tau}
-    return above_p.astype(np.int64), below_q.astype(np.int64)
+    return np.stack([np.searchsorted(sp, thresholds, side="right"), np.searchsorted(sp, thresholds, side="left"),
+                     np.searchsorted(sq, thresholds, side="right"), np.searchsorted(sq, thresholds, side="left")]
+                    ).astype(np.int64)
+
+
+def count_chunks(mechanism: Mechanism, seeds: Sequence[np.random.SeedSequence], sizes: Sequence[int],
+                 thresholds: np.ndarray, *, executor: Executor | None = None, workers: int | None = None,
+                 progress: bool = False, label: str = "simulate") -> np.ndarray:
+    """Summed counts of the statistic against ``thresholds`` over chunks (one seed and size each).
+
+    Returns a (4, K) int64 array: #{s_P <= tau}, #{s_P < tau}, #{s_Q <= tau}, #{s_Q < tau}.
+    Chunk i draws ``sizes[i]`` samples under each law from ``default_rng(seeds[i])``, in this
+    process (``executor`` None and ``workers`` None or 1), on ``executor``, or on a process pool of
+    ``workers`` processes made for the call.  Sums do not depend on where the chunks ran.
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidParameterError(f"workers={workers!r} must be a positive integer")
+    total = np.zeros((4, len(thresholds)), dtype=np.int64)
+    n_chunks = len(seeds)
+    start = time.perf_counter()
+    own = None
+    if executor is None and workers not in (None, 1) and n_chunks > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        own = executor = ProcessPoolExecutor(workers)
+    try:
+        if executor is None:
+            results: Any = (_chunk(mechanism, s, n, thresholds) for s, n in zip(seeds, sizes))
+        else:
+            results = executor.map(_chunk, [mechanism] * n_chunks, seeds, sizes, [thresholds] * n_chunks)
+        for i, counts in enumerate(results, 1):
+            total += counts
+            if progress:
+                rate = sum(sizes[:i]) * 2 / max(time.perf_counter() - start, 1e-9)
+                print(f"\r{label}: {i}/{n_chunks} chunks, {rate:,.0f} samples/s", end="", file=sys.stderr)
+    finally:
+        if own is not None:
+            own.shutdown()
+        if progress and n_chunks:
+            print(file=sys.stderr)
+    return total
 
 
 def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int = 1 << 15,
@@ -93,29 +133,7 @@ def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int =
     pilot, *children = root.spawn(1 + n_chunks)
     taus = _thresholds(mechanism, pilot, thresholds)
     sizes = [chunk_size] * (n_chunks - 1) + [samples - chunk_size * (n_chunks - 1)]
-    above = np.zeros(len(taus), dtype=np.int64)
-    below = np.zeros(len(taus), dtype=np.int64)
-    start = time.perf_counter()
-    own = None
-    if executor is None and workers not in (None, 1):
-        from concurrent.futures import ProcessPoolExecutor
-
-        own = executor = ProcessPoolExecutor(workers)
-    try:
-        if executor is None:
-            results: Any = (_chunk(mechanism, s, n, taus) for s, n in zip(children, sizes))
-        else:
-            results = executor.map(_chunk, [mechanism] * n_chunks, children, sizes, [taus] * n_chunks)
-        for i, (a, b) in enumerate(results, 1):
-            above += a
-            below += b
-            if progress:
-                rate = sum(sizes[:i]) * 2 / max(time.perf_counter() - start, 1e-9)
-                print(f"\rsimulate: {i}/{n_chunks} chunks, {rate:,.0f} samples/s", end="", file=sys.stderr)
-    finally:
-        if own is not None:
-            own.shutdown()
-        if progress:
-            print(file=sys.stderr)
+    counts = count_chunks(mechanism, children, sizes, taus, executor=executor, workers=workers, progress=progress)
+    above, below = samples - counts[0], counts[2]   # #{s_P > tau}, #{s_Q <= tau}
     return EmpiricalCurve(mechanism.name, taus, above / samples, below / samples, samples, samples,
                           float(confidence), bool(mechanism.exact))

@@ -289,3 +289,81 @@ def test_simulate_module_with_workers_and_user_errors(capsys):
     code, _, err = run(capsys, "simulate", "randomized-response", "--eps", "1", "--sensitivity", "5",
                        "--samples", "10", "--seed", "1")
     assert code == 2 and "--sensitivity=5 does not apply" in err
+
+
+EXAMPLE = "examples/audit_gaussian_mechanism.py"
+
+
+def test_audit_mechanism_example(capsys):
+    # the correct mechanism (1-GDP) passes: a false violation has probability <= 1e-6 (the audit's
+    # confidence).  The buggy one is the clip-after-noise mechanism of
+    # tests/audit/test_mechanisms.py::test_clipping_after_noise_is_caught at the same sample size,
+    # whose computed bound puts a miss at probability <= 1e-7 for any seed.
+    code, out, _ = run(capsys, "audit", "mechanism", "--module", f"{EXAMPLE}:correct", "--claimed-mu", "1",
+                       "--samples", "40000", "--seed", "1")
+    assert code == 0 and "no evidence of violation at this sample size" in out and "mu_low" in out
+    code, out, _ = run(capsys, "audit", "mechanism", "--module", f"{EXAMPLE}:buggy", "--claimed-mu", "1",
+                       "--samples", "40000", "--seed", "1", "--json")
+    obj = json.loads(out)
+    assert code == 1 and obj["verdict"] == "violation" and obj["violation"] is True
+    assert obj["module"] == f"{EXAMPLE}:buggy" and float(obj["mu_low"]) > 1 and obj["rounding"]["mu_low"] == "down"
+    assert obj["digits"] == 6 and obj["certified"]["mu_low"] == "arb"
+    assert all(isinstance(v, (str, bool, dict, int, type(None))) for v in obj.values())
+    assert not any(isinstance(v, float) for v in obj.values())
+
+
+def test_audit_mechanism_eps_delta_workers_and_score(capsys):
+    # an (eps, delta) claim the 1-GDP mechanism satisfies (delta_1(1) = 0.1269..): passes, false
+    # violation <= 1e-6; the same run on two workers gives the same JSON
+    argv = ["audit", "mechanism", "--module", "tests.audit.samplers:with_score", "--claimed-eps", "1",
+            "--claimed-delta", "0.127", "--samples", "70000", "--seed", "4", "--json"]
+    code, out, _ = run(capsys, *argv)
+    code2, out2, _ = run(capsys, *argv, "--workers", "2")
+    obj = json.loads(out)
+    assert code == 0 == code2 and out == out2 and obj["score"] == "the caller's score function"
+    assert obj["claimed_delta"] == "0.127" and obj["delta_low"] is not None
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    ([], "give a claim"),
+    (["--claimed-mu", "1", "--claimed-eps", "1"], "cannot be combined"),
+    (["--claimed-eps", "1"], "go together"),
+    (["--claimed-mu", "-1"], "--claimed-mu='-1' must be >= 0"),
+    (["--claimed-mu", "abc"], "--claimed-mu='abc' is not a number"),
+    (["--claimed-eps", "1", "--claimed-delta", "2"], "--claimed-delta='2' must be in [0, 1]"),
+    (["--claimed-mu", "1", "--samples", "10"], "--samples=10 must be an integer >= 1000"),
+    (["--claimed-mu", "1", "--confidence", "1"], "--confidence='1' must be in (0, 1)"),
+    (["--claimed-mu", "1", "--digits", "0"], "--digits=0 must be an integer from 1 to 30"),
+    (["--claimed-mu", "1", "--seed", "-3"], "--seed='-3' must be an integer >= 0"),
+])
+def test_audit_mechanism_bad_options(capsys, argv, needle):
+    argv = ["audit", "mechanism", "--module", f"{EXAMPLE}:correct", *argv]
+    if "--seed" not in argv:
+        argv += ["--seed", "1"]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and needle in err and "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("spec", "needle"), [
+    ("examples/no_such_file.py:f", "no such file"),
+    (f"{EXAMPLE}:nope", "has no function nope"),
+    ("tests.audit.samplers:not_a_pair", "must return (sample_p, sample_q) or (sample_p, sample_q, score)"),
+    ("tests.audit.samplers:wrong_shape", "sample_q returned shape (19999,) for n=20000"),
+    ("tests.audit.samplers:broken_sampler", "failed: RuntimeError: broken sampler"),
+    ("tests.audit.samplers:broken_factory", "broken_factory() raised ValueError: no mechanism today"),
+])
+def test_audit_mechanism_bad_modules(capsys, spec, needle):
+    code, _, err = run(capsys, "audit", "mechanism", "--module", spec, "--claimed-mu", "1", "--samples", "40000",
+                       "--seed", "1")
+    assert code == 2 and needle in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_audit_mechanism_module_that_fails_to_import(capsys, tmp_path):
+    bad = tmp_path / "bad_mechanism_module.py"
+    bad.write_text("import numpy\nraise ImportError('missing dependency xyz')\n")
+    code, _, err = run(capsys, "audit", "mechanism", "--module", f"{bad}:f", "--claimed-mu", "1", "--seed", "1")
+    assert code == 2 and "cannot import" in err and "missing dependency xyz" in err and "Traceback" not in err
+    clash = tmp_path / "json.py"
+    clash.write_text("def f():\n    pass\n")
+    code, _, err = run(capsys, "audit", "mechanism", "--module", f"{clash}:f", "--claimed-mu", "1", "--seed", "1")
+    assert code == 2 and "already taken" in err

@@ -1,0 +1,624 @@
+"""Black-box audit of a mechanism's privacy claim: a lower bound on its mu from samples.
+
+Given samplers of M(S) and M(S') for neighbouring S, S', the audit finds a test that tells the
+two apart and bounds its error rates from above with Clopper–Pearson intervals; by the
+definition of f-DP (Dong, Roth & Su 2022, Def. 2.3) the true error pair of any test lies on or
+above the mechanism's trade-off curve, so the bounded pair shows how private the mechanism can
+at most be.
+
+The statistics, in order:
+
+1. Each data set's ``samples`` outputs are split in two halves drawn from independent seeds: the
+   *selection* half chooses the test, the *estimation* half measures it.  Because the halves are
+   independent, everything chosen on the first is a fixed test for the second, and no
+   correction for the search is needed beyond the two one-sided bounds below.
+2. The test thresholds a scalar score s of the output: "reject S when s > tau" (direction
+   ``greater``) or "when s < tau" (``less``).  The score is the output itself for scalar
+   outputs, the caller's ``score`` callable if given, and otherwise, for vector outputs, the
+   linear score <w, x> with w the difference of the means of M(S') and M(S) on the pilot (the
+   first chunk of the selection half).
+3. Candidate thresholds are quantiles of the pooled pilot scores (every atom when the scores
+   take at most ``thresholds`` values).  On the whole selection half each candidate and each
+   direction is scored by the criterion the estimation will face: the mu (or, for an
+   (epsilon, delta) claim, the delta lower bound) computed from Clopper–Pearson upper bounds of
+   its counts rescaled to the estimation half's size.  Penalising by the interval, not ranking
+   point estimates, keeps the choice away from far tails where few samples fall.
+4. On the estimation half the chosen test's false positives k_P (outputs of M(S) rejected) and
+   false negatives k_Q (outputs of M(S') accepted) are counted, and FPR <= a_up, FNR <= b_up are
+   one-sided Clopper–Pearson upper bounds, each failing with probability g = (1 - confidence)/2
+   (a union bound over the two: the whole statement holds with probability >= confidence).
+   a_up solves P(Binomial(n, a_up) <= k) = g; it is found in floating point, rounded *up* to 10
+   significant digits and then *proven* to satisfy P(Binomial(n, a_up) <= k) <= g by the
+   regularized incomplete beta function in ball arithmetic (python-flint's arb), so it is a
+   valid upper bound whatever the floating-point error.
+5. mu_low = max(0, Phi^{-1}(1 - a_up) - Phi^{-1}(b_up)), certified and rounded down
+   (``gdpproof.mu_from_error_rates(..., rounding="down")``).  If the mechanism is mu-GDP, its
+   test's errors (a, b) satisfy b >= G_mu(a) and a <= a_up, b <= b_up, so
+   b_up >= G_mu(a_up) and mu_low <= mu: P(mu_low > true mu) <= 1 - confidence.
+
+Claims.  A mu-GDP claim is violated when mu_low > mu.  An (epsilon, delta)-DP claim says the
+trade-off curve lies above f_{eps,delta}(a) = max{0, 1 - delta - e^eps a, e^-eps (1 - delta - a)}
+(DRS Prop. 2.5); it is violated when the bounded point lies below that curve, that is when
+delta_low = max{0, 1 - e^eps a_up - b_up, 1 - a_up - e^eps b_up} > delta.  (Comparing mu_low
+with ``mu_from_epsilon_delta(eps, delta)`` would be wrong: that is the largest mu whose G_mu is
+(eps, delta)-DP, but an (eps, delta)-DP mechanism need not be mu-GDP for it, nor for any finite
+mu when delta > 0; randomized response with parameter eps is (eps, 0)-DP and 1.2-GDP at
+eps = 1, while mu_from_epsilon_delta(1, 0) = 0.)  Both verdicts are false alarms with
+probability at most 1 - confidence when the claim is true.
+
+"The mu it could have detected" (``detectable_mu``) is the smallest shift m for which a pair of
+scores N(0, 1) against N(m, 1) is flagged when the estimation counts of its best threshold equal
+their expectations.  To first order in 1/sqrt(n) (the criterion is smooth and monotone in two
+independent, nearly normal counts) that pair is flagged with probability 1/2; selection noise
+makes it slightly less.  It is computed, not guessed: a bisection on m over the same
+Clopper–Pearson criterion, with the threshold chosen exactly.
+
+Chunks are seeded from ``numpy.random.SeedSequence(seed)`` and counted with the Monte Carlo
+layer's runner, so the result is the same whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, cast
+
+import flint
+import numpy as np
+from scipy.special import betainccinv, ndtr, ndtri
+
+from .._args import nonnegative, probability
+from ..errors import InvalidParameterError, PrecisionError
+from ..numeric._mp import arb_endpoints, arb_precision
+from ..numeric.certify import Certified, certify_enclosure, round_fraction
+from ..numeric.solve import mu_from_error_rates
+from ..simulation.mechanisms import Mechanism
+from ..simulation.runner import count_chunks
+
+__all__ = ["MechanismAudit", "audit_mechanism"]
+
+Sampler = Callable[[np.random.Generator, int], Any]
+
+#: Outputs drawn per data set in one chunk (the pilot is the first chunk of the selection half).
+CHUNK_SIZE = 1 << 15
+#: Fewest outputs per data set: 500 in each half.
+MIN_SAMPLES = 1000
+#: Significant digits of the Clopper–Pearson bounds (rounded up).
+_CP_DIGITS = 10
+
+VIOLATION = "violation"
+NO_EVIDENCE = "no evidence of violation at this sample size"
+
+
+# --------------------------------------------------------------------------------------------
+# Clopper–Pearson bounds
+
+
+def _cp_float(k: np.ndarray, n: float, failure: float) -> np.ndarray:
+    """Floating-point one-sided Clopper–Pearson upper bounds for (possibly fractional) counts k."""
+    k = np.asarray(k, dtype=float)
+    inside = k < n
+    kk = np.where(inside, k, 0.0)
+    with np.errstate(all="ignore"):
+        u = betainccinv(kk + 1.0, np.maximum(n - kk, 1e-300), failure)
+    return np.where(inside, u, 1.0)
+
+
+def _binomial_cdf_at_most(k: int, n: int, p: Decimal, failure: Fraction) -> bool | None:
+    """Is P(Binomial(n, p) <= k) <= failure?  Proven in ball arithmetic; None if undecided."""
+    target = Fraction(failure)
+    for bits in (64, 128, 256, 512):
+        with arb_precision(bits):
+            tail = 1 - flint.arb(str(p)).beta_lower(k + 1, n - k, regularized=1)  # = P(Bin <= k)
+            ends = arb_endpoints(tail)
+        if ends is None:
+            continue
+        if ends[1] <= target:
+            return True
+        if ends[0] > target:
+            return False
+    return None
+
+
+def clopper_pearson_upper(k: int, n: int, failure: Fraction) -> Decimal:
+    """A proven one-sided upper confidence bound on a binomial proportion.
+
+    The smallest decimal u found with 10 significant digits, rounded up, such that
+    P(Binomial(n, u) <= k) <= failure; so P(p > u) <= failure for the true p when k is drawn
+    from Binomial(n, p) (Clopper & Pearson 1934).  k = n gives 1.
+    """
+    if k >= n:
+        return Decimal(1)
+    u = float(betainccinv(k + 1, n - k, float(failure)))
+    for slack in (1e-12, 1e-9, 1e-6, 1e-3):
+        m, e = round_fraction(Fraction(min(1.0, u * (1 + slack) + 1e-300)), _CP_DIGITS, "up")
+        cand = min(_decimal(m, e), Decimal(1))
+        if cand == 1 or _binomial_cdf_at_most(k, n, cand, failure):
+            return cand
+    raise PrecisionError(f"could not prove a Clopper-Pearson bound for k={k}, n={n}")  # pragma: no cover
+
+
+# --------------------------------------------------------------------------------------------
+# The mechanism as a sampler of scores
+
+
+def _check_outputs(name: str, out: Any, n: int, dim: int | None) -> np.ndarray:
+    try:
+        arr = np.asarray(out, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} returned {type(out).__name__}, not an array of numbers "
+                                    f"(it must return n outputs: shape (n,) or (n, d))") from None
+    if arr.ndim not in (1, 2) or arr.shape[0] != n or (arr.ndim == 2 and arr.shape[1] < 1):
+        raise InvalidParameterError(f"{name} returned shape {arr.shape} for n={n} "
+                                    "(it must return n outputs: shape (n,) or (n, d))")
+    if dim is not None and (arr.shape[1:] or (0,))[0] != dim:
+        raise InvalidParameterError(f"{name} returned shape {arr.shape} for n={n}, but earlier outputs had "
+                                    f"{'scalar outputs' if dim == 0 else f'dimension {dim}'}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidParameterError(f"{name} returned non-finite outputs (NaN or infinity)")
+    return arr
+
+
+class _BlackBox(Mechanism):
+    """A mechanism given by two samplers, scored by a callable, a direction or the output."""
+
+    exact = False
+
+    def __init__(self, sample_p: Sampler, sample_q: Sampler, score: Callable[[Any], Any] | None,
+                 direction: np.ndarray | None, dim: int | None) -> None:
+        self.sample_p, self.sample_q, self.score, self.direction, self.dim = sample_p, sample_q, score, direction, dim
+        self.name = "black box"
+
+    def outputs(self, rng: np.random.Generator, n: int, law: str) -> np.ndarray:
+        name = "sample_p" if law == "P" else "sample_q"
+        return _check_outputs(name, (self.sample_p if law == "P" else self.sample_q)(rng, n), n, self.dim)
+
+    def score_of(self, out: np.ndarray) -> np.ndarray:
+        if self.score is not None:
+            raw = self.score(out)
+            try:
+                s = np.asarray(raw, dtype=float)
+            except (TypeError, ValueError):
+                raise InvalidParameterError(f"score returned {type(raw).__name__}, not an array of numbers") from None
+            if s.shape != (len(out),):
+                raise InvalidParameterError(f"score returned shape {s.shape} for {len(out)} outputs "
+                                            f"(it must return one number per output: shape ({len(out)},))")
+            if np.isnan(s).any():
+                raise InvalidParameterError("score returned NaN")
+            return s
+        if out.ndim == 2:
+            return out @ self.direction
+        return out
+
+    def scores(self, rng: np.random.Generator, n: int, law: str) -> np.ndarray:
+        """Scores of n outputs under ``law``."""
+        return self.score_of(self.outputs(rng, n, law))
+
+
+# --------------------------------------------------------------------------------------------
+# The report
+
+
+def _decimal(m: int, e: int) -> Decimal:
+    """m * 10**e exactly (Decimal arithmetic would round to the context's precision)."""
+    return Decimal(f"{m}E{e}")
+
+
+def _dec(x: Fraction | Decimal | None) -> str | None:
+    """A number as a decimal string: exact when it terminates, else 30 significant digits."""
+    if x is None:
+        return None
+    if isinstance(x, Decimal):
+        return str(x)
+    d = x.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    if d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
+        k = 0
+        while 10**k % x.denominator:
+            k += 1
+        return str(_decimal(x.numerator * (10**k // x.denominator), -k))
+    m, e = round_fraction(x, 30, "nearest")
+    return str(_decimal(m, e))
+
+
+@dataclass(frozen=True, slots=True)
+class MechanismAudit:
+    """The result of :func:`audit_mechanism`.
+
+    Attributes
+    ----------
+    verdict : str
+        ``"violation"`` or ``"no evidence of violation at this sample size"``.
+    violation : bool
+        The verdict as a bool.  A true claim is called a violation with probability at most
+        1 - ``confidence``.
+    claim : str
+        The claim audited, in words.
+    claimed_mu, claimed_epsilon, claimed_delta : Fraction or None
+        The claim: a mu-GDP claim sets ``claimed_mu``; an (epsilon, delta) claim the other two.
+    mu_low : Certified
+        Lower confidence bound on the mechanism's tightest mu, rounded down:
+        max(0, Phi^{-1}(1 - fpr_upper) - Phi^{-1}(fnr_upper)).  P(mu_low > mu) <= 1 - confidence.
+    delta_low : Certified or None
+        For an (epsilon, delta) claim, a lower confidence bound on the delta the mechanism needs at
+        the claimed epsilon, rounded down; the claim is violated when delta_low > claimed_delta.
+    detectable_mu : Decimal
+        The mu of a Gaussian pair of scores this sample size flags with probability about 1/2
+        (module docstring), 3 significant digits rounded up; Infinity if none is flagged.
+    threshold, direction : float, str
+        The test: reject S when the score is greater (``"greater"``) or less (``"less"``) than
+        ``threshold``.
+    score : str
+        How outputs became scores.
+    false_positives, false_negatives : int
+        Outputs of M(S) rejected and outputs of M(S') accepted, out of ``estimation_samples`` each.
+    fpr_upper, fnr_upper : Decimal
+        Their proven Clopper–Pearson upper bounds (10 digits, rounded up), each failing with
+        probability (1 - confidence)/2.
+    samples, selection_samples, estimation_samples : int
+        Outputs per data set, and the two halves.
+    seed : int
+    confidence : Fraction
+
+    Examples
+    --------
+    >>> import numpy as np, gdpproof
+    >>> r = gdpproof.audit_mechanism(lambda rng, n: rng.standard_normal(n),
+    ...                              lambda rng, n: rng.standard_normal(n) + 2.0,
+    ...                              samples=20_000, seed=1, claimed_mu=1)
+    >>> r.verdict, r.mu_low > 1
+    ('violation', True)
+    """
+
+    verdict: str
+    violation: bool
+    claim: str
+    claimed_mu: Fraction | None
+    claimed_epsilon: Fraction | None
+    claimed_delta: Fraction | None
+    mu_low: Certified
+    delta_low: Certified | None
+    detectable_mu: Decimal
+    threshold: float
+    direction: str
+    score: str
+    false_positives: int
+    false_negatives: int
+    fpr_upper: Decimal
+    fnr_upper: Decimal
+    samples: int
+    selection_samples: int
+    estimation_samples: int
+    seed: int
+    confidence: Fraction
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as a dict of JSON-ready values (numbers as decimal strings), with ``digits``
+        and ``certified`` (the methods) beside them."""
+        out: dict[str, Any] = {}
+        for k, v in asdict(self).items():
+            if isinstance(v, (Fraction, Decimal)):
+                v = _dec(v)
+            elif isinstance(v, float):
+                v = repr(v)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                v = str(v)
+            out[k] = v
+        out["digits"] = self.mu_low.digits
+        out["rounding"] = {"mu_low": "down", "delta_low": "down", "fpr_upper": "up", "fnr_upper": "up",
+                           "detectable_mu": "up"}
+        out["certified"] = {"mu_low": self.mu_low.method, "fpr_upper": "clopper-pearson, proven in arb",
+                            "fnr_upper": "clopper-pearson, proven in arb",
+                            "detectable_mu": "approximate (expected counts)"}
+        return out
+
+    def to_json(self) -> str:
+        """One JSON object (numbers as decimal strings)."""
+        return json.dumps(self.as_dict(), sort_keys=True)
+
+    def __str__(self) -> str:
+        n2 = self.estimation_samples
+        sign = ">" if self.direction == "greater" else "<"
+        conf = _dec(self.confidence)
+        lines = [
+            ("claim", self.claim),
+            ("verdict", self.verdict),
+            ("mu_low", f"{self.mu_low}   (lower bound on the mechanism's mu at confidence {conf}, rounded down)"),
+        ]
+        if self.delta_low is not None:
+            lines.append(("delta_low", f"{self.delta_low}   (lower bound on the delta it needs at eps = "
+                                       f"{_dec(self.claimed_epsilon)}, rounded down)"))
+        lines += [
+            ("detectable mu", f"{self.detectable_mu}   (a Gaussian pair with this mu is flagged with probability "
+                              "about 1/2)"),
+            ("test", f"reject S when score {sign} {self.threshold:.6g}   (score: {self.score})"),
+            ("false positives", f"{self.false_positives:,} of {n2:,}   FPR <= {self.fpr_upper}"),
+            ("false negatives", f"{self.false_negatives:,} of {n2:,}   FNR <= {self.fnr_upper}   "
+                                "(Clopper-Pearson, one-sided)"),
+            ("samples", f"{self.samples:,} per data set ({self.selection_samples:,} choose the test, "
+                        f"{n2:,} measure it), seed {self.seed}"),
+        ]
+        return "\n".join(f"{k:<16}{v}" for k, v in lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Criteria: how far an error pair (a, b), both upper bounds, is from the claim
+
+
+def _mu_criterion(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return -ndtri(a) - ndtri(b)
+
+
+def _delta_criterion(eps: float) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    e = math.exp(min(eps, 700.0))
+
+    def crit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.maximum(1 - e * a - b, 1 - a - e * b)
+
+    return crit
+
+
+def _detectable_mu(n: int, failure: float, crit: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                   level: float, start: float) -> float:
+    """The smallest shift m whose N(0,1)-vs-N(m,1) pair is flagged at expected counts (see module)."""
+    alphas = np.geomspace(1e-15, 0.5, 300)   # the pair is symmetric: a <= 1/2 or its mirror covers every test
+    taus = -ndtri(alphas)
+    a_up = _cp_float(n * alphas, n, failure)
+
+    def flagged(m: float) -> bool:
+        b_up = _cp_float(n * ndtr(taus - m), n, failure)
+        return bool(np.max(crit(a_up, b_up)) > level)
+
+    lo, hi = (0.0, start) if flagged(start) else (start, max(2 * start, 1.0))
+    while not flagged(hi):
+        lo, hi = hi, 2 * hi
+        if hi > 64:
+            return math.inf
+    for _ in range(60):
+        if hi - lo <= 1e-4 * hi:
+            break
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if flagged(mid) else (mid, hi)
+    return hi
+
+
+def _round_up_3(x: float) -> Decimal:
+    if math.isinf(x):
+        return Decimal("Infinity")
+    m, e = round_fraction(Fraction(x), 3, "up")
+    return _decimal(m, e)
+
+
+def _delta_low(eps: Fraction, a: Decimal, b: Decimal, digits: int) -> Certified:
+    """max(0, 1 - e^eps a - b, 1 - a - e^eps b), certified, rounded down."""
+    fa, fb = Fraction(a), Fraction(b)
+
+    def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
+        e = flint.arb(flint.fmpq(eps.numerator, eps.denominator)).exp()
+        x, y = flint.arb(flint.fmpq(fa.numerator, fa.denominator)), flint.arb(flint.fmpq(fb.numerator, fb.denominator))
+        ends = [arb_endpoints(1 - e * x - y), arb_endpoints(1 - x - e * y)]
+        if ends[0] is None or ends[1] is None:
+            return None
+        return max(Fraction(0), ends[0][0], ends[1][0]), max(Fraction(0), ends[0][1], ends[1][1])
+
+    return certify_enclosure(enclose, digits=digits, rounding="down", what="delta lower bound")
+
+
+# --------------------------------------------------------------------------------------------
+# The audit
+
+
+def _errors(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(false positives, false negatives) of "reject when s > tau", then of "reject when s < tau"."""
+    p_le, p_lt, q_le, q_lt = counts
+    return n - p_le, q_le, p_lt, n - q_lt
+
+
+def _split(total: int, chunk: int) -> list[int]:
+    k = -(-total // chunk)
+    return [chunk] * (k - 1) + [total - chunk * (k - 1)]
+
+
+def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed: int,
+                    claimed_mu: Any = None, claimed_epsilon: Any = None, claimed_delta: Any = None,
+                    score: Callable[[Any], Any] | None = None, confidence: Any = "0.999999",
+                    thresholds: int = 512, digits: int = 6, executor: Executor | None = None,
+                    workers: int | None = None, progress: bool = False) -> MechanismAudit:
+    r"""Audit a black-box mechanism's mu-GDP or (epsilon, delta)-DP claim from samples.
+
+    .. math:: \mu_{low} = \max\{0, \Phi^{-1}(1 - \mathrm{FPR}_{up}) - \Phi^{-1}(\mathrm{FNR}_{up})\}
+
+    where FPR_up and FNR_up are proven Clopper–Pearson upper bounds of one test's error rates
+    measured on samples independent of those that chose it (module docstring).
+
+    Parameters
+    ----------
+    sample_p, sample_q : callable
+        ``sample_p(rng, n)`` returns n outputs of M(S), ``sample_q(rng, n)`` of M(S'), for a
+        ``numpy.random.Generator`` rng: an array of shape (n,) (scalar outputs) or (n, d), finite.
+        All their randomness must come from rng (then the result is a function of ``seed``).
+        For ``workers`` > 1 they must be picklable (module-level functions).
+    samples : int
+        Outputs per data set, at least 1000; half choose the test, half measure it.
+    seed : int
+        Seed (>= 0) of ``numpy.random.SeedSequence``: required, runs are reproducible.
+    claimed_mu : real, optional
+        The claim "M is mu-GDP" (mu >= 0).
+    claimed_epsilon, claimed_delta : real, optional
+        The claim "M is (epsilon, delta)-DP" (epsilon >= 0, delta in [0, 1]).  Exactly one of
+        the two claim forms must be given.
+    score : callable, optional
+        ``score(outputs)`` returns one number per output (larger or smaller: both directions are
+        tried).  Default: the output for scalar outputs; for vector outputs the projection on
+        the difference of the means of M(S') and M(S) on the pilot (the first 32,768 outputs per
+        data set of the selection half).
+    confidence : real in (0, 1)
+        The probability that the bounds hold (default 1 - 1e-6): a true claim is called a
+        violation with probability at most 1 - confidence.
+    thresholds : int
+        Candidate thresholds (quantiles of the pilot scores), at least 2.
+    digits : int
+        Significant digits of ``mu_low`` and ``delta_low`` (rounded down).
+    executor, workers, progress
+        Where the chunks run (as :func:`gdpproof.simulation.simulate`); a progress line on stderr.
+
+    Returns
+    -------
+    MechanismAudit
+        ``mu_low`` rounded down; ``verdict`` "violation" when mu_low > claimed_mu (or
+        delta_low > claimed_delta), else "no evidence of violation at this sample size", with the
+        ``detectable_mu`` of this sample size.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad arguments, or a sampler or score returning outputs of the wrong shape, non-finite
+        outputs or NaN scores (the message names the sampler).  Exceptions raised inside the
+        caller's samplers propagate unchanged.
+
+    References
+    ----------
+    Dong, Roth & Su (2022), Gaussian differential privacy, JRSS B, Def. 2.3 and Prop. 2.5;
+    Clopper & Pearson (1934), Biometrika 26(4); Jagielski, Ullman & Oprea (2020), Auditing
+    differentially private machine learning, NeurIPS (error rates to privacy lower bounds).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> def p(rng, n): return rng.standard_normal(n)          # M(S): query 0 + N(0, 1)
+    >>> def q(rng, n): return rng.standard_normal(n) + 1.0    # M(S'): query 1 + N(0, 1)
+    >>> r = gdpproof.audit_mechanism(p, q, samples=20_000, seed=3, claimed_mu=1)
+    >>> r.verdict, r.mu_low <= 1
+    ('no evidence of violation at this sample size', True)
+    >>> gdpproof.audit_mechanism(p, q, samples=20_000, seed=3, claimed_epsilon=1, claimed_delta="0.01").verdict
+    'violation'
+    """
+    for label, sampler in (("sample_p", sample_p), ("sample_q", sample_q)):
+        if not callable(sampler):
+            raise InvalidParameterError(f"{label}={sampler!r} must be callable: sampler(rng, n) returning n outputs")
+    if score is not None and not callable(score):
+        raise InvalidParameterError(f"score={score!r} must be callable (or None)")
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < MIN_SAMPLES:
+        raise InvalidParameterError(f"samples={samples!r} must be an integer >= {MIN_SAMPLES} (outputs per data set)")
+    if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidParameterError(f"seed={seed!r} must be an integer >= 0 (runs are reproducible)")
+    if isinstance(thresholds, bool) or not isinstance(thresholds, (int, np.integer)) or thresholds < 2:
+        raise InvalidParameterError(f"thresholds={thresholds!r} must be an integer >= 2")
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 30:
+        raise InvalidParameterError(f"digits={digits!r} must be an integer from 1 to 30")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidParameterError(f"workers={workers!r} must be a positive integer (or None)")
+    conf = probability("confidence", confidence, symbolic=False)
+    if conf in (0, 1):
+        raise InvalidParameterError(f"confidence={confidence!r} must be in (0, 1)")
+    if claimed_mu is not None:
+        if claimed_epsilon is not None or claimed_delta is not None:
+            raise InvalidParameterError(f"claimed_mu={claimed_mu!r} cannot be given with claimed_epsilon or "
+                                        "claimed_delta: give exactly one claim")
+        mu_claim = nonnegative("claimed_mu", claimed_mu, symbolic=False)
+        eps_claim = delta_claim = None
+    else:
+        if claimed_epsilon is None or claimed_delta is None:
+            raise InvalidParameterError(f"claimed_epsilon={claimed_epsilon!r}, claimed_delta={claimed_delta!r}: give "
+                                        "exactly one claim, claimed_mu or both claimed_epsilon and claimed_delta")
+        eps_claim = nonnegative("claimed_epsilon", claimed_epsilon, symbolic=False)
+        delta_claim = probability("claimed_delta", claimed_delta, symbolic=False)
+        mu_claim = None
+    samples, seed = int(samples), int(seed)
+    confidence_f = Fraction(int(conf.p), int(conf.q))
+    failure = (1 - confidence_f) / 2
+    n1 = samples // 2
+    n2 = samples - n1
+
+    root = np.random.SeedSequence(seed)
+    sel_sizes, est_sizes = _split(n1, CHUNK_SIZE), _split(n2, CHUNK_SIZE)
+    sel_seeds = root.spawn(len(sel_sizes))
+    est_seeds = root.spawn(len(est_sizes))
+
+    # the pilot: the first selection chunk fixes the shape, the linear direction and the candidates
+    probe = _BlackBox(sample_p, sample_q, score, None, None)
+    rng = np.random.default_rng(sel_seeds[0])
+    op, oq = probe.outputs(rng, sel_sizes[0], "P"), probe.outputs(rng, sel_sizes[0], "Q")
+    if op.ndim != oq.ndim or op.shape[1:] != oq.shape[1:]:
+        raise InvalidParameterError(f"sample_p returned shape {op.shape} but sample_q returned shape {oq.shape}: "
+                                    "the two data sets' outputs must have the same shape")
+    dim = op.shape[1] if op.ndim == 2 else 0
+    direction = None
+    if score is not None:
+        how = "the caller's score function"
+    elif dim:
+        direction = oq.mean(axis=0) - op.mean(axis=0)
+        how = (f"linear, along the difference of the means on the pilot ({sel_sizes[0]:,} outputs per data set; "
+               f"d = {dim})")
+    else:
+        how = "the output"
+    mech = _BlackBox(sample_p, sample_q, score, direction, dim)
+    pooled = np.concatenate([mech.score_of(op), mech.score_of(oq)])
+    pooled = pooled[np.isfinite(pooled)]
+    atoms = np.unique(pooled)
+    if len(atoms) <= thresholds:
+        taus = atoms if len(atoms) else np.zeros(1)
+    else:
+        tail = np.geomspace(1.0 / len(pooled), 0.05, thresholds // 8)
+        levels = np.unique(np.concatenate([np.linspace(0, 1, thresholds - 2 * len(tail) + 2)[1:-1], tail, 1 - tail]))
+        taus = np.unique(np.quantile(pooled, levels))
+
+    def frac(v: Any) -> Fraction | None:
+        return None if v is None else Fraction(int(v.p), int(v.q))
+
+    mu_f, eps_f, delta_f = frac(mu_claim), frac(eps_claim), frac(delta_claim)
+    # exactly one claim form was checked above: without mu, epsilon and delta are both given
+    eps_x, delta_x = cast(Fraction, eps_f), cast(Fraction, delta_f)
+    crit: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    if mu_f is not None:
+        crit, level = _mu_criterion, float(mu_f)
+        claim = f"mu-GDP with mu = {_dec(mu_f)}"
+    else:
+        crit, level = _delta_criterion(float(eps_x)), float(delta_x)
+        claim = f"(epsilon, delta)-DP with epsilon = {_dec(eps_x)}, delta = {_dec(delta_x)}"
+    ffail = float(failure)
+
+    sel = count_chunks(mech, sel_seeds, sel_sizes, taus, executor=executor, workers=workers, progress=progress,
+                       label="audit (selection)")
+    sfp_g, sfn_g, sfp_l, sfn_l = _errors(sel, n1)
+    scale = n2 / n1
+    values = np.concatenate([crit(_cp_float(sfp_g * scale, n2, ffail), _cp_float(sfn_g * scale, n2, ffail)),
+                             crit(_cp_float(sfp_l * scale, n2, ffail), _cp_float(sfn_l * scale, n2, ffail))])
+    values = np.where(np.isnan(values), -np.inf, values)
+    best = int(np.argmax(values))
+    side = "greater" if best < len(taus) else "less"
+    tau = float(taus[best % len(taus)])
+
+    est = count_chunks(mech, est_seeds, est_sizes, np.array([tau]), executor=executor, workers=workers,
+                       progress=progress, label="audit (estimation)")
+    fp_g, fn_g, fp_l, fn_l = (int(x[0]) for x in _errors(est, n2))
+    fp, fn = (fp_g, fn_g) if side == "greater" else (fp_l, fn_l)
+    a_up = clopper_pearson_upper(fp, n2, failure)
+    b_up = clopper_pearson_upper(fn, n2, failure)
+    mu_low = mu_from_error_rates(str(a_up), str(b_up), digits=digits, rounding="down")
+    delta_low = None
+    if mu_f is not None:
+        violation = mu_low.to_fraction() > mu_f if mu_low.is_finite() else True
+        detect = _detectable_mu(n2, ffail, crit, level, max(level, 1e-3))
+    else:
+        delta_low = _delta_low(eps_x, a_up, b_up, digits)
+        violation = delta_low.to_fraction() > delta_x
+        detect = _detectable_mu(n2, ffail, crit, level, 1e-3)
+    if progress:
+        print(f"audit: {'violation' if violation else 'no violation found'}", file=sys.stderr)
+    return MechanismAudit(
+        verdict=VIOLATION if violation else NO_EVIDENCE, violation=bool(violation), claim=claim,
+        claimed_mu=mu_f, claimed_epsilon=eps_f, claimed_delta=delta_f,
+        mu_low=mu_low, delta_low=delta_low, detectable_mu=_round_up_3(detect), threshold=tau, direction=side,
+        score=how, false_positives=fp, false_negatives=fn, fpr_upper=a_up, fnr_upper=b_up, samples=samples,
+        selection_samples=n1, estimation_samples=n2, seed=seed, confidence=confidence_f)

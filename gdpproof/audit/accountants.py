@@ -446,12 +446,7 @@ def _certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
 def _composition(sigma: float, p: float, steps: int) -> Any:
     from ..numeric.pld import SubsampledGaussianLoss, compose_losses
 
-    return compose_losses([(SubsampledGaussianLoss(sigma, p), steps)], grid_step=_grid_step(steps))
-
-
-def _grid_step(steps: int) -> float:
-    # the bracket is about h sqrt(T) wide: keep it near 1e-3 in epsilon without huge grids
-    return min(1e-4, max(1e-6, 2e-3 / math.sqrt(steps) / 8))
+    return compose_losses([(SubsampledGaussianLoss(sigma, p), steps)], grid_step=1e-4)
 
 
 @functools.lru_cache(maxsize=64)
@@ -460,27 +455,18 @@ def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
 
     sigma, p, steps = float(args[0]), float(args[1]), int(args[2])
     if quantity == "dpsgd_epsilon":
-        return dpsgd_epsilon(sigma, p, steps, float(args[3]), rel_width=rel_width).eps
+        # near the float floor of delta a narrow bracket may be out of reach: accept a wider one
+        for width in (rel_width, 0.01, 0.03, 0.1):
+            try:
+                return dpsgd_epsilon(sigma, p, steps, float(args[3]), rel_width=max(width, rel_width)).eps
+            except PrecisionError:
+                if width == 0.1:
+                    raise
     if quantity == "dpsgd_mu":
         return _composition(sigma, p, steps).honest_mu().mu
     if quantity == "dpsgd_beta":
         return _composition(sigma, p, steps).tradeoff(float(args[3]))
     raise InvalidParameterError(f"quantity={quantity!r} has no bracket reference")  # pragma: no cover
-
-
-def _fraction(x: Any) -> Fraction | None:
-    """The exact value of a peer's number (None for NaN or infinities)."""
-    try:
-        if isinstance(x, Fraction):
-            return x
-        if isinstance(x, int) and not isinstance(x, bool):
-            return Fraction(x)
-        f = float(x)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if not math.isfinite(f):
-        return None
-    return Fraction(f)
 
 
 def _float_neighbours(v: float) -> tuple[Fraction, Fraction]:
@@ -523,7 +509,7 @@ def _check_value(q: Quantity, value: Any) -> tuple[float | None, str]:
         return v, "NaN"
     if v < 0:
         return v, "negative value"
-    if _probability_result(q) and v > 1:
+    if _probability_result(q) and 1 < v < math.inf:
         return v, f"{q.result} above 1"
     return v, ""
 
@@ -554,11 +540,7 @@ def _compare(q: Quantity, label: str, inputs: tuple[Any, ...], ref_inputs: tuple
         return Finding(label, q.name, names, v, ref_text, kind, rel, within, source)
     digits = DIGITS
     while True:
-        try:
-            c = _certified(q.name, tuple(ref_inputs), digits)
-        except PrecisionError as exc:
-            return Finding(label, q.name, names, v, "not certified", "error", None, False, source,
-                           f"the reference could not be certified: {exc}")
+        c = _certified(q.name, tuple(ref_inputs), digits)
         ref_text = str(c)
         if problem or v is None:
             return Finding(label, q.name, names, v, ref_text, "error", None, False, source, problem)
@@ -606,24 +588,25 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, str]:
 
 
 def _evaluate(q: Quantity, pf: PeerFunction, inputs: tuple[Any, ...], rtol: float, source: str,
-              rel_width: float) -> Finding:
+              rel_width: float) -> Finding | str:
+    """The finding, or a note (str) when gdpproof itself could not bound the reference there."""
     value, err = _call(pf.fn, inputs)
     ref_inputs = pf.exact_inputs(inputs) if pf.exact_inputs is not None else inputs
-    if err:
-        names = tuple(zip(q.args, inputs))
-        ref = _reference_text(q, ref_inputs, rel_width)
-        return Finding(pf.label, q.name, names, None, ref, "error", None, False, source, err)
-    return _compare(q, pf.label, inputs, ref_inputs, value, rtol, source, rel_width)
+    try:
+        if err:
+            names = tuple(zip(q.args, inputs))
+            ref = _reference_text(q, ref_inputs, rel_width)
+            return Finding(pf.label, q.name, names, None, ref, "error", None, False, source, err)
+        return _compare(q, pf.label, inputs, ref_inputs, value, rtol, source, rel_width)
+    except PrecisionError as exc:
+        return f"{pf.label} at {dict(zip(q.args, inputs))} not audited: gdpproof could not bound the reference ({exc})"
 
 
 def _reference_text(q: Quantity, ref_inputs: tuple[Any, ...], rel_width: float) -> str:
-    try:
-        if q.reference == "bracket":
-            b = _bracket(q.name, tuple(ref_inputs), rel_width)
-            return f"[{b.lower!r}, {b.upper!r}]"
-        return str(_certified(q.name, tuple(ref_inputs), DIGITS))
-    except GdpproofError as exc:
-        return f"not computed ({exc})"
+    if q.reference == "bracket":
+        b = _bracket(q.name, tuple(ref_inputs), rel_width)
+        return f"[{b.lower!r}, {b.upper!r}]"
+    return str(_certified(q.name, tuple(ref_inputs), DIGITS))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -847,10 +830,13 @@ def _audit_peer_functions(peer: str, functions: Sequence[PeerFunction], *, quick
         values: dict[tuple[Any, ...], float] = {}
         for x, source in pts:
             f = _evaluate(q, pf, x, rtol, source, rel_width)
-            results.append(f)
-            if source == "grid" and f.value is not None and f.kind != "error":
-                values[x] = f.value
             bar.step(f"{pf.label} {q.name}")
+            if isinstance(f, str):
+                notes.append(f)
+                continue
+            results.append(f)
+            if source in ("grid", "given") and f.value is not None and f.kind != "error":
+                values[x] = f.value
         if properties:
             results.extend(_monotonicity(q, pf.label, values, rtol))
         if q.name == "dpsgd_mu_clt":
@@ -947,31 +933,40 @@ def audit_curve(curve: PeerCurve, *, quick: bool = True, rtol: float = 0.0) -> A
 
 
 def _validity(alphas: Any, betas: Any) -> list[tuple[str, float | None]]:
-    """Violations of the trade-off properties, in exact arithmetic on the floats."""
+    """Violations of the trade-off properties, in exact arithmetic on the floats.
+
+    One entry per violated property: the worst point, with the number of points violating it.
+    """
     a = [Fraction(float(x)) for x in alphas]
     b = []
-    out: list[tuple[str, float | None]] = []
     for x, y in zip(alphas, betas):
         y = float(y)
         if not math.isfinite(y):
-            out.append((f"beta({float(x)!r}) = {y!r} is not finite", None))
-            return out
+            return [(f"beta({float(x)!r}) = {y!r} is not finite", None)]
         b.append(Fraction(y))
+    found: dict[str, list[tuple[Fraction, str]]] = {}
     for x, y in zip(a, b):
         if y < 0 or y > 1 - x:
-            out.append((f"beta({float(x)!r}) = {float(y)!r} is outside [0, 1 - alpha]",
-                        float((y - (1 - x)) / (1 - x)) if 1 - x > 0 and y > 0 else None))
+            size = (y - (1 - x)) / (1 - x) if y > 1 - x and x < 1 else -y
+            found.setdefault("range", []).append((size, f"beta({float(x)!r}) = {float(y)!r} is outside "
+                                                        "[0, 1 - alpha]"))
     for i in range(len(a) - 1):
         if b[i + 1] > b[i]:
-            out.append((f"increases between alpha={float(a[i])!r} and {float(a[i + 1])!r}: "
-                        f"{float(b[i])!r} -> {float(b[i + 1])!r}", float((b[i + 1] - b[i]) / b[i]) if b[i] else None))
+            found.setdefault("monotone", []).append(((b[i + 1] - b[i]) / b[i], f"increases between alpha="
+                                                     f"{float(a[i])!r} and {float(a[i + 1])!r}: {float(b[i])!r} -> "
+                                                     f"{float(b[i + 1])!r}"))
     for i in range(1, len(a) - 1):
-        lo, mid, hi = i - 1, i, i + 1
-        chord = b[lo] + (b[hi] - b[lo]) * (a[mid] - a[lo]) / (a[hi] - a[lo])
-        if b[mid] > chord:
-            out.append((f"not convex at alpha={float(a[mid])!r}: {float(b[mid])!r} above the chord {float(chord)!r}",
-                        float((b[mid] - chord) / chord) if chord else None))
-    return out[:10]
+        chord = b[i - 1] + (b[i + 1] - b[i - 1]) * (a[i] - a[i - 1]) / (a[i + 1] - a[i - 1])
+        if b[i] > chord:
+            found.setdefault("convex", []).append(((b[i] - chord) / chord if chord else Fraction(1),
+                                                   f"not convex at alpha={float(a[i])!r}: {float(b[i])!r} above the "
+                                                   f"chord {float(chord)!r}"))
+    out: list[tuple[str, float | None]] = []
+    for items in found.values():
+        size, text = max(items, key=lambda t: abs(t[0]))
+        more = f" (worst of {len(items)} points)" if len(items) > 1 else ""
+        out.append((text + more, float(size)))
+    return out
 
 
 def _consistency(curve: PeerCurve, sigma: float, p: float, steps: int, eps: float, alphas: Any, betas: Any,

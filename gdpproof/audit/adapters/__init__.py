@@ -25,7 +25,8 @@ def require(module: str, package: str, extra: str | None) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         how = f"pip install 'gdpproof[{extra}]'" if extra else f"pip install {package}"
-        raise PeerNotInstalledError(f"{module} is not installed ({exc.name or module} missing): {how}") from None
+        raise PeerNotInstalledError(f"{package} is not installed (importing {module} failed: "
+                                    f"{exc.name or module} missing); install it with {how}") from None
 
 
 def package_version(package: str) -> str:

@@ -31,8 +31,8 @@ def version() -> str:
 
 def functions() -> list[PeerFunction]:
     """Opacus's GDP formulas and its RDP and PRV accountants."""
-    gdp = require("opacus.accountants.analysis.gdp", "opacus (and torch)", EXTRA)
-    accountants = require("opacus.accountants", "opacus (and torch)", EXTRA)
+    gdp = require("opacus.accountants.analysis.gdp", PACKAGE, EXTRA)
+    accountants = require("opacus.accountants", PACKAGE, EXTRA)
 
     def with_history(cls: type) -> object:
         def eps(sigma: float, p: float, steps: int, delta: float) -> float:

@@ -43,7 +43,7 @@ def epoch_for(steps: int, p: float) -> float:
 
 def functions() -> list[PeerFunction]:
     """TF Privacy's GDP formulas."""
-    gdp = require("tensorflow_privacy.privacy.analysis.gdp_accountant", "tensorflow-privacy (and tensorflow)",
+    gdp = require("tensorflow_privacy.privacy.analysis.gdp_accountant", PACKAGE,
                   EXTRA)
     return [
         PeerFunction("gdp_accountant.delta_eps_mu", "delta_from_epsilon", lambda mu, eps: gdp.delta_eps_mu(eps, mu)),

@@ -9,6 +9,7 @@ the library received, so that the reference is computed there.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 from fractions import Fraction
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..accountants import PeerNotInstalledError
 
-__all__ = ["require", "package_version", "sigma_inputs"]
+__all__ = ["require", "package_version", "sigma_inputs", "connect_dots_pld"]
 
 
 def require(module: str, package: str, extra: str | None) -> Any:
@@ -41,3 +42,19 @@ def sigma_inputs(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """(mu, x) -> (1/fl(1/mu), x): the exact mu a library sees when it is passed sigma = 1/mu in float64."""
     sigma = 1.0 / float(args[0])
     return (1 / Fraction(sigma), *args[1:])
+
+
+def connect_dots_pld(extra: str | None) -> Any:
+    """A cached (sigma, p, steps) -> PLD: dp_accounting's connect-the-dots PLD of DP-SGD.
+
+    ``from_gaussian_mechanism(sigma, sampling_prob=p, use_connect_dots=True,
+    value_discretization_interval=1e-4)`` composed ``steps`` times, as riskcal and gdpnum build it.
+    """
+    pldm = require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting", extra)
+
+    @functools.lru_cache(maxsize=8)
+    def pld(sigma: float, p: float, steps: int) -> Any:
+        return pldm.from_gaussian_mechanism(standard_deviation=sigma, sampling_prob=p, use_connect_dots=True,
+                                            value_discretization_interval=1e-4).self_compose(int(steps))
+
+    return pld

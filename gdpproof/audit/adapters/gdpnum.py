@@ -13,7 +13,7 @@ import functools
 from typing import Any
 
 from ..accountants import PeerCurve, PeerFunction
-from . import package_version, require
+from . import connect_dots_pld, package_version, require
 
 NAME = "gdpnum"
 PACKAGE = "gdpnum"
@@ -27,14 +27,6 @@ def version() -> str:
     return package_version(PACKAGE)
 
 
-def _pld(pldm: Any) -> Any:
-    @functools.lru_cache(maxsize=8)
-    def pld(sigma: float, p: float, steps: int) -> Any:
-        return pldm.from_gaussian_mechanism(standard_deviation=sigma, sampling_prob=p, use_connect_dots=True,
-                                            value_discretization_interval=1e-4).self_compose(int(steps))
-    return pld
-
-
 def functions() -> list[PeerFunction]:
     """gdpnum's numeric mu of DP-SGD."""
     dpsgd = require("gdpnum.dpsgd", PACKAGE, EXTRA)
@@ -45,7 +37,7 @@ def functions() -> list[PeerFunction]:
 def curves() -> list[PeerCurve]:
     """gdpnum's symmetrized DP-SGD trade-off curve with the delta of the same PLD."""
     converter = require("gdpnum.converter", PACKAGE, EXTRA)
-    pld = _pld(require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting", EXTRA))
+    pld = connect_dots_pld(EXTRA)
 
     @functools.lru_cache(maxsize=8)
     def conv(sigma: float, p: float, steps: int) -> Any:

@@ -10,11 +10,8 @@ value_discretization_interval=1e-4)`` composed T times), whose own delta(eps) is
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
 from ..accountants import PeerCurve, PeerFunction
-from . import package_version, require
+from . import connect_dots_pld, package_version, require
 
 NAME = "riskcal"
 PACKAGE = "riskcal"
@@ -44,19 +41,15 @@ def functions() -> list[PeerFunction]:
 
 
 def curves() -> list[PeerCurve]:
-    """riskcal's DP-SGD trade-off curve with the delta of the same PLD."""
-    dpsgd = require("riskcal.calibration.dpsgd", PACKAGE, EXTRA)
-    pldm = require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting", EXTRA)
+    """riskcal's DP-SGD trade-off curve with the delta of the same PLD.
 
-    @functools.lru_cache(maxsize=8)
-    def pld(sigma: float, p: float, steps: int) -> Any:
-        return pldm.from_gaussian_mechanism(standard_deviation=sigma, sampling_prob=p, use_connect_dots=True,
-                                            value_discretization_interval=1e-4).self_compose(int(steps))
-
-    @functools.lru_cache(maxsize=8)
-    def beta_fn(sigma: float, p: float, steps: int) -> Any:
-        return lambda alphas: dpsgd.get_beta_for_dpsgd(sigma, p, int(steps), alphas)
-
-    return [PeerCurve("calibration.dpsgd.get_beta_for_dpsgd",
-                      lambda s, p, t, a: beta_fn(s, p, t)(a),
+    ``get_beta_for_dpsgd`` builds the connect-the-dots PLD and calls
+    ``analysis.get_beta_from_pld`` on it; the adapter builds that PLD once per configuration
+    (as :func:`connect_dots_pld`) and calls ``get_beta_from_pld``, so the curve is the same
+    without composing the PLD again for every alpha.
+    """
+    analysis = require("riskcal.analysis", PACKAGE, EXTRA)
+    pld = connect_dots_pld(EXTRA)
+    return [PeerCurve("analysis.get_beta_from_pld (get_beta_for_dpsgd)",
+                      lambda s, p, t, a: analysis.get_beta_from_pld(pld(s, p, t), alpha=a),
                       lambda s, p, t, e: pld(s, p, t).get_delta_for_epsilon(e))]

@@ -14,6 +14,8 @@ sample_rate, steps).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..accountants import PeerFunction
 from . import package_version, require
 
@@ -34,7 +36,7 @@ def functions() -> list[PeerFunction]:
     gdp = require("opacus.accountants.analysis.gdp", PACKAGE, EXTRA)
     accountants = require("opacus.accountants", PACKAGE, EXTRA)
 
-    def with_history(cls: type) -> object:
+    def with_history(cls: type) -> Callable[..., float]:
         def eps(sigma: float, p: float, steps: int, delta: float) -> float:
             acc = cls()
             acc.history = [(sigma, p, int(steps))]

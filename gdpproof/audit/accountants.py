@@ -725,7 +725,7 @@ def _drawn(quantity: str, examples: int, seed: int) -> list[tuple[Any, ...]]:
     out: list[tuple[Any, ...]] = []
 
     @hseed(seed)
-    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate], derandomize=False,
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def collect(x: Any) -> None:

@@ -163,3 +163,11 @@ def test_report_merging_keeps_every_result():
     r = audit_accountant(funcs, quick=True, examples=0)
     assert isinstance(r, AuditReport) and r.ok
     assert {row["function"]: row["conservative"] for row in r.summary()} == {"a": 12, "b": 12}
+
+
+def test_drawn_inputs_are_seeded():
+    from gdpproof.audit.accountants import _drawn
+
+    a, b, c = (_drawn("epsilon_from_delta", 5, seed) for seed in (1, 1, 2))
+    assert a == b and a != c and len(a) >= 3
+    assert all(1e-4 <= mu <= 50 and 1e-300 <= d <= 0.5 for mu, d in a)

@@ -29,3 +29,13 @@ upper: float = bracket.upper
 honest: gdpproof.HonestMu = comp.honest_mu()
 dp: gdpproof.DPSGDBracket = gdpproof.dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
 pair: tuple[gdpproof.Bound, gdpproof.ComposedLoss] = gdpproof.epsilon_bracket([(gdpproof.GaussianLoss(1), 3)], 1e-6)
+
+from gdpproof import audit, strategies  # noqa: E402
+
+report: audit.AuditReport = audit.audit_function(lambda mu, eps: 0.5, "delta_from_epsilon", inputs=[(1.0, 1.0)])
+audit_ok: bool = report.ok
+worst: audit.Finding | None = report.worst("unsafe")
+as_json: str = report.to_json()
+peer_fn: audit.PeerFunction = audit.PeerFunction("mine", "epsilon_from_delta", lambda mu, d: 1.0)
+mus = strategies.gdp_guarantees(max_mu=5.0)
+configs = strategies.dpsgd_configurations(max_steps=100)

@@ -205,8 +205,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rows", help="with --check: only the first ROWS rows of each table (a fast slice)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
-    p = sub.add_parser("audit", help="audits of privacy claims")
+    p = sub.add_parser("audit", help="audit other implementations against gdpproof's certified values")
     asub = p.add_subparsers(dest="audit_command", required=True, parser_class=_Parser)
+    q = asub.add_parser("accountant", help="audit a peer library's accountant (exit 1 on an unsafe finding)",
+                        description="Compares every function a peer library offers (delta and epsilon of mu-GDP, "
+                                    "mu and sigma from (epsilon, delta), DP-SGD epsilon and mu, trade-off curves) "
+                                    "with gdpproof's certified values and proven brackets on grids where "
+                                    "implementations fail; classifies each difference as unsafe, conservative or "
+                                    "an error. Exit 1 when some value understates the privacy loss by more than "
+                                    "--rtol.")
+    q.add_argument("peer", metavar="PEER", help="dp_accounting, prv_accountant, autodp, riskcal, gdpnum, opendp, "
+                                               "opacus or tensorflow_privacy")
+    q.add_argument("--quick", action="store_true", help="small grids (seconds) instead of the full run (minutes)")
+    q.add_argument("--rtol", default="0", help="relative size below which a difference is within tolerance "
+                                               "(default 0: classify strictly)")
+    q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
+    q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings)")
     q = asub.add_parser("mechanism", help="audit a black-box mechanism's mu-GDP or (eps, delta)-DP claim from samples "
                         "(exit 1 on violation)",
                         description="MOD:FUNC names a function (in an importable module or a .py file) returning "
@@ -361,6 +375,8 @@ def _run(args: argparse.Namespace) -> int:
         return _tables(args)
     if args.command == "audit" and args.audit_command == "mechanism":
         return _audit_mechanism(args)
+    if args.command == "audit":
+        return _audit(args)
     if args.command == "report":
         from .report import write_report
 
@@ -368,6 +384,26 @@ def _run(args: argparse.Namespace) -> int:
         print(f"report written to {summary['index']} ({summary['passed']} of {summary['total']} checks passed)")
         return 0 if summary["passed"] == summary["total"] else 1
     raise _Usage(f"unknown command {args.command}")  # pragma: no cover (argparse rejects it first)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from .audit import PEERS, PeerNotInstalledError, audit_accountant
+
+    if args.peer not in PEERS:
+        raise _Usage(f"PEER={args.peer!r} is not a known peer (known: {', '.join(PEERS)})")
+    try:
+        rtol = float(args.rtol)
+    except ValueError:
+        raise _Usage(f"--rtol={args.rtol!r} must be a number in [0, 1)") from None
+    if not 0 <= rtol < 1:
+        raise _Usage(f"--rtol={args.rtol!r} must be a number in [0, 1)")
+    seed = _int_option("--seed", args.seed, low=0)
+    try:
+        report = audit_accountant(args.peer, quick=args.quick, rtol=rtol, seed=seed, progress=not args.quick)
+    except PeerNotInstalledError as exc:
+        raise _Usage(f"PEER={args.peer!r}: {exc}") from None
+    _emit(args, report.to_dict(), str(report))
+    return 0 if report.ok else 1
 
 
 def _int_option(name: str, value: str, low: int = 1) -> int:

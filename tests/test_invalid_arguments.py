@@ -10,6 +10,7 @@ import pytest
 import sympy
 
 import gdpproof
+from gdpproof import audit
 from gdpproof import InvalidParameterError
 from gdpproof.symbols import x as X
 
@@ -126,6 +127,18 @@ BAD = [
     ("audit thresholds=1", lambda: _audit(thresholds=1), "thresholds", "1"),
     ("audit digits=0", lambda: _audit(digits=0), "digits", "0"),
     ("audit workers=0", lambda: _audit(workers=0), "workers", "0"),
+    # the accountant audit
+    ("audit_function quantity='x'", lambda: audit.audit_function(abs, "x"), "quantity", "'x'"),
+    ("audit_function fn=3", lambda: audit.audit_function(3, "delta_from_epsilon"), "fn", "3"),
+    ("audit_function rtol=-1", lambda: audit.audit_function(abs, "delta_from_epsilon", rtol=-1), "rtol", "-1"),
+    ("audit_function rtol=nan", lambda: audit.audit_function(abs, "delta_from_epsilon", rtol=float("nan")),
+     "rtol", "nan"),
+    ("audit_function seed=-1", lambda: audit.audit_function(abs, "delta_from_epsilon", seed=-1), "seed", "-1"),
+    ("audit_function examples=-2", lambda: audit.audit_function(abs, "delta_from_epsilon", examples=-2),
+     "examples", "-2"),
+    ("audit_accountant peer='x'", lambda: audit.audit_accountant("x"), "peer", "'x'"),
+    ("grid quantity='x'", lambda: audit.grid("x"), "quantity", "'x'"),
+    ("AuditReport.of_kind kind='x'", lambda: audit.AuditReport("p", ()).of_kind("x"), "kind", "'x'"),
 ]
 
 

@@ -37,6 +37,16 @@ def _s(rng: "np.random.Generator", n: int) -> "np.ndarray":
     return rng.standard_normal(n)
 
 
-audit: gdpproof.MechanismAudit = gdpproof.audit_mechanism(_s, _s, samples=1000, seed=1, claimed_mu=1)
-mu_low: gdpproof.Certified = audit.mu_low
-violated: bool = audit.violation
+mech_audit: gdpproof.MechanismAudit = gdpproof.audit_mechanism(_s, _s, samples=1000, seed=1, claimed_mu=1)
+mu_low: gdpproof.Certified = mech_audit.mu_low
+violated: bool = mech_audit.violation
+
+from gdpproof import audit, strategies  # noqa: E402
+
+report: audit.AuditReport = audit.audit_function(lambda mu, eps: 0.5, "delta_from_epsilon", inputs=[(1.0, 1.0)])
+audit_ok: bool = report.ok
+worst: audit.Finding | None = report.worst("unsafe")
+as_json: str = report.to_json()
+peer_fn: audit.PeerFunction = audit.PeerFunction("mine", "epsilon_from_delta", lambda mu, d: 1.0)
+mus = strategies.gdp_guarantees(max_mu=5.0)
+configs = strategies.dpsgd_configurations(max_steps=100)

@@ -58,12 +58,12 @@ import functools
 import importlib
 import json
 import math
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
+from .._progress import Progress
 from ..errors import GdpproofError, InvalidParameterError, PrecisionError
 
 __all__ = [
@@ -476,21 +476,6 @@ def _float_neighbours(v: float) -> tuple[Fraction, Fraction]:
     return (fv + Fraction(lo)) / 2 if math.isfinite(lo) else fv, (fv + Fraction(hi)) / 2 if math.isfinite(hi) else fv
 
 
-def _ref_interval(c: Any) -> tuple[Fraction, Fraction]:
-    """The interval that contains the exact value, from a Certified decimal and its rounding."""
-    x = c.to_fraction()
-    if x == 0 and c.method == "exact":
-        return x, x
-    ulp = Fraction(10) ** (c.adjusted() - c.digits + 1)
-    if c.method == "exact":
-        return x, x
-    if c.rounding == "up":
-        return x - ulp, x
-    if c.rounding == "down":
-        return x, x + ulp
-    return x - ulp / 2, x + ulp / 2
-
-
 def _direction_kind(q: Quantity, too_low: bool) -> str:
     return "unsafe" if too_low == (q.unsafe_when == "low") else "conservative"
 
@@ -552,7 +537,7 @@ def _compare(q: Quantity, label: str, inputs: tuple[Any, ...], ref_inputs: tuple
         if math.isinf(v):
             return Finding(label, q.name, names, v, ref_text, "error", None, False, source,
                            "infinite where the answer is finite")
-        lo, hi = _ref_interval(c)
+        lo, hi = c.enclosure()
         fv = Fraction(v)
         near_lo, near_hi = _float_neighbours(v)
         if near_lo <= lo and hi <= near_hi:
@@ -779,24 +764,6 @@ def _monotonicity(q: Quantity, label: str, values: dict[tuple[Any, ...], float],
 # ---------------------------------------------------------------------------------------------
 
 
-class _Progress:
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = max(total, 1), 0, enabled
-
-    def step(self, what: str) -> None:
-        self.done += 1
-        if self.enabled:
-            width = 30
-            filled = int(width * self.done / self.total)
-            sys.stderr.write(f"\r[{'#' * filled}{' ' * (width - filled)}] {self.done}/{self.total} {what[:50]:<50}")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 def _check_common(rtol: Any, seed: Any, examples: Any) -> tuple[float, int, int | None]:
     if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not (0 <= rtol < 1):
         raise InvalidParameterError(f"rtol={rtol!r} must be a number in [0, 1)")
@@ -824,14 +791,14 @@ def _audit_peer_functions(peer: str, functions: Sequence[PeerFunction], *, quick
         q = _quantity(pf.quantity)
         pts = [(tuple(x), "given") for x in inputs] if inputs is not None else _inputs_for(q, quick, seed, examples)
         plan.append((pf, q, pts))
-    bar = _Progress(sum(len(p[2]) for p in plan), progress)
+    bar = Progress(sum(len(p[2]) for p in plan), f"audit {peer}", unit="inputs", enabled=progress)
     results: list[Finding] = []
     notes = [f"{pf.label}: {pf.note}" for pf in functions if pf.note]
     for pf, q, pts in plan:
         values: dict[tuple[Any, ...], float] = {}
         for x, source in pts:
             f = _evaluate(q, pf, x, rtol, source, rel_width)
-            bar.step(f"{pf.label} {q.name}")
+            bar.advance(1, note=f"{pf.label} {q.name}")
             if isinstance(f, str):
                 notes.append(f)
                 continue

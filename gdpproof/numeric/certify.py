@@ -25,7 +25,7 @@ import flint
 import sympy
 
 from .._args import exact_floats
-from ..errors import PrecisionError
+from ..errors import InvalidParameterError, PrecisionError
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
 from ..symbolic.special import fold
 
@@ -100,6 +100,31 @@ class Certified(Decimal):
         """The exact rational value of the printed decimal."""
         num, den = self.as_integer_ratio()
         return Fraction(num, den)
+
+    def enclosure(self) -> tuple[Fraction, Fraction]:
+        """An interval [lo, hi] of rationals that contains the exact value (finite values only).
+
+        From the rounding: up gives [c - ulp, c], down [c, c + ulp], nearest [c - ulp/2,
+        c + ulp/2], with ulp one unit in the last of ``digits`` digits; an exact value or zero
+        (a non-zero value never rounds to zero) gives [c, c].
+
+        Examples
+        --------
+        >>> import gdpproof
+        >>> gdpproof.delta_from_epsilon(1, 1, digits=3).enclosure()
+        (Fraction(63, 500), Fraction(127, 1000))
+        """
+        if not self.is_finite():
+            raise InvalidParameterError(f"{self!r} is not finite: it has no rational enclosure")
+        x = self.to_fraction()
+        if self.method == "exact" or x == 0:
+            return x, x
+        ulp = Fraction(10) ** (self.adjusted() - self.digits + 1)
+        if self.rounding == "up":
+            return x - ulp, x
+        if self.rounding == "down":
+            return x, x + ulp
+        return x - ulp / 2, x + ulp / 2
 
 
 def _rebuild(text: str, digits: int, rounding: str, method: str) -> Certified:

@@ -79,21 +79,6 @@ class TableVerification:
         return "\n".join([head + f": {len(self.mismatches)} wrong"] + [f"  {m}" for m in self.mismatches])
 
 
-def _enclosure(c: Certified) -> tuple[Fraction, Fraction] | None:
-    """[lo, hi] holding the exact value of a certified decimal (None for an infinity)."""
-    if not c.is_finite():
-        return None
-    x = c.to_fraction()
-    if c.method == "exact" or x == 0:
-        return x, x
-    ulp = Fraction(10) ** (c.adjusted() - c.digits + 1)
-    if c.rounding == "up":
-        return x - ulp, x
-    if c.rounding == "down":
-        return x, x + ulp
-    return x - ulp / 2, x + ulp / 2
-
-
 def _broken(v: Decimal, claim: str | None, enc: tuple[Fraction, Fraction]) -> str | None:
     lo, hi = enc
     x = Fraction(v)
@@ -181,9 +166,7 @@ def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: i
                     rule = None if (not v.is_finite() and not ref.is_finite() and v == ref) else \
                         "one of the value and the exact value is infinite, the other not"
                 else:
-                    enc = _enclosure(ref)
-                    assert enc is not None
-                    rule = _broken(v, table.rounding.get(col.name), enc)
+                    rule = _broken(v, table.rounding.get(col.name), ref.enclosure())
                 if rule:
                     mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + kind.columns.index(col)],
                                                str(ref), rule))

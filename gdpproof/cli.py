@@ -718,11 +718,13 @@ def _table(args: argparse.Namespace) -> int:
         report = verify_table(args.verify, sample=sample, seed=_int_option("--seed", args.seed, low=0),
                               progress=progress)
         _emit(args, report.as_dict(), str(report))
-        return 0 if report.ok else 1
+        return 1 if not report.ok else 3 if report.unchecked else 0
     if args.kind is None:
         raise _Usage("give a table KIND (or --verify FILE)")
     if args.resume and args.out is None:
         raise _Usage("--resume needs --out (the journal is OUT.partial)")
+    if not 1 <= args.digits <= 4000:
+        raise _Usage(f"--digits={args.digits} must be an integer in [1, 4000]")
     workers = min(os.cpu_count() or 1, 8) if args.workers is None else _int_option("--workers", args.workers)
     if args.out is None:
         table = make_table(args.kind, digits=args.digits, workers=workers, executor=_table_executor(args),
@@ -734,6 +736,8 @@ def _table(args: argparse.Namespace) -> int:
     if args.resume and os.path.exists(journal):
         with open(journal, encoding="utf-8") as fh:
             resumed = max(0, sum(1 for line in fh if line.endswith("\n")) - 2)
+    elif args.resume:
+        print(f"gdpproof: note: --resume: there is no {journal} to resume; computing every row", file=sys.stderr)
     try:
         table = make_table(args.kind, digits=args.digits, out=args.out, format=args.format, workers=workers,
                            executor=_table_executor(args), resume=args.resume, progress=progress, **grid)
@@ -789,6 +793,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"gdpproof: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\ngdpproof: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -75,8 +75,8 @@ class TableSpec:
         if kind not in KINDS:
             raise InvalidParameterError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
         k = KINDS[kind]
-        if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 1000:
-            raise InvalidParameterError(f"digits={digits!r} must be an integer in [1, 1000]")
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 4000:
+            raise InvalidParameterError(f"digits={digits!r} must be an integer in [1, 4000]")
         unknown = [name for name, v in grid.items() if v is not None and name not in k.variables]
         if unknown:
             raise InvalidParameterError(
@@ -121,7 +121,8 @@ class TableSpec:
                ("generator", "gdpproof.reference.generate.make_table"),
                ("versions", ", ".join(f"{n} {v}" for n, v in ver.items())),
                ("digits", digits),
-               ("certified", "; ".join(f"{c} values by {m} ({_METHODS.get(m, m)})" for m, c in sorted(methods.items()))),
+               ("certified", "; ".join(f"{c} value{'s' if c != 1 else ''} by {m} ({_METHODS.get(m, m)})"
+                                      for m, c in sorted(methods.items()))),
                ("grid", "; ".join(f"{n} = {t}" for n, t, _ in self.grid))]
         out.extend((c.name, c.meaning) for c in k.columns)
         return tuple(out)
@@ -190,9 +191,16 @@ def _load_journal(path: Path, fingerprint: str) -> dict[int, tuple[list[str], li
             f"resume: {path} was written for a different table (kind, digits, grid or package versions "
             "differ); delete it, or rerun with the original arguments")
     done: dict[int, tuple[list[str], list[str]]] = {}
-    for line in lines[2:-1]:  # the last piece is "" or a line cut by the interruption
-        index, values, methods = json.loads(line)
-        done[int(index)] = (values, methods)
+    for number, line in enumerate(lines[2:-1], 3):  # the last piece is "" or a line cut by the interruption
+        try:
+            index, values, methods = json.loads(line)
+            done[int(index)] = ([str(v) for v in values], [str(m) for m in methods])
+        except (ValueError, TypeError) as exc:
+            raise InvalidParameterError(f"resume: line {number} of {path} is damaged ({exc}); delete the "
+                                        "journal to start again") from None
+    # drop a line cut by the interruption, so that appending starts on a fresh line
+    with open(path, "r+b") as fh:
+        fh.truncate(len(("\n".join(lines[:-1]) + "\n").encode("utf-8")))
     return done
 
 
@@ -243,12 +251,14 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     journal = None
     fingerprint = spec.fingerprint()
     if path is not None:
+        if path.is_dir():
+            raise InvalidParameterError(f"out={str(path)!r} is a folder; give a file name")
         jpath = _journal_path(path)
         if jpath.exists():
             if not resume:
                 raise InvalidParameterError(
-                    f"out={str(path)!r}: {jpath} holds an interrupted run; pass resume=True (--resume) to "
-                    "continue it, or delete it to start again")
+                    f"out={str(path)!r}: {jpath} holds an interrupted run; resume it (resume=True, or --resume "
+                    "on the command line), or delete it to start again")
             done = _load_journal(jpath, fingerprint)
             journal = open(jpath, "a", encoding="utf-8")
         else:

@@ -111,6 +111,7 @@ def parse_grid(option: str, spec: str, *, integer: bool = False) -> tuple[str, .
             for v, p in zip(values, points):
                 if v != v.to_integral_value():
                     raise InvalidParameterError(f"{option}={spec!r}: {p} must be an integer")
+            points = tuple(str(int(v)) for v in values)  # plain digits, never 1e21
     return points
 
 

@@ -87,22 +87,34 @@ def _subsampled(row: dict[str, str], digits: int) -> list[Certified]:
     return [_subsampled_curve(row["mu"], row["sample_rate"]).evaluate(row["alpha"], digits=digits, rounding="down")]
 
 
+def _integer(row: dict[str, str], name: str) -> int:
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        d = Decimal(row[name])
+    except InvalidOperation:
+        d = Decimal("NaN")
+    if not d.is_finite() or d != d.to_integral_value():
+        raise InvalidParameterError(f"{name}={row[name]} must be an integer")
+    return int(d)
+
+
 @functools.lru_cache(maxsize=64)
-def _rr_curve(eps: str, n: str) -> Any:
+def _rr_curve(eps: str, n: int) -> Any:
     from ..symbolic.composition import rr_composition
 
-    return rr_composition(eps, int(n))
+    return rr_composition(eps, n)
 
 
 def _rr(row: dict[str, str], digits: int) -> list[Certified]:
-    return [_rr_curve(row["eps"], row["n"]).evaluate(row["alpha"], digits=digits, rounding="down")]
+    return [_rr_curve(row["eps"], _integer(row, "n")).evaluate(row["alpha"], digits=digits, rounding="down")]
 
 
 def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
     from ..errors import PrecisionError
     from ..numeric.clt import dpsgd_mu
 
-    acc = dpsgd_mu(row["sigma"], row["sample_rate"], int(row["steps"]), delta=row["delta"], digits=digits,
+    acc = dpsgd_mu(row["sigma"], row["sample_rate"], _integer(row, "steps"), delta=row["delta"], digits=digits,
                    gamma=False)
     if acc.eps_lower is None or acc.eps_upper is None:
         raise PrecisionError("the proven epsilon bracket is not available for this configuration")

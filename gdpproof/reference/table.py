@@ -171,14 +171,16 @@ def parse(text: str, fmt: str | None = None) -> Table:
                "markdown" if stripped.startswith(("<!--", "|")) else "csv")
     if fmt == "json":
         try:
-            obj = json.loads(text)
+            # numbers as Decimals: a float would lose the digits being verified
+            obj = json.loads(text, parse_float=Decimal, parse_int=Decimal)
             rows_raw = obj.pop("rows")
-            columns = list(obj.pop("columns"))
+            columns = [str(c) for c in obj.pop("columns")]
+            rounding = {str(k): str(v) for k, v in dict(obj.pop("rounding", {}) or {}).items()}
+            rows = [tuple(str(v) for v in r) for r in rows_raw]
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise InvalidParameterError(f"the JSON table is malformed ({exc}): it needs 'columns' and 'rows'") from None
-        rounding = dict(obj.pop("rounding", {}) or {})
-        header = [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in obj.items()]
-        rows = [tuple(str(v) for v in r) for r in rows_raw]
+            raise InvalidParameterError(f"the JSON table is malformed ({type(exc).__name__}: {exc}): it needs "
+                                        "'columns' and 'rows', a list of lists") from None
+        header = [(k, v if isinstance(v, str) else json.dumps(v, default=str)) for k, v in obj.items()]
     else:
         comment = {"csv": "#", "latex": "%", "markdown": "<!--"}[fmt]
         head_lines, data_lines = [], []
@@ -202,7 +204,8 @@ def parse(text: str, fmt: str | None = None) -> Table:
             if not cells:
                 raise InvalidParameterError("the Markdown table has no rows")
             columns = cells[0]
-            rows = [tuple(c) for c in cells[2:]]
+            separator = len(cells) > 1 and all(re.fullmatch(r":?-+:?", c) for c in cells[1])
+            rows = [tuple(c) for c in cells[2 if separator else 1:]]
         else:
             body_lines = [line for line in data_lines if line.endswith(r"\\")]
             if not body_lines:
@@ -218,6 +221,10 @@ def parse(text: str, fmt: str | None = None) -> Table:
     if columns_t != kind.header:
         raise InvalidParameterError(f"columns={','.join(columns)} do not match table kind {kind.name} "
                                     f"({','.join(kind.header)})")
+    for col, claim in rounding.items():
+        if col not in columns_t or claim not in ("up", "down", "nearest"):
+            raise InvalidParameterError(f"rounding: {col}={claim} is not a rounding claim this table can make "
+                                        f"(a value column and one of up, down, nearest)")
     for i, r in enumerate(rows):
         if len(r) != len(columns_t):
             raise InvalidParameterError(f"row {i + 1} has {len(r)} fields, expected {len(columns_t)}: {','.join(r)}")
@@ -243,4 +250,6 @@ def read_table(source: str | Path, fmt: str | None = None) -> Table:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidParameterError(f"source={str(source)!r} cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise InvalidParameterError(f"source={str(source)!r} is not UTF-8 text") from None
     return parse(text, fmt if fmt is not None else (_SUFFIX.get(path.suffix.lower())))

@@ -4,15 +4,22 @@ A tabulated value with d significant digits is checked against the exact value x
 the certified value at d + ``extra_digits`` digits.  The rule follows what the table's header
 claims for that column: rounded up (x <= v < x + ulp), rounded down (x - ulp < v <= x),
 rounded to nearest (|v - x| <= ulp/2), or, for a table that does not say, faithful
-(|v - x| < ulp), where ulp is one unit in v's last digit.  A value is reported only when the
+(|v - x| < ulp), where ulp is one unit in v's last digit (for 0.000000, 1e-6); a value of at
+most 17 digits without a claim also passes when the float64 it names is within one float64
+spacing of x (tables of doubles printed by ``repr``).  A value is reported only when the
 enclosure *proves* the rule broken, so a mismatch is never a rounding artefact of the check.
-The proven DP-SGD bracket columns (eps_lower, eps_upper) are checked for consistency with a
-freshly computed bracket: a lower bound above the proven upper bound, or an upper bound below
-the proven lower bound, is wrong.
+Rows whose inputs cannot be recomputed (outside the domain, or not certifiable) are listed as
+unchecked, not as wrong.
+
+The proven DP-SGD bracket columns (eps_lower, eps_upper) are checked against a freshly proven
+bracket [L, U] of width w: a lower bound above U, or an upper bound below L, is false; a bound
+looser than [L, U] by more than w is not the bracket gdpproof gives (w absorbs float
+differences between machines, so a change in the last of the six digits passes).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -23,6 +30,7 @@ from typing import Any
 from .._progress import Progress
 from ..errors import GdpproofError, InvalidParameterError
 from ..numeric.certify import Certified
+from .generate import _text
 from .kinds import KINDS
 from .table import Table, read_table
 
@@ -57,10 +65,11 @@ class TableVerification:
     mismatches: tuple[Mismatch, ...]
     extra_digits: int
     seed: int
+    unchecked: tuple[tuple[int, str], ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when no checked value is wrong."""
+        """True when no checked value is wrong (rows that could not be recomputed are in ``unchecked``)."""
         return not self.mismatches
 
     def as_dict(self) -> dict[str, Any]:
@@ -69,21 +78,22 @@ class TableVerification:
                 "rows_checked": str(len(self.checked)), "values_checked": str(self.values_checked),
                 "extra_digits": str(self.extra_digits), "seed": str(self.seed), "ok": self.ok,
                 "mismatches": [{"row": str(m.row), "column": m.column, "inputs": dict(m.inputs), "value": m.value,
-                                "reference": m.reference, "rule": m.rule} for m in self.mismatches]}
+                                "reference": m.reference, "rule": m.rule} for m in self.mismatches],
+                "unchecked": [{"row": str(r), "reason": why} for r, why in self.unchecked]}
 
     def __str__(self) -> str:
-        head = (f"{self.source}: table {self.kind}, {len(self.checked)} of {self.rows} rows checked "
-                f"({self.values_checked} values, at {self.extra_digits} extra digits, seed {self.seed})")
-        if self.ok:
-            return head + ": every checked value is right"
-        return "\n".join([head + f": {len(self.mismatches)} wrong"] + [f"  {m}" for m in self.mismatches])
+        head = (f"{self.source}: table {self.kind}, {len(self.checked) - len(self.unchecked)} of {self.rows} rows "
+                f"checked ({self.values_checked} values, at {self.extra_digits} extra digits, seed {self.seed})")
+        lines = [head + (": every checked value is right" if self.ok else f": {len(self.mismatches)} wrong")]
+        lines += [f"  {m}" for m in self.mismatches]
+        lines += [f"  row {r} could not be checked: {why}" for r, why in self.unchecked]
+        return "\n".join(lines)
 
 
 def _broken(v: Decimal, claim: str | None, enc: tuple[Fraction, Fraction]) -> str | None:
+    """Why v breaks its column's rounding claim against the exact value in [lo, hi] (None: it does not)."""
     lo, hi = enc
     x = Fraction(v)
-    if v == 0 or lo == hi == 0:
-        return None if (v == 0 and lo == hi == 0) else "one of the value and the exact value is zero, the other not"
     ulp = Fraction(10) ** v.as_tuple().exponent  # type: ignore[operator]
     if claim == "up":
         if x < lo:
@@ -98,9 +108,21 @@ def _broken(v: Decimal, claim: str | None, enc: tuple[Fraction, Fraction]) -> st
     elif claim == "nearest":
         if x - ulp / 2 > hi or x + ulp / 2 < lo:
             return "more than half a unit in the last place from the exact value"
-    elif x - ulp >= hi or x + ulp <= lo:
-        return "not within one unit in the last place of the exact value"
+    elif (x - ulp >= hi or x + ulp <= lo) and not _faithful_double(v, lo, hi):
+        return "not within one unit in the last place of the exact value (nor within one float64 spacing)"
     return None
+
+
+def _faithful_double(v: Decimal, lo: Fraction, hi: Fraction) -> bool:
+    """A table of float64 values without a rounding claim: v (printed with at most 17 digits) names
+    the double float(v), which passes when it is within one float64 spacing of the exact value."""
+    if len(v.as_tuple().digits) > 17:
+        return False
+    f = float(v)
+    if not math.isfinite(f):
+        return False
+    d, spacing = Fraction(f), Fraction(math.ulp(f))
+    return not (d - spacing >= hi or d + spacing <= lo)
 
 
 def _decimal(text: str, row: int, column: str) -> Decimal:
@@ -142,6 +164,7 @@ def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: i
     nvar = len(kind.variables)
     bracket = {c.name for c in kind.columns if not c.certified}
     mismatches: list[Mismatch] = []
+    unchecked: list[tuple[int, str]] = []
     count = 0
     bar = Progress(len(picked), "verify", unit="rows", enabled=progress)
     try:
@@ -153,14 +176,15 @@ def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: i
             try:
                 refs = kind.compute(dict(inputs), digits)
             except GdpproofError as exc:
-                mismatches.append(Mismatch(i + 1, "*", inputs, ",".join(row[nvar:]), "-",
-                                           f"could not be recomputed: {exc}"))
+                unchecked.append((i + 1, str(exc)))
                 bar.advance()
                 continue
             lookup = dict(zip((c.name for c in kind.columns), refs))
             for col, v, ref in zip(kind.columns, values, refs):
                 count += 1
-                if col.name in bracket:
+                if v.is_nan():
+                    rule = "not a number"
+                elif col.name in bracket:
                     rule = _bracket_rule(col.name, v, lookup)
                 elif not v.is_finite() or not ref.is_finite():
                     rule = None if (not v.is_finite() and not ref.is_finite() and v == ref) else \
@@ -169,17 +193,28 @@ def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: i
                     rule = _broken(v, table.rounding.get(col.name), ref.enclosure())
                 if rule:
                     mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + kind.columns.index(col)],
-                                               str(ref), rule))
+                                               _text(ref), rule))
             bar.advance()
     finally:
         bar.close()
     return TableVerification(name, table.kind, n, tuple(i + 1 for i in picked), count, tuple(mismatches),
-                             extra_digits, seed)
+                             extra_digits, seed, tuple(unchecked))
 
 
 def _bracket_rule(name: str, v: Decimal, fresh: dict[str, Certified]) -> str | None:
-    if name == "eps_lower" and v > fresh["eps_upper"]:
-        return "a lower bound above the proven upper bound"
-    if name == "eps_upper" and v < fresh["eps_lower"]:
-        return "an upper bound below the proven lower bound"
+    """A tabulated bound against the freshly proven bracket [L, U] of width w: a lower bound above
+    U or an upper bound below L is false; one looser than the bracket by more than w is not the
+    bracket this configuration gives (the width absorbs float differences between machines)."""
+    lo, hi = fresh["eps_lower"], fresh["eps_upper"]
+    width = hi - lo
+    if name == "eps_lower":
+        if v > hi:
+            return "a lower bound above the proven upper bound"
+        if v < lo - width:
+            return "not the bracket gdpproof computes: lower than the proven lower bound by more than its width"
+    if name == "eps_upper":
+        if v < lo:
+            return "an upper bound below the proven lower bound"
+        if v > hi + width:
+            return "not the bracket gdpproof computes: higher than the proven upper bound by more than its width"
     return None

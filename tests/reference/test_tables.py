@@ -108,7 +108,7 @@ def test_header_has_no_timestamp_and_names_versions():
     text = make_table("delta", mu="1", eps="1", digits=10).render("csv")
     head = [line for line in text.splitlines() if line.startswith("#")]
     assert any(line.startswith("# versions: gdpproof") and "python-flint" in line and "sympy" in line for line in head)
-    assert any(line.startswith("# certified: 1 values by arb") for line in head)
+    assert any(line.startswith("# certified: 1 value by arb") for line in head)
     assert not any(str(time.gmtime().tm_year) in line for line in head)
 
 
@@ -154,7 +154,7 @@ def test_written_atomically_with_ordinary_permissions(tmp_path):
 def test_a_leftover_journal_is_not_silently_discarded(tmp_path):
     path = tmp_path / "t.csv"
     (tmp_path / "t.csv.partial").write_text("gdpproof-table-journal 1\n{}\n")
-    with pytest.raises(InvalidParameterError, match="holds an interrupted run; pass resume=True"):
+    with pytest.raises(InvalidParameterError, match="holds an interrupted run; resume it"):
         make_table("delta", mu="1", eps="1", out=path)
     with pytest.raises(InvalidParameterError, match="was written for a different table"):
         make_table("delta", mu="1", eps="1", out=path, resume=True)
@@ -300,3 +300,105 @@ def test_shipped_files_parse_and_say_how_to_regenerate():
 def test_cli_tables_check_slice(capsys):
     assert main(["tables", "--check", "--rows", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["identical"] is True
+
+
+# -- found by review ---------------------------------------------------------------------------
+
+def test_a_journal_line_cut_by_a_kill_is_dropped_before_appending(tmp_path):
+    out = tmp_path / "t.csv"
+    spec = dict(mu="0.5,1,2,3", eps="0,1,2", digits=25)
+    make_table("delta", out=tmp_path / "fresh.csv", **spec)
+    journal = tmp_path / "t.csv.partial"
+    # an interrupted run: header, two finished rows and a third cut in the middle of its line
+    from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, _compute_chunk
+
+    spec_obj = TableSpec.build("delta", 25, {"mu": spec["mu"], "eps": spec["eps"]})
+    rows = _compute_chunk("delta", 25, list(enumerate(spec_obj.rows()))[:3])
+    lines = [json.dumps([i, v, m]) for i, v, m in rows]
+    journal.write_text(_JOURNAL_MAGIC + "\n" + spec_obj.fingerprint() + "\n" + lines[0] + "\n" + lines[1] + "\n"
+                       + lines[2][:17])
+    make_table("delta", out=out, resume=True, chunk_rows=100, **spec)
+    assert out.read_bytes() == (tmp_path / "fresh.csv").read_bytes()
+    # a damaged line (not the last) is refused with a message, not a traceback
+    journal.write_text(_JOURNAL_MAGIC + "\n" + spec_obj.fingerprint() + "\n" + lines[0][:10] + "\n" + lines[1] + "\n")
+    with pytest.raises(InvalidParameterError, match="line 3 of .* is damaged"):
+        make_table("delta", out=out, resume=True, **spec)
+
+
+def test_verify_reads_json_numbers_exactly(tmp_path):
+    # a JSON table with numbers, not strings: json.loads would turn them into floats
+    v = gdpproof.delta_from_epsilon(1, 1, digits=40)
+    path = tmp_path / "num.json"
+    path.write_text('{"columns": ["mu", "eps", "delta"], "rounding": {"delta": "up"}, "rows": [[1, 1, %s]]}' % v)
+    assert verify_table(path, sample=None).ok
+
+
+def test_verify_accepts_a_table_of_doubles_and_catches_a_wrong_one(tmp_path):
+    with mpmath.workdps(50):
+        exact = [(mu, eps, _delta_mp(mu, eps)) for mu in ("0.5", "1", "3") for eps in ("0", "0.7", "1.5", "4")]
+    rows = [(mu, eps, repr(float(x))) for mu, eps, x in exact]  # the correctly rounded doubles, as repr prints
+    path = tmp_path / "doubles.csv"
+    path.write_text("mu,eps,delta\n" + "".join(",".join(r) + "\n" for r in rows))
+    assert verify_table(path, sample=None).ok
+    import math
+
+    wrong = list(rows)
+    f = float(wrong[5][2])
+    wrong[5] = wrong[5][:2] + (repr(f + 3 * math.ulp(f)),)  # three doubles away
+    path.write_text("mu,eps,delta\n" + "".join(",".join(r) + "\n" for r in wrong))
+    assert [m.row for m in verify_table(path, sample=None).mismatches] == [6]
+
+
+def test_verify_catches_a_last_digit_off_by_one_either_way(tmp_path):
+    t = make_table("sigma", eps="0.5,2", delta="1e-8", digits=20)
+    for delta_units in (-1, 1):
+        row = list(t.rows[1])
+        v = Decimal(row[-1])
+        row[-1] = str(v + delta_units * Decimal(10) ** v.as_tuple().exponent)
+        r = verify_table(replace(t, rows=(t.rows[0], tuple(row))), sample=None)
+        assert [m.row for m in r.mismatches] == [2], delta_units
+
+
+def test_verify_fixed_point_zero_and_unchecked_rows(tmp_path):
+    path = tmp_path / "fixed.csv"
+    # delta(20) of G_1 is 2.7e-86: "0.000000" is faithful to 6 decimals; mu=-1 cannot be recomputed
+    path.write_text("mu,eps,delta\n1,20,0.000000\n1,1,0.126937\n-1,1,0.5\n")
+    r = verify_table(path, sample=None)
+    assert r.ok and [row for row, _ in r.unchecked] == [3]
+    assert main(["table", "--verify", str(path), "--sample", "all"]) == 3
+
+
+def test_markdown_without_separator_keeps_its_first_row(tmp_path):
+    path = tmp_path / "t.md"
+    path.write_text("| mu | alpha | beta |\n| 1 | 0.5 | 0.158655253931457 |\n| 2 | 0.5 | 0.0227501319481792 |\n")
+    assert len(read_table(path).rows) == 2
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"columns": ["mu", "eps", "delta"], "rows": [1]}', "the JSON table is malformed"),
+    ("# rounding: delta=sideways\nmu,eps,delta\n1,1,0.1\n", "delta=sideways is not a rounding claim"),
+    ("mu,eps,beta\n1,1,0.1\n", "match no table kind"),
+    ("", "no column line"),
+])
+def test_malformed_tables_are_refused_clearly(tmp_path, text, message):
+    path = tmp_path / ("t.json" if text.startswith("{") else "t.csv")
+    path.write_text(text)
+    with pytest.raises(InvalidParameterError, match=message):
+        verify_table(path)
+
+
+def test_non_utf8_and_folder_outputs_are_refused(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"mu,eps,delta\n1,1,\xff\n")
+    with pytest.raises(InvalidParameterError, match="is not UTF-8 text"):
+        verify_table(path)
+    with pytest.raises(InvalidParameterError, match="is a folder"):
+        make_table("delta", mu="1", eps="1", out=tmp_path)
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_integer_grid_values_are_plain_digits():
+    assert parse_grid("--n", "1e21", integer=True) == ("1000000000000000000000",)
+    assert parse_grid("--steps", "log:1e20:1e21:2", integer=True) == ("100000000000000000000", "1000000000000000000000")
+    with pytest.raises(InvalidParameterError, match="at most 10"):
+        make_table("rr-composition", eps="1", n="1e21", alpha="0.5")

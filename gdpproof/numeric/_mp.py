@@ -90,12 +90,29 @@ def _fraction_of_exact_arb(x: flint.arb) -> Fraction:
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
+#: A radius this many bits below the midpoint's magnitude is widened to that level: far beyond
+#: any precision a decision needs (4000 digits are 13,300 bits), and it keeps the endpoints small
+#: Fractions (a radius of 2^(-7e38), as delta at mu = 1e20 gives, would be a 7e38-bit integer).
+_RADIUS_FLOOR_BITS = 1 << 16
+
+
 def arb_endpoints(x: flint.arb) -> tuple[Fraction, Fraction] | None:
-    """Exact lower and upper endpoints of a finite ball, or None if it is not finite."""
+    """Lower and upper endpoints of a finite ball as Fractions (None if it is not finite).
+
+    The interval returned contains the ball; it is the ball itself unless the radius is more
+    than :data:`_RADIUS_FLOOR_BITS` bits below the midpoint, when it is widened to that level.
+    """
     if not x.is_finite():
         return None
-    mid = _fraction_of_exact_arb(x.mid())
-    rad = _fraction_of_exact_arb(x.rad())
+    mid_ball, rad_ball = x.mid(), x.rad()
+    if not mid_ball.is_zero() and not rad_ball.is_zero():
+        m_man, m_exp = mid_ball.man_exp()
+        r_man, r_exp = rad_ball.man_exp()
+        top = int(m_exp) + int(m_man).bit_length()
+        if int(r_exp) + int(r_man).bit_length() < top - _RADIUS_FLOOR_BITS:
+            rad_ball = flint.arb(2) ** (top - _RADIUS_FLOOR_BITS)  # a power of two: exact
+    mid = _fraction_of_exact_arb(mid_ball)
+    rad = _fraction_of_exact_arb(rad_ball)
     return mid - rad, mid + rad
 
 

@@ -358,7 +358,7 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fracti
     From a float64 root when one exists (then Newton on delta itself if the target is given
     as a number), else from a bracket found by doubling, Newton on log delta.
     """
-    guess = _float_epsilon_guess(float(mf), float(log_target.mid()))
+    guess = _float_epsilon_guess(float(mf), float(log_target.mid())) if mf < 10**300 else None
     if guess is not None and target is not None:
         def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
             am = arb_of_fraction(mf)  # made here, at the Newton precision

@@ -123,3 +123,14 @@ def test_a_ball_around_zero_with_a_huge_radius_is_refused_quickly(eps):
     # whose radius once made certify build a 7e19-bit integer (it hung)
     with pytest.raises(gdpproof.PrecisionError, match="beyond what a Decimal can hold"):
         gdpproof.delta_from_epsilon(1, eps, digits=10)
+
+
+@pytest.mark.timeout(60)
+def test_huge_mu_is_answered_quickly():
+    # found by a review of the tables: at mu = 1e20 the ball of delta has a radius of 2^(-7e38)
+    # below a midpoint near 1 (it hung building that Fraction); mu = 1e400 overflowed a float
+    assert gdpproof.delta_from_epsilon("1e20", 1, digits=10) == Decimal("1.000000000")
+    assert gdpproof.delta_from_epsilon("1e400", 1, digits=10) == Decimal("1.000000000")
+    # eps = mu^2/2 + mu Phi^{-1}(1 - delta) + ...: 5e799 and 5e39 to ten digits, rounded up
+    assert gdpproof.epsilon_from_delta("1e400", "1e-5", digits=10) == Decimal("5.000000001E+799")
+    assert gdpproof.epsilon_from_delta("1e20", "1e-5", digits=10) == Decimal("5.000000001E+39")

@@ -216,6 +216,34 @@ def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]
 
     out.append(("reference tables: shipped tables recomputed and spot-checked", reference_tables))
 
+    for name, prop in _properties(digits):
+        out.append((f"property (hypothesis, fixed seed): {name}", prop))
+
+    from gdpproof.audit import PEERS
+
+    for peer in PEERS:
+        def audit(peer: str = peer) -> tuple[bool, str, dict]:
+            from gdpproof.audit import PeerNotInstalledError, audit_accountant
+
+            try:
+                report = audit_accountant(peer, quick=True, seed=0)
+            except PeerNotInstalledError as exc:
+                return True, f"not audited: {exc}", {"installed": False}
+            counts = {k: len(report.of_kind(k)) for k in ("agrees", "unsafe", "conservative", "error")}
+            text = (f"{report.version}: {counts['agrees']} agree, {counts['unsafe']} unsafe, "
+                    f"{counts['conservative']} conservative, {counts['error']} errors on the quick grid")
+            worst = report.worst("unsafe")
+            if worst is not None:
+                rel = "" if worst.relative_error is None else f" (relative {worst.relative_error:+.2e})"
+                text += f"; worst unsafe: {worst.call()} = {worst.value!r}, reference {worst.reference}{rel}"
+            error = report.worst("error")
+            if error is not None:
+                text += f"; an error: {error.call()}: {error.detail or error.value!r}"
+            # a peer's unsafe finding is a result about the peer, not a failure of gdpproof
+            return True, text, {"installed": True, "report": json.loads(report.to_json())}
+
+        out.append((f"peer audit (quick grid): {peer}", audit))
+
     for path in _derivation_files():
         def derivation(path: Path = path) -> tuple[bool, str, dict]:
             import contextlib
@@ -237,6 +265,80 @@ def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]
 
         out.append((f"derivation {path.stem}", derivation))
     return out
+
+
+def _properties(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]]]:
+    """Property checks on hypothesis-drawn inputs (gdpproof.strategies), derandomized: the same
+    examples every run.  A failure reports hypothesis's shrunk counterexample."""
+    from hypothesis import HealthCheck, given, settings
+
+    from gdpproof import strategies as gs
+
+    runs = settings(max_examples=25, derandomize=True, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck))
+
+    def run(test: Callable[[], None], what: str) -> tuple[bool, str, dict]:
+        try:
+            runs(test)()
+        except AssertionError as exc:
+            return False, f"counterexample: {exc}", {}
+        return True, f"{what}: held on 25 drawn examples (derandomized)", {"examples": "25"}
+
+    def round_trip() -> tuple[bool, str, dict]:
+        import gdpproof as g
+
+        @given(gs.gdp_guarantees(min_mu=0.01, max_mu=20.0), gs.epsilon_delta_pairs(min_delta=1e-100, max_delta=0.5))
+        def test(mu: float, pair: Any) -> None:
+            delta = Fraction(pair[1])  # the float's exact binary value, as gdpproof reads a float
+            if g.delta_from_epsilon(mu, 0, digits=digits).to_fraction() <= delta:
+                return  # no positive eps is needed
+            eps = g.epsilon_from_delta(mu, pair[1], digits=digits)
+            back = g.delta_from_epsilon(mu, eps, digits=digits).to_fraction()
+            # eps is rounded up, so delta(eps) <= delta, up to delta(eps)'s own rounding up (one unit)
+            assert back <= delta * (1 + Fraction(1, 10 ** (digits - 1))), (mu, pair[1], str(eps), float(back))
+
+        return run(test, "delta(eps(delta)) <= delta, to the certified digits")
+
+    def convex_symmetric() -> tuple[bool, str, dict]:
+        import gdpproof as g
+
+        @given(gs.gdp_guarantees(min_mu=0.01, max_mu=10.0), gs.epsilon_delta_pairs(max_epsilon=5.0))
+        def test(mu: float, pair: Any) -> None:
+            f = g.gaussian(repr(mu))
+            a = Decimal(repr(min(pair[1], 0.999)))
+            b = f.evaluate(a, digits=digits, rounding="nearest")
+            back = f.evaluate(b, digits=digits, rounding="nearest")
+            assert abs(back - a) <= Decimal(10) ** (3 - digits) * max(a, Decimal("1e-300")) + Decimal(10) ** -digits, \
+                (mu, a, back)
+
+        return run(test, "G_mu(G_mu(alpha)) = alpha (symmetry)")
+
+    def composition() -> tuple[bool, str, dict]:
+        import sympy
+
+        import gdpproof as g
+
+        @given(gs.gdp_guarantees(max_mu=10.0), gs.gdp_guarantees(max_mu=10.0), gs.epsilon_delta_pairs(max_epsilon=1.0))
+        def test(m1: float, m2: float, pair: Any) -> None:
+            a = repr(min(max(pair[1], 1e-12), 0.999))
+            c = g.compose(g.gaussian(repr(m1)), g.gaussian(repr(m2)))
+            rule = g.gaussian(sympy.sqrt(sympy.Rational(repr(m1)) ** 2 + sympy.Rational(repr(m2)) ** 2))
+            v = c.evaluate(a, digits=digits)
+            assert v == rule.evaluate(a, digits=digits), (m1, m2, a)
+            assert v <= g.gaussian(repr(m1)).evaluate(a, digits=digits, rounding="up"), (m1, m2, a)
+
+        return run(test, "G_mu1 (x) G_mu2 = G_sqrt(mu1^2 + mu2^2), below each factor")
+
+    def valid_families() -> tuple[bool, str, dict]:
+        @given(gs.tradeoff_functions())
+        def test(f: Any) -> None:
+            r = f.check()
+            assert r.ok, (repr(f), [v.property for v in r.verdicts if v.status == "refuted"])
+
+        return run(test, "drawn trade-off functions are valid (convex, non-increasing, f <= 1 - alpha)")
+
+    return [("GDP <-> (eps, delta) round trip", round_trip), ("symmetry of G_mu", convex_symmetric),
+            ("composition of Gaussian trade-offs", composition), ("validity of the families", valid_families)]
 
 
 def _derivation_files() -> list[Path]:
@@ -339,8 +441,8 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
                  quick: bool = False) -> dict:
     """Run every check and write ``index.html`` and ``summary.json`` into ``out``.
 
-    ``quick=True`` skips the derivations (run by the test suite) and the numerical-composition
-    figures, for a report in a few seconds.  Returns the summary dictionary (also written as
+    ``quick=True`` skips the derivations (run by the test suite), the peer audits and the
+    numerical-composition figures, for a report in well under a minute.  Returns the summary dictionary (also written as
     JSON), with ``passed`` and ``total``.
     """
     import gdpproof
@@ -354,7 +456,7 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
         raise gdpproof.InvalidParameterError(f"out={str(out)!r} cannot be created: {exc.strerror}") from None
     checks = _checks(digits)
     if quick:
-        checks = [(name, run) for name, run in checks if not name.startswith("derivation ")]
+        checks = [(name, run) for name, run in checks if not name.startswith(("derivation ", "peer audit"))]
     rows = []
     # a redrawn bar on a terminal; one line per check in a log (a bar's carriage returns garble it)
     bar = Progress(len(checks), "report", unit="checks", enabled=progress and sys.stderr.isatty())

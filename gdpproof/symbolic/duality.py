@@ -124,7 +124,8 @@ def ordered_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy
         for rel in cond.atoms(sympy.core.relational.Relational):
             try:
                 sols = sympy.solve(rel.lhs - rel.rhs, alpha)
-            except NotImplementedError as exc:
+            except (NotImplementedError, OverflowError, MemoryError) as exc:
+                # sympy's simplification overflows on extreme parameters (eps = 1e19 asks for e^(1e19))
                 raise SymbolicError(f"cannot solve the breakpoint condition {rel}") from exc
             for sol in sols:
                 if not sol.is_number:

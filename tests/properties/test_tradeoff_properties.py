@@ -643,3 +643,12 @@ def test_check_refutes_concave_double() -> None:
     report = gdpproof.TradeOff((1 - ALPHA**2) / 2, name="half_concave").check()
     assert not report.ok
     assert report["convex"].status == "refuted"
+
+
+@pytest.mark.parametrize("eps", ["81", "1e19", "4e59"])
+def test_steep_randomized_response_is_not_refuted(eps):
+    # found by the report's derandomized property check: at eps = 81 the slope -e^81 made the
+    # continuity test call a steep piece a jump; at 1e19 sympy overflowed locating the kink; at
+    # 4e59 an evaluation that failed at alpha = 0 was reported as f outside [0, 1]
+    report = gdpproof.randomized_response(eps).check()
+    assert report.ok, report

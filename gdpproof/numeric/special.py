@@ -63,6 +63,28 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
             return h((*tuple(env), x(env)))
 
         return apply
+    if name in ("symmetrized", "symmetrized_slope", "tradeoff_conjugate"):
+        from . import envelope
+
+        (var,) = e.function.variables
+        inner = dict(index)
+        inner[var] = len(index)
+        bodies = e.bodies()
+        if any(b.free_symbols - {var} for b in bodies):
+            # the solver runs on lambdified mpmath code of the curve alone
+            raise TypeError(f"no ball-arithmetic form for {name} of a curve with free parameters: {e.function}")
+        h, dh = (compile_(b, inner) for b in bodies[:2])
+        v = compile_(e.args[1], index)
+
+        def node(env: Sequence[flint.arb]) -> flint.arb:
+            env = tuple(env)
+            hf, dhf = (lambda t: h((*env, t))), (lambda t: dh((*env, t)))
+            if name == "tradeoff_conjugate":
+                return envelope.arb_conjugate(hf, dhf, v(env))
+            run = envelope.arb_envelope if name == "symmetrized" else envelope.arb_envelope_slope
+            return run(hf, dhf, bodies, var, v(env))
+
+        return node
     if name in ("rr_composed", "rr_composed_slope", "rr_composed_delta"):
         args = [compile_(a, index) for a in e.args]
         fn = {"rr_composed": arb_rr_value, "rr_composed_slope": arb_rr_slope,
@@ -426,8 +448,21 @@ def mpmath_namespace(ctx: Any) -> dict[str, Any]:
         qk = ctx.one if J > n else betainc_reg(n - J + 1, J, 1 - q0)
         return qk - ctx.exp(eps_prime) * alpha_j(n, J, q0)
 
+    from . import envelope
+
+    def symmetrized(h: Any, dh: Any, d2h: Any, v: Any) -> Any:
+        return envelope.mp_envelope(ctx, h, dh, d2h, v)
+
+    def symmetrized_slope(h: Any, dh: Any, d2h: Any, v: Any) -> Any:
+        return envelope.mp_envelope_slope(ctx, h, dh, d2h, v)
+
+    def tradeoff_conjugate(h: Any, dh: Any, d2h: Any, y: Any) -> Any:
+        return envelope.mp_conjugate(ctx, h, dh, d2h, y)
+
     return {"implicit_inverse": implicit_inverse, "rr_composed": rr_composed,
-            "rr_composed_slope": rr_composed_slope, "rr_composed_delta": rr_composed_delta}
+            "rr_composed_slope": rr_composed_slope, "rr_composed_delta": rr_composed_delta,
+            "symmetrized": symmetrized, "symmetrized_slope": symmetrized_slope,
+            "tradeoff_conjugate": tradeoff_conjugate}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -503,5 +538,8 @@ def _np_rr_delta(n: Any, eps: Any, eps_prime: Any) -> np.ndarray:
 
 def numpy_namespace() -> dict[str, Any]:
     """numpy versions of the special functions, for sympy's lambdify."""
+    from . import envelope
+
     return {"implicit_inverse": _np_implicit_inverse, "rr_composed": _np_rr_value,
-            "rr_composed_slope": _np_rr_slope, "rr_composed_delta": _np_rr_delta}
+            "rr_composed_slope": _np_rr_slope, "rr_composed_delta": _np_rr_delta,
+            "symmetrized": envelope.np_envelope, "symmetrized_slope": envelope.np_envelope_slope}

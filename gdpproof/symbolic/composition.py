@@ -329,7 +329,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     q = probability("p", p_)
     if q == 0:
         return identity()
-    if q == 1:
+    if q == 1 and f.symmetric:
         return f
     if is_identity(f):
         return identity()
@@ -361,14 +361,12 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         cp = Piecewise((fp, alpha <= xs), (xs + fpx - alpha, alpha <= fpx), (inv, True))
         label = f"subsampled_{f.name}" if keep else f"subsampled_{f!r}"
         return TradeOff(cp, (*params, (p, q)), label, True)
-    from .duality import symmetrize
+    from .duality import _is_piecewise_linear, envelope, symmetrize
 
-    try:
-        sym = symmetrize(TradeOff(fp.xreplace({p: q, **dict(params)}), (), f"{f.name}_p", None))
-    except (SymbolicError, NotImplementedError) as exc:
-        raise NotSupportedError(
-            f"subsample({f!r}, p={q}): f is not known to be symmetric, and gdpproof computes "
-            f"min(f_p, f_p^-1)** exactly only for piecewise-linear f ({exc}); a certified numeric "
-            "envelope for curved non-symmetric f is not available yet"
-        ) from None
-    return TradeOff(sym.expr, (), f"subsampled_{f.name}", True)
+    fpn = TradeOff(fp.xreplace({p: q, **dict(params)}), (), f"{f.name}_p", None)
+    if _is_piecewise_linear(fpn):
+        return TradeOff(symmetrize(fpn).expr, (), f"subsampled_{f.name}", True)
+    # f_p(t) >= (1 - p)(1 - t) > 0 for t < 1 when p < 1, so f_p^{-1}(0) = 1 >= f_p(0) = C_p(f)(0)
+    fp0 = q * head + 1 - q
+    at_zero = fp0 if q < 1 and fp0.is_number else None
+    return envelope(fpn, at_zero=at_zero, name=f"subsampled_{f!r}" if q < 1 else f"symmetrize({f!r})")

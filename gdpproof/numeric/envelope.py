@@ -333,19 +333,50 @@ def arb_envelope_slope(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, a:
     return _lower(lo).union(_upper(hi))
 
 
-def arb_conjugate(h: Fn, dh: Fn, y: flint.arb) -> flint.arb:
-    """A ball containing h*(y) = sup over [0, 1] of y t - h(t) (concave maximisation)."""
-    from ._mp import arb_endpoints
-    from .optimize import concave_sup
+def arb_conjugate(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, y: flint.arb,
+                  inverse: bool = False, end_slopes: tuple = (None, None)) -> flint.arb:
+    """A ball containing h*(y) = sup_t (y t - h(t)), or h2*(y) = sup_t (y h(t) - t) when
+    ``inverse``, over t in [0, 1], for y < 0 (fact 1).
 
-    yends = arb_endpoints(y)
-    if yends is None:
+    The function psi maximised is concave.  An end is the maximiser exactly when psi' has the
+    right sign there (decided in balls, with the one-sided slopes ``end_slopes`` = (h'(0+),
+    h'(1-)) where the formula of h' is 0/0 at an end), which gives exact values such as h2*(y) = -1 (the end
+    t = 1, h(1) = 0): delta(epsilon) = 0 beyond the pure-DP level then comes out exactly.
+    Otherwise: below, the value at the maximiser the solver proposes; above, the tangent bound
+    of fact 3, for every y in the ball.
+    """
+    if not y.is_finite() or not y < 0:
         return flint.arb.nan()
-    box = concave_sup(lambda t: y * t - h(t), lambda t: y - dh(t), Fraction(0), Fraction(1), flint.ctx.prec,
-                      (None, yends[0]))  # h(1) = 0: the value at t = 1 is y
-    if box is None:
-        return flint.arb.nan()
-    return arb_of_fraction(box[0]).union(arb_of_fraction(box[1]))
+
+    def psi(t: flint.arb) -> flint.arb:
+        return y * h(t) - t if inverse else y * t - h(t)
+
+    def dpsi(t: flint.arb) -> flint.arb:
+        return y * dh(t) - 1 if inverse else y - dh(t)
+
+    def dpsi_end(t: flint.arb, slope: flint.arb | None) -> flint.arb:
+        if slope is None:
+            return dpsi(t)
+        return y * slope - 1 if inverse else y - slope
+
+    zero, one = flint.arb(0), flint.arb(1)
+    d0 = dpsi_end(zero, end_slopes[0])
+    if d0.is_finite() and d0 <= 0:
+        return psi(zero)  # psi' <= 0 from the start: the maximum is at t = 0
+    d1 = dpsi_end(one, end_slopes[1])
+    if d1.is_finite() and d1 >= 0:
+        return -one if inverse else y  # psi' >= 0 up to the end: the maximum is at t = 1, h(1) = 0
+    bits = flint.ctx.prec
+    with private_context(int(bits * 0.30103) + 1) as ctx:
+        ctx.prec = bits
+        _, dhm, d2hm = _mp_functions(bodies, var, ctx)
+        q = _fraction(flint.arb(y.mid()))
+        ym = ctx.mpf(q.numerator) / q.denominator
+        x = _exact(_touch(ctx, dhm, d2hm, 1 / ym if inverse else ym))
+    value = psi(x)
+    lo = _lower(value)
+    hi = _tangent_bound(value, dpsi(x), x)
+    return lo.union(hi)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,54 +404,106 @@ def mp_envelope_slope(ctx: Any, h: Fn, dh: Fn, d2h: Fn, a: Any) -> Any:
     return solve(ctx, h, dh, d2h, a).s
 
 
-def mp_conjugate(ctx: Any, h: Fn, dh: Fn, d2h: Fn, y: Any) -> Any:
-    """h*(y) = sup over [0, 1] of y t - h(t) (approximate)."""
-    x = _touch(ctx, dh, d2h, ctx.mpf(y))
-    return max(y * x - _call(ctx, h, x), ctx.mpf(y), -_call(ctx, h, ctx.zero))
+def mp_conjugate(ctx: Any, h: Fn, dh: Fn, d2h: Fn, y: Any, inverse: bool = False) -> Any:
+    """h*(y) (or h2*(y) when ``inverse``) over [0, 1], approximately (see :func:`arb_conjugate`)."""
+    y = ctx.mpf(y)
+    if inverse:
+        t = _touch(ctx, dh, d2h, 1 / y)
+        return max(y * _call(ctx, h, t) - t, -ctx.one, y * _call(ctx, h, ctx.zero))
+    x = _touch(ctx, dh, d2h, y)
+    return max(y * x - _call(ctx, h, x), y, -_call(ctx, h, ctx.zero))
 
 
-class _FloatContext:
-    """The few mpmath context operations the solver uses, on Python floats (53 bits)."""
+def _np_touch(dh: Fn, d2h: Fn, s: np.ndarray) -> np.ndarray:
+    """:func:`_touch` for arrays of slopes: safeguarded Newton, geometric bisection at the ends."""
+    lo, hi = np.zeros_like(s), np.ones_like(s)
+    x = np.full_like(s, 0.5)
+    for _ in range(300):
+        F = np.asarray(dh(x), dtype=np.float64) - s
+        ok = np.isfinite(F)
+        hi = np.where(ok & (F > 0), x, hi)
+        lo = np.where(ok & (F < 0), x, lo)
+        d = np.asarray(d2h(x), dtype=np.float64)
+        nxt = x - F / d
+        bad = ~(ok & np.isfinite(nxt) & (nxt > lo) & (nxt < hi))
+        fallback = np.where((lo == 0) & (hi <= 0.5), hi / 16, np.where((hi == 1) & (lo >= 0.5), 1 - (1 - lo) / 16,
+                                                                        (lo + hi) / 2))
+        nxt = np.where(bad, fallback, nxt)
+        done = (hi - lo <= 4e-16 * np.minimum(hi, 1 - lo)) | ((lo == 0) & (hi < 1e-300)) | (F == 0) \
+            | ((hi == 1) & (1 - lo < 1e-16)) | (np.abs(nxt - x) <= 1e-16 * np.minimum(np.abs(nxt), 1 - np.abs(nxt)))
+        x = np.where(F == 0, x, nxt)
+        if done.all():
+            break
+    return np.clip(x, lo, hi)
 
-    prec = 53
-    zero, one, nan, ln2 = 0.0, 1.0, float("nan"), 0.6931471805599453
 
-    @staticmethod
-    def mpf(v: Any) -> float:
-        return float(v)
+def _np_solve(h: Fn, dh: Fn, d2h: Fn, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(slope, value) of C at each a in (0, 1): :func:`solve` on arrays of doubles."""
+    from .special import _np_implicit_inverse
 
-    @staticmethod
-    def isfinite(v: float) -> bool:
-        return bool(np.isfinite(v))
+    def H(x: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(np.asarray(h(x), dtype=np.float64), np.shape(x))
 
-    @staticmethod
-    def log(v: float) -> float:
-        return float(np.log(v))
+    def conj(s: np.ndarray) -> tuple[np.ndarray, ...]:
+        x1, t2 = _np_touch(dh, d2h, s), _np_touch(dh, d2h, 1 / s)
+        return s * x1 - H(x1), x1, s * H(t2) - t2, t2
 
-    @staticmethod
-    def exp(v: float) -> float:
-        return float(np.exp(v))
-
-
-def _scalar(fn: Fn) -> Fn:
-    def run(x: float) -> float:
-        with np.errstate(all="ignore"):
-            return float(np.asarray(fn(np.float64(x)), dtype=np.float64))
-
-    return run
+    tol = 1e-13
+    slope, value = np.zeros_like(a), np.zeros_like(a)
+    todo = np.ones(a.shape, dtype=bool)
+    s1 = np.asarray(dh(a), dtype=np.float64) * np.ones_like(a)
+    good = np.isfinite(s1) & (s1 < 0)
+    s1 = np.where(good, s1, -1.0)
+    t2 = _np_touch(dh, d2h, 1 / s1)
+    piece = good & (s1 * a - H(a) >= s1 * H(t2) - t2 - tol)
+    slope, value, todo = np.where(piece, s1, slope), np.where(piece, H(a), value), todo & ~piece
+    t = _np_implicit_inverse(h, dh, a)
+    d = np.asarray(dh(t), dtype=np.float64) * np.ones_like(a)
+    zero = todo & ((t == 0) | (d == 0))
+    todo &= ~zero
+    good = np.isfinite(d) & (d < 0)
+    s2 = np.where(good, 1 / np.where(good, d, -1.0), -1.0)
+    x1 = _np_touch(dh, d2h, s2)
+    piece = todo & good & (s2 * a - t >= s2 * x1 - H(x1) - tol)
+    slope, value, todo = np.where(piece, s2, slope), np.where(piece, t, value), todo & ~piece
+    if todo.any():
+        b = a[todo]
+        w_lo, w_hi = np.full_like(b, -60.0), np.log(2 / b)
+        for _ in range(80):
+            w = (w_lo + w_hi) / 2
+            c1, x1, c2, t2 = conj(-np.exp(w))
+            x2 = H(t2)
+            left = np.where(c1 > c2 + tol, x1, np.where(c2 > c1 + tol, x2, np.minimum(x1, x2)))
+            right = np.where(c1 > c2 + tol, x1, np.where(c2 > c1 + tol, x2, np.maximum(x1, x2)))
+            w_hi = np.where(b > right, w, w_hi)
+            w_lo = np.where(b < left, w, w_lo)
+            inside = (b >= left) & (b <= right)
+            w_lo, w_hi = np.where(inside, w, w_lo), np.where(inside, w, w_hi)
+        s = -np.exp((w_lo + w_hi) / 2)
+        c1, _, c2, _ = conj(s)
+        slope[todo], value[todo] = s, b * s - np.maximum(c1, c2)
+    return slope, value
 
 
 def np_envelope(h: Fn, dh: Fn, d2h: Fn, a: Any) -> np.ndarray:
-    """C at each entry of a, in float64 (the same solver on doubles, point by point)."""
-    fns = [_scalar(f) for f in (h, dh, d2h)]
+    """C at each entry of a, in float64 (the solver on arrays of doubles)."""
+    from .special import _np_implicit_inverse
+
     arr = np.asarray(a, dtype=np.float64)
-    out = np.array([mp_envelope(_FloatContext, *fns, float(v)) for v in arr.ravel()], dtype=np.float64)
-    return out.reshape(arr.shape)
+    out = np.zeros(arr.shape)
+    inner = (arr > 0) & (arr < 1)
+    with np.errstate(all="ignore"):
+        if inner.any():
+            out[inner] = _np_solve(h, dh, d2h, arr[inner])[1]
+        at0 = arr <= 0
+        if at0.any():
+            z = np.zeros(1)
+            out[at0] = min(float(np.asarray(h(z)).ravel()[0]), float(_np_implicit_inverse(h, dh, z)[0]))
+    return out
 
 
 def np_envelope_slope(h: Fn, dh: Fn, d2h: Fn, a: Any) -> np.ndarray:
-    """C' at each entry of a, in float64."""
-    fns = [_scalar(f) for f in (h, dh, d2h)]
-    arr = np.asarray(a, dtype=np.float64)
-    out = np.array([mp_envelope_slope(_FloatContext, *fns, float(v)) for v in arr.ravel()], dtype=np.float64)
-    return out.reshape(arr.shape)
+    """C' at each entry of a, in float64 (ends moved inside by 1e-300 and 1e-16)."""
+    arr = np.clip(np.asarray(a, dtype=np.float64), 1e-300, 1 - 1e-16)
+    with np.errstate(all="ignore"):
+        return _np_solve(h, dh, d2h, arr.ravel())[0].reshape(arr.shape)

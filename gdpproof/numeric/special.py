@@ -63,7 +63,7 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
             return h((*tuple(env), x(env)))
 
         return apply
-    if name in ("symmetrized", "symmetrized_slope", "tradeoff_conjugate"):
+    if name in ("symmetrized", "symmetrized_slope", "tradeoff_conjugate", "inverse_conjugate"):
         from . import envelope
 
         (var,) = e.function.variables
@@ -75,12 +75,14 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
             raise TypeError(f"no ball-arithmetic form for {name} of a curve with free parameters: {e.function}")
         h, dh = (compile_(b, inner) for b in bodies[:2])
         v = compile_(e.args[1], index)
+        ends = _end_slopes(bodies[1], var, compile_) if name.endswith("conjugate") else (None, None)
 
         def node(env: Sequence[flint.arb]) -> flint.arb:
             env = tuple(env)
             hf, dhf = (lambda t: h((*env, t))), (lambda t: dh((*env, t)))
-            if name == "tradeoff_conjugate":
-                return envelope.arb_conjugate(hf, dhf, v(env))
+            if name in ("tradeoff_conjugate", "inverse_conjugate"):
+                slopes = tuple(None if c is None else c(()) for c in ends)
+                return envelope.arb_conjugate(hf, dhf, bodies, var, v(env), name == "inverse_conjugate", slopes)
             run = envelope.arb_envelope if name == "symmetrized" else envelope.arb_envelope_slope
             return run(hf, dhf, bodies, var, v(env))
 
@@ -91,6 +93,23 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
               "rr_composed_delta": arb_rr_delta}[name]
         return lambda env: fn(*(a(env) for a in args))
     return None
+
+
+def _end_slopes(slope: sympy.Expr, var: sympy.Symbol, compile_: Callable[[sympy.Basic, dict], _Node]) -> tuple:
+    """h'(0+) and h'(1-) as ball nodes, from sympy's one-sided limits (None where it gives none).
+
+    Formulas such as e (1 - t)^e / (1 - t) are 0/0 at an end in any arithmetic; the limit is
+    what decides whether an end maximises a conjugate exactly.
+    """
+    out = []
+    for point, side in ((0, "+"), (1, "-")):
+        try:
+            value = sympy.limit(slope, var, point, side)
+        except (NotImplementedError, ValueError, TypeError, RecursionError):
+            value = None
+        ok = value is not None and value.is_number and value.is_finite and not value.has(sympy.AccumBounds)
+        out.append(compile_(value, {}) if ok else None)
+    return tuple(out)
 
 
 def _ball(lo: flint.arb, hi: flint.arb) -> flint.arb:
@@ -459,10 +478,13 @@ def mpmath_namespace(ctx: Any) -> dict[str, Any]:
     def tradeoff_conjugate(h: Any, dh: Any, d2h: Any, y: Any) -> Any:
         return envelope.mp_conjugate(ctx, h, dh, d2h, y)
 
+    def inverse_conjugate(h: Any, dh: Any, d2h: Any, y: Any) -> Any:
+        return envelope.mp_conjugate(ctx, h, dh, d2h, y, inverse=True)
+
     return {"implicit_inverse": implicit_inverse, "rr_composed": rr_composed,
             "rr_composed_slope": rr_composed_slope, "rr_composed_delta": rr_composed_delta,
             "symmetrized": symmetrized, "symmetrized_slope": symmetrized_slope,
-            "tradeoff_conjugate": tradeoff_conjugate}
+            "tradeoff_conjugate": tradeoff_conjugate, "inverse_conjugate": inverse_conjugate}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -302,12 +302,12 @@ def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = No
     """min{f, f^{-1}}** for any trade-off curve f with numeric parameters, as a special node.
 
     The template is ``symmetrized(Lambda(t, f(t)), alpha)``; its delta curve is
-    1 + max(f*(-e^eps), e^eps f*(-e^-eps)) (the conjugate of a minimum is the maximum of the
-    conjugates, and (f^{-1})*(y) = -y f*(1/y)).  ``at_zero`` is the exact value at alpha = 0,
+    1 + max(f*(-e^eps), (f^{-1})*(-e^eps)) (the conjugate of the envelope is that of the
+    minimum, the maximum of the conjugates).  ``at_zero`` is the exact value at alpha = 0,
     min{f(0), f^{-1}(0)}, when the caller knows it (f_p with p < 1: f_p(0)); otherwise sympy's
     solveset is asked for f^{-1}(0), and without it the value at 0 is left to the numeric layer.
     """
-    from .special import symmetrized, tradeoff_conjugate
+    from .special import inverse_conjugate, symmetrized, tradeoff_conjugate
     from .symbols import epsilon_prime, t
     from .tradeoff import TradeOff
 
@@ -325,6 +325,6 @@ def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = No
             at_zero = value if value.is_number and not value.has(sympy.Min) else None
     node = symmetrized(h, alpha)
     template = node if at_zero is None else Piecewise((at_zero, sympy.Eq(alpha, 0)), (node, True))
-    dual = 1 + sympy.Max(tradeoff_conjugate(h, -sympy.exp(epsilon_prime)),
-                         sympy.exp(epsilon_prime) * tradeoff_conjugate(h, -sympy.exp(-epsilon_prime)))
+    y = -sympy.exp(epsilon_prime)
+    dual = 1 + sympy.Max(tradeoff_conjugate(h, y), inverse_conjugate(h, y))
     return TradeOff(template, (), name or f"symmetrize({f!r})", True, dual)

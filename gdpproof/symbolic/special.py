@@ -8,7 +8,8 @@ import sympy
 from sympy import S, erfc, exp, pi, sqrt
 
 __all__ = ["erfcx", "fold", "held", "apply_at", "implicit_inverse", "symmetrized", "symmetrized_slope",
-           "tradeoff_conjugate", "rr_composed", "rr_composed_slope", "rr_composed_delta"]
+           "tradeoff_conjugate",
+           "inverse_conjugate", "rr_composed", "rr_composed_slope", "rr_composed_delta"]
 
 
 class erfcx(sympy.Function):
@@ -174,8 +175,17 @@ class symmetrized_slope(_CurveNode):
 class tradeoff_conjugate(_CurveNode):
     r"""h*(y) = sup_{t in [0, 1]} (y t - h(t)), the convex conjugate of a trade-off curve h.
 
-    ``tradeoff_conjugate(Lambda(t, h(t)), y)``; the delta(epsilon) curve of
-    symmetrized(h) is 1 + max(h*(-e^eps), e^eps h*(-e^-eps)) (conjugate of a minimum).
+    ``tradeoff_conjugate(Lambda(t, h(t)), y)``; with :class:`inverse_conjugate` it gives the
+    delta(epsilon) curve of symmetrized(h): 1 + max(h*(-e^eps), (h^{-1})*(-e^eps)) (the
+    conjugate of a minimum is the maximum of the conjugates).
+    """
+
+
+class inverse_conjugate(_CurveNode):
+    r"""(h^{-1})*(y) = sup_{t in [0, 1]} (y h(t) - t) for y < 0: the conjugate of the inverse.
+
+    Every x in [0, h(0)] is h(t) for t = h^{-1}(x), and x > h(0) only lowers y x, so the
+    supremum over x of y x - h^{-1}(x) is this one over t; it needs no inverse.
     """
 
 
@@ -316,12 +326,13 @@ def held(expr: sympy.Expr, operation: Callable[[sympy.Expr], sympy.Expr]) -> sym
     outside would be wrong (and rewrite can crash).  The inverses are replaced by placeholders
     while ``operation`` runs.
     """
-    inverses = (expr.atoms(implicit_inverse, apply_at, symmetrized, symmetrized_slope, tradeoff_conjugate)
+    inverses = (expr.atoms(implicit_inverse, apply_at, symmetrized, symmetrized_slope, tradeoff_conjugate,
+                           inverse_conjugate)
                 if isinstance(expr, sympy.Basic) else set())
     if not inverses:
         return operation(expr)
     # the conjugate and the slope are not signed like a root: hold them as plain reals
-    hold = {e: sympy.Dummy("inv", real=True) if isinstance(e, (tradeoff_conjugate, symmetrized_slope))
+    hold = {e: sympy.Dummy("inv", real=True) if isinstance(e, (tradeoff_conjugate, inverse_conjugate, symmetrized_slope))
             else sympy.Dummy("inv", nonnegative=True) for e in inverses}
     out = operation(expr.xreplace(hold))
     return out.xreplace({d: e for e, d in hold.items()})

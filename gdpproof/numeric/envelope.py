@@ -185,24 +185,37 @@ def _bridge(ctx: Any, h: Fn, dh: Fn, d2h: Fn, a: Any) -> Solution:
         # +1: the optimum is at a larger (flatter) slope; -1: steeper; 0: s is optimal
         return (1 if a > hi else -1 if a < lo else 0), (c1, x1, c2, t2)
 
-    # the slope of C at a lies in [-1/a, 0) (C convex, 0 <= C <= 1): search w = log(-s)
-    w_hi = ctx.log(2 / a)
-    w_lo = -(ctx.prec + 20) * ctx.ln2
-    state = None
-    for _ in range(60):
-        w = (w_lo + w_hi) / 2
-        sign, state = side(-ctx.exp(w), *(state[1::2] if state else (None, None)))
-        if sign > 0:
-            w_hi = w  # flatter slope: smaller |s|
-        elif sign < 0:
-            w_lo = w
-        else:
-            break
+    # D(-1) = 0 for every h (h2*(-1) = -(-1) h*(-1)): the bridge of slope -1 always exists, and
+    # it is the only one unless the two curves cross more than once
+    sign, state = side(-ctx.one)
+    if sign == 0:
+        c1, x1, c2, t2 = state
+        return Solution(-ctx.one, x1, t2, -a - max(c1, c2))
+    # the slope of C at a lies in [-1/a, 0) (C convex, 0 <= C <= 1): search w = log(-s), at
+    # double precision (Newton on D below restores the digits)
+    prec = ctx.prec
+    ctx.prec = min(prec, 64)
+    try:
+        tol = ctx.mpf(2) ** (-ctx.prec + 8)
+        w_hi = ctx.log(2 / a)
+        w_lo = -(prec + 20) * ctx.ln2
+        state = None
+        for _ in range(70):
+            w = (w_lo + w_hi) / 2
+            sign, state = side(-ctx.exp(w), *(state[1::2] if state else (None, None)))
+            if sign > 0:
+                w_hi = w  # flatter slope: smaller |s|
+            elif sign < 0:
+                w_lo = w
+            else:
+                break
+    finally:
+        ctx.prec = prec
     s_lo, s_hi = -ctx.exp(w_hi), -ctx.exp(w_lo)  # s_lo < s_hi
     s = -ctx.exp((w_lo + w_hi) / 2)
-    c1, x1, c2, t2 = state if state else _conj(ctx, h, dh, d2h, s)
+    x1, t2 = (state[1], state[3]) if state else (None, None)
     # Newton on D within [s_lo, s_hi]
-    for _ in range(2 * ctx.prec):
+    for _ in range(64):
         c1, x1, c2, t2 = _conj(ctx, h, dh, d2h, s, x1, t2)
         D, dD = c1 - c2, x1 - _call(ctx, h, t2)
         if D == 0 or dD == 0:

@@ -302,8 +302,16 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     certified digits by ball arithmetic.  For f_{eps,delta} this is tighter than the classical
     amplification to f_{eps', p delta}, eps' = log(1 - p + p e^eps), which lies below it.
     Non-symmetric piecewise-linear f get the exact envelope (the lower convex hull of the
-    vertices of f_p and f_p^{-1}); curved non-symmetric f raise NotSupportedError (a certified
-    numeric envelope is not implemented).
+    vertices of f_p and f_p^{-1}).  Curved non-symmetric f (numeric parameters) get the
+    envelope as a :class:`~gdpproof.symbolic.special.symmetrized` node: its values are
+    certified (rounded down) between a supporting line of the conjugate and values and chords
+    of min{f_p, f_p^{-1}} (:mod:`gdpproof.numeric.envelope`); ``delta`` uses the conjugates of
+    f_p and f_p^{-1} (exact, rounded up); ``evaluate_fast``, ``evaluate_mpmath`` and
+    :func:`~gdpproof.check_tradeoff` work; the CLT functionals (``kl``, ``kappa2``, ...) are
+    refused with NotSupportedError (log|C'| has kinks where the bridging segments meet the
+    curves, and quadrature over an envelope solved pointwise is neither fast nor certified).
+    For non-symmetric f, p = 1 gives min{f, f^{-1}}** (:func:`gdpproof.symbolic.duality.symmetrize`),
+    not f: a one-sided guarantee covers only one order of the neighbours.
 
     Parameters
     ----------
@@ -369,4 +377,4 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     # f_p(t) >= (1 - p)(1 - t) > 0 for t < 1 when p < 1, so f_p^{-1}(0) = 1 >= f_p(0) = C_p(f)(0)
     fp0 = q * head + 1 - q
     at_zero = fp0 if q < 1 and fp0.is_number else None
-    return envelope(fpn, at_zero=at_zero, name=f"subsampled_{f!r}" if q < 1 else f"symmetrize({f!r})")
+    return envelope(fpn, at_zero=at_zero, name=f"subsampled_{f.name}" if q < 1 else f"symmetrize({f!r})")

@@ -39,7 +39,7 @@ import numpy as np
 from ._mp import mpf_to_fraction, private_context
 from .optimize import arb_of_fraction
 
-__all__ = ["Solution", "solve", "arb_envelope", "arb_envelope_slope", "arb_conjugate", "mp_envelope",
+__all__ = ["Solution", "solve", "exact_value", "arb_envelope", "arb_envelope_slope", "arb_conjugate", "mp_envelope",
            "mp_envelope_slope", "mp_conjugate", "np_envelope", "np_envelope_slope"]
 
 Fn = Callable[[Any], Any]
@@ -278,6 +278,49 @@ def _upper_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
         if xa <= a and a <= xb and xb - xa > 0:
             best = best.min(_upper(ya + (yb - ya) * (a - xa) / (xb - xa)))
     return best
+
+
+def exact_value(node: Any) -> Any:
+    """The exact value of ``symmetrized(Lambda(t, h(t)), v)`` at a rational v where C(v) = h(v)
+    is proven, else None.
+
+    C(v) = h(v) exactly when the tangent of h at v lies below h2, i.e. h2*(s) <= h*(s) =
+    s v - h(v) for s = h'(v) (then the tangent is below min{h, h2}, so C(v) >= h(v) >= C(v)).
+    That inequality is decided in balls at 256 bits, with the tangent bound of fact 3 for h2*
+    (valid for every s in the ball of h'(v)).  Values that are short decimals (h polynomial
+    with rational coefficients) need this: no ball can round them in a direction.
+    """
+    import sympy
+
+    from ._mp import arb_from_exact, arb_precision
+    from .certify import arb_function
+
+    h_fn, v = node.args
+    if not (v.is_Rational and 0 < v < 1):
+        return None
+    (var,) = h_fn.variables
+    body, d1, d2 = node.bodies()
+    if any(b.free_symbols - {var} for b in (body, d1, d2)):
+        return None
+    try:
+        h, dh = arb_function(body, (var,)), arb_function(d1, (var,))
+        with arb_precision(256):
+            a = arb_from_exact(v)
+            s = dh(a)
+            if not (s.is_finite() and s < 0):
+                return None
+            own = s * a - h(a)  # h*(s): the tangent at v touches h there
+            with private_context(80) as ctx:
+                _, dhm, d2hm = _mp_functions((body, d1, d2), var, ctx)
+                q = _fraction(flint.arb(s.mid()))
+                t2 = _exact(_touch(ctx, dhm, d2hm, ctx.mpf(q.denominator) / q.numerator))
+            other = _tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
+            if not (other.is_finite() and own.is_finite() and other <= _lower(own)):
+                return None
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    value = sympy.simplify(body.xreplace({var: v}))
+    return value if value.is_number else None
 
 
 def _mp_functions(bodies: tuple[Any, Any, Any], var: Any, ctx: Any) -> tuple[Fn, Fn, Fn]:

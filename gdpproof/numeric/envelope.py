@@ -316,11 +316,43 @@ def exact_value(node: Any) -> Any:
                 t2 = _exact(_touch(ctx, dhm, d2hm, ctx.mpf(q.denominator) / q.numerator))
             other = _tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
             if not (other.is_finite() and own.is_finite() and other <= _lower(own)):
-                return None
+                return _on_unit_bridge(body, d1, var, v, h, a)
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     value = sympy.simplify(body.xreplace({var: v}))
     return value if value.is_number else None
+
+
+def _on_unit_bridge(body: Any, d1: Any, var: Any, v: Any, h: Fn, a: flint.arb) -> Any:
+    """x + h(x) - v when v lies strictly between x and h(x), h'(x) = -1 (algebraic h only).
+
+    The line of slope -1 through (x, h(x)) supports both h (at x) and h2 (at (h(x), x): the
+    reflection), since h2*(-1) = h*(-1); between the two points C is that line.
+    """
+    import sympy
+
+    if not d1.is_algebraic_expr(var):
+        return None  # sympy's solve is quick on algebraic slopes only
+    try:
+        roots = sympy.solve(sympy.Eq(d1, -1), var)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    for r in roots:
+        if not (r.is_number and r.is_real and sympy.simplify(d1.xreplace({var: r}) + 1) == 0):
+            continue
+        x = arb_from_exact_expr(r)
+        hx = h(x)
+        lo, hi = x.min(hx), x.max(hx)
+        if lo < a and a < hi:
+            value = sympy.simplify(r + body.xreplace({var: r}) - v)
+            return value if value.is_number else None
+    return None
+
+
+def arb_from_exact_expr(value: Any) -> flint.arb:
+    from ._mp import arb_from_exact
+
+    return arb_from_exact(value)
 
 
 def _mp_functions(bodies: tuple[Any, Any, Any], var: Any, ctx: Any) -> tuple[Fn, Fn, Fn]:

@@ -21,6 +21,8 @@ import flint
 import numpy as np
 import sympy
 
+from ..symbolic.special import fold
+
 __all__ = [
     "compile_special",
     "arb_implicit_inverse",
@@ -96,19 +98,27 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
 
 
 def _end_slopes(slope: sympy.Expr, var: sympy.Symbol, compile_: Callable[[sympy.Basic, dict], _Node]) -> tuple:
-    """h'(0+) and h'(1-) as ball nodes, from sympy's one-sided limits (None where it gives none).
+    """h'(0) and h'(1) as ball nodes, from the slope's formula simplified before substitution
+    (None where that gives no finite number).
 
-    Formulas such as e (1 - t)^e / (1 - t) are 0/0 at an end in any arithmetic; the limit is
-    what decides whether an end maximises a conjugate exactly.
+    Formulas such as e (1 - t)^e / (1 - t) are 0/0 at an end in any arithmetic; collected into
+    e (1 - t)^(e - 1) (powsimp) they are not.  The value decides whether an end maximises a conjugate
+    exactly.  (sympy's limit would do more, but takes seconds on erfcinv forms.)
     """
     out = []
-    for point, side in ((0, "+"), (1, "-")):
-        try:
-            value = sympy.limit(slope, var, point, side)
-        except (NotImplementedError, ValueError, TypeError, RecursionError):
-            value = None
-        ok = value is not None and value.is_number and value.is_finite and not value.has(sympy.AccumBounds)
-        out.append(compile_(value, {}) if ok else None)
+    for point in (0, 1):
+        found = None
+        for form in (lambda e: e, sympy.powsimp, lambda e: sympy.powsimp(sympy.cancel(e))):
+            try:
+                value = fold(form(slope).xreplace({var: sympy.Integer(point)}))
+                if isinstance(value, sympy.Piecewise):
+                    value = value.doit()
+            except (NotImplementedError, ValueError, TypeError, RecursionError, sympy.PolynomialError):
+                continue
+            if value.is_number and value.is_finite is True and value.is_real:
+                found = compile_(value, {})
+                break
+        out.append(found)
     return tuple(out)
 
 

@@ -295,7 +295,7 @@ def exact_value(node: Any) -> Any:
     from ._mp import arb_from_exact, arb_precision
     from .certify import arb_function
 
-    h_fn, v = node.args
+    h_fn, v = node.args[:2]
     if not (v.is_Rational and 0 < v < 1):
         return None
     (var,) = h_fn.variables
@@ -331,6 +331,8 @@ def _on_unit_bridge(body: Any, d1: Any, var: Any, v: Any, h: Fn, a: flint.arb) -
     """
     import sympy
 
+    from ._mp import arb_from_exact
+
     if not d1.is_algebraic_expr(var):
         return None  # sympy's solve is quick on algebraic slopes only
     try:
@@ -340,19 +342,13 @@ def _on_unit_bridge(body: Any, d1: Any, var: Any, v: Any, h: Fn, a: flint.arb) -
     for r in roots:
         if not (r.is_number and r.is_real and sympy.simplify(d1.xreplace({var: r}) + 1) == 0):
             continue
-        x = arb_from_exact_expr(r)
+        x = arb_from_exact(r)
         hx = h(x)
         lo, hi = x.min(hx), x.max(hx)
         if lo < a and a < hi:
             value = sympy.simplify(r + body.xreplace({var: r}) - v)
             return value if value.is_number else None
     return None
-
-
-def arb_from_exact_expr(value: Any) -> flint.arb:
-    from ._mp import arb_from_exact
-
-    return arb_from_exact(value)
 
 
 def _mp_functions(bodies: tuple[Any, Any, Any], var: Any, ctx: Any) -> tuple[Fn, Fn, Fn]:
@@ -371,7 +367,9 @@ def arb_envelope(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, a: flint
         return flint.arb(0)  # g(1) = min(h(1), h2(1)) = 0
     if a == 0:
         # C(0) = g(0) = min(h(0), h2(0)) (a convex combination landing on 0 uses 0 only)
-        return h(a).min(arb_implicit_inverse_zero(h, dh))
+        from .special import arb_implicit_inverse
+
+        return h(a).min(arb_implicit_inverse(h, dh, flint.arb(0)))
     bits = flint.ctx.prec
     with private_context(int(bits * 0.30103) + 1) as ctx:
         ctx.prec = bits
@@ -383,12 +381,6 @@ def arb_envelope(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, a: flint
     if not (lo.is_finite() and hi.is_finite()):
         return flint.arb.nan()
     return lo.union(hi)
-
-
-def arb_implicit_inverse_zero(h: Fn, dh: Fn) -> flint.arb:
-    from .special import arb_implicit_inverse
-
-    return arb_implicit_inverse(h, dh, flint.arb(0))
 
 
 def _fraction(a: flint.arb) -> Fraction:

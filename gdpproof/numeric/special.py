@@ -77,6 +77,7 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
             raise TypeError(f"no ball-arithmetic form for {name} of a curve with free parameters: {e.function}")
         h, dh = (compile_(b, inner) for b in bodies[:2])
         v = compile_(e.args[1], index)
+        at_zero = compile_(e.args[2], index) if len(e.args) > 2 else None
         ends = _end_slopes(bodies[1], var, compile_) if name.endswith("conjugate") else (None, None)
 
         def node(env: Sequence[flint.arb]) -> flint.arb:
@@ -85,8 +86,11 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
             if name in ("tradeoff_conjugate", "inverse_conjugate"):
                 slopes = tuple(None if c is None else c(()) for c in ends)
                 return envelope.arb_conjugate(hf, dhf, bodies, var, v(env), name == "inverse_conjugate", slopes)
+            a = v(env)
+            if at_zero is not None and a.is_exact() and a.is_zero():
+                return at_zero(env)
             run = envelope.arb_envelope if name == "symmetrized" else envelope.arb_envelope_slope
-            return run(hf, dhf, bodies, var, v(env))
+            return run(hf, dhf, bodies, var, a)
 
         return node
     if name in ("rr_composed", "rr_composed_slope", "rr_composed_delta"):

@@ -323,8 +323,7 @@ def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = No
         if head.is_number and z is not None:
             value = sympy.Min(head, z)
             at_zero = value if value.is_number and not value.has(sympy.Min) else None
-    node = symmetrized(h, alpha)
-    template = node if at_zero is None else Piecewise((at_zero, sympy.Eq(alpha, 0)), (node, True))
+    template = symmetrized(h, alpha) if at_zero is None else symmetrized(h, alpha, at_zero)
     y = -sympy.exp(epsilon_prime)
     dual = 1 + sympy.Max(tradeoff_conjugate(h, y), inverse_conjugate(h, y))
     return TradeOff(template, (), name or f"symmetrize({f!r})", True, dual)

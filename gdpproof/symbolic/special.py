@@ -42,64 +42,6 @@ class erfcx(sympy.Function):
         return True if self.args[0].is_real else None
 
 
-class implicit_inverse(sympy.Function):
-    r"""inf{t in [0, 1] : g(t) <= v} for a continuous non-increasing g on [0, 1].
-
-    ``implicit_inverse(Lambda(t, g(t)), v)`` is the generalised inverse used for trade-off
-    functions with no closed-form inverse, such as (p G_mu + (1 - p) Id)^{-1} in subsampling.
-    Its derivative in v is 1/g'(t) at the root.  The numeric layer evaluates it by a
-    safeguarded Newton iteration: in ball arithmetic the result is an enclosure of the root
-    (two certified sign checks of g(t) - v), in mpmath and numpy an approximation.
-    """
-
-    nargs = 2
-
-    @classmethod
-    def eval(cls, g: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:
-        if not isinstance(g, sympy.Lambda) or len(g.variables) != 1:
-            raise TypeError(f"implicit_inverse needs a one-variable Lambda, got {g}")
-        if v.is_number and not v.free_symbols and not g.expr.free_symbols - set(g.variables):
-            # exact ends: g(0) <= v gives 0 (for trade-off curves: v >= f_p(0))
-            g0 = g(S.Zero)
-            if g0.is_number and sympy.Le(g0, v) is sympy.true:
-                return S.Zero
-        return None
-
-    def _eval_is_real(self) -> bool:
-        return True
-
-    def _eval_is_nonnegative(self) -> bool:
-        return True
-
-    @property
-    def function(self) -> sympy.Lambda:
-        return self.args[0]
-
-    def derivative_function(self) -> sympy.Lambda:
-        """g' as a Lambda in the same variable."""
-        (var,) = self.function.variables
-        return sympy.Lambda(var, sympy.diff(self.function.expr, var))
-
-    def fdiff(self, argindex: int = 2) -> sympy.Expr:
-        if argindex != 2:
-            raise sympy.ArgumentIndexError(self, argindex)
-        # g'(root), kept unevaluated: substituting the root into a piecewise g' would let sympy
-        # fold conditions on the bound variable out of the Lambda
-        return 1 / apply_at(self.derivative_function(), self)
-
-    def _code(self, printer: object) -> str:
-        (var,) = self.function.variables
-        name = printer._print(var)  # type: ignore[attr-defined]
-        body = printer._print(self.function.expr)  # type: ignore[attr-defined]
-        dbody = printer._print(self.derivative_function().expr)  # type: ignore[attr-defined]
-        value = printer._print(self.args[1])  # type: ignore[attr-defined]
-        return f"implicit_inverse(lambda {name}: ({body}), lambda {name}: ({dbody}), {value})"
-
-    _mpmathcode = _code
-    _pythoncode = _code
-    _numpycode = _code
-
-
 class _CurveNode(sympy.Function):
     """A function of a trade-off curve ``Lambda(t, h(t))`` and one number, evaluated numerically.
 
@@ -141,22 +83,77 @@ class _CurveNode(sympy.Function):
     _numpycode = _code
 
 
+class implicit_inverse(_CurveNode):
+    r"""inf{t in [0, 1] : g(t) <= v} for a continuous non-increasing g on [0, 1].
+
+    ``implicit_inverse(Lambda(t, g(t)), v)`` is the generalised inverse used for trade-off
+    functions with no closed-form inverse, such as (p G_mu + (1 - p) Id)^{-1} in subsampling.
+    Its derivative in v is 1/g'(t) at the root.  The numeric layer evaluates it by a
+    safeguarded Newton iteration: in ball arithmetic the result is an enclosure of the root
+    (two certified sign checks of g(t) - v), in mpmath and numpy an approximation.
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, g: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:
+        super().eval(g, v)
+        if v.is_number and not v.free_symbols and not g.expr.free_symbols - set(g.variables):
+            # exact ends: g(0) <= v gives 0 (for trade-off curves: v >= f_p(0))
+            g0 = g(S.Zero)
+            if g0.is_number and sympy.Le(g0, v) is sympy.true:
+                return S.Zero
+        return None
+
+    def _eval_is_nonnegative(self) -> bool:
+        return True
+
+    def derivative_function(self) -> sympy.Lambda:
+        """g' as a Lambda in the same variable."""
+        (var,) = self.function.variables
+        return sympy.Lambda(var, sympy.diff(self.function.expr, var))
+
+    def fdiff(self, argindex: int = 2) -> sympy.Expr:
+        if argindex != 2:
+            raise sympy.ArgumentIndexError(self, argindex)
+        # g'(root), kept unevaluated: substituting the root into a piecewise g' would let sympy
+        # fold conditions on the bound variable out of the Lambda
+        return 1 / apply_at(self.derivative_function(), self)
+
+    def _code(self, printer: object) -> str:
+        (var,) = self.function.variables
+        name = printer._print(var)  # type: ignore[attr-defined]
+        body = printer._print(self.function.expr)  # type: ignore[attr-defined]
+        dbody = printer._print(self.derivative_function().expr)  # type: ignore[attr-defined]
+        value = printer._print(self.args[1])  # type: ignore[attr-defined]
+        return f"implicit_inverse(lambda {name}: ({body}), lambda {name}: ({dbody}), {value})"
+
+    _mpmathcode = _code
+    _pythoncode = _code
+    _numpycode = _code
+
+
 class symmetrized(_CurveNode):
     r"""min{h, h^{-1}}**(v): the lower convex envelope of a trade-off curve h and its inverse.
 
     ``symmetrized(Lambda(t, h(t)), v)`` for h convex, continuous, non-increasing on [0, 1] with
     h(1) = 0 and h(0) <= 1 (a trade-off curve such as f_p = p f + (1 - p) Id) is DRS's Symm(h),
-    and C_p(f) = symmetrized(f_p) (Thm 4.2).  It has no closed form for a curved h that is not
+    and C_p(f) = symmetrized(f_p) (Thm 4.2).  An optional third argument is the exact value at
+    v = 0, min{h(0), h^{-1}(0)}, when the caller knows it (for f_p with p < 1 it is f_p(0)).  It has no closed form for a curved h that is not
     symmetric; :mod:`gdpproof.numeric.envelope` encloses it between a supporting line of the
     conjugate (below) and values and chords of min{h, h^{-1}} (above).  Its derivative in v is
     :class:`symmetrized_slope`.
     """
 
+    nargs = (2, 3)
+
     @classmethod
-    def eval(cls, h: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:
+    def eval(cls, h: sympy.Basic, v: sympy.Expr, at_zero: sympy.Expr | None = None) -> sympy.Expr | None:
         super().eval(h, v)
         if v is S.One:
             return S.Zero  # min{h(1), h^{-1}(1)} = 0, and the envelope is squeezed to 0 there
+        if v is S.Zero and at_zero is not None:
+            return at_zero  # min{h(0), h^{-1}(0)}, when the caller knows it exactly
         return None
 
     def _eval_is_nonnegative(self) -> bool:
@@ -165,7 +162,7 @@ class symmetrized(_CurveNode):
     def fdiff(self, argindex: int = 2) -> sympy.Expr:
         if argindex != 2:
             raise sympy.ArgumentIndexError(self, argindex)
-        return symmetrized_slope(*self.args)
+        return symmetrized_slope(*self.args[:2])
 
 
 class symmetrized_slope(_CurveNode):
@@ -203,20 +200,8 @@ def _rational_rr(n: sympy.Expr, eps: sympy.Expr) -> tuple[int, sympy.Rational] |
     return int(n), sympy.Rational(e)
 
 
-class apply_at(sympy.Function):
+class apply_at(_CurveNode):
     """``apply_at(Lambda(t, h(t)), x)`` = h(x), kept unevaluated (for the derivative of an implicit inverse)."""
-
-    nargs = 2
-
-    @classmethod
-    def eval(cls, h: sympy.Basic, x: sympy.Expr) -> sympy.Expr | None:
-        if not isinstance(h, sympy.Lambda) or len(h.variables) != 1:
-            raise TypeError(f"apply_at needs a one-variable Lambda, got {h}")
-        return None
-
-    @property
-    def function(self) -> sympy.Lambda:
-        return self.args[0]
 
     def fdiff(self, argindex: int = 2) -> sympy.Expr:
         if argindex != 2:

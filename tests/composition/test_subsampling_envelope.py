@@ -187,3 +187,10 @@ def test_clt_functionals_of_a_numeric_envelope_are_refused():
         gdpproof.kl(c, digits=10)
     with pytest.raises(gdpproof.NotSupportedError, match="numeric envelope"):
         gdpproof.functionals(c, digits=10)
+
+
+def test_a_curve_with_a_free_parameter_is_refused():
+    """The solver runs on numbers: a curved non-symmetric f with a free symbol is refused clearly."""
+    f = gdpproof.TradeOff((1 - ALPHA) ** sympy.Symbol("k", positive=True), name="power")
+    with pytest.raises(gdpproof.SymbolicError, match="numeric parameters"):
+        gdpproof.subsample(f, "0.5")

@@ -187,9 +187,9 @@ def _bridge(ctx: Any, h: Fn, dh: Fn, d2h: Fn, a: Any) -> Solution:
 
     # D(-1) = 0 for every h (h2*(-1) = -(-1) h*(-1)): the bridge of slope -1 always exists, and
     # it is the only one unless the two curves cross more than once
-    sign, state = side(-ctx.one)
+    sign, unit = side(-ctx.one)
     if sign == 0:
-        c1, x1, c2, t2 = state
+        c1, x1, c2, t2 = unit
         return Solution(-ctx.one, x1, t2, -a - max(c1, c2))
     # the slope of C at a lies in [-1/a, 0) (C convex, 0 <= C <= 1): search w = log(-s), at
     # double precision (Newton on D below restores the digits)
@@ -199,7 +199,7 @@ def _bridge(ctx: Any, h: Fn, dh: Fn, d2h: Fn, a: Any) -> Solution:
         tol = ctx.mpf(2) ** (-ctx.prec + 8)
         w_hi = ctx.log(2 / a)
         w_lo = -(prec + 20) * ctx.ln2
-        state = None
+        state: tuple | None = None
         for _ in range(70):
             w = (w_lo + w_hi) / 2
             sign, state = side(-ctx.exp(w), *(state[1::2] if state else (None, None)))

@@ -50,7 +50,7 @@ class _CurveNode(sympy.Function):
     the same three bodies.
     """
 
-    nargs = 2
+    nargs: int | tuple[int, ...] = 2
 
     @classmethod
     def eval(cls, h: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:

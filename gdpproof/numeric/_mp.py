@@ -139,9 +139,11 @@ def mpf_exact(value: Fraction) -> mpmath.mpf:
 
 
 def mpf_to_fraction(value: mpmath.mpf) -> Fraction:
-    """The exact binary value of a finite mpf."""
+    """The exact binary value of a finite mpf (``man_exp`` holds the magnitude; the sign is apart)."""
     man, exp = value.man_exp
     man, exp = int(man), int(exp)
+    if value < 0:
+        man = -man
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 

@@ -376,6 +376,14 @@ def _exact_substitution(expr: sympy.Expr, symbols: tuple, values: tuple) -> symp
     out = fold(out)
     if isinstance(out, sympy.Piecewise):
         out = out.doit()
+    from ..symbolic.special import symmetrized
+
+    nodes = out.atoms(symmetrized) if isinstance(out, sympy.Basic) else set()
+    if nodes:  # a numeric envelope is exact where it provably follows its curve
+        from .envelope import exact_value
+
+        known = {n: exact_value(n) for n in nodes}
+        out = out.xreplace({n: v for n, v in known.items() if v is not None})
     return out  # a Float is an approximation, never taken as an exact value
 
 

@@ -317,6 +317,15 @@ def _source(f: Any) -> _Source:
     if f.name == "rr_composition":
         par = f.parameters
         return _RRSum(par["epsilon"], int(par["n"]))
+    from ..symbolic.special import symmetrized
+
+    if f.expr.has(symmetrized):
+        raise NotSupportedError(
+            f"the CLT functionals of {f!r} are not supported: it is a numeric envelope min(h, h^-1)** "
+            "(a curved non-symmetric f subsampled or symmetrized), whose log-slope has kinks where its "
+            "bridging segments meet the curves; quadrature over an envelope solved point by point would be "
+            "slow and uncertified"
+        )
     try:
         return _Closed(sclt.functional_expressions(f))
     except SymbolicError:

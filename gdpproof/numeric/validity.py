@@ -162,11 +162,11 @@ def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityRep
     """
     syms, vals = f._numeric_params()
     expr = f.expr
-    from ..symbolic.special import implicit_inverse, rr_composed, rr_composed_slope
+    from ..symbolic.special import implicit_inverse, rr_composed, rr_composed_slope, symmetrized
 
-    # step functions and implicit roots: their derivatives hide jumps and branches, so no
-    # symbolic sign argument is built on them (the numeric checks still run)
-    opaque = expr.has(rr_composed, rr_composed_slope, implicit_inverse)
+    # step functions, implicit roots and numeric envelopes: their derivatives hide jumps and
+    # branches, so no symbolic sign argument is built on them (the numeric checks still run)
+    opaque = expr.has(rr_composed, rr_composed_slope, implicit_inverse, symmetrized)
     pw = piecewise_form(f.template)
     fn = arb_function(f.template, (ALPHA, *syms))
     xs = grid(points)

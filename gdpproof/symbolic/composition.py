@@ -302,8 +302,16 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     certified digits by ball arithmetic.  For f_{eps,delta} this is tighter than the classical
     amplification to f_{eps', p delta}, eps' = log(1 - p + p e^eps), which lies below it.
     Non-symmetric piecewise-linear f get the exact envelope (the lower convex hull of the
-    vertices of f_p and f_p^{-1}); curved non-symmetric f raise NotSupportedError (a certified
-    numeric envelope is not implemented).
+    vertices of f_p and f_p^{-1}).  Curved non-symmetric f (numeric parameters) get the
+    envelope as a :class:`~gdpproof.symbolic.special.symmetrized` node: its values are
+    certified (rounded down) between a supporting line of the conjugate and values and chords
+    of min{f_p, f_p^{-1}} (:mod:`gdpproof.numeric.envelope`); ``delta`` uses the conjugates of
+    f_p and f_p^{-1} (exact, rounded up); ``evaluate_fast``, ``evaluate_mpmath`` and
+    :func:`~gdpproof.check_tradeoff` work; the CLT functionals (``kl``, ``kappa2``, ...) are
+    refused with NotSupportedError (log|C'| has kinks where the bridging segments meet the
+    curves, and quadrature over an envelope solved pointwise is neither fast nor certified).
+    For non-symmetric f, p = 1 gives min{f, f^{-1}}** (:func:`gdpproof.symbolic.duality.symmetrize`),
+    not f: a one-sided guarantee covers only one order of the neighbours.
 
     Parameters
     ----------
@@ -329,7 +337,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     q = probability("p", p_)
     if q == 0:
         return identity()
-    if q == 1:
+    if q == 1 and f.symmetric:
         return f
     if is_identity(f):
         return identity()
@@ -361,14 +369,12 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         cp = Piecewise((fp, alpha <= xs), (xs + fpx - alpha, alpha <= fpx), (inv, True))
         label = f"subsampled_{f.name}" if keep else f"subsampled_{f!r}"
         return TradeOff(cp, (*params, (p, q)), label, True)
-    from .duality import symmetrize
+    from .duality import _is_piecewise_linear, envelope, symmetrize
 
-    try:
-        sym = symmetrize(TradeOff(fp.xreplace({p: q, **dict(params)}), (), f"{f.name}_p", None))
-    except (SymbolicError, NotImplementedError) as exc:
-        raise NotSupportedError(
-            f"subsample({f!r}, p={q}): f is not known to be symmetric, and gdpproof computes "
-            f"min(f_p, f_p^-1)** exactly only for piecewise-linear f ({exc}); a certified numeric "
-            "envelope for curved non-symmetric f is not available yet"
-        ) from None
-    return TradeOff(sym.expr, (), f"subsampled_{f.name}", True)
+    fpn = TradeOff(fp.xreplace({p: q, **dict(params)}), (), f"{f.name}_p", None)
+    if _is_piecewise_linear(fpn):
+        return TradeOff(symmetrize(fpn).expr, (), f"subsampled_{f.name}", True)
+    # f_p(t) >= (1 - p)(1 - t) > 0 for t < 1 when p < 1, so f_p^{-1}(0) = 1 >= f_p(0) = C_p(f)(0)
+    fp0 = q * head + 1 - q
+    at_zero = fp0 if q < 1 and fp0.is_number else None
+    return envelope(fpn, at_zero=at_zero, name=f"subsampled_{f.name}" if q < 1 else f"symmetrize({f!r})")

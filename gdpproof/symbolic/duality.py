@@ -27,6 +27,7 @@ __all__ = [
     "inverse",
     "ordered_pieces",
     "symmetrize",
+    "envelope",
 ]
 
 MU = mu
@@ -263,20 +264,18 @@ def symmetrize(f: Any) -> Any:
     trade-off function below both is the lower convex envelope of min{f, f^{-1}}.  Symmetric f
     are returned unchanged.  For piecewise-linear f it is computed exactly: the epigraph of the
     minimum is the union of two polygons, so the envelope is the lower convex hull of the
-    vertices of f and of f^{-1} (the reflected vertices).  Curved non-symmetric f raise
-    SymbolicError: the familiar closed form (f on [0, xbar], a slope -1 segment, f^{-1} after)
-    is the envelope only when also f <= f^{-1} on [0, xbar], which fails for some f (for
-    example slopes -3/2, -1, -3/5), and gdpproof does not prove it for curved pieces.
+    vertices of f and of f^{-1} (the reflected vertices).  Curved non-symmetric f (numeric
+    parameters) get :func:`envelope`, a :class:`~gdpproof.symbolic.special.symmetrized` node
+    evaluated to certified digits by :mod:`gdpproof.numeric.envelope`: the familiar closed form
+    (f on [0, xbar], a slope -1 segment, f^{-1} after) is the envelope only when also
+    f <= f^{-1} on [0, xbar], which fails for some f (for example slopes -3/2, -1, -3/5).
     """
     from .tradeoff import TradeOff
 
     if f.symmetric:
         return f
     if not _is_piecewise_linear(f):
-        raise SymbolicError(
-            f"no certified closed form of min(f, f^-1)** for the curved non-symmetric {f!r}: "
-            "gdpproof computes it exactly for piecewise-linear f only"
-        )
+        return envelope(f)
     verts = _vertices(f)
     hull = _lower_hull(verts + [(y_, x_) for x_, y_ in verts])
     segments = []
@@ -286,3 +285,46 @@ def symmetrize(f: Any) -> Any:
     segments[-1] = (segments[-1][0], sympy.true)
     sym = Piecewise(*segments) if len(segments) > 1 else segments[0][0]
     return TradeOff(sym, (), f"symmetrize({f!r})", True)
+
+
+def _zero_of(h: sympy.Lambda) -> sympy.Expr | None:
+    """h^{-1}(0) = inf{t in [0, 1] : h(t) <= 0} when sympy's solveset returns every root, else None."""
+    (var,) = h.variables
+    try:
+        roots = sympy.solveset(h.expr, var, sympy.Interval(0, 1))
+    except (NotImplementedError, TypeError, ValueError):
+        return None
+    if not isinstance(roots, sympy.FiniteSet) or not roots:
+        return None
+    return sympy.Min(*roots)
+
+
+def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = None) -> Any:
+    """min{f, f^{-1}}** for any trade-off curve f with numeric parameters, as a special node.
+
+    The template is ``symmetrized(Lambda(t, f(t)), alpha)``; its delta curve is
+    1 + max(f*(-e^eps), (f^{-1})*(-e^eps)) (the conjugate of the envelope is that of the
+    minimum, the maximum of the conjugates).  ``at_zero`` is the exact value at alpha = 0,
+    min{f(0), f^{-1}(0)}, when the caller knows it (f_p with p < 1: f_p(0)); otherwise sympy's
+    solveset is asked for f^{-1}(0), and without it the value at 0 is left to the numeric layer.
+    """
+    from .special import inverse_conjugate, symmetrized, tradeoff_conjugate
+    from .symbols import epsilon_prime, t
+    from .tradeoff import TradeOff
+
+    expr = piecewise_form(exact_floats(f.expr))
+    if expr.free_symbols - {alpha}:
+        raise SymbolicError(f"the envelope min(f, f^-1)** of {f!r} needs numeric parameters")
+    h = sympy.Lambda(t, expr.xreplace({alpha: t}))
+    if at_zero is None:
+        head = fold(expr.xreplace({alpha: sympy.Integer(0)}))
+        if isinstance(head, Piecewise):
+            head = head.doit()
+        z = _zero_of(h)
+        if head.is_number and z is not None:
+            value = sympy.Min(head, z)
+            at_zero = value if value.is_number and not value.has(sympy.Min) else None
+    template = symmetrized(h, alpha) if at_zero is None else symmetrized(h, alpha, at_zero)
+    y = -sympy.exp(epsilon_prime)
+    dual = 1 + sympy.Max(tradeoff_conjugate(h, y), inverse_conjugate(h, y))
+    return TradeOff(template, (), name or f"symmetrize({f!r})", True, dual)

@@ -7,7 +7,9 @@ from collections.abc import Callable
 import sympy
 from sympy import S, erfc, exp, pi, sqrt
 
-__all__ = ["erfcx", "fold", "held", "apply_at", "implicit_inverse", "rr_composed", "rr_composed_slope", "rr_composed_delta"]
+__all__ = ["erfcx", "fold", "held", "apply_at", "implicit_inverse", "symmetrized", "symmetrized_slope",
+           "tradeoff_conjugate",
+           "inverse_conjugate", "rr_composed", "rr_composed_slope", "rr_composed_delta"]
 
 
 class erfcx(sympy.Function):
@@ -40,7 +42,48 @@ class erfcx(sympy.Function):
         return True if self.args[0].is_real else None
 
 
-class implicit_inverse(sympy.Function):
+class _CurveNode(sympy.Function):
+    """A function of a trade-off curve ``Lambda(t, h(t))`` and one number, evaluated numerically.
+
+    The printers pass h, h' and h'' as lambdas, so the numeric layer's routine (named like the
+    class) gets everything it needs; in ball arithmetic :mod:`gdpproof.numeric.special` compiles
+    the same three bodies.
+    """
+
+    nargs: int | tuple[int, ...] = 2
+
+    @classmethod
+    def eval(cls, h: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:
+        if not isinstance(h, sympy.Lambda) or len(h.variables) != 1:
+            raise TypeError(f"{cls.__name__} needs a one-variable Lambda, got {h}")
+        return None
+
+    def _eval_is_real(self) -> bool:
+        return True
+
+    @property
+    def function(self) -> sympy.Lambda:
+        return self.args[0]
+
+    def bodies(self) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
+        """h, h' and h'' as expressions in the Lambda's variable."""
+        (var,) = self.function.variables
+        body = self.function.expr
+        d1 = sympy.diff(body, var)
+        return body, d1, sympy.diff(d1, var)
+
+    def _code(self, printer: object) -> str:
+        (var,) = self.function.variables
+        name = printer._print(var)  # type: ignore[attr-defined]
+        parts = ", ".join(f"lambda {name}: ({printer._print(b)})" for b in self.bodies())  # type: ignore[attr-defined]
+        return f"{type(self).__name__}({parts}, {printer._print(self.args[1])})"  # type: ignore[attr-defined]
+
+    _mpmathcode = _code
+    _pythoncode = _code
+    _numpycode = _code
+
+
+class implicit_inverse(_CurveNode):
     r"""inf{t in [0, 1] : g(t) <= v} for a continuous non-increasing g on [0, 1].
 
     ``implicit_inverse(Lambda(t, g(t)), v)`` is the generalised inverse used for trade-off
@@ -54,8 +97,7 @@ class implicit_inverse(sympy.Function):
 
     @classmethod
     def eval(cls, g: sympy.Basic, v: sympy.Expr) -> sympy.Expr | None:
-        if not isinstance(g, sympy.Lambda) or len(g.variables) != 1:
-            raise TypeError(f"implicit_inverse needs a one-variable Lambda, got {g}")
+        super().eval(g, v)
         if v.is_number and not v.free_symbols and not g.expr.free_symbols - set(g.variables):
             # exact ends: g(0) <= v gives 0 (for trade-off curves: v >= f_p(0))
             g0 = g(S.Zero)
@@ -63,15 +105,8 @@ class implicit_inverse(sympy.Function):
                 return S.Zero
         return None
 
-    def _eval_is_real(self) -> bool:
-        return True
-
     def _eval_is_nonnegative(self) -> bool:
         return True
-
-    @property
-    def function(self) -> sympy.Lambda:
-        return self.args[0]
 
     def derivative_function(self) -> sympy.Lambda:
         """g' as a Lambda in the same variable."""
@@ -98,6 +133,59 @@ class implicit_inverse(sympy.Function):
     _numpycode = _code
 
 
+class symmetrized(_CurveNode):
+    r"""min{h, h^{-1}}**(v): the lower convex envelope of a trade-off curve h and its inverse.
+
+    ``symmetrized(Lambda(t, h(t)), v)`` for h convex, continuous, non-increasing on [0, 1] with
+    h(1) = 0 and h(0) <= 1 (a trade-off curve such as f_p = p f + (1 - p) Id) is DRS's Symm(h),
+    and C_p(f) = symmetrized(f_p) (Thm 4.2).  An optional third argument is the exact value at
+    v = 0, min{h(0), h^{-1}(0)}, when the caller knows it (for f_p with p < 1 it is f_p(0)).  It has no closed form for a curved h that is not
+    symmetric; :mod:`gdpproof.numeric.envelope` encloses it between a supporting line of the
+    conjugate (below) and values and chords of min{h, h^{-1}} (above).  Its derivative in v is
+    :class:`symmetrized_slope`.
+    """
+
+    nargs = (2, 3)
+
+    @classmethod
+    def eval(cls, h: sympy.Basic, v: sympy.Expr, at_zero: sympy.Expr | None = None) -> sympy.Expr | None:
+        super().eval(h, v)
+        if v is S.One:
+            return S.Zero  # min{h(1), h^{-1}(1)} = 0, and the envelope is squeezed to 0 there
+        if v is S.Zero and at_zero is not None:
+            return at_zero  # min{h(0), h^{-1}(0)}, when the caller knows it exactly
+        return None
+
+    def _eval_is_nonnegative(self) -> bool:
+        return True
+
+    def fdiff(self, argindex: int = 2) -> sympy.Expr:
+        if argindex != 2:
+            raise sympy.ArgumentIndexError(self, argindex)
+        return symmetrized_slope(*self.args[:2])
+
+
+class symmetrized_slope(_CurveNode):
+    """The derivative in v of :class:`symmetrized` (a subgradient where it has a kink)."""
+
+
+class tradeoff_conjugate(_CurveNode):
+    r"""h*(y) = sup_{t in [0, 1]} (y t - h(t)), the convex conjugate of a trade-off curve h.
+
+    ``tradeoff_conjugate(Lambda(t, h(t)), y)``; with :class:`inverse_conjugate` it gives the
+    delta(epsilon) curve of symmetrized(h): 1 + max(h*(-e^eps), (h^{-1})*(-e^eps)) (the
+    conjugate of a minimum is the maximum of the conjugates).
+    """
+
+
+class inverse_conjugate(_CurveNode):
+    r"""(h^{-1})*(y) = sup_{t in [0, 1]} (y h(t) - t) for y < 0: the conjugate of the inverse.
+
+    Every x in [0, h(0)] is h(t) for t = h^{-1}(x), and x > h(0) only lowers y x, so the
+    supremum over x of y x - h^{-1}(x) is this one over t; it needs no inverse.
+    """
+
+
 #: Exact rational evaluation of the binomial curves is done up to this n (cost O(n) rationals).
 EXACT_RR_LIMIT = 1000
 
@@ -112,20 +200,8 @@ def _rational_rr(n: sympy.Expr, eps: sympy.Expr) -> tuple[int, sympy.Rational] |
     return int(n), sympy.Rational(e)
 
 
-class apply_at(sympy.Function):
+class apply_at(_CurveNode):
     """``apply_at(Lambda(t, h(t)), x)`` = h(x), kept unevaluated (for the derivative of an implicit inverse)."""
-
-    nargs = 2
-
-    @classmethod
-    def eval(cls, h: sympy.Basic, x: sympy.Expr) -> sympy.Expr | None:
-        if not isinstance(h, sympy.Lambda) or len(h.variables) != 1:
-            raise TypeError(f"apply_at needs a one-variable Lambda, got {h}")
-        return None
-
-    @property
-    def function(self) -> sympy.Lambda:
-        return self.args[0]
 
     def fdiff(self, argindex: int = 2) -> sympy.Expr:
         if argindex != 2:
@@ -235,10 +311,14 @@ def held(expr: sympy.Expr, operation: Callable[[sympy.Expr], sympy.Expr]) -> sym
     outside would be wrong (and rewrite can crash).  The inverses are replaced by placeholders
     while ``operation`` runs.
     """
-    inverses = expr.atoms(implicit_inverse, apply_at) if isinstance(expr, sympy.Basic) else set()
+    inverses = (expr.atoms(implicit_inverse, apply_at, symmetrized, symmetrized_slope, tradeoff_conjugate,
+                           inverse_conjugate)
+                if isinstance(expr, sympy.Basic) else set())
     if not inverses:
         return operation(expr)
-    hold = {e: sympy.Dummy("inv", nonnegative=True) for e in inverses}
+    # the conjugate and the slope are not signed like a root: hold them as plain reals
+    hold = {e: sympy.Dummy("inv", real=True) if isinstance(e, (tradeoff_conjugate, inverse_conjugate, symmetrized_slope))
+            else sympy.Dummy("inv", nonnegative=True) for e in inverses}
     out = operation(expr.xreplace(hold))
     return out.xreplace({d: e for e, d in hold.items()})
 

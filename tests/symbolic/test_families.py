@@ -114,10 +114,16 @@ def test_symmetrize_is_the_exact_hull_when_the_inverse_dips_below():
     assert s(Rational(3, 40)) == Rational(7, 8) and s(Rational(1, 20)) == 1 - Rational(5, 3) / 20
 
 
-def test_symmetrize_refuses_curved_non_symmetric_functions():
+def test_symmetrize_of_a_curved_non_symmetric_function_is_the_numeric_envelope():
+    """(1 - alpha)^2 against 1 - sqrt(alpha): the inverse is lower up to 1/4, then the segment
+    alpha + beta = 3/4 (slope -1 at t = 1/2, f(1/2) = 1/4), then f."""
     f = gdpproof.TradeOff((1 - alpha) ** 2, name="square")
-    with pytest.raises(gdpproof.SymbolicError, match="piecewise-linear"):
-        f.symmetrize()
+    s = f.symmetrize()
+    assert s.symmetric and s(0) == 1 and s(1) == 0
+    expected = {"0.1": 1 - sympy.sqrt(Rational(1, 10)), "0.3": Rational(9, 20), "0.7": Rational(9, 100)}
+    for a, value in expected.items():
+        v = s.evaluate(a, digits=20, rounding="down")
+        assert v.to_fraction() <= value and value - v.to_fraction() < Rational(1, 10**19)
 
 
 def test_symmetric_families_are_their_own_inverse():

@@ -36,8 +36,8 @@ def pure_dp_mu(eps) -> Fraction:
 
 
 def _frac(x: mpmath.mpf) -> Fraction:
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    man, exp = x.man_exp  # the magnitude: the sign is apart
+    return (-1 if x < 0 else 1) * Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
 def assert_certified(value, exact: Fraction, digits: int) -> None:

@@ -269,7 +269,8 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
             journal.flush()
     todo = [(i, inputs[i]) for i in range(total) if i not in done]
     n_workers = workers or 1
-    size = chunk_rows or max(1, min(256, -(-len(todo) // (8 * n_workers))))
+    # enough chunks that the last ones finish together (tail imbalance <= one small chunk)
+    size = chunk_rows or max(1, min(128, -(-len(todo) // (16 * n_workers))))
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
     bar = Progress(total, f"table {kind}", unit="rows", enabled=progress, done=len(done))
     own = None

@@ -229,7 +229,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         A progress bar on stderr (rows, rows per second, time remaining).
     **grid
         One specification per grid variable: ``"0.5,1,2"``, ``"lin:0:1:11"``, ``"log:1e-10:1e-2:9"``
-        or a sequence of numbers.
+        or a sequence of numbers.  Grid points are decimals: a float in a sequence is taken as
+        the decimal its ``repr`` prints (0.1 is 1/10), unlike the certified functions, which
+        read a float as its exact binary value.  The input columns print the decimal used.
 
     Examples
     --------

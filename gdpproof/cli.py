@@ -399,7 +399,8 @@ def _audit(args: argparse.Namespace) -> int:
         raise _Usage(f"--rtol={args.rtol!r} must be a number in [0, 1)")
     seed = _int_option("--seed", args.seed, low=0)
     try:
-        report = audit_accountant(args.peer, quick=args.quick, rtol=rtol, seed=seed, progress=not args.quick)
+        report = audit_accountant(args.peer, quick=args.quick, rtol=rtol, seed=seed,
+                                  progress=not args.quick and sys.stderr.isatty())
     except PeerNotInstalledError as exc:
         raise _Usage(f"PEER={args.peer!r}: {exc}") from None
     _emit(args, report.to_dict(), str(report))

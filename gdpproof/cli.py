@@ -498,7 +498,9 @@ def _audit_mechanism(args: argparse.Namespace) -> int:
                      "give exactly one claim")
     if args.claimed_mu is None and (args.claimed_epsilon is None or args.claimed_delta is None):
         raise _Usage("--claimed-eps and --claimed-delta go together (an (epsilon, delta) claim)")
-    samples = _int_option("--samples", args.samples)
+    from .audit.mechanisms import MIN_SAMPLES
+
+    samples = _int_option("--samples", args.samples, low=MIN_SAMPLES)
     seed = _int_option("--seed", args.seed, low=0)
     workers = _int_option("--workers", args.workers)
     flags = {"claimed_mu": "--claimed-mu", "claimed_epsilon": "--claimed-eps", "claimed_delta": "--claimed-delta",

@@ -518,8 +518,11 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
         raise InvalidParameterError(f"digits={digits!r} must be an integer from 1 to 30")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidParameterError(f"workers={workers!r} must be a positive integer (or None)")
-    conf = probability("confidence", confidence, symbolic=False)
-    if conf in (0, 1):
+    try:
+        conf = probability("confidence", confidence, symbolic=False)
+    except InvalidParameterError:
+        conf = None
+    if conf is None or conf in (0, 1):
         raise InvalidParameterError(f"confidence={confidence!r} must be in (0, 1)")
     if claimed_mu is not None:
         if claimed_epsilon is not None or claimed_delta is not None:

@@ -87,7 +87,7 @@ def _checks(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, dict]]
         def dual(f: Any = f) -> tuple[bool, str, dict]:
             vals = {e: str(f.delta(e, digits=digits)) for e in ("0", "0.5", "1", "3")}
             ok = all(Decimal(v) >= 0 for v in vals.values())
-            return ok, "delta(eps) at 0, 0.5, 1, 3: " + ", ".join(f"{k}: {v[:12]}" for k, v in vals.items()), vals
+            return ok, "delta(eps) at 0, 0.5, 1, 3: " + ", ".join(f"{k}: {_short(v)}" for k, v in vals.items()), vals
 
         def mu(f: Any = f) -> tuple[bool, str, dict]:
             m = g.tightest_mu(f, digits=15)
@@ -341,6 +341,27 @@ def _properties(digits: int) -> list[tuple[str, Callable[[], tuple[bool, str, di
             ("composition of Gaussian trade-offs", composition), ("validity of the families", valid_families)]
 
 
+def _short(value: str, digits: int = 11) -> str:
+    """A certified decimal shortened for a table cell, keeping its exponent (3.4e-10, not 3.4)."""
+    d = Decimal(value)
+    return value if len(d.as_tuple().digits) <= digits else f"{d:.{digits - 1}e}"
+
+
+#: Report sections: a check belongs to the first whose prefix its name starts with.
+_SECTIONS = (("Reference tables", ("reference tables",)), ("Property checks (hypothesis, fixed seed)", ("property",)),
+             ("Peer audits (quick grids; findings are about the peers)", ("peer audit",)),
+             ("Derivations", ("derivation",)),
+             ("Composition, CLT, subsampling, DP-SGD and Monte Carlo",
+              ("composition", "CLT", "subsampling", "DP-SGD", "numerical composition", "Monte Carlo")))
+
+
+def _section(name: str) -> str:
+    for title, prefixes in _SECTIONS:
+        if name.startswith(prefixes):
+            return title
+    return "Trade-off functions, conversions and certified values"
+
+
 def _derivation_files() -> list[Path]:
     """derivations/d*.py of a source checkout (absent from an installed wheel: then none)."""
     root = Path(__file__).resolve().parents[2] / "derivations"
@@ -421,7 +442,7 @@ def _plot_pld(axes: Any, a: Any) -> None:
             label=f"G_mu, honest mu = {hm.mu.upper:.3f} (delta >= {hm.delta_min:.0e})")
     ax.set_xlabel("type I error alpha")
     ax.set_ylabel("beta minus G_mu_CLT(alpha)")
-    ax.set_title("DP-SGD sigma = 1, p = 0.01, T = 1000: f below the CLT curve")
+    ax.set_title("DP-SGD sigma = 1, p = 0.01, T = 1000: the composed curve f against the CLT's G_mu", fontsize=9)
     ax.legend(fontsize=7)
     ax = axes[1]
     eps = np.linspace(0, 4, 81)
@@ -469,7 +490,11 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
         except gdpproof.GdpproofError as exc:
             ok, detail, data = False, f"{type(exc).__name__}: {exc}", {}
         dt = time.perf_counter() - t0
-        rows.append({"check": name, "passed": bool(ok), "detail": detail, "data": data, "seconds": f"{dt:.3f}"})
+        # a peer audit passes when it ran: its findings are results about the peer, shown as such
+        status = ("skipped" if data.get("installed") is False else "ran") if name.startswith("peer audit") else \
+            ("pass" if ok else "FAIL")
+        rows.append({"check": name, "passed": bool(ok), "status": status, "section": _section(name),
+                     "detail": detail, "data": data, "seconds": f"{dt:.3f}"})
         if progress and not bar.enabled:
             done = time.perf_counter() - start
             eta = done / i * (len(checks) - i)
@@ -485,19 +510,28 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
     tmp = folder / "summary.json.tmp"
     tmp.write_text(json.dumps(summary, indent=2))
     tmp.replace(folder / "summary.json")
-    body = "\n".join(
-        f"<tr class={'ok' if r['passed'] else 'fail'}><td>{'pass' if r['passed'] else 'FAIL'}</td>"
-        f"<td>{html.escape(r['check'])}</td><td>{html.escape(r['detail'])}</td><td>{r['seconds']}</td></tr>"
-        for r in rows)
+    parts = []
+    for title in dict.fromkeys(r["section"] for r in rows):  # in the order the checks ran
+        parts.append(f"<tr><th colspan=4 class=section>{html.escape(title)}</th></tr>")
+        parts.extend(
+            f"<tr class={'ok' if r['passed'] else 'fail'}><td>{r['status']}</td>"
+            f"<td>{html.escape(r['check'])}</td><td>{html.escape(r['detail'])}</td><td>{r['seconds']}</td></tr>"
+            for r in rows if r["section"] == title)
+    body = "\n".join(parts)
+    variant = (" <b>Quick run</b>: the derivations, the peer audits and the numerical-composition figures "
+               "were skipped (<code>gdpproof report</code> without <code>--quick</code> runs them).") if quick else ""
     img = f'<img alt="trade-off functions and delta curves" src="data:image/png;base64,{plot}">' if plot else \
         "<p>(install the plot extra for figures)</p>"
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>gdpproof verification report</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}td{{padding:3px 8px;vertical-align:top}}
 tr.ok td:first-child{{color:#070}}tr.fail td:first-child{{color:#b00;font-weight:bold}}
-table{{border-collapse:collapse}}tr:nth-child(even){{background:#f4f4f4}}</style></head><body>
+table{{border-collapse:collapse}}tr:nth-child(even){{background:#f4f4f4}}
+th.section{{text-align:left;padding-top:1em;font-size:1.1em;background:#fff}}</style></head><body>
 <h1>gdpproof verification report</h1>
 <p>gdpproof {gdpproof.__version__}; {passed} of {len(rows)} checks passed; values certified to {digits} digits
-in ball arithmetic (python-flint arb), privacy losses rounded up and trade-off values down.</p>
+in ball arithmetic (python-flint arb), privacy losses rounded up and trade-off values down.{variant}
+Peer audits show <i>ran</i> (or <i>skipped</i> when the library is not installed): their unsafe findings
+are results about those libraries, not failures of gdpproof.</p>
 {img}
 <table><tr><th>result</th><th>check</th><th>detail</th><th>seconds</th></tr>
 {body}

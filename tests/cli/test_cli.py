@@ -331,7 +331,7 @@ def test_audit_mechanism_eps_delta_workers_and_score(capsys):
     (["--claimed-mu", "-1"], "--claimed-mu='-1' must be >= 0"),
     (["--claimed-mu", "abc"], "--claimed-mu='abc' is not a number"),
     (["--claimed-eps", "1", "--claimed-delta", "2"], "--claimed-delta='2' must be in [0, 1]"),
-    (["--claimed-mu", "1", "--samples", "10"], "--samples=10 must be an integer >= 1000"),
+    (["--claimed-mu", "1", "--samples", "10"], "--samples='10' must be an integer >= 1000"),
     (["--claimed-mu", "1", "--confidence", "1"], "--confidence='1' must be in (0, 1)"),
     (["--claimed-mu", "1", "--digits", "0"], "--digits=0 must be an integer from 1 to 30"),
     (["--claimed-mu", "1", "--seed", "-3"], "--seed='-3' must be an integer >= 0"),

@@ -174,7 +174,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     Quantity("dpsgd_epsilon", ("noise_multiplier", "sample_rate", "steps", "delta"), "epsilon", "low", "bracket",
              DPSGDEpsilon, "Poisson sampling, add/remove neighbours, worse ordering; proven bracket"),
     Quantity("dpsgd_mu", ("noise_multiplier", "sample_rate", "steps"), "mu", "low", "bracket", DPSGDMu,
-             "a claim that DP-SGD is mu-GDP; bracket of the tightest mu for delta >= delta_min"),
+             "a claim that DP-SGD is mu-GDP; below the proven lower bound (the larger of the bracket's and "
+             "mu_tail) is unsafe; above the bracket means conservative for delta >= delta_min"),
     Quantity("dpsgd_beta", ("noise_multiplier", "sample_rate", "steps", "alpha"), "beta", "high", "bracket",
              DPSGDBeta, "DP-SGD's symmetric trade-off curve; proven bracket"),
     Quantity("dpsgd_mu_clt", ("noise_multiplier", "sample_rate", "steps"), "mu", "low", "certified", DPSGDMu,
@@ -463,7 +464,13 @@ def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
                 if width == 0.1:
                     raise
     if quantity == "dpsgd_mu":
-        return _composition(sigma, p, steps).honest_mu().mu
+        from ..numeric.pld import Bound
+
+        honest = _composition(sigma, p, steps).honest_mu()
+        # mu_tail is a proven lower bound on the tightest mu over every delta, which the bracket
+        # (for delta >= delta_min only) may not reach: a claim below it is provably unsafe
+        low = max(honest.mu.lower, honest.mu_tail)
+        return Bound(low, max(honest.mu.upper, low))
     if quantity == "dpsgd_beta":
         return _composition(sigma, p, steps).tradeoff(float(args[3]))
     raise InvalidParameterError(f"quantity={quantity!r} has no bracket reference")  # pragma: no cover

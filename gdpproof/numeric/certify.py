@@ -311,6 +311,9 @@ def certify_enclosure(
         if exact is not None and not tried_exact and (ends is None or bits >= 4 * working_bits(digits)):
             tried_exact = True
             value = _exact_value(exact)
+            # an "exact" value outside the last proven enclosure is wrong: refuse it (defence in depth)
+            if value is not None and last is not None and not last[0] <= value <= last[1]:
+                value = None
             if value is not None:
                 m, e = round_fraction(value, digits, rounding)
                 return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="exact")

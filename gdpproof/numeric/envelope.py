@@ -343,7 +343,13 @@ def _on_unit_bridge(body: Any, d1: Any, var: Any, v: Any, h: Fn, a: flint.arb) -
         if not (r.is_number and r.is_real and sympy.simplify(d1.xreplace({var: r}) + 1) == 0):
             continue
         x = arb_from_exact(r)
+        # only a tangency point inside the domain bounds the envelope: a root of h' = -1 outside
+        # [0, 1] (2/5 (1 - t)^2 has t = -1/4) gives a line that is no chord of min(h, h^-1)
+        if not (x >= 0 and x <= 1):
+            continue
         hx = h(x)
+        if not (hx >= 0 and hx <= 1):
+            continue
         lo, hi = x.min(hx), x.max(hx)
         if lo < a and a < hi:
             value = sympy.simplify(r + body.xreplace({var: r}) - v)

@@ -153,8 +153,8 @@ def test_tensorflow_privacy_adapter_against_a_fake(monkeypatch):
     def mu_poisson(epoch, noise_multi, n, batch_size):
         return _clt_mu(noise_multi, batch_size / n, epoch * n / batch_size)
 
-    gdp.compute_mu_Poisson = mu_poisson
-    gdp.compute_eps_Poisson = lambda epoch, noise_multi, n, batch_size, delta: _eps(
+    gdp.compute_mu_poisson = mu_poisson  # the upstream (2020) spelling
+    gdp.compute_eps_poisson = lambda epoch, noise_multi, n, batch_size, delta: _eps(
         mu_poisson(epoch, noise_multi, n, batch_size), delta)
     gdp.delta_eps_mu = _dual
     gdp.eps_from_mu = _eps
@@ -163,7 +163,7 @@ def test_tensorflow_privacy_adapter_against_a_fake(monkeypatch):
     monkeypatch.setitem(sys.modules, "tensorflow_privacy.privacy.analysis.gdp_accountant", gdp)
     sys.modules["tensorflow_privacy.privacy.analysis"].gdp_accountant = gdp
     fns = {pf.label: pf for pf in _adapter("tensorflow_privacy").functions()}
-    r = audit_function(fns["gdp_accountant.compute_mu_Poisson"].fn, "dpsgd_mu_clt", quick=True, examples=3,
+    r = audit_function(fns["gdp_accountant.compute_mu_poisson"].fn, "dpsgd_mu_clt", quick=True, examples=3,
                        rtol=1e-13)
     assert r.ok and not r.of_kind("error"), str(r)
     f = audit_function(fns["gdp_accountant.delta_eps_mu"].fn, "delta_from_epsilon", inputs=[(1.0, 1.0)]).results[0]

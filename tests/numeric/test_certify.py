@@ -134,3 +134,13 @@ def test_huge_mu_is_answered_quickly():
     # eps = mu^2/2 + mu Phi^{-1}(1 - delta) + ...: 5e799 and 5e39 to ten digits, rounded up
     assert gdpproof.epsilon_from_delta("1e400", "1e-5", digits=10) == Decimal("5.000000001E+799")
     assert gdpproof.epsilon_from_delta("1e20", "1e-5", digits=10) == Decimal("5.000000001E+39")
+
+
+def test_an_exact_value_outside_the_proven_enclosure_is_refused():
+    # defence in depth (found by review: a wrong "exact" envelope value was certified as is): the
+    # ball [0.19, 0.21] cannot decide 2 digits, and the offered exact value 0.175 lies outside it
+    def enclose(bits):
+        return Fraction(19, 100), Fraction(21, 100)
+
+    with pytest.raises(gdpproof.PrecisionError):
+        certify_enclosure(enclose, digits=2, rounding="down", exact=lambda: sympy.Rational(7, 40))

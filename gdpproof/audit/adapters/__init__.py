@@ -22,12 +22,15 @@ __all__ = ["require", "package_version", "sigma_inputs", "connect_dots_pld"]
 
 def require(module: str, package: str, extra: str | None) -> Any:
     """Import ``module`` or raise PeerNotInstalledError saying how to install it."""
+    how = f"pip install 'gdpproof[{extra}]'" if extra else f"pip install {package}"
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        how = f"pip install 'gdpproof[{extra}]'" if extra else f"pip install {package}"
         raise PeerNotInstalledError(f"{package} is not installed (importing {module} failed: "
                                     f"{exc.name or module} missing); install it with {how}") from None
+    except Exception as exc:  # noqa: BLE001 - a broken install (a torch ABI mismatch) raises anything
+        raise PeerNotInstalledError(f"{package} is installed but importing {module} failed "
+                                    f"({type(exc).__name__}: {exc}); reinstall it with {how}") from None
 
 
 def package_version(package: str) -> str:

@@ -891,6 +891,8 @@ def audit_curve(curve: PeerCurve, *, quick: bool = True, rtol: float = 0.0) -> A
     for sigma, p, steps, _ in configs:
         names = (("noise_multiplier", sigma), ("sample_rate", p), ("steps", steps))
         value, err = _call(lambda: np.asarray(curve.beta(sigma, p, steps, alphas), dtype=float), ())
+        if not err and np.shape(value) != np.shape(alphas):  # zip would silently drop the missing points
+            err = f"returned {np.size(value)} values for {len(alphas)} alphas"
         if err:
             results.append(Finding(curve.label, "dpsgd_beta", names, None, "a trade-off function", "error", None,
                                    False, "curve", err))
@@ -953,12 +955,18 @@ def _consistency(curve: PeerCurve, sigma: float, p: float, steps: int, eps: floa
     if err:
         return Finding(curve.label, "dpsgd_beta", names, None, "its own delta", "error", None, False, "curve",
                        f"delta: {err}")
+    try:
+        td = float(theirs)
+    except (TypeError, ValueError):
+        td = math.nan
+    if not 0 <= td <= 1:  # NaN, negative, above 1: "implied > td" would be silently False for NaN
+        return Finding(curve.label, "dpsgd_beta", names, None if math.isnan(td) else td, "its own delta", "error",
+                       None, False, "curve", f"its own delta({eps}) = {theirs!r} is not a probability")
     ctx = mpmath.MPContext()
     ctx.dps = 50
     implied = max(ctx.mpf(1) - ctx.exp(ctx.mpf(eps)) * ctx.mpf(float(a)) - ctx.mpf(float(b))
                   for a, b in zip(alphas, betas))
     implied = max(implied, ctx.mpf(0))
-    td = float(theirs)
     if implied > td:
         rel = float((implied - td) / td) if td > 0 else None
         return Finding(curve.label, "dpsgd_beta", names, td, f"curve implies delta >= {ctx.nstr(implied, 17)}",

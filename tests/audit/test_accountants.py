@@ -157,6 +157,22 @@ def test_curve_audit():
     assert all(f.kind == "conservative" for f in good.results if f.source == "grid")
 
 
+def test_curve_audit_sees_a_nan_delta_and_a_short_curve():
+    # found by review: "implied > nan" is False, so a NaN delta passed as consistent; and zip()
+    # silently dropped the alphas a short curve did not answer
+    def gaussian_lower(s, p, t, a):
+        return norm.cdf(norm.isf(np.asarray(a)) - 3.0)
+
+    nan_delta = audit_curve(PeerCurve("nan", gaussian_lower, lambda s, p, t, e: float("nan")), quick=True)
+    assert any(f.kind == "error" and "is not a probability" in f.detail for f in nan_delta.results)
+
+    def short(s, p, t, a):
+        return gaussian_lower(s, p, t, a)[:-1] if np.size(a) > 1 else gaussian_lower(s, p, t, a)
+
+    cut = audit_curve(PeerCurve("short", short, lambda s, p, t, e: 1.0), quick=True)
+    assert any(f.kind == "error" and "values for" in f.detail for f in cut.results)
+
+
 def test_report_merging_keeps_every_result():
     funcs = [PeerFunction("a", "sigma_from_epsilon_delta", lambda e, d: 1e9),
              PeerFunction("b", "mu_from_epsilon_delta", lambda e, d: 0.0)]

@@ -37,6 +37,7 @@ import flint
 import numpy as np
 
 from ._mp import mpf_to_fraction, private_context
+from ..symbolic.symbols import SYMPY_GAVE_UP
 from .optimize import arb_of_fraction
 
 __all__ = ["Solution", "solve", "exact_value", "arb_envelope", "arb_envelope_slope", "arb_conjugate", "mp_envelope",
@@ -337,7 +338,7 @@ def _on_unit_bridge(body: Any, d1: Any, var: Any, v: Any, h: Fn, a: flint.arb) -
         return None  # sympy's solve is quick on algebraic slopes only
     try:
         roots = sympy.solve(sympy.Eq(d1, -1), var)
-    except (NotImplementedError, ValueError, TypeError):
+    except SYMPY_GAVE_UP:
         return None
     for r in roots:
         if not (r.is_number and r.is_real and sympy.simplify(d1.xreplace({var: r}) + 1) == 0):

@@ -67,6 +67,7 @@ import scipy.special as sc
 from .._args import _bad, nonnegative, positive, probability
 from ..errors import InvalidParameterError, PrecisionError
 from ._mp import arb_precision
+from .certify import Certified
 
 __all__ = [
     "Bound",
@@ -140,6 +141,12 @@ def _up(x: float) -> float:
 
 def _down(x: float) -> float:
     return math.nextafter(x, -math.inf)
+
+
+def _float_down(c: Certified) -> float:
+    """The largest float at most the certified decimal c (float() rounds to nearest, maybe up)."""
+    f = float(c)
+    return _down(f) if Fraction(f) > c.to_fraction() else f
 
 
 # ---------------------------------------------------------------------------------------------
@@ -963,7 +970,7 @@ class ComposedLoss:
         if ok.any():
             est = _fast.mu_from_epsilon_delta(eps[ok], dlow[ok])
             i = int(np.argmax(est))
-            mu_low = float(mu_from_epsilon_delta(float(eps[ok][i]), float(dlow[ok][i]), digits=17))
+            mu_low = _float_down(mu_from_epsilon_delta(float(eps[ok][i]), float(dlow[ok][i]), digits=17))
         pts = self._upper_points()
         inner = (pts[:, 0] > 0) & (pts[:, 0] < 1) & (pts[:, 1] > 0) & (pts[:, 1] < 1)
         mu_tail = 0.0
@@ -972,8 +979,8 @@ class ComposedLoss:
             i = int(np.argmax(z))
             if z[i] > 0:
                 # G_mu through (a, b) with f(a) <= b: not mu'-GDP for mu' below it (rounded down)
-                mu_tail = float(mu_from_error_rates(float(pts[inner][i, 0]), float(pts[inner][i, 1]),
-                                                    digits=17, rounding="down"))
+                mu_tail = _float_down(mu_from_error_rates(float(pts[inner][i, 0]), float(pts[inner][i, 1]),
+                                                          digits=17, rounding="down"))
         # gap: at any alpha, f_lower - G is below the sup (a lower bound); on each cell
         # [a_i, a_{i+1}] both curves are non-increasing, so f - G <= f_upper(a_i) - G(a_{i+1})
         # (an upper bound).  G in float64, charged 1e-12.

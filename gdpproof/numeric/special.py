@@ -22,6 +22,7 @@ import numpy as np
 import sympy
 
 from ..symbolic.special import fold
+from ..symbolic.symbols import SYMPY_GAVE_UP
 
 __all__ = [
     "compile_special",
@@ -117,7 +118,7 @@ def _end_slopes(slope: sympy.Expr, var: sympy.Symbol, compile_: Callable[[sympy.
                 value = fold(form(slope).xreplace({var: sympy.Integer(point)}))
                 if isinstance(value, sympy.Piecewise):
                     value = value.doit()
-            except (NotImplementedError, ValueError, TypeError, RecursionError, sympy.PolynomialError):
+            except SYMPY_GAVE_UP:
                 continue
             if value.is_number and value.is_finite is True and value.is_real:
                 found = compile_(value, {})

@@ -23,6 +23,7 @@ import flint
 import sympy
 
 from ..symbolic.duality import piecewise_form
+from ..symbolic.symbols import SYMPY_GAVE_UP
 from ..symbolic.symbols import alpha as ALPHA
 from ._mp import arb_from_exact, arb_precision
 from .certify import arb_function, working_bits
@@ -252,7 +253,7 @@ def _continuity(pw: sympy.Expr, syms: tuple, args: list, fn: Any) -> Verdict:
         for rel in cond.atoms(sympy.core.relational.Relational):
             try:
                 sols = sympy.solve(rel.lhs - rel.rhs, ALPHA)
-            except (NotImplementedError, OverflowError, MemoryError):
+            except SYMPY_GAVE_UP:
                 # sympy's simplification can overflow on extreme parameters (eps = 1e19)
                 return Verdict("continuous", "not refuted", "numeric", "breakpoints could not be located")
             points.update(sols)

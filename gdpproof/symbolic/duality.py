@@ -12,7 +12,7 @@ from sympy import Piecewise, Rational, sqrt
 
 from .._args import exact_floats
 from ..errors import SymbolicError
-from .symbols import Phi, Phi_inv, alpha, delta, epsilon, mu, y
+from .symbols import SYMPY_GAVE_UP, Phi, Phi_inv, alpha, delta, epsilon, mu, y
 from .special import fold, held
 
 __all__ = [
@@ -125,7 +125,7 @@ def ordered_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy
         for rel in cond.atoms(sympy.core.relational.Relational):
             try:
                 sols = sympy.solve(rel.lhs - rel.rhs, alpha)
-            except (NotImplementedError, OverflowError, MemoryError) as exc:
+            except SYMPY_GAVE_UP as exc:
                 # sympy's simplification overflows on extreme parameters (eps = 1e19 asks for e^(1e19))
                 raise SymbolicError(f"cannot solve the breakpoint condition {rel}") from exc
             for sol in sols:
@@ -292,7 +292,7 @@ def _zero_of(h: sympy.Lambda) -> sympy.Expr | None:
     (var,) = h.variables
     try:
         roots = sympy.solveset(h.expr, var, sympy.Interval(0, 1))
-    except (NotImplementedError, TypeError, ValueError):
+    except SYMPY_GAVE_UP:
         return None
     if not isinstance(roots, sympy.FiniteSet) or not roots:
         return None

@@ -42,3 +42,11 @@ def Phi(z: sympy.Expr) -> sympy.Expr:
 def Phi_inv(q: sympy.Expr) -> sympy.Expr:
     """The standard normal quantile, written through ``erfcinv`` (exact in both tails)."""
     return -sqrt(2) * erfcinv(2 * q)
+
+
+#: What sympy's solve, solveset and simplification raise when they cannot finish (an unsolvable
+#: condition, a polynomial they cannot handle, e^(1e19) during nsimplify); every caller that falls
+#: back to a numeric or weaker route catches this one tuple.
+SYMPY_GAVE_UP: tuple[type[BaseException], ...] = (
+    NotImplementedError, ValueError, TypeError, OverflowError, MemoryError, RecursionError,
+    sympy.PolynomialError)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import math
+
 import flint
 import mpmath
 import numpy as np
@@ -435,3 +437,17 @@ def test_fraction_strings_and_malformed_parts():
         dpsgd_epsilon(1.0, 0.01, 10, 1e-5, max_refinements=-1)
     with pytest.raises(InvalidParameterError, match=r"rel_width=1e-05 must be in \[1e-4, 10\]"):
         dpsgd_epsilon(1.0, 0.01, 10, 1e-5, rel_width=1e-5)
+
+
+def test_float_bounds_of_certified_lower_ends_round_down():
+    # honest_mu's lower ends come from 17-digit decimals rounded down; float() rounds to nearest
+    # and can land above them (0.1 becomes 0.1000000000000000055...): they must round down
+    from fractions import Fraction
+
+    from gdpproof.numeric.certify import Certified
+    from gdpproof.numeric.pld import _float_down
+
+    for text in ("0.1", "0.3", "2.2250738585072014e-308", "1"):
+        c = Certified(text, digits=17, rounding="down", method="arb")
+        f = _float_down(c)
+        assert Fraction(f) <= c.to_fraction() < Fraction(math.nextafter(f, math.inf))  # the largest float below

@@ -11,6 +11,10 @@ log1p(expm1(ell)/p) for ell <= 0, equals the textbook log((e^ell - (1 - p))/p).
 eps tanh(eps/2), the form ``RandomizedResponseLoss.partial_mean`` uses.
 (d) Laplace, P = Lap(0, 1), Q = Lap(mu, 1): L = |x - mu| - |x|; P(L <= l) = e^{-(mu - l)/2}/2 and
 Q(L <= l) = 1 - e^{-(mu + l)/2}/2 on [-mu, mu), the laws ``LaplaceLoss`` ships.
+(e) The laws shipped in ``gdpproof.symbolic.losses`` (what the engines compile) are these: the
+partial means M(ell) = E[L; L <= ell] have derivative ell times the density of L and the right
+limits; the Laplace antiderivatives and CDFs, the randomized-response atoms and the subsampled
+Gaussian's inverse map are the ones derived above.
 Sources: Dong, Roth & Su 2022 (Cor. 2.13); the privacy-loss view of Sommer, Meiser & Mohammadi
 2019 and Koskela et al. 2020.
 
@@ -24,6 +28,8 @@ Steps.
 3. (c) symbolic.
 4. (d) the densities of L under P and Q by change of variables, integrated by sympy, and the
    shipped float CDFs compared with them at seeded points.
+5. (e) symbolic: derivatives of the shipped partial means, their values at the ends of the
+   support, the shipped CDFs against (d), and exp of the shipped inverse map against (b).
 """
 
 from __future__ import annotations
@@ -33,8 +39,11 @@ import sympy
 from sympy import exp, log, sqrt
 
 from gdpproof.numeric.pld import GaussianLoss, LaplaceLoss, SubsampledGaussianLoss
+from gdpproof.symbolic import losses as shipped_laws
 from gdpproof.symbolic.tradeoff import GAUSSIAN_DUAL
-from gdpproof.symbols import epsilon, mu
+from gdpproof.symbols import ell as ELL
+from gdpproof.symbols import epsilon, mu, p, sigma
+from gdpproof.symbols import x as X
 
 try:
     from ._check import random_points, value
@@ -101,7 +110,53 @@ def main() -> None:
         want_q = float(1 - exp(-(sympy.Rational(13, 10) + sympy.Float(v, 30)) / 2) / 2)
         assert abs(shipped_lap.cdf(np.array([v]), "P")[0] - want_p) < 1e-15
         assert abs(shipped_lap.cdf(np.array([v]), "Q")[0] - want_q) < 1e-15
+    check_shipped_laws()
     print("d11: privacy-loss laws (Gaussian, subsampled Gaussian, RR, Laplace) and their safer forms: verified")
+
+
+def _piece(expr: sympy.Expr, index: int) -> sympy.Expr:
+    return expr.args[index][0]
+
+
+def check_shipped_laws() -> None:
+    """(e): the expressions of gdpproof.symbolic.losses against the laws derived in main()."""
+    G, RR, LAP, SG = (shipped_laws.GAUSSIAN, shipped_laws.RANDOMIZED_RESPONSE, shipped_laws.LAPLACE,
+                      shipped_laws.SUBSAMPLED_GAUSSIAN)
+    # Gaussian: d/dell M = ell * density of N(+-mu^2/2, mu^2); M -> 0 at -oo; cdf' = density
+    for law, m in (("P", mu**2 / 2), ("Q", -(mu**2) / 2)):
+        dens = exp(-((ELL - m) ** 2) / (2 * mu**2)) / (mu * sqrt(2 * sympy.pi))
+        assert sympy.simplify(sympy.diff(G.partial[law], ELL) - ELL * dens) == 0
+        assert sympy.simplify(sympy.diff(G.cdf[law], ELL) - dens) == 0
+        assert sympy.simplify(G.cdf[law] + G.sf[law] - 1) == 0
+        assert sympy.limit(G.partial[law].xreplace({mu: sympy.Rational(3, 2)}), ELL, -sympy.oo) == 0
+    # randomized response: atoms and partial means
+    qq = 1 / (1 + exp(-epsilon))
+    (a1, p1), (a2, p2) = RR.atoms["P"]
+    assert (a1, a2) == (epsilon, -epsilon) and sympy.simplify(p1 - qq) == 0 and sympy.simplify(p1 + p2 - 1) == 0
+    total = _piece(RR.partial["P"], 2)
+    assert sympy.simplify((total - epsilon * (p1 - p2)).rewrite(exp)) == 0
+    assert sympy.simplify(_piece(RR.partial["P"], 1) + epsilon * p2) == 0
+    # Laplace: the middle pieces differentiate to ell times the densities; the CDF pieces are (d)'s
+    dens_p = exp((ELL - mu) / 2) / 4
+    dens_q = exp(-(ELL + mu) / 2) / 4
+    assert sympy.simplify(sympy.diff(_piece(LAP.partial["P"], 1), ELL) - ELL * dens_p) == 0
+    assert sympy.simplify(sympy.diff(_piece(LAP.partial["Q"], 1), ELL) - ELL * dens_q) == 0
+    assert sympy.simplify(_piece(LAP.cdf["P"], 1) - exp(-(mu - ELL) / 2) / 2) == 0
+    assert sympy.simplify(_piece(LAP.cdf["Q"], 1) - (1 - exp(-(mu + ELL) / 2) / 2)) == 0
+    # continuity of M at -mu (the atom there) and the jump mu * P(L = mu) at mu
+    left = _piece(LAP.partial["P"], 1).xreplace({ELL: -mu})
+    assert sympy.simplify(left + mu * exp(-mu) / 2) == 0
+    jump = _piece(LAP.partial["P"], 2) - _piece(LAP.partial["P"], 1).xreplace({ELL: mu})
+    assert sympy.simplify(jump - mu / 2) == 0
+    # the total mean under P is the KL divergence of Lap(0,1) from Lap(mu,1): mu - 1 + e^{-mu}
+    assert sympy.simplify(_piece(LAP.partial["P"], 2) - (mu - 1 + exp(-mu))) == 0
+    # subsampled Gaussian: exp((x(ell) - 1/2)/sigma^2) = (e^ell - (1 - p))/p on both branches
+    textbook = (exp(ELL) - (1 - p)) / p
+    for k in (1, 2):
+        branch = _piece(SG.x_of_ell, k).rewrite(sympy.log).rewrite(exp)
+        assert sympy.simplify(sympy.expand(exp((branch - sympy.Rational(1, 2)) / sigma**2) - textbook)) == 0
+    loss_at = SG.integrand["Q"] / (exp(-X**2 / (2 * sigma**2)) / (sigma * sqrt(2 * sympy.pi)))
+    assert sympy.simplify(loss_at - shipped_laws.SUBSAMPLED_GAUSSIAN_LOSS_AT) == 0
 
 
 if __name__ == "__main__":

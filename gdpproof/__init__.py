@@ -11,6 +11,20 @@ Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up'
 from __future__ import annotations
 
 from . import symbols
+from ._version import __version__
+from .account import Account, CLTApproximation, account
+from .mechanisms import (
+    GDP,
+    Composed,
+    EpsDelta,
+    GaussianMechanism,
+    LaplaceMechanism,
+    PoissonSampled,
+    PureDP,
+    RandomizedResponse,
+    Repeated,
+    dpsgd,
+)
 from .audit import MechanismAudit, audit_mechanism
 from .errors import (
     ConvergenceError,
@@ -23,21 +37,19 @@ from .errors import (
 from .numeric.certify import Certified
 from .numeric.clt import (
     BerryEsseenBand,
-    DPSGDAccount,
     Functionals,
     bar_kappa3,
     berry_esseen,
-    dpsgd_mu,
     functionals,
     kappa2,
     kappa3,
     kl,
 )
+from .numeric.dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
 from .numeric.duality import mu_from_points, tradeoff_from_delta
 from .numeric.pld import (
     Bound,
     ComposedLoss,
-    DPSGDBracket,
     GaussianLoss,
     HonestMu,
     LaplaceLoss,
@@ -45,7 +57,6 @@ from .numeric.pld import (
     RandomizedResponseLoss,
     SubsampledGaussianLoss,
     compose_losses,
-    dpsgd_epsilon,
     epsilon_bracket,
 )
 from .numeric.solve import (
@@ -74,7 +85,6 @@ from .symbolic.tradeoff import (
     randomized_response,
 )
 
-__version__ = "0.1.0"
 
 
 def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
@@ -102,12 +112,25 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
 
 
 __all__ = [
+    "account",
+    "Account",
+    "CLTApproximation",
+    "GDP",
+    "Composed",
+    "EpsDelta",
+    "GaussianMechanism",
+    "LaplaceMechanism",
+    "PoissonSampled",
+    "PureDP",
+    "RandomizedResponse",
+    "Repeated",
+    "dpsgd",
+    "DPSGDBracket",
     "MechanismAudit",
     "audit_mechanism",
     "BerryEsseenBand",
     "Bound",
     "ComposedLoss",
-    "DPSGDBracket",
     "GaussianLoss",
     "HonestMu",
     "LaplaceLoss",

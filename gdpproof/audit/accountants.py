@@ -452,7 +452,7 @@ def _composition(sigma: float, p: float, steps: int) -> Any:
 
 @functools.lru_cache(maxsize=64)
 def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
-    from ..numeric.pld import dpsgd_epsilon
+    from ..numeric.dpsgd import dpsgd_epsilon
 
     sigma, p, steps = float(args[0]), float(args[1]), int(args[2])
     if quantity == "dpsgd_epsilon":

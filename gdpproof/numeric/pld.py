@@ -50,24 +50,32 @@ for FFT accounting and its error analysis (the Hoeffding coupling is theirs in s
 trade-off view; Higham (2002) for the FFT error bound.
 """
 
+
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import flint
-import mpmath
 import numpy as np
 import scipy.special as sc
 
 from .._args import _bad, nonnegative, positive, probability
 from ..errors import InvalidParameterError, PrecisionError
-from ._mp import arb_precision
-from .certify import Certified
+from . import fast as _fast
+from .bound import U, Bound, _down, _float_down, _up
+from .lattice import _convolve, _discretize, _Lattice, _power
+from .losses import (
+    CDF_ERROR,
+    GaussianLoss,
+    LaplaceLoss,
+    PrivacyLoss,
+    RandomizedResponseLoss,
+    SubsampledGaussianLoss,
+)
+from .solve import delta_from_epsilon, mu_from_epsilon_delta, mu_from_error_rates
 
 __all__ = [
     "Bound",
@@ -79,612 +87,10 @@ __all__ = [
     "ComposedLoss",
     "compose_losses",
     "CDF_ERROR",
-    "DPSGDBracket",
-    "dpsgd_epsilon",
     "epsilon_bracket",
+    "delta_bracket",
     "HonestMu",
 ]
-
-#: Unit roundoff of float64.
-U = 2.0 ** -53
-#: Assumed absolute error of the float64 CDF and survival-function evaluations (see module doc).
-CDF_ERROR = 1e-15
-
-Law = str  # "P" or "Q"
-
-
-@dataclass(frozen=True)
-class Bound:
-    """A proven bracket ``lower <= value <= upper`` (floats; lower rounded down, upper up).
-
-    Examples
-    --------
-    >>> b = Bound(1.0, 1.01)
-    >>> 1.005 in b, round(b.relative_width, 6)
-    (True, 0.01)
-    """
-
-    lower: float
-    upper: float
-
-    def __post_init__(self) -> None:
-        if not self.lower <= self.upper:
-            raise ValueError(f"Bound needs lower <= upper, got [{self.lower}, {self.upper}]")
-
-    def __contains__(self, x: object) -> bool:
-        return bool(self.lower <= x <= self.upper)  # type: ignore[operator]
-
-    @property
-    def width(self) -> float:
-        """upper - lower, rounded up."""
-        return _up(self.upper - self.lower)
-
-    @property
-    def relative_width(self) -> float:
-        """(upper - lower) / lower; infinite when lower is 0 and the bracket is not a point."""
-        if self.lower == self.upper:
-            return 0.0
-        return self.width / self.lower if self.lower > 0 else math.inf
-
-    @property
-    def mid(self) -> float:
-        """The midpoint (a float, not a bound)."""
-        return 0.5 * (self.lower + self.upper)
-
-    def __str__(self) -> str:
-        return f"[{self.lower!r}, {self.upper!r}]"
-
-
-def _up(x: float) -> float:
-    return math.nextafter(x, math.inf)
-
-
-def _down(x: float) -> float:
-    return math.nextafter(x, -math.inf)
-
-
-def _float_down(c: Certified) -> float:
-    """The largest float at most the certified decimal c (float() rounds to nearest, maybe up)."""
-    f = float(c)
-    return _down(f) if Fraction(f) > c.to_fraction() else f
-
-
-# ---------------------------------------------------------------------------------------------
-# privacy-loss distributions
-# ---------------------------------------------------------------------------------------------
-
-
-class PrivacyLoss(ABC):
-    """The privacy loss L = log(dP/dQ) of one ordered pair of output distributions (P, Q).
-
-    Subclasses give the law of L under P and under Q (``law="P"`` or ``"Q"``) through
-    :meth:`cdf` and :meth:`sf` (float64, absolute error at most :data:`CDF_ERROR`) and
-    :meth:`partial_mean` (E[L; a < L <= b], as an interval).  L must be finite almost surely
-    under both laws (no (eps, delta) mechanisms with delta > 0 here).
-    """
-
-    #: Names of the two orderings: (P||Q, Q||P).
-    orderings: tuple[str, str] = ("P||Q", "Q||P")
-    name = "loss"
-
-    @abstractmethod
-    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        """P(L <= x) under ``law`` ("P" or "Q"), float64, absolute error <= CDF_ERROR."""
-
-    @abstractmethod
-    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        """P(L > x) under ``law`` ("P" or "Q"), float64, absolute error <= CDF_ERROR."""
-
-    @abstractmethod
-    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
-        """An interval (lower, upper) holding E[L; a < L <= b] under ``law``."""
-
-    def support(self) -> tuple[float, float]:
-        """Bounds of the support of L (the same under P and Q); infinite when unbounded."""
-        return (-math.inf, math.inf)
-
-    def window(self, tau: float, law: Law) -> tuple[float, float]:
-        """(lo, hi) with P(L <= lo) <= tau and P(L > hi) <= tau under ``law`` (float search)."""
-        s_lo, s_hi = self.support()
-
-        def search(ok: Callable[[float], bool], start: float, direction: float, limit: float) -> float:
-            if math.isfinite(limit) and ok(limit):
-                return limit
-            step = 1.0
-            x = start + direction * step
-            while not ok(x):
-                step *= 2
-                x = start + direction * step
-                if step > 1e6:
-                    raise PrecisionError(f"{self.name}: the tails of the privacy loss do not fall "
-                                         f"below {tau} within 1e6 of the median")
-            a, b = start, x
-            for _ in range(200):
-                m = 0.5 * (a + b)
-                if m in (a, b):
-                    break
-                if ok(m):
-                    b = m
-                else:
-                    a = m
-            return b
-
-        mid = self._median(law)
-        lo = search(lambda x: float(self.cdf(np.array([x]), law)[0]) <= tau, mid, -1.0, s_lo)
-        hi = search(lambda x: float(self.sf(np.array([x]), law)[0]) <= tau, mid, 1.0, s_hi)
-        return lo, hi
-
-    def _median(self, law: Law) -> float:
-        return 0.0
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-def _ndtr(x: np.ndarray) -> np.ndarray:
-    return sc.ndtr(x)
-
-
-def _mp_interval(compute: Callable[[], Any]) -> tuple[float, float]:
-    """Evaluate ``compute`` (mpmath closed forms) at 30 and 50 digits; an interval covering both,
-    widened by ten times their difference (the two-precision rule of DESIGN §2).  The quantity
-    only needs an absolute accuracy far below the grid step, so only a disagreement beyond 1e-9
-    is refused."""
-    with mpmath.workdps(30):
-        a = compute()
-    with mpmath.workdps(50):
-        b = compute()
-    err = abs(a - b)
-    if not mpmath.isfinite(b) or err > 1e-9:
-        raise PrecisionError(f"partial mean did not settle: {mpmath.nstr(a, 20)} vs {mpmath.nstr(b, 20)}")
-    pad = 10 * err + 1e-16 * abs(b) + mpmath.mpf(10) ** -40
-    return _down(float(b - pad)), _up(float(b + pad))
-
-
-class GaussianLoss(PrivacyLoss):
-    """P = N(0, 1), Q = N(mu, 1): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q.
-
-    Both orderings are the same (G_mu is symmetric).
-    """
-
-    def __init__(self, mu: float) -> None:
-        self.mu = float(positive("mu", mu))
-        if not math.isfinite(self.mu) or self.mu > 1e3:
-            raise _bad("mu", mu, "must be a finite number in (0, 1000]")
-        self.name = f"gaussian(mu={self.mu!r})"
-
-    def _z(self, x: np.ndarray, law: Law) -> np.ndarray:
-        m = self.mu * self.mu / 2
-        return (np.asarray(x, dtype=float) - (m if law == "P" else -m)) / self.mu
-
-    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        return _ndtr(self._z(x, law))
-
-    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        return _ndtr(-self._z(x, law))
-
-    def _median(self, law: Law) -> float:
-        return self.mu * self.mu / 2 * (1 if law == "P" else -1)
-
-    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
-        mu = mpmath.mpf(self.mu)
-
-        def compute() -> Any:
-            m = mu * mu / 2 * (1 if law == "P" else -1)
-            za, zb = (mpmath.mpf(a) - m) / mu, (mpmath.mpf(b) - m) / mu
-            pdf = lambda z: mpmath.npdf(z) if mpmath.isfinite(z) else mpmath.mpf(0)  # noqa: E731
-            return m * (mpmath.ncdf(zb) - mpmath.ncdf(za)) + mu * (pdf(za) - pdf(zb))
-
-        return _mp_interval(compute)
-
-
-class RandomizedResponseLoss(PrivacyLoss):
-    """Randomized response with parameter eps: L = +-eps, P(L = eps) = e^eps / (1 + e^eps).
-
-    Under Q the two probabilities swap.  The T-fold composition is the binomial curve of
-    :func:`gdpproof.rr_composition`, which the test suite uses as the exact reference.
-    """
-
-    def __init__(self, eps: float) -> None:
-        self.eps = float(positive("eps", eps))
-        if not math.isfinite(self.eps) or self.eps > 700:
-            raise _bad("eps", eps, "must be a finite number in (0, 700]")
-        self.name = f"randomized_response(eps={self.eps!r})"
-
-    def _p_plus(self, law: Law) -> float:
-        return float(sc.expit(self.eps if law == "P" else -self.eps))
-
-    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
-        q = self._p_plus(law)
-        return np.where(x < -self.eps, 0.0, np.where(x < self.eps, 1.0 - q, 1.0))
-
-    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
-        q = self._p_plus(law)
-        return np.where(x < -self.eps, 1.0, np.where(x < self.eps, q, 0.0))
-
-    def support(self) -> tuple[float, float]:
-        return (-self.eps, self.eps)
-
-    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
-        eps = mpmath.mpf(self.eps)
-
-        def compute() -> Any:
-            q = 1 / (1 + mpmath.exp(-eps if law == "P" else eps))
-            plus, minus = a < self.eps <= b, a < -self.eps <= b
-            if plus and minus:  # eps (2q - 1) = +-eps tanh(eps/2), without cancellation
-                return eps * mpmath.tanh(eps / 2) * (1 if law == "P" else -1)
-            return eps * q if plus else (-eps * (1 - q) if minus else mpmath.mpf(0))
-
-        return _mp_interval(compute)
-
-
-class LaplaceLoss(PrivacyLoss):
-    """P = Laplace(0, 1), Q = Laplace(mu, 1): L in [-mu, mu] with atoms at both ends.
-
-    Under P: P(L = mu) = 1/2, P(L = -mu) = e^{-mu}/2, P(L <= l) = e^{-(mu - l)/2}/2 on
-    [-mu, mu).  Under Q the law is e^{-l} dP: Q(L <= l) = 1 - e^{-(mu + l)/2}/2 on [-mu, mu).
-    """
-
-    def __init__(self, mu: float) -> None:
-        self.mu = float(positive("mu", mu))
-        if not math.isfinite(self.mu) or self.mu > 700:
-            raise _bad("mu", mu, "must be a finite number in (0, 700]")
-        self.name = f"laplace(mu={self.mu!r})"
-
-    def support(self) -> tuple[float, float]:
-        return (-self.mu, self.mu)
-
-    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
-        inside = np.clip(x, -self.mu, self.mu)
-        if law == "P":
-            mid = 0.5 * np.exp(-(self.mu - inside) / 2)
-        else:
-            mid = 1 - 0.5 * np.exp(-(self.mu + inside) / 2)
-        return np.where(x < -self.mu, 0.0, np.where(x < self.mu, mid, 1.0))
-
-    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
-        inside = np.clip(x, -self.mu, self.mu)
-        if law == "P":
-            mid = 1 - 0.5 * np.exp(-(self.mu - inside) / 2)
-        else:
-            mid = 0.5 * np.exp(-(self.mu + inside) / 2)
-        return np.where(x < -self.mu, 1.0, np.where(x < self.mu, mid, 0.0))
-
-    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
-        mu = mpmath.mpf(self.mu)
-
-        def compute() -> Any:
-            lo, hi = max(mpmath.mpf(a), -mu), min(mpmath.mpf(b), mu)
-            total = mpmath.mpf(0)
-            if law == "P":
-                atom_hi, atom_lo = mpmath.mpf(1) / 2, mpmath.exp(-mu) / 2
-                dens = lambda s: mpmath.exp(-(mu - s) / 2) / 4  # noqa: E731
-            else:
-                atom_hi, atom_lo = mpmath.exp(-mu) / 2, mpmath.mpf(1) / 2
-                dens = lambda s: mpmath.exp(-(mu + s) / 2) / 4  # noqa: E731
-            if a < self.mu <= b:
-                total += mu * atom_hi
-            if a < -self.mu <= b:
-                total -= mu * atom_lo
-            if lo < hi:
-                # the continuous part lives on (-mu, mu)
-                total += mpmath.quad(lambda s: s * dens(s), [lo, hi])
-            return total
-
-        return _mp_interval(compute)
-
-
-class SubsampledGaussianLoss(PrivacyLoss):
-    r"""One Poisson-subsampled Gaussian step (sensitivity 1, noise sigma, sampling rate p).
-
-    P = (1 - p) N(0, sigma^2) + p N(1, sigma^2) (the dataset with the example), Q = N(0, sigma^2);
-    L(x) = log(1 - p + p e^{(2x - 1)/(2 sigma^2)}), increasing in x, L > log(1 - p).
-    The ordering P||Q is "remove", Q||P is "add".
-    """
-
-    orderings = ("remove", "add")
-
-    def __init__(self, sigma: float, p: float) -> None:
-        self.sigma = float(positive("noise_multiplier", sigma))
-        self.p = float(probability("sample_rate", p))
-        if not math.isfinite(self.sigma) or not 0.02 <= self.sigma <= 1e4:
-            raise _bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
-        if not 1e-9 <= self.p <= 1:
-            raise _bad("sample_rate", p, "must be in [1e-9, 1]")
-        self.name = f"subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
-        self._floor = math.log1p(-self.p) if self.p < 1 else -math.inf
-
-    def support(self) -> tuple[float, float]:
-        return (_down(_down(self._floor)), math.inf)
-
-    def _x(self, ell: np.ndarray) -> np.ndarray:
-        """The output x with L(x) = ell: x = sigma^2 log((e^ell - (1 - p)) / p) + 1/2, computed
-        without overflow or cancellation (-inf at and below the floor log(1 - p))."""
-        ell = np.asarray(ell, dtype=float)
-        p = self.p
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if p == 1:
-                y = ell.copy()
-            else:
-                em = np.expm1(np.minimum(ell, 0.0))
-                small = np.log1p(em / p)                                     # ell <= 0
-                large = ell - math.log(p) + np.log1p(-(1 - p) * np.exp(-np.maximum(ell, 0.0)))  # ell > 0
-                y = np.where(ell > 0, large, small)
-                y = np.where(em <= -p, -np.inf, y)                           # at or below the floor
-            x = self.sigma ** 2 * y + 0.5
-        return x
-
-    def cdf(self, ell: np.ndarray, law: Law) -> np.ndarray:
-        x = self._x(ell)
-        s = self.sigma
-        if law == "P":
-            return (1 - self.p) * _ndtr(x / s) + self.p * _ndtr((x - 1) / s)
-        return _ndtr(x / s)
-
-    def sf(self, ell: np.ndarray, law: Law) -> np.ndarray:
-        x = self._x(ell)
-        s = self.sigma
-        if law == "P":
-            return (1 - self.p) * _ndtr(-x / s) + self.p * _ndtr((1 - x) / s)
-        return _ndtr(-x / s)
-
-    def _median(self, law: Law) -> float:
-        return 0.0
-
-    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
-        """E[L; a < L <= b] by rigorous ball-arithmetic integration (arb's acb.integral) in x.
-
-        The range below x = -40 sigma (only reached when a is at the floor log(1 - p)) is
-        bounded by |log(1 - p)| Phi(-40) and added to the ball.
-        """
-        with arb_precision(80):
-            sig, p = flint.arb(self.sigma), flint.arb(self.p)
-            half = flint.arb(1) / 2
-
-            def xof(ell: float) -> flint.arb | None:
-                # x with L(x) = ell, in the cancellation-free forms of _x; None at or below the floor
-                e = flint.arb(ell)
-                if self.p == 1:
-                    y = e
-                elif ell > 0:
-                    y = e - p.log() + (-(1 - p) * (-e).exp()).log1p()
-                else:
-                    em = e.expm1()
-                    if em <= -p:
-                        return None
-                    y = (em / p).log1p()
-                if not y.is_finite():
-                    raise PrecisionError(f"{self.name}: cannot place the loss {ell} in x")
-                return sig * sig * y + half
-
-            xa, xb = xof(a), xof(b)
-            if xb is None:
-                return 0.0, 0.0
-            lo_cut = -40 * sig
-            tail = flint.arb(0)
-            if xa is None or xa < lo_cut:
-                xa = lo_cut
-                tail = flint.arb(0, float(-math.log1p(-self.p)) * 1e-340 + 1e-300)
-            if xa >= xb:
-                return 0.0, 0.0
-            if not xa < xb:
-                raise PrecisionError(f"{self.name}: the interval ({a}, {b}] is too narrow to integrate over")
-            norm = 1 / (2 * flint.arb.pi()).sqrt() / sig
-            inv = 1 / (2 * sig * sig)
-
-            def integrand(x: flint.acb, analytic: bool) -> flint.acb:
-                z = p * ((2 * x - 1) * inv).exp() + (1 - p)
-                loss = z.log(analytic=analytic)
-                d0 = (-(x * x) * inv).exp()
-                if law == "P":
-                    dens = (1 - p) * d0 + p * (-((x - 1) * (x - 1)) * inv).exp()
-                else:
-                    dens = d0
-                return loss * dens * norm
-
-            r = flint.acb.integral(integrand, xa, xb).real + tail
-            if not r.is_finite():
-                raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({r})")
-            # a wide ball only widens the shift of the bracket (it is checked against h there)
-            return _down(float(r.lower())), _up(float(r.upper()))
-
-
-# ---------------------------------------------------------------------------------------------
-# lattice laws and their composition
-# ---------------------------------------------------------------------------------------------
-
-
-#: Unit roundoff of numpy's long double where it is the x87 80-bit format (else float64's).
-U_LONG = float(np.finfo(np.longdouble).eps) / 2
-
-
-def _unit(dtype: Any) -> float:
-    return U_LONG if np.dtype(dtype) == np.longdouble else U
-
-
-def _fft_error_factor(n: int, u: float = U) -> float:
-    """Relative l2 error bound beta of an FFT of length n = 2^k in a format with unit roundoff u
-    (Higham 2002, Thm 24.2).
-
-    eta = mu + gamma_4 (sqrt 2 + mu) per stage with twiddle error mu = 4u; two more stages are
-    charged for the real-input packing of rfft/irfft.
-    """
-    k = max(1, int(n).bit_length() - 1) + 2
-    mu = 4 * u
-    gamma4 = 4 * u / (1 - 4 * u)
-    eta = mu + gamma4 * (math.sqrt(2) + mu)
-    if k * eta >= 0.5:
-        raise PrecisionError("FFT too long for the error bound")
-    return k * eta / (1 - k * eta)
-
-
-@dataclass
-class _Lattice:
-    """A sub-probability vector ``w`` on the points (k0 + i) h, with an l1 error bound ``err``
-    against the exact composition of the float per-step laws (same truncations)."""
-
-    k0: int
-    w: np.ndarray
-    err: float
-    _norms: tuple[float, float] | None = field(default=None, repr=False, compare=False)
-
-    def l1(self) -> float:
-        return float(math.fsum(self.w.astype(float)))
-
-    def norms(self) -> tuple[float, float]:
-        """Upper bounds on the l1 and l2 norms of ``w`` (float sums with their rounding charged)."""
-        if self._norms is None:
-            n = len(self.w)
-            w = self.w.astype(float)
-            self._norms = (float(np.sum(w)) * (1 + (n + 2) * U),
-                           math.sqrt(float(np.einsum("i,i->", w, w)) * (1 + (n + 2) * U)) * (1 + U))
-        return self._norms
-
-    def cast(self, dtype: Any) -> _Lattice:
-        """The same lattice in another float format, the rounding charged to ``err``."""
-        if self.w.dtype == np.dtype(dtype):
-            return self
-        w = self.w.astype(dtype)
-        extra = _unit(dtype) * self.norms()[0] if np.finfo(dtype).eps > np.finfo(self.w.dtype).eps else 0.0
-        return _Lattice(self.k0, w, self.err + extra)
-
-
-def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) -> _Lattice:
-    """Linear convolution (zero-padded rfft, no wrap-around), negatives clipped, tails trimmed.
-
-    ``trim`` is the mass allowed to be dropped from each end; ``dtype`` is float64 or
-    ``np.longdouble`` (2048 times more accurate on x86, 3 times slower).  The error bound
-    covers the inputs' errors and this FFT's rounding (module doc).
-    """
-    same = b is a
-    a = a.cast(dtype)
-    b = a if same else b.cast(dtype)
-    u = _unit(dtype)
-    la, lb = len(a.w), len(b.w)
-    m = la + lb - 1
-    if min(la, lb) <= 64:
-        c = np.convolve(a.w, b.w)
-        fft_err = 2 * (min(la, lb) + 2) * u * float(np.sum(c))  # direct sums: gamma_n bound
-    else:
-        n = 1 << (m - 1).bit_length()
-        if np.dtype(dtype) == np.longdouble:
-            import scipy.fft as sfft
-
-            fa = sfft.rfft(a.w, n)
-            fb = fa if same else sfft.rfft(b.w, n)
-            c = sfft.irfft(fa * fb, n)[:m]
-        else:
-            fa = np.fft.rfft(a.w, n)
-            fb = fa if same else np.fft.rfft(b.w, n)
-            c = np.fft.irfft(fa * fb, n)[:m]
-        beta = _fft_error_factor(n, u)
-        a1, a2 = a.norms()
-        b1, b2 = b.norms()
-        l2 = (3 * beta + u) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)
-        fft_err = math.sqrt(m) * l2
-    np.maximum(c, 0, out=c)
-    a1e, b1e = a.norms()[0], b.norms()[0]
-    err = a.err * (b1e + b.err) + b.err * (a1e + a.err) + a.err * b.err + fft_err
-    # trim tails whose total mass is below `trim` (plus this convolution's error bound, the
-    # level of its rounding noise) on each side; dropped mass is accounted for as lost
-    cut = trim + fft_err
-    cs = np.cumsum(c)
-    lo = int(np.searchsorted(cs, cut, side="right"))
-    rcs = np.cumsum(c[::-1])
-    hi = m - int(np.searchsorted(rcs, cut, side="right"))
-    if hi <= lo:  # everything below the cut: keep the largest entry
-        lo = int(np.argmax(c))
-        hi = lo + 1
-    return _Lattice(a.k0 + b.k0 + lo, c[lo:hi].copy(), err)
-
-
-#: Squarings whose error is later multiplied by more than this run in long double.
-LONG_DOUBLE_AMPLIFICATION = 64
-
-
-def _power(v: _Lattice, count: int, budget: float, all_long: bool = False) -> _Lattice:
-    """v^{*count} by repeated squaring, dropping at most about ``budget`` of mass in all.
-
-    The square of the l-th level appears count / 2^(l+1) times in the result, so both the mass
-    trimmed from it and its rounding error are multiplied by that: trims are scaled down by it,
-    and the early squarings run in long double (where numpy has an 80-bit long double).
-    """
-    levels = max(1, count.bit_length())
-    result: _Lattice | None = None
-    base = v
-    remaining = count
-    while True:
-        if remaining & 1:
-            trim = budget / (4 * levels)
-            result = base.cast(np.float64) if result is None else _convolve(result, base, trim)
-        remaining >>= 1
-        if not remaining:
-            break
-        copies = remaining  # copies of the new square in the result (at most)
-        precise = (all_long or copies > LONG_DOUBLE_AMPLIFICATION) and U_LONG < U
-        trim = budget / (4 * levels * copies)
-        base = _convolve(base, base, trim, np.longdouble if precise else np.float64)
-    assert result is not None
-    return result.cast(np.float64)
-
-
-@dataclass
-class _StepLaw:
-    """One step's loss rounded to the grid, under one law, with the mean of its rounding error."""
-
-    lattice: _Lattice
-    dbar: tuple[float, float]          # interval for E[R - L]
-    h_eff: float                       # range of R - L, float edges included
-
-
-def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float) -> _StepLaw:
-    lo, hi = loss.window(tau, law)
-    k_lo = math.floor(lo / h + 0.5)
-    k_hi = math.ceil(hi / h - 0.5)
-    if k_hi < k_lo:
-        k_hi = k_lo
-    if k_hi - k_lo > 20_000_000:
-        raise PrecisionError(f"grid of {k_hi - k_lo} points for {loss.name}: too fine for this loss "
-                             "(a larger grid_step, or rel_width, asks for fewer)")
-    ks = np.arange(k_lo, k_hi + 2, dtype=float)
-    edges = (ks - 0.5) * h                # edges[i] is the left edge of the bin of point k_lo + i
-    cdf = np.maximum.accumulate(np.clip(loss.cdf(edges, law), 0.0, 1.0))
-    sf = np.minimum.accumulate(np.clip(loss.sf(edges, law), 0.0, 1.0))
-    mid = int(np.searchsorted(cdf, 0.5))  # below: differences of the CDF; above: of the SF
-    mid = min(max(mid, 1), len(edges) - 1)
-    w = np.empty(len(edges) - 1)
-    w[: mid - 1] = np.diff(cdf[:mid])
-    w[mid - 1] = max(0.0, (1.0 - sf[mid]) - cdf[mid - 1])
-    w[mid:] = -np.diff(sf[mid:])
-    np.maximum(w, 0.0, out=w)
-    # The bins are (e_i, e_{i+1}] with e_i the float edges as the loss maps them (a few ulps of
-    # |edge| + 32 off (k - 1/2) h): the rounding error D = R - L has range at most h_eff.
-    max_edge = float(np.max(np.abs(edges)))
-    edge_err = 64 * U * (max_edge + 32)
-    h_eff = h * (1 + 2 * U * (max(abs(k_lo), abs(k_hi)) + 2)) + 2 * edge_err
-    half = 0.5 * h_eff
-    # mean of D over the window, from the masses (summation by parts bounds the effect of the
-    # CDF errors: h per edge plus the two ends) and the partial mean of L; |D| <= h_eff/2 outside
-    grid = (np.arange(k_lo, k_hi + 1, dtype=float)) * h
-    max_abs = float(np.max(np.abs(grid))) if len(grid) else 0.0
-    er = float(math.fsum(grid * w))
-    ce = 4 * CDF_ERROR + 2 * U
-    er_err = (h * len(w) * ce + 2 * max_abs * ce + 4 * U * float(math.fsum(np.abs(grid) * w))
-              + len(w) * U * max_abs * 1e-3)
-    pm_lo, pm_hi = loss.partial_mean(float(edges[0]), float(edges[-1]), law)
-    pm_pad = max_edge * 2 * edge_err * 1e-3 + 2 * edge_err  # the partial mean's own edges moved
-    outside = float(cdf[0] + sf[-1]) + 2 * CDF_ERROR
-    d_lo = er - er_err - pm_hi - pm_pad - half * outside
-    d_hi = er + er_err - pm_lo + pm_pad + half * outside
-    if d_lo > half or d_hi < -half:
-        raise PrecisionError(f"{loss.name}: the mean rounding error [{d_lo:.3g}, {d_hi:.3g}] is outside "
-                             f"+-h/2 = {half:.3g}; the loss is not resolved on this grid")
-    d_lo, d_hi = max(d_lo, -half), min(d_hi, half)
-    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), h_eff)
 
 
 @dataclass
@@ -945,8 +351,6 @@ class ComposedLoss:
         points, from above cell by cell by monotonicity): how far the mechanism is from a
         Gaussian one.
         """
-        from . import fast as _fast
-        from .solve import delta_from_epsilon, mu_from_epsilon_delta, mu_from_error_rates
 
         eps, dup, dlow = self._eps_grid()
         e_next, d_here = eps[1:], dup[:-1]
@@ -1090,6 +494,16 @@ def _check_alpha(alpha: Any) -> float:
         raise _bad("alpha", alpha, "must be in [0, 1]") from None
 
 
+def _check_refinement(rel_width: Any, max_refinements: Any) -> float:
+    """The relative width asked of a refined bracket, validated with the number of refinements."""
+    w = float(positive("rel_width", rel_width))
+    if not 1e-4 <= w <= 10:
+        raise _bad("rel_width", rel_width, "must be in [1e-4, 10]")
+    if isinstance(max_refinements, bool) or not isinstance(max_refinements, int) or not 0 <= max_refinements <= 20:
+        raise _bad("max_refinements", max_refinements, "must be an integer in [0, 20]")
+    return w
+
+
 def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
                    eta: float = 1e-12, long_double: bool = False) -> ComposedLoss:
     r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
@@ -1166,62 +580,6 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]))
 
 
-# ---------------------------------------------------------------------------------------------
-# DP-SGD
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class DPSGDBracket:
-    """The proven epsilon bracket of Poisson-subsampled DP-SGD at one delta.
-
-    Attributes
-    ----------
-    eps : Bound
-        lower <= eps(delta) <= upper for the worse of the add and remove orderings.
-    ordering : str
-        Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
-    grid_step, eta : float
-        The grid and Hoeffding failure probability used (:func:`compose_losses`).
-    composition : ComposedLoss
-        For delta(eps) at other eps.
-    """
-
-    noise_multiplier: float
-    sample_rate: float
-    steps: int
-    delta: float
-    eps: Bound
-    ordering: str
-    grid_step: float
-    eta: float
-    composition: ComposedLoss
-
-
-def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, *,
-                  rel_width: float = 0.01, max_refinements: int = 5) -> DPSGDBracket:
-    r"""Proven bracket on epsilon(delta) for T steps of Poisson-subsampled Gaussian DP-SGD.
-
-    Add/remove neighbours, sensitivity 1 (clipping norm 1), noise multiplier sigma, sampling
-    rate p: the T-fold composition of :class:`SubsampledGaussianLoss` in both orderings, the
-    worse one reported.  The grid is refined until ``(upper - lower) / lower <= rel_width``.
-
-    Examples
-    --------
-    >>> from gdpproof.numeric.pld import dpsgd_epsilon
-    >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
-    >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
-    (True, True)
-    """
-    loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
-        raise _bad("steps", steps, "must be an integer in [1, 10^9]")
-    d = _check_delta(delta)
-    b, comp = epsilon_bracket([(loss, int(steps))], d, rel_width=rel_width, max_refinements=max_refinements)
-    ordering = comp.worse_ordering(b.upper)
-    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp)
-
-
 def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel_width: float = 0.01,
                     max_refinements: int = 5) -> tuple[Bound, ComposedLoss]:
     """The proven bracket on eps(delta) of a composition, refined to a relative width.
@@ -1240,11 +598,7 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     (True, 30)
     """
     d = _check_delta(delta)
-    w = float(positive("rel_width", rel_width))
-    if not 1e-4 <= w <= 10:
-        raise _bad("rel_width", rel_width, "must be in [1e-4, 10]")
-    if isinstance(max_refinements, bool) or not isinstance(max_refinements, int) or not 0 <= max_refinements <= 20:
-        raise _bad("max_refinements", max_refinements, "must be an integer in [0, 20]")
+    w = _check_refinement(rel_width, max_refinements)
     if d < 1e-280:
         raise PrecisionError(f"delta={delta} is below what a float64 lattice resolves (1e-280)")
     eta = min(1e-10, d * 1e-5)
@@ -1274,6 +628,53 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
                                  f"{h:.3g}; delta is close to the float floor {floor:.2g}): ask for a larger "
                                  "rel_width or delta")
         h *= max(0.1, min(0.9, 0.93 * w / rw))  # the width is close to proportional to h
+        if h < 2e-7:
+            break
+    raise PrecisionError(f"rel_width={rel_width}: reached only {rw:.3g} after "
+                         f"{max_refinements} refinements (grid step {h:.3g}): ask for a larger rel_width")
+
+
+def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel_width: float = 0.01,
+                  max_refinements: int = 5) -> tuple[Bound, ComposedLoss]:
+    """The proven bracket on delta(eps) of a composition, refined to a relative width.
+
+    The twin of :func:`epsilon_bracket`: starts from h = 1e-3 and shrinks the grid until
+    ``(upper - lower) / upper <= rel_width``; eta = 1e-12.  Returns the bracket and the
+    composition.  Raises PrecisionError when delta(eps) is too close to the bracket's floor
+    (float and truncation error) to reach the width, or after ``max_refinements`` finer grids.
+
+    Examples
+    --------
+    >>> from gdpproof.numeric.pld import GaussianLoss, delta_bracket
+    >>> b, comp = delta_bracket([(GaussianLoss(0.5), 4)], 1.0)
+    >>> b.lower < 0.1269367375066 < b.upper, b.width <= 0.01 * b.upper
+    (True, True)
+    """
+    e = _check_eps(epsilon)
+    w = _check_refinement(rel_width, max_refinements)
+    eta = 1e-12
+    h = 1e-3
+    rw = math.inf
+    long_double = False
+    for attempt in range(max_refinements + 1):
+        comp = compose_losses(parts, grid_step=h, eta=eta, long_double=long_double)
+        b = comp.delta(e)
+        floor = comp.delta_floor()
+        if floor > 0.02 * b.upper and not long_double:
+            long_double = True
+            comp = compose_losses(parts, grid_step=h, eta=eta, long_double=True)
+            b, floor = comp.delta(e), comp.delta_floor()
+        if b.upper > 0 and floor > 0.2 * b.upper:
+            raise PrecisionError(f"epsilon={epsilon}: delta there ({b.upper:.3g} at most) is within a factor 5 of "
+                                 f"the bracket's floor {floor:.2g} (float and truncation error); ask for a "
+                                 "smaller epsilon")
+        previous, rw = rw, (0.0 if b.upper == 0 else b.width / b.upper)
+        if rw <= w:
+            return b, comp
+        if attempt and rw > 0.8 * previous:
+            raise PrecisionError(f"rel_width={rel_width}: the delta bracket stopped narrowing at {rw:.3g} "
+                                 f"(grid step {h:.3g}): ask for a larger rel_width")
+        h *= max(0.1, min(0.9, 0.93 * w / rw))
         if h < 2e-7:
             break
     raise PrecisionError(f"rel_width={rel_width}: reached only {rw:.3g} after "

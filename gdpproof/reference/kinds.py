@@ -112,7 +112,7 @@ def _rr(row: dict[str, str], digits: int) -> list[Certified]:
 
 def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
     from ..errors import PrecisionError
-    from ..numeric.clt import dpsgd_mu
+    from ..numeric.dpsgd import dpsgd_mu
 
     acc = dpsgd_mu(row["sigma"], row["sample_rate"], _integer(row, "steps"), delta=row["delta"], digits=digits,
                    gamma=False)

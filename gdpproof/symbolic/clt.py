@@ -16,11 +16,14 @@ from typing import Any
 import sympy
 from sympy import Abs, exp, log, pi, sqrt
 
+from .._args import positive, probability
 from ..errors import InvalidParameterError, SymbolicError
 from .duality import ordered_pieces
-from .symbols import Phi, alpha, epsilon, mu
+from .symbols import Phi, alpha, epsilon, mu, n, p, sigma
+from .tradeoff import GAUSSIAN, TradeOff
 
-__all__ = ["NAMES", "GAUSSIAN_FUNCTIONALS", "RR_FUNCTIONALS", "functional_expressions", "log_slope_pieces"]
+__all__ = ["NAMES", "GAUSSIAN_FUNCTIONALS", "RR_FUNCTIONALS", "functional_expressions", "log_slope_pieces",
+           "MU_CLT_POISSON", "MU_CLT_UNIFORM", "APPROXIMATION_NOTE", "gaussian_mixture"]
 
 #: The four functionals, in the order used everywhere.
 NAMES = ("kl", "kappa2", "kappa3", "bar_kappa3")
@@ -126,3 +129,37 @@ def functional_expressions(f: Any) -> dict[str, sympy.Expr]:
     return {"kl": kl, "kappa2": k2, "kappa3": k3, "bar_kappa3": kb3}
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# DP-SGD: the CLT mu (an approximation)
+# ---------------------------------------------------------------------------------------------
+
+#: mu_CLT of n Poisson-subsampled Gaussian steps (noise multiplier sigma, rate p): the CLT limit of
+#: the n-fold p G_{1/sigma} + (1 - p) Id (Bu, Dong, Long & Su 2020; DESIGN §1.9; derivations/d10).
+MU_CLT_POISSON = p * sqrt(n * (exp(1 / sigma**2) - 1))
+#: mu_CLT with fixed-size (uniform) batches: the CLT limit of the n-fold C_p(G_{1/sigma}) (DRS §5).
+MU_CLT_UNIFORM = sqrt(2) * p * sqrt(n * (exp(1 / sigma**2) * Phi(3 / (2 * sigma)) + 3 * Phi(-1 / (2 * sigma)) - 2))
+
+APPROXIMATION_NOTE = (
+    "mu_clt is a central-limit approximation (Dong, Roth & Su 2022; Bu, Dong, Long & Su 2020), not a bound: "
+    "for realistic (sigma, p, T) it can understate the true privacy loss. gamma is the Berry-Esseen error "
+    "(DRS Thm 3.5) of the CLT for the per-step curve behind the formula (poisson: p G_1/sigma + (1-p) Id, one "
+    "direction; uniform: C_p(G_1/sigma)); it bounds trade-off curves, and eps_clt is not a guarantee."
+)
+
+
+def gaussian_mixture(mu_: Any, p_: Any) -> TradeOff:
+    """f_p = p G_mu + (1 - p) Id = T(N(0,1), (1 - p) N(0,1) + p N(mu,1)), as a TradeOff.
+
+    One direction of a Poisson-subsampled Gaussian step; its CLT gives the Poisson formula
+    p sqrt(T (e^{mu^2} - 1)).  Both directions together give C_p(G_mu) (:func:`gdpproof.subsample`).
+
+    Examples
+    --------
+    >>> gaussian_mixture(1, "0.5").expr.has(p)
+    True
+    """
+    m = positive("mu", mu_, symbolic=False)
+    q = probability("p", p_, symbolic=False)
+    return TradeOff(p * GAUSSIAN + (1 - p) * (1 - alpha), ((mu, m), (p, q)), "gaussian_mixture", None)

@@ -199,7 +199,8 @@ def compose(*fs: TradeOff) -> TradeOff:
         if not all(_same(data[0], e0) for _, data in cores):
             raise NotSupportedError(
                 "composition of randomized response / (eps, delta)-DP with different epsilons is not supported "
-                "yet (no exact method here); berry_esseen() gives the CLT approximation with its error bound"
+                "yet (no exact method here): describe the mechanisms with gdpproof's mechanism values and call "
+                "gdpproof.account() for a proven answer; berry_esseen() gives the CLT approximation"
             )
         k = sum(data[1] for _, data in cores)
         core = randomized_response(e0) if k == 1 else rr_composition(e0, k)
@@ -209,8 +210,9 @@ def compose(*fs: TradeOff) -> TradeOff:
         names = ", ".join(repr(f) for f in fs)
         raise NotSupportedError(
             f"exact composition of {names} is not supported yet: gdpproof composes Gaussian with Gaussian, "
-            "randomized response with a common epsilon, and f_(0,delta) with anything exactly; "
-            "berry_esseen() gives the CLT approximation with its error bound"
+            "randomized response with a common epsilon, and f_(0,delta) with anything exactly: describe the "
+            "mechanisms with gdpproof's mechanism values (GaussianMechanism, LaplaceMechanism, Composed, ...) and "
+            "call gdpproof.account() for a proven answer; berry_esseen() gives the CLT approximation"
         )
     return with_delta(core, total_delta)
 
@@ -237,8 +239,8 @@ def self_compose(f: TradeOff, n_: Any) -> TradeOff:
         return f
     else:
         raise NotSupportedError(
-            f"exact {k}-fold composition of {f!r} is not supported yet; "
-            "berry_esseen() gives the CLT approximation with its error bound"
+            f"exact {k}-fold composition of {f!r} is not supported yet: gdpproof.account(Repeated(mechanism, {k})) "
+            "gives a proven answer; berry_esseen() gives the CLT approximation"
         )
     return with_delta(core, 1 - keep)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, erfc, erfcinv, sqrt
 
-__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "x", "y", "t", "Phi", "Phi_inv"]
+__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "x", "y", "t", "ell", "sigma", "Phi",
+           "Phi_inv"]
 
 #: Type I error, the argument of every trade-off function; 0 <= alpha <= 1.
 alpha = sympy.Symbol("alpha", nonnegative=True)
@@ -32,6 +33,10 @@ x = sympy.Symbol("x", real=True)
 y = sympy.Symbol("y", real=True)
 #: A threshold or auxiliary real variable.
 t = sympy.Symbol("t", real=True)
+#: A value of the privacy loss L = log(dP/dQ) (the argument of its CDF).
+ell = sympy.Symbol("ell", real=True)
+#: A noise multiplier or scale (Gaussian standard deviation over the sensitivity); sigma > 0.
+sigma = sympy.Symbol("sigma", positive=True)
 
 
 def Phi(z: sympy.Expr) -> sympy.Expr:

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 import gdpproof
 from gdpproof.errors import InvalidParameterError, PrecisionError
-from gdpproof.numeric import pld
+from gdpproof.numeric import lattice, losses
+from gdpproof.numeric.dpsgd import dpsgd_epsilon
 from gdpproof.numeric.pld import (
     Bound,
     GaussianLoss,
@@ -28,7 +29,6 @@ from gdpproof.numeric.pld import (
     RandomizedResponseLoss,
     SubsampledGaussianLoss,
     compose_losses,
-    dpsgd_epsilon,
 )
 
 CTX = mpmath.MPContext()
@@ -236,8 +236,8 @@ def test_fft_error_bound_covers_exact_rational_convolution(seed):
     if seed % 2:
         a[rng.integers(0, n1)] += 0.5
         a /= a.sum()
-    la, lb = pld._Lattice(0, a, 0.0), pld._Lattice(0, b, 0.0)
-    c = pld._convolve(la, lb, trim=0.0)
+    la, lb = lattice._Lattice(0, a, 0.0), lattice._Lattice(0, b, 0.0)
+    c = lattice._convolve(la, lb, trim=0.0)
     fa, fb = [Fraction(x) for x in a], [Fraction(x) for x in b]
     exact = [Fraction(0)] * (n1 + n2 - 1)
     for i, x in enumerate(fa):
@@ -259,7 +259,7 @@ def test_float_cdf_meets_the_assumed_accuracy():
         for x, v in zip(xs, vals):
             exact = (-flint.arb(float(x)) / flint.arb(2).sqrt()).erfc() / 2
             worst = max(worst, abs(float(exact - flint.arb(float(v)))))
-    assert worst <= pld.CDF_ERROR / 4, worst
+    assert worst <= losses.CDF_ERROR / 4, worst
 
 
 def test_subsampled_loss_cdf_meets_the_assumed_accuracy():
@@ -275,7 +275,7 @@ def test_subsampled_loss_cdf_meets_the_assumed_accuracy():
             X = _mp(float(x))
             F = (1 - _mp(0.01)) * CTX.ncdf(X) + _mp(0.01) * CTX.ncdf(X - 1) if law == "P" else CTX.ncdf(X)
             worst = max(worst, abs(float(F - _mp(float(c)))), abs(float(1 - F - _mp(float(s)))))
-    assert worst <= pld.CDF_ERROR / 4, worst
+    assert worst <= losses.CDF_ERROR / 4, worst
 
 
 class _prec:

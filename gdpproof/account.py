@@ -1,0 +1,414 @@
+r"""The one door: the privacy of any mechanism value, by the strongest route that applies.
+
+:func:`account` takes a mechanism value (:mod:`gdpproof.mechanisms`) and either ``delta`` (then it
+reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest first:
+
+``exact``
+    A closed form: compositions of Gaussian mechanisms are exactly G_mu with
+    mu = sqrt(sum mu_i^2) (DRS Cor. 3.3); single mechanisms with a closed-form trade-off
+    (Laplace, randomized response and its n-fold composition, (eps, delta)-DP) have a closed-form
+    privacy profile.  Digits are certified in ball arithmetic.
+``exact-finite``
+    Finitely supported losses (randomized response, pure and (eps, delta)-DP, with different
+    parameters) composed exactly in ball arithmetic (:mod:`gdpproof.numeric.finite`); certified digits.
+``bracket``
+    Numerical composition of the privacy-loss distributions with a proven error bracket
+    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response and Poisson-subsampled
+    Gaussian mechanisms in any mix.  The answer is a proven [lower, upper] of relative width
+    ``rel_width``.
+
+``route=`` forces one, so that routes can be checked against each other.  Where the CLT applies
+(DP-SGD) its mu and epsilon are reported beside the answer, **labelled as an approximation**.
+
+Rounding: a reported epsilon or delta is rounded up (the mechanism satisfies the guarantee with
+that value); a bracket's lower end is rounded down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from ._args import _bad, nonnegative, probability
+from ._version import __version__
+from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
+from .mechanisms import GDP, EpsDelta, GaussianMechanism, Mechanism, PoissonSampled, PureDP, RandomizedResponse
+from .numeric.bound import Bound
+from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
+from .numeric.dpsgd import _float_certified, dpsgd_mu
+from .numeric.finite import MAX_ATOMS, atom_count, finite_delta
+from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
+from .numeric.pld import ComposedLoss, HonestMu, delta_bracket, epsilon_bracket
+from .numeric.profile import epsilon_from_profile
+from .symbolic.clt import APPROXIMATION_NOTE
+from .symbolic.tradeoff import TradeOff, gaussian
+
+__all__ = ["account", "Account", "CLTApproximation", "ROUTES"]
+
+ROUTES = ("exact", "exact-finite", "bracket")
+
+_METHODS = {
+    "exact": "a closed form, certified in ball arithmetic",
+    "exact-finite": "exact composition of finitely supported privacy losses, certified in ball arithmetic",
+    "bracket": "numerical composition of privacy-loss distributions with a proven error bracket",
+}
+
+#: Significant digits shown for the ends of a numerical bracket (rounded outward).
+BRACKET_DIGITS = 8
+
+
+@dataclass(frozen=True)
+class CLTApproximation:
+    """The central-limit approximation of a DP-SGD run: **not a bound** (:data:`note`).
+
+    ``mu`` is p sqrt(T (e^{1/sigma^2} - 1)) rounded up; ``epsilon`` (or ``delta``) is what
+    mu-GDP would give at the account's delta (or epsilon)."""
+
+    mu: Certified
+    epsilon: Certified | None = None
+    delta: Certified | None = None
+    approximation: bool = True
+    note: str = APPROXIMATION_NOTE
+
+
+@dataclass(frozen=True)
+class Account:
+    """The privacy of a mechanism: what :func:`account` returns.
+
+    Attributes
+    ----------
+    mechanism : Mechanism
+    route : str
+        "exact", "exact-finite" or "bracket" (:data:`ROUTES`).
+    given : str
+        "delta" (epsilon was computed) or "epsilon" (delta was computed).
+    epsilon, delta : Certified or Bound or exact number
+        The given one is the exact input; the computed one is a :class:`Certified` decimal rounded
+        up (exact routes) or a proven :class:`Bound` (bracket).
+    ordering : str
+        Which neighbouring ordering is the worse one ("both" when they are equal).
+    mu : Certified or None
+        Exact routes, Gaussian mechanisms: the mechanism is exactly mu-GDP (rounded up).
+    clt : CLTApproximation or None
+        For DP-SGD: the CLT approximation, labelled as one.
+    digits : int
+        Certified digits of exact results.
+    composition : ComposedLoss or None
+        The numerical composition behind a bracket (delta at other eps, trade-off bounds).
+    """
+
+    mechanism: Mechanism
+    route: str
+    given: str
+    epsilon: Any
+    delta: Any
+    ordering: str
+    digits: int
+    mu: Certified | None = None
+    clt: CLTApproximation | None = None
+    notes: tuple[str, ...] = ()
+    composition: ComposedLoss | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def method(self) -> str:
+        """How the route computes (one phrase)."""
+        return _METHODS[self.route]
+
+    @property
+    def result(self) -> Any:
+        """The computed quantity: epsilon when delta was given, else delta."""
+        return self.epsilon if self.given == "delta" else self.delta
+
+    def _ends(self, value: Any) -> tuple[Any, Any]:
+        if isinstance(value, Bound):
+            return (_float_certified(value.lower, BRACKET_DIGITS, "down"),
+                    _float_certified(value.upper, BRACKET_DIGITS, "up"))
+        if isinstance(value, Certified):
+            return _lower_neighbour(value), value
+        return value, value
+
+    @property
+    def eps_lower(self) -> Any:
+        """A proven lower bound on epsilon (rounded down)."""
+        return self._ends(self.epsilon)[0]
+
+    @property
+    def eps_upper(self) -> Any:
+        """A proven upper bound on epsilon (rounded up): the epsilon to report."""
+        return self._ends(self.epsilon)[1]
+
+    @property
+    def delta_lower(self) -> Any:
+        """A proven lower bound on delta (rounded down)."""
+        return self._ends(self.delta)[0]
+
+    @property
+    def delta_upper(self) -> Any:
+        """A proven upper bound on delta (rounded up): the delta to report."""
+        return self._ends(self.delta)[1]
+
+    def honest_mu(self) -> Certified | HonestMu | None:
+        """The tightest GDP description: exact mu for Gaussian mechanisms, else (bracket route)
+        the :class:`~gdpproof.numeric.pld.HonestMu` bracket with the delta range where it holds."""
+        if self.mu is not None:
+            return self.mu
+        if self.composition is not None:
+            return self.composition.honest_mu()
+        return None
+
+    def statement(self) -> str:
+        """One sentence fit to paste into a paper."""
+        if self.given == "delta":
+            lo, hi = self.eps_lower, self.eps_upper
+            main = f"(ε, δ)-DP with δ = {_fmt(self.delta)} and ε = {hi}"
+            what = "ε"
+        else:
+            lo, hi = self.delta_lower, self.delta_upper
+            main = f"(ε, δ)-DP with ε = {_fmt(self.epsilon)} and δ = {hi}"
+            what = "δ"
+        if self.route == "bracket":
+            how = (f"a proven upper bound; the exact {what} lies in [{lo}, {hi}], by numerical composition of "
+                   f"privacy-loss distributions with a proven error bracket (worse ordering: {self.ordering})")
+        else:
+            how = f"the exact {what} rounded up to {self.digits} significant digits, certified in ball arithmetic"
+        gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
+        return f"The mechanism {self.mechanism!r} satisfies {main} ({how}{gdp}; gdpproof {__version__})."
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every reported number as a decimal string (the CLI's ``--json``)."""
+        out: dict[str, Any] = {"mechanism": repr(self.mechanism), "route": self.route, "method": self.method,
+                               "given": self.given, "ordering": self.ordering, "digits": self.digits,
+                               "certified": "arb" if self.route != "bracket" else "pld"}
+        if self.given == "delta":
+            out["delta"] = _fmt(self.delta)
+            out["eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)
+        else:
+            out["epsilon"] = _fmt(self.epsilon)
+            out["delta_lower"], out["delta_upper"] = str(self.delta_lower), str(self.delta_upper)
+        if self.mu is not None:
+            out["mu"] = str(self.mu)
+        if self.clt is not None:
+            out["clt"] = {"approximation": True, "mu_clt": str(self.clt.mu), "note": self.clt.note}
+            if self.clt.epsilon is not None:
+                out["clt"]["eps_clt"] = str(self.clt.epsilon)
+            if self.clt.delta is not None:
+                out["clt"]["delta_clt"] = str(self.clt.delta)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        out["statement"] = self.statement()
+        return out
+
+    def __str__(self) -> str:
+        return self.statement()
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, sympy.Basic):
+        if v.is_Rational and v.q != 1:
+            f = Fraction(int(v.p), int(v.q))
+            text = format(float(f), ".15g")
+            return text if Fraction(text) == f else str(v)
+        return str(v)
+    return str(v)
+
+
+def _lower_neighbour(c: Certified) -> Any:
+    """The certified decimal one unit lower (a lower bound, since c is the value rounded up)."""
+    if not c.is_finite() or c == 0 or c.method == "exact":
+        return c
+    unit = Fraction(10) ** (c.adjusted() - c.digits + 1)
+    low = c.to_fraction() - unit
+    if low <= 0:
+        return Certified(0, digits=c.digits, rounding="down", method=c.method)
+    m, e = round_fraction(low, c.digits, "down")
+    return Certified(_decimal(m, e, c.digits), digits=c.digits, rounding="down", method=c.method)
+
+
+# ---------------------------------------------------------------------------------------------
+# routes
+# ---------------------------------------------------------------------------------------------
+
+
+def _closed_form(m: Mechanism) -> TradeOff | None:
+    mu = m.gdp_mu()
+    if mu is not None:
+        return gaussian(mu)
+    try:
+        return m.tradeoff()
+    except (NotSupportedError, SymbolicError, InvalidParameterError):
+        return None
+
+
+def _finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | None:
+    groups = []
+    for leaf, n in m.leaves():
+        if isinstance(leaf, (RandomizedResponse, PureDP)):
+            groups.append((leaf.epsilon, sympy.Integer(0), n))
+        elif isinstance(leaf, EpsDelta):
+            groups.append((leaf.epsilon, leaf.delta, n))
+        else:
+            return None
+    return groups
+
+
+def _losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool]:
+    """The compiled losses of the leaves (leaves without privacy loss dropped), and whether
+    every parameter was a double (else it was rounded to the less private side)."""
+    parts = []
+    exact = True
+    for leaf, n in m.leaves():
+        if isinstance(leaf, (GDP, GaussianMechanism)) and leaf._leaf_mu() == 0:
+            continue  # no privacy loss
+        if isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) and leaf.epsilon == 0 and \
+                getattr(leaf, "delta", 0) == 0:
+            continue
+        law = leaf.loss_law()
+        exact = exact and rounded_exactly(law)
+        parts.append((loss_from_law(law), n))
+    return parts, exact
+
+
+def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
+    mu = m.gdp_mu()
+    mu_c = None if mu is None else certify(mu, (), (), digits=digits, rounding="up", what="mu")
+    if given == "epsilon":
+        return f.delta(value, digits=digits), mu_c
+    target = Fraction(int(value.p), int(value.q))
+    hint = 1.0
+    return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, upper_hint=hint), mu_c
+
+
+def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> Certified:
+    if given == "epsilon":
+        return finite_delta(groups, value, digits=digits)
+    target = Fraction(int(value.p), int(value.q))
+    return epsilon_from_profile(lambda x, d: finite_delta(groups, sympy.Rational(x.numerator, x.denominator),
+                                                          digits=d), target, digits=digits)
+
+
+def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int) -> CLTApproximation | None:
+    leaves = m.leaves()
+    if len(leaves) != 1:
+        return None
+    leaf, steps = leaves[0]
+    if not (isinstance(leaf, PoissonSampled) and isinstance(leaf.mechanism, (GaussianMechanism, GDP))):
+        return None
+    mu = leaf.mechanism._leaf_mu()
+    if mu == 0:
+        return None
+    sigma = 1 / mu
+    if given == "delta":
+        acc = dpsgd_mu(sigma, leaf.sample_rate, steps, delta=value, digits=digits, gamma=False, exact=False)
+        return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt)
+    acc = dpsgd_mu(sigma, leaf.sample_rate, steps, digits=digits, gamma=False, exact=False)
+    return CLTApproximation(acc.mu_clt, delta=gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits))
+
+
+def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, digits: int = 30,
+            rel_width: float = 0.01, route: str | None = None) -> Account:
+    r"""The (eps, delta)-DP guarantee of a mechanism, by the strongest route that applies.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        What ran (:mod:`gdpproof.mechanisms`).
+    delta, epsilon : real
+        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``
+        >= 0, the smallest delta.
+    digits : int
+        Significant digits of certified (exact-route) results, rounded up.
+    rel_width : float
+        The relative width asked of a numerical bracket, in [1e-4, 10].
+    route : {"exact", "exact-finite", "bracket"} or None
+        Force a route (NotSupportedError if it does not apply); None picks the strongest.
+
+    Returns
+    -------
+    Account
+        With the route named, the reported quantity (rounded up, or a proven bracket), the worse
+        ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation
+        labelled as one; :meth:`Account.statement` is one sentence for a paper.
+
+    Examples
+    --------
+    >>> from gdpproof import account
+    >>> from gdpproof.mechanisms import GDP, Repeated, GaussianMechanism, LaplaceMechanism, Composed
+    >>> a = account(Repeated(GDP("0.3"), 10), delta="1e-5", digits=12)
+    >>> a.route, a.epsilon, a.mu
+    ('exact', Certified('4.11863534405', digits=12, rounding='up'), Certified('0.948683298051', digits=12, rounding='up'))
+    >>> b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10),
+    ...                      Repeated(LaplaceMechanism(scale=10), 5)), delta="1e-5")
+    >>> b.route, b.epsilon.relative_width <= 0.01, 4.2 < b.epsilon.lower < b.epsilon.upper < 4.3
+    ('bracket', True, True)
+    """
+    if not isinstance(mechanism, Mechanism):
+        raise _bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")
+    if (delta is None) == (epsilon is None):
+        raise InvalidParameterError("give exactly one of delta= (to get epsilon) and epsilon= (to get delta)")
+    if route is not None and route not in ROUTES:
+        raise _bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
+    _check_request(digits, "up")
+    if delta is not None:
+        given = "delta"
+        value = probability("delta", delta, symbolic=False)
+        if not 0 < value < 1:
+            raise _bad("delta", delta, "must be in (0, 1)")
+    else:
+        given = "epsilon"
+        value = nonnegative("epsilon", epsilon, symbolic=False)
+        if not value.is_finite:
+            raise _bad("epsilon", epsilon, "must be a finite number >= 0")
+    value = sympy.Rational(value)
+
+    candidates = [route] if route is not None else list(ROUTES)
+    reasons = []
+    for r in candidates:
+        if r == "exact":
+            f = _closed_form(mechanism)
+            if f is None:
+                reasons.append("exact: no closed form for this mechanism")
+                continue
+            result, mu = _exact(mechanism, f, given, value, digits)
+            return _make(mechanism, r, given, value, result, "both", digits, mu)
+        if r == "exact-finite":
+            groups = _finite_groups(mechanism)
+            if groups is None:
+                reasons.append("exact-finite: some privacy loss is not finitely supported")
+                continue
+            if atom_count(groups) > MAX_ATOMS:
+                reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
+                continue
+            return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
+        try:
+            parts, doubles = _losses(mechanism)
+        except NotSupportedError as exc:
+            reasons.append(f"bracket: {exc}")
+            continue
+        if not parts:
+            zero = Certified(0, digits=digits, rounding="up", method="exact")
+            return _make(mechanism, "exact", given, value, zero, "both", digits)
+        notes = []
+        if not doubles:
+            notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
+                         "private side: the upper end holds for the mechanism as given")
+        if given == "delta":
+            b, comp = epsilon_bracket(parts, float(value), rel_width=rel_width)
+            ordering = comp.worse_ordering(b.upper)
+        else:
+            b, comp = delta_bracket(parts, float(value), rel_width=rel_width)
+            ordering = comp.worse_ordering(float(value))
+        return _make(mechanism, "bracket", given, value, b, ordering, digits, None, comp, tuple(notes))
+    raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
+
+
+def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
+          mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = ()) -> Account:
+    try:
+        clt = _dpsgd_clt(m, given, value, digits)
+    except (PrecisionError, InvalidParameterError):
+        clt = None  # auxiliary: never takes the main answer down
+    eps, delta = (result, value) if given == "delta" else (value, result)
+    return Account(m, route, given, eps, delta, ordering, digits, mu, clt, notes, comp)

@@ -1,0 +1,262 @@
+r"""DP-SGD: the proven epsilon bracket and the CLT approximation beside it.
+
+T steps of Poisson-subsampled Gaussian noise (noise multiplier sigma, sampling rate p,
+sensitivity 1, add/remove neighbours):
+
+* :func:`dpsgd_epsilon`: the proven bracket on eps(delta), the T-fold composition of the
+  subsampled Gaussian loss in both orderings (:func:`gdpproof.numeric.pld.epsilon_bracket`, the
+  engine behind :func:`gdpproof.account`'s ``bracket`` route);
+* :func:`dpsgd_mu`: the CLT mu of Bu, Dong, Long & Su (2020), from the expressions in
+  :mod:`gdpproof.symbolic.clt`, **an approximation**, with the proven bracket beside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import flint
+import numpy as np
+import sympy
+
+from .._args import _bad, positive, probability
+from ..errors import InvalidParameterError, PrecisionError
+from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
+from ..symbolic.composition import _count, subsample
+from ..symbolic.symbols import n as N
+from ..symbolic.symbols import p as P
+from ..symbolic.symbols import sigma as SIGMA
+from ..symbolic.tradeoff import gaussian
+from ._mp import arb_from_exact
+from .bound import Bound
+from .certify import Certified, _decimal, arb_function, certify_enclosure, round_fraction
+from .clt import berry_esseen
+from .losses import SubsampledGaussianLoss
+from .pld import ComposedLoss, _check_delta, epsilon_bracket
+from .solve import epsilon_from_delta
+
+__all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
+
+
+@dataclass
+class DPSGDBracket:
+    """The proven epsilon bracket of Poisson-subsampled DP-SGD at one delta.
+
+    Attributes
+    ----------
+    eps : Bound
+        lower <= eps(delta) <= upper for the worse of the add and remove orderings.
+    ordering : str
+        Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
+    grid_step, eta : float
+        The grid and Hoeffding failure probability used (:func:`compose_losses`).
+    composition : ComposedLoss
+        For delta(eps) at other eps.
+    """
+
+    noise_multiplier: float
+    sample_rate: float
+    steps: int
+    delta: float
+    eps: Bound
+    ordering: str
+    grid_step: float
+    eta: float
+    composition: ComposedLoss
+
+
+def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, *,
+                  rel_width: float = 0.01, max_refinements: int = 5) -> DPSGDBracket:
+    r"""Proven bracket on epsilon(delta) for T steps of Poisson-subsampled Gaussian DP-SGD.
+
+    Add/remove neighbours, sensitivity 1 (clipping norm 1), noise multiplier sigma, sampling
+    rate p: the T-fold composition of :class:`SubsampledGaussianLoss` in both orderings, the
+    worse one reported.  The grid is refined until ``(upper - lower) / lower <= rel_width``.
+
+    Examples
+    --------
+    >>> from gdpproof.numeric.dpsgd import dpsgd_epsilon
+    >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+    >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
+    (True, True)
+    """
+    loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
+        raise _bad("steps", steps, "must be an integer in [1, 10^9]")
+    d = _check_delta(delta)
+    b, comp = epsilon_bracket([(loss, int(steps))], d, rel_width=rel_width, max_refinements=max_refinements)
+    ordering = comp.worse_ordering(b.upper)
+    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp)
+
+
+@dataclass(frozen=True)
+class DPSGDAccount:
+    """The CLT accounting of DP-SGD: an approximation, labelled as one.
+
+    Attributes
+    ----------
+    mu_clt : Certified
+        p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
+    eps_clt : Certified or None
+        The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
+    eps_lower, eps_upper : Certified or None
+        The proven bracket on the true epsilon at ``delta`` (Poisson sampling, add/remove
+        neighbours, the worse ordering) from :func:`gdpproof.numeric.pld.dpsgd_epsilon`: lower
+        rounded down, upper rounded up.  None for uniform sampling or without delta.
+    verdict : str or None
+        "the CLT understates eps by at least X", "the CLT overstates eps by at least X" or
+        "eps_clt lies inside the proven bracket".
+    exact : DPSGDBracket or None
+        The full numerical composition (its ``composition.delta(eps)`` gives other points).
+    gamma : Certified or None
+        Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the formula:
+        p G_{1/sigma} + (1 - p) Id for Poisson, C_p(G_{1/sigma}) for uniform; None if not asked for.
+    approximation : bool
+        Always True: read :attr:`note`.
+    """
+
+    noise_multiplier: Any
+    sample_rate: Any
+    steps: int
+    sampling: str
+    mu_clt: Certified
+    eps_clt: Certified | None
+    delta: Any
+    gamma: Certified | None
+    approximation: bool = True
+    note: str = APPROXIMATION_NOTE
+    eps_lower: Certified | None = None
+    eps_upper: Certified | None = None
+    verdict: str | None = None
+    exact: Any = None
+
+    @property
+    def understated(self) -> bool | None:
+        """True when eps_clt is below the proven lower bound on the true epsilon."""
+        if self.eps_clt is None or self.eps_lower is None:
+            return None
+        return self.eps_clt < self.eps_lower
+
+
+def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str) -> Callable[[int], flint.arb]:
+    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM."""
+    fn = arb_function(MU_CLT_POISSON if sampling == "poisson" else MU_CLT_UNIFORM, (SIGMA, P, N))
+
+    def enclose(bits: int) -> flint.arb:
+        return fn(arb_from_exact(sigma), arb_from_exact(p), flint.arb(steps))
+
+    return enclose
+
+
+def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: str = "poisson",
+             delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4,
+             exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+    r"""The CLT mu of DP-SGD (Bu, Dong, Long & Su 2020) and the epsilon at delta it suggests.
+
+    ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)) (Bu et al.; TF Privacy's
+    ``compute_mu_poisson``), the CLT limit of T-fold f_p = p G_{1/sigma} + (1 - p) Id, the trade-off
+    of one neighbouring direction of a Poisson-subsampled step.
+    ``sampling="uniform"``: mu = sqrt(2) p sqrt(T (e^{1/sigma^2} Phi(1.5/sigma) + 3 Phi(-0.5/sigma) - 2))
+    (DRS §5; TF Privacy's ``compute_mu_uniform``), the CLT limit of T-fold C_p(G_{1/sigma}),
+    the symmetrized curve of DRS Thm 4.2.
+
+    **This is an approximation and can understate the true privacy loss** for realistic
+    (sigma, p, T).  The result carries beside it the Berry–Esseen gamma of that T-fold curve
+    (computed by quadrature to ``gamma_digits`` digits).  Note that the symmetrized C_p(G_{1/sigma}),
+    which covers both neighbouring directions, has the larger (uniform) CLT mu.
+
+    Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
+
+    With ``delta`` given and Poisson sampling, the true epsilon is bracketed beside it
+    (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.numeric.pld.dpsgd_epsilon`)
+    and :attr:`DPSGDAccount.verdict` says whether the CLT understates it.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
+    >>> acc.mu_clt, acc.eps_clt, acc.approximation
+    (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
+    """
+    sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
+    try:
+        p = probability("sample_rate", sample_rate, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("sample_rate", sample_rate, "must be in (0, 1]") from None
+    if p == 0:
+        raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+    T = _count("steps", steps)
+    if sampling not in ("poisson", "uniform"):
+        raise _bad("sampling", sampling, "must be 'poisson' or 'uniform'")
+    try:
+        d = None if delta is None else probability("delta", delta, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("delta", delta, "must be in (0, 1)") from None
+    if d is not None and not 0 < d < 1:
+        raise _bad("delta", delta, "must be in (0, 1)")
+    mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
+                           what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
+    eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
+    g = None
+    if gamma:
+        step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
+        try:
+            g = berry_esseen(step, n=T, digits=gamma_digits).gamma
+        except PrecisionError:
+            g = None  # gamma is auxiliary: its failure must not take the main result down
+    acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g)
+    if exact and d is not None and eps is not None and sampling == "poisson":
+        acc = _with_bracket(acc, rel_width)
+    return acc
+
+
+def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
+             digits: int) -> Certified:
+    """eps at delta of G_mu for the exact CLT mu, rounded up to ``digits`` digits.
+
+    mu is known only as an enclosure, so eps is computed at mu rounded down and up to more
+    digits; eps is increasing in mu, so when both round up to the same decimal, that decimal
+    is the exact eps rounded up (not merely an upper bound from a rounded mu).
+    """
+    d = str(delta) if delta.is_Integer else sympy.Rational(delta)
+    ball = _mu_clt_ball(sigma, p, steps, sampling)
+    for extra in (5, 15, 40):
+        lo = certify_enclosure(ball, digits=digits + extra, rounding="down", what="CLT mu")
+        hi = certify_enclosure(ball, digits=digits + extra, rounding="up", what="CLT mu")
+        e_lo = epsilon_from_delta(str(lo), d, digits=digits)
+        e_hi = epsilon_from_delta(str(hi), d, digits=digits)
+        if e_lo == e_hi:
+            return e_hi
+    raise PrecisionError(f"eps_clt to {digits} digits: eps at the CLT mu cannot be settled")
+
+
+def _float_certified(x: float, digits: int, rounding: str) -> Certified:
+    """A float bound as a decimal with ``digits`` digits, rounded in the given direction."""
+    if x == 0:
+        return Certified(0, digits=digits, rounding=rounding, method="pld")
+    m, e = round_fraction(Fraction(x), digits, rounding)
+    return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
+
+
+def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
+    r = dpsgd_epsilon(float(acc.noise_multiplier), float(acc.sample_rate), acc.steps, float(acc.delta),
+                      rel_width=rel_width)
+    lo = _float_certified(r.eps.lower, 6, "down")
+    hi = _float_certified(r.eps.upper, 6, "up")
+    assert acc.eps_clt is not None
+    # the verdict compares the bracket with eps_clt to 20 digits, whatever digits were asked for
+    e20 = _eps_clt(sympy.sympify(acc.noise_multiplier), sympy.sympify(acc.sample_rate), acc.steps, acc.sampling,
+                   sympy.sympify(acc.delta), 20)
+    clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
+    if clt_hi < Fraction(lo):
+        gap = _float_certified(float(Fraction(lo) - clt_hi), 3, "down")
+        verdict = f"the CLT understates eps by at least {gap} ({float(gap) / float(lo):.1%} of eps_lower)"
+    elif clt_lo > Fraction(hi):
+        gap = _float_certified(float(clt_lo - Fraction(hi)), 3, "down")
+        verdict = f"the CLT overstates eps by at least {gap} ({float(gap) / float(hi):.1%} of eps_upper)"
+    else:
+        verdict = "eps_clt lies inside the proven bracket"
+    return dataclasses.replace(acc, eps_lower=lo, eps_upper=hi, verdict=verdict, exact=r)

@@ -1,0 +1,113 @@
+r"""Exact composition of finitely supported privacy losses: randomized response, pure eps-DP and
+(eps, delta)-DP, with different parameters, in ball arithmetic.
+
+The worst pair of (eps_i, delta_i)-DP reveals the data with probability delta_i and is randomized
+response with parameter eps_i otherwise (Kairouz, Oh & Viswanath 2015; DRS Prop 2.5), so the
+privacy loss of one such step is +infinity with probability delta_i and +-eps_i otherwise, with
+the atoms of :data:`gdpproof.symbolic.losses.RANDOMIZED_RESPONSE`.  For n_i copies of each:
+
+    delta(eps) = delta_inf + (1 - delta_inf) sum_k P(k) (1 - e^{eps - s(k)})_+,
+
+with delta_inf = 1 - prod (1 - delta_i)^{n_i}, k = (k_1, ...) the numbers of +eps_i outcomes,
+s(k) = sum (2 k_i - n_i) eps_i and P(k) the product of binomial probabilities.  The pair is
+symmetric (swapping P and Q maps L to -L with the same law), so both orderings have this delta.
+Every term is evaluated in ball arithmetic, so the sum is an enclosure and
+:func:`certify_enclosure` certifies its digits; no float enters.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import flint
+import sympy
+
+from .._args import _bad
+from ..errors import NotSupportedError
+from ..symbolic import losses as sl
+from ..symbolic.symbols import epsilon as EPS
+from ._mp import arb_from_exact
+from .certify import Certified, arb_function, certify_enclosure
+
+__all__ = ["FiniteGroup", "MAX_ATOMS", "finite_delta", "atom_count"]
+
+#: The largest number of atoms of the composed law composed exactly here.
+MAX_ATOMS = 200_000
+
+#: (eps, delta, count): count copies of an (eps, delta)-DP worst pair (delta = 0: randomized response).
+FiniteGroup = tuple[sympy.Expr, sympy.Expr, int]
+
+
+def atom_count(groups: Sequence[FiniteGroup]) -> int:
+    """The number of finite atoms of the composed law (the product of count + 1)."""
+    total = 1
+    for e, _, n in groups:
+        total *= (n + 1) if e != 0 else 1
+    return total
+
+
+@functools.lru_cache(maxsize=None)
+def _atom_probabilities() -> tuple[Any, Any]:
+    """arb functions of eps for P(L = +eps) and P(L = -eps) under P (from the symbolic atoms)."""
+    atoms = sl.RANDOMIZED_RESPONSE.atoms
+    assert atoms is not None
+    (plus, q), (minus, qc) = atoms["P"]
+    return arb_function(q, (EPS,)), arb_function(qc, (EPS,))
+
+
+def _group_terms(e: flint.arb, n: int) -> list[tuple[flint.arb, flint.arb]]:
+    """(loss, log-probability) of the n-fold randomized response: k = 0..n outcomes +eps."""
+    q_fn, qc_fn = _atom_probabilities()
+    lq, lqc = q_fn(e).log(), qc_fn(e).log()
+    lg_n = flint.arb(n + 1).lgamma()
+    return [((2 * k - n) * e, lg_n - flint.arb(k + 1).lgamma() - flint.arb(n - k + 1).lgamma() + k * lq + (n - k) * lqc)
+            for k in range(n + 1)]
+
+
+def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
+    def enclose(bits: int) -> flint.arb:
+        x = arb_from_exact(eps)
+        keep = flint.arb(1)
+        per_group = []
+        for e, d, n in groups:
+            if d != 0:
+                keep *= (1 - arb_from_exact(d)) ** n
+            if e != 0:
+                per_group.append(_group_terms(arb_from_exact(e), n))
+        total = flint.arb(0)
+        for combo in itertools.product(*per_group):
+            s = sum((c[0] for c in combo), flint.arb(0))
+            lp = sum((c[1] for c in combo), flint.arb(0))
+            gain = (1 - (x - s).exp()).max(flint.arb(0))
+            total += lp.exp() * gain
+        return (1 - keep) + keep * total
+
+    return enclose
+
+
+def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: int) -> Certified:
+    """delta(eps) of the composition of the groups, certified to ``digits`` digits, rounded up.
+
+    Parameters
+    ----------
+    groups : sequence of (eps_i, delta_i, n_i)
+        Exact eps_i >= 0, delta_i in [0, 1], counts n_i >= 1.
+    epsilon : exact sympy number
+        The epsilon at which delta is wanted (any real: the profile is defined for eps < 0 too).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> finite_delta([(sympy.Integer(1), sympy.Integer(0), 1)], sympy.Integer(0), digits=10)
+    Certified('0.4621171573', digits=10, rounding='up')
+    """
+    if not groups:
+        raise _bad("groups", groups, "must name at least one mechanism")
+    if atom_count(groups) > MAX_ATOMS:
+        raise NotSupportedError(f"the exact composition has {atom_count(groups)} atoms, more than "
+                                f"{MAX_ATOMS}: use the bracket route")
+    return certify_enclosure(_enclosure(groups, epsilon), digits=digits, rounding="up",
+                             what=f"delta at epsilon={epsilon} of the finite composition")

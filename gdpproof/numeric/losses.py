@@ -1,0 +1,416 @@
+r"""Privacy-loss laws compiled from their sympy expressions: what the numerical composition reads.
+
+:class:`PrivacyLoss` is the interface of :mod:`gdpproof.numeric.pld`: the CDF and survival
+function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`), and partial
+means E[L; a < L <= b] as proven intervals.  :class:`CompiledLoss` provides all of them for a
+:class:`~gdpproof.symbolic.losses.LossLaw`, compiling the expressions of
+:mod:`gdpproof.symbolic.losses` once per family:
+
+* CDF and survival function: ``sympy.lambdify`` to numpy/scipy (the erfc, expm1 and log1p forms
+  of the expressions carry over, so the tails do not cancel);
+* partial means: the closed form M(ell) = E[L; L <= ell] in ball arithmetic (python-flint), so
+  M(b) - M(a) is a rigorous enclosure; where there is no closed form, arb's rigorous integration
+  (``acb.integral``) of the loss times the density in the output variable.
+
+The float CDF error is an assumption about scipy's ``erfc`` and the few float operations around
+it (the test suite measures the worst error against arb at 1.6e-16); the partial means and
+everything downstream of the CDF values are proven.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import flint
+import numpy as np
+import sympy
+from sympy.codegen.cfunctions import expm1
+
+from .._args import _bad, exact, positive, probability
+from ..errors import PrecisionError
+from ..symbolic import losses as sl
+from ..symbolic.symbols import ell as ELL
+from ..symbolic.symbols import x as X
+from ._mp import arb_from_exact, arb_precision
+from .bound import _down, _up
+from .certify import arb_function
+
+__all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "LaplaceLoss",
+           "SubsampledGaussianLoss", "loss_from_law", "rounded_exactly"]
+
+#: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).
+CDF_ERROR = 1e-15
+
+Law = str  # "P" or "Q"
+
+#: Working precision (bits) of the ball-arithmetic partial means; they only need an absolute
+#: accuracy far below the grid step, and the ball is proven whatever its width.
+PARTIAL_MEAN_BITS = 128
+
+
+class PrivacyLoss(ABC):
+    """The privacy loss L = log(dP/dQ) of one ordered pair of output distributions (P, Q).
+
+    Subclasses give the law of L under P and under Q (``law="P"`` or ``"Q"``) through
+    :meth:`cdf` and :meth:`sf` (float64, absolute error at most :data:`CDF_ERROR`) and
+    :meth:`partial_mean` (E[L; a < L <= b], as an interval).  L must be finite almost surely
+    under both laws (no (eps, delta) mechanisms with delta > 0 here).
+    """
+
+    #: Names of the two orderings: (P||Q, Q||P).
+    orderings: tuple[str, str] = ("P||Q", "Q||P")
+    name = "loss"
+
+    @abstractmethod
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        """P(L <= x) under ``law`` ("P" or "Q"), float64, absolute error <= CDF_ERROR."""
+
+    @abstractmethod
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        """P(L > x) under ``law`` ("P" or "Q"), float64, absolute error <= CDF_ERROR."""
+
+    @abstractmethod
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        """An interval (lower, upper) holding E[L; a < L <= b] under ``law``."""
+
+    def support(self) -> tuple[float, float]:
+        """Bounds of the support of L (the same under P and Q); infinite when unbounded."""
+        return (-math.inf, math.inf)
+
+    def window(self, tau: float, law: Law) -> tuple[float, float]:
+        """(lo, hi) with P(L <= lo) <= tau and P(L > hi) <= tau under ``law`` (float search)."""
+        s_lo, s_hi = self.support()
+
+        def search(ok: Callable[[float], bool], start: float, direction: float, limit: float) -> float:
+            if math.isfinite(limit) and ok(limit):
+                return limit
+            step = 1.0
+            x = start + direction * step
+            while not ok(x):
+                step *= 2
+                x = start + direction * step
+                if step > 1e6:
+                    raise PrecisionError(f"{self.name}: the tails of the privacy loss do not fall "
+                                         f"below {tau} within 1e6 of the median")
+            a, b = start, x
+            for _ in range(200):
+                m = 0.5 * (a + b)
+                if m in (a, b):
+                    break
+                if ok(m):
+                    b = m
+                else:
+                    a = m
+            return b
+
+        mid = self._median(law)
+        lo = search(lambda x: float(self.cdf(np.array([x]), law)[0]) <= tau, mid, -1.0, s_lo)
+        hi = search(lambda x: float(self.sf(np.array([x]), law)[0]) <= tau, mid, 1.0, s_hi)
+        return lo, hi
+
+    def _median(self, law: Law) -> float:
+        return 0.0
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+# ---------------------------------------------------------------------------------------------
+# compilation of the symbolic laws (once per family)
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]:
+    """The float64 numpy function (ell, *parameters) -> value of a family's cdf or sf."""
+    fam = sl.FAMILIES[family]
+    expr = getattr(fam, kind)[law]
+    return sympy.lambdify((ELL, *fam.parameters), expr, modules=["scipy", "numpy"])
+
+
+def _for_balls(expr: sympy.Expr) -> sympy.Expr:
+    # expm1 has no node in the ball compiler; in balls e^u - 1 is still an enclosure (it only
+    # loses relative accuracy near u = 0, which the partial means do not need)
+    return expr.replace(expm1, lambda u: sympy.exp(u) - 1)
+
+
+@functools.lru_cache(maxsize=None)
+def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..., flint.arb]:
+    """The arb function (ell, *parameters) of a family's partial mean or x_of_ell, or of the
+    support's ends (no ell)."""
+    fam = sl.FAMILIES[family]
+    if which == "partial":
+        assert fam.partial is not None and law is not None
+        return arb_function(_for_balls(fam.partial[law]), (ELL, *fam.parameters))
+    if which == "x_of_ell":
+        assert fam.x_of_ell is not None
+        return arb_function(_for_balls(fam.x_of_ell), (ELL, *fam.parameters))
+    end = fam.support[0 if which == "support_lo" else 1]
+    return arb_function(_for_balls(sympy.sympify(end)), fam.parameters)
+
+
+@functools.lru_cache(maxsize=None)
+def _acb_integrand(family: str, law: Law, analytic: bool) -> Callable[..., flint.acb]:
+    """The integrand (x, *parameters) of a family's partial mean, in complex balls for
+    ``acb.integral``; ``analytic`` asks the logarithm to flag its branch cut (arb's contract)."""
+    fam = sl.FAMILIES[family]
+    assert fam.integrand is not None
+    expr = fam.integrand[law]
+    for r in expr.atoms(sympy.Rational):
+        q = int(r.q)
+        if q & (q - 1):  # printed as a float division: exact only for dyadic rationals
+            raise TypeError(f"{family}: the integrand has the non-dyadic constant {r}")
+    names = {
+        "exp": lambda z: _ball(z).exp(),
+        "log": lambda z: _ball(z).log(analytic=analytic),
+        "sqrt": lambda z: _ball(z).sqrt(),
+        "pi": flint.arb.pi(),
+    }
+    return sympy.lambdify((X, *fam.parameters), expr, modules=[names], printer=_AcbPrinter)
+
+
+def _ball(z: Any) -> Any:
+    return flint.arb(z) if isinstance(z, int) else z
+
+
+class _AcbPrinter(sympy.printing.str.StrPrinter):
+    """Prints functions by their plain names, resolved in the ball namespace of the lambda."""
+
+
+def _arb_of_float(v: float) -> flint.arb:
+    return flint.arb(v)
+
+
+def _outward(ball: flint.arb) -> tuple[float, float]:
+    """The float interval containing the ball (each end rounded outward)."""
+    lo, hi = float(ball.lower()), float(ball.upper())
+    return _down(lo), _up(hi)
+
+
+class CompiledLoss(PrivacyLoss):
+    """The privacy loss of a :class:`~gdpproof.symbolic.losses.LossLaw`, evaluated from its
+    compiled expressions.  Parameters reach the float kernels as the nearest doubles of the
+    exact values, and the ball kernels exactly."""
+
+    def __init__(self, law: sl.LossLaw) -> None:
+        self.law = law
+        fam = law.family
+        self.family = fam.name
+        self.orderings = fam.orderings
+        self._exact = law.values
+        self._floats = tuple(float(v) for v in law.values)
+        if self.name == PrivacyLoss.name:
+            self.name = repr(law)
+        lo = fam.support[0]
+        self._support = (self._support_end("support_lo", lo), self._support_end("support_hi", fam.support[1]))
+
+    def _support_end(self, which: str, expr: sympy.Expr) -> float:
+        if expr in (sympy.oo, -sympy.oo):
+            return float(expr)
+        with arb_precision(PARTIAL_MEAN_BITS):
+            ball = _ball_kernel(self.family, which)(*self._balls())
+        lo, hi = _outward(ball)
+        return lo if which == "support_lo" else hi  # the support, widened outward
+
+    def _balls(self) -> list[flint.arb]:
+        return [arb_from_exact(v) for v in self._exact]
+
+    def support(self) -> tuple[float, float]:
+        return self._support
+
+    def _median(self, law: Law) -> float:
+        return float(self.law.substitute(self.law.family.median[law]))
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            out = _float_kernel(self.family, "cdf", law)(np.asarray(x, dtype=float), *self._floats)
+        return np.broadcast_to(np.asarray(out, dtype=float), np.shape(x)).copy()
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            out = _float_kernel(self.family, "sf", law)(np.asarray(x, dtype=float), *self._floats)
+        return np.broadcast_to(np.asarray(out, dtype=float), np.shape(x)).copy()
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        """E[L; a < L <= b] under ``law``: M(b) - M(a) in ball arithmetic, or arb's rigorous
+        integral over the outputs where the loss lies in (a, b]."""
+        if self.law.family.partial is not None:
+            m = _ball_kernel(self.family, "partial", law)
+            with arb_precision(PARTIAL_MEAN_BITS):
+                params = self._balls()
+                r = m(_arb_of_float(b), *params) - m(_arb_of_float(a), *params)
+            if not r.is_finite():
+                raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({r})")
+            return _outward(r)
+        return self._integrated_partial_mean(a, b, law)
+
+    def _integrated_partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        """The integral over x in (x(a), x(b)] of L(x) times the density (L increasing in x).
+
+        The range below x = -40 (in units of the scale parameter; only reached when a is at the
+        floor of the support) is bounded by |floor| Phi(-40) and added to the ball.
+        """
+        with arb_precision(PARTIAL_MEAN_BITS):
+            params = self._balls()
+            xof = _ball_kernel(self.family, "x_of_ell")
+            xa, xb = xof(_arb_of_float(a), *params), xof(_arb_of_float(b), *params)
+            if not xb.is_finite():
+                if xb < 0:
+                    return 0.0, 0.0
+                raise PrecisionError(f"{self.name}: cannot place the loss {b} in the output space")
+            scale = params[0]
+            lo_cut = -40 * scale
+            tail = flint.arb(0)
+            if not xa.is_finite() or xa < lo_cut:
+                if xa.is_finite() is False and not xa < 0:
+                    raise PrecisionError(f"{self.name}: cannot place the loss {a} in the output space")
+                xa = lo_cut
+                floor = abs(self._support[0]) if math.isfinite(self._support[0]) else 1e300
+                tail = flint.arb(0, floor * 1e-340 + 1e-300)
+            if xa >= xb:
+                return 0.0, 0.0
+            if not xa < xb:
+                raise PrecisionError(f"{self.name}: the interval ({a}, {b}] is too narrow to integrate over")
+            f_plain = _acb_integrand(self.family, law, False)
+            f_analytic = _acb_integrand(self.family, law, True)
+
+            def integrand(z: flint.acb, analytic: bool) -> flint.acb:
+                return (f_analytic if analytic else f_plain)(z, *params)
+
+            r = flint.acb.integral(integrand, xa, xb).real + tail
+            if not r.is_finite():
+                raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({r})")
+            # a wide ball only widens the shift of the bracket (it is checked against h there)
+            return _outward(r)
+
+
+# ---------------------------------------------------------------------------------------------
+# the families under their historical names (validated constructors)
+# ---------------------------------------------------------------------------------------------
+
+
+def _exact_float(name: str, value: Any) -> sympy.Expr:
+    """The exact value of the double nearest ``value`` (the engines work on doubles)."""
+    return exact(name, float(value), symbolic=False)
+
+
+class GaussianLoss(CompiledLoss):
+    """P = N(0, 1), Q = N(mu, 1): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q.
+
+    Both orderings are the same (G_mu is symmetric).
+    """
+
+    def __init__(self, mu: float) -> None:
+        self.mu = float(positive("mu", mu))
+        if not math.isfinite(self.mu) or self.mu > 1e3:
+            raise _bad("mu", mu, "must be a finite number in (0, 1000]")
+        self.name = f"gaussian(mu={self.mu!r})"
+        super().__init__(sl.gaussian_loss(_exact_float("mu", self.mu)))
+
+
+class RandomizedResponseLoss(CompiledLoss):
+    """Randomized response with parameter eps: L = +-eps, P(L = eps) = e^eps / (1 + e^eps).
+
+    Under Q the two probabilities swap.  The T-fold composition is the binomial curve of
+    :func:`gdpproof.rr_composition`, which the test suite uses as the exact reference.
+    """
+
+    def __init__(self, eps: float) -> None:
+        self.eps = float(positive("eps", eps))
+        if not math.isfinite(self.eps) or self.eps > 700:
+            raise _bad("eps", eps, "must be a finite number in (0, 700]")
+        self.name = f"randomized_response(eps={self.eps!r})"
+        super().__init__(sl.randomized_response_loss(_exact_float("eps", self.eps)))
+
+
+class LaplaceLoss(CompiledLoss):
+    """P = Laplace(0, 1), Q = Laplace(mu, 1): L in [-mu, mu] with atoms at both ends.
+
+    Under P: P(L = mu) = 1/2, P(L = -mu) = e^{-mu}/2, P(L <= l) = e^{-(mu - l)/2}/2 on
+    [-mu, mu).  Under Q the law is e^{-l} dP: Q(L <= l) = 1 - e^{-(mu + l)/2}/2 on [-mu, mu).
+    """
+
+    def __init__(self, mu: float) -> None:
+        self.mu = float(positive("mu", mu))
+        if not math.isfinite(self.mu) or self.mu > 700:
+            raise _bad("mu", mu, "must be a finite number in (0, 700]")
+        self.name = f"laplace(mu={self.mu!r})"
+        super().__init__(sl.laplace_loss(_exact_float("mu", self.mu)))
+
+
+class SubsampledGaussianLoss(CompiledLoss):
+    r"""One Poisson-subsampled Gaussian step (sensitivity 1, noise sigma, sampling rate p).
+
+    P = (1 - p) N(0, sigma^2) + p N(1, sigma^2) (the dataset with the example), Q = N(0, sigma^2);
+    L(x) = log(1 - p + p e^{(2x - 1)/(2 sigma^2)}), increasing in x, L > log(1 - p).
+    The ordering P||Q is "remove", Q||P is "add".
+    """
+
+    def __init__(self, sigma: float, p: float) -> None:
+        self.sigma = float(positive("noise_multiplier", sigma))
+        self.p = float(probability("sample_rate", p))
+        if not math.isfinite(self.sigma) or not 0.02 <= self.sigma <= 1e4:
+            raise _bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
+        if not 1e-9 <= self.p <= 1:
+            raise _bad("sample_rate", p, "must be in [1e-9, 1]")
+        self.name = f"subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
+        super().__init__(sl.subsampled_gaussian_loss(_exact_float("noise_multiplier", self.sigma),
+                                                     _exact_float("sample_rate", self.p)))
+
+    def _x(self, ell: np.ndarray) -> np.ndarray:
+        """The output x with L(x) = ell (-inf at and below the floor log(1 - p))."""
+        fn = _x_kernel()
+        with np.errstate(all="ignore"):
+            out = fn(np.asarray(ell, dtype=float), *self._floats)
+        return np.broadcast_to(np.asarray(out, dtype=float), np.shape(ell)).copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _x_kernel() -> Callable[..., np.ndarray]:
+    fam = sl.SUBSAMPLED_GAUSSIAN
+    assert fam.x_of_ell is not None
+    return sympy.lambdify((ELL, *fam.parameters), fam.x_of_ell, modules=["scipy", "numpy"])
+
+
+_BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {
+    "gaussian": GaussianLoss,
+    "randomized_response": RandomizedResponseLoss,
+    "laplace": LaplaceLoss,
+    "subsampled_gaussian": SubsampledGaussianLoss,
+}
+
+
+def _safe_double(value: sympy.Expr, up: bool) -> float:
+    """The double nearest ``value`` on the given side of it (the value itself when exact)."""
+    f = float(value)
+    v = sympy.Rational(value)
+    exact_f = sympy.Rational(f)
+    if up and exact_f < v:
+        f = math.nextafter(f, math.inf)
+    elif not up and exact_f > v:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
+    """The compiled privacy loss of a symbolic law.
+
+    The float engine works on doubles: a parameter that is not a double is rounded to the
+    neighbouring double on the less private side (``LossFamily.riskier``), so an upper bound on
+    delta or epsilon proven for the compiled loss holds for the law as given (the pair with the
+    rounded parameter is dominated: its trade-off curve is lower).  A lower bound holds for the
+    rounded law, whose parameters differ from the given ones by less than one part in 2^52.
+    """
+    values = [_safe_double(v, up=d > 0) for v, d in zip(law.values, law.family.riskier)]
+    if law.family.name == "subsampled_gaussian":
+        values[1] = min(values[1], 1.0)
+    return _BY_FAMILY[law.family.name](*values)
+
+
+def rounded_exactly(law: sl.LossLaw) -> bool:
+    """True when every parameter of ``law`` is a double (the compiled loss is the law itself)."""
+    return all(sympy.Rational(float(v)) == sympy.Rational(v) for v in law.values)

@@ -1,0 +1,264 @@
+r"""The laws of the privacy loss of each mechanism family, in both orderings, as sympy expressions.
+
+For a pair of output distributions (P, Q) the privacy loss is L = log(dP/dQ)(o).  The numerical
+composition (:mod:`gdpproof.numeric.pld`) and the exact finite composition need, for each law
+("P": o ~ P, "Q": o ~ Q):
+
+* ``cdf``: P(L <= ell) and ``sf``: P(L > ell), written in tail-safe forms (no 1 - (1 - x));
+* ``partial``: the partial mean M(ell) = E[L; L <= ell] in closed form, or, where there is none,
+  an ``integrand`` in the output variable x (the loss at x times the density at x) with the map
+  ``x_of_ell`` from a loss value to the output where the loss takes it;
+* ``atoms``: for finitely supported losses, the (loss, probability) pairs.
+
+Every expression is in the canonical symbols (``ell``, ``x`` and the family's parameters), written
+here once; the numeric engines compile them (float64 through numpy/scipy, balls through
+python-flint) and never restate a formula.  The claims are checked in
+``derivations/d11_privacy_loss.py``.
+
+Families (one unit of sensitivity; the mechanism values of :mod:`gdpproof.mechanisms` map their
+parameters onto these):
+
+* ``gaussian``: P = N(0, 1), Q = N(mu, 1); L ~ N(mu^2/2, mu^2) under P, N(-mu^2/2, mu^2) under Q.
+* ``randomized_response``: L = +-eps, P(L = eps) = e^eps/(1 + e^eps) under P, swapped under Q.
+* ``laplace``: P = Lap(0, 1), Q = Lap(mu, 1); L in [-mu, mu] with atoms at both ends.
+* ``subsampled_gaussian``: P = (1 - p) N(0, sigma^2) + p N(1, sigma^2), Q = N(0, sigma^2) (one
+  Poisson-subsampled Gaussian step, add/remove neighbours; P||Q is "remove", Q||P is "add");
+  L(x) = log(1 - p + p e^{(2x - 1)/(2 sigma^2)}).
+
+References: Dong, Roth & Su (2022), Cor. 2.13 and Thm 4.2; Koskela, Jälkö & Honkela (2020) and
+Gopi, Lee & Wutschitz (2021) for privacy-loss distributions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+from sympy import Piecewise, Rational, exp, log, pi, sqrt, tanh
+from sympy.codegen.cfunctions import expm1, log1p
+
+from .symbols import Phi, ell, epsilon, mu, p, sigma, x
+
+__all__ = ["LossFamily", "LossLaw", "FAMILIES", "gaussian_loss", "randomized_response_loss", "laplace_loss",
+           "subsampled_gaussian_loss"]
+
+LAWS = ("P", "Q")
+
+
+@dataclass(frozen=True)
+class LossFamily:
+    """The privacy-loss laws of a family of pairs (P, Q), in the family's parameter symbols.
+
+    Attributes
+    ----------
+    name : str
+    parameters : tuple of sympy.Symbol
+        The symbols the expressions depend on besides ``ell`` (and ``x``), in calling order.
+    orderings : (str, str)
+        The names of the orderings P||Q and Q||P.
+    cdf, sf : dict law -> sympy.Expr
+        P(L <= ell) and P(L > ell) under law "P" or "Q".
+    support : (sympy.Expr, sympy.Expr)
+        Bounds of the support of L (the same under both laws); +-oo when unbounded.
+    median : dict law -> sympy.Expr
+        A point near the centre of the law (the start of the tail search).
+    partial : dict law -> sympy.Expr or None
+        M(ell) = E[L; L <= ell], right-continuous; None when there is no closed form.
+    integrand : dict law -> sympy.Expr or None
+        L(x) times the density of the output x under the law (when ``partial`` is None).
+    x_of_ell : sympy.Expr or None
+        The output x at which L(x) = ell (L increasing in x); -oo at and below the floor.
+    atoms : dict law -> tuple of (loss, probability) or None
+        The whole law, for finitely supported losses.
+    riskier : tuple of int
+        For each parameter, +1 if a larger value is less private (the pair's trade-off curve
+        decreases), -1 if a smaller one is: the direction to round a parameter in safely.
+    """
+
+    name: str
+    parameters: tuple[sympy.Symbol, ...]
+    orderings: tuple[str, str]
+    cdf: dict[str, sympy.Expr]
+    sf: dict[str, sympy.Expr]
+    support: tuple[sympy.Expr, sympy.Expr]
+    median: dict[str, sympy.Expr]
+    partial: dict[str, sympy.Expr] | None = None
+    integrand: dict[str, sympy.Expr] | None = None
+    x_of_ell: sympy.Expr | None = None
+    atoms: dict[str, tuple[tuple[sympy.Expr, sympy.Expr], ...]] | None = None
+    riskier: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class LossLaw:
+    """A :class:`LossFamily` at exact parameter values (what a mechanism value hands to an engine)."""
+
+    family: LossFamily
+    values: tuple[sympy.Expr, ...]
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def name(self) -> str:
+        return self.family.name
+
+    def parameters(self) -> dict[str, sympy.Expr]:
+        """The parameter values by symbol name."""
+        return {s.name: v for s, v in zip(self.family.parameters, self.values)}
+
+    def substitute(self, expr: sympy.Expr) -> sympy.Expr:
+        """``expr`` with the family's parameters replaced by this law's values."""
+        return expr.xreplace(dict(zip(self.family.parameters, self.values)))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v}" for k, v in self.parameters().items())
+        return f"{self.family.name}({args})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaussian: L = mu^2/2 - mu X; L ~ N(+-mu^2/2, mu^2)
+# ---------------------------------------------------------------------------------------------
+
+_m = mu**2 / 2
+_zP, _zQ = (ell - _m) / mu, (ell + _m) / mu
+
+
+def _npdf(z: sympy.Expr) -> sympy.Expr:
+    return exp(-z**2 / 2) / sqrt(2 * pi)
+
+
+GAUSSIAN = LossFamily(
+    name="gaussian",
+    parameters=(mu,),
+    orderings=("P||Q", "Q||P"),
+    cdf={"P": Phi(_zP), "Q": Phi(_zQ)},
+    sf={"P": Phi(-_zP), "Q": Phi(-_zQ)},
+    support=(-sympy.oo, sympy.oo),
+    median={"P": _m, "Q": -_m},
+    # E[L; L <= ell] for L ~ N(m, s^2): m Phi(z) - s phi(z), z = (ell - m)/s
+    partial={"P": _m * Phi(_zP) - mu * _npdf(_zP), "Q": -_m * Phi(_zQ) - mu * _npdf(_zQ)},
+    riskier=(1,),
+)
+
+# ---------------------------------------------------------------------------------------------
+# randomized response: L = +-eps
+# ---------------------------------------------------------------------------------------------
+
+_q = 1 / (1 + exp(-epsilon))      # P(L = eps) under P; under Q it is 1 - q
+_qc = 1 / (1 + exp(epsilon))      # 1 - q without cancellation
+
+
+def _two_atoms(q_plus: sympy.Expr, q_minus: sympy.Expr, mean: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
+    cdf = Piecewise((0, ell < -epsilon), (q_minus, ell < epsilon), (1, True))
+    sf = Piecewise((1, ell < -epsilon), (q_plus, ell < epsilon), (0, True))
+    partial = Piecewise((0, ell < -epsilon), (-epsilon * q_minus, ell < epsilon), (mean, True))
+    return cdf, sf, partial
+
+
+# E_P[L] = eps (2q - 1) = eps tanh(eps/2), written without cancellation
+_rrP = _two_atoms(_q, _qc, epsilon * tanh(epsilon / 2))
+_rrQ = _two_atoms(_qc, _q, -epsilon * tanh(epsilon / 2))
+
+RANDOMIZED_RESPONSE = LossFamily(
+    name="randomized_response",
+    parameters=(epsilon,),
+    orderings=("P||Q", "Q||P"),
+    cdf={"P": _rrP[0], "Q": _rrQ[0]},
+    sf={"P": _rrP[1], "Q": _rrQ[1]},
+    support=(-epsilon, epsilon),
+    median={"P": sympy.Integer(0), "Q": sympy.Integer(0)},
+    partial={"P": _rrP[2], "Q": _rrQ[2]},
+    atoms={"P": ((epsilon, _q), (-epsilon, _qc)), "Q": ((epsilon, _qc), (-epsilon, _q))},
+    riskier=(1,),
+)
+
+# ---------------------------------------------------------------------------------------------
+# Laplace: P = Lap(0, 1), Q = Lap(mu, 1), L = |x - mu| - |x| in [-mu, mu]
+# ---------------------------------------------------------------------------------------------
+# Under P: P(L = mu) = 1/2 (x <= 0), P(L = -mu) = e^{-mu}/2 (x >= mu), density e^{-(mu - s)/2}/4 on
+# (-mu, mu).  Under Q the law is e^{-s} dP.  Antiderivatives of s times the densities:
+# (s - 2) e^{(s - mu)/2}/2 and -(s + 2) e^{-(s + mu)/2}/2 (checked in d11).
+
+_half = Rational(1, 2)
+_lapP_cdf = Piecewise((0, ell < -mu), (exp((ell - mu) / 2) / 2, ell < mu), (1, True))
+_lapP_sf = Piecewise((1, ell < -mu), (1 - exp((ell - mu) / 2) / 2, ell < mu), (0, True))
+_lapQ_cdf = Piecewise((0, ell < -mu), (1 - exp(-(ell + mu) / 2) / 2, ell < mu), (1, True))
+_lapQ_sf = Piecewise((1, ell < -mu), (exp(-(ell + mu) / 2) / 2, ell < mu), (0, True))
+_antiP = (ell - 2) * exp((ell - mu) / 2) / 2
+_antiQ = -(ell + 2) * exp(-(ell + mu) / 2) / 2
+_atomP_lo = -mu * exp(-mu) / 2                      # the atom at -mu under P
+_atomQ_lo = -mu * _half                             # under Q
+_lapP_partial = Piecewise(
+    (0, ell < -mu),
+    (_atomP_lo + _antiP - _antiP.xreplace({ell: -mu}), ell < mu),
+    (_atomP_lo + _antiP.xreplace({ell: mu}) - _antiP.xreplace({ell: -mu}) + mu * _half, True))
+_lapQ_partial = Piecewise(
+    (0, ell < -mu),
+    (_atomQ_lo + _antiQ - _antiQ.xreplace({ell: -mu}), ell < mu),
+    (_atomQ_lo + _antiQ.xreplace({ell: mu}) - _antiQ.xreplace({ell: -mu}) + mu * exp(-mu) / 2, True))
+
+LAPLACE = LossFamily(
+    name="laplace",
+    parameters=(mu,),
+    orderings=("P||Q", "Q||P"),
+    cdf={"P": _lapP_cdf, "Q": _lapQ_cdf},
+    sf={"P": _lapP_sf, "Q": _lapQ_sf},
+    support=(-mu, mu),
+    median={"P": sympy.Integer(0), "Q": sympy.Integer(0)},
+    partial={"P": _lapP_partial, "Q": _lapQ_partial},
+    riskier=(1,),
+)
+
+# ---------------------------------------------------------------------------------------------
+# one Poisson-subsampled Gaussian step
+# ---------------------------------------------------------------------------------------------
+
+#: The privacy loss at output x.
+SUBSAMPLED_GAUSSIAN_LOSS_AT = log(1 - p + p * exp((2 * x - 1) / (2 * sigma**2)))
+#: x with L(x) = ell: sigma^2 log((e^ell - (1 - p))/p) + 1/2, in the cancellation-free forms of
+#: d11 (log1p(expm1(ell)/p) for ell <= 0, ell - log p + log1p(-(1 - p) e^{-ell}) above); -oo at and
+#: below the floor log(1 - p), where no output has that loss.
+SUBSAMPLED_GAUSSIAN_X_OF_ELL = Piecewise(
+    (-sympy.oo, expm1(ell) <= -p),
+    (sigma**2 * log1p(expm1(ell) / p) + _half, ell <= 0),
+    (sigma**2 * (ell - log(p) + log1p(-(1 - p) * exp(-ell))) + _half, True))
+
+_xs = SUBSAMPLED_GAUSSIAN_X_OF_ELL / sigma
+_xs1 = (SUBSAMPLED_GAUSSIAN_X_OF_ELL - 1) / sigma
+_density_q = exp(-x**2 / (2 * sigma**2)) / (sigma * sqrt(2 * pi))
+_density_p = ((1 - p) * exp(-x**2 / (2 * sigma**2)) + p * exp(-(x - 1)**2 / (2 * sigma**2))) / (sigma * sqrt(2 * pi))
+
+SUBSAMPLED_GAUSSIAN = LossFamily(
+    name="subsampled_gaussian",
+    parameters=(sigma, p),
+    orderings=("remove", "add"),
+    cdf={"P": (1 - p) * Phi(_xs) + p * Phi(_xs1), "Q": Phi(_xs)},
+    sf={"P": (1 - p) * Phi(-_xs) + p * Phi(-_xs1), "Q": Phi(-_xs)},
+    support=(log1p(-p), sympy.oo),
+    median={"P": sympy.Integer(0), "Q": sympy.Integer(0)},
+    integrand={"P": SUBSAMPLED_GAUSSIAN_LOSS_AT * _density_p, "Q": SUBSAMPLED_GAUSSIAN_LOSS_AT * _density_q},
+    x_of_ell=SUBSAMPLED_GAUSSIAN_X_OF_ELL,
+    riskier=(-1, 1),
+)
+
+FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, LAPLACE, SUBSAMPLED_GAUSSIAN)}
+
+
+def gaussian_loss(mu_: sympy.Expr) -> LossLaw:
+    """The loss of N(0, 1) against N(mu, 1) (a Gaussian mechanism with sensitivity/sigma = mu)."""
+    return LossLaw(GAUSSIAN, (sympy.sympify(mu_),))
+
+
+def randomized_response_loss(epsilon_: sympy.Expr) -> LossLaw:
+    """The loss of randomized response with parameter eps (also the worst pair of eps-DP)."""
+    return LossLaw(RANDOMIZED_RESPONSE, (sympy.sympify(epsilon_),))
+
+
+def laplace_loss(mu_: sympy.Expr) -> LossLaw:
+    """The loss of Lap(0, 1) against Lap(mu, 1) (a Laplace mechanism with sensitivity/scale = mu)."""
+    return LossLaw(LAPLACE, (sympy.sympify(mu_),))
+
+
+def subsampled_gaussian_loss(sigma_: sympy.Expr, p_: sympy.Expr) -> LossLaw:
+    """The loss of one Poisson-subsampled Gaussian step (noise sigma, sensitivity 1, rate p)."""
+    return LossLaw(SUBSAMPLED_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(p_)))

@@ -1,0 +1,155 @@
+"""gdpproof.account: the routes agree with each other and with the closed forms they rest on.
+
+Every comparison is between proven quantities: a certified value (exact routes) must lie in every
+proven bracket of the same quantity, two certified routes must give the same digits, and a
+certified epsilon rounded up must satisfy delta(eps) <= target while one unit lower does not.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+
+import gdpproof
+from gdpproof import account
+from gdpproof.errors import InvalidParameterError, NotSupportedError
+from gdpproof.mechanisms import (
+    GDP,
+    Composed,
+    EpsDelta,
+    GaussianMechanism,
+    LaplaceMechanism,
+    PoissonSampled,
+    PureDP,
+    RandomizedResponse,
+    Repeated,
+    dpsgd,
+)
+from gdpproof.numeric.dpsgd import dpsgd_epsilon
+
+
+def _in(value, bound) -> bool:
+    """A certified decimal inside a float Bound (compared exactly)."""
+    v = value.to_fraction()
+    return Fraction(bound.lower) <= v <= Fraction(bound.upper)
+
+
+def test_gaussian_composition_is_exact_and_certified() -> None:
+    # the done-when of the one-model issue: Repeated(GDP(0.3), 10) is G_{sqrt(10) 0.3}
+    a = account(Repeated(GDP("0.3"), 10), delta="1e-5")
+    assert a.route == "exact" and a.given == "delta" and a.digits == 30
+    mu = sympy.sqrt(10) * sympy.Rational(3, 10)
+    assert a.mu == gdpproof.tightest_mu(gdpproof.gaussian(mu), digits=30)
+    f = gdpproof.gaussian(mu)
+    # rounded up: delta at eps is <= 1e-5, and one unit lower it is not (certified at 40 digits)
+    assert f.delta(a.epsilon, digits=40).to_fraction() <= Fraction(1, 10**5)
+    below = a.eps_lower
+    assert below.rounding == "down" and below < a.epsilon
+    d_below = f.delta(below, digits=40)
+    assert d_below.to_fraction() - Fraction(10) ** (d_below.adjusted() - 39) > Fraction(1, 10**5)
+    # the other query: delta at eps equals the closed form's certified delta
+    b = account(Repeated(GDP("0.3"), 10), epsilon=1)
+    assert b.route == "exact" and b.delta == f.delta(1, digits=30)
+
+
+def test_dpsgd_account_is_the_dpsgd_bracket() -> None:
+    a = account(dpsgd(1.0, 0.01, 1000), delta="1e-5")
+    r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+    assert a.route == "bracket" and a.epsilon == r.eps and a.ordering == r.ordering
+    # the CLT travels beside it, labelled, and here it understates the proven epsilon
+    assert a.clt is not None and a.clt.approximation
+    assert a.clt.epsilon < a.eps_lower
+    d = a.to_dict()
+    assert d["route"] == "bracket" and d["clt"]["approximation"] is True
+    assert Fraction(d["eps_lower"]) <= Fraction(r.eps.lower) and Fraction(d["eps_upper"]) >= Fraction(r.eps.upper)
+
+
+def test_mixed_gaussian_laplace_bracket_and_a_finer_one_agree() -> None:
+    m = Composed(Repeated(GaussianMechanism(sigma="10/3"), 10), Repeated(LaplaceMechanism(scale=10), 5))
+    a = account(m, delta="1e-5")
+    assert a.route == "bracket" and a.epsilon.relative_width <= 0.01
+    fine = account(m, delta="1e-5", rel_width=0.002)
+    assert fine.epsilon.relative_width <= 0.002
+    # two proven brackets of one number intersect, and the finer one is not looser
+    assert max(a.epsilon.lower, fine.epsilon.lower) <= min(a.epsilon.upper, fine.epsilon.upper)
+    assert any("rounded to the neighbouring double" in n for n in a.notes)  # sigma = 10/3 is not a double
+    s = a.statement()
+    assert "(ε, δ)-DP" in s and str(a.eps_upper) in s and "proven" in s
+
+
+def test_routes_check_each_other_on_randomized_response() -> None:
+    m = Repeated(RandomizedResponse("0.1"), 100)
+    exact = account(m, delta="1e-5", digits=25)
+    finite = account(m, delta="1e-5", digits=25, route="exact-finite")
+    bracket = account(m, delta="1e-5", route="bracket")
+    assert exact.route == "exact" and finite.route == "exact-finite"
+    assert exact.epsilon == finite.epsilon
+    assert _in(exact.epsilon, bracket.epsilon)
+    d_exact = account(m, epsilon="0.5", digits=25)
+    d_finite = account(m, epsilon="0.5", digits=25, route="exact-finite")
+    d_bracket = account(m, epsilon="0.5", route="bracket")
+    assert d_exact.delta == d_finite.delta and _in(d_exact.delta, d_bracket.delta)
+
+
+def test_heterogeneous_finite_composition_against_a_closed_form() -> None:
+    # f_{eps,delta} is randomized response with an extra delta: one (1, 1e-3)-DP mechanism
+    one = EpsDelta(1, "1e-3")
+    assert account(one, epsilon="0.5", route="exact").delta == account(one, epsilon="0.5", route="exact-finite").delta
+    # pure DP at different epsilons: the finite route against its own definition in sympy
+    m = Composed(PureDP("0.5"), Repeated(PureDP("0.2"), 2))
+    a = account(m, epsilon="0.3", digits=20, route="exact-finite")
+    q = lambda e: 1 / (1 + sympy.exp(-e))  # noqa: E731
+    total = sympy.Integer(0)
+    for s1 in (1, -1):
+        for k in range(3):
+            loss = s1 * sympy.Rational(1, 2) + (2 * k - 2) * sympy.Rational(1, 5)
+            p1 = q(sympy.Rational(1, 2)) if s1 == 1 else 1 - q(sympy.Rational(1, 2))
+            p2 = sympy.binomial(2, k) * q(sympy.Rational(1, 5)) ** k * (1 - q(sympy.Rational(1, 5))) ** (2 - k)
+            total += p1 * p2 * sympy.Max(0, 1 - sympy.exp(sympy.Rational(3, 10) - loss))
+    exact = sympy.N(total, 40)
+    assert abs(sympy.Rational(str(a.delta)) - exact) <= sympy.Rational(1, 10**19) * exact
+
+
+def test_delta_query_bracket_contains_the_exact_delta() -> None:
+    b = account(Repeated(GDP("0.5"), 4), epsilon=1, route="bracket")
+    # G_1's delta(1) = 0.1269367375066439458008296...
+    assert Fraction("0.1269367375066439458") in b.delta
+    assert b.delta.width <= 0.01 * b.delta.upper
+
+
+def test_poisson_subsampled_gaussian_once_exact_and_bracket_agree() -> None:
+    m = PoissonSampled(GaussianMechanism(1), "0.5")
+    exact = account(m, epsilon=1, digits=12)
+    bracket = account(m, epsilon=1, route="bracket")
+    assert exact.route == "exact" and _in(exact.delta, bracket.delta)
+
+
+def test_no_privacy_loss_is_delta_zero() -> None:
+    a = account(Repeated(GDP(0), 3), epsilon=0)
+    assert a.delta == 0
+
+
+@pytest.mark.parametrize(("call", "text"), [
+    (lambda: account(GDP(1)), "exactly one of delta"),
+    (lambda: account(GDP(1), delta="1e-5", epsilon=1), "exactly one of delta"),
+    (lambda: account(GDP(1), delta=0), "delta=0"),
+    (lambda: account(GDP(1), delta="1.5"), "delta='1.5'"),
+    (lambda: account(GDP(1), epsilon=-1), "epsilon=-1"),
+    (lambda: account(GDP(1), epsilon=float("inf")), "epsilon=inf"),
+    (lambda: account(GDP(1), delta="1e-5", route="fast"), "route='fast'"),
+    (lambda: account(gdpproof.gaussian(1), delta="1e-5"), "mechanism="),
+    (lambda: account(GDP(1), delta="1e-5", digits=0), "digits=0"),
+])
+def test_bad_arguments(call, text: str) -> None:
+    with pytest.raises(InvalidParameterError, match=None) as info:
+        call()
+    assert text in str(info.value)
+
+
+def test_a_forced_route_that_does_not_apply_is_refused() -> None:
+    with pytest.raises(NotSupportedError, match="exact-finite"):
+        account(Repeated(LaplaceMechanism(1), 3), delta="1e-5", route="exact-finite")
+    with pytest.raises(NotSupportedError, match="infinite with probability delta"):
+        account(Composed(GaussianMechanism(1), EpsDelta(1, "1e-6")), delta="1e-5")

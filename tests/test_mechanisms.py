@@ -1,0 +1,144 @@
+"""Mechanism values: exact parameters, frozen, one vocabulary, clear errors, specs from text."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+import sympy
+
+import gdpproof
+from gdpproof.errors import InvalidParameterError, NotSupportedError
+from gdpproof.mechanisms import (
+    GDP,
+    Composed,
+    EpsDelta,
+    GaussianMechanism,
+    LaplaceMechanism,
+    PoissonSampled,
+    PureDP,
+    RandomizedResponse,
+    Repeated,
+    SpecError,
+    dpsgd,
+    mechanism_from_dict,
+    mechanism_from_file,
+    mechanism_from_spec,
+)
+
+
+def test_values_are_exact_frozen_and_hashable() -> None:
+    g = GaussianMechanism(sigma="10/3")
+    assert g.sigma == sympy.Rational(10, 3) and g.gdp_mu() == sympy.Rational(3, 10)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        g.sigma = 1  # type: ignore[misc]
+    assert {g: 1}[GaussianMechanism(sigma=sympy.Rational(10, 3), sensitivity=1)] == 1
+
+
+def test_leaves_merge_and_multiply() -> None:
+    m = Composed(Repeated(Composed(GDP(1), RandomizedResponse(1)), 3), GDP(1))
+    assert m.leaves() == [(GDP(1), 4), (RandomizedResponse(1), 3)]
+    assert m.gdp_mu() is None
+    assert Composed(GaussianMechanism(2), Repeated(GDP(1), 3)).gdp_mu() == sympy.sqrt(sympy.Rational(13, 4))
+
+
+def test_tradeoffs_in_closed_form() -> None:
+    assert Repeated(GaussianMechanism(2), 4).tradeoff() == gdpproof.gaussian(1)
+    assert Repeated(RandomizedResponse("0.1"), 10).tradeoff() == gdpproof.rr_composition("0.1", 10)
+    assert LaplaceMechanism(scale=2).tradeoff() == gdpproof.laplace(sympy.Rational(1, 2))
+    assert PureDP(1).tradeoff() == gdpproof.eps_delta(1, 0)
+    with pytest.raises(NotSupportedError, match="account"):
+        Composed(GDP(1), LaplaceMechanism(1)).tradeoff()
+
+
+def test_loss_laws_name_their_family_and_parameters() -> None:
+    assert GaussianMechanism(sigma=4, sensitivity=2).loss_law().parameters() == {"mu": sympy.Rational(1, 2)}
+    assert LaplaceMechanism(scale=10).loss_law().parameters() == {"mu": sympy.Rational(1, 10)}
+    law = PoissonSampled(GaussianMechanism(2), "0.01").loss_law()
+    assert law.name == "subsampled_gaussian" and law.parameters() == {"sigma": 2, "p": sympy.Rational(1, 100)}
+    with pytest.raises(NotSupportedError, match="infinite"):
+        EpsDelta(1, "1e-5").loss_law()
+    with pytest.raises(NotSupportedError, match="not supported yet"):
+        PoissonSampled(LaplaceMechanism(1), "0.1").loss_law()
+    with pytest.raises(NotSupportedError, match="base mechanism"):
+        Repeated(GDP(1), 2).loss_law()
+
+
+def test_dpsgd_is_repeated_poisson_gaussian() -> None:
+    assert dpsgd(1.0, "0.01", 1000) == Repeated(PoissonSampled(GaussianMechanism(1), "0.01"), 1000)
+
+
+@pytest.mark.parametrize(("call", "name", "shown"), [
+    (lambda: GaussianMechanism(sigma=0), "sigma", "0"),
+    (lambda: GaussianMechanism(sigma=1, sensitivity=-1), "sensitivity", "-1"),
+    (lambda: GaussianMechanism(sigma=float("inf")), "sigma", "inf"),
+    (lambda: GDP("nan"), "mu", "nan"),
+    (lambda: LaplaceMechanism(scale="-2"), "scale", "-2"),
+    (lambda: RandomizedResponse(-1), "epsilon", "-1"),
+    (lambda: EpsDelta(1, "1.5"), "delta", "1.5"),
+    (lambda: PoissonSampled(GDP(1), 0), "sample_rate", "0"),
+    (lambda: PoissonSampled(GDP(1), "2"), "sample_rate", "2"),
+    (lambda: PoissonSampled("gaussian", "0.1"), "mechanism", "gaussian"),
+    (lambda: Repeated(GDP(1), 0), "times", "0"),
+    (lambda: Repeated(GDP(1), "2.5"), "times", "2.5"),
+    (lambda: Composed(), "mechanisms", "()"),
+    (lambda: Composed(GDP(1), 3), "mechanisms", "3"),
+    (lambda: dpsgd(1, "0.01", -5), "times", "-5"),
+])
+def test_bad_parameters_name_the_argument(call, name: str, shown: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    msg = str(info.value)
+    assert f"{name}=" in msg and shown in msg, msg
+
+
+def test_specs_from_the_command_line() -> None:
+    assert mechanism_from_spec("gaussian:sigma=10/3,times=10") == Repeated(GaussianMechanism("10/3"), 10)
+    assert mechanism_from_spec("laplace:scale=10,sensitivity=2") == LaplaceMechanism(10, 2)
+    assert mechanism_from_spec("rr:eps=0.5") == RandomizedResponse("0.5")
+    assert mechanism_from_spec("dpsgd:sigma=1,sample-rate=0.01,steps=100") == dpsgd(1, "0.01", 100)
+    assert mechanism_from_spec("gdp:mu=1,sample_rate=0.1,times=3") == Repeated(PoissonSampled(GDP(1), "0.1"), 3)
+
+
+@pytest.mark.parametrize(("spec", "text"), [
+    ("gausian:sigma=1", "kind='gausian' must be one of"),
+    ("gaussian:sigma", "'sigma' must be key=value"),
+    ("gaussian:sigma=1,noise=2", "'noise' is not a parameter of gaussian"),
+    ("gaussian:sigma=-1", "sigma=-1"),
+    ("gaussian:", "gaussian needs sigma"),
+    ("laplace:scale=1,times=0", "times=0"),
+])
+def test_bad_specs_name_the_part_at_fault(spec: str, text: str) -> None:
+    with pytest.raises(SpecError) as info:
+        mechanism_from_spec(spec)
+    assert text in str(info.value) and spec in str(info.value)
+
+
+def test_spec_files_toml_and_json(tmp_path) -> None:
+    toml = tmp_path / "m.toml"
+    toml.write_text('[[mechanisms]]\nkind = "gaussian"\nsigma = "10/3"\ntimes = 10\n\n'
+                    '[[mechanisms]]\nkind = "laplace"\nscale = 10\ntimes = 5\n', encoding="utf-8")
+    want = Composed(Repeated(GaussianMechanism("10/3"), 10), Repeated(LaplaceMechanism(10), 5))
+    assert mechanism_from_file(str(toml)) == want
+    js = tmp_path / "m.json"
+    js.write_text(json.dumps({"mechanisms": [{"kind": "gdp", "mu": 0.3, "times": 10}]}), encoding="utf-8")
+    assert mechanism_from_file(str(js)) == Repeated(GDP("0.3"), 10)  # JSON numbers read as decimals
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[mechanisms]]\nkind = 'gdp'\nmu = -1\n", encoding="utf-8")
+    with pytest.raises(SpecError, match=r"mechanisms\[0\].*mu=-1"):
+        mechanism_from_file(str(bad))
+    with pytest.raises(SpecError, match="not valid TOML"):
+        (tmp_path / "x.toml").write_text("[[", encoding="utf-8")
+        mechanism_from_file(str(tmp_path / "x.toml"))
+    with pytest.raises(SpecError, match="No such file"):
+        mechanism_from_file(str(tmp_path / "missing.toml"))
+    with pytest.raises(SpecError, match="non-empty list"):
+        (tmp_path / "e.json").write_text("{}", encoding="utf-8")
+        mechanism_from_file(str(tmp_path / "e.json"))
+
+
+def test_repr_shows_parameters_as_written() -> None:
+    assert repr(dpsgd(1.0, 0.01, 1000)) == \
+        "Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=0.01), 1000)"
+    assert repr(GDP("1/3")) == "GDP(mu=1/3)"

@@ -152,9 +152,12 @@ def check_shipped_laws() -> None:
     assert sympy.simplify(_piece(LAP.partial["P"], 2) - (mu - 1 + exp(-mu))) == 0
     # subsampled Gaussian: exp((x(ell) - 1/2)/sigma^2) = (e^ell - (1 - p))/p on both branches
     textbook = (exp(ELL) - (1 - p)) / p
-    for k in (1, 2):
+    for k in (2, 3):
         branch = _piece(SG.x_of_ell, k).rewrite(sympy.log).rewrite(exp)
         assert sympy.simplify(sympy.expand(exp((branch - sympy.Rational(1, 2)) / sigma**2) - textbook)) == 0
+    # p = 1 (no floor): the first branch is the textbook map at p = 1
+    branch = _piece(SG.x_of_ell, 0)
+    assert sympy.simplify(exp((branch - sympy.Rational(1, 2)) / sigma**2) - textbook.xreplace({p: 1})) == 0
     loss_at = SG.integrand["Q"] / (exp(-X**2 / (2 * sigma**2)) / (sigma * sqrt(2 * sympy.pi)))
     assert sympy.simplify(loss_at - shipped_laws.SUBSAMPLED_GAUSSIAN_LOSS_AT) == 0
 

@@ -529,6 +529,9 @@ def _compile(e: sympy.Basic, index: dict) -> _Node:
     if type(e).__name__ == "log1p":
         arg = _compile(e.args[0], index)
         return lambda env: arg(env).log1p()
+    if type(e).__name__ == "expm1":
+        arg = _compile(e.args[0], index)
+        return lambda env: arg(env).expm1()
     if type(e).__name__ == "erfcx":
         arg = _compile(e.args[0], index)
         return lambda env: arb_erfcx(arg(env))

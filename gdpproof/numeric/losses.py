@@ -28,7 +28,6 @@ from typing import Any
 import flint
 import numpy as np
 import sympy
-from sympy.codegen.cfunctions import expm1
 
 from .._args import _bad, exact, positive, probability
 from ..errors import PrecisionError
@@ -132,12 +131,6 @@ def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]
     return sympy.lambdify((ELL, *fam.parameters), expr, modules=["scipy", "numpy"])
 
 
-def _for_balls(expr: sympy.Expr) -> sympy.Expr:
-    # expm1 has no node in the ball compiler; in balls e^u - 1 is still an enclosure (it only
-    # loses relative accuracy near u = 0, which the partial means do not need)
-    return expr.replace(expm1, lambda u: sympy.exp(u) - 1)
-
-
 @functools.lru_cache(maxsize=None)
 def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..., flint.arb]:
     """The arb function (ell, *parameters) of a family's partial mean or x_of_ell, or of the
@@ -145,12 +138,12 @@ def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..
     fam = sl.FAMILIES[family]
     if which == "partial":
         assert fam.partial is not None and law is not None
-        return arb_function(_for_balls(fam.partial[law]), (ELL, *fam.parameters))
+        return arb_function(fam.partial[law], (ELL, *fam.parameters))
     if which == "x_of_ell":
         assert fam.x_of_ell is not None
-        return arb_function(_for_balls(fam.x_of_ell), (ELL, *fam.parameters))
+        return arb_function(fam.x_of_ell, (ELL, *fam.parameters))
     end = fam.support[0 if which == "support_lo" else 1]
-    return arb_function(_for_balls(sympy.sympify(end)), fam.parameters)
+    return arb_function(sympy.sympify(end), fam.parameters)
 
 
 @functools.lru_cache(maxsize=None)
@@ -170,7 +163,9 @@ def _acb_integrand(family: str, law: Law, analytic: bool) -> Callable[..., flint
         "sqrt": lambda z: _ball(z).sqrt(),
         "pi": flint.arb.pi(),
     }
-    return sympy.lambdify((X, *fam.parameters), expr, modules=[names], printer=_AcbPrinter)
+    # order="none" keeps sympy's order of the terms of a sum, so 1 - p + p e^u is evaluated as
+    # (1 - p) + p e^u: exact zero plus e^u at p = 1, where p e^u - p + 1 would cancel to nan
+    return sympy.lambdify((X, *fam.parameters), expr, modules=[names], printer=_AcbPrinter({"order": "none"}))
 
 
 def _ball(z: Any) -> Any:
@@ -213,6 +208,11 @@ class CompiledLoss(PrivacyLoss):
             return float(expr)
         with arb_precision(PARTIAL_MEAN_BITS):
             ball = _ball_kernel(self.family, which)(*self._balls())
+        if ball.is_nan():  # an end at infinity for these parameters (log(1 - p) at p = 1)
+            value = self.law.substitute(sympy.sympify(expr))
+            if value.is_infinite or value is sympy.zoo:
+                return -math.inf if which == "support_lo" else math.inf
+            raise PrecisionError(f"{self.name}: cannot bound the support's end {value}")
         lo, hi = _outward(ball)
         return lo if which == "support_lo" else hi  # the support, widened outward
 
@@ -258,6 +258,8 @@ class CompiledLoss(PrivacyLoss):
             params = self._balls()
             xof = _ball_kernel(self.family, "x_of_ell")
             xa, xb = xof(_arb_of_float(a), *params), xof(_arb_of_float(b), *params)
+            if xa.is_nan() or xb.is_nan():  # a loss the balls cannot place (undecided floor)
+                raise PrecisionError(f"{self.name}: cannot place the losses ({a}, {b}] in the output space")
             if not xb.is_finite():
                 if xb < 0:
                     return 0.0, 0.0
@@ -265,9 +267,7 @@ class CompiledLoss(PrivacyLoss):
             scale = params[0]
             lo_cut = -40 * scale
             tail = flint.arb(0)
-            if not xa.is_finite() or xa < lo_cut:
-                if xa.is_finite() is False and not xa < 0:
-                    raise PrecisionError(f"{self.name}: cannot place the loss {a} in the output space")
+            if not xa.is_finite() or xa < lo_cut:  # at or below the floor (x = -oo), or far out
                 xa = lo_cut
                 floor = abs(self._support[0]) if math.isfinite(self._support[0]) else 1e300
                 tail = flint.arb(0, floor * 1e-340 + 1e-300)

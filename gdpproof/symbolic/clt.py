@@ -157,8 +157,9 @@ def gaussian_mixture(mu_: Any, p_: Any) -> TradeOff:
 
     Examples
     --------
-    >>> gaussian_mixture(1, "0.5").expr.has(p)
-    True
+    >>> f = gaussian_mixture(1, "0.5")
+    >>> f.name, f.parameters
+    ('gaussian_mixture', {'mu': 1, 'p': 1/2})
     """
     m = positive("mu", mu_, symbolic=False)
     q = probability("p", p_, symbolic=False)

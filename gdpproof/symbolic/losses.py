@@ -217,8 +217,10 @@ LAPLACE = LossFamily(
 SUBSAMPLED_GAUSSIAN_LOSS_AT = log(1 - p + p * exp((2 * x - 1) / (2 * sigma**2)))
 #: x with L(x) = ell: sigma^2 log((e^ell - (1 - p))/p) + 1/2, in the cancellation-free forms of
 #: d11 (log1p(expm1(ell)/p) for ell <= 0, ell - log p + log1p(-(1 - p) e^{-ell}) above); -oo at and
-#: below the floor log(1 - p), where no output has that loss.
+#: below the floor log(1 - p), where no output has that loss; for p = 1 (no floor) sigma^2 ell + 1/2,
+#: which the float forms would lose once e^ell is below the unit roundoff.
 SUBSAMPLED_GAUSSIAN_X_OF_ELL = Piecewise(
+    (sigma**2 * ell + _half, sympy.Eq(p, 1)),                 # no floor: L(x) = (2x - 1)/(2 sigma^2)
     (-sympy.oo, expm1(ell) <= -p),
     (sigma**2 * log1p(expm1(ell) / p) + _half, ell <= 0),
     (sigma**2 * (ell - log(p) + log1p(-(1 - p) * exp(-ell))) + _half, True))

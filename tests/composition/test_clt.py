@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import gdpproof
-from gdpproof.numeric import clt
+from gdpproof.numeric import clt, functionals as clt_functionals
 from gdpproof.numeric._mp import private_context
 from tests import oracles
 
@@ -50,7 +50,7 @@ def test_randomized_response_functionals_match_the_design_closed_forms(e):
 
 def _quadrature(f, dps: int = 30):
     with private_context(dps) as ctx:
-        return [float(v) for v in clt._Quadrature(f).approx(ctx)]
+        return [float(v) for v in clt_functionals._Quadrature(f).approx(ctx)]
 
 
 @pytest.mark.parametrize("f", [gdpproof.gaussian("0.7"), gdpproof.gaussian(2), gdpproof.laplace(1),

@@ -182,7 +182,7 @@ def test_report_merging_keeps_every_result():
 
 
 def test_drawn_inputs_are_seeded():
-    from gdpproof.audit.accountants import _drawn
+    from gdpproof.audit.inputs import _drawn
 
     a, b, c = (_drawn("epsilon_from_delta", 5, seed) for seed in (1, 1, 2))
     assert a == b and a != c and len(a) >= 3

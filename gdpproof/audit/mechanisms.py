@@ -55,367 +55,45 @@ Clopper–Pearson criterion, with the threshold chosen exactly.
 
 Chunks are seeded from ``numpy.random.SeedSequence(seed)`` and counted with the Monte Carlo
 layer's runner, so the result is the same whatever the number of workers.
+
+The module is split by job: :mod:`~gdpproof.audit.bounds` (Clopper–Pearson bounds, the
+criteria, the detectable mu), :mod:`~gdpproof.audit.blackbox` (the samplers as a mechanism of
+scores), :mod:`~gdpproof.audit.mechanism_report` (:class:`MechanismAudit`); this module runs
+the audit and re-exports their names.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import sys
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, cast
 
-import flint
 import numpy as np
-from scipy.special import betainccinv, ndtr, ndtri
 
 from .._args import nonnegative, probability
-from ..errors import InvalidParameterError, PrecisionError
-from ..numeric._mp import arb_endpoints, arb_precision
-from ..numeric.certify import Certified, certify_enclosure, round_fraction
+from ..errors import InvalidParameterError
 from ..numeric.solve import mu_from_error_rates
-from ..simulation.mechanisms import Mechanism
 from ..simulation.runner import count_chunks
+from .blackbox import Sampler, _BlackBox
+from .bounds import (
+    _cp_float,
+    _delta_criterion,
+    _delta_low,
+    _detectable_mu,
+    _mu_criterion,
+    _round_up_3,
+    clopper_pearson_upper,
+)
+from .mechanism_report import NO_EVIDENCE, VIOLATION, MechanismAudit, _dec
 
 __all__ = ["MechanismAudit", "audit_mechanism"]
-
-Sampler = Callable[[np.random.Generator, int], Any]
 
 #: Outputs drawn per data set in one chunk (the pilot is the first chunk of the selection half).
 CHUNK_SIZE = 1 << 15
 #: Fewest outputs per data set: 500 in each half.
 MIN_SAMPLES = 1000
-#: Significant digits of the Clopper–Pearson bounds (rounded up).
-_CP_DIGITS = 10
-
-VIOLATION = "violation"
-NO_EVIDENCE = "no evidence of violation at this sample size"
-
-
-# --------------------------------------------------------------------------------------------
-# Clopper–Pearson bounds
-
-
-def _cp_float(k: np.ndarray, n: float, failure: float) -> np.ndarray:
-    """Floating-point one-sided Clopper–Pearson upper bounds for (possibly fractional) counts k."""
-    k = np.asarray(k, dtype=float)
-    inside = k < n
-    kk = np.where(inside, k, 0.0)
-    with np.errstate(all="ignore"):
-        u = betainccinv(kk + 1.0, np.maximum(n - kk, 1e-300), failure)
-    return np.where(inside, u, 1.0)
-
-
-def _binomial_cdf_at_most(k: int, n: int, p: Decimal, failure: Fraction) -> bool | None:
-    """Is P(Binomial(n, p) <= k) <= failure?  Proven in ball arithmetic; None if undecided."""
-    target = Fraction(failure)
-    for bits in (64, 128, 256, 512):
-        with arb_precision(bits):
-            tail = 1 - flint.arb(str(p)).beta_lower(k + 1, n - k, regularized=1)  # = P(Bin <= k)
-            ends = arb_endpoints(tail)
-        if ends is None:
-            continue
-        if ends[1] <= target:
-            return True
-        if ends[0] > target:
-            return False
-    return None
-
-
-def clopper_pearson_upper(k: int, n: int, failure: Fraction) -> Decimal:
-    """A proven one-sided upper confidence bound on a binomial proportion.
-
-    The smallest decimal u found with 10 significant digits, rounded up, such that
-    P(Binomial(n, u) <= k) <= failure; so P(p > u) <= failure for the true p when k is drawn
-    from Binomial(n, p) (Clopper & Pearson 1934).  k = n gives 1.
-    """
-    if k >= n:
-        return Decimal(1)
-    u = float(betainccinv(k + 1, n - k, float(failure)))
-    for slack in (1e-12, 1e-9, 1e-6, 1e-3):
-        m, e = round_fraction(Fraction(min(1.0, u * (1 + slack) + 1e-300)), _CP_DIGITS, "up")
-        cand = min(_decimal(m, e), Decimal(1))
-        if cand == 1 or _binomial_cdf_at_most(k, n, cand, failure):
-            return cand
-    raise PrecisionError(f"could not prove a Clopper-Pearson bound for k={k}, n={n}")  # pragma: no cover
-
-
-# --------------------------------------------------------------------------------------------
-# The mechanism as a sampler of scores
-
-
-def _check_outputs(name: str, out: Any, n: int, dim: int | None) -> np.ndarray:
-    try:
-        arr = np.asarray(out, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} returned {type(out).__name__}, not an array of numbers "
-                                    f"(it must return n outputs: shape (n,) or (n, d))") from None
-    if arr.ndim not in (1, 2) or arr.shape[0] != n or (arr.ndim == 2 and arr.shape[1] < 1):
-        raise InvalidParameterError(f"{name} returned shape {arr.shape} for n={n} "
-                                    "(it must return n outputs: shape (n,) or (n, d))")
-    if dim is not None and (arr.shape[1:] or (0,))[0] != dim:
-        raise InvalidParameterError(f"{name} returned shape {arr.shape} for n={n}, but earlier outputs had "
-                                    f"{'scalar outputs' if dim == 0 else f'dimension {dim}'}")
-    if not np.all(np.isfinite(arr)):
-        raise InvalidParameterError(f"{name} returned non-finite outputs (NaN or infinity)")
-    return arr
-
-
-class _BlackBox(Mechanism):
-    """A mechanism given by two samplers, scored by a callable, a direction or the output."""
-
-    exact = False
-
-    def __init__(self, sample_p: Sampler, sample_q: Sampler, score: Callable[[Any], Any] | None,
-                 direction: np.ndarray | None, dim: int | None) -> None:
-        self.sample_p, self.sample_q, self.score, self.direction, self.dim = sample_p, sample_q, score, direction, dim
-        self.name = "black box"
-
-    def outputs(self, rng: np.random.Generator, n: int, law: str) -> np.ndarray:
-        name = "sample_p" if law == "P" else "sample_q"
-        return _check_outputs(name, (self.sample_p if law == "P" else self.sample_q)(rng, n), n, self.dim)
-
-    def score_of(self, out: np.ndarray) -> np.ndarray:
-        if self.score is not None:
-            raw = self.score(out)
-            try:
-                s = np.asarray(raw, dtype=float)
-            except (TypeError, ValueError):
-                raise InvalidParameterError(f"score returned {type(raw).__name__}, not an array of numbers") from None
-            if s.shape != (len(out),):
-                raise InvalidParameterError(f"score returned shape {s.shape} for {len(out)} outputs "
-                                            f"(it must return one number per output: shape ({len(out)},))")
-            if np.isnan(s).any():
-                raise InvalidParameterError("score returned NaN")
-            return s
-        if out.ndim == 2:
-            return out @ self.direction
-        return out
-
-    def scores(self, rng: np.random.Generator, n: int, law: str) -> np.ndarray:
-        """Scores of n outputs under ``law``."""
-        return self.score_of(self.outputs(rng, n, law))
-
-
-# --------------------------------------------------------------------------------------------
-# The report
-
-
-def _decimal(m: int, e: int) -> Decimal:
-    """m * 10**e exactly (Decimal arithmetic would round to the context's precision)."""
-    return Decimal(f"{m}E{e}")
-
-
-def _dec(x: Fraction | Decimal | None) -> str | None:
-    """A number as a decimal string: exact when it terminates, else 30 significant digits."""
-    if x is None:
-        return None
-    if isinstance(x, Decimal):
-        return str(x)
-    d = x.denominator
-    for p in (2, 5):
-        while d % p == 0:
-            d //= p
-    if d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
-        k = 0
-        while 10**k % x.denominator:
-            k += 1
-        return str(_decimal(x.numerator * (10**k // x.denominator), -k))
-    m, e = round_fraction(x, 30, "nearest")
-    return str(_decimal(m, e))
-
-
-@dataclass(frozen=True, slots=True)
-class MechanismAudit:
-    """The result of :func:`audit_mechanism`.
-
-    Attributes
-    ----------
-    verdict : str
-        ``"violation"`` or ``"no evidence of violation at this sample size"``.
-    violation : bool
-        The verdict as a bool.  A true claim is called a violation with probability at most
-        1 - ``confidence``.
-    claim : str
-        The claim audited, in words.
-    claimed_mu, claimed_epsilon, claimed_delta : Fraction or None
-        The claim: a mu-GDP claim sets ``claimed_mu``; an (epsilon, delta) claim the other two.
-    mu_low : Certified
-        Lower confidence bound on the mechanism's tightest mu, rounded down:
-        max(0, Phi^{-1}(1 - fpr_upper) - Phi^{-1}(fnr_upper)).  P(mu_low > mu) <= 1 - confidence.
-    delta_low : Certified or None
-        For an (epsilon, delta) claim, a lower confidence bound on the delta the mechanism needs at
-        the claimed epsilon, rounded down; the claim is violated when delta_low > claimed_delta.
-    detectable_mu : Decimal
-        The mu of a Gaussian pair of scores this sample size flags with probability about 1/2
-        (module docstring), 3 significant digits rounded up; Infinity if none is flagged.
-    threshold, direction : float, str
-        The test: reject S when the score is greater (``"greater"``) or less (``"less"``) than
-        ``threshold``.
-    score : str
-        How outputs became scores.
-    false_positives, false_negatives : int
-        Outputs of M(S) rejected and outputs of M(S') accepted, out of ``estimation_samples`` each.
-    fpr_upper, fnr_upper : Decimal
-        Their proven Clopper–Pearson upper bounds (10 digits, rounded up), each failing with
-        probability (1 - confidence)/2.
-    samples, selection_samples, estimation_samples : int
-        Outputs per data set, and the two halves.
-    seed : int
-    confidence : Fraction
-
-    Examples
-    --------
-    >>> import numpy as np, gdpproof
-    >>> r = gdpproof.audit_mechanism(lambda rng, n: rng.standard_normal(n),
-    ...                              lambda rng, n: rng.standard_normal(n) + 2.0,
-    ...                              samples=20_000, seed=1, claimed_mu=1)
-    >>> r.verdict, r.mu_low > 1
-    ('violation', True)
-    """
-
-    verdict: str
-    violation: bool
-    claim: str
-    claimed_mu: Fraction | None
-    claimed_epsilon: Fraction | None
-    claimed_delta: Fraction | None
-    mu_low: Certified
-    delta_low: Certified | None
-    detectable_mu: Decimal
-    threshold: float
-    direction: str
-    score: str
-    false_positives: int
-    false_negatives: int
-    fpr_upper: Decimal
-    fnr_upper: Decimal
-    samples: int
-    selection_samples: int
-    estimation_samples: int
-    seed: int
-    confidence: Fraction
-
-    def as_dict(self) -> dict[str, Any]:
-        """The report as a dict of JSON-ready values (numbers as decimal strings), with ``digits``
-        and ``certified`` (the methods) beside them."""
-        out: dict[str, Any] = {}
-        for k, v in asdict(self).items():
-            if isinstance(v, (Fraction, Decimal)):
-                v = _dec(v)
-            elif isinstance(v, float):
-                v = repr(v)
-            elif isinstance(v, int) and not isinstance(v, bool):
-                v = str(v)
-            out[k] = v
-        out["digits"] = self.mu_low.digits
-        out["rounding"] = {"mu_low": "down", "delta_low": "down", "fpr_upper": "up", "fnr_upper": "up",
-                           "detectable_mu": "up"}
-        out["certified"] = {"mu_low": self.mu_low.method, "fpr_upper": "clopper-pearson, proven in arb",
-                            "fnr_upper": "clopper-pearson, proven in arb",
-                            "detectable_mu": "approximate (expected counts)"}
-        return out
-
-    def to_json(self) -> str:
-        """One JSON object (numbers as decimal strings)."""
-        return json.dumps(self.as_dict(), sort_keys=True)
-
-    def __str__(self) -> str:
-        n2 = self.estimation_samples
-        sign = ">" if self.direction == "greater" else "<"
-        conf = _dec(self.confidence)
-        lines = [
-            ("claim", self.claim),
-            ("verdict", self.verdict),
-            ("mu_low", f"{self.mu_low}   (lower bound on the mechanism's mu at confidence {conf}, rounded down)"),
-        ]
-        if self.delta_low is not None:
-            lines.append(("delta_low", f"{self.delta_low}   (lower bound on the delta it needs at eps = "
-                                       f"{_dec(self.claimed_epsilon)}, rounded down)"))
-        lines += [
-            ("detectable mu", f"{self.detectable_mu}   (a Gaussian pair with this mu is flagged with probability "
-                              "about 1/2)"),
-            ("test", f"reject S when score {sign} {self.threshold:.6g}   (score: {self.score})"),
-            ("false positives", f"{self.false_positives:,} of {n2:,}   FPR <= {self.fpr_upper}"),
-            ("false negatives", f"{self.false_negatives:,} of {n2:,}   FNR <= {self.fnr_upper}   "
-                                "(Clopper-Pearson, one-sided)"),
-            ("samples", f"{self.samples:,} per data set ({self.selection_samples:,} choose the test, "
-                        f"{n2:,} measure it), seed {self.seed}"),
-        ]
-        return "\n".join(f"{k:<16}{v}" for k, v in lines)
-
-
-# --------------------------------------------------------------------------------------------
-# Criteria: how far an error pair (a, b), both upper bounds, is from the claim
-
-
-def _mu_criterion(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return -ndtri(a) - ndtri(b)
-
-
-def _delta_criterion(eps: float) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    e = math.exp(min(eps, 700.0))
-
-    def crit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np.maximum(1 - e * a - b, 1 - a - e * b)
-
-    return crit
-
-
-def _detectable_mu(n: int, failure: float, crit: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                   level: float, start: float) -> float:
-    """The smallest shift m whose N(0,1)-vs-N(m,1) pair is flagged at expected counts (see module)."""
-    alphas = np.geomspace(1e-15, 0.5, 300)   # the pair is symmetric: a <= 1/2 or its mirror covers every test
-    taus = -ndtri(alphas)
-    a_up = _cp_float(n * alphas, n, failure)
-
-    def flagged(m: float) -> bool:
-        b_up = _cp_float(n * ndtr(taus - m), n, failure)
-        return bool(np.max(crit(a_up, b_up)) > level)
-
-    lo, hi = (0.0, start) if flagged(start) else (start, max(2 * start, 1.0))
-    while not flagged(hi):
-        lo, hi = hi, 2 * hi
-        if hi > 64:
-            return math.inf
-    for _ in range(60):
-        if hi - lo <= 1e-4 * hi:
-            break
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if flagged(mid) else (mid, hi)
-    return hi
-
-
-def _round_up_3(x: float) -> Decimal:
-    if math.isinf(x):
-        return Decimal("Infinity")
-    m, e = round_fraction(Fraction(x), 3, "up")
-    return _decimal(m, e)
-
-
-def _delta_low(eps: Fraction, a: Decimal, b: Decimal, digits: int) -> Certified:
-    """max(0, 1 - e^eps a - b, 1 - a - e^eps b), certified, rounded down."""
-    fa, fb = Fraction(a), Fraction(b)
-
-    def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
-        e = flint.arb(flint.fmpq(eps.numerator, eps.denominator)).exp()
-        x, y = flint.arb(flint.fmpq(fa.numerator, fa.denominator)), flint.arb(flint.fmpq(fb.numerator, fb.denominator))
-        ends = [arb_endpoints(1 - e * x - y), arb_endpoints(1 - x - e * y)]
-        if ends[0] is None or ends[1] is None:
-            return None
-        return max(Fraction(0), ends[0][0], ends[1][0]), max(Fraction(0), ends[0][1], ends[1][1])
-
-    return certify_enclosure(enclose, digits=digits, rounding="down", what="delta lower bound")
-
-
-# --------------------------------------------------------------------------------------------
-# The audit
 
 
 def _errors(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -42,7 +42,7 @@ def versions() -> dict[str, str]:
     """Versions of the packages a table's values depend on (recorded in its header)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .. import __version__
+    from .._version import __version__
 
     out = {"gdpproof": __version__}
     for name in ("mpmath", "python-flint", "sympy"):

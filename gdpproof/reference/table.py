@@ -243,7 +243,7 @@ def read_table(source: str | Path, fmt: str | None = None) -> Table:
     >>> t.rows[0][:2], t.rounding
     (('0.01', '0'), {'delta': 'up'})
     """
-    from .shipped import SHIPPED, shipped_path
+    from .catalogue import SHIPPED, shipped_path
 
     path = shipped_path(str(source)) if str(source) in SHIPPED else Path(source)
     try:

@@ -19,7 +19,7 @@ from scipy.stats import norm
 
 import gdpproof
 from gdpproof.audit import PEERS, QUANTITIES, PeerNotInstalledError, audit_accountant, audit_curve, audit_function
-from gdpproof.audit.accountants import _adapter
+from gdpproof.audit.peers import _adapter
 
 LIGHT = ["dp_accounting", "prv_accountant", "autodp", "riskcal", "gdpnum", "opendp"]
 MODULES = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant", "autodp": "autodp",

@@ -35,14 +35,8 @@ from scipy.stats import binom
 
 import gdpproof
 from gdpproof import InvalidParameterError, MechanismAudit, audit_mechanism
-from gdpproof.audit.mechanisms import (
-    CHUNK_SIZE,
-    _cp_float,
-    _delta_criterion,
-    _detectable_mu,
-    _mu_criterion,
-    clopper_pearson_upper,
-)
+from gdpproof.audit.bounds import _cp_float, _delta_criterion, _detectable_mu, _mu_criterion, clopper_pearson_upper
+from gdpproof.audit.mechanisms import CHUNK_SIZE
 
 FAILURE = 5e-7          # each Clopper–Pearson bound, at the default confidence 1 - 1e-6
 P_BANDS = 1e-7

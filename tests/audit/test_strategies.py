@@ -53,6 +53,9 @@ def test_dpsgd_configurations_bounds(c):
     assert 0.3 <= c.noise_multiplier <= 2.0 and 1e-3 <= c.sample_rate <= 0.1 and 10 <= c.steps <= 1000
 
 
+# pinned below the profile: each example certifies f at two points of a random family (about
+# 30 ms); the ci profile's 200 would take 6 s instead of 0.6 s for a check of the strategy's
+# output, which the bounds tests above and below already exercise
 @settings(max_examples=10)
 @given(tradeoff_functions(max_parameter=5.0))
 def test_tradeoff_functions_are_trade_off_functions(f):

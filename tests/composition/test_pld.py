@@ -33,6 +33,9 @@ from gdpproof.numeric.pld import (
 
 CTX = mpmath.MPContext()
 CTX.dps = 60
+# Pinned below the profile: each example composes a privacy-loss distribution on a fine grid
+# (0.3 s Gaussian, 0.4 s randomized response, 0.7 s subsampled Gaussian); the ci profile's 200
+# would add about 4 1/2 minutes of CPU to a suite held under 5.
 FEW = settings(max_examples=20)
 
 

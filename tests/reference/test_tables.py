@@ -110,6 +110,9 @@ def test_header_has_no_timestamp_and_names_versions():
     assert any(line.startswith("# versions: gdpproof") and "python-flint" in line and "sympy" in line for line in head)
     assert any(line.startswith("# certified: 1 value by arb") for line in head)
     assert not any(str(time.gmtime().tm_year) in line for line in head)
+    # the header reads the version from gdpproof._version (the reference layer does not import
+    # the package): it must be the version the package states
+    assert f"gdpproof {gdpproof.__version__}" in next(line for line in head if line.startswith("# versions:"))
 
 
 # -- workers, executors -----------------------------------------------------------------------

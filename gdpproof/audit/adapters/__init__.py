@@ -1,4 +1,4 @@
-"""Adapters: the functions of peer DP libraries in the signatures of :mod:`gdpproof.audit.accountants`.
+"""Adapters: the functions of peer DP libraries in the signatures of :mod:`gdpproof.audit.quantities`.
 
 One module per library.  Each imports its library lazily (inside :func:`functions`), raises
 :class:`~gdpproof.audit.PeerNotInstalledError` naming the extra that installs it when the
@@ -15,7 +15,7 @@ import importlib.metadata
 from fractions import Fraction
 from typing import Any
 
-from ..accountants import PeerNotInstalledError
+from ..peers import PeerNotInstalledError
 
 __all__ = ["require", "package_version", "sigma_inputs", "connect_dots_pld"]
 

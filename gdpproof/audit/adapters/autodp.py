@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ..accountants import PeerFunction
+from ..peers import PeerFunction
 from . import package_version, require, sigma_inputs
 
 NAME = "autodp"

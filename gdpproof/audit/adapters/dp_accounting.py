@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accountants import PeerFunction
+from ..peers import PeerFunction
 from . import package_version, require, sigma_inputs
 
 NAME = "dp_accounting"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..accountants import PeerCurve, PeerFunction
+from ..peers import PeerCurve, PeerFunction
 from . import connect_dots_pld, package_version, require
 
 NAME = "gdpnum"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..accountants import PeerFunction
+from ..peers import PeerFunction
 from . import package_version, require
 
 NAME = "opacus"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..accountants import PeerFunction
+from ..peers import PeerFunction
 from . import package_version, require, sigma_inputs
 
 NAME = "opendp"

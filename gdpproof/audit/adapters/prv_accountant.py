@@ -12,7 +12,7 @@ Its Gaussian-mechanism PRV on its own is not audited: for delta <= 1e-100 it rai
 
 from __future__ import annotations
 
-from ..accountants import PeerFunction
+from ..peers import PeerFunction
 from . import package_version, require
 
 NAME = "prv_accountant"

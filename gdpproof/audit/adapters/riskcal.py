@@ -10,7 +10,7 @@ value_discretization_interval=1e-4)`` composed T times), whose own delta(eps) is
 
 from __future__ import annotations
 
-from ..accountants import PeerCurve, PeerFunction
+from ..peers import PeerCurve, PeerFunction
 from . import connect_dots_pld, package_version, require
 
 NAME = "riskcal"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from ..accountants import PeerFunction
+from ..peers import PeerFunction
 from . import package_version, require
 
 NAME = "tensorflow_privacy"

@@ -1,0 +1,185 @@
+"""The outcome of an accountant audit: one :class:`Finding` per comparison, gathered in an
+:class:`AuditReport` (a printed table, JSON with every number as a decimal string), and the
+merging of the reports of a peer's functions and curves into one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidParameterError
+from .quantities import QUANTITIES
+
+__all__ = ["KINDS", "Finding", "AuditReport"]
+
+
+KINDS = ("unsafe", "conservative", "error", "agrees")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One comparison: the input, the peer's value, the reference and the verdict.
+
+    ``kind`` is ``"agrees"``, ``"unsafe"``, ``"conservative"`` or ``"error"``;
+    ``relative_error`` is (peer - reference) / reference (to the nearer end of a bracket), or
+    None when it is undefined (an error, or a reference of 0 or infinity); ``source`` is
+    ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.
+    """
+
+    function: str
+    quantity: str
+    inputs: tuple[tuple[str, Any], ...]
+    value: float | None
+    reference: str
+    kind: str
+    relative_error: float | None
+    within_tolerance: bool
+    source: str = "grid"
+    detail: str = ""
+
+    def call(self) -> str:
+        """The call as text: ``label(name=value, ...)``."""
+        return f"{self.function}({', '.join(f'{k}={v!r}' for k, v in self.inputs)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: every number as a decimal string."""
+        return {"function": self.function, "quantity": self.quantity,
+                "inputs": {k: repr(v) for k, v in self.inputs},
+                "value": None if self.value is None else repr(self.value), "reference": self.reference,
+                "kind": self.kind,
+                "relative_error": None if self.relative_error is None else f"{self.relative_error:.3e}",
+                "within_tolerance": self.within_tolerance, "source": self.source, "detail": self.detail}
+
+
+def _rel(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2e}"
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The outcome of an audit: every comparison, and summaries of them.
+
+    Prints as a table (``str(report)``): one row per (function, quantity) with the number of
+    inputs and of each kind, a verdict ("agrees on all N inputs" where the peer is right), the
+    worst relative error of each kind with its input, and every unsafe and error finding.
+    ``to_json()`` gives the same with numbers as decimal strings.
+
+    Examples
+    --------
+    >>> from gdpproof.audit import audit_function
+    >>> import math
+    >>> r = audit_function(lambda mu, eps: 0.5 * math.erfc((eps / mu - mu / 2) / math.sqrt(2))
+    ...                    - math.exp(eps) * 0.5 * math.erfc((eps / mu + mu / 2) / math.sqrt(2)),
+    ...                    "delta_from_epsilon", label="erfc dual", inputs=[(1.0, 1.0), (0.5, 10.0)])
+    >>> [(f.kind, f"{f.relative_error:.1e}") for f in r.results]
+    [('unsafe', '-4.6e-16'), ('unsafe', '-7.9e-13')]
+    >>> print(str(r).splitlines()[3])
+    erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe of 2
+    """
+
+    peer: str
+    results: tuple[Finding, ...]
+    rtol: float = 0.0
+    notes: tuple[str, ...] = ()
+    version: str = ""
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The comparisons that did not agree."""
+        return tuple(f for f in self.results if f.kind != "agrees")
+
+    def of_kind(self, kind: str) -> tuple[Finding, ...]:
+        """The findings of one kind ("unsafe", "conservative", "error" or "agrees")."""
+        if kind not in KINDS:
+            raise InvalidParameterError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
+        return tuple(f for f in self.results if f.kind == kind)
+
+    @property
+    def unsafe_beyond_tolerance(self) -> tuple[Finding, ...]:
+        """Unsafe findings with |relative error| above ``rtol`` (these fail the CLI and the helper)."""
+        return tuple(f for f in self.results if f.kind == "unsafe" and not f.within_tolerance)
+
+    @property
+    def ok(self) -> bool:
+        """True when no unsafe finding lies beyond the tolerance."""
+        return not self.unsafe_beyond_tolerance
+
+    def worst(self, kind: str) -> Finding | None:
+        """The finding of that kind with the largest |relative error| (the first error for "error")."""
+        found = self.of_kind(kind)
+        if not found:
+            return None
+        return max(found, key=lambda f: -1.0 if f.relative_error is None else abs(f.relative_error))
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One row per (function, quantity): counts of each kind and a verdict."""
+        rows: dict[tuple[str, str], dict[str, Any]] = {}
+        for f in self.results:
+            row = rows.setdefault((f.function, f.quantity), {"function": f.function, "quantity": f.quantity,
+                                                             "inputs": 0, **{k: 0 for k in KINDS}})
+            row["inputs"] += 1
+            row[f.kind] += 1
+        for row in rows.values():
+            n = row["inputs"]
+            if row["agrees"] == n:
+                row["verdict"] = f"agrees on all {n} inputs"
+            else:
+                parts = [f"{row[k]} {k}" for k in ("unsafe", "error", "conservative") if row[k]]
+                row["verdict"] = ", ".join(parts) + f" of {n}"
+            if QUANTITIES[row["quantity"]].name == "dpsgd_mu_clt":
+                row["verdict"] += " (CLT quantity, not a privacy guarantee)"
+        return list(rows.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary (numbers as decimal strings)."""
+        worst = {k: (None if (w := self.worst(k)) is None else w.to_dict()) for k in ("unsafe", "conservative",
+                                                                                       "error")}
+        return {"peer": self.peer, "version": self.version, "rtol": repr(self.rtol), "ok": self.ok,
+                "digits": 30, "certified": "arb (points), pld (brackets)",
+                "summary": self.summary(), "worst": worst, "notes": list(self.notes),
+                "findings": [f.to_dict() for f in self.findings],
+                "agreements": sum(f.kind == "agrees" for f in self.results)}
+
+    def to_json(self) -> str:
+        """One JSON object (all numbers as decimal strings)."""
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def __str__(self) -> str:
+        head = f"Audit of {self.peer}" + (f" {self.version}" if self.version else "") + \
+            f" against gdpproof (rtol {self.rtol:g})"
+        rows = self.summary()
+        w = max([len("function")] + [len(r["function"]) for r in rows])
+        q = max([len("quantity")] + [len(r["quantity"]) for r in rows])
+        lines = [head, "",
+                 f"{'function':<{w}}  {'quantity':<{q}}  {'inputs':>6}  {'unsafe':>6}  {'error':>5}  "
+                 f"{'conserv.':>8}  verdict"]
+        for r in rows:
+            lines.append(f"{r['function']:<{w}}  {r['quantity']:<{q}}  {r['inputs']:>6}  {r['unsafe']:>6}  "
+                         f"{r['error']:>5}  {r['conservative']:>8}  {r['verdict']}")
+        lines.append("")
+        for kind in ("unsafe", "conservative", "error"):
+            f = self.worst(kind)
+            if f is not None:
+                lines.append(f"worst {kind:<12} {_rel(f.relative_error):>10}  {f.call()} = {f.value!r}; "
+                             f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
+        listed = [f for f in self.results if f.kind in ("unsafe", "error")]
+        if listed:
+            lines.append("")
+            lines.append("unsafe and error findings (relative error, call = value; reference):")
+            for f in listed:
+                tol = " (within rtol)" if f.within_tolerance and f.kind == "unsafe" else ""
+                lines.append(f"  {f.kind:<6} {_rel(f.relative_error):>10}{tol}  {f.call()} = {f.value!r}; "
+                             f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
+        for n in self.notes:
+            lines.append(f"note: {n}")
+        return "\n".join(lines)
+
+
+def _merge(peer: str, reports: Sequence[AuditReport], rtol: float, notes: Iterable[str] = (),
+           version: str = "") -> AuditReport:
+    results = tuple(f for r in reports for f in r.results)
+    all_notes = tuple(dict.fromkeys([*notes, *(n for r in reports for n in r.notes)]))
+    return AuditReport(peer, results, rtol, all_notes, version)

@@ -1,0 +1,153 @@
+"""Where an accountant is audited: fixed grids concentrated where implementations fail, and
+inputs drawn by hypothesis (seeded, so the same on every run) from the strategies of
+:mod:`gdpproof.strategies` (defined in :mod:`gdpproof._strategies`, which the audit can import
+without importing :func:`~gdpproof.strategies.assert_accountant`, the helper built on it).
+
+Points whose exact delta or beta is below :data:`TINY` are left out (no float64 answer can be
+right there).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..errors import GdpproofError, InvalidParameterError
+from .compare import _certified
+from .quantities import QUANTITIES, Quantity, _quantity
+
+__all__ = ["TINY", "grid"]
+
+
+_MUS = (1e-4, 1e-2, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0)
+_MUS_QUICK = (1e-4, 0.5, 1.0, 5.0, 50.0)
+_DELTAS = (0.5, 0.1, 1e-2, 1e-5, 1e-10, 1e-20, 1e-50, 1e-100, 1e-200, 1e-300)
+_DELTAS_QUICK = (0.1, 1e-5, 1e-100, 1e-300)
+_EPSILONS = (0.0, 0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
+_EPSILONS_QUICK = (0.01, 1.0, 10.0, 300.0)
+_BUDGET_DELTAS = (0.5, 1e-3, 1e-5, 1e-10, 1e-30, 1e-100, 1e-300)
+_BUDGET_DELTAS_QUICK = (1e-5, 1e-100, 1e-300)
+_ALPHAS = (1e-300, 1e-100, 1e-10, 1e-5, 0.01, 0.1, 0.5, 0.9, 1 - 1e-6)
+_ALPHAS_QUICK = (1e-100, 1e-5, 0.5, 1 - 1e-6)
+#: z = epsilon/mu - mu/2: delta is about Phi(-z), so these keep delta above 1e-300.
+_ZS = (-1.0, 0.0, 1.0, 3.0, 6.0, 10.0, 20.0, 36.0)
+_ZS_QUICK = (0.0, 3.0, 20.0, 36.0)
+_DPSGD = ((1.0, 0.01, 1000, 1e-5), (0.5, 0.01, 100, 1e-5), (2.0, 0.1, 100, 1e-10), (0.3, 0.001, 1000, 1e-5),
+          (1.1, 256 / 60000, 14063, 1e-5), (0.8, 0.001, 10000, 1e-6))
+_DPSGD_QUICK = ((1.0, 0.01, 1000, 1e-5),)
+_CURVE_ALPHAS = (1e-6, 1e-3, 0.01, 0.1, 0.3)
+_CURVE_ALPHAS_QUICK = (1e-3, 0.1)
+#: Smallest exact answer audited for a probability: below it float64 has no room to be right.
+TINY = 1e-300
+
+
+def grid(quantity: str, *, quick: bool = False) -> list[tuple[Any, ...]]:
+    """The audit grid of a quantity: inputs concentrated where implementations fail.
+
+    Tiny delta (down to 1e-300), epsilon up to hundreds (thousands for mu = 50), mu from 1e-4 to
+    50, alpha down to 1e-300, noise multipliers down to 0.3, steps up to 10^5 for the CLT
+    quantity.  ``quick`` gives a subset (seconds).  Points whose exact delta or beta is below
+    1e-300 are left out of delta_from_epsilon and beta_from_mu (no float64 answer can be right
+    there).
+
+    Examples
+    --------
+    >>> from gdpproof.audit import grid
+    >>> grid("sigma_from_epsilon_delta", quick=True)[:2]
+    [(0.01, 1e-05), (0.01, 1e-100)]
+    """
+    _quantity(quantity)
+    mus = _MUS_QUICK if quick else _MUS
+    if quantity == "delta_from_epsilon":
+        pts = []
+        for mu in mus:
+            for z in (_ZS_QUICK if quick else _ZS):
+                eps = mu * z + mu * mu / 2
+                if eps >= 0:
+                    pts.append((mu, eps))
+            pts.append((mu, 0.0))
+        return sorted(set(pts))
+    if quantity == "epsilon_from_delta":
+        return [(mu, d) for mu in mus for d in (_DELTAS_QUICK if quick else _DELTAS)]
+    if quantity in ("mu_from_epsilon_delta", "sigma_from_epsilon_delta"):
+        return [(e, d) for e in (_EPSILONS_QUICK if quick else _EPSILONS)
+                for d in (_BUDGET_DELTAS_QUICK if quick else _BUDGET_DELTAS)]
+    if quantity == "beta_from_mu":
+        return [(mu, a) for mu in mus for a in (_ALPHAS_QUICK if quick else _ALPHAS)]
+    if quantity == "dpsgd_mu_clt":
+        sig = (0.3, 1.0) if quick else (0.3, 0.5, 1.0, 2.0, 5.0)
+        ps = (0.01,) if quick else (1e-4, 0.01, 0.1, 1.0)
+        ts = (100, 100_000) if quick else (1, 100, 10_000, 100_000)
+        return [(s, p, t) for s in sig for p in ps for t in ts]
+    configs = _DPSGD_QUICK if quick else _DPSGD
+    if quantity == "dpsgd_epsilon":
+        return list(configs)
+    if quantity == "dpsgd_mu":
+        return [c[:3] for c in configs]
+    return [c[:3] + (a,) for c in configs for a in (_CURVE_ALPHAS_QUICK if quick else _CURVE_ALPHAS)]
+
+
+def _representable(q: Quantity, inputs: tuple[Any, ...]) -> bool:
+    """False where the exact delta or beta is below TINY (left out: no float can be right)."""
+    if q.name not in ("delta_from_epsilon", "beta_from_mu"):
+        return True
+    try:
+        c = _certified(q.name, inputs, 5)
+    except GdpproofError:
+        return False
+    return c.to_fraction() >= Fraction(TINY)
+
+
+def _drawn(quantity: str, examples: int, seed: int) -> list[tuple[Any, ...]]:
+    """Hypothesis-drawn inputs in the audited domain (seeded, so the same every run)."""
+    if examples <= 0 or QUANTITIES[quantity].reference == "bracket":
+        return []  # proven DP-SGD brackets cost ~1 s each: grids only
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    from hypothesis import strategies as st
+
+    from .._strategies import dpsgd_configurations, epsilon_delta_pairs, gdp_guarantees
+
+    mus = gdp_guarantees(min_mu=1e-4, max_mu=50.0)
+    pairs = epsilon_delta_pairs(max_epsilon=300.0, min_delta=1e-300, max_delta=0.5)
+    strategy: Any
+    if quantity == "delta_from_epsilon":
+        strategy = st.tuples(mus, st.floats(-1.0, 36.0)).map(lambda t: (t[0], max(0.0, t[0] * t[1] + t[0] ** 2 / 2)))
+    elif quantity == "epsilon_from_delta":
+        strategy = st.tuples(mus, pairs.map(lambda p: p[1]))
+    elif quantity in ("mu_from_epsilon_delta", "sigma_from_epsilon_delta"):
+        strategy = pairs
+    elif quantity == "beta_from_mu":
+        strategy = st.tuples(mus, st.floats(1e-300, 1.0, exclude_max=True))
+    else:
+        strategy = dpsgd_configurations(min_noise_multiplier=0.3, max_noise_multiplier=10.0,
+                                        min_sample_rate=1e-4, max_sample_rate=1.0, max_steps=100_000)
+    out: list[tuple[Any, ...]] = []
+
+    @hseed(seed)
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate], derandomize=False,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(x: Any) -> None:
+        out.append(tuple(x))
+
+    collect()
+    return list(dict.fromkeys(out))
+
+
+def _check_common(rtol: Any, seed: Any, examples: Any) -> tuple[float, int, int | None]:
+    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not (0 <= rtol < 1):
+        raise InvalidParameterError(f"rtol={rtol!r} must be a number in [0, 1)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidParameterError(f"seed={seed!r} must be an integer >= 0")
+    if examples is not None and (isinstance(examples, bool) or not isinstance(examples, int) or examples < 0):
+        raise InvalidParameterError(f"examples={examples!r} must be an integer >= 0")
+    return float(rtol), seed, examples
+
+
+def _inputs_for(q: Quantity, quick: bool, seed: int, examples: int | None) -> list[tuple[tuple[Any, ...], str]]:
+    n = examples if examples is not None else (5 if quick else 25)
+    on_grid = grid(q.name, quick=quick)
+    pts = [(x, "grid") for x in on_grid]
+    pts += [(x, "hypothesis") for x in _drawn(q.name, n, seed) if x not in set(on_grid)]
+    return [(x, s) for x, s in pts if _representable(q, x)]

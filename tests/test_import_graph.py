@@ -1,0 +1,221 @@
+"""The layers of gdpproof import one way (DESIGN §2): no import circles, symbolic free of numeric.
+
+The graph is read from the source, not from ``sys.modules``: every ``import`` and ``from ...
+import`` statement of every module of ``gdpproof/`` counts, including those inside functions
+(a lazy import hides a circle at start-up but not from a reader, and the circle still ties the
+modules together).  ``from package import name`` counts as an import of ``package`` (its
+``__init__`` runs) and, when ``name`` is a submodule, of ``package.name`` too.  Imports of other
+distributions are ignored.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gdpproof"
+
+
+def modules(package: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every ``.py`` file under ``package`` (``__init__`` names its package)."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _known(name: str, known: dict[str, Path]) -> str | None:
+    """The longest prefix of ``name`` that is a module of the package (None if there is none)."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package's modules that the module ``name`` (at ``path``) imports, anywhere in its body."""
+    # a relative import is resolved against the package containing the module (a package's
+    # __init__ is inside the package itself)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if node.level - 1 > len(package):
+                    raise AssertionError(f"{path}: relative import beyond the top of the package")
+                base = package[:len(package) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            candidates = [source] + [f"{source}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for candidate in candidates:
+            target = _known(candidate, known)
+            if target is not None and target != name:
+                targets.add(target)
+    return targets
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports."""
+    known = modules(package)
+    return {name: imports_of(name, path, known) for name, path in known.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def cycle_through(start: str, component: list[str], graph: dict[str, set[str]]) -> list[str]:
+    """A shortest path start -> ... -> start inside the component (breadth first)."""
+    inside = set(component)
+    previous: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for nxt in sorted(graph[node] & inside):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(previous[path[-1]])
+                return path[::-1] + [start]
+            if nxt not in previous:
+                previous[nxt] = node
+                queue.append(nxt)
+    raise AssertionError(f"{start} is on no cycle of {component}")  # pragma: no cover
+
+
+def describe(component: list[str], graph: dict[str, set[str]]) -> str:
+    """A circle as text: its modules, one cycle through its first module, and every tie inside it."""
+    ties = "; ".join(f"{a} -> {b}" for a in component for b in sorted(graph[a]) if b in component)
+    cycle = " -> ".join(cycle_through(component[0], component, graph))
+    return f"circle of {len(component)} modules: {cycle}\n    all ties: {ties}"
+
+
+def upward_from_symbolic(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from gdpproof.symbolic (or below) into gdpproof.numeric (or below)."""
+    def within(module: str, layer: str) -> bool:
+        return module == layer or module.startswith(layer + ".")
+
+    return sorted(f"{a} -> {b}" for a in graph for b in graph[a]
+                  if within(a, "gdpproof.symbolic") and within(b, "gdpproof.numeric"))
+
+
+# ---- the walker itself, on a package written for the purpose -----------------------------------
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "pkg"
+
+
+def test_the_walker_sees_lazy_relative_and_package_imports(tmp_path):
+    pkg = _write(tmp_path, {
+        "pkg/__init__.py": "from .a import f\n",
+        "pkg/a.py": "import os\n\ndef f():\n    from .sub import g  # lazy\n    return g\n",
+        "pkg/sub/__init__.py": "from .. import a\n",
+        "pkg/sub/g.py": "import pkg.sub\nfrom pkg import a as _a\n",
+        "pkg/b.py": "from . import a\nfrom .sub.g import x\n",
+    })
+    graph = import_graph(pkg)
+    assert graph == {
+        "pkg": {"pkg.a"},
+        "pkg.a": {"pkg.sub", "pkg.sub.g"},  # `from .sub import g`: the package and its submodule g
+        "pkg.sub": {"pkg", "pkg.a"},  # `from .. import a` runs pkg/__init__ and imports pkg.a
+        "pkg.sub.g": {"pkg", "pkg.sub", "pkg.a"},
+        "pkg.b": {"pkg", "pkg.a", "pkg.sub.g"},
+    }
+
+
+def test_the_walker_finds_a_circle_kept_alive_by_a_lazy_import(tmp_path):
+    pkg = _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/low.py": "def f():\n    from .high import h\n    return h\n",
+        "pkg/high.py": "from .low import f\n",
+        "pkg/alone.py": "from .low import f\n",
+    })
+    graph = import_graph(pkg)
+    assert circles(graph) == [["pkg.high", "pkg.low"]]
+    text = describe(["pkg.high", "pkg.low"], graph)
+    assert "pkg.high -> pkg.low -> pkg.high" in text and "pkg.low -> pkg.high" in text
+
+
+def test_the_walker_finds_symbolic_importing_numeric(tmp_path):
+    pkg = _write(tmp_path, {
+        "gdpproof/__init__.py": "",
+        "gdpproof/symbolic/__init__.py": "",
+        "gdpproof/symbolic/tradeoff.py": "def f():\n    from ..numeric import fast\n",
+        "gdpproof/numeric/__init__.py": "",
+        "gdpproof/numeric/fast.py": "from ..symbolic.tradeoff import f\n",
+    }).parent / "gdpproof"
+    assert upward_from_symbolic(import_graph(pkg)) == ["gdpproof.symbolic.tradeoff -> gdpproof.numeric",
+                                                       "gdpproof.symbolic.tradeoff -> gdpproof.numeric.fast"]
+
+
+# ---- gdpproof ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph(PACKAGE)
+
+
+def test_no_import_circles(graph):
+    found = circles(graph)
+    assert not found, "import circles in gdpproof/ (lazy imports included):\n  " + "\n  ".join(
+        describe(c, graph) for c in found)
+
+
+def test_symbolic_imports_nothing_of_numeric(graph):
+    upward = upward_from_symbolic(graph)
+    assert not upward, "gdpproof.symbolic imports gdpproof.numeric (lazy imports included):\n  " + "\n  ".join(upward)

@@ -58,13 +58,15 @@ def _atom_probabilities() -> tuple[Any, Any]:
     return arb_function(q, (EPS,)), arb_function(qc, (EPS,))
 
 
-def _group_terms(e: flint.arb, n: int) -> list[tuple[flint.arb, flint.arb]]:
-    """(loss, log-probability) of the n-fold randomized response: k = 0..n outcomes +eps."""
+@functools.lru_cache(maxsize=64)
+def _group_terms(e_exact: sympy.Expr, n: int, bits: int) -> tuple[tuple[flint.arb, flint.arb], ...]:
+    """(loss, probability) of the n-fold randomized response, k = 0..n outcomes +eps, as balls
+    computed at ``bits`` (cached: the eps search asks for the same law many times)."""
     q_fn, qc_fn = _atom_probabilities()
+    e = arb_from_exact(e_exact)
     lq, lqc = q_fn(e).log(), qc_fn(e).log()
-    lg_n = flint.arb(n + 1).lgamma()
-    return [((2 * k - n) * e, lg_n - flint.arb(k + 1).lgamma() - flint.arb(n - k + 1).lgamma() + k * lq + (n - k) * lqc)
-            for k in range(n + 1)]
+    lg = [flint.arb(k + 1).lgamma() for k in range(n + 1)]
+    return tuple(((2 * k - n) * e, (lg[n] - lg[k] - lg[n - k] + k * lq + (n - k) * lqc).exp()) for k in range(n + 1))
 
 
 def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
@@ -76,13 +78,16 @@ def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
             if d != 0:
                 keep *= (1 - arb_from_exact(d)) ** n
             if e != 0:
-                per_group.append(_group_terms(arb_from_exact(e), n))
+                per_group.append(_group_terms(e, n, bits))
         total = flint.arb(0)
+        zero = flint.arb(0)
         for combo in itertools.product(*per_group):
-            s = sum((c[0] for c in combo), flint.arb(0))
-            lp = sum((c[1] for c in combo), flint.arb(0))
-            gain = (1 - (x - s).exp()).max(flint.arb(0))
-            total += lp.exp() * gain
+            s, pr = combo[0]
+            for c in combo[1:]:
+                s, pr = s + c[0], pr * c[1]
+            if s < x:  # the term is 0 (decided); an undecided term keeps its ball
+                continue
+            total += pr * (1 - (x - s).exp()).max(zero)
         return (1 - keep) + keep * total
 
     return enclose
@@ -109,5 +114,15 @@ def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: 
     if atom_count(groups) > MAX_ATOMS:
         raise NotSupportedError(f"the exact composition has {atom_count(groups)} atoms, more than "
                                 f"{MAX_ATOMS}: use the bracket route")
-    return certify_enclosure(_enclosure(groups, epsilon), digits=digits, rounding="up",
+    def exact() -> sympy.Expr | None:
+        # beyond the largest finite loss only the revealing outcome is left: delta = delta_inf,
+        # an exact number that a ball straddles at every precision when it is a short decimal
+        if sympy.sympify(sum(n * e for e, _, n in groups) <= epsilon) is sympy.true:
+            keep = sympy.Integer(1)
+            for _, d, n in groups:
+                keep *= (1 - d) ** n
+            return sympy.nsimplify(1 - keep) if (1 - keep).is_Rational else None
+        return None
+
+    return certify_enclosure(_enclosure(groups, epsilon), digits=digits, rounding="up", exact=exact,
                              what=f"delta at epsilon={epsilon} of the finite composition")

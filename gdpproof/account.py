@@ -40,7 +40,7 @@ from .numeric.bound import Bound
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
 from .numeric.dpsgd import _float_certified, dpsgd_mu
 from .numeric.finite import MAX_ATOMS, atom_count, finite_delta
-from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
+from .numeric.losses import CompiledLoss, PrivacyLoss, loss_from_law, rounded_exactly
 from .numeric.pld import ComposedLoss, HonestMu, delta_bracket, epsilon_bracket
 from .numeric.profile import epsilon_from_profile
 from .symbolic.clt import APPROXIMATION_NOTE
@@ -170,8 +170,9 @@ class Account:
             main = f"(ε, δ)-DP with ε = {_fmt(self.epsilon)} and δ = {hi}"
             what = "δ"
         if self.route == "bracket":
+            order = "" if self.ordering == "both" else f" (worse ordering: {self.ordering})"
             how = (f"a proven upper bound; the exact {what} lies in [{lo}, {hi}], by numerical composition of "
-                   f"privacy-loss distributions with a proven error bracket (worse ordering: {self.ordering})")
+                   f"privacy-loss distributions with a proven error bracket{order}")
         else:
             how = f"the exact {what} rounded up to {self.digits} significant digits, certified in ball arithmetic"
         gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
@@ -400,6 +401,8 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         else:
             b, comp = delta_bracket(parts, float(value), rel_width=rel_width)
             ordering = comp.worse_ordering(float(value))
+        if all(loss.law.family.symmetric for loss, _ in parts if isinstance(loss, CompiledLoss)):
+            ordering = "both"  # symmetric pairs: the two orderings are the same mechanism
         return _make(mechanism, "bracket", given, value, b, ordering, digits, None, comp, tuple(notes))
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
 

@@ -74,6 +74,8 @@ class LossFamily:
     riskier : tuple of int
         For each parameter, +1 if a larger value is less private (the pair's trade-off curve
         decreases), -1 if a smaller one is: the direction to round a parameter in safely.
+    symmetric : bool
+        True when T(P, Q) = T(Q, P) (both orderings have the same privacy profile).
     """
 
     name: str
@@ -88,6 +90,7 @@ class LossFamily:
     x_of_ell: sympy.Expr | None = None
     atoms: dict[str, tuple[tuple[sympy.Expr, sympy.Expr], ...]] | None = None
     riskier: tuple[int, ...] = ()
+    symmetric: bool = True
 
 
 @dataclass(frozen=True)
@@ -241,6 +244,7 @@ SUBSAMPLED_GAUSSIAN = LossFamily(
     integrand={"P": SUBSAMPLED_GAUSSIAN_LOSS_AT * _density_p, "Q": SUBSAMPLED_GAUSSIAN_LOSS_AT * _density_q},
     x_of_ell=SUBSAMPLED_GAUSSIAN_X_OF_ELL,
     riskier=(-1, 1),
+    symmetric=False,
 )
 
 FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, LAPLACE, SUBSAMPLED_GAUSSIAN)}

@@ -50,3 +50,13 @@ as_json: str = report.to_json()
 peer_fn: audit.PeerFunction = audit.PeerFunction("mine", "epsilon_from_delta", lambda mu, d: 1.0)
 mus = strategies.gdp_guarantees(max_mu=5.0)
 configs = strategies.dpsgd_configurations(max_steps=100)
+
+from gdpproof import mechanisms  # noqa: E402
+
+model: mechanisms.Mechanism = gdpproof.Composed(gdpproof.Repeated(gdpproof.GaussianMechanism("10/3"), 10),
+                                                gdpproof.LaplaceMechanism(10))
+door: gdpproof.Account = gdpproof.account(model, delta="1e-5")
+route: str = door.route
+sentence: str = door.statement()
+fields: dict[str, object] = door.to_dict()
+steps_model: mechanisms.Repeated = gdpproof.dpsgd(1.0, 0.01, 100)

@@ -6,12 +6,18 @@ every number they print is a :class:`Certified` decimal, rounded in the safe dir
 >>> import gdpproof
 >>> gdpproof.gaussian(1).delta(1, digits=40)
 Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+
+Importing the package is cheap: the public names are loaded on first use (PEP 562), from the
+module :data:`_LAZY` names for them, so ``gdpproof --version`` and ``--help`` need neither sympy
+nor scipy.  To add a public name, add it to ``__all__``, to its module's entry in ``_LAZY`` and
+to the ``TYPE_CHECKING`` imports (which tell type checkers what the names are).
 """
 
 from __future__ import annotations
 
-from . import symbols
-from .audit import MechanismAudit, audit_mechanism
+import importlib
+import typing
+
 from .errors import (
     ConvergenceError,
     GdpproofError,
@@ -20,61 +26,131 @@ from .errors import (
     PrecisionError,
     SymbolicError,
 )
-from .numeric.certify import Certified
-from .numeric.clt import (
-    BerryEsseenBand,
-    DPSGDAccount,
-    Functionals,
-    bar_kappa3,
-    berry_esseen,
-    dpsgd_mu,
-    functionals,
-    kappa2,
-    kappa3,
-    kl,
-)
-from .numeric.duality import mu_from_points, tradeoff_from_delta
-from .numeric.pld import (
-    Bound,
-    ComposedLoss,
-    DPSGDBracket,
-    GaussianLoss,
-    HonestMu,
-    LaplaceLoss,
-    PrivacyLoss,
-    RandomizedResponseLoss,
-    SubsampledGaussianLoss,
-    compose_losses,
-    dpsgd_epsilon,
-    epsilon_bracket,
-)
-from .numeric.solve import (
-    beta_from_mu,
-    delta_from_epsilon,
-    epsilon_from_delta,
-    epsilon_from_log_delta,
-    log_delta_from_epsilon,
-    mu_from_epsilon_delta,
-    mu_from_error_rates,
-    mu_from_pure_epsilon,
-    mu_from_sigma,
-    sigma_from_epsilon_delta,
-    sigma_from_error_rates,
-)
-from .numeric.validity import ValidityReport, Verdict, check_tradeoff
-from .reference import Table, TableVerification, make_table, read_table, verify_table
-from .symbolic.composition import compose, rr_composition, self_compose, subsample, with_delta
-from .symbolic.tradeoff import (
-    TradeOff,
-    eps_delta,
-    gaussian,
-    identity,
-    laplace,
-    location_family,
-    randomized_response,
-)
 
 __version__ = "0.1.0"
+
+#: module (relative to this package) -> the public names it provides, imported on first use.
+_LAZY: dict[str, tuple[str, ...]] = {
+    "audit": (
+        "MechanismAudit", "audit_mechanism",
+    ),
+    "numeric.certify": (
+        "Certified",
+    ),
+    "numeric.clt": (
+        "BerryEsseenBand", "DPSGDAccount", "Functionals", "bar_kappa3", "berry_esseen", "dpsgd_mu",
+        "functionals", "kappa2", "kappa3", "kl",
+    ),
+    "numeric.duality": (
+        "mu_from_points", "tradeoff_from_delta",
+    ),
+    "numeric.pld": (
+        "Bound", "ComposedLoss", "DPSGDBracket", "GaussianLoss", "HonestMu", "LaplaceLoss",
+        "PrivacyLoss", "RandomizedResponseLoss", "SubsampledGaussianLoss", "compose_losses",
+        "dpsgd_epsilon", "epsilon_bracket",
+    ),
+    "numeric.solve": (
+        "beta_from_mu", "delta_from_epsilon", "epsilon_from_delta", "epsilon_from_log_delta",
+        "log_delta_from_epsilon", "mu_from_epsilon_delta", "mu_from_error_rates",
+        "mu_from_pure_epsilon", "mu_from_sigma", "sigma_from_epsilon_delta", "sigma_from_error_rates",
+    ),
+    "numeric.validity": (
+        "ValidityReport", "Verdict", "check_tradeoff",
+    ),
+    "reference": (
+        "Table", "TableVerification", "make_table", "read_table", "verify_table",
+    ),
+    "symbolic.composition": (
+        "compose", "rr_composition", "self_compose", "subsample", "with_delta",
+    ),
+    "symbolic.tradeoff": (
+        "TradeOff", "eps_delta", "gaussian", "identity", "laplace", "location_family",
+        "randomized_response",
+    ),
+}
+
+#: submodules that are public names themselves.
+_SUBMODULES = ("symbols",)
+
+_WHERE: dict[str, str] = {name: module for module, names in _LAZY.items() for name in names}
+
+if typing.TYPE_CHECKING:
+    from . import symbols
+    from .audit import MechanismAudit, audit_mechanism
+    from .numeric.certify import Certified
+    from .numeric.clt import (
+        BerryEsseenBand,
+        DPSGDAccount,
+        Functionals,
+        bar_kappa3,
+        berry_esseen,
+        dpsgd_mu,
+        functionals,
+        kappa2,
+        kappa3,
+        kl,
+    )
+    from .numeric.duality import mu_from_points, tradeoff_from_delta
+    from .numeric.pld import (
+        Bound,
+        ComposedLoss,
+        DPSGDBracket,
+        GaussianLoss,
+        HonestMu,
+        LaplaceLoss,
+        PrivacyLoss,
+        RandomizedResponseLoss,
+        SubsampledGaussianLoss,
+        compose_losses,
+        dpsgd_epsilon,
+        epsilon_bracket,
+    )
+    from .numeric.solve import (
+        beta_from_mu,
+        delta_from_epsilon,
+        epsilon_from_delta,
+        epsilon_from_log_delta,
+        log_delta_from_epsilon,
+        mu_from_epsilon_delta,
+        mu_from_error_rates,
+        mu_from_pure_epsilon,
+        mu_from_sigma,
+        sigma_from_epsilon_delta,
+        sigma_from_error_rates,
+    )
+    from .numeric.validity import ValidityReport, Verdict, check_tradeoff
+    from .reference import Table, TableVerification, make_table, read_table, verify_table
+    from .symbolic.composition import compose, rr_composition, self_compose, subsample, with_delta
+    from .symbolic.tradeoff import (
+        TradeOff,
+        eps_delta,
+        gaussian,
+        identity,
+        laplace,
+        location_family,
+        randomized_response,
+    )
+
+
+def __getattr__(name: str) -> typing.Any:
+    """Import a public name on first use (PEP 562) and keep it in the module's namespace."""
+    if name in _SUBMODULES:
+        value: typing.Any = importlib.import_module(f"{__name__}.{name}")
+    elif name in _WHERE:
+        module = _WHERE[name]
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        if module.startswith("symbolic"):
+            # the numeric layer registers the numeric methods of symbolic values when it is
+            # imported: a TradeOff from here must find them
+            from . import numeric  # noqa: F401
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:

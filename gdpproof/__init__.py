@@ -15,8 +15,7 @@ to the ``TYPE_CHECKING`` imports (which tell type checkers what the names are).
 
 from __future__ import annotations
 
-import importlib
-import typing
+import sys as _sys
 
 from .errors import (
     ConvergenceError,
@@ -74,7 +73,10 @@ _SUBMODULES = ("symbols",)
 
 _WHERE: dict[str, str] = {name: module for module, names in _LAZY.items() for name in names}
 
-if typing.TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ below (and no typing)
+    from typing import Any
+
     from . import symbols
     from .audit import MechanismAudit, audit_mechanism
     from .numeric.certify import Certified
@@ -132,13 +134,21 @@ if typing.TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> typing.Any:
+del TYPE_CHECKING
+
+
+def _import(module: str) -> Any:
+    __import__(f"{__name__}.{module}")
+    return _sys.modules[f"{__name__}.{module}"]
+
+
+def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562) and keep it in the module's namespace."""
     if name in _SUBMODULES:
-        value: typing.Any = importlib.import_module(f"{__name__}.{name}")
+        value = _import(name)
     elif name in _WHERE:
         module = _WHERE[name]
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        value = getattr(_import(module), name)
         if module.startswith("symbolic"):
             # the numeric layer registers the numeric methods of symbolic values when it is
             # imported: a TradeOff from here must find them

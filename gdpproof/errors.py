@@ -7,8 +7,10 @@ keeps working for code that does not know gdpproof.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not at run time: the command line's start-up does without typing
+    from collections.abc import Mapping
+    from typing import Any
 
 __all__ = [
     "GdpproofError",

@@ -13,12 +13,14 @@ nothing is printed on stdout).
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
 
 from ..errors import GdpproofError, NotSupportedError
 from ._common import Usage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 
@@ -27,14 +29,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     from ._parser import COMMANDS, build_parser
 
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    # only the command that runs needs its options (the first word that is not an option:
+    # gdpproof's own options take no value)
+    command = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(command if command in COMMANDS else "")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return int(exc.code or 0)
     try:
-        command = importlib.import_module(f"{__name__}.{COMMANDS[args.command]}")
-        return int(command.run(args))
+        module = f"{__name__}.{COMMANDS[args.command]}"
+        __import__(module)
+        return int(sys.modules[module].run(args))
     except Usage as exc:
         print(f"gdpproof: error: {exc}", file=sys.stderr)
         return 2

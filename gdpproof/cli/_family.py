@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import Any
 
 from ._common import Usage, flags
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 KINDS = ("gaussian", "eps-delta", "randomized-response", "laplace", "subsampled-gaussian", "rr-composition")
 

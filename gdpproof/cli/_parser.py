@@ -35,48 +35,129 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command and option (no command's implementation is imported)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command (no command's implementation is imported).
+
+    Every command is listed with its help.  Its options are built for ``command`` only, for
+    none when ``command`` is ``""`` (``gdpproof --help`` and ``--version`` need none: building
+    them would be most of their start-up), and for every command when it is None.
+    """
     parser = Parser(prog="gdpproof", description="Gaussian differential privacy with certified digits.")
     parser.add_argument("--version", action="version", version=f"gdpproof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    p = sub.add_parser("tradeoff", help="beta = f(alpha) for a trade-off family")
+    def add(name: str, **kwargs: str) -> argparse.ArgumentParser | None:
+        """List the command; its parser, to add options to, if they are wanted."""
+        wanted = command is None or command == name
+        p = sub.add_parser(name, add_help=wanted, **kwargs)
+        return p if wanted else None
+
+    p = add("tradeoff", help="beta = f(alpha) for a trade-off family")
+    if p is not None:
+        _tradeoff_options(p)
+
+    p = add("convert", help="mu-GDP <-> (epsilon, delta)-DP: give exactly two of --mu, --eps, --delta",
+            description="--mu M --eps E: delta (rounded up); --mu M --delta D: smallest epsilon "
+                        "(rounded up); --eps E --delta D: largest mu (rounded down).")
+    if p is not None:
+        _convert_options(p)
+
+    p = add("calibrate", help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up)")
+    if p is not None:
+        _calibrate_options(p)
+
+    p = add("delta", help="delta(epsilon) of a trade-off family (rounded up)")
+    if p is not None:
+        _delta_options(p)
+
+    p = add("tightest-mu", help="smallest mu with f >= G_mu (rounded up)")
+    if p is not None:
+        _tightest_mu_options(p)
+
+    p = add("check", help="is it a trade-off function? (exit 1 if refuted)")
+    if p is not None:
+        _check_options(p)
+
+    p = add("compose", help="composition: exact GDP, the CLT with its Berry-Esseen bound, functionals")
+    if p is not None:
+        _compose_options(p)
+
+    p = add("account", help="DP-SGD: the CLT mu_clt, eps_clt, gamma, beside the proven eps bracket",
+            description="The central-limit approximation of Bu, Dong, Long & Su (2020). It can "
+                        "understate the true privacy loss; gamma is its Berry-Esseen error. With "
+                        "--delta (Poisson sampling) the true eps is bracketed by numerical "
+                        "composition: eps_lower <= eps <= eps_upper.")
+    if p is not None:
+        _account_options(p)
+
+    p = add("simulate", help="Monte Carlo of a mechanism against its theoretical trade-off curve",
+            description="Simulates the mechanism on two neighbouring data sets, estimates its trade-off "
+                        "curve with a simultaneous DKW band, and checks the theory against it (exit 1 "
+                        "if the theory is outside the band).")
+    if p is not None:
+        _simulate_options(p)
+
+    p = add("table", help="a certified reference table (CSV, JSON, LaTeX, Markdown), or --verify one",
+            description="Every value certified to --digits significant digits and rounded in its safe "
+                        "direction. Grid options take a comma-separated list, lin:START:STOP:N or "
+                        "log:START:STOP:N. Without --out the table goes to stdout.")
+    if p is not None:
+        _table_options(p)
+
+    p = add("tables", help="the tables shipped in gdpproof/reference/data: regenerate or check them")
+    if p is not None:
+        _tables_options(p)
+
+    p = add("audit", help="audit other implementations against gdpproof's certified values")
+    if p is not None:
+        _audit_options(p)
+
+    p = add("report", help="run the verification end to end; write HTML and JSON")
+    if p is not None:
+        _report_options(p)
+    return parser
+
+
+def _tradeoff_options(p: argparse.ArgumentParser) -> None:
     add_family_options(p)
     p.add_argument("--alpha", required=True, help="type I error in [0, 1]")
     p.add_argument("--rounding", default="down", choices=("down", "up", "nearest"),
                    help="direction of the last digit (default down: the safe side for beta)")
     add_common(p)
 
-    p = sub.add_parser("convert", help="mu-GDP <-> (epsilon, delta)-DP: give exactly two of --mu, --eps, --delta",
-                       description="--mu M --eps E: delta (rounded up); --mu M --delta D: smallest epsilon "
-                                   "(rounded up); --eps E --delta D: largest mu (rounded down).")
+
+def _convert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mu", help="GDP parameter mu >= 0")
     p.add_argument("--eps", "--epsilon", dest="epsilon", help="epsilon >= 0")
     p.add_argument("--delta", help="delta in [0, 1]")
     add_common(p)
 
-    p = sub.add_parser("calibrate", help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up)")
+
+def _calibrate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", "--epsilon", dest="epsilon", required=True, help="epsilon >= 0")
     p.add_argument("--delta", required=True, help="delta in [0, 1]")
     p.add_argument("--sensitivity", default="1", help="L2 sensitivity (default 1)")
     add_common(p)
 
-    p = sub.add_parser("delta", help="delta(epsilon) of a trade-off family (rounded up)")
+
+def _delta_options(p: argparse.ArgumentParser) -> None:
     add_family_options(p)
     p.add_argument("--at", dest="at", required=True, metavar="EPS", help="the epsilon at which to evaluate delta")
     add_common(p)
 
-    p = sub.add_parser("tightest-mu", help="smallest mu with f >= G_mu (rounded up)")
+
+def _tightest_mu_options(p: argparse.ArgumentParser) -> None:
     add_family_options(p)
     add_common(p)
 
-    p = sub.add_parser("check", help="is it a trade-off function? (exit 1 if refuted)")
+
+def _check_options(p: argparse.ArgumentParser) -> None:
     add_family_options(p)
     p.add_argument("--points", type=int, default=64, help="uniform grid size (default 64)")
     add_common(p, digits=False)
 
-    p = sub.add_parser("compose", help="composition: exact GDP, the CLT with its Berry-Esseen bound, functionals")
+
+def _compose_options(p: argparse.ArgumentParser) -> None:
     csub = p.add_subparsers(dest="compose_command", required=True, parser_class=Parser)
     q = csub.add_parser("gdp", help="G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2), exactly (mu rounded up)")
     q.add_argument("--mu", action="append", required=True, help="a GDP parameter (repeat for each mechanism)")
@@ -89,11 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_family_options(q)
     add_common(q)
 
-    p = sub.add_parser("account", help="DP-SGD: the CLT mu_clt, eps_clt, gamma, beside the proven eps bracket",
-                       description="The central-limit approximation of Bu, Dong, Long & Su (2020). It can "
-                                   "understate the true privacy loss; gamma is its Berry-Esseen error. With "
-                                   "--delta (Poisson sampling) the true eps is bracketed by numerical "
-                                   "composition: eps_lower <= eps <= eps_upper.")
+
+def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sigma", required=True, help="noise multiplier sigma > 0")
     p.add_argument("--sample-rate", dest="sample_rate", required=True, help="sampling probability p in (0, 1]")
     p.add_argument("--steps", required=True, help="number of steps T >= 1")
@@ -104,10 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="relative width of the eps bracket to reach (default 0.01)")
     add_common(p)
 
-    p = sub.add_parser("simulate", help="Monte Carlo of a mechanism against its theoretical trade-off curve",
-                       description="Simulates the mechanism on two neighbouring data sets, estimates its trade-off "
-                                   "curve with a simultaneous DKW band, and checks the theory against it (exit 1 "
-                                   "if the theory is outside the band).")
+
+def _simulate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("mechanism", choices=("gaussian", "randomized-response", "laplace", "module"))
     p.add_argument("--sensitivity", default="1", help="L2 sensitivity (gaussian, laplace; default 1)")
     p.add_argument("--sigma", help="Gaussian noise standard deviation (gaussian)")
@@ -127,10 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", help="write the estimate, band and theory to this PNG file")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
-    p = sub.add_parser("table", help="a certified reference table (CSV, JSON, LaTeX, Markdown), or --verify one",
-                       description="Every value certified to --digits significant digits and rounded in its safe "
-                                   "direction. Grid options take a comma-separated list, lin:START:STOP:N or "
-                                   "log:START:STOP:N. Without --out the table goes to stdout.")
+
+def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("kind", nargs="?", choices=TABLE_KINDS,
                    help="delta (--mu --eps), epsilon (--mu --delta), mu (--eps --delta), sigma (--eps --delta "
                         "[--sensitivity]), tradeoff (--mu --alpha), subsampled (--mu --sample-rate --alpha), "
@@ -152,14 +226,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object on stdout (a summary with --out or "
                    "--verify; the table in JSON format otherwise)")
 
-    p = sub.add_parser("tables", help="the tables shipped in gdpproof/reference/data: regenerate or check them")
+
+def _tables_options(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--regenerate", action="store_true", help="rebuild every shipped table in place")
     g.add_argument("--check", action="store_true", help="recompute and compare (exit 1 on any difference)")
     p.add_argument("--rows", help="with --check: only the first ROWS rows of each table (a fast slice)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
-    p = sub.add_parser("audit", help="audit other implementations against gdpproof's certified values")
+
+def _audit_options(p: argparse.ArgumentParser) -> None:
     asub = p.add_subparsers(dest="audit_command", required=True, parser_class=Parser)
     q = asub.add_parser("accountant", help="audit a peer library's accountant (exit 1 on an unsafe finding)",
                         description="Compares every function a peer library offers (delta and epsilon of mu-GDP, "
@@ -197,10 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--digits", type=int, default=6, help="digits of mu_low and delta_low, rounded down (default 6)")
     q.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
-    p = sub.add_parser("report", help="run the verification end to end; write HTML and JSON")
+
+def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="report", help="output folder (default ./report)")
     p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--quick", action="store_true",
                    help="skip the derivations and the numerical-composition figures (a few seconds)")
-    return parser

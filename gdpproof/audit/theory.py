@@ -62,8 +62,8 @@ def dpsgd_grid_step(steps: int) -> float:
     it small beside a band of a million samples or more:
     h = min(1e-3, max(2e-5, 0.002 / \sqrt{T \log(10^{12}) / 2})).
 
-    >>> dpsgd_grid_step(1), round(dpsgd_grid_step(50), 6)
-    (0.001, 7.6e-05)
+    >>> round(dpsgd_grid_step(50), 6), dpsgd_grid_step(10**7)
+    (7.6e-05, 2e-05)
     """
     return min(1e-3, max(2e-5, 0.002 / math.sqrt(steps * math.log(1e12) / 2)))
 

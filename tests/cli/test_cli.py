@@ -135,6 +135,21 @@ def test_check_exit_codes(capsys):
         (["table", "--verify", "/nonexistent/x.csv"], "source='/nonexistent/x.csv' cannot be read"),
         (["table", "--verify", "x.csv", "--sample", "-1"], "--sample='-1' must be an integer >= 1"),
         (["tables", "--regenerate", "--rows", "3"], "--rows=3 applies to --check only"),
+        # the library's argument named as the option that gave it (InvalidParameterError.argument)
+        (["delta", "gaussian", "--mu", "1", "--at", "-1"], "error: --at='-1' must be >= 0"),
+        (["delta", "eps-delta", "--eps", "-1", "--at", "1"], "error: --eps='-1' must be >= 0"),
+        (["calibrate", "--eps", "1", "--delta", "2"], "error: --delta='2' must be in [0, 1]"),
+        (["tightest-mu", "gaussian", "--mu", "1", "--digits", "0"], "error: --digits=0 must be between 1 and 4000"),
+        (["compose", "clt", "gaussian", "--mu", "1", "--digits", "0"], "error: --digits=0 must be between"),
+        (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--digits", "0"],
+         "error: --digits=0 must be between 1 and 4000"),
+        (["simulate", "laplace", "--scale", "-1", "--samples", "10", "--seed", "1"],
+         "error: --scale='-1' must be a finite number > 0"),
+        (["simulate", "randomized-response", "--eps", "0", "--samples", "10", "--seed", "1"],
+         "error: --eps='0' must be a finite number > 0 at most 700"),
+        # once a ZeroDivisionError traceback
+        (["simulate", "gaussian", "--sigma", "1", "--sensitivity", "0", "--sample-rate", "0.1", "--samples", "10",
+          "--seed", "1"], "error: --sensitivity='0' must be a finite number > 0"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
@@ -335,6 +350,7 @@ def test_audit_mechanism_eps_delta_workers_and_score(capsys):
     (["--claimed-mu", "1", "--confidence", "1"], "--confidence='1' must be in (0, 1)"),
     (["--claimed-mu", "1", "--digits", "0"], "--digits=0 must be an integer from 1 to 30"),
     (["--claimed-mu", "1", "--seed", "-3"], "--seed='-3' must be an integer >= 0"),
+    (["--claimed-mu", "1", "--workers", "0"], "--workers='0' must be an integer >= 1"),
 ])
 def test_audit_mechanism_bad_options(capsys, argv, needle):
     argv = ["audit", "mechanism", "--module", f"{EXAMPLE}:correct", *argv]

@@ -13,6 +13,10 @@ from .. import __version__
 from ._common import Parser, add_common
 from ._family import KINDS, add_family_options
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["COMMANDS", "build_parser"]
 
 TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd")
@@ -46,7 +50,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gdpproof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    def add(name: str, **kwargs: str) -> argparse.ArgumentParser | None:
+    def add(name: str, **kwargs: Any) -> argparse.ArgumentParser | None:
         """List the command; its parser, to add options to, if they are wanted."""
         wanted = command is None or command == name
         p = sub.add_parser(name, add_help=wanted, **kwargs)

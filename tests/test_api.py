@@ -57,3 +57,20 @@ def test_flint_precision_is_restored():
     before = flint.ctx.prec
     gdpproof.laplace(1).delta("0.5", digits=50)
     assert flint.ctx.prec == before
+
+
+def test_a_name_shared_with_its_module_stays_the_name(monkeypatch):
+    """``account`` from gdpproof/account.py: importing the submodule (which binds the package's
+    attribute to the module) must not hide the function."""
+    import sys
+    import types
+
+    module = types.ModuleType("gdpproof.fake_door")
+    module.fake_door = lambda: "the function"
+    monkeypatch.setitem(gdpproof._WHERE, "fake_door", "fake_door")
+    monkeypatch.setitem(sys.modules, "gdpproof.fake_door", module)
+    try:
+        setattr(gdpproof, "fake_door", module)  # what the import system does after loading it
+        assert gdpproof.fake_door() == "the function"
+    finally:
+        del gdpproof.fake_door

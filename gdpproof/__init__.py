@@ -72,6 +72,10 @@ _LAZY: dict[str, tuple[str, ...]] = {
 #: submodules that are public names themselves.
 _SUBMODULES = ("symbols",)
 
+#: modules whose values compute with methods the numeric layer registers when it is imported:
+#: resolving a name from one of them imports gdpproof.numeric too.
+_WITH_NUMERIC = ("symbolic.",)
+
 _WHERE: dict[str, str] = {name: module for module, names in _LAZY.items() for name in names}
 
 TYPE_CHECKING = False
@@ -150,9 +154,8 @@ def __getattr__(name: str) -> Any:
     elif name in _WHERE:
         module = _WHERE[name]
         value = getattr(_import(module), name)
-        if module.startswith("symbolic"):
-            # the numeric layer registers the numeric methods of symbolic values when it is
-            # imported: a TradeOff from here must find them
+        if module.startswith(_WITH_NUMERIC):
+            # a TradeOff from here must find the numeric methods registered for it
             from . import numeric  # noqa: F401
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,26 +6,18 @@ every number they print is a :class:`Certified` decimal, rounded in the safe dir
 >>> import gdpproof
 >>> gdpproof.gaussian(1).delta(1, digits=40)
 Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+
+Importing the package is cheap: the public names are loaded on first use (PEP 562), from the
+module :data:`_LAZY` names for them, so ``gdpproof --version`` and ``--help`` need neither sympy
+nor scipy.  To add a public name, add it to ``__all__``, to its module's entry in ``_LAZY`` and
+to the ``TYPE_CHECKING`` imports (which tell type checkers what the names are).  A name may
+share its module's name (``account`` from ``gdpproof/account.py``): the name wins.
 """
 
 from __future__ import annotations
 
-from . import symbols
-from ._version import __version__
-from .account import Account, CLTApproximation, account
-from .mechanisms import (
-    GDP,
-    Composed,
-    EpsDelta,
-    GaussianMechanism,
-    LaplaceMechanism,
-    PoissonSampled,
-    PureDP,
-    RandomizedResponse,
-    Repeated,
-    dpsgd,
-)
-from .audit import MechanismAudit, audit_mechanism
+import sys as _sys
+
 from .errors import (
     ConvergenceError,
     GdpproofError,
@@ -34,57 +26,184 @@ from .errors import (
     PrecisionError,
     SymbolicError,
 )
-from .numeric.certify import Certified
-from .numeric.clt import (
-    BerryEsseenBand,
-    Functionals,
-    bar_kappa3,
-    berry_esseen,
-    functionals,
-    kappa2,
-    kappa3,
-    kl,
-)
-from .numeric.dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
-from .numeric.duality import mu_from_points, tradeoff_from_delta
-from .numeric.pld import (
-    Bound,
-    ComposedLoss,
-    GaussianLoss,
-    HonestMu,
-    LaplaceLoss,
-    PrivacyLoss,
-    RandomizedResponseLoss,
-    SubsampledGaussianLoss,
-    compose_losses,
-    epsilon_bracket,
-)
-from .numeric.solve import (
-    beta_from_mu,
-    delta_from_epsilon,
-    epsilon_from_delta,
-    epsilon_from_log_delta,
-    log_delta_from_epsilon,
-    mu_from_epsilon_delta,
-    mu_from_error_rates,
-    mu_from_pure_epsilon,
-    mu_from_sigma,
-    sigma_from_epsilon_delta,
-    sigma_from_error_rates,
-)
-from .numeric.validity import ValidityReport, Verdict, check_tradeoff
-from .reference import Table, TableVerification, make_table, read_table, verify_table
-from .symbolic.composition import compose, rr_composition, self_compose, subsample, with_delta
-from .symbolic.tradeoff import (
-    TradeOff,
-    eps_delta,
-    gaussian,
-    identity,
-    laplace,
-    location_family,
-    randomized_response,
-)
 
+from ._version import __version__
+
+#: module (relative to this package) -> the public names it provides, imported on first use.
+_LAZY: dict[str, tuple[str, ...]] = {
+    "account": (
+        "account", "Account", "CLTApproximation",
+    ),
+    "mechanisms": (
+        "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "PureDP", "EpsDelta",
+        "PoissonSampled", "Composed", "Repeated", "dpsgd",
+    ),
+    "audit": (
+        "MechanismAudit", "audit_mechanism",
+    ),
+    "numeric.certify": (
+        "Certified",
+    ),
+    "numeric.clt": (
+        "BerryEsseenBand", "Functionals", "bar_kappa3", "berry_esseen", "functionals", "kappa2", "kappa3", "kl",
+    ),
+    "numeric.dpsgd": (
+        "DPSGDAccount", "DPSGDBracket", "dpsgd_epsilon", "dpsgd_mu",
+    ),
+    "numeric.duality": (
+        "mu_from_points", "tradeoff_from_delta",
+    ),
+    "numeric.pld": (
+        "Bound", "ComposedLoss", "GaussianLoss", "HonestMu", "LaplaceLoss",
+        "PrivacyLoss", "RandomizedResponseLoss", "SubsampledGaussianLoss", "compose_losses",
+        "epsilon_bracket",
+    ),
+    "numeric.solve": (
+        "beta_from_mu", "delta_from_epsilon", "epsilon_from_delta", "epsilon_from_log_delta",
+        "log_delta_from_epsilon", "mu_from_epsilon_delta", "mu_from_error_rates",
+        "mu_from_pure_epsilon", "mu_from_sigma", "sigma_from_epsilon_delta", "sigma_from_error_rates",
+    ),
+    "numeric.validity": (
+        "ValidityReport", "Verdict", "check_tradeoff",
+    ),
+    "reference": (
+        "Table", "TableVerification", "make_table", "read_table", "verify_table",
+    ),
+    "symbolic.composition": (
+        "compose", "rr_composition", "self_compose", "subsample", "with_delta",
+    ),
+    "symbolic.tradeoff": (
+        "TradeOff", "eps_delta", "gaussian", "identity", "laplace", "location_family",
+        "randomized_response",
+    ),
+}
+
+#: submodules that are public names themselves.
+_SUBMODULES = ("symbols",)
+
+#: modules whose values compute with methods the numeric layer registers when it is imported:
+#: resolving a name from one of them imports gdpproof.numeric too.
+_WITH_NUMERIC = ("symbolic.", "mechanisms")
+
+_WHERE: dict[str, str] = {name: module for module, names in _LAZY.items() for name in names}
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ below (and no typing)
+    from typing import Any
+
+    from . import symbols
+    from .account import Account, CLTApproximation, account
+    from .audit import MechanismAudit, audit_mechanism
+    from .mechanisms import (
+        GDP,
+        Composed,
+        EpsDelta,
+        GaussianMechanism,
+        LaplaceMechanism,
+        PoissonSampled,
+        PureDP,
+        RandomizedResponse,
+        Repeated,
+        dpsgd,
+    )
+    from .numeric.certify import Certified
+    from .numeric.clt import (
+        BerryEsseenBand,
+        Functionals,
+        bar_kappa3,
+        berry_esseen,
+        functionals,
+        kappa2,
+        kappa3,
+        kl,
+    )
+    from .numeric.dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
+    from .numeric.duality import mu_from_points, tradeoff_from_delta
+    from .numeric.pld import (
+        Bound,
+        ComposedLoss,
+        GaussianLoss,
+        HonestMu,
+        LaplaceLoss,
+        PrivacyLoss,
+        RandomizedResponseLoss,
+        SubsampledGaussianLoss,
+        compose_losses,
+        epsilon_bracket,
+    )
+    from .numeric.solve import (
+        beta_from_mu,
+        delta_from_epsilon,
+        epsilon_from_delta,
+        epsilon_from_log_delta,
+        log_delta_from_epsilon,
+        mu_from_epsilon_delta,
+        mu_from_error_rates,
+        mu_from_pure_epsilon,
+        mu_from_sigma,
+        sigma_from_epsilon_delta,
+        sigma_from_error_rates,
+    )
+    from .numeric.validity import ValidityReport, Verdict, check_tradeoff
+    from .reference import Table, TableVerification, make_table, read_table, verify_table
+    from .symbolic.composition import compose, rr_composition, self_compose, subsample, with_delta
+    from .symbolic.tradeoff import (
+        TradeOff,
+        eps_delta,
+        gaussian,
+        identity,
+        laplace,
+        location_family,
+        randomized_response,
+    )
+
+
+del TYPE_CHECKING
+
+
+def _import(module: str) -> Any:
+    __import__(f"{__name__}.{module}")
+    return _sys.modules[f"{__name__}.{module}"]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562) and keep it in the module's namespace."""
+    if name in _SUBMODULES:
+        value = _import(name)
+    elif name in _WHERE:
+        module = _WHERE[name]
+        value = getattr(_import(module), name)
+        if module.startswith(_WITH_NUMERIC):
+            # a TradeOff from here must find the numeric methods registered for it
+            from . import numeric  # noqa: F401
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(type(_sys)):  # type: ignore[misc]  # types.ModuleType, without importing types
+    """The package's module type: a public name keeps its value when a submodule of the same
+    name is imported.
+
+    After loading ``gdpproof.X`` the import system sets the package's attribute ``X`` to that
+    module.  Where ``X`` is also a public name from module ``X`` (a function ``account`` in
+    ``gdpproof/account.py``), the name must stay the function, however the module came to be
+    imported first.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (_WHERE.get(name) == name and isinstance(value, type(_sys))
+                and value.__name__ == f"{__name__}.{name}" and hasattr(value, name)):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 
 def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
@@ -125,12 +244,12 @@ __all__ = [
     "RandomizedResponse",
     "Repeated",
     "dpsgd",
-    "DPSGDBracket",
     "MechanismAudit",
     "audit_mechanism",
     "BerryEsseenBand",
     "Bound",
     "ComposedLoss",
+    "DPSGDBracket",
     "GaussianLoss",
     "HonestMu",
     "LaplaceLoss",

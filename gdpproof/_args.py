@@ -20,22 +20,15 @@ from typing import Any
 import mpmath
 import sympy
 
-from .errors import InvalidParameterError
+from .errors import InvalidParameterError, show
 
 __all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats"]
 
 
-def show(value: Any) -> str:
-    """The value as the user wrote it, for error messages."""
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
 def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
-    return InvalidParameterError(f"{name}={show(value)} {rule}")
+    """The error for argument ``name`` given ``value``, breaking ``rule``: the message reads
+    ``"{name}={value} {rule}"`` and the three are kept as the error's structured fields."""
+    return InvalidParameterError(f"{name}={show(value)} {rule}", argument=name, value=value, rule=rule)
 
 
 _CACHEABLE = (str, int, float, Fraction, Decimal)
@@ -155,10 +148,7 @@ def check(name: str, original: Any, value: sympy.Expr, condition: Any, rule: str
 def require_number(name: str, value: sympy.Expr) -> None:
     """Raise when ``value`` still contains free symbols (numeric evaluation needs numbers)."""
     if value.free_symbols:
-        raise InvalidParameterError(
-            f"{name}={value} is symbolic; numeric evaluation needs a number "
-            f"(substitute the symbols first)"
-        )
+        raise _bad(name, value, "is symbolic; numeric evaluation needs a number (substitute the symbols first)")
 
 
 def _sign_known(v: sympy.Expr, relation: str) -> bool | None:

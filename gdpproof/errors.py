@@ -7,6 +7,11 @@ keeps working for code that does not know gdpproof.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not at run time: the command line's start-up does without typing
+    from collections.abc import Mapping
+    from typing import Any
+
 __all__ = [
     "GdpproofError",
     "InvalidParameterError",
@@ -21,8 +26,69 @@ class GdpproofError(Exception):
     """Base class of every error raised by gdpproof on purpose."""
 
 
+def show(value: Any) -> str:
+    """The value as the user wrote it, for error messages (a string or float by its repr)."""
+    if isinstance(value, (str, float)):
+        return repr(value)
+    return str(value)
+
+
+_UNSET: Any = object()
+
+
 class InvalidParameterError(GdpproofError, ValueError):
-    """An argument is outside its domain; the message names argument, value and rule."""
+    """An argument is outside its domain; the message names argument, value and rule.
+
+    Besides the message, the error carries which argument was at fault, as structured fields,
+    so that a front end can name it in its own vocabulary (the command line names its flags):
+
+    - ``argument``: the parameter's name in the library (``"noise_multiplier"``), or None when
+      the error concerns no single argument;
+    - ``value``: the value as it was given;
+    - ``rule``: the rule it breaks (``"must be > 0"``).
+
+    Given ``argument`` and ``rule`` without a message, the message is
+    ``"{argument}={value} {rule}"``.
+
+    >>> e = InvalidParameterError(argument="noise_multiplier", value="0", rule="must be > 0")
+    >>> str(e)
+    "noise_multiplier='0' must be > 0"
+    >>> e.named("--sigma")
+    "--sigma='0' must be > 0"
+    """
+
+    argument: str | None
+    value: Any
+    rule: str | None
+
+    def __init__(self, message: str | None = None, *, argument: str | None = None, value: Any = None,
+                 rule: str | None = None) -> None:
+        if message is None:
+            message = f"{argument}={show(value)} {rule}" if argument is not None else str(rule or "")
+        super().__init__(message)
+        self.argument, self.value, self.rule = argument, value, rule
+
+    def named(self, name: str, value: Any = _UNSET) -> str:
+        """The message with the argument called ``name`` (and shown as ``value`` if given).
+
+        Without structured fields (``argument`` or ``rule`` is None) the message is returned
+        unchanged.
+        """
+        if self.argument is None or self.rule is None:
+            return str(self)
+        return f"{name}={show(self.value if value is _UNSET else value)} {self.rule}"
+
+    def renamed(self, names: Mapping[str, str], values: Mapping[str, Any] | None = None) -> str:
+        """The message, with the argument renamed through ``names`` when it is one of its keys.
+
+        ``values`` optionally gives, by the same library names, the value as the user typed it
+        (a command line's text, where the library received a parsed number).
+        """
+        if self.argument is None or self.argument not in names:
+            return str(self)
+        if values is not None and self.argument in values:
+            return self.named(names[self.argument], values[self.argument])
+        return self.named(names[self.argument])
 
 
 class ConvergenceError(GdpproofError, ArithmeticError):

@@ -8,10 +8,26 @@ import gdpproof
 
 
 def test_all_is_exactly_the_public_names():
-    public = {n for n in vars(gdpproof) if not n.startswith("_")} - {"annotations"}
+    # dir(), not vars(): the package loads its public names on first use (PEP 562)
+    public = {n for n in dir(gdpproof) if not n.startswith("_")} - {"annotations"}
     # submodules imported as a side effect of importing the package are not API
     public -= {n for n in public if inspect.ismodule(getattr(gdpproof, n)) and n != "symbols"}
     assert set(gdpproof.__all__) - {"__version__"} == public
+
+
+def test_every_lazy_name_is_public_and_resolves():
+    lazy = set(gdpproof._WHERE) | set(gdpproof._SUBMODULES)
+    assert lazy <= set(gdpproof.__all__)
+    for name in lazy:
+        assert getattr(gdpproof, name) is not None, name
+    assert "gdpproof.numeric" in __import__("sys").modules  # symbolic values find their numeric methods
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    import pytest
+
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        gdpproof.no_such_name  # noqa: B018
 
 
 def test_every_public_name_is_documented():
@@ -41,3 +57,20 @@ def test_flint_precision_is_restored():
     before = flint.ctx.prec
     gdpproof.laplace(1).delta("0.5", digits=50)
     assert flint.ctx.prec == before
+
+
+def test_a_name_shared_with_its_module_stays_the_name(monkeypatch):
+    """``account`` from gdpproof/account.py: importing the submodule (which binds the package's
+    attribute to the module) must not hide the function."""
+    import sys
+    import types
+
+    module = types.ModuleType("gdpproof.fake_door")
+    module.fake_door = lambda: "the function"
+    monkeypatch.setitem(gdpproof._WHERE, "fake_door", "fake_door")
+    monkeypatch.setitem(sys.modules, "gdpproof.fake_door", module)
+    try:
+        setattr(gdpproof, "fake_door", module)  # what the import system does after loading it
+        assert gdpproof.fake_door() == "the function"
+    finally:
+        del gdpproof.fake_door

@@ -107,6 +107,11 @@ def _split(total: int, chunk: int) -> list[int]:
     return [chunk] * (k - 1) + [total - chunk * (k - 1)]
 
 
+def _invalid(name: str, value: Any, rule: str) -> InvalidParameterError:
+    """The error for argument ``name``: ``"{name}={value!r} {rule}"``, with its structured fields."""
+    return InvalidParameterError(f"{name}={value!r} {rule}", argument=name, value=value, rule=rule)
+
+
 def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed: int,
                     claimed_mu: Any = None, claimed_epsilon: Any = None, claimed_delta: Any = None,
                     score: Callable[[Any], Any] | None = None, confidence: Any = "0.999999",
@@ -183,25 +188,25 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     """
     for label, sampler in (("sample_p", sample_p), ("sample_q", sample_q)):
         if not callable(sampler):
-            raise InvalidParameterError(f"{label}={sampler!r} must be callable: sampler(rng, n) returning n outputs")
+            raise _invalid(label, sampler, "must be callable: sampler(rng, n) returning n outputs")
     if score is not None and not callable(score):
-        raise InvalidParameterError(f"score={score!r} must be callable (or None)")
+        raise _invalid("score", score, "must be callable (or None)")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < MIN_SAMPLES:
-        raise InvalidParameterError(f"samples={samples!r} must be an integer >= {MIN_SAMPLES} (outputs per data set)")
+        raise _invalid("samples", samples, f"must be an integer >= {MIN_SAMPLES} (outputs per data set)")
     if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidParameterError(f"seed={seed!r} must be an integer >= 0 (runs are reproducible)")
+        raise _invalid("seed", seed, "must be an integer >= 0 (runs are reproducible)")
     if isinstance(thresholds, bool) or not isinstance(thresholds, (int, np.integer)) or thresholds < 2:
-        raise InvalidParameterError(f"thresholds={thresholds!r} must be an integer >= 2")
+        raise _invalid("thresholds", thresholds, "must be an integer >= 2")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 30:
-        raise InvalidParameterError(f"digits={digits!r} must be an integer from 1 to 30")
+        raise _invalid("digits", digits, "must be an integer from 1 to 30")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidParameterError(f"workers={workers!r} must be a positive integer (or None)")
+        raise _invalid("workers", workers, "must be a positive integer (or None)")
     try:
         conf = probability("confidence", confidence, symbolic=False)
     except InvalidParameterError:
         conf = None
     if conf is None or conf in (0, 1):
-        raise InvalidParameterError(f"confidence={confidence!r} must be in (0, 1)")
+        raise _invalid("confidence", confidence, "must be in (0, 1)")
     if claimed_mu is not None:
         if claimed_epsilon is not None or claimed_delta is not None:
             raise InvalidParameterError(f"claimed_mu={claimed_mu!r} cannot be given with claimed_epsilon or "

@@ -25,15 +25,18 @@ _BLOCK_ELEMENTS = 1 << 20
 
 
 def _positive(name: str, value: Any, *, integer: bool = False, upper: float = math.inf) -> Any:
+    def bad(rule: str) -> InvalidParameterError:
+        return InvalidParameterError(f"{name}={value!r} {rule}", argument=name, value=value, rule=rule)
+
     try:
         v = int(value) if integer else float(value)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name}={value!r} must be a {'positive integer' if integer else 'number > 0'}") from None
+        raise bad(f"must be a {'positive integer' if integer else 'number > 0'}") from None
     if integer and (isinstance(value, bool) or v != value):
-        raise InvalidParameterError(f"{name}={value!r} must be a positive integer")
+        raise bad("must be a positive integer")
     if not (v > 0 and v <= upper and (integer or math.isfinite(v))):
-        raise InvalidParameterError(f"{name}={value!r} must be {'a positive integer' if integer else 'a finite number > 0'}"
-                         + (f" at most {upper:g}" if math.isfinite(upper) else ""))
+        raise bad(f"must be {'a positive integer' if integer else 'a finite number > 0'}"
+                  + (f" at most {upper:g}" if math.isfinite(upper) else ""))
     return v
 
 

@@ -66,40 +66,40 @@ def test_check_exit_codes(capsys):
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["tradeoff", "gaussian", "--mu", "-1", "--alpha", "0.1"], "mu='-1' must be >= 0"),
-        (["tradeoff", "gaussian", "--mu", "1", "--alpha", "1.5"], "alpha='1.5' must be in [0, 1]"),
-        (["tradeoff", "gaussian", "--mu", "abc", "--alpha", "0.5"], "mu='abc' is not a number"),
+        (["tradeoff", "gaussian", "--mu", "-1", "--alpha", "0.1"], "--mu='-1' must be >= 0"),
+        (["tradeoff", "gaussian", "--mu", "1", "--alpha", "1.5"], "--alpha='1.5' must be in [0, 1]"),
+        (["tradeoff", "gaussian", "--mu", "abc", "--alpha", "0.5"], "--mu='abc' is not a number"),
         (["tradeoff", "gaussian", "--alpha", "0.5"], "--mu is required"),
         (["tradeoff", "nope", "--alpha", "0.5"], "invalid choice"),
         (["convert", "--mu", "1", "--eps", "nan"], "must not be NaN"),
-        (["convert", "--mu", "1", "--eps", "1", "--digits", "0"], "digits=0 must be between 1 and 4000"),
+        (["convert", "--mu", "1", "--eps", "1", "--digits", "0"], "--digits=0 must be between 1 and 4000"),
         (["check", "laplace", "--mu", "1", "--points", "1"], "--points=1 must be at least 2"),
-        (["tradeoff", "eps-delta", "--eps", "1", "--delta", "2", "--alpha", "0.1"], "delta='2' must be in [0, 1]"),
+        (["tradeoff", "eps-delta", "--eps", "1", "--delta", "2", "--alpha", "0.1"], "--delta='2' must be in [0, 1]"),
         (["convert", "--mu", "1"], "exactly two of --mu, --eps, --delta"),
         (["convert", "--mu", "1", "--eps", "1", "--delta", "0.1"], "exactly two of --mu, --eps, --delta"),
-        (["convert", "--mu", "1", "--delta", "1.5"], "delta='1.5' must be in [0, 1]"),
-        (["convert", "--eps", "-1", "--delta", "1e-5"], "epsilon='-1' must be >= 0"),
-        (["convert", "--mu", "inf", "--eps", "1"], "mu='inf' must be finite"),
-        (["convert", "--mu", "1", "--delta", "1e-2000000"], "delta='1e-2000000' has a decimal exponent"),
-        (["calibrate", "--eps", "1", "--delta", "1e-5", "--sensitivity", "-2"], "sensitivity='-2' must be >= 0"),
-        (["calibrate", "--eps", "x", "--delta", "1e-5"], "epsilon='x' is not a number"),
+        (["convert", "--mu", "1", "--delta", "1.5"], "--delta='1.5' must be in [0, 1]"),
+        (["convert", "--eps", "-1", "--delta", "1e-5"], "--eps='-1' must be >= 0"),
+        (["convert", "--mu", "inf", "--eps", "1"], "--mu='inf' must be finite"),
+        (["convert", "--mu", "1", "--delta", "1e-2000000"], "--delta='1e-2000000' has a decimal exponent"),
+        (["calibrate", "--eps", "1", "--delta", "1e-5", "--sensitivity", "-2"], "--sensitivity='-2' must be >= 0"),
+        (["calibrate", "--eps", "x", "--delta", "1e-5"], "--eps='x' is not a number"),
         (["calibrate", "--eps", "1"], "the following arguments are required: --delta"),
-        (["tradeoff", "laplace", "--mu", "1", "--alpha", "0.1", "--digits", "9000"], "digits=9000 must be between"),
-        (["convert", "--mu", "1", "--eps", "1", "--digits", "4500"], "digits=4500 must be between 1 and 4000"),
+        (["tradeoff", "laplace", "--mu", "1", "--alpha", "0.1", "--digits", "9000"], "--digits=9000 must be between"),
+        (["convert", "--mu", "1", "--eps", "1", "--digits", "4500"], "--digits=4500 must be between 1 and 4000"),
         (["tradeoff", "gaussian", "--mu", "1", "--eps", "1", "--alpha", "0.1"], "--eps=1 does not apply to kind gaussian"),
-        (["report", "--digits", "0"], "digits=0 must be between 1 and 4000"),
+        (["report", "--digits", "0"], "--digits=0 must be between 1 and 4000"),
         (["report", "--out", "/proc/no/such/folder"], "out='/proc/no/such/folder' cannot be created"),
-        (["compose", "gdp", "--mu", "1", "--mu", "-2"], "mu='-2' must be >= 0"),
+        (["compose", "gdp", "--mu", "1", "--mu", "-2"], "--mu='-2' must be >= 0"),
         (["compose", "gdp"], "the following arguments are required: --mu"),
-        (["compose", "clt", "gaussian", "--mu", "1", "--n", "0"], "n='0' must be a positive integer"),
-        (["compose", "clt", "gaussian", "--mu", "1", "--n", "2.5"], "n='2.5' must be a positive integer"),
+        (["compose", "clt", "gaussian", "--mu", "1", "--n", "0"], "--n='0' must be a positive integer"),
+        (["compose", "clt", "gaussian", "--mu", "1", "--n", "2.5"], "--n='2.5' must be a positive integer"),
         (["compose", "clt", "rr-composition", "--eps", "1"], "invalid choice"),
         (["compose", "functionals", "eps-delta", "--eps", "1", "--delta", "0.1"], "kl(f) is infinite"),
         (["tradeoff", "rr-composition", "--eps", "1", "--alpha", "0.1"], "--n is required for kind rr-composition"),
-        (["tradeoff", "rr-composition", "--eps", "1", "--n", "-3", "--alpha", "0.1"], "n='-3' must be a positive integer"),
+        (["tradeoff", "rr-composition", "--eps", "1", "--n", "-3", "--alpha", "0.1"], "--n='-3' must be a positive integer"),
         (["tradeoff", "subsampled-gaussian", "--mu", "1", "--alpha", "0.1"], "--sample-rate is required"),
         (["tradeoff", "subsampled-gaussian", "--mu", "1", "--sample-rate", "1.2", "--alpha", "0.1"],
-         "p='1.2' must be in [0, 1]"),
+         "--sample-rate='1.2' must be in [0, 1]"),
         (["tradeoff", "gaussian", "--mu", "1", "--sample-rate", "0.5", "--alpha", "0.1"],
          "--sample-rate=0.5 does not apply to kind gaussian"),
         (["account", "--sigma", "0", "--sample-rate", "0.1", "--steps", "3"], "--sigma='0' must be > 0"),
@@ -109,7 +109,7 @@ def test_check_exit_codes(capsys):
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--sampling", "shuffled"], "invalid choice"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--delta", "1e-5", "--rel-width", "-1"],
          "--rel-width='-1' must be > 0"),
-        (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "n='1e20' must be at most 10^12"),
+        (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "--n='1e20' must be at most 10^12"),
         (["simulate", "gaussian", "--samples", "10", "--seed", "1"], "--sigma is required for gaussian"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--rel-width", "0.05"],
          "--rel-width=0.05 applies only with --delta and Poisson sampling"),
@@ -135,6 +135,21 @@ def test_check_exit_codes(capsys):
         (["table", "--verify", "/nonexistent/x.csv"], "source='/nonexistent/x.csv' cannot be read"),
         (["table", "--verify", "x.csv", "--sample", "-1"], "--sample='-1' must be an integer >= 1"),
         (["tables", "--regenerate", "--rows", "3"], "--rows=3 applies to --check only"),
+        # the library's argument named as the option that gave it (InvalidParameterError.argument)
+        (["delta", "gaussian", "--mu", "1", "--at", "-1"], "error: --at='-1' must be >= 0"),
+        (["delta", "eps-delta", "--eps", "-1", "--at", "1"], "error: --eps='-1' must be >= 0"),
+        (["calibrate", "--eps", "1", "--delta", "2"], "error: --delta='2' must be in [0, 1]"),
+        (["tightest-mu", "gaussian", "--mu", "1", "--digits", "0"], "error: --digits=0 must be between 1 and 4000"),
+        (["compose", "clt", "gaussian", "--mu", "1", "--digits", "0"], "error: --digits=0 must be between"),
+        (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--digits", "0"],
+         "error: --digits=0 must be between 1 and 4000"),
+        (["simulate", "laplace", "--scale", "-1", "--samples", "10", "--seed", "1"],
+         "error: --scale='-1' must be a finite number > 0"),
+        (["simulate", "randomized-response", "--eps", "0", "--samples", "10", "--seed", "1"],
+         "error: --eps='0' must be a finite number > 0 at most 700"),
+        # once a ZeroDivisionError traceback
+        (["simulate", "gaussian", "--sigma", "1", "--sensitivity", "0", "--sample-rate", "0.1", "--samples", "10",
+          "--seed", "1"], "error: --sensitivity='0' must be a finite number > 0"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
@@ -157,7 +172,7 @@ def test_installed_console_script():
     res = subprocess.run([exe, "convert", "--mu", "1", "--eps", "1", "--digits", "12"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and res.stdout.strip() == "0.126936737507"
     res = subprocess.run([exe, "convert", "--mu", "-2", "--eps", "1"], capture_output=True, text=True, timeout=120)
-    assert res.returncode == 2 and res.stderr.strip() == "gdpproof: error: mu='-2' must be >= 0"
+    assert res.returncode == 2 and res.stderr.strip() == "gdpproof: error: --mu='-2' must be >= 0"
 
 
 def test_uncertifiable_is_exit_3_with_nothing_on_stdout(capsys):
@@ -335,6 +350,7 @@ def test_audit_mechanism_eps_delta_workers_and_score(capsys):
     (["--claimed-mu", "1", "--confidence", "1"], "--confidence='1' must be in (0, 1)"),
     (["--claimed-mu", "1", "--digits", "0"], "--digits=0 must be an integer from 1 to 30"),
     (["--claimed-mu", "1", "--seed", "-3"], "--seed='-3' must be an integer >= 0"),
+    (["--claimed-mu", "1", "--workers", "0"], "--workers='0' must be an integer >= 1"),
 ])
 def test_audit_mechanism_bad_options(capsys, argv, needle):
     argv = ["audit", "mechanism", "--module", f"{EXAMPLE}:correct", *argv]

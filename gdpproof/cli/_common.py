@@ -1,0 +1,128 @@
+"""What every command shares: the usage error, option parsing helpers, naming the argument at
+fault, and printing (text, or one JSON object with ``--json``).
+
+Nothing here imports the computing layers, nor ``typing``, ``json`` or ``shutil``:
+``gdpproof --help`` stays cheap (``benchmarks/bench_startup.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..errors import InvalidParameterError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a tenth of the start-up budget: only type checkers read it
+    from collections.abc import Mapping
+    from types import TracebackType
+    from typing import Any, NoReturn
+
+#: library argument -> option, for the options every computing command takes.
+COMMON_FLAGS = {"digits": "--digits"}
+
+
+class Usage(Exception):
+    """Bad input, found by the command line itself: one line on stderr, exit 2."""
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it (without importing shutil,
+    which loads the compression modules)."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, sized to the terminal without importing shutil."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with DESIGN §3's usage error (one line, exit 2) and the light help formatter."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"gdpproof: error: {message}\n")
+
+
+def add_common(p: argparse.ArgumentParser, digits: bool = True) -> None:
+    """``--digits`` (where the command computes numbers) and ``--json``."""
+    if digits:
+        p.add_argument("--digits", type=int, default=30, help="certified significant digits (default 30)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (numbers as decimal strings)")
+
+
+class flags:  # noqa: N801 - used as a context manager: ``with flags({...}):``
+    """Name the argument at fault as the user typed it: a library InvalidParameterError about an
+    argument in ``names`` (library name -> option) becomes a :class:`Usage` naming the option,
+    with the value from ``typed`` (by library name) when given.  Other errors pass unchanged.
+
+    >>> from gdpproof.errors import InvalidParameterError
+    >>> try:
+    ...     with flags({"noise_multiplier": "--sigma"}):
+    ...         raise InvalidParameterError(argument="noise_multiplier", value="0", rule="must be > 0")
+    ... except Usage as exc:
+    ...     print(exc)
+    --sigma='0' must be > 0
+    """
+
+    def __init__(self, names: Mapping[str, str], typed: Mapping[str, Any] | None = None) -> None:
+        self.names, self.typed = names, typed
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if isinstance(exc, InvalidParameterError) and exc.argument is not None and exc.argument in self.names:
+            raise Usage(exc.renamed(self.names, self.typed)) from None
+
+
+def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    """Print ``payload`` as one JSON object with ``--json``, else ``text``."""
+    if getattr(args, "json", False):
+        import json
+
+        print(json.dumps(payload, indent=None, sort_keys=True))
+    else:
+        print(text)
+
+
+def num(value: Any) -> str:
+    """A number as the decimal string it prints as (JSON carries numbers as strings)."""
+    return str(value)
+
+
+def int_option(name: str, value: str, low: int = 1) -> int:
+    """The integer option ``name``, at least ``low``."""
+    try:
+        v = int(value)
+    except ValueError:
+        raise Usage(f"{name}={value!r} must be an integer >= {low}") from None
+    if v < low:
+        raise Usage(f"{name}={value!r} must be an integer >= {low}")
+    return v
+
+
+def float_option(name: str, value: str | None, *, required_for: str) -> float:
+    """The number option ``name``, which ``required_for`` needs."""
+    if value is None:
+        raise Usage(f"{name} is required for {required_for}")
+    try:
+        return float(value)
+    except ValueError:
+        raise Usage(f"{name}={value!r} must be a number") from None

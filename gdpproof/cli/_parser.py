@@ -1,0 +1,286 @@
+"""The options of every ``gdpproof`` command, in one parser.
+
+Building it imports no command's implementation, nor sympy, scipy or numpy: ``gdpproof --help``,
+``--version`` and each command's ``--help`` stay cheap.  ``COMMANDS`` says which module of
+:mod:`gdpproof.cli` runs each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+from ._common import Parser, add_common
+from ._family import KINDS, add_family_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["COMMANDS", "build_parser"]
+
+TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd")
+
+#: command -> the module of gdpproof.cli whose ``run(args) -> int`` carries it out.
+COMMANDS = {
+    "tradeoff": "tradeoff",
+    "convert": "convert",
+    "calibrate": "calibrate",
+    "delta": "delta",
+    "tightest-mu": "tightest_mu",
+    "check": "check",
+    "compose": "compose",
+    "account": "account",
+    "simulate": "simulate",
+    "table": "table",
+    "tables": "tables",
+    "audit": "audit",
+    "report": "report",
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command (no command's implementation is imported).
+
+    Every command is listed with its help.  Its options are built for ``command`` only, for
+    none when ``command`` is ``""`` (``gdpproof --help`` and ``--version`` need none: building
+    them would be most of their start-up), and for every command when it is None.
+    """
+    parser = Parser(prog="gdpproof", description="Gaussian differential privacy with certified digits.")
+    parser.add_argument("--version", action="version", version=f"gdpproof {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    def add(name: str, **kwargs: Any) -> argparse.ArgumentParser | None:
+        """List the command; its parser, to add options to, if they are wanted."""
+        wanted = command is None or command == name
+        p = sub.add_parser(name, add_help=wanted, **kwargs)
+        return p if wanted else None
+
+    p = add("tradeoff", help="beta = f(alpha) for a trade-off family")
+    if p is not None:
+        _tradeoff_options(p)
+
+    p = add("convert", help="mu-GDP <-> (epsilon, delta)-DP: give exactly two of --mu, --eps, --delta",
+            description="--mu M --eps E: delta (rounded up); --mu M --delta D: smallest epsilon "
+                        "(rounded up); --eps E --delta D: largest mu (rounded down).")
+    if p is not None:
+        _convert_options(p)
+
+    p = add("calibrate", help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up)")
+    if p is not None:
+        _calibrate_options(p)
+
+    p = add("delta", help="delta(epsilon) of a trade-off family (rounded up)")
+    if p is not None:
+        _delta_options(p)
+
+    p = add("tightest-mu", help="smallest mu with f >= G_mu (rounded up)")
+    if p is not None:
+        _tightest_mu_options(p)
+
+    p = add("check", help="is it a trade-off function? (exit 1 if refuted)")
+    if p is not None:
+        _check_options(p)
+
+    p = add("compose", help="composition: exact GDP, the CLT with its Berry-Esseen bound, functionals")
+    if p is not None:
+        _compose_options(p)
+
+    p = add("account", help="DP-SGD: the CLT mu_clt, eps_clt, gamma, beside the proven eps bracket",
+            description="The central-limit approximation of Bu, Dong, Long & Su (2020). It can "
+                        "understate the true privacy loss; gamma is its Berry-Esseen error. With "
+                        "--delta (Poisson sampling) the true eps is bracketed by numerical "
+                        "composition: eps_lower <= eps <= eps_upper.")
+    if p is not None:
+        _account_options(p)
+
+    p = add("simulate", help="Monte Carlo of a mechanism against its theoretical trade-off curve",
+            description="Simulates the mechanism on two neighbouring data sets, estimates its trade-off "
+                        "curve with a simultaneous DKW band, and checks the theory against it (exit 1 "
+                        "if the theory is outside the band).")
+    if p is not None:
+        _simulate_options(p)
+
+    p = add("table", help="a certified reference table (CSV, JSON, LaTeX, Markdown), or --verify one",
+            description="Every value certified to --digits significant digits and rounded in its safe "
+                        "direction. Grid options take a comma-separated list, lin:START:STOP:N or "
+                        "log:START:STOP:N. Without --out the table goes to stdout.")
+    if p is not None:
+        _table_options(p)
+
+    p = add("tables", help="the tables shipped in gdpproof/reference/data: regenerate or check them")
+    if p is not None:
+        _tables_options(p)
+
+    p = add("audit", help="audit other implementations against gdpproof's certified values")
+    if p is not None:
+        _audit_options(p)
+
+    p = add("report", help="run the verification end to end; write HTML and JSON")
+    if p is not None:
+        _report_options(p)
+    return parser
+
+
+def _tradeoff_options(p: argparse.ArgumentParser) -> None:
+    add_family_options(p)
+    p.add_argument("--alpha", required=True, help="type I error in [0, 1]")
+    p.add_argument("--rounding", default="down", choices=("down", "up", "nearest"),
+                   help="direction of the last digit (default down: the safe side for beta)")
+    add_common(p)
+
+
+def _convert_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mu", help="GDP parameter mu >= 0")
+    p.add_argument("--eps", "--epsilon", dest="epsilon", help="epsilon >= 0")
+    p.add_argument("--delta", help="delta in [0, 1]")
+    add_common(p)
+
+
+def _calibrate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--eps", "--epsilon", dest="epsilon", required=True, help="epsilon >= 0")
+    p.add_argument("--delta", required=True, help="delta in [0, 1]")
+    p.add_argument("--sensitivity", default="1", help="L2 sensitivity (default 1)")
+    add_common(p)
+
+
+def _delta_options(p: argparse.ArgumentParser) -> None:
+    add_family_options(p)
+    p.add_argument("--at", dest="at", required=True, metavar="EPS", help="the epsilon at which to evaluate delta")
+    add_common(p)
+
+
+def _tightest_mu_options(p: argparse.ArgumentParser) -> None:
+    add_family_options(p)
+    add_common(p)
+
+
+def _check_options(p: argparse.ArgumentParser) -> None:
+    add_family_options(p)
+    p.add_argument("--points", type=int, default=64, help="uniform grid size (default 64)")
+    add_common(p, digits=False)
+
+
+def _compose_options(p: argparse.ArgumentParser) -> None:
+    csub = p.add_subparsers(dest="compose_command", required=True, parser_class=Parser)
+    q = csub.add_parser("gdp", help="G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2), exactly (mu rounded up)")
+    q.add_argument("--mu", action="append", required=True, help="a GDP parameter (repeat for each mechanism)")
+    add_common(q)
+    q = csub.add_parser("clt", help="CLT mu and Berry-Esseen gamma of the n-fold composition (an approximation)")
+    add_family_options(q, [k for k in KINDS if k != "rr-composition"])
+    q.add_argument("--n", dest="times", default="1", help="how many times the mechanism is composed (default 1)")
+    add_common(q)
+    q = csub.add_parser("functionals", help="kl, kappa2, kappa3, bar_kappa3 of a trade-off function")
+    add_family_options(q)
+    add_common(q)
+
+
+def _account_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sigma", required=True, help="noise multiplier sigma > 0")
+    p.add_argument("--sample-rate", dest="sample_rate", required=True, help="sampling probability p in (0, 1]")
+    p.add_argument("--steps", required=True, help="number of steps T >= 1")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "uniform"),
+                   help="poisson (each record with probability p) or uniform (fixed batch); default poisson")
+    p.add_argument("--delta", help="report eps_clt and the proven bracket eps_lower, eps_upper at this delta")
+    p.add_argument("--rel-width", dest="rel_width", default="0.01",
+                   help="relative width of the eps bracket to reach (default 0.01)")
+    add_common(p)
+
+
+def _simulate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("mechanism", choices=("gaussian", "randomized-response", "laplace", "module"))
+    p.add_argument("--sensitivity", default="1", help="L2 sensitivity (gaussian, laplace; default 1)")
+    p.add_argument("--sigma", help="Gaussian noise standard deviation (gaussian)")
+    p.add_argument("--dim", default="1", help="dimension of the query (gaussian; default 1)")
+    p.add_argument("--steps", default="1", help="number of composed steps (gaussian; default 1)")
+    p.add_argument("--sample-rate", dest="sample_rate", help="Poisson sampling rate: DP-SGD steps (gaussian)")
+    p.add_argument("--eps", help="epsilon (randomized-response)")
+    p.add_argument("--n", default="1", help="number of releases (randomized-response; default 1)")
+    p.add_argument("--scale", help="Laplace scale b (laplace)")
+    p.add_argument("--module", dest="module_spec", help="MOD:FUNC, a function returning a "
+                   "gdpproof.simulation.Mechanism (module)")
+    p.add_argument("--mu", help="the GDP claim to check for a module mechanism: f >= G_mu (module)")
+    p.add_argument("--samples", required=True, help="samples under each data set")
+    p.add_argument("--seed", required=True, help="seed (integer >= 0)")
+    p.add_argument("--confidence", default="0.999999", help="probability that the band holds (default 1 - 1e-6)")
+    p.add_argument("--workers", default="1", help="processes (default 1: in this process)")
+    p.add_argument("--plot", help="write the estimate, band and theory to this PNG file")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def _table_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("kind", nargs="?", choices=TABLE_KINDS,
+                   help="delta (--mu --eps), epsilon (--mu --delta), mu (--eps --delta), sigma (--eps --delta "
+                        "[--sensitivity]), tradeoff (--mu --alpha), subsampled (--mu --sample-rate --alpha), "
+                        "rr-composition (--eps --n --alpha), dpsgd (--sigma --sample-rate --steps --delta)")
+    for name in ("mu", "eps", "delta", "alpha", "sigma", "sample-rate", "steps", "n", "sensitivity"):
+        p.add_argument(f"--{name}", dest=f"grid_{name.replace('-', '_')}", metavar="GRID", help=f"{name} grid")
+    p.add_argument("--digits", type=int, default=30, help="certified significant digits (default 30)")
+    p.add_argument("--format", choices=("csv", "json", "latex", "markdown"),
+                   help="output format (default: from the --out suffix, else csv)")
+    p.add_argument("--out", help="write the table here (atomically; a journal OUT.partial allows --resume)")
+    p.add_argument("--workers", default=None, help="processes (default: the number of CPUs, at most 8)")
+    p.add_argument("--scheduler", help="a dask.distributed scheduler address to run the chunks on")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial")
+    p.add_argument("--verify", metavar="FILE", help="recompute a random sample of FILE's rows at higher precision "
+                   "(exit 1 if any value is wrong)")
+    p.add_argument("--sample", default="20", help="rows to check with --verify: a number or 'all' (default 20)")
+    p.add_argument("--seed", default="0", help="seed of the --verify sample (default 0)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout (a summary with --out or "
+                   "--verify; the table in JSON format otherwise)")
+
+
+def _tables_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--regenerate", action="store_true", help="rebuild every shipped table in place")
+    g.add_argument("--check", action="store_true", help="recompute and compare (exit 1 on any difference)")
+    p.add_argument("--rows", help="with --check: only the first ROWS rows of each table (a fast slice)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def _audit_options(p: argparse.ArgumentParser) -> None:
+    asub = p.add_subparsers(dest="audit_command", required=True, parser_class=Parser)
+    q = asub.add_parser("accountant", help="audit a peer library's accountant (exit 1 on an unsafe finding)",
+                        description="Compares every function a peer library offers (delta and epsilon of mu-GDP, "
+                                    "mu and sigma from (epsilon, delta), DP-SGD epsilon and mu, trade-off curves) "
+                                    "with gdpproof's certified values and proven brackets on grids where "
+                                    "implementations fail; classifies each difference as unsafe, conservative or "
+                                    "an error. Exit 1 when some value understates the privacy loss by more than "
+                                    "--rtol.")
+    q.add_argument("peer", metavar="PEER", help="dp_accounting, prv_accountant, autodp, riskcal, gdpnum, opendp, "
+                                               "opacus or tensorflow_privacy")
+    q.add_argument("--quick", action="store_true", help="small grids (seconds) instead of the full run (minutes)")
+    q.add_argument("--rtol", default="0", help="relative size below which a difference is within tolerance "
+                                               "(default 0: classify strictly)")
+    q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
+    q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings)")
+    q = asub.add_parser("mechanism", help="audit a black-box mechanism's mu-GDP or (eps, delta)-DP claim from samples "
+                        "(exit 1 on violation)",
+                        description="MOD:FUNC names a function (in an importable module or a .py file) returning "
+                                    "(sample_p, sample_q) or (sample_p, sample_q, score); sample_p(rng, n) returns n "
+                                    "outputs of M(S) (shape (n,) or (n, d)), sample_q(rng, n) of M(S'). Half the "
+                                    "samples choose a threshold test, half measure its error rates with "
+                                    "Clopper-Pearson bounds; mu_low is a lower confidence bound on the mechanism's "
+                                    "mu. Exit 1 if the claim is violated, 0 if not, 2 on bad input.")
+    q.add_argument("--module", dest="module_spec", required=True,
+                   help="MOD:FUNC returning (sample_p, sample_q[, score])")
+    q.add_argument("--claimed-mu", dest="claimed_mu", help="the claim: M is mu-GDP")
+    q.add_argument("--claimed-eps", "--claimed-epsilon", dest="claimed_epsilon",
+                   help="the claim: M is (eps, delta)-DP (with --claimed-delta)")
+    q.add_argument("--claimed-delta", dest="claimed_delta", help="delta of an (eps, delta) claim")
+    q.add_argument("--samples", default="1000000", help="outputs per data set (default 1000000, at least 1000)")
+    q.add_argument("--seed", required=True, help="seed (integer >= 0)")
+    q.add_argument("--confidence", default="0.999999",
+                   help="probability the bounds hold: a true claim is a violation w.p. <= 1 - C (default 1 - 1e-6)")
+    q.add_argument("--workers", default="1", help="processes (default 1: in this process)")
+    q.add_argument("--digits", type=int, default=6, help="digits of mu_low and delta_low, rounded down (default 6)")
+    q.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def _report_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="report", help="output folder (default ./report)")
+    p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--quick", action="store_true",
+                   help="skip the derivations and the numerical-composition figures (a few seconds)")

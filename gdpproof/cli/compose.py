@@ -1,0 +1,39 @@
+"""``gdpproof compose gdp|clt|functionals``: the exact GDP composition, the CLT mu with its
+Berry-Esseen gamma, and the CLT functionals of a trade-off function."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import COMMON_FLAGS, emit, flags, num
+from ._family import family
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import berry_esseen, compose, functionals, gaussian
+
+    if args.compose_command == "gdp":
+        with flags({**COMMON_FLAGS, "mu": "--mu"}):
+            # G_mu1 (x) ... (x) G_mun is G_mu exactly, so its tightest mu is that mu (Id = G_0)
+            mu = compose(*[gaussian(m) for m in args.mu]).tightest_mu(digits=args.digits)
+        emit(args, {"mus": args.mu, "mu": num(mu), "digits": mu.digits, "rounding": mu.rounding,
+                    "certified": mu.method, "exact": True}, num(mu))
+        return 0
+    f = family(args)
+    if args.compose_command == "clt":
+        with flags({**COMMON_FLAGS, "n": "--n"}):
+            band = berry_esseen(f, n=args.times, digits=args.digits)
+        payload = {"function": repr(f), "n": args.times, "mu": num(band.mu), "gamma": num(band.gamma),
+                   "approximation": True, "digits": band.mu.digits, "rounding": {"mu": "up", "gamma": "up"},
+                   "certified": band.mu.method}
+        emit(args, payload, f"mu    = {band.mu}   (CLT approximation of the {args.times}-fold composition)\n"
+                            f"gamma = {band.gamma}   (Berry-Esseen: G_mu(a + gamma) - gamma <= exact <= "
+                            f"G_mu(a - gamma) + gamma)")
+        return 0
+    with flags(COMMON_FLAGS):
+        fl = functionals(f, digits=args.digits)
+    values = fl.as_dict()
+    payload = {"function": repr(f), **{k: num(v) for k, v in values.items()}, "digits": fl.kl.digits,
+               "rounding": "nearest", "certified": fl.kl.method}
+    emit(args, payload, "\n".join(f"{k:<10} = {v}" for k, v in values.items()))
+    return 0

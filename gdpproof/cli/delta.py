@@ -1,0 +1,17 @@
+"""``gdpproof delta KIND ... --at EPS``: delta(epsilon) of a trade-off family, rounded up."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import COMMON_FLAGS, emit, flags, num
+from ._family import family
+
+
+def run(args: argparse.Namespace) -> int:
+    f = family(args)
+    with flags({**COMMON_FLAGS, "epsilon": "--at"}):
+        d = f.delta(args.at, digits=args.digits)
+    emit(args, {"function": repr(f), "eps": args.at, "delta": num(d), "digits": d.digits,
+                "rounding": d.rounding, "certified": d.method}, num(d))
+    return 0

@@ -1,0 +1,17 @@
+"""``gdpproof report [--out DIR]``: the verification end to end, written as HTML and JSON.
+Exit 1 if any check fails."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import COMMON_FLAGS, flags
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import write_report
+
+    with flags({**COMMON_FLAGS, "out": "--out"}):
+        summary = write_report(args.out, digits=args.digits, progress=not args.quiet, quick=args.quick)
+    print(f"report written to {summary['index']} ({summary['passed']} of {summary['total']} checks passed)")
+    return 0 if summary["passed"] == summary["total"] else 1

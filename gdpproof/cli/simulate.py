@@ -1,0 +1,153 @@
+"""``gdpproof simulate MECHANISM ...``: Monte Carlo of a mechanism against its theoretical
+trade-off curve (exit 1 if the theory is outside the simultaneous band), with an optional plot.
+
+The theory comes from :mod:`gdpproof.audit.theory`; this module parses, runs and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from ..errors import GdpproofError, InvalidParameterError
+from ._common import Usage, emit, float_option, int_option
+from ._usercode import module_mechanism
+
+#: the mechanisms' arguments -> the options that give them.
+FLAGS = {"sigma": "--sigma", "sample_rate": "--sample-rate", "sensitivity": "--sensitivity", "scale": "--scale",
+         "eps": "--eps", "n": "--n", "dim": "--dim", "steps": "--steps"}
+
+#: the options each mechanism takes (besides the common ones).
+_TAKES = {"gaussian": {"--sigma", "--sample-rate"}, "randomized-response": {"--eps"}, "laplace": {"--scale"},
+          "module": {"--module", "--mu"}}
+#: options with a default, and the mechanisms they apply to.
+_DEFAULTED = {"--dim": ("gaussian",), "--steps": ("gaussian",), "--n": ("randomized-response",),
+              "--sensitivity": ("gaussian", "laplace")}
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    kind = args.mechanism
+    given = {"--sigma": args.sigma, "--eps": args.eps, "--scale": args.scale, "--sample-rate": args.sample_rate,
+             "--module": args.module_spec, "--mu": args.mu}
+    for flag, value in given.items():
+        if value is not None and flag not in _TAKES[kind]:
+            raise Usage(f"{flag}={value} does not apply to mechanism {kind}")
+    for flag, value in (("--dim", args.dim), ("--steps", args.steps), ("--n", args.n),
+                        ("--sensitivity", args.sensitivity)):
+        if value != "1" and kind not in _DEFAULTED[flag]:
+            raise Usage(f"{flag}={value} does not apply to mechanism {kind}")
+
+
+def _mechanism(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The simulated mechanism and the theory it is checked against."""
+    from ..audit.theory import gdp_claim, theory_of
+    from ..simulation import GaussianMechanism, LaplaceMechanism, RandomizedResponse, SubsampledGaussianMechanism
+
+    kind = args.mechanism
+    if kind == "module":
+        mech = module_mechanism(args.module_spec)
+        mu = float_option("--mu", args.mu, required_for="module")
+        if not (math.isfinite(mu) and mu >= 0):
+            raise Usage(f"--mu={args.mu!r} must be a finite number >= 0")
+        # a privacy claim is one-sided: the mechanism's curve must lie above G_mu
+        return mech, gdp_claim(mu)
+    typed = {name: getattr(args, name) for name in FLAGS}
+    try:
+        if kind == "gaussian":
+            sigma = float_option("--sigma", args.sigma, required_for="gaussian")
+            sens = float_option("--sensitivity", args.sensitivity, required_for="gaussian")
+            steps = int_option("--steps", args.steps)
+            if args.sample_rate is None:
+                mech = GaussianMechanism(sens, sigma, dim=int_option("--dim", args.dim), steps=steps)
+            else:
+                if int_option("--dim", args.dim) != 1:
+                    raise Usage(f"--dim={args.dim} does not apply with --sample-rate (one example's contribution)")
+                rate = float_option("--sample-rate", args.sample_rate, required_for="gaussian")
+                if not (math.isfinite(sens) and sens > 0):
+                    raise Usage(f"--sensitivity={args.sensitivity!r} must be a finite number > 0")
+                # the noise multiplier is sigma / sensitivity (DP-SGD clips to norm 1)
+                mech = SubsampledGaussianMechanism(sigma / sens, rate, steps=steps)
+        elif kind == "randomized-response":
+            mech = RandomizedResponse(float_option("--eps", args.eps, required_for="randomized-response"),
+                                      n=int_option("--n", args.n))
+        else:
+            mech = LaplaceMechanism(float_option("--sensitivity", args.sensitivity, required_for="laplace"),
+                                    float_option("--scale", args.scale, required_for="laplace"))
+    except InvalidParameterError as exc:
+        if exc.argument not in FLAGS:
+            raise
+        raise Usage(exc.renamed(FLAGS, typed)) from None  # the option and its value as typed
+    return mech, theory_of(mech)
+
+
+def _plot(path: str, curve: Any, theory: Any) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, (ax, dev) = plt.subplots(1, 2, figsize=(11, 5))
+    curve.plot(ax, theory=theory.lower if theory.exact else None, label=theory.label)
+    if theory.exact:
+        curve.plot_deviation(dev, theory.lower)
+    else:
+        grid = np.linspace(0, 1, 401)
+        ax.plot(grid, theory.lower(grid), "k--", lw=0.8, label="proven bracket of the curve")
+        ax.plot(grid, theory.upper(grid), "k--", lw=0.8)
+        ax.legend(fontsize=7)
+        curve.plot_deviation(dev, theory.lower, upper=theory.upper, center=theory.center,
+                             title="deviation from the middle of the proven bracket")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..simulation import simulate
+
+    kind = args.mechanism
+    _check_options(args)
+    samples = int_option("--samples", args.samples)
+    seed = int_option("--seed", args.seed, low=0)
+    workers = int_option("--workers", args.workers)
+    confidence = float_option("--confidence", args.confidence, required_for="simulate")
+    if not 0 < confidence < 1:
+        raise Usage(f"--confidence={args.confidence!r} must be in (0, 1)")
+    mech, theory = _mechanism(args)
+    try:
+        curve = simulate(mech, samples, seed=seed, confidence=confidence, workers=workers,
+                         progress=samples >= 10**6 and not args.json)
+    except Exception as exc:  # noqa: BLE001 - user code (--module) may raise anything: one line, exit 2
+        if kind != "module" or isinstance(exc, GdpproofError):
+            raise
+        raise Usage(f"the mechanism from --module={args.module_spec!r} failed: {type(exc).__name__}: {exc}") from None
+    if kind == "module":
+        import dataclasses
+
+        # a user's statistic need not be the likelihood ratio: its curve lies above the truth
+        curve = dataclasses.replace(curve, exact=False)
+    check = curve.check(theory.lower, upper=theory.upper)
+    # the deviation is measured from the theory's curve (the middle of the bracket when it is one)
+    deviation = check.max_deviation if theory.exact else curve.check(theory.center).max_deviation
+    if args.plot:
+        _plot(args.plot, curve, theory)
+    payload = {"mechanism": mech.name, "theory": theory.label, "samples": str(samples), "seed": str(seed),
+               "inside": check.inside, "max_deviation": f"{deviation:.4g}",
+               "max_violation": f"{check.max_violation:.4g}", "half_width": f"{check.half_width[0]:.4g}",
+               "confidence": f"{confidence:g}", "certified": "monte-carlo (DKW band, Massart constant, union bound)",
+               "digits": 4, "plot": args.plot}
+    if kind == "module":
+        verdict = ("claim not refuted (the curve is not below G_mu beyond the band)" if check.inside
+                   else f"claim REFUTED: the curve is below G_mu by {check.max_violation:.4g} beyond the band")
+    else:
+        verdict = "inside the band" if check.inside else f"OUTSIDE the band by {check.max_violation:.4g}"
+    emit(args, payload, "\n".join([
+        f"mechanism       {mech.name}",
+        f"theory          {theory.label}",
+        f"max deviation   {deviation:.4g}   (largest |beta_hat - f(alpha_hat)|"
+        + (")" if theory.exact else ", f the middle of the bracket)"),
+        f"band half-width {check.half_width[0]:.4g}   (DKW, confidence {confidence:g}, {samples:,} samples per side)",
+        f"verdict         {'' if kind == 'module' else 'theory '}{verdict}"]))
+    return 0 if check.inside else 1

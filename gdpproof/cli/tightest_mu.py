@@ -1,0 +1,17 @@
+"""``gdpproof tightest-mu KIND ...``: the smallest mu with f >= G_mu, rounded up."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import COMMON_FLAGS, emit, flags, num
+from ._family import family
+
+
+def run(args: argparse.Namespace) -> int:
+    f = family(args)
+    with flags(COMMON_FLAGS):
+        m = f.tightest_mu(digits=args.digits)
+    emit(args, {"function": repr(f), "mu": num(m), "digits": m.digits, "rounding": m.rounding,
+                "certified": m.method}, num(m))
+    return 0

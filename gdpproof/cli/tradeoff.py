@@ -1,0 +1,17 @@
+"""``gdpproof tradeoff KIND ... --alpha A``: beta = f(alpha), certified, rounded down by default."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import COMMON_FLAGS, emit, flags, num
+from ._family import family
+
+
+def run(args: argparse.Namespace) -> int:
+    f = family(args)
+    with flags({**COMMON_FLAGS, "alpha": "--alpha"}):
+        beta = f.evaluate(args.alpha, digits=args.digits, rounding=args.rounding)
+    emit(args, {"function": repr(f), "alpha": args.alpha, "beta": num(beta), "digits": beta.digits,
+                "rounding": beta.rounding, "certified": beta.method}, num(beta))
+    return 0

@@ -38,7 +38,7 @@ from .errors import InvalidParameterError, NotSupportedError, PrecisionError, Sy
 from .mechanisms import GDP, EpsDelta, GaussianMechanism, Mechanism, PoissonSampled, PureDP, RandomizedResponse
 from .numeric.bound import Bound
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
-from .numeric.dpsgd import _float_certified, dpsgd_mu
+from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
 from .numeric.finite import MAX_ATOMS, atom_count, finite_delta
 from .numeric.losses import CompiledLoss, PrivacyLoss, loss_from_law, rounded_exactly
 from .numeric.pld import ComposedLoss, HonestMu, delta_bracket, epsilon_bracket
@@ -70,6 +70,7 @@ class CLTApproximation:
     mu: Certified
     epsilon: Certified | None = None
     delta: Certified | None = None
+    verdict: str | None = None
     approximation: bool = True
     note: str = APPROXIMATION_NOTE
 
@@ -197,6 +198,8 @@ class Account:
                 out["clt"]["eps_clt"] = str(self.clt.epsilon)
             if self.clt.delta is not None:
                 out["clt"]["delta_clt"] = str(self.clt.delta)
+            if self.clt.verdict is not None:
+                out["clt"]["verdict"] = self.clt.verdict
         if self.notes:
             out["notes"] = list(self.notes)
         out["statement"] = self.statement()
@@ -290,7 +293,7 @@ def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> C
                                                           digits=d), target, digits=digits)
 
 
-def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int) -> CLTApproximation | None:
+def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result: Any) -> CLTApproximation | None:
     leaves = m.leaves()
     if len(leaves) != 1:
         return None
@@ -303,7 +306,12 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int) -> CLTA
     sigma = 1 / mu
     if given == "delta":
         acc = dpsgd_mu(sigma, leaf.sample_rate, steps, delta=value, digits=digits, gamma=False, exact=False)
-        return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt)
+        verdict = None
+        if isinstance(result, Bound):
+            lo = _float_certified(result.lower, BRACKET_DIGITS, "down")
+            hi = _float_certified(result.upper, BRACKET_DIGITS, "up")
+            verdict = clt_verdict(sigma, leaf.sample_rate, steps, "poisson", value, lo, hi)
+        return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict)
     acc = dpsgd_mu(sigma, leaf.sample_rate, steps, digits=digits, gamma=False, exact=False)
     return CLTApproximation(acc.mu_clt, delta=gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits))
 
@@ -410,7 +418,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
 def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
           mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = ()) -> Account:
     try:
-        clt = _dpsgd_clt(m, given, value, digits)
+        clt = _dpsgd_clt(m, given, value, digits, result)
     except (PrecisionError, InvalidParameterError):
         clt = None  # auxiliary: never takes the main answer down
     eps, delta = (result, value) if given == "delta" else (value, result)

@@ -86,11 +86,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if p is not None:
         _compose_options(p)
 
-    p = add("account", help="DP-SGD: the CLT mu_clt, eps_clt, gamma, beside the proven eps bracket",
-            description="The central-limit approximation of Bu, Dong, Long & Su (2020). It can "
-                        "understate the true privacy loss; gamma is its Berry-Esseen error. With "
-                        "--delta (Poisson sampling) the true eps is bracketed by numerical "
-                        "composition: eps_lower <= eps <= eps_upper.")
+    p = add("account", help="the privacy of any mechanism: route, proven eps (or delta), the CLT labelled "
+                            "approximate",
+            description="Give the mechanism by --mechanism (repeat to compose), --spec FILE, or DP-SGD's "
+                        "--sigma/--sample-rate/--steps; and --delta (to get eps) or --eps (to get delta). "
+                        "The strongest route that applies is taken and named: exact (closed form), "
+                        "exact-finite (finite support) or bracket (numerical composition with a proven "
+                        "bracket). For DP-SGD the CLT approximation of Bu, Dong, Long & Su (2020) is "
+                        "reported beside it; it can understate the true privacy loss.")
     if p is not None:
         _account_options(p)
 
@@ -176,14 +179,24 @@ def _compose_options(p: argparse.ArgumentParser) -> None:
 
 
 def _account_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sigma", required=True, help="noise multiplier sigma > 0")
-    p.add_argument("--sample-rate", dest="sample_rate", required=True, help="sampling probability p in (0, 1]")
-    p.add_argument("--steps", required=True, help="number of steps T >= 1")
+    p.add_argument("--mechanism", action="append", metavar="SPEC",
+                   help="a mechanism KIND:key=value,... (repeat to compose): gaussian (sigma, sensitivity), gdp (mu), "
+                        "laplace (scale, sensitivity), rr (epsilon), pure-dp (epsilon), eps-delta (epsilon, delta), "
+                        "dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
+                        "and times=")
+    p.add_argument("--spec", metavar="FILE", help="the mechanisms from a TOML or JSON file (a list 'mechanisms')")
+    p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0")
+    p.add_argument("--sample-rate", dest="sample_rate", help="DP-SGD: sampling probability p in (0, 1]")
+    p.add_argument("--steps", help="DP-SGD: number of steps T >= 1")
     p.add_argument("--sampling", default="poisson", choices=("poisson", "uniform"),
-                   help="poisson (each record with probability p) or uniform (fixed batch); default poisson")
-    p.add_argument("--delta", help="report eps_clt and the proven bracket eps_lower, eps_upper at this delta")
+                   help="DP-SGD: poisson (each record with probability p) or uniform (fixed batch: the CLT only); "
+                        "default poisson")
+    p.add_argument("--delta", help="report the smallest eps at this delta")
+    p.add_argument("--eps", help="report the smallest delta at this eps")
+    p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),
+                   help="force a route (default: the strongest that applies)")
     p.add_argument("--rel-width", dest="rel_width", default="0.01",
-                   help="relative width of the eps bracket to reach (default 0.01)")
+                   help="relative width of a numerical bracket (default 0.01)")
     add_common(p)
 
 

@@ -1,5 +1,9 @@
-"""``gdpproof account --sigma S --sample-rate P --steps T [--delta D]``: DP-SGD's CLT mu (an
-approximation, labelled so) beside the proven epsilon bracket of numerical composition."""
+"""``gdpproof account``: the privacy of any mechanism, through :func:`gdpproof.account`.
+
+The mechanism comes from ``--mechanism SPEC`` (repeated: composed), ``--spec FILE`` or DP-SGD's
+``--sigma/--sample-rate/--steps``; ``--delta`` asks for eps, ``--eps`` for delta.  For DP-SGD
+the CLT approximation (mu_clt, eps_clt, gamma) is printed beside the proven answer, labelled.
+"""
 
 from __future__ import annotations
 
@@ -8,48 +12,122 @@ import sys
 
 from ._common import COMMON_FLAGS, Usage, emit, flags, num
 
-#: dpsgd_mu's arguments -> the options that give them.
-FLAGS = {**COMMON_FLAGS, "noise_multiplier": "--sigma", "sample_rate": "--sample-rate", "steps": "--steps",
-         "delta": "--delta", "rel_width": "--rel-width", "sampling": "--sampling"}
+#: library argument names -> the options that give them.
+FLAGS = {**COMMON_FLAGS, "noise_multiplier": "--sigma", "sigma": "--sigma", "sample_rate": "--sample-rate",
+         "steps": "--steps", "times": "--steps", "delta": "--delta", "epsilon": "--eps", "rel_width": "--rel-width",
+         "sampling": "--sampling", "route": "--route"}
 
 
-def run(args: argparse.Namespace) -> int:
-    from .. import dpsgd_mu
+def _mechanism(args: argparse.Namespace) -> object:
+    from ..mechanisms import Composed, dpsgd, mechanism_from_file, mechanism_from_spec
 
-    if args.rel_width != "0.01" and (args.delta is None or args.sampling == "uniform"):
-        raise Usage(f"--rel-width={args.rel_width} applies only with --delta and Poisson sampling "
-                    "(it sets the width of the proven bracket)")
-    gamma_digits = min(args.digits, 6)
+    dpsgd_given = [o for o, v in (("--sigma", args.sigma), ("--sample-rate", args.sample_rate),
+                                  ("--steps", args.steps)) if v is not None]
+    sources = sum([bool(args.mechanism), args.spec is not None, bool(dpsgd_given)])
+    if sources != 1:
+        raise Usage("give the mechanism one way: --mechanism SPEC (repeatable), --spec FILE, or DP-SGD's "
+                    "--sigma, --sample-rate and --steps")
+    if args.mechanism:
+        parts = [mechanism_from_spec(spec) for spec in args.mechanism]
+        return parts[0] if len(parts) == 1 else Composed(*parts)
+    if args.spec is not None:
+        return mechanism_from_file(args.spec)
+    missing = [o for o in ("--sigma", "--sample-rate", "--steps") if o not in dpsgd_given]
+    if missing:
+        raise Usage(f"DP-SGD needs --sigma, --sample-rate and --steps ({', '.join(missing)} missing)")
+    with flags(FLAGS):
+        return dpsgd(args.sigma, args.sample_rate, args.steps)
+
+
+def _dpsgd_clt_only(args: argparse.Namespace) -> int:
+    """DP-SGD without a query (or with fixed-size batches): the CLT approximation alone."""
+    from ..numeric.dpsgd import dpsgd_mu
+
     with flags(FLAGS):
         acc = dpsgd_mu(args.sigma, args.sample_rate, args.steps, sampling=args.sampling, delta=args.delta,
-                       digits=args.digits, gamma_digits=gamma_digits, rel_width=args.rel_width)
+                       digits=args.digits, gamma_digits=min(args.digits, 6), exact=False)
     print(f"gdpproof: warning: {acc.note}", file=sys.stderr)
-    payload = {"sigma": args.sigma, "sample_rate": args.sample_rate, "steps": args.steps,
-               "sampling": args.sampling, "mu_clt": num(acc.mu_clt),
-               "gamma": None if acc.gamma is None else num(acc.gamma),
-               "approximation": True, "digits": acc.mu_clt.digits,
-               "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"}, "gamma_digits": gamma_digits,
-               "certified": acc.mu_clt.method, "gamma_certified": acc.gamma.method if acc.gamma else None}
+    payload = {"sigma": args.sigma, "sample_rate": args.sample_rate, "steps": args.steps, "sampling": args.sampling,
+               "route": None, "mu_clt": num(acc.mu_clt), "gamma": None if acc.gamma is None else num(acc.gamma),
+               "approximation": True, "digits": acc.mu_clt.digits, "certified": acc.mu_clt.method,
+               "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"}}
     text = [f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
     if acc.eps_clt is not None:
         payload.update({"delta": args.delta, "eps_clt": num(acc.eps_clt)})
         text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
-    if acc.eps_lower is not None and acc.eps_upper is not None:
-        r = acc.exact
-        payload.update({"eps_lower": num(acc.eps_lower), "eps_upper": num(acc.eps_upper),
-                        "verdict": acc.verdict, "eps_ordering": r.ordering, "eps_method": "pld",
-                        "eps_relative_width": f"{r.eps.relative_width:.3g}", "grid_step": f"{r.grid_step:.6g}",
-                        "neighbours": "add/remove, the worse ordering"})
-        payload["rounding"].update({"eps_lower": "down", "eps_upper": "up"})
-        text.append(f"eps     in [{acc.eps_lower}, {acc.eps_upper}]   proven bracket at delta = {args.delta} "
-                    f"(numerical composition, worse ordering: {r.ordering})")
-        text.append(f"verdict : {acc.verdict}")
-    elif args.delta is not None and args.sampling == "uniform":
+    if args.sampling == "uniform" and args.delta is not None:
         payload.update({"eps_lower": None, "eps_upper": None,
-                        "verdict": "no proven bracket for uniform (fixed-batch) sampling"})
-        text.append("eps bracket: not available for uniform sampling (numerical composition covers Poisson)")
+                        "verdict": "no proven route for uniform (fixed-batch) sampling yet"})
+        text.append("eps bracket: no proven route for uniform (fixed-batch) sampling yet; the CLT alone")
     curve = "p G_1/sigma + (1-p) Id" if args.sampling == "poisson" else "C_p(G_1/sigma)"
     text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})" if acc.gamma
                 is not None else "gamma   = not certified for this configuration (the rest stands)")
+    emit(args, payload, "\n".join(text))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.delta is not None and args.eps is not None:
+        raise Usage(f"--delta={args.delta} and --eps={args.eps}: give one (--delta reports eps, --eps reports delta)")
+    dpsgd_flags = args.sigma is not None or args.sample_rate is not None or args.steps is not None
+    if args.sampling != "poisson" and not dpsgd_flags:
+        raise Usage(f"--sampling={args.sampling} applies only to DP-SGD (--sigma, --sample-rate, --steps)")
+    mechanism = _mechanism(args)
+    if dpsgd_flags and (args.sampling == "uniform" or (args.delta is None and args.eps is None)):
+        if args.rel_width != "0.01":
+            raise Usage(f"--rel-width={args.rel_width} applies only with --delta or --eps and Poisson sampling "
+                        "(it sets the width of the proven bracket)")
+        if args.route is not None:
+            raise Usage(f"--route={args.route} needs --delta or --eps and Poisson sampling")
+        return _dpsgd_clt_only(args)
+    if args.delta is None and args.eps is None:
+        raise Usage("give --delta (to get eps) or --eps (to get delta)")
+
+    from ..account import account
+
+    with flags(FLAGS):
+        a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits, rel_width=args.rel_width,
+                    route=args.route)
+    payload = a.to_dict()
+    what, lo, hi = ("eps", a.eps_lower, a.eps_upper) if a.given == "delta" else ("delta", a.delta_lower, a.delta_upper)
+    rounding = {f"{what}_lower": "down", f"{what}_upper": "up"}
+    text = [f"mechanism : {a.mechanism!r}", f"route     : {a.route} ({a.method})"]
+    if a.route == "bracket":
+        text.append(f"{what:<9} in [{lo}, {hi}]   proven (lower rounded down, upper up)"
+                    + ("" if a.ordering == "both" else f"; worse ordering: {a.ordering}"))
+    else:
+        text.append(f"{what:<9} = {hi}   certified, rounded up")
+    if a.mu is not None:
+        text.append(f"mu        = {a.mu}   exactly mu-GDP (rounded up)")
+        rounding["mu"] = "up"
+    if a.clt is not None:
+        print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)
+        from ..numeric.dpsgd import dpsgd_mu
+
+        leaf, steps = a.mechanism.leaves()[0]  # type: ignore[attr-defined]
+        gamma_digits = min(args.digits, 6)
+        gamma = dpsgd_mu(1 / leaf.mechanism._leaf_mu(), leaf.sample_rate, steps, digits=args.digits,
+                         gamma_digits=gamma_digits, exact=False).gamma
+        payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note,
+                        "gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits})
+        rounding.update({"mu_clt": "up", "gamma": "up"})
+        text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation, not a bound)")
+        if a.clt.epsilon is not None:
+            payload["eps_clt"] = num(a.clt.epsilon)
+            rounding["eps_clt"] = "up"
+            text.append(f"eps_clt   = {a.clt.epsilon}   at delta = {args.delta} (from mu_clt; an approximation)")
+        if a.clt.delta is not None:
+            payload["delta_clt"] = num(a.clt.delta)
+            rounding["delta_clt"] = "up"
+            text.append(f"delta_clt = {a.clt.delta}   at eps = {args.eps} (from mu_clt; an approximation)")
+        if a.clt.verdict is not None:
+            payload["verdict"] = a.clt.verdict
+            text.append(f"verdict   : {a.clt.verdict}")
+        text.append(f"gamma     = {gamma}   (Berry-Esseen error of the CLT of the T-fold p G_1/sigma + (1-p) Id)"
+                    if gamma is not None else "gamma     = not certified for this configuration (the rest stands)")
+    for note in a.notes:
+        text.append(f"note      : {note}")
+    text.append(a.statement())
+    payload["rounding"] = rounding
     emit(args, payload, "\n".join(text))
     return 0

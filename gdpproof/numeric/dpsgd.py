@@ -241,22 +241,29 @@ def _float_certified(x: float, digits: int, rounding: str) -> Certified:
     return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
 
 
+def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
+                eps_lower: Certified, eps_upper: Certified) -> str:
+    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket.
+
+    eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
+    depend on the display; "understates by at least X" is proven (X rounded down)."""
+    e20 = _eps_clt(sympy.sympify(noise_multiplier), sympy.sympify(sample_rate), steps, sampling,
+                   sympy.sympify(delta), 20)
+    clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
+    lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
+    if clt_hi < lo:
+        gap = _float_certified(float(lo - clt_hi), 3, "down")
+        return f"the CLT understates eps by at least {gap} ({float(gap) / float(lo):.1%} of eps_lower)"
+    if clt_lo > hi:
+        gap = _float_certified(float(clt_lo - hi), 3, "down")
+        return f"the CLT overstates eps by at least {gap} ({float(gap) / float(hi):.1%} of eps_upper)"
+    return "eps_clt lies inside the proven bracket"
+
+
 def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
     r = dpsgd_epsilon(float(acc.noise_multiplier), float(acc.sample_rate), acc.steps, float(acc.delta),
                       rel_width=rel_width)
     lo = _float_certified(r.eps.lower, 6, "down")
     hi = _float_certified(r.eps.upper, 6, "up")
-    assert acc.eps_clt is not None
-    # the verdict compares the bracket with eps_clt to 20 digits, whatever digits were asked for
-    e20 = _eps_clt(sympy.sympify(acc.noise_multiplier), sympy.sympify(acc.sample_rate), acc.steps, acc.sampling,
-                   sympy.sympify(acc.delta), 20)
-    clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
-    if clt_hi < Fraction(lo):
-        gap = _float_certified(float(Fraction(lo) - clt_hi), 3, "down")
-        verdict = f"the CLT understates eps by at least {gap} ({float(gap) / float(lo):.1%} of eps_lower)"
-    elif clt_lo > Fraction(hi):
-        gap = _float_certified(float(clt_lo - Fraction(hi)), 3, "down")
-        verdict = f"the CLT overstates eps by at least {gap} ({float(gap) / float(hi):.1%} of eps_upper)"
-    else:
-        verdict = "eps_clt lies inside the proven bracket"
+    verdict = clt_verdict(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)
     return dataclasses.replace(acc, eps_lower=lo, eps_upper=hi, verdict=verdict, exact=r)

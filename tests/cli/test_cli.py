@@ -112,7 +112,7 @@ def test_check_exit_codes(capsys):
         (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "--n='1e20' must be at most 10^12"),
         (["simulate", "gaussian", "--samples", "10", "--seed", "1"], "--sigma is required for gaussian"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--rel-width", "0.05"],
-         "--rel-width=0.05 applies only with --delta and Poisson sampling"),
+         "--rel-width=0.05 applies only with --delta or --eps and Poisson sampling"),
         (["simulate", "gaussian", "--sigma", "0", "--samples", "10", "--seed", "1"], "--sigma='0' must be a finite number > 0"),
         (["simulate", "gaussian", "--sigma", "1", "--samples", "-5", "--seed", "1"], "--samples='-5' must be an integer >= 1"),
         (["simulate", "gaussian", "--sigma", "1", "--samples", "10", "--seed", "x"], "--seed='x' must be an integer >= 0"),
@@ -221,7 +221,7 @@ def test_account_is_labelled_an_approximation(capsys):
     code, out, err = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "1000",
                          "--delta", "1e-5", "--digits", "8", "--json")
     obj = json.loads(out)
-    assert code == 0 and obj["approximation"] is True
+    assert code == 0 and obj["clt"]["approximation"] is True and obj["route"] == "bracket"
     assert obj["mu_clt"] == "0.41452164" and float(obj["eps_clt"]) > 0 and 0 < float(obj["gamma"]) < 0.1
     assert "understate" in err
     # the issue's acceptance command: the proven bracket beside the CLT, <= 1% wide
@@ -383,3 +383,51 @@ def test_audit_mechanism_module_that_fails_to_import(capsys, tmp_path):
     clash.write_text("def f():\n    pass\n")
     code, _, err = run(capsys, "audit", "mechanism", "--module", f"{clash}:f", "--claimed-mu", "1", "--seed", "1")
     assert code == 2 and "already taken" in err
+
+
+def test_account_composes_any_mechanism(capsys, tmp_path):
+    # the done-when of the one-model issue: the CLI gives the library's answer, with route and bracket
+    from gdpproof import account
+    from gdpproof.mechanisms import Composed, GaussianMechanism, LaplaceMechanism, Repeated
+
+    argv = ["account", "--mechanism", "gaussian:sigma=10/3,times=10", "--mechanism", "laplace:scale=10,times=5",
+            "--delta", "1e-5", "--json"]
+    code, out, _ = run(capsys, *argv)
+    obj = json.loads(out)
+    lib = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10), Repeated(LaplaceMechanism(scale=10), 5)),
+                  delta="1e-5")
+    assert code == 0 and obj["route"] == "bracket"
+    assert (obj["eps_lower"], obj["eps_upper"]) == (str(lib.eps_lower), str(lib.eps_upper))
+    assert float(obj["eps_upper"]) <= 1.01 * float(obj["eps_lower"])
+    spec = tmp_path / "m.toml"
+    spec.write_text('[[mechanisms]]\nkind = "gaussian"\nsigma = "10/3"\ntimes = 10\n\n'
+                    '[[mechanisms]]\nkind = "laplace"\nscale = 10\ntimes = 5\n', encoding="utf-8")
+    code, out2, _ = run(capsys, "account", "--spec", str(spec), "--delta", "1e-5", "--json")
+    assert code == 0 and json.loads(out2)["eps_upper"] == obj["eps_upper"]
+    code, out, _ = run(capsys, "account", "--mechanism", "gdp:mu=0.3,times=10", "--eps", "1", "--digits", "12",
+                       "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["route"] == "exact" and obj["delta_upper"] == "0.109239412607"
+    code, out, _ = run(capsys, "account", "--mechanism", "rr:eps=0.1,times=100", "--delta", "1e-5",
+                       "--route", "exact-finite", "--digits", "10")
+    assert code == 0 and "route     : exact-finite" in out and "4.306791373" in out
+
+
+@pytest.mark.parametrize(("argv", "text"), [
+    (["account", "--mechanism", "gausian:sigma=1", "--delta", "1e-5"], "kind='gausian' must be one of"),
+    (["account", "--mechanism", "gaussian:sigma=-1", "--delta", "1e-5"], "sigma=-1"),
+    (["account", "--mechanism", "gaussian:sigma=1,foo=2", "--delta", "1e-5"], "'foo' is not a parameter of gaussian"),
+    (["account", "--mechanism", "gaussian:sigma=1", "--sigma", "1", "--delta", "1e-5"], "give the mechanism one way"),
+    (["account", "--mechanism", "gaussian:sigma=1"], "give --delta"),
+    (["account", "--mechanism", "gaussian:sigma=1", "--delta", "1e-5", "--eps", "1"], "give one"),
+    (["account", "--mechanism", "gaussian:sigma=1", "--eps", "-1"], "--eps='-1'"),
+    (["account", "--mechanism", "gaussian:sigma=1", "--delta", "2"], "--delta='2'"),
+    (["account", "--mechanism", "laplace:scale=1,times=3", "--delta", "1e-5", "--route", "exact-finite"],
+     "no route accounts"),
+    (["account", "--spec", "/nonexistent/m.toml", "--delta", "1e-5"], "spec file '/nonexistent/m.toml'"),
+    (["account", "--sigma", "1", "--steps", "3", "--delta", "1e-5"], "--sample-rate missing"),
+    (["account", "--mechanism", "gdp:mu=1", "--sampling", "uniform", "--delta", "1e-5"], "applies only to DP-SGD"),
+])
+def test_account_bad_input_names_the_part(capsys, argv, text):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and text in err and "Traceback" not in err and err.count("\n") == 1, err

@@ -36,6 +36,7 @@ from .certified import (  # noqa: F401  (re-exported: the names' historical home
     Certified,
     Rounding,
     _check_request,
+    _rebuild,
     _decide,
     _decimal,
     certify_balls,

@@ -25,9 +25,9 @@ from . import engines
 from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x
 
 if TYPE_CHECKING:  # pragma: no cover
-    from decimal import Decimal as Certified  # numeric's Certified is a Decimal; symbolic never imports numeric
-
     import numpy as np
+
+    from .._certified import Certified
 
 __all__ = [
     "TradeOff",

@@ -1,5 +1,9 @@
 """The one module that touches mpmath contexts and python-flint's global precision.
 
+It is the floor of :mod:`gdpproof.numeric`: it imports no other module of gdpproof, and not
+sympy either (sympy numbers are recognised by their attributes, and sympy is imported only
+when one is given), so the certified conversions can run without loading sympy.
+
 python-flint keeps its working precision in a process-global ``flint.ctx``; mpmath keeps one in
 ``mpmath.mp``.  gdpproof never changes either for longer than a call: arb code runs inside
 :func:`arb_precision`, which restores the previous value, and mpmath code runs in private
@@ -9,18 +13,20 @@ python-flint keeps its working precision in a process-global ``flint.ctx``; mpma
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
+from typing import Any
 
 import flint
 import mpmath
-import sympy
 
 __all__ = [
     "arb_precision",
     "private_context",
     "arb_from_exact",
+    "arb_of_fraction",
+    "set_constant_ball",
     "arb_endpoints",
     "mpf_from_exact",
     "mpf_to_fraction",
@@ -66,21 +72,43 @@ def private_context(dps: int) -> Iterator[mpmath.ctx_mp.MPContext]:
         _pool.free.append(ctx)
 
 
-def arb_from_exact(value: sympy.Expr) -> flint.arb:
-    """An arb ball containing the exact sympy number ``value`` (at the current precision)."""
-    if value.is_Integer:
-        return flint.arb(int(value))
-    if value.is_Rational:
-        return flint.arb(flint.fmpq(int(value.p), int(value.q)))
-    if value is sympy.oo:
-        return flint.arb("inf")
-    if value is -sympy.oo:
-        return flint.arb("-inf")
-    if isinstance(value, sympy.Expr) and value.is_number and value.is_real is not False:
-        # an irrational constant such as sqrt(2) or pi: its ball at the current precision
-        from .certify import arb_function
+def arb_of_fraction(q: Fraction) -> flint.arb:
+    """The ball of the rational ``q`` at the current precision (exact when q is dyadic)."""
+    return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
-        return arb_function(value, ())()
+
+#: How an irrational sympy constant (sqrt(2), pi, ...) becomes a ball: set by the sympy->arb
+#: compiler (:mod:`gdpproof.numeric.compile_arb`), which this floor module must not import.
+_constant_ball: Callable[[Any], flint.arb] | None = None
+
+
+def set_constant_ball(fn: Callable[[Any], flint.arb]) -> None:
+    """Install the evaluator :func:`arb_from_exact` uses for irrational sympy constants."""
+    global _constant_ball
+    _constant_ball = fn
+
+
+def arb_from_exact(value: Any) -> flint.arb:
+    """An arb ball containing the exact number ``value`` (at the current precision).
+
+    ``value`` is an int, a :class:`~fractions.Fraction` or an exact sympy number (Integer,
+    Rational, +-oo, or an irrational constant such as sqrt(2)).
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return flint.arb(value)
+    if isinstance(value, Fraction):
+        return arb_of_fraction(value)
+    if getattr(value, "is_Integer", False):
+        return flint.arb(int(value))
+    if getattr(value, "is_Rational", False):
+        return flint.arb(flint.fmpq(int(value.p), int(value.q)))
+    if getattr(value, "is_infinite", False) and getattr(value, "is_extended_real", False):
+        return flint.arb("inf") if value.is_extended_positive else flint.arb("-inf")
+    if getattr(value, "is_number", False) and getattr(value, "is_real", None) is not False:
+        # an irrational constant such as sqrt(2) or pi: its ball at the current precision
+        if _constant_ball is None:
+            raise TypeError(f"no evaluator for the constant {value!r}: import gdpproof.numeric.compile_arb")
+        return _constant_ball(value)
     raise TypeError(f"not an exact real number: {value!r}")
 
 
@@ -116,8 +144,10 @@ def arb_endpoints(x: flint.arb) -> tuple[Fraction, Fraction] | None:
     return mid - rad, mid + rad
 
 
-def mpf_from_exact(ctx: mpmath.ctx_mp.MPContext, value: sympy.Expr) -> mpmath.mpf:
+def mpf_from_exact(ctx: mpmath.ctx_mp.MPContext, value: Any) -> mpmath.mpf:
     """``value`` (an exact sympy number) as an mpf of ``ctx``, correctly rounded."""
+    import sympy  # only sympy numbers come here
+
     if value.is_Rational:
         return ctx.mpf(int(value.p)) / int(value.q)
     if value is sympy.oo:

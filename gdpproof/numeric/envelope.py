@@ -36,14 +36,16 @@ from typing import Any
 import flint
 import numpy as np
 
-from ._mp import mpf_to_fraction, private_context
-from ..symbolic.symbols import SYMPY_GAVE_UP
-from .optimize import arb_of_fraction
+from ._mp import arb_endpoints, arb_of_fraction, mpf_to_fraction, private_context
+from .special import _newton_bracketed, _np_implicit_inverse, arb_implicit_inverse
 
-__all__ = ["Solution", "solve", "exact_value", "arb_envelope", "arb_envelope_slope", "arb_conjugate", "mp_envelope",
-           "mp_envelope_slope", "mp_conjugate", "np_envelope", "np_envelope_slope"]
+__all__ = ["Solution", "solve", "arb_envelope", "arb_envelope_slope", "arb_conjugate", "mp_envelope",
+           "mp_envelope_slope", "mp_conjugate", "np_envelope", "np_envelope_slope", "mpmath_namespace",
+           "numpy_namespace"]
 
 Fn = Callable[[Any], Any]
+#: ``mp_functions(ctx)`` gives h, h', h'' as functions of mpmath numbers of the context ctx.
+MpFns = Callable[[Any], tuple[Fn, Fn, Fn]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,8 +112,6 @@ def _touch(ctx: Any, dh: Fn, d2h: Fn, s: Any, start: Any = None) -> Any:
 
 def _inverse(ctx: Any, h: Fn, dh: Fn, a: Any) -> Any:
     """h2(a) = inf{t : h(t) <= a}, approximately (0 when h(0) <= a)."""
-    from .special import _newton_bracketed
-
     h0 = _call(ctx, h, ctx.zero)
     if _finite(ctx, h0) and h0 <= a:
         return ctx.zero
@@ -266,8 +266,6 @@ def _lower_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
 
 def _upper_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
     """min(h(a), h2(a), the chord between the two tangency points when they bracket a) (fact 4)."""
-    from .special import arb_implicit_inverse
-
     best = _upper(h(a))
     inv = arb_implicit_inverse(h, dh, a)
     if inv.is_finite():
@@ -281,106 +279,21 @@ def _upper_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
     return best
 
 
-def exact_value(node: Any) -> Any:
-    """The exact value of ``symmetrized(Lambda(t, h(t)), v)`` at a rational v where C(v) = h(v)
-    is proven, else None.
-
-    C(v) = h(v) exactly when the tangent of h at v lies below h2, i.e. h2*(s) <= h*(s) =
-    s v - h(v) for s = h'(v) (then the tangent is below min{h, h2}, so C(v) >= h(v) >= C(v)).
-    That inequality is decided in balls at 256 bits, with the tangent bound of fact 3 for h2*
-    (valid for every s in the ball of h'(v)).  Values that are short decimals (h polynomial
-    with rational coefficients) need this: no ball can round them in a direction.
-    """
-    import sympy
-
-    from ._mp import arb_from_exact, arb_precision
-    from .certify import arb_function
-
-    h_fn, v = node.args[:2]
-    if not (v.is_Rational and 0 < v < 1):
-        return None
-    (var,) = h_fn.variables
-    body, d1, d2 = node.bodies()
-    if any(b.free_symbols - {var} for b in (body, d1, d2)):
-        return None
-    try:
-        h, dh = arb_function(body, (var,)), arb_function(d1, (var,))
-        with arb_precision(256):
-            a = arb_from_exact(v)
-            s = dh(a)
-            if not (s.is_finite() and s < 0):
-                return None
-            own = s * a - h(a)  # h*(s): the tangent at v touches h there
-            with private_context(80) as ctx:
-                _, dhm, d2hm = _mp_functions((body, d1, d2), var, ctx)
-                q = _fraction(flint.arb(s.mid()))
-                t2 = _exact(_touch(ctx, dhm, d2hm, ctx.mpf(q.denominator) / q.numerator))
-            other = _tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
-            if not (other.is_finite() and own.is_finite() and other <= _lower(own)):
-                return _on_unit_bridge(body, d1, var, v, h, a)
-    except (TypeError, ValueError, ZeroDivisionError):
-        return None
-    value = sympy.simplify(body.xreplace({var: v}))
-    return value if value.is_number else None
-
-
-def _on_unit_bridge(body: Any, d1: Any, var: Any, v: Any, h: Fn, a: flint.arb) -> Any:
-    """x + h(x) - v when v lies strictly between x and h(x), h'(x) = -1 (algebraic h only).
-
-    The line of slope -1 through (x, h(x)) supports both h (at x) and h2 (at (h(x), x): the
-    reflection), since h2*(-1) = h*(-1); between the two points C is that line.
-    """
-    import sympy
-
-    from ._mp import arb_from_exact
-
-    if not d1.is_algebraic_expr(var):
-        return None  # sympy's solve is quick on algebraic slopes only
-    try:
-        roots = sympy.solve(sympy.Eq(d1, -1), var)
-    except SYMPY_GAVE_UP:
-        return None
-    for r in roots:
-        if not (r.is_number and r.is_real and sympy.simplify(d1.xreplace({var: r}) + 1) == 0):
-            continue
-        x = arb_from_exact(r)
-        # only a tangency point inside the domain bounds the envelope: a root of h' = -1 outside
-        # [0, 1] (2/5 (1 - t)^2 has t = -1/4) gives a line that is no chord of min(h, h^-1)
-        if not (x >= 0 and x <= 1):
-            continue
-        hx = h(x)
-        if not (hx >= 0 and hx <= 1):
-            continue
-        lo, hi = x.min(hx), x.max(hx)
-        if lo < a and a < hi:
-            value = sympy.simplify(r + body.xreplace({var: r}) - v)
-            return value if value.is_number else None
-    return None
-
-
-def _mp_functions(bodies: tuple[Any, Any, Any], var: Any, ctx: Any) -> tuple[Fn, Fn, Fn]:
-    from .evaluate import mpmath_function
-
-    return tuple(mpmath_function(b, (var,), ctx) for b in bodies)  # type: ignore[return-value]
-
-
-def arb_envelope(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, a: flint.arb) -> flint.arb:
-    """A ball containing C(a) at the current arb precision (``bodies``: h, h', h'' as sympy)."""
+def arb_envelope(h: Fn, dh: Fn, mp_functions: MpFns, a: flint.arb) -> flint.arb:
+    """A ball containing C(a) at the current arb precision (``mp_functions``: h, h', h'' in mpmath)."""
     if not a.is_finite() or a < 0 or a > 1:
         return flint.arb.nan()
     if not a.is_exact():  # C is non-increasing: its values at the ends of the ball bound it
-        return arb_envelope(h, dh, bodies, var, _upper(a)).union(arb_envelope(h, dh, bodies, var, _lower(a)))
+        return arb_envelope(h, dh, mp_functions, _upper(a)).union(arb_envelope(h, dh, mp_functions, _lower(a)))
     if a == 1:
         return flint.arb(0)  # g(1) = min(h(1), h2(1)) = 0
     if a == 0:
         # C(0) = g(0) = min(h(0), h2(0)) (a convex combination landing on 0 uses 0 only)
-        from .special import arb_implicit_inverse
-
         return h(a).min(arb_implicit_inverse(h, dh, flint.arb(0)))
     bits = flint.ctx.prec
     with private_context(int(bits * 0.30103) + 1) as ctx:
         ctx.prec = bits
-        hm, dhm, d2hm = _mp_functions(bodies, var, ctx)
+        hm, dhm, d2hm = mp_functions(ctx)
         q = _fraction(a)
         sol = solve(ctx, hm, dhm, d2hm, ctx.mpf(q.numerator) / q.denominator)
     lo = _lower_bound(h, dh, a, sol).max(flint.arb(0))
@@ -392,15 +305,13 @@ def arb_envelope(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, a: flint
 
 def _fraction(a: flint.arb) -> Fraction:
     """The value of an exact ball."""
-    from ._mp import arb_endpoints
-
     ends = arb_endpoints(a)
     if ends is None:
         raise ValueError(f"not a finite ball: {a}")
     return ends[0]
 
 
-def arb_envelope_slope(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, a: flint.arb) -> flint.arb:
+def arb_envelope_slope(h: Fn, dh: Fn, mp_functions: MpFns, a: flint.arb) -> flint.arb:
     """A ball containing every subgradient of C over the ball a, by difference quotients.
 
     C convex: for l <= r and d > 0, (C(l) - C(l - d))/d <= C'(l-) and C'(r+) <= (C(r + d) - C(r))/d.
@@ -413,14 +324,14 @@ def arb_envelope_slope(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, a:
         return flint.arb.nan()
 
     def c(x: flint.arb) -> flint.arb:
-        return arb_envelope(h, dh, bodies, var, x)
+        return arb_envelope(h, dh, mp_functions, x)
 
     lo = (c(l) - c(l - d)) / d
     hi = (c(r + d) - c(r)) / d
     return _lower(lo).union(_upper(hi))
 
 
-def arb_conjugate(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, y: flint.arb,
+def arb_conjugate(h: Fn, dh: Fn, mp_functions: MpFns, y: flint.arb,
                   inverse: bool = False, end_slopes: tuple = (None, None)) -> flint.arb:
     """A ball containing h*(y) = sup_t (y t - h(t)), or h2*(y) = sup_t (y h(t) - t) when
     ``inverse``, over t in [0, 1], for y < 0 (fact 1).
@@ -456,7 +367,7 @@ def arb_conjugate(h: Fn, dh: Fn, bodies: tuple[Any, Any, Any], var: Any, y: flin
     bits = flint.ctx.prec
     with private_context(int(bits * 0.30103) + 1) as ctx:
         ctx.prec = bits
-        _, dhm, d2hm = _mp_functions(bodies, var, ctx)
+        _, dhm, d2hm = mp_functions(ctx)
         q = _fraction(flint.arb(y.mid()))
         ym = ctx.mpf(q.numerator) / q.denominator
         x = _exact(_touch(ctx, dhm, d2hm, 1 / ym if inverse else ym))
@@ -526,8 +437,6 @@ def _np_touch(dh: Fn, d2h: Fn, s: np.ndarray) -> np.ndarray:
 
 def _np_solve(h: Fn, dh: Fn, d2h: Fn, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(slope, value) of C at each a in (0, 1): :func:`solve` on arrays of doubles."""
-    from .special import _np_implicit_inverse
-
     def H(x: np.ndarray) -> np.ndarray:
         return np.broadcast_to(np.asarray(h(x), dtype=np.float64), np.shape(x))
 
@@ -574,8 +483,6 @@ def _np_solve(h: Fn, dh: Fn, d2h: Fn, a: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def np_envelope(h: Fn, dh: Fn, d2h: Fn, a: Any) -> np.ndarray:
     """C at each entry of a, in float64 (the solver on arrays of doubles)."""
-    from .special import _np_implicit_inverse
-
     arr = np.asarray(a, dtype=np.float64)
     out = np.zeros(arr.shape)
     inner = (arr > 0) & (arr < 1)
@@ -594,3 +501,27 @@ def np_envelope_slope(h: Fn, dh: Fn, d2h: Fn, a: Any) -> np.ndarray:
     arr = np.clip(np.asarray(a, dtype=np.float64), 1e-300, 1 - 1e-16)
     with np.errstate(all="ignore"):
         return _np_solve(h, dh, d2h, arr.ravel())[0].reshape(arr.shape)
+
+
+def mpmath_namespace(ctx: Any) -> dict[str, Any]:
+    """mpmath versions of the envelope and conjugate nodes, bound to the context ``ctx``."""
+
+    def symmetrized(h: Any, dh: Any, d2h: Any, v: Any) -> Any:
+        return mp_envelope(ctx, h, dh, d2h, v)
+
+    def symmetrized_slope(h: Any, dh: Any, d2h: Any, v: Any) -> Any:
+        return mp_envelope_slope(ctx, h, dh, d2h, v)
+
+    def tradeoff_conjugate(h: Any, dh: Any, d2h: Any, y: Any) -> Any:
+        return mp_conjugate(ctx, h, dh, d2h, y)
+
+    def inverse_conjugate(h: Any, dh: Any, d2h: Any, y: Any) -> Any:
+        return mp_conjugate(ctx, h, dh, d2h, y, inverse=True)
+
+    return {"symmetrized": symmetrized, "symmetrized_slope": symmetrized_slope,
+            "tradeoff_conjugate": tradeoff_conjugate, "inverse_conjugate": inverse_conjugate}
+
+
+def numpy_namespace() -> dict[str, Any]:
+    """numpy versions of the envelope nodes, for sympy's lambdify."""
+    return {"symmetrized": np_envelope, "symmetrized_slope": np_envelope_slope}

@@ -11,9 +11,6 @@ Two independent routes turn one sympy expression into numbers:
 
 from __future__ import annotations
 
-import functools
-import types
-from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -24,9 +21,9 @@ from .._args import probability
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.special import fold
 from ..symbolic.symbols import alpha as ALPHA
-from ._mp import mp_erfcinv, mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
+from ._mp import mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
 from .certify import Certified, _check_request, _decimal, certify, round_fraction
-from .special import mpmath_namespace
+from .lambdify_mp import mpmath_function  # noqa: F401  (re-exported: its historical home)
 
 __all__ = [
     "tradeoff_value",
@@ -77,37 +74,6 @@ def _certify_any(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rou
 # ---------------------------------------------------------------------------------------------
 # lambdified mpmath
 # ---------------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1024)
-def _mpmath_code(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> types.CodeType:
-    fn = sympy.lambdify(symbols, expr, modules=["mpmath"])
-    return fn.__code__
-
-
-def _namespace(ctx: Any) -> dict:
-    ns = getattr(ctx, "_gdpproof_namespace", None)
-    if ns is None:
-        ns = {name: getattr(ctx, name) for name in dir(ctx) if not name.startswith("_")}
-        ns.update(
-            mpmath=ctx,
-            erfcinv=lambda z: mp_erfcinv(ctx, z),
-            erfcx=lambda z: ctx.exp(z * z) * ctx.erfc(z),
-            log1p=ctx.log1p,
-            builtins=__builtins__,
-            max=max,
-            min=min,
-            abs=abs,
-        )
-        ns.update(mpmath_namespace(ctx))
-        ctx._gdpproof_namespace = ns
-    return ns
-
-
-def mpmath_function(expr: sympy.Expr, symbols: Sequence[sympy.Symbol], ctx: Any) -> Any:
-    """sympy's lambdified mpmath code for ``expr``, bound to the private context ``ctx``."""
-    code = _mpmath_code(expr, tuple(symbols))
-    return types.FunctionType(code, _namespace(ctx))
 
 
 def _mp_eval(expr: sympy.Expr, syms: tuple, vals: tuple, dps: int) -> Fraction | None:

@@ -22,9 +22,10 @@ __all__ = ["tradeoff_values", "numpy_function"]
 @functools.lru_cache(maxsize=512)
 def numpy_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Any:
     """sympy's lambdified scipy/numpy code for ``expr`` (cached)."""
+    from .envelope import numpy_namespace as envelope_namespace
     from .special import numpy_namespace
 
-    return sympy.lambdify(symbols, expr, modules=[numpy_namespace(), "scipy", "numpy"])
+    return sympy.lambdify(symbols, expr, modules=[{**numpy_namespace(), **envelope_namespace()}, "scipy", "numpy"])
 
 
 def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:

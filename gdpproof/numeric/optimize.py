@@ -20,15 +20,11 @@ from fractions import Fraction
 
 import flint
 
-from ._mp import arb_endpoints
+from ._mp import arb_endpoints, arb_of_fraction
 
 __all__ = ["concave_sup", "branch_and_bound_sup", "arb_of_fraction", "monotone_crossing"]
 
 ArbFn = Callable[[flint.arb], flint.arb]
-
-
-def arb_of_fraction(q: Fraction) -> flint.arb:
-    return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
 
 def _ends(x: flint.arb) -> tuple[Fraction, Fraction] | None:

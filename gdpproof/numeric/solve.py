@@ -10,37 +10,38 @@ moves.  Nothing is returned unverified.
 
 References: Dong, Roth & Su (2022), Cor. 2.13 (delta of G_mu) and Balle & Wang (ICML 2018),
 Thm. 8 (the analytic Gaussian mechanism, sigma = sensitivity / mu).
+
+The formulas are the sympy expressions of :mod:`gdpproof.symbolic.tradeoff` (GAUSSIAN_DUAL,
+GAUSSIAN_LOG_DUAL and their derivatives), run as the arb kernels generated from them ahead of
+time (:mod:`gdpproof.numeric._kernels`).  So delta from epsilon, epsilon from delta, mu and sigma
+from (epsilon, delta) import neither sympy nor scipy for plain arguments (int, float, Fraction,
+Decimal, decimal strings); sympy is loaded only for sympy arguments and for the conversions
+that compile other expressions (pure DP, error rates).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import flint
-import sympy
 
-from .._args import exact, nonnegative, positive, probability, rational
 from ..errors import InvalidParameterError, PrecisionError
-from ..symbolic.duality import MU_FROM_PURE_EPSILON, pointwise_mu_points
-from ..symbolic.symbols import epsilon as EPS
-from ..symbolic.symbols import mu as MU
-from ..symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
-from ._mp import arb_endpoints, arb_from_exact, arb_precision
-from .certify import (
-    MAX_BITS,
-    Certified,
-    _check_request,
-    _decimal,
-    arb_function,
-    certify,
-    round_fraction,
-    working_bits,
+from ._rational import is_sympy, nonnegative as _nonnegative_exact, positive as _positive_exact
+from ._rational import probability as _probability_exact, rational as _rational_exact
+from ._kernels import (
+    gaussian_d_dual_eps,
+    gaussian_dlog_dual_eps,
+    gaussian_dlog_dual_eps_float,
+    gaussian_dlog_dual_mu,
+    gaussian_dual,
+    gaussian_log_dual,
+    gaussian_log_dual_float,
 )
-from .optimize import arb_of_fraction
+from ._mp import arb_endpoints, arb_of_fraction, arb_precision
+from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, round_fraction, working_bits
 
 __all__ = [
     "delta_from_epsilon",
@@ -56,13 +57,14 @@ __all__ = [
     "sigma_from_error_rates",
 ]
 
-_DUAL = arb_function(GAUSSIAN_DUAL, (EPS, MU))
-_LOG_DUAL = arb_function(GAUSSIAN_LOG_DUAL, (EPS, MU))
-_DLOG_DUAL_EPS = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU))
-_DLOG_DUAL_MU = arb_function(sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU))
+# the kernels, as functions of (epsilon, mu) balls: generated from the symbolic expressions
+_DUAL = gaussian_dual
+_LOG_DUAL = gaussian_log_dual
+_DLOG_DUAL_EPS = gaussian_dlog_dual_eps
+_DLOG_DUAL_MU = gaussian_dlog_dual_mu
 #: d delta / d epsilon = -e^epsilon Phi(-epsilon/mu - mu/2): sympy simplifies the derivative of
 #: the shipped expression to this (the phi terms cancel), so Newton steps cost two erfc calls.
-_D_DUAL_EPS = arb_function(sympy.simplify(sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS, MU))
+_D_DUAL_EPS = gaussian_d_dual_eps
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,20 +72,38 @@ _D_DUAL_EPS = arb_function(sympy.simplify(sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS,
 # ---------------------------------------------------------------------------------------------
 
 
-def _nonneg(name: str, value: Any, *, infinite: bool = False) -> sympy.Expr:
-    return rational(name, nonnegative(name, value, symbolic=False, infinite=infinite))
+# Arguments are exact Fractions (sympy-free for plain values; see _rational), with the rules
+# and messages of gdpproof._args.
 
 
-def _positive(name: str, value: Any) -> sympy.Expr:
-    return rational(name, positive(name, value, symbolic=False))
+def _nonneg(name: str, value: Any, *, infinite: bool = False) -> Fraction:
+    return _nonnegative_exact(name, value, infinite=infinite)  # type: ignore[return-value]
 
 
-def _probability(name: str, value: Any) -> sympy.Expr:
-    return rational(name, probability(name, value, symbolic=False))
+def _positive(name: str, value: Any) -> Fraction:
+    return _positive_exact(name, value)
 
 
-def _frac(v: sympy.Expr) -> Fraction:
-    return Fraction(int(v.p), int(v.q))
+def _probability(name: str, value: Any) -> Fraction:
+    return _probability_exact(name, value)
+
+
+def _sympy_number(v: Fraction) -> Any:
+    import sympy
+
+    return sympy.Rational(v.numerator, v.denominator)
+
+
+def _exact_gaussian(log: bool, e: Fraction, m: Fraction) -> Any:
+    """The exact value sympy gives for the dual (or its log) at (e, m): the last resort of the
+    certification loop when no ball decides (it loads sympy, as it always did)."""
+    from ..symbolic.symbols import epsilon as EPS
+    from ..symbolic.symbols import mu as MU
+    from ..symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
+    from .certify import _exact_substitution
+
+    expr = GAUSSIAN_LOG_DUAL if log else GAUSSIAN_DUAL
+    return _exact_substitution(expr, (EPS, MU), (_sympy_number(e), _sympy_number(m)))
 
 
 def _inf(digits: int, rounding: str) -> Certified:
@@ -222,15 +242,9 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.ar
     return ends[0]
 
 
-@functools.lru_cache(maxsize=1)
 def _float_log_dual() -> tuple[Callable[[float, float], float], Callable[[float, float], float]]:
-    """log delta and its epsilon-derivative as float code, lambdified from the same expression."""
-    import scipy.special
-
-    mods = [{"erfcx": scipy.special.erfcx, "log1p": math.log1p, "erfc": math.erfc}, "math"]
-    f = sympy.lambdify((EPS, MU), GAUSSIAN_LOG_DUAL, modules=mods)
-    df = sympy.lambdify((EPS, MU), sympy.diff(GAUSSIAN_LOG_DUAL, EPS), modules=mods)
-    return f, df
+    """log delta and its epsilon-derivative as float code, generated from the same expression."""
+    return gaussian_log_dual_float, gaussian_dlog_dual_eps_float
 
 
 def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
@@ -306,8 +320,26 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     Certified('9.744331372E-348', digits=10, rounding='up')
     """
     _check_request(digits, "up")
-    m = nonnegative("mu", mu)
+    if is_sympy(mu):
+        return _delta_of_sympy_mu(mu, epsilon, digits)
+    m = _nonneg("mu", mu)
     e = _nonneg("epsilon", epsilon)
+    if m == 0:
+        return _zero(digits, "up")
+    return certify_balls(_DUAL, (e, m), digits=digits, rounding="up", unit_interval=True,
+                         exact=lambda: _exact_gaussian(False, e, m), what=lambda: f"delta at mu={m}, epsilon={e}")
+
+
+def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
+    """delta_from_epsilon for a sympy mu, which may be irrational (sqrt(2)): compiled by sympy."""
+    from .._args import nonnegative
+    from ..symbolic.symbols import epsilon as EPS
+    from ..symbolic.symbols import mu as MU
+    from ..symbolic.tradeoff import GAUSSIAN_DUAL
+    from .certify import certify
+
+    m = nonnegative("mu", mu)
+    e = _sympy_number(_nonneg("epsilon", epsilon))
     if m == 0:
         return _zero(digits, "up")
     if m.free_symbols:
@@ -332,8 +364,8 @@ def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certif
     e = _nonneg("epsilon", epsilon)
     if m == 0:
         return Certified("-Infinity", digits=digits, rounding="up", method="exact")
-    return certify(GAUSSIAN_LOG_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up",
-                   what=lambda: f"log delta at mu={m}, epsilon={e}")
+    return certify_balls(_LOG_DUAL, (e, m), digits=digits, rounding="up", exact=lambda: _exact_gaussian(True, e, m),
+                         what=lambda: f"log delta at mu={m}, epsilon={e}")
 
 
 def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) -> bool:
@@ -398,7 +430,7 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
         return _zero(digits, "up")
     if d == 0:
         return _inf(digits, "up")
-    mf, df = _frac(m), _frac(d)
+    mf, df = m, d
     if _delta_le(mf, Fraction(0), df, digits):
         return _zero(digits, "up")
     bits = working_bits(digits)
@@ -423,14 +455,14 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     """
     _check_request(digits, "up")
     m = _nonneg("mu", mu)
-    ld = rational("log_delta", exact("log_delta", log_delta, symbolic=False, infinite=True))
-    if ld is sympy.oo or (ld.is_Rational and ld > 0):
+    ld = _rational_exact("log_delta", log_delta, infinite=True)
+    if ld > 0:
         raise InvalidParameterError(f"log_delta={log_delta!r} must be <= 0")
     if m == 0:
         return _zero(digits, "up")
-    if ld is -sympy.oo:
+    if ld == -math.inf:
         return _inf(digits, "up")
-    mf, lf = _frac(m), _frac(ld)
+    mf, lf = m, Fraction(ld)
 
     def log_le(eps_f: Fraction) -> bool:
         def diff(bits: int) -> flint.arb:
@@ -483,7 +515,7 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
         return _zero(digits, "down")
     if d == 1:
         return _inf(digits, "down")
-    ef, df = _frac(e), _frac(d)
+    ef, df = e, d
     est = _mu_estimate(ef, df, working_bits(digits))
     return _certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
                              increasing_ok=False)
@@ -512,7 +544,7 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
         return _zero(digits, "up")
     if d == 0:
         return _inf(digits, "up")
-    ef, df, sf = _frac(e), _frac(d), _frac(s)
+    ef, df, sf = e, d, s
     est = sf / _mu_estimate(ef, df, working_bits(digits))
     return _certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)
@@ -530,7 +562,7 @@ def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Cert
     _check_request(digits, "up")
     sg = _positive("sigma", sigma)
     s = _nonneg("sensitivity", sensitivity)
-    value = _frac(s) / _frac(sg)
+    value = s / sg
     m, e = round_fraction(value, digits, "up")
     return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="exact")
 
@@ -544,8 +576,12 @@ def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     >>> gdpproof.mu_from_pure_epsilon(1, digits=15)
     Certified('1.23203538534491', digits=15, rounding='up')
     """
+    from ..symbolic.duality import MU_FROM_PURE_EPSILON
+    from ..symbolic.symbols import epsilon as EPS
+    from .certify import certify
+
     _check_request(digits, "up")
-    e = _nonneg("epsilon", epsilon)
+    e = _sympy_number(_nonneg("epsilon", epsilon))
     return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
 
 
@@ -570,6 +606,11 @@ def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: st
     >>> gdpproof.mu_from_error_rates("0.05", "0.05", digits=15)
     Certified('3.28970725390295', digits=15, rounding='up')
     """
+    import sympy
+
+    from ..symbolic.duality import pointwise_mu_points
+    from .certify import certify
+
     _check_request(digits, rounding)
     a = _probability("alpha", alpha)
     b = _probability("beta", beta)
@@ -578,8 +619,8 @@ def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: st
     if a == 0 or b == 0:
         return _inf(digits, rounding)
     s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
-    return certify(pointwise_mu_points(s, u), (s, u), (a, b), digits=digits, rounding=rounding,
-                   what="mu of the error rates")
+    return certify(pointwise_mu_points(s, u), (s, u), (_sympy_number(a), _sympy_number(b)), digits=digits,
+                   rounding=rounding, what="mu of the error rates")
 
 
 def beta_from_mu(mu: Any, alpha: Any, *, digits: int = 30) -> Certified:
@@ -612,6 +653,11 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
     >>> gdpproof.sigma_from_error_rates("0.05", "0.5", digits=12)
     Certified('0.607956831912', digits=12, rounding='up')
     """
+    import sympy
+
+    from ..symbolic.duality import pointwise_mu_points
+    from .certify import certify
+
     _check_request(digits, "up")
     a = _probability("alpha", alpha)
     b = _probability("beta", beta)
@@ -629,7 +675,8 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
         return _zero(digits, "up")
     sv, uv = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
     expr = sympy.Symbol("D", positive=True) / pointwise_mu_points(sv, uv)
-    return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), (s, a, b), digits=digits, rounding="up",
+    values = tuple(_sympy_number(v) for v in (s, a, b))
+    return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), values, digits=digits, rounding="up",
                    what="sigma for the error rates")
 
 

@@ -21,9 +21,6 @@ import flint
 import numpy as np
 import sympy
 
-from ..symbolic.special import fold
-from ..symbolic.symbols import SYMPY_GAVE_UP
-
 __all__ = [
     "compile_special",
     "arb_implicit_inverse",
@@ -40,7 +37,11 @@ _Node = Callable[[Sequence[flint.arb]], Any]
 
 
 def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic, dict], _Node]) -> _Node | None:
-    """The ball-arithmetic node for one of the special functions, or None if ``e`` is not one."""
+    """The ball-arithmetic node for one of the special functions, or None if ``e`` is not one.
+
+    The envelope and conjugate nodes (``symmetrized``, ...) are compiled by
+    :mod:`gdpproof.numeric.compile_arb`, which sits above :mod:`gdpproof.numeric.envelope`.
+    """
     name = type(e).__name__
     if name == "implicit_inverse":
         (var,) = e.function.variables
@@ -66,65 +67,12 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
             return h((*tuple(env), x(env)))
 
         return apply
-    if name in ("symmetrized", "symmetrized_slope", "tradeoff_conjugate", "inverse_conjugate"):
-        from . import envelope
-
-        (var,) = e.function.variables
-        inner = dict(index)
-        inner[var] = len(index)
-        bodies = e.bodies()
-        if any(b.free_symbols - {var} for b in bodies):
-            # the solver runs on lambdified mpmath code of the curve alone
-            raise TypeError(f"no ball-arithmetic form for {name} of a curve with free parameters: {e.function}")
-        h, dh = (compile_(b, inner) for b in bodies[:2])
-        v = compile_(e.args[1], index)
-        at_zero = compile_(e.args[2], index) if len(e.args) > 2 else None
-        ends = _end_slopes(bodies[1], var, compile_) if name.endswith("conjugate") else (None, None)
-
-        def node(env: Sequence[flint.arb]) -> flint.arb:
-            env = tuple(env)
-            hf, dhf = (lambda t: h((*env, t))), (lambda t: dh((*env, t)))
-            if name in ("tradeoff_conjugate", "inverse_conjugate"):
-                slopes = tuple(None if c is None else c(()) for c in ends)
-                return envelope.arb_conjugate(hf, dhf, bodies, var, v(env), name == "inverse_conjugate", slopes)
-            a = v(env)
-            if at_zero is not None and a.is_exact() and a.is_zero():
-                return at_zero(env)
-            run = envelope.arb_envelope if name == "symmetrized" else envelope.arb_envelope_slope
-            return run(hf, dhf, bodies, var, a)
-
-        return node
     if name in ("rr_composed", "rr_composed_slope", "rr_composed_delta"):
         args = [compile_(a, index) for a in e.args]
         fn = {"rr_composed": arb_rr_value, "rr_composed_slope": arb_rr_slope,
               "rr_composed_delta": arb_rr_delta}[name]
         return lambda env: fn(*(a(env) for a in args))
     return None
-
-
-def _end_slopes(slope: sympy.Expr, var: sympy.Symbol, compile_: Callable[[sympy.Basic, dict], _Node]) -> tuple:
-    """h'(0) and h'(1) as ball nodes, from the slope's formula simplified before substitution
-    (None where that gives no finite number).
-
-    Formulas such as e (1 - t)^e / (1 - t) are 0/0 at an end in any arithmetic; collected into
-    e (1 - t)^(e - 1) (powsimp) they are not.  The value decides whether an end maximises a conjugate
-    exactly.  (sympy's limit would do more, but takes seconds on erfcinv forms.)
-    """
-    out = []
-    for point in (0, 1):
-        found = None
-        for form in (lambda e: e, sympy.powsimp, lambda e: sympy.powsimp(sympy.cancel(e))):
-            try:
-                value = fold(form(slope).xreplace({var: sympy.Integer(point)}))
-                if isinstance(value, sympy.Piecewise):
-                    value = value.doit()
-            except SYMPY_GAVE_UP:
-                continue
-            if value.is_number and value.is_finite is True and value.is_real:
-                found = compile_(value, {})
-                break
-        out.append(found)
-    return tuple(out)
 
 
 def _ball(lo: flint.arb, hi: flint.arb) -> flint.arb:
@@ -433,7 +381,10 @@ def _newton_bracketed(g: Callable[[Any], Any], dg: Callable[[Any], Any], v: Any,
 
 
 def mpmath_namespace(ctx: Any) -> dict[str, Any]:
-    """mpmath versions of the special functions, bound to the context ``ctx``."""
+    """mpmath versions of the special functions, bound to the context ``ctx``.
+
+    The envelope nodes (``symmetrized``, ...) are :func:`gdpproof.numeric.envelope.mpmath_namespace`.
+    """
 
     def implicit_inverse(g: Any, dg: Any, v: Any) -> Any:
         tol = ctx.mpf(2) ** (-ctx.prec + 2)
@@ -482,24 +433,8 @@ def mpmath_namespace(ctx: Any) -> dict[str, Any]:
         qk = ctx.one if J > n else betainc_reg(n - J + 1, J, 1 - q0)
         return qk - ctx.exp(eps_prime) * alpha_j(n, J, q0)
 
-    from . import envelope
-
-    def symmetrized(h: Any, dh: Any, d2h: Any, v: Any) -> Any:
-        return envelope.mp_envelope(ctx, h, dh, d2h, v)
-
-    def symmetrized_slope(h: Any, dh: Any, d2h: Any, v: Any) -> Any:
-        return envelope.mp_envelope_slope(ctx, h, dh, d2h, v)
-
-    def tradeoff_conjugate(h: Any, dh: Any, d2h: Any, y: Any) -> Any:
-        return envelope.mp_conjugate(ctx, h, dh, d2h, y)
-
-    def inverse_conjugate(h: Any, dh: Any, d2h: Any, y: Any) -> Any:
-        return envelope.mp_conjugate(ctx, h, dh, d2h, y, inverse=True)
-
     return {"implicit_inverse": implicit_inverse, "rr_composed": rr_composed,
-            "rr_composed_slope": rr_composed_slope, "rr_composed_delta": rr_composed_delta,
-            "symmetrized": symmetrized, "symmetrized_slope": symmetrized_slope,
-            "tradeoff_conjugate": tradeoff_conjugate, "inverse_conjugate": inverse_conjugate}
+            "rr_composed_slope": rr_composed_slope, "rr_composed_delta": rr_composed_delta}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -574,9 +509,9 @@ def _np_rr_delta(n: Any, eps: Any, eps_prime: Any) -> np.ndarray:
 
 
 def numpy_namespace() -> dict[str, Any]:
-    """numpy versions of the special functions, for sympy's lambdify."""
-    from . import envelope
+    """numpy versions of the special functions, for sympy's lambdify.
 
+    The envelope nodes (``symmetrized``, ...) are :func:`gdpproof.numeric.envelope.numpy_namespace`.
+    """
     return {"implicit_inverse": _np_implicit_inverse, "rr_composed": _np_rr_value,
-            "rr_composed_slope": _np_rr_slope, "rr_composed_delta": _np_rr_delta,
-            "symmetrized": envelope.np_envelope, "symmetrized_slope": envelope.np_envelope_slope}
+            "rr_composed_slope": _np_rr_slope, "rr_composed_delta": _np_rr_delta}

@@ -154,14 +154,23 @@ def ordered_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy
     return out
 
 
+def _like(f: Any, template: sympy.Expr, params: tuple, name: str, symmetric: bool | None,
+          dual: sympy.Expr | None = None) -> Any:
+    """A :class:`~gdpproof.symbolic.tradeoff.TradeOff` (the class of ``f``) with these fields.
+
+    The operations here take a TradeOff and return one of the same class; building it from
+    ``type(f)`` keeps this module below :mod:`gdpproof.symbolic.tradeoff`, whose methods
+    (``inverse``, ``symmetrize``) call it.
+    """
+    return type(f)(template, params, name, symmetric, dual)
+
+
 def inverse(f: Any) -> Any:
     """f^{-1}(alpha) = inf{t : f(t) <= alpha} as a TradeOff.
 
     Symmetric families are their own inverse.  Otherwise each piece is solved by sympy; a
     piece valid on alpha in [a, b] becomes a piece valid on [f(b), f(a)].
     """
-    from .tradeoff import TradeOff
-
     if f.symmetric:
         return f
     q = sympy.Symbol("q", nonnegative=True)
@@ -184,7 +193,7 @@ def inverse(f: Any) -> Any:
     if top != 1:
         # values above f(0) are reached already at t = 0
         inv = Piecewise((inv, alpha <= top), (0, True))
-    return TradeOff(inv, (), f"inverse({f!r})", None)
+    return _like(f, inv, (), f"inverse({f!r})", None)
 
 
 def _xbar(f: Any) -> sympy.Expr:
@@ -270,8 +279,6 @@ def symmetrize(f: Any) -> Any:
     (f on [0, xbar], a slope -1 segment, f^{-1} after) is the envelope only when also
     f <= f^{-1} on [0, xbar], which fails for some f (for example slopes -3/2, -1, -3/5).
     """
-    from .tradeoff import TradeOff
-
     if f.symmetric:
         return f
     if not _is_piecewise_linear(f):
@@ -284,7 +291,7 @@ def symmetrize(f: Any) -> Any:
         segments.append((line, alpha <= x1))
     segments[-1] = (segments[-1][0], sympy.true)
     sym = Piecewise(*segments) if len(segments) > 1 else segments[0][0]
-    return TradeOff(sym, (), f"symmetrize({f!r})", True)
+    return _like(f, sym, (), f"symmetrize({f!r})", True)
 
 
 def _zero_of(h: sympy.Lambda) -> sympy.Expr | None:
@@ -310,7 +317,6 @@ def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = No
     """
     from .special import inverse_conjugate, symmetrized, tradeoff_conjugate
     from .symbols import epsilon_prime, t
-    from .tradeoff import TradeOff
 
     expr = piecewise_form(exact_floats(f.expr))
     if expr.free_symbols - {alpha}:
@@ -327,4 +333,4 @@ def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = No
     template = symmetrized(h, alpha) if at_zero is None else symmetrized(h, alpha, at_zero)
     y = -sympy.exp(epsilon_prime)
     dual = 1 + sympy.Max(tradeoff_conjugate(h, y), inverse_conjugate(h, y))
-    return TradeOff(template, (), name or f"symmetrize({f!r})", True, dual)
+    return _like(f, template, (), name or f"symmetrize({f!r})", True, dual)

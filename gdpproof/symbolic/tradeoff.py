@@ -6,8 +6,8 @@ A :class:`TradeOff` holds one as a sympy expression in :data:`~gdpproof.symbolic
 (``Piecewise`` allowed) together with its parameters.  The meaning of each family below never
 changes; new meanings get new names.
 
-The numeric methods (``evaluate``, ``delta``, ...) delegate to :mod:`gdpproof.numeric`, which is
-imported lazily so that this module depends on sympy alone.
+The numeric methods (``evaluate``, ``delta``, ...) call the engines that :mod:`gdpproof.numeric`
+registers in :mod:`gdpproof.symbolic.engines`: this module never imports the numeric layer.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
 from .._args import exact, nonnegative, probability
 from ..errors import InvalidParameterError, SymbolicError
+from . import engines
 from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from ..numeric.certify import Certified
-    from ..numeric.validity import ValidityReport
+    from .._certified import Certified
 
 __all__ = [
     "TradeOff",
@@ -144,9 +144,7 @@ class TradeOff:
         >>> gdpproof.laplace(1).evaluate("0.5", digits=10)
         Certified('0.1839397205', digits=10, rounding='down')
         """
-        from ..numeric import evaluate as _ev
-
-        return _ev.tradeoff_value(self, alpha, digits=digits, rounding=rounding)
+        return engines.lookup("tradeoff_value")(self, alpha, digits=digits, rounding=rounding)
 
     def evaluate_fast(self, alpha: Any) -> "np.ndarray":
         """f(alpha) in float64, vectorized over numpy arrays (not certified).
@@ -160,9 +158,7 @@ class TradeOff:
         >>> gdpproof.gaussian(1).evaluate_fast(np.array([0.0, 0.05, 1.0])).round(6)
         array([1.      , 0.740489, 0.      ])
         """
-        from ..numeric import fast
-
-        return fast.tradeoff_values(self, alpha)
+        return engines.lookup("tradeoff_values_fast")(self, alpha)
 
     def evaluate_mpmath(self, alpha: Any, *, dps: int = 30) -> Any:
         """f(alpha) by lambdified mpmath code at ``dps`` working digits (not certified).
@@ -170,9 +166,7 @@ class TradeOff:
         The lambdified route is an independent check of the ball-arithmetic route; the
         returned mpf belongs to the caller's global mpmath context.
         """
-        from ..numeric import evaluate as _ev
-
-        return _ev.tradeoff_mpmath(self, alpha, dps=dps)
+        return engines.lookup("tradeoff_mpmath")(self, alpha, dps=dps)
 
     def derivative(self, order: int = 1) -> sympy.Expr:
         """The ``order``-th derivative of f in alpha, as a sympy expression."""
@@ -180,9 +174,7 @@ class TradeOff:
 
     def derivative_at(self, alpha: Any, *, order: int = 1, digits: int = 30, rounding: str = "nearest") -> "Certified":
         """The ``order``-th derivative at alpha, certified to ``digits`` digits."""
-        from ..numeric import evaluate as _ev
-
-        return _ev.expression_value(
+        return engines.lookup("expression_value")(
             self.derivative(order), alpha, digits=digits, rounding=rounding, what=f"derivative of {self!r}"
         )
 
@@ -202,33 +194,26 @@ class TradeOff:
         >>> gdpproof.randomized_response(1).delta(1, digits=5)
         Certified('0', digits=5, rounding='up')
         """
-        from ..numeric import duality as _du
-
-        return _du.delta_value(self, epsilon, digits=digits)
+        return engines.lookup("delta_value")(self, epsilon, digits=digits)
 
     def conjugate_at(self, y: Any, *, digits: int = 30, rounding: str = "nearest") -> "Certified":
         """The convex conjugate f*(y) = sup_alpha (y alpha - f(alpha)), certified."""
-        from ..numeric import duality as _du
-
-        return _du.conjugate_value(self, y, digits=digits, rounding=rounding)
+        return engines.lookup("conjugate_value")(self, y, digits=digits, rounding=rounding)
 
     def inverse_at(self, alpha: Any, *, digits: int = 30, rounding: str = "down") -> "Certified":
         """f^{-1}(alpha) = inf{t in [0, 1] : f(t) <= alpha}, certified (default rounded down)."""
-        from ..numeric import duality as _du
-
-        return _du.inverse_value(self, alpha, digits=digits, rounding=rounding)
+        return engines.lookup("inverse_value")(self, alpha, digits=digits, rounding=rounding)
 
     def tightest_mu(self, *, digits: int = 30) -> "Certified":
         """The smallest mu with f >= G_mu everywhere, rounded up (see :func:`gdpproof.tightest_mu`)."""
-        from ..numeric import duality as _du
+        return engines.lookup("tightest_mu")(self, digits=digits)
 
-        return _du.tightest_mu(self, digits=digits)
+    def check(self, *, points: int = 64, digits: int = 20) -> Any:
+        """Check that f is a trade-off function; see :func:`gdpproof.check_tradeoff`.
 
-    def check(self, *, points: int = 64, digits: int = 20) -> "ValidityReport":
-        """Check that f is a trade-off function; see :func:`gdpproof.check_tradeoff`."""
-        from ..numeric import validity
-
-        return validity.check_tradeoff(self, points=points, digits=digits)
+        Returns a :class:`gdpproof.numeric.validity.ValidityReport`.
+        """
+        return engines.lookup("check_tradeoff")(self, points=points, digits=digits)
 
     # -- symbolic operations ---------------------------------------------------------------
 

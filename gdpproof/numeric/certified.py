@@ -1,0 +1,298 @@
+"""Certified digits without sympy: the :class:`Certified` result, directed decimal rounding, and
+the precision-doubling loop that turns ball enclosures into proven digits.
+
+To get ``digits`` significant digits, :func:`certify_enclosure` asks for an enclosure of the
+exact value at a working precision of about ``3.33 * digits + 32`` bits and doubles the
+precision until every number in the enclosure rounds to the same ``digits``-digit decimal in the
+requested direction.  That decimal is then right by construction: rounding is monotone, and the
+exact value lies in the enclosure.  :func:`certify_balls` does this for a function of arb balls
+(a compiled or generated kernel) at exact arguments.
+
+When the enclosure never decides (the exact value *is* a ``digits``-digit decimal, such as
+``f(0) = 1``), an optional exact evaluation is rounded instead; otherwise
+:class:`~gdpproof.errors.PrecisionError` is raised.  Nothing is returned that was not proven.
+
+This module imports neither sympy nor scipy (:mod:`gdpproof.numeric.certify` adds the sympy
+compiler on top), so the certified conversions of :mod:`gdpproof.numeric.solve` start fast.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Literal
+
+import flint
+
+from .._certified import Certified, _rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
+from ..errors import PrecisionError
+from ._mp import arb_endpoints, arb_from_exact, arb_precision
+
+__all__ = [
+    "Certified",
+    "Rounding",
+    "MAX_BITS",
+    "MAX_DIGITS",
+    "certify_balls",
+    "certify_enclosure",
+    "round_fraction",
+    "working_bits",
+]
+
+Rounding = Literal["up", "down", "nearest"]
+_ROUNDINGS = ("up", "down", "nearest")
+
+#: Precision ceiling in bits for the doubling loop (about 20,000 decimal digits).
+MAX_BITS = 1 << 16
+#: Largest number of digits a result may have (Python refuses to print ints above 4300 digits).
+MAX_DIGITS = 4000
+
+
+def working_bits(digits: int) -> int:
+    """The first working precision tried for ``digits`` decimal digits."""
+    return int(math.ceil(digits * 3.3219280948873626)) + 32
+
+
+# ---------------------------------------------------------------------------------------------
+# Directed decimal rounding of exact rationals
+# ---------------------------------------------------------------------------------------------
+
+
+def _floor_log10_int(n: int, d: int) -> int:
+    """floor(log10(n/d)) for positive integers, exactly."""
+    e = int((n.bit_length() - d.bit_length()) * 0.30102999566398120)
+    # the estimate is off by at most one or two; settle it with integer comparisons
+    while (n * 10 ** -e < d) if e < 0 else (n < d * 10**e):
+        e -= 1
+    while (n * 10 ** (-e - 1) >= d) if e + 1 <= 0 else (n >= d * 10 ** (e + 1)):
+        e += 1
+    return e
+
+
+def round_fraction(x: Fraction, digits: int, rounding: str) -> tuple[int, int]:
+    """Round ``x`` to ``digits`` significant decimal digits; returns ``(m, e)``, value ``m*10**e``.
+
+    ``rounding`` is ``"up"`` (towards +inf), ``"down"`` (towards -inf) or ``"nearest"``
+    (ties to even).  Integer arithmetic only.
+    """
+    n, d = x.numerator, x.denominator
+    if n == 0:
+        return 0, 0
+    e = _floor_log10_int(abs(n), d) - digits + 1
+    if e >= 0:
+        num, den = n, d * 10**e
+    else:
+        num, den = n * 10**-e, d
+    q, r = divmod(num, den)  # floor division: q = floor(x / 10**e)
+    if rounding == "up":
+        m = q + (r != 0)
+    elif rounding == "down":
+        m = q
+    else:
+        twice = 2 * r
+        m = q + (twice > den or (twice == den and q % 2 == 1))
+    if abs(m) >= 10**digits:  # rounding carried into a new digit: 10**digits * 10**e
+        m //= 10
+        e += 1
+    return m, e
+
+
+#: Python's Decimal holds exponents up to about 1e18 in magnitude.
+_DECIMAL_EXPONENT_LIMIT = 10**17
+
+
+def _decimal(m: int, e: int, digits: int) -> Decimal:
+    if m == 0:
+        return Decimal(0)
+    if abs(e) > _DECIMAL_EXPONENT_LIMIT:
+        raise PrecisionError(
+            f"the value is about 10^({e}), beyond what a Decimal can hold; "
+            "use its logarithm (for delta: log_delta_from_epsilon)"
+        )
+    sign = 0 if m > 0 else 1
+    text = str(abs(m))
+    pad = digits - len(text)
+    if pad > 0:  # keep trailing zeros: they are certified digits too
+        text += "0" * pad
+        e -= pad
+    return Decimal((sign, tuple(int(c) for c in text), e))
+
+
+def _same(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    if a == b:
+        return True
+    (ma, ea), (mb, eb) = a, b
+    if ea > eb:
+        (ma, ea), (mb, eb) = (mb, eb), (ma, ea)
+    return ma == mb * 10 ** (eb - ea)
+
+
+def _decide(lo: Fraction, hi: Fraction, digits: int, rounding: str) -> Decimal | None:
+    a = round_fraction(lo, digits, rounding)
+    b = round_fraction(hi, digits, rounding)
+    if not _same(a, b):
+        return None
+    return _decimal(a[0], a[1], digits)
+
+
+#: Balls whose binary exponent exceeds this are rounded in arb (no giant Fractions).
+_HUGE_EXPONENT = 1 << 14
+
+
+def _is_extreme(x: flint.arb) -> bool:
+    if not x.is_finite() or x.is_zero():
+        return False
+    # a ball around 0 (like [+/- 2e-21714724092991118993]) is judged by its radius: turning
+    # that radius into a Fraction would build a 7e19-bit integer
+    part = x.rad() if x.mid().is_zero() else x.mid()
+    exp = int(part.man_exp()[1])
+    return abs(exp) > _HUGE_EXPONENT
+
+
+def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
+    """Directed decimal rounding of a ball of extreme magnitude (like 1e-217147240970).
+
+    The decimal exponent comes from a ball of log10|x|, the mantissa from x scaled by a power
+    of ten in ball arithmetic, so no number with a huge exponent is ever turned into a Fraction.
+    """
+    if x.contains(0):
+        return None
+    negative = x < 0
+    ax = -x if negative else x
+    lg = ax.log() / flint.arb(10).log()
+    e10 = lg.floor().unique_fmpz()
+    if e10 is None:
+        return None  # too close to a power of ten at this precision
+    e10 = int(e10)
+    scaled = ax * flint.arb(10) ** (digits - 1 - e10)
+    ends = arb_endpoints(scaled)
+    if ends is None:
+        return None
+    lo, hi = (-ends[1], -ends[0]) if negative else ends
+    pick = {"up": math.ceil, "down": math.floor}.get(rounding, round)
+    a, b = pick(lo), pick(hi)
+    if a != b:
+        return None
+    m, e = a, e10 - digits + 1
+    if abs(m) >= 10**digits:
+        m, e = m // 10, e + 1
+    return _decimal(m, e, digits)
+
+
+def _bad(name: str, value: Any, rule: str) -> Exception:
+    from .._args import _bad as bad  # on error only (it loads sympy): one place formats argument errors
+
+    return bad(name, value, rule)
+
+
+def _check_request(digits: int, rounding: str) -> None:
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise _bad("digits", digits, "must be an int")
+    if not 1 <= digits <= MAX_DIGITS:
+        raise _bad("digits", digits, f"must be between 1 and {MAX_DIGITS}")
+    if rounding not in _ROUNDINGS:
+        raise _bad("rounding", rounding, f"must be one of {', '.join(_ROUNDINGS)}")
+
+
+def certify_enclosure(
+    enclose: Callable[[int], flint.arb | tuple[Fraction, Fraction] | None],
+    *,
+    digits: int,
+    rounding: str,
+    exact: Callable[[], Any] | None = None,
+    what: str | Callable[[], str] = "value",
+    max_bits: int = MAX_BITS,
+) -> Certified:
+    """Certify a quantity given by a precision-dependent enclosure.
+
+    ``enclose(bits)`` returns an arb ball (or exact endpoints ``(lo, hi)``) that contains the
+    exact value, computed at ``bits`` of working precision; the precision is doubled until the
+    enclosure decides ``digits`` digits in direction ``rounding``.  ``exact()``, if given, may
+    return the exact value as a sympy Rational for the cases a ball cannot decide.
+    """
+    _check_request(digits, rounding)
+    bits = working_bits(digits)
+    tried_exact = False
+    last = None
+    while bits <= max_bits:
+        with arb_precision(bits):
+            box = enclose(bits)
+            if isinstance(box, flint.arb) and _is_extreme(box):
+                value = _decide_arb(box, digits, rounding)
+                if value is not None:
+                    return Certified(value, digits=digits, rounding=rounding, method="arb")
+                bits *= 2
+                continue
+            ends = arb_endpoints(box) if isinstance(box, flint.arb) else box
+        if ends is not None:
+            last = ends
+            value = _decide(ends[0], ends[1], digits, rounding)
+            if value is not None:
+                return Certified(value, digits=digits, rounding=rounding, method="arb")
+        if exact is not None and not tried_exact and (ends is None or bits >= 4 * working_bits(digits)):
+            tried_exact = True
+            value = _exact_value(exact)
+            # an "exact" value outside the last proven enclosure is wrong: refuse it (defence in depth)
+            if value is not None and last is not None and not last[0] <= value <= last[1]:
+                value = None
+            if value is not None:
+                m, e = round_fraction(value, digits, rounding)
+                return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="exact")
+        bits *= 2
+    width = "not finite" if last is None else f"[{float(last[0]):.3g}, {float(last[1]):.3g}]"
+    what = what() if callable(what) else what
+    raise PrecisionError(
+        f"could not certify {digits} digits of the {what} within {max_bits} bits of precision "
+        f"(last enclosure {width})"
+    )
+
+
+def _exact_value(exact: Callable[[], Any]) -> Fraction | None:
+    try:
+        value = exact()
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
+    if value is None:
+        return None
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return Fraction(value)
+    import sympy  # a sympy value: sympy is loaded already
+
+    value = sympy.sympify(value)
+    if value.is_Rational:
+        return Fraction(int(value.p), int(value.q))
+    return None
+
+
+def certify_balls(
+    fn: Callable[..., flint.arb],
+    values: Sequence[Any],
+    *,
+    digits: int,
+    rounding: str,
+    exact: Callable[[], Any] | None = None,
+    what: str | Callable[[], str] = "value",
+    unit_interval: bool = False,
+) -> Certified:
+    """Certify ``fn(*values)`` for a function of arb balls at exact ``values`` (ints, Fractions
+    or exact sympy numbers, turned into balls at each working precision).
+
+    ``unit_interval=True`` states that the exact value is known to lie in [0, 1] (a
+    probability), so the ball may be intersected with it: 1 - 1e-54000 then rounds up to 1
+    without 180,000 bits of precision.  ``exact()``, if given, returns the exact value for the
+    cases no ball decides (see :func:`certify_enclosure`).
+    """
+
+    def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction] | None:
+        args = [arb_from_exact(v) for v in values]
+        out = fn(*args)
+        if unit_interval and out.is_finite() and not (out <= 1):
+            ends = arb_endpoints(out)  # near 1: a moderate magnitude, exact endpoints are cheap
+            if ends is None or ends[0] > 1:
+                return None
+            return ends[0], min(ends[1], Fraction(1))
+        return out
+
+    return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact, what=what)

@@ -1,0 +1,56 @@
+"""The GDP conversions run without sympy or scipy (the command line's `convert` and `calibrate`).
+
+The subprocess imports the numeric modules under a stand-in for the package ``gdpproof``
+(whose ``__init__`` re-exports everything and is made lazy separately), so what is measured is
+what :mod:`gdpproof.numeric.solve` itself loads.  (An invalid argument still loads sympy to
+format its error through ``gdpproof._args._bad``, the one place that formats argument errors.)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import gdpproof
+
+PACKAGE = str(Path(gdpproof.__file__).parent)
+
+SCRIPT = r"""
+import json, sys, types
+from fractions import Fraction
+from decimal import Decimal
+pkg = types.ModuleType("gdpproof"); pkg.__path__ = [sys.argv[1]]; sys.modules["gdpproof"] = pkg
+from gdpproof.numeric.solve import (delta_from_epsilon, epsilon_from_delta, log_delta_from_epsilon,
+    mu_from_epsilon_delta, mu_from_sigma, sigma_from_epsilon_delta)
+out = [
+    delta_from_epsilon(1, 1), delta_from_epsilon("0.5", 20, digits=10), delta_from_epsilon(0.3, Fraction(7, 2)),
+    epsilon_from_delta(1, "1e-5"), epsilon_from_delta(Decimal("2"), 1e-10, digits=12),
+    mu_from_epsilon_delta("1", "1e-5"), sigma_from_epsilon_delta(1, "1e-5", "10/3"),
+    log_delta_from_epsilon(1, 3, digits=12), log_delta_from_epsilon(2, 1), mu_from_sigma(3, digits=10),
+]
+heavy = sorted({m.split(".")[0] for m in sys.modules} & {"sympy", "scipy"})
+print(json.dumps({"values": [repr(v) for v in out], "heavy": heavy}))
+"""
+
+
+def test_conversions_load_neither_sympy_nor_scipy():
+    done = subprocess.run([sys.executable, "-c", SCRIPT, PACKAGE], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["heavy"] == [], f"loaded {report['heavy']}"
+    # the same digits as the sympy-compiled route in this process
+    from fractions import Fraction
+    from decimal import Decimal
+
+    from gdpproof.numeric import solve
+
+    expected = [
+        solve.delta_from_epsilon(1, 1), solve.delta_from_epsilon("0.5", 20, digits=10),
+        solve.delta_from_epsilon(0.3, Fraction(7, 2)), solve.epsilon_from_delta(1, "1e-5"),
+        solve.epsilon_from_delta(Decimal("2"), 1e-10, digits=12), solve.mu_from_epsilon_delta("1", "1e-5"),
+        solve.sigma_from_epsilon_delta(1, "1e-5", "10/3"), solve.log_delta_from_epsilon(1, 3, digits=12), solve.log_delta_from_epsilon(2, 1),
+        solve.mu_from_sigma(3, digits=10),
+    ]
+    assert report["values"] == [repr(v) for v in expected]

@@ -28,6 +28,7 @@ from .errors import (
 )
 
 from ._version import __version__
+from . import numeric as _numeric  # noqa: F401  registers the engines TradeOff's methods call (no sympy)
 
 #: module (relative to this package) -> the public names it provides, imported on first use.
 _LAZY: dict[str, tuple[str, ...]] = {
@@ -80,10 +81,6 @@ _LAZY: dict[str, tuple[str, ...]] = {
 
 #: submodules that are public names themselves.
 _SUBMODULES = ("symbols",)
-
-#: modules whose values compute with methods the numeric layer registers when it is imported:
-#: resolving a name from one of them imports gdpproof.numeric too.
-_WITH_NUMERIC = ("symbolic.", "mechanisms")
 
 _WHERE: dict[str, str] = {name: module for module, names in _LAZY.items() for name in names}
 
@@ -173,9 +170,6 @@ def __getattr__(name: str) -> Any:
     elif name in _WHERE:
         module = _WHERE[name]
         value = getattr(_import(module), name)
-        if module.startswith(_WITH_NUMERIC):
-            # a TradeOff from here must find the numeric methods registered for it
-            from . import numeric  # noqa: F401
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value

@@ -9,7 +9,10 @@ loads neither sympy nor scipy.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a tenth of the CLI's start-up budget: only type checkers read it
+    from typing import Any
+del TYPE_CHECKING
 
 from ..symbolic import engines as _engines
 

@@ -15,8 +15,11 @@ importing any numeric module is enough).  This module imports neither sympy nor 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # collections.abc and typing cost the CLI's start-up: only type checkers read them
+    from collections.abc import Callable
+    from typing import Any
+del TYPE_CHECKING
 
 from ..errors import GdpproofError
 

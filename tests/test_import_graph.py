@@ -219,3 +219,16 @@ def test_no_import_circles(graph):
 def test_symbolic_imports_nothing_of_numeric(graph):
     upward = upward_from_symbolic(graph)
     assert not upward, "gdpproof.symbolic imports gdpproof.numeric (lazy imports included):\n  " + "\n  ".join(upward)
+
+
+def test_mp_is_the_floor_of_numeric(graph):
+    """numeric/_mp.py, the only module that touches mpmath and python-flint internals, imports no
+    other gdpproof module: every numeric engine stands on it."""
+    assert not {t for t in graph["gdpproof.numeric._mp"] if t.startswith("gdpproof")}
+
+
+def test_the_uses_layers_import_modules_not_the_package(graph):
+    """audit, reference, report and strategies import the modules they use, never gdpproof/__init__."""
+    uses = ("gdpproof.audit", "gdpproof.reference", "gdpproof.report", "gdpproof.strategies", "gdpproof._strategies")
+    offenders = sorted(m for m, targets in graph.items() if m.startswith(uses) and "gdpproof" in targets)
+    assert not offenders, f"these import the package gdpproof/__init__.py: {offenders}"

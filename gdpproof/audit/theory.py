@@ -137,6 +137,5 @@ def gdp_claim(mu: float) -> TheoryCurve:
 
 
 def _fast(f: object) -> Curve:
-    from .. import numeric  # noqa: F401 - registers the numeric methods of TradeOff values
-
+    # TradeOff's numeric methods are registered by gdpproof.numeric, which the package imports
     return f.evaluate_fast  # type: ignore[attr-defined, no-any-return]

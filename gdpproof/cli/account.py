@@ -100,17 +100,19 @@ def run(args: argparse.Namespace) -> int:
     if a.mu is not None:
         text.append(f"mu        = {a.mu}   exactly mu-GDP (rounded up)")
         rounding["mu"] = "up"
+    gamma = None
     if a.clt is not None:
         print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)
-        from ..numeric.dpsgd import dpsgd_mu
+        payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note})
+        rounding["mu_clt"] = "up"
+        if dpsgd_flags:  # the Berry-Esseen gamma of the per-step curve behind the formula, as before
+            from ..numeric.dpsgd import dpsgd_mu
 
-        leaf, steps = a.mechanism.leaves()[0]  # type: ignore[attr-defined]
-        gamma_digits = min(args.digits, 6)
-        gamma = dpsgd_mu(1 / leaf.mechanism._leaf_mu(), leaf.sample_rate, steps, digits=args.digits,
-                         gamma_digits=gamma_digits, exact=False).gamma
-        payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note,
-                        "gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits})
-        rounding.update({"mu_clt": "up", "gamma": "up"})
+            gamma_digits = min(args.digits, 6)
+            gamma = dpsgd_mu(args.sigma, args.sample_rate, args.steps, digits=args.digits,
+                             gamma_digits=gamma_digits, exact=False).gamma
+            payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits})
+            rounding["gamma"] = "up"
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation, not a bound)")
         if a.clt.epsilon is not None:
             payload["eps_clt"] = num(a.clt.epsilon)
@@ -123,8 +125,10 @@ def run(args: argparse.Namespace) -> int:
         if a.clt.verdict is not None:
             payload["verdict"] = a.clt.verdict
             text.append(f"verdict   : {a.clt.verdict}")
-        text.append(f"gamma     = {gamma}   (Berry-Esseen error of the CLT of the T-fold p G_1/sigma + (1-p) Id)"
-                    if gamma is not None else "gamma     = not certified for this configuration (the rest stands)")
+        if gamma is not None:
+            text.append(f"gamma     = {gamma}   (Berry-Esseen error of the CLT of the T-fold p G_1/sigma + (1-p) Id)")
+        elif dpsgd_flags:
+            text.append("gamma     = not certified for this configuration (the rest stands)")
     for note in a.notes:
         text.append(f"note      : {note}")
     text.append(a.statement())

@@ -74,7 +74,7 @@ from .symbolic.tradeoff import (
     randomized_response,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:

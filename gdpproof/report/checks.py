@@ -112,7 +112,8 @@ def headline() -> CheckResult:
     v = gaussian(1).evaluate("0.05", digits=40)
     d = gaussian(1).delta(1, digits=40)
     expected = "0.1269367375066439458008296247577668804151"
-    return CheckResult.judged(str(d) == expected, f"G_1(0.05) = {v}; delta_1(1) = {d} (expected {expected}, rounded up)",
+    return CheckResult.judged(str(d) == expected,
+                              f"G_1(0.05) = {v}; delta_1(1) = {d} (expected {expected}, rounded up)",
                               {"G_1(0.05)": str(v), "delta_1(1)": str(d)})
 
 
@@ -158,8 +159,8 @@ def family_dual(f: TradeOff, digits: int) -> CheckResult:
     """delta(eps) at eps = 0, 0.5, 1, 3 is certified and non-negative."""
     vals = {e: str(f.delta(e, digits=digits)) for e in ("0", "0.5", "1", "3")}
     ok = all(Decimal(v) >= 0 for v in vals.values())
-    return CheckResult.judged(ok, "delta(eps) at 0, 0.5, 1, 3: " + ", ".join(f"{k}: {_short(v)}" for k, v in vals.items()),
-                              vals)
+    shown = ", ".join(f"{k}: {_short(v)}" for k, v in vals.items())
+    return CheckResult.judged(ok, f"delta(eps) at 0, 0.5, 1, 3: {shown}", vals)
 
 
 def family_tightest_mu(f: TradeOff) -> CheckResult:
@@ -173,7 +174,8 @@ def gaussian_dual_routes(digits: int) -> CheckResult:
     base = gaussian(1)
     generic = TradeOff(base.template, base.params, "gaussian-via-conjugate", True)
     a, b = base.delta(2, digits=digits), generic.delta(2, digits=digits)
-    return CheckResult.judged(a == b, f"closed form {a} vs certified conjugate {b}", {"closed": str(a), "conjugate": str(b)})
+    return CheckResult.judged(a == b, f"closed form {a} vs certified conjugate {b}",
+                              {"closed": str(a), "conjugate": str(b)})
 
 
 def gaussian_envelope() -> CheckResult:
@@ -186,7 +188,7 @@ def gaussian_envelope() -> CheckResult:
 
 
 def conversions(digits: int) -> CheckResult:
-    """eps(delta), mu(eps, delta) and sigma(eps, delta) for (1, 1e-5); delta at the returned eps and mu stays <= 1e-5."""
+    """eps(delta), mu(eps, delta), sigma(eps, delta) at (1, 1e-5); delta at the returned eps and mu stays <= 1e-5."""
     eps = epsilon_from_delta(1, "1e-5", digits=digits)
     back = delta_from_epsilon(1, eps, digits=digits)
     mu = mu_from_epsilon_delta(1, "1e-5", digits=digits)
@@ -265,7 +267,8 @@ def monte_carlo() -> CheckResult:
     gauss = simulate(SimulatedGaussianMechanism(1.0, 1.0, dim=3), 200_000, seed=2026).check(gaussian(1).evaluate_fast)
     comp = compose_losses([(SubsampledGaussianLoss(1.0, 0.1), 50)], grid_step=1e-4)
     lower, upper = comp.tradeoff_curves("add")
-    dpsgd = simulate(SimulatedSubsampledGaussianMechanism(1.0, 0.1, steps=50), 200_000, seed=2027).check(lower, upper=upper)
+    dpsgd = simulate(SimulatedSubsampledGaussianMechanism(1.0, 0.1, steps=50), 200_000,
+                     seed=2027).check(lower, upper=upper)
     return CheckResult.judged(gauss.inside and dpsgd.inside, (
         f"3-d Gaussian mechanism (sensitivity 1, sigma 1) against G_1: deviation {gauss.max_deviation:.2g} "
         f"within +-{gauss.half_width[0]:.2g}; 50 DP-SGD steps (sigma 1, p 0.1) against the proven bracket: "
@@ -446,7 +449,8 @@ def report_checks(digits: int, *, quick: bool = False) -> list[Check]:
                 Check(f"{name}: delta(epsilon)", VALUES, partial(family_dual, f, digits)),
                 Check(f"{name}: tightest GDP", VALUES, partial(family_tightest_mu, f))]
     out += [
-        Check("Gaussian delta: closed form (Cor. 2.13) = conjugate route", VALUES, partial(gaussian_dual_routes, digits)),
+        Check("Gaussian delta: closed form (Cor. 2.13) = conjugate route", VALUES,
+              partial(gaussian_dual_routes, digits)),
         Check("trade-off envelope of the Gaussian delta(eps) is G_mu", VALUES, gaussian_envelope),
         Check("conversions: eps(delta), mu(eps, delta), sigma round trip", VALUES, partial(conversions, digits)),
         Check("composition: G_1 (x) G_2 = G_sqrt(5) (exact)", COMPOSITION, gdp_composition),

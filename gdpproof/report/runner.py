@@ -61,8 +61,8 @@ def run_checks(checks: Sequence[Check], *, progress: bool = True, stream: TextIO
         ok = run.result.passed
         if progress and not bar.enabled:
             eta = (time.perf_counter() - start) / i * (len(checks) - i)
-            print(f"[{i:>2}/{len(checks)}] {'ok  ' if ok else 'FAIL'} {check.name} ({run.seconds:.2f} s, ~{eta:.0f} s left)",
-                  file=stream, flush=True)
+            print(f"[{i:>2}/{len(checks)}] {'ok  ' if ok else 'FAIL'} {check.name} "
+                  f"({run.seconds:.2f} s, ~{eta:.0f} s left)", file=stream, flush=True)
         bar.advance(1, note="" if ok else f"FAILED: {check.name}")
     bar.close()
     return runs

@@ -47,7 +47,8 @@ def test_full_report_passes_every_check(full_report):
     assert failed == [] and code == 0
     assert summary["passed"] == summary["total"] > 20 and summary["quick"] is False
     assert summary["digits"] == DIGITS and summary["certified"] == "arb"
-    assert stdout.strip() == f"report written to {out / 'index.html'} ({summary['total']} of {summary['total']} checks passed)"
+    n = summary["total"]
+    assert stdout.strip() == f"report written to {out / 'index.html'} ({n} of {n} checks passed)"
     assert [c["check"] for c in summary["checks"]] == [c.name for c in report_checks(DIGITS)]
     page = (out / "index.html").read_text()
     assert page.startswith("<!doctype html>") and "Quick run" not in page

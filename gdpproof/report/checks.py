@@ -407,6 +407,10 @@ def peer_audit(peer: str) -> CheckResult:
     return CheckResult(Outcome.RAN, text, {"installed": True, "report": json.loads(report.to_json())})
 
 
+def _assertions_stripped() -> bool:
+    return sys.flags.optimize > 0
+
+
 def derivation_files() -> list[Path]:
     """derivations/d*.py of a source checkout (absent from an installed wheel: then none)."""
     root = Path(__file__).resolve().parents[2] / "derivations"
@@ -414,7 +418,13 @@ def derivation_files() -> list[Path]:
 
 
 def derivation(path: Path) -> CheckResult:
-    """Run a derivation's ``main()``: it passes when its own assertions hold; ``detail`` is what it printed."""
+    """Run a derivation's ``main()``: it passes when its own assertions hold; ``detail`` is what it printed.
+
+    A derivation ends in ``assert simplify(lhs - rhs) == 0`` (STYLE §5): under ``python -O`` those
+    assertions are stripped, so the derivation is ``SKIPPED`` there rather than passed unchecked.
+    """
+    if _assertions_stripped():
+        return CheckResult(Outcome.SKIPPED, "not run: python -O strips the assertions a derivation consists of")
     spec = importlib.util.spec_from_file_location(path.stem, path)
     if spec is None or spec.loader is None:
         return CheckResult(Outcome.FAILED, f"{path} cannot be loaded")

@@ -154,3 +154,9 @@ def test_report_imports_modules_not_the_package_and_has_no_assert():
                 target = node.module or ""
                 assert not (node.level == 0 and target.split(".")[0] == "gdpproof"), f"{path.name}:{node.lineno}"
                 assert not (node.level == 2 and not target), f"{path.name}:{node.lineno} imports the package"
+
+
+def test_a_derivation_is_skipped_not_passed_when_assertions_are_stripped(monkeypatch):
+    monkeypatch.setattr(checks, "_assertions_stripped", lambda: True)
+    r = checks.derivation(checks.derivation_files()[0])
+    assert r.outcome is Outcome.SKIPPED and "python -O" in r.detail

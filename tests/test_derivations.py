@@ -1,13 +1,19 @@
-"""Every derivation runs and its assertions hold (STYLE §5)."""
+"""Every derivation runs and its assertions hold (STYLE §5).
+
+A derivation runs once in the suite: as the report's check ``derivation dNN_...`` (the full
+report, tests/report/test_report.py, shows the same run), through tests/report/once.py.
+"""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import time
+import ast
 from pathlib import Path
 
 import pytest
+
+from gdpproof.report.checks import Outcome
+
+from .report.once import check_named, run_once
 
 ROOT = Path(__file__).resolve().parent.parent / "derivations"
 FILES = sorted(p for p in ROOT.glob("d[0-9][0-9]_*.py"))
@@ -21,16 +27,10 @@ def test_there_are_derivations_and_an_index():
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_derivation(path, capsys):
-    sys.path.insert(0, str(ROOT))
-    try:
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        assert module.__doc__ and "Claim" in module.__doc__
-        start = time.perf_counter()
-        module.main()
-        assert time.perf_counter() - start < 120
-    finally:
-        sys.path.remove(str(ROOT))
-    assert "verified" in capsys.readouterr().out
+def test_derivation(path):
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    assert doc and "Claim" in doc
+    run = run_once(check_named(f"derivation {path.stem}"))  # runs the file's main(), printing captured
+    assert run.result.outcome is Outcome.PASSED, run.result.detail
+    assert run.seconds < 120
+    assert "verified" in run.result.detail

@@ -654,3 +654,12 @@ def test_steep_randomized_response_is_not_refuted(eps):
     # 4e59 an evaluation that failed at alpha = 0 was reported as f outside [0, 1]
     report = gdpproof.randomized_response(eps).check()
     assert report.ok, report
+
+
+@pytest.mark.parametrize("make", [gdpproof.randomized_response, lambda e: gdpproof.eps_delta(e, e)],
+                         ids=["randomized_response", "eps_delta"])
+def test_check_at_the_smallest_epsilon_does_not_raise(make):
+    # found by the report's derandomized property check (tradeoff_functions() drew eps = 5e-324):
+    # at alpha = 0 sympy could not order 1 - e^(5e-324) against 0 inside Max and raised ValueError
+    report = make(5e-324).check()
+    assert report.ok, report

@@ -1,0 +1,162 @@
+"""The verification report: the full report once (through the command line), the quick one, and its parts.
+
+The full report runs once in the suite; the derivations and the quick report reuse its check
+results through tests/report/once.py, so no check is computed twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import html
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from gdpproof.cli import main
+from gdpproof.errors import PrecisionError
+from gdpproof.report import checks, render, runner
+from gdpproof.report.checks import Check, CheckResult, Outcome, report_checks
+
+from .once import DIGITS, run_once
+
+REPORT = Path(checks.__file__).resolve().parent
+
+
+def _report(out: Path, *extra: str) -> tuple[int, str, dict]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runner, "run_one", run_once)
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = main(["report", "--out", str(out), "--digits", str(DIGITS), "--quiet", *extra])
+    return code, buf.getvalue(), json.loads((out / "summary.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def full_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    code, stdout, summary = _report(out)
+    return code, stdout, summary, out
+
+
+def test_full_report_passes_every_check(full_report):
+    code, stdout, summary, out = full_report
+    failed = [(c["check"], c["detail"]) for c in summary["checks"] if not c["passed"]]
+    assert failed == [] and code == 0
+    assert summary["passed"] == summary["total"] > 20 and summary["quick"] is False
+    assert summary["digits"] == DIGITS and summary["certified"] == "arb"
+    n = summary["total"]
+    assert stdout.strip() == f"report written to {out / 'index.html'} ({n} of {n} checks passed)"
+    assert [c["check"] for c in summary["checks"]] == [c.name for c in report_checks(DIGITS)]
+    page = (out / "index.html").read_text()
+    assert page.startswith("<!doctype html>") and "Quick run" not in page
+    assert all(f"<td>{html.escape(c['check'])}</td>" in page for c in summary["checks"])
+
+
+def test_full_report_content(full_report):
+    _, _, summary, _ = full_report
+    rows = {c["check"]: c for c in summary["checks"]}
+    assert list(dict.fromkeys(c["section"] for c in summary["checks"])) == list(checks.SECTIONS)
+    assert rows["headline values at 40 digits"]["data"]["delta_1(1)"] == "0.1269367375066439458008296247577668804151"
+    assert rows["composition: G_1 (x) G_2 = G_sqrt(5) (exact)"]["status"] == "pass"
+    dpsgd = rows["DP-SGD: the CLT (an approximation, labelled as one) beside the proven bracket"]
+    assert dpsgd["data"]["approximation"] is True and "CLT APPROXIMATION" in dpsgd["detail"]
+    derivations = [c for c in summary["checks"] if c["section"] == checks.DERIVATIONS]
+    assert [c["check"] for c in derivations] == [f"derivation {p.stem}" for p in checks.derivation_files()]
+    assert len(derivations) >= 4 and all("verified" in c["detail"] for c in derivations)
+    properties = [c for c in summary["checks"] if c["section"] == checks.PROPERTIES]
+    assert len(properties) == 4 and all(c["data"] == {"examples": "25"} for c in properties)
+    audits = [c for c in summary["checks"] if c["section"] == checks.PEER_AUDITS]
+    assert audits and all(c["status"] in ("ran", "skipped") and c["passed"] for c in audits)
+
+
+def test_quick_report(tmp_path, full_report):
+    # after the full report (fixture) its checks are not computed again: the quick report reuses them
+    code, stdout, summary = _report(tmp_path, "--quick")
+    assert code == 0 and summary["quick"] is True and summary["passed"] == summary["total"]
+    names = [c["check"] for c in summary["checks"]]
+    assert names == [c.name for c in report_checks(DIGITS, quick=True)]
+    assert names == [c["check"] for c in full_report[2]["checks"]
+                     if c["section"] not in (checks.DERIVATIONS, checks.PEER_AUDITS)]
+    assert "Quick run" in (tmp_path / "index.html").read_text()
+
+
+# --- the parts, on stand-in checks --------------------------------------------------------------
+
+
+def test_a_failing_property_reports_its_counterexample():
+    from hypothesis import given, strategies as st
+
+    @given(st.integers(min_value=0, max_value=100))
+    def test(n: int) -> None:
+        if n >= 7:
+            raise checks._Counterexample(("too big", n))
+
+    r = checks._property(test, "small")
+    assert r.outcome is Outcome.FAILED and r.detail == "counterexample: ('too big', 7)" and not r.passed
+
+    @given(st.integers(min_value=0, max_value=100))
+    def raises(n: int) -> None:
+        if n >= 3:
+            raise ValueError("not comparable")
+
+    r = checks._property(raises, "small")
+    assert r.outcome is Outcome.FAILED and r.detail.startswith("raised ValueError: not comparable (")
+    assert r.detail.endswith("raises( n=3, ))")  # hypothesis's shrunk example
+
+
+def test_runner_fails_a_check_on_a_gdpproof_error_and_lets_bugs_through():
+    def uncertifiable() -> CheckResult:
+        raise PrecisionError("not settled")
+
+    def bug() -> CheckResult:
+        raise ZeroDivisionError
+
+    run = runner.run_one(Check("u", checks.VALUES, uncertifiable))
+    assert run.result.outcome is Outcome.FAILED and run.result.detail == "PrecisionError: not settled"
+    assert run.row()["status"] == "FAIL" and run.row()["passed"] is False
+    with pytest.raises(ZeroDivisionError):
+        runner.run_one(Check("b", checks.VALUES, bug))
+
+
+def test_runner_progress_lines_and_summary(tmp_path):
+    stand_ins = [Check("a <b>", checks.VALUES, lambda: CheckResult.judged(True, "fine & dandy", {"x": "1"})),
+                 Check("peer", checks.PEER_AUDITS, lambda: CheckResult(Outcome.SKIPPED, "not installed")),
+                 Check("c", checks.TABLES, lambda: CheckResult.judged(False, "wrong"))]
+    log = io.StringIO()
+    runs = runner.run_checks(stand_ins, stream=log)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("[ 1/3] ok   a <b>") and lines[2].startswith("[ 3/3] FAIL c")
+    summary = runner.summarize(runs, digits=7, quick=True, index=tmp_path / "index.html")
+    assert (summary["passed"], summary["total"]) == (2, 3)
+    assert [r["status"] for r in summary["checks"]] == ["pass", "skipped", "FAIL"]
+    render.write_files(tmp_path, summary, None)
+    page = (tmp_path / "index.html").read_text()
+    assert "a &lt;b&gt;" in page and "fine &amp; dandy" in page and "2 of 3 checks passed" in page
+    assert page.index(checks.VALUES) < page.index(checks.PEER_AUDITS) < page.index(checks.TABLES)
+    assert "install the plot extra" in page and "<tr class=fail><td>FAIL</td><td>c</td>" in page
+    assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(summary))
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_report_imports_modules_not_the_package_and_has_no_assert():
+    # the layers of DESIGN §2: report uses the modules it needs, never gdpproof/__init__.py;
+    # and no assert (python -O strips it, turning a failed check into a pass)
+    for path in sorted(REPORT.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            assert not isinstance(node, ast.Assert), f"{path.name}:{node.lineno} uses assert"
+            if isinstance(node, ast.Import):
+                assert all(a.name.split(".")[0] != "gdpproof" for a in node.names), f"{path.name}:{node.lineno}"
+            if isinstance(node, ast.ImportFrom):
+                target = node.module or ""
+                assert not (node.level == 0 and target.split(".")[0] == "gdpproof"), f"{path.name}:{node.lineno}"
+                assert not (node.level == 2 and not target), f"{path.name}:{node.lineno} imports the package"
+
+
+def test_a_derivation_is_skipped_not_passed_when_assertions_are_stripped(monkeypatch):
+    monkeypatch.setattr(checks, "_assertions_stripped", lambda: True)
+    r = checks.derivation(checks.derivation_files()[0])
+    assert r.outcome is Outcome.SKIPPED and "python -O" in r.detail

@@ -64,7 +64,7 @@ GRID_TOLERANCE = 1e-5
                                        (sympy.Rational(1, 2) - ALPHA / 2, True)), name="asym"), 0.3),
     (gdpproof.TradeOff(sympy.Max(1 - sympy.Rational(3, 2) * ALPHA, sympy.Rational(19, 20) - ALPHA,
                                  sympy.Rational(3, 5) * (1 - ALPHA)), name="crossing"), 0.6),
-    # non-symmetric, curved: the numeric envelope (tests/composition/test_subsampling_envelope.py)
+    # non-symmetric, curved: the numeric envelope (tests/numeric/test_envelope.py)
     (gdpproof.TradeOff((1 - ALPHA) ** 3, name="cube"), 0.4),
     # ... with three crossings of f_p and f_p^{-1}: bridges of slopes -1 and a reciprocal pair
     (gdpproof.TradeOff(sympy.Max(1 - sympy.Rational(3, 2) * ALPHA, sympy.Rational(19, 20) - ALPHA,

@@ -261,7 +261,7 @@ def _finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | N
 def _losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool]:
     """The compiled losses of the leaves (leaves without privacy loss dropped), and whether
     every parameter was a double (else it was rounded to the less private side)."""
-    parts = []
+    parts: list[tuple[PrivacyLoss, int]] = []
     exact = True
     for leaf, n in m.leaves():
         if isinstance(leaf, (GDP, GaussianMechanism)) and leaf._leaf_mu() == 0:

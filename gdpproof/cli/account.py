@@ -12,13 +12,17 @@ import sys
 
 from ._common import COMMON_FLAGS, Usage, emit, flags, num
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..mechanisms import Mechanism
+
 #: library argument names -> the options that give them.
 FLAGS = {**COMMON_FLAGS, "noise_multiplier": "--sigma", "sigma": "--sigma", "sample_rate": "--sample-rate",
          "steps": "--steps", "times": "--steps", "delta": "--delta", "epsilon": "--eps", "rel_width": "--rel-width",
          "sampling": "--sampling", "route": "--route"}
 
 
-def _mechanism(args: argparse.Namespace) -> object:
+def _mechanism(args: argparse.Namespace) -> Mechanism:
     from ..mechanisms import Composed, dpsgd, mechanism_from_file, mechanism_from_spec
 
     dpsgd_given = [o for o, v in (("--sigma", args.sigma), ("--sample-rate", args.sample_rate),

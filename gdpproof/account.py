@@ -123,10 +123,15 @@ class Account:
         """The computed quantity: epsilon when delta was given, else delta."""
         return self.epsilon if self.given == "delta" else self.delta
 
+    @staticmethod
+    def decimal_ends(value: Bound) -> tuple[Certified, Certified]:
+        """A float bracket as decimals of :data:`BRACKET_DIGITS` digits, rounded outward."""
+        return (_float_certified(value.lower, BRACKET_DIGITS, "down"),
+                _float_certified(value.upper, BRACKET_DIGITS, "up"))
+
     def _ends(self, value: Any) -> tuple[Any, Any]:
         if isinstance(value, Bound):
-            return (_float_certified(value.lower, BRACKET_DIGITS, "down"),
-                    _float_certified(value.upper, BRACKET_DIGITS, "up"))
+            return self.decimal_ends(value)
         if isinstance(value, Certified):
             return _lower_neighbour(value), value
         return value, value

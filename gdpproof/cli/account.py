@@ -88,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise Usage("give --delta (to get eps) or --eps (to get delta)")
 
     from ..account import account
+    from ..numeric.pld import HonestMu
 
     with flags(FLAGS):
         a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits, rel_width=args.rel_width,
@@ -104,6 +105,15 @@ def run(args: argparse.Namespace) -> int:
     if a.mu is not None:
         text.append(f"mu        = {a.mu}   exactly mu-GDP (rounded up)")
         rounding["mu"] = "up"
+    elif a.route == "bracket":
+        h = a.honest_mu()  # the tightest GDP description over the range the bracket resolves
+        if isinstance(h, HonestMu):
+            lo_mu, hi_mu = a.decimal_ends(h.mu)
+            payload.update({"honest_mu_lower": str(lo_mu), "honest_mu_upper": str(hi_mu),
+                            "honest_mu_delta_min": f"{h.delta_min:.3g}"})
+            rounding.update({"honest_mu_lower": "down", "honest_mu_upper": "up"})
+            text.append(f"mu        in [{lo_mu}, {hi_mu}]   honest mu: the smallest mu with the mechanism "
+                        f"mu-GDP at every delta >= {h.delta_min:.3g} lies here (proven)")
     gamma = None
     if a.clt is not None:
         print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)

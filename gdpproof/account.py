@@ -26,6 +26,7 @@ that value); a bracket's lower end is rounded down.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -39,9 +40,9 @@ from .mechanisms import GDP, EpsDelta, GaussianMechanism, Mechanism, PoissonSamp
 from .numeric.bound import Bound
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
-from .numeric.finite import MAX_ATOMS, atom_count, finite_delta
-from .numeric.losses import CompiledLoss, PrivacyLoss, loss_from_law, rounded_exactly
-from .numeric.pld import ComposedLoss, HonestMu, delta_bracket, epsilon_bracket
+from .numeric.finite import MAX_ATOMS, atom_count, finite_delta, infinite_mass_bounds, infinite_mass_lower
+from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
+from .numeric.pld import ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
 from .numeric.profile import epsilon_from_profile
 from .symbolic.clt import APPROXIMATION_NOTE
 from .symbolic.tradeoff import TradeOff, gaussian
@@ -126,8 +127,12 @@ class Account:
     @staticmethod
     def decimal_ends(value: Bound) -> tuple[Certified, Certified]:
         """A float bracket as decimals of :data:`BRACKET_DIGITS` digits, rounded outward."""
-        return (_float_certified(value.lower, BRACKET_DIGITS, "down"),
-                _float_certified(value.upper, BRACKET_DIGITS, "up"))
+        def end(x: float, rounding: str) -> Certified:
+            if math.isinf(x):
+                return Certified("Infinity", digits=BRACKET_DIGITS, rounding=rounding, method="exact")
+            return _float_certified(x, BRACKET_DIGITS, rounding)
+
+        return end(value.lower, "down"), end(value.upper, "up")
 
     def _ends(self, value: Any) -> tuple[Any, Any]:
         if isinstance(value, Bound):
@@ -176,9 +181,10 @@ class Account:
             main = f"(ε, δ)-DP with ε = {_fmt(self.epsilon)} and δ = {hi}"
             what = "δ"
         if self.route == "bracket":
-            order = "" if self.ordering == "both" else f" (worse ordering: {self.ordering})"
+            order = "" if self.ordering == "both" else f", worse ordering: {self.ordering}"
             how = (f"a proven upper bound; the exact {what} lies in [{lo}, {hi}], by numerical composition of "
-                   f"privacy-loss distributions with a proven error bracket{order}")
+                   f"privacy-loss distributions with a proven error bracket{order}; the proof assumes the "
+                   "float64 CDFs err by at most 1e-15 and numpy's FFT obeys Higham's error bound")
         else:
             how = f"the exact {what} rounded up to {self.digits} significant digits, certified in ball arithmetic"
         gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
@@ -215,12 +221,15 @@ class Account:
 
 
 def _fmt(v: Any) -> str:
-    if isinstance(v, sympy.Basic):
-        if v.is_Rational and v.q != 1:
-            f = Fraction(int(v.p), int(v.q))
-            text = format(float(f), ".15g")
-            return text if Fraction(text) == f else str(v)
-        return str(v)
+    """A given delta or epsilon as the user most likely wrote it: a short decimal when it is
+    one, a double as its repr, else the exact fraction."""
+    if isinstance(v, sympy.Basic) and v.is_Rational and v.q != 1:
+        f = Fraction(int(v.p), int(v.q))
+        for text in (format(float(f), ".15g"), repr(float(f))):
+            if Fraction(text) == f:
+                return text
+        if Fraction(float(f)) == f:
+            return repr(float(f))
     return str(v)
 
 
@@ -245,6 +254,11 @@ def _closed_form(m: Mechanism) -> TradeOff | None:
     mu = m.gdp_mu()
     if mu is not None:
         return gaussian(mu)
+    for leaf, n in m.leaves():
+        # n copies of (eps, delta) carry (1 - delta)^n as an exact rational: millions of digits
+        # for large n, which the exact-finite route evaluates in balls instead
+        if isinstance(leaf, EpsDelta) and leaf.delta != 0 and n > 4096:
+            return None
     try:
         return m.tradeoff()
     except (NotSupportedError, SymbolicError, InvalidParameterError):
@@ -263,21 +277,36 @@ def _finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | N
     return groups
 
 
-def _losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool]:
-    """The compiled losses of the leaves (leaves without privacy loss dropped), and whether
-    every parameter was a double (else it was rounded to the less private side)."""
+def _losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool, list[tuple[sympy.Expr, sympy.Expr, int]]]:
+    """The compiled losses of the leaves (leaves without privacy loss dropped), whether every
+    parameter was a double (else it was rounded to the less private side), and the (eps, delta)
+    leaves whose loss is infinite with probability delta (their finite part, randomized response
+    with parameter eps, is among the losses)."""
     parts: list[tuple[PrivacyLoss, int]] = []
     exact = True
+    revealing = []
     for leaf, n in m.leaves():
         if isinstance(leaf, (GDP, GaussianMechanism)) and leaf._leaf_mu() == 0:
             continue  # no privacy loss
-        if isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) and leaf.epsilon == 0 and \
-                getattr(leaf, "delta", 0) == 0:
+        if isinstance(leaf, EpsDelta) and leaf.delta != 0:
+            revealing.append((leaf.epsilon, leaf.delta, n))
+            if leaf.epsilon == 0:
+                continue
+            law = RandomizedResponse(leaf.epsilon).loss_law()
+        elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) and leaf.epsilon == 0:
             continue
-        law = leaf.loss_law()
+        else:
+            law = leaf.loss_law()
         exact = exact and rounded_exactly(law)
         parts.append((loss_from_law(law), n))
-    return parts, exact
+    return parts, exact, revealing
+
+
+def _ordering(m: Mechanism) -> str:
+    """How the exact routes' answer relates to the two orderings."""
+    if any(isinstance(leaf, PoissonSampled) for leaf, _ in m.leaves()):
+        return "the worse of remove and add (C_p)"
+    return "both"
 
 
 def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
@@ -286,8 +315,9 @@ def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int
     if given == "epsilon":
         return f.delta(value, digits=digits), mu_c
     target = Fraction(int(value.p), int(value.q))
-    hint = 1.0
-    return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, upper_hint=hint), mu_c
+    # delta(eps) >= 1 - f(0) at every eps: when that is >= delta, no eps works (proven)
+    f0 = f.evaluate(0, digits=20, rounding="up").to_fraction()
+    return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, floor=1 - f0), mu_c
 
 
 def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> Certified:
@@ -295,30 +325,89 @@ def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> C
         return finite_delta(groups, value, digits=digits)
     target = Fraction(int(value.p), int(value.q))
     return epsilon_from_profile(lambda x, d: finite_delta(groups, sympy.Rational(x.numerator, x.denominator),
-                                                          digits=d), target, digits=digits)
+                                                          digits=d), target, digits=digits,
+                                floor=infinite_mass_lower(groups))
+
+
+def _double(x: Fraction, up: bool) -> float:
+    """The double next to x on the given side (x itself when it is a double)."""
+    f = float(x)
+    if up and Fraction(f) < x:
+        return math.nextafter(f, math.inf)
+    if not up and Fraction(f) > x:
+        return math.nextafter(f, -math.inf)
+    return f
+
+
+def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: sympy.Expr,
+             rel_width: float) -> tuple[Bound, ComposedLoss | None, list[str]]:
+    """The bracket route: the proven bracket of the composition, with the given delta or epsilon
+    rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
+    leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps)."""
+    notes = []
+    v = Fraction(int(value.p), int(value.q))
+    inf_lo = inf_hi = Fraction(0)
+    if revealing:
+        inf_lo, inf_hi = infinite_mass_bounds(revealing)
+        notes.append("(eps, delta) mechanisms reveal the data with probability delta: delta(eps) = delta_inf + "
+                     "(1 - delta_inf) delta_rest(eps), delta_inf = 1 - prod (1 - delta_i)")
+    if given == "delta":
+        if inf_lo >= v:
+            return Bound(math.inf, math.inf), None, notes + ["delta is at most the probability of revealing the data"]
+        # targets for the rest: rounded down for the upper end of eps, up for the lower end
+        t_down = (v - inf_hi) / (1 - inf_hi)
+        t_up = (v - inf_lo) / (1 - inf_lo)
+        if t_down <= 0:
+            raise PrecisionError(f"delta={float(v):.6g} is too close to the probability of revealing the data "
+                                 f"({float(inf_hi):.6g}) to bracket epsilon")
+        if not parts:
+            return Bound(0.0, 0.0), None, notes
+        d_down, d_up = _double(t_down, up=False), min(_double(t_up, up=True), math.nextafter(1.0, 0.0))
+        b, comp = epsilon_bracket(parts, d_down, rel_width=rel_width)
+        lower = comp.epsilon(d_up).lower if d_up != d_down else b.lower
+        return Bound(min(lower, b.upper), b.upper), comp, notes
+    if not parts:
+        lo, hi = Fraction(0), Fraction(0)
+        comp = None
+    else:
+        e_down, e_up = _double(v, up=False), _double(v, up=True)
+        b, comp = delta_bracket(parts, e_down, rel_width=rel_width)
+        lo, hi = Fraction(comp.delta(e_up).lower if e_up != e_down else b.lower), Fraction(b.upper)
+        if b.lower == 0 and b.upper > 0:
+            notes.append(f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the "
+                         f"bracket resolves, about {comp.delta_floor():.2g}): the relative width does not apply, "
+                         "the upper end is the proven answer")
+    total_lo = inf_lo + (1 - inf_lo) * lo
+    total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
+    low, high = _double(total_lo, up=False), _double(total_hi, up=True)
+    return Bound(min(low, high), high), comp, notes
 
 
 def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result: Any) -> CLTApproximation | None:
-    leaves = m.leaves()
-    if len(leaves) != 1:
+    params = m.dpsgd_parameters()
+    if params is None:
         return None
-    leaf, steps = leaves[0]
-    if not (isinstance(leaf, PoissonSampled) and isinstance(leaf.mechanism, (GaussianMechanism, GDP))):
-        return None
-    mu = leaf.mechanism._leaf_mu()
-    if mu == 0:
-        return None
-    sigma = 1 / mu
+    sigma, rate, steps = params
     if given == "delta":
-        acc = dpsgd_mu(sigma, leaf.sample_rate, steps, delta=value, digits=digits, gamma=False, exact=False)
+        acc = dpsgd_mu(sigma, rate, steps, delta=value, digits=digits, gamma=False, exact=False)
         verdict = None
-        if isinstance(result, Bound):
+        if isinstance(result, Bound) and math.isfinite(result.upper):
             lo = _float_certified(result.lower, BRACKET_DIGITS, "down")
             hi = _float_certified(result.upper, BRACKET_DIGITS, "up")
-            verdict = clt_verdict(sigma, leaf.sample_rate, steps, "poisson", value, lo, hi)
+            verdict = clt_verdict(sigma, rate, steps, "poisson", value, lo, hi)
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict)
-    acc = dpsgd_mu(sigma, leaf.sample_rate, steps, digits=digits, gamma=False, exact=False)
-    return CLTApproximation(acc.mu_clt, delta=gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits))
+    acc = dpsgd_mu(sigma, rate, steps, digits=digits, gamma=False, exact=False)
+    d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
+    verdict = None
+    if isinstance(result, Bound):
+        dc = d_clt.to_fraction()
+        if dc < Fraction(result.lower):
+            verdict = "the CLT understates delta: delta_clt is below the proven lower end"
+        elif dc - Fraction(10) ** (d_clt.adjusted() - digits + 1) > Fraction(result.upper):
+            verdict = "the CLT overstates delta: delta_clt is above the proven upper end"
+        else:
+            verdict = "delta_clt lies inside the proven bracket"
+    return CLTApproximation(acc.mu_clt, delta=d_clt, verdict=verdict)
 
 
 def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, digits: int = 30,
@@ -344,7 +433,8 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     Account
         With the route named, the reported quantity (rounded up, or a proven bracket), the worse
         ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation
-        labelled as one; :meth:`Account.statement` is one sentence for a paper.
+        labelled as one; :meth:`Account.statement` is one sentence for a paper.  An epsilon of
+        Infinity is exact: delta is below the probability that the mechanism reveals the data.
 
     Examples
     --------
@@ -365,6 +455,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     if route is not None and route not in ROUTES:
         raise _bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
     _check_request(digits, "up")
+    width = _check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
         value = probability("delta", delta, symbolic=False)
@@ -375,6 +466,8 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         value = nonnegative("epsilon", epsilon, symbolic=False)
         if not value.is_finite:
             raise _bad("epsilon", epsilon, "must be a finite number >= 0")
+    if not value.is_Rational:
+        raise _bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
     value = sympy.Rational(value)
 
     candidates = [route] if route is not None else list(ROUTES)
@@ -386,7 +479,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 reasons.append("exact: no closed form for this mechanism")
                 continue
             result, mu = _exact(mechanism, f, given, value, digits)
-            return _make(mechanism, r, given, value, result, "both", digits, mu)
+            return _make(mechanism, r, given, value, result, _ordering(mechanism), digits, mu)
         if r == "exact-finite":
             groups = _finite_groups(mechanism)
             if groups is None:
@@ -397,26 +490,19 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
         try:
-            parts, doubles = _losses(mechanism)
+            parts, doubles, revealing = _losses(mechanism)
         except NotSupportedError as exc:
             reasons.append(f"bracket: {exc}")
             continue
-        if not parts:
-            zero = Certified(0, digits=digits, rounding="up", method="exact")
-            return _make(mechanism, "exact", given, value, zero, "both", digits)
-        notes = []
+        b, comp, notes = _bracket(parts, revealing, given, value, width)
         if not doubles:
             notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
-                         "private side: the upper end holds for the mechanism as given")
-        if given == "delta":
-            b, comp = epsilon_bracket(parts, float(value), rel_width=rel_width)
-            ordering = comp.worse_ordering(b.upper)
-        else:
-            b, comp = delta_bracket(parts, float(value), rel_width=rel_width)
-            ordering = comp.worse_ordering(float(value))
-        if all(loss.law.family.symmetric for loss, _ in parts if isinstance(loss, CompiledLoss)):
-            ordering = "both"  # symmetric pairs: the two orderings are the same mechanism
-        return _make(mechanism, "bracket", given, value, b, ordering, digits, None, comp, tuple(notes))
+                         "private side: the upper end holds for the mechanism as given, the lower end for the "
+                         "rounded parameters (within one part in 2^52)")
+        ordering = "both"
+        if comp is not None and not all(loss.symmetric for loss, _ in parts):
+            ordering = comp.worse_ordering(b.upper if given == "delta" else float(value))
+        return _make(mechanism, "bracket", given, value, b, ordering, BRACKET_DIGITS, None, comp, tuple(notes))
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
 
 

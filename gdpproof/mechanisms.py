@@ -120,6 +120,24 @@ class Mechanism:
         whose loss is infinite with positive probability ((eps, delta) with delta > 0)."""
         raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
 
+    def dpsgd_parameters(self) -> tuple[sympy.Expr, sympy.Expr, int] | None:
+        """(noise_multiplier, sample_rate, steps) when the value is DP-SGD with Poisson sampling
+        (T runs of a Poisson-subsampled Gaussian mechanism), else None.
+
+        >>> dpsgd(1, "0.01", 100).dpsgd_parameters()
+        (1, 1/100, 100)
+        """
+        leaves = self.leaves()
+        if len(leaves) != 1:
+            return None
+        leaf, steps = leaves[0]
+        if not isinstance(leaf, PoissonSampled) or not isinstance(leaf.mechanism, (GaussianMechanism, GDP)):
+            return None
+        mu = leaf.mechanism._leaf_mu()
+        if mu == 0:
+            return None
+        return 1 / mu, leaf.sample_rate, steps
+
     def finite_support(self) -> bool:
         """True when every base mechanism's privacy loss takes finitely many values."""
         return all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) for leaf, _ in self.leaves())
@@ -274,7 +292,7 @@ class EpsDelta(Mechanism):
     route composes it; the numerical bracket does not."""
 
     epsilon: Any
-    delta: Any = 0
+    delta: Any
 
     def __post_init__(self) -> None:
         d = probability("delta", self.delta, symbolic=False)
@@ -308,7 +326,11 @@ class PoissonSampled(Mechanism):
         q = probability("sample_rate", self.sample_rate, symbolic=False)
         if q == 0:
             raise _bad("sample_rate", self.sample_rate, "must be in (0, 1]")
-        _frozen(self, sample_rate=q)
+        inner = self.mechanism
+        if isinstance(inner, PoissonSampled):  # a Poisson subsample of a Poisson subsample: rate p q
+            _frozen(self, mechanism=inner.mechanism, sample_rate=q * inner.sample_rate)
+        else:
+            _frozen(self, sample_rate=q)
 
     def __repr__(self) -> str:
         return f"PoissonSampled({self.mechanism!r}, sample_rate={_show(self.sample_rate)})"
@@ -420,9 +442,14 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     """
     if not isinstance(spec, Mapping):
         raise SpecError(f"{where}: must be a table of kind and parameters, got {spec!r}")
-    items = {str(k).replace("_", "-"): v for k, v in spec.items()}
+    items: dict[str, Any] = {}
+    for k, v in spec.items():
+        key = str(k).replace("_", "-")
+        if key in items:
+            raise SpecError(f"{where}: {key!r} is given twice")
+        items[key] = v
     kind = items.pop("kind", None)
-    if kind not in _KINDS:
+    if not isinstance(kind, str) or kind not in _KINDS:
         raise SpecError(f"{where}: kind={kind!r} must be one of {', '.join(sorted(_KINDS))}")
     make, keys = _KINDS[kind]
     wrap = {k: items.pop(k) for k in _WRAPPERS if k in items and not (kind == "dpsgd" and k == "sample-rate")}
@@ -455,13 +482,18 @@ def mechanism_from_spec(text: str) -> Mechanism:
     >>> mechanism_from_spec("gaussian:sigma=1,sample-rate=0.01,times=1000")
     Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
     """
+    if not isinstance(text, str):
+        raise SpecError(f"mechanism {text!r}: a spec is a string KIND:key=value,...")
     kind, _, rest = text.strip().partition(":")
     spec: dict[str, Any] = {"kind": kind.strip()}
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
         if not eq or not key.strip() or not value.strip():
             raise SpecError(f"mechanism {text!r}: {part!r} must be key=value")
-        spec[key.strip()] = value.strip()
+        name = key.strip().replace("_", "-")
+        if name in spec or name == "kind":
+            raise SpecError(f"mechanism {text!r}: {name!r} is given twice")
+        spec[name] = value.strip()
     return mechanism_from_dict(spec, where=f"mechanism {text!r}")
 
 

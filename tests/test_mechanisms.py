@@ -142,3 +142,22 @@ def test_repr_shows_parameters_as_written() -> None:
     assert repr(dpsgd(1.0, 0.01, 1000)) == \
         "Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=0.01), 1000)"
     assert repr(GDP("1/3")) == "GDP(mu=1/3)"
+
+
+@pytest.mark.parametrize(("call", "text"), [
+    (lambda: mechanism_from_spec("gaussian:sigma=1,sigma=2"), "'sigma' is given twice"),
+    (lambda: mechanism_from_spec("dpsgd:sigma=1,sample_rate=0.1,sample-rate=0.2,steps=3"), "given twice"),
+    (lambda: mechanism_from_spec(None), "a spec is a string"),
+    (lambda: mechanism_from_dict({"kind": ["gaussian"], "sigma": 1}), "kind=['gaussian'] must be one of"),
+    (lambda: mechanism_from_spec("eps-delta:epsilon=1"), "eps-delta needs delta"),
+])
+def test_ambiguous_specs_are_refused(call, text: str) -> None:
+    with pytest.raises(SpecError, match=None) as info:
+        call()
+    assert text in str(info.value)
+
+
+def test_dpsgd_parameters() -> None:
+    assert dpsgd(2, "0.01", 10).dpsgd_parameters() == (2, sympy.Rational(1, 100), 10)
+    assert Repeated(PoissonSampled(GDP("0.5"), "0.1"), 3).dpsgd_parameters() == (2, sympy.Rational(1, 10), 3)
+    assert Composed(dpsgd(1, "0.1", 2), GDP(1)).dpsgd_parameters() is None

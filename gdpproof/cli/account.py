@@ -119,12 +119,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)
         payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note})
         rounding["mu_clt"] = "up"
-        if dpsgd_flags:  # the Berry-Esseen gamma of the per-step curve behind the formula, as before
+        params = a.mechanism.dpsgd_parameters()
+        if params is not None:  # the Berry-Esseen gamma of the per-step curve behind the formula
             from ..numeric.dpsgd import dpsgd_mu
 
             gamma_digits = min(args.digits, 6)
-            gamma = dpsgd_mu(args.sigma, args.sample_rate, args.steps, digits=args.digits,
-                             gamma_digits=gamma_digits, exact=False).gamma
+            gamma = dpsgd_mu(*params, digits=args.digits, gamma_digits=gamma_digits, exact=False).gamma
             payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits})
             rounding["gamma"] = "up"
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation, not a bound)")
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
             text.append(f"verdict   : {a.clt.verdict}")
         if gamma is not None:
             text.append(f"gamma     = {gamma}   (Berry-Esseen error of the CLT of the T-fold p G_1/sigma + (1-p) Id)")
-        elif dpsgd_flags:
+        elif params is not None:
             text.append("gamma     = not certified for this configuration (the rest stands)")
     for note in a.notes:
         text.append(f"note      : {note}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import flint
@@ -29,10 +30,10 @@ from .._args import _bad
 from ..errors import NotSupportedError
 from ..symbolic import losses as sl
 from ..symbolic.symbols import epsilon as EPS
-from ._mp import arb_from_exact
+from ._mp import arb_endpoints, arb_from_exact, arb_precision
 from .certify import Certified, arb_function, certify_enclosure
 
-__all__ = ["FiniteGroup", "MAX_ATOMS", "finite_delta", "atom_count"]
+__all__ = ["FiniteGroup", "MAX_ATOMS", "finite_delta", "atom_count", "infinite_mass_lower", "infinite_mass_bounds"]
 
 #: The largest number of atoms of the composed law composed exactly here.
 MAX_ATOMS = 200_000
@@ -47,6 +48,25 @@ def atom_count(groups: Sequence[FiniteGroup]) -> int:
     for e, _, n in groups:
         total *= (n + 1) if e != 0 else 1
     return total
+
+
+def infinite_mass_bounds(groups: Sequence[FiniteGroup]) -> tuple[Fraction, Fraction]:
+    """Proven bounds on delta_inf = 1 - prod (1 - delta_i)^{n_i}, the probability that the loss is
+    infinite (the mechanism reveals the data): delta(eps) >= delta_inf at every eps."""
+    with arb_precision(128):
+        keep = flint.arb(1)
+        for _, d, n in groups:
+            if d != 0:
+                keep *= (1 - arb_from_exact(d)) ** n
+        ends = arb_endpoints(1 - keep)
+    if ends is None:  # pragma: no cover - a finite ball always has ends
+        return Fraction(0), Fraction(1)
+    return max(Fraction(0), ends[0]), min(Fraction(1), ends[1])
+
+
+def infinite_mass_lower(groups: Sequence[FiniteGroup]) -> Fraction:
+    """A proven lower bound on delta_inf (:func:`infinite_mass_bounds`)."""
+    return infinite_mass_bounds(groups)[0]
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,7 +90,7 @@ def _group_terms(e_exact: sympy.Expr, n: int, bits: int) -> tuple[tuple[flint.ar
 
 
 def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
-    def enclose(bits: int) -> flint.arb:
+    def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction]:
         x = arb_from_exact(eps)
         keep = flint.arb(1)
         per_group = []
@@ -81,6 +101,8 @@ def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
                 per_group.append(_group_terms(e, n, bits))
         total = flint.arb(0)
         zero = flint.arb(0)
+        if not per_group:  # no finite loss but 0: one atom at 0, with gain (1 - e^eps)_+
+            per_group.append(((flint.arb(0), flint.arb(1)),))
         for combo in itertools.product(*per_group):
             s, pr = combo[0]
             for c in combo[1:]:
@@ -88,7 +110,12 @@ def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
             if s < x:  # the term is 0 (decided); an undecided term keeps its ball
                 continue
             total += pr * (1 - (x - s).exp()).max(zero)
-        return (1 - keep) + keep * total
+        out = (1 - keep) + keep * total
+        if out.is_finite() and not out <= 1:  # a probability: near 1 the ball is clipped to [lo, 1]
+            ends = arb_endpoints(out)
+            if ends is not None and ends[0] <= 1:
+                return ends[0], Fraction(1)
+        return out
 
     return enclose
 
@@ -117,12 +144,15 @@ def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: 
     def exact() -> sympy.Expr | None:
         # beyond the largest finite loss only the revealing outcome is left: delta = delta_inf,
         # an exact number that a ball straddles at every precision when it is a short decimal
-        if sympy.sympify(sum(n * e for e, _, n in groups) <= epsilon) is sympy.true:
-            keep = sympy.Integer(1)
-            for _, d, n in groups:
-                keep *= (1 - d) ** n
-            return sympy.nsimplify(1 - keep) if (1 - keep).is_Rational else None
-        return None
+        if sympy.sympify(sum(n * e for e, _, n in groups) <= epsilon) is not sympy.true:
+            return None
+        if sum(n * int(sympy.Rational(d).q).bit_length() for _, d, n in groups if d.is_Rational) > 10**6:
+            return None  # the exact power would have millions of digits; the balls must decide
+        keep = sympy.Integer(1)
+        for _, d, n in groups:
+            keep *= (1 - d) ** n
+        value = 1 - keep
+        return value if value.is_Rational else None
 
     return certify_enclosure(_enclosure(groups, epsilon), digits=digits, rounding="up", exact=exact,
                              what=f"delta at epsilon={epsilon} of the finite composition")

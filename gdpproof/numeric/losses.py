@@ -62,6 +62,8 @@ class PrivacyLoss(ABC):
 
     #: Names of the two orderings: (P||Q, Q||P).
     orderings: tuple[str, str] = ("P||Q", "Q||P")
+    #: True when both orderings have the same law (T(P, Q) = T(Q, P)).
+    symmetric = False
     name = "loss"
 
     @abstractmethod
@@ -196,6 +198,7 @@ class CompiledLoss(PrivacyLoss):
         fam = law.family
         self.family = fam.name
         self.orderings = fam.orderings
+        self.symmetric = fam.symmetric
         self._exact = law.values
         self._floats = tuple(float(v) for v in law.values)
         if self.name == PrivacyLoss.name:
@@ -353,7 +356,7 @@ class SubsampledGaussianLoss(CompiledLoss):
     def __init__(self, sigma: float, p: float) -> None:
         self.sigma = float(positive("noise_multiplier", sigma))
         self.p = float(probability("sample_rate", p))
-        if not math.isfinite(self.sigma) or not 0.02 <= self.sigma <= 1e4:
+        if not math.isfinite(self.sigma) or not 0.02 * (1 - 1e-15) <= self.sigma <= 1e4:
             raise _bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
         if not 1e-9 <= self.p <= 1:
             raise _bad("sample_rate", p, "must be in [1e-9, 1]")
@@ -385,13 +388,14 @@ _BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {
 
 
 def _safe_double(value: sympy.Expr, up: bool) -> float:
-    """The double nearest ``value`` on the given side of it (the value itself when exact)."""
-    f = float(value)
-    v = sympy.Rational(value)
+    """The double nearest ``value`` on the given side of it (the value itself when exact).
+
+    Irrational values (sqrt(2)) are compared with the double exactly by sympy."""
+    f = float(sympy.N(value, 40))
     exact_f = sympy.Rational(f)
-    if up and exact_f < v:
+    if up and bool(exact_f < value):
         f = math.nextafter(f, math.inf)
-    elif not up and exact_f > v:
+    elif not up and bool(exact_f > value):
         f = math.nextafter(f, -math.inf)
     return f
 
@@ -413,4 +417,4 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
 
 def rounded_exactly(law: sl.LossLaw) -> bool:
     """True when every parameter of ``law`` is a double (the compiled loss is the law itself)."""
-    return all(sympy.Rational(float(v)) == sympy.Rational(v) for v in law.values)
+    return all(v.is_Rational and sympy.Rational(float(v)) == v for v in law.values)

@@ -553,7 +553,9 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions, in all
     kolm = total * (5 * CDF_ERROR + 2 * U)
-    orderings = clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P")
+    # the orderings' names: a symmetric loss is the same in both, so the others name them
+    named = {loss.orderings for loss, _ in clean if not loss.symmetric}
+    orderings = named.pop() if len(named) == 1 else (clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P"))
     steps = {law: [_discretize(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
     # Hoeffding: the rounding errors have range h_eff (h plus the float error of the bin edges)
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
@@ -639,7 +641,9 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     """The proven bracket on delta(eps) of a composition, refined to a relative width.
 
     The twin of :func:`epsilon_bracket`: starts from h = 1e-3 and shrinks the grid until
-    ``(upper - lower) / upper <= rel_width``; eta = 1e-12.  Returns the bracket and the
+    ``(upper - lower) / upper <= rel_width``; eta = 1e-12.  When delta(eps) is at or below the
+    bracket's floor, or is 0 (beyond the largest loss), so that the lower end stays 0, [0, upper]
+    is returned as it is: no grid narrows it to a relative width.  Returns the bracket and the
     composition.  Raises PrecisionError when delta(eps) is too close to the bracket's floor
     (float and truncation error) to reach the width, or after ``max_refinements`` finer grids.
 
@@ -664,6 +668,8 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
             long_double = True
             comp = compose_losses(parts, grid_step=h, eta=eta, long_double=True)
             b, floor = comp.delta(e), comp.delta_floor()
+        if b.lower == 0 and floor > 0.2 * b.upper:
+            return b, comp  # delta(eps) is at or below what the grid resolves: [0, upper] is the answer
         if b.upper > 0 and floor > 0.2 * b.upper:
             raise PrecisionError(f"epsilon={epsilon}: delta there ({b.upper:.3g} at most) is within a factor 5 of "
                                  f"the bracket's floor {floor:.2g} (float and truncation error); ask for a "
@@ -672,6 +678,8 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
         if rw <= w:
             return b, comp
         if attempt and rw > 0.8 * previous:
+            if b.lower == 0:
+                return b, comp  # delta may be 0 here (beyond the largest loss): [0, upper] is the answer
             raise PrecisionError(f"rel_width={rel_width}: the delta bracket stopped narrowing at {rw:.3g} "
                                  f"(grid step {h:.3g}): ask for a larger rel_width")
         h *= max(0.1, min(0.9, 0.93 * w / rw))

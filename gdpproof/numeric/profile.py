@@ -28,10 +28,12 @@ __all__ = ["epsilon_from_profile"]
 EXTRA_DIGITS, MAX_PROFILE_DIGITS = 8, 400
 
 
-def _decide(profile: Callable[[Fraction, int], Certified], x: Fraction, target: Fraction, digits: int) -> bool:
-    """True if delta(x) <= target, False if delta(x) > target (certified)."""
+def _decide(profile: Callable[[Fraction, int], Certified], x: Fraction, target: Fraction, digits: int,
+            limit: int = MAX_PROFILE_DIGITS) -> bool:
+    """True if delta(x) <= target, False if delta(x) > target (certified), asking the profile for
+    ``digits`` + a few digits first and doubling them up to ``limit``."""
     d = digits + EXTRA_DIGITS
-    while d <= MAX_PROFILE_DIGITS:
+    while d <= limit:
         up = profile(x, d)
         if not up.is_finite():
             return False
@@ -43,7 +45,7 @@ def _decide(profile: Callable[[Fraction, int], Certified], x: Fraction, target: 
             return False
         d *= 2
     raise PrecisionError(f"delta at epsilon={float(x):.6g} is too close to the target {float(target):.6g} "
-                         f"to decide with {MAX_PROFILE_DIGITS} digits")
+                         f"to decide with {limit} digits")
 
 
 def _as_decimal(x: Fraction, digits: int) -> Certified:
@@ -52,12 +54,14 @@ def _as_decimal(x: Fraction, digits: int) -> Certified:
 
 
 def epsilon_from_profile(profile: Callable[[Fraction, int], Certified], target: Fraction, *, digits: int,
-                         upper_hint: float = 1.0) -> Certified:
+                         upper_hint: float = 1.0, floor: Fraction | None = None) -> Certified:
     """The smallest eps >= 0 with delta(eps) <= target, to ``digits`` digits, rounded up.
 
-    ``profile(x, d)`` returns delta(x) certified to ``d`` digits, rounded up.  Returns 0 when
-    delta(0) <= target, and Infinity when delta stays above target for every eps (the profile
-    at 1e6 is above it).
+    ``profile(x, d)`` returns delta(x) certified to ``d`` digits, rounded up.  ``floor``, when
+    given, is a proven lower bound on delta(eps) for every eps (for example the mass of an
+    infinite privacy loss): when it is >= target no eps works, and Infinity is returned, which
+    is then exact.  Returns 0 when delta(0) <= target.  Raises PrecisionError when no eps up to
+    2^64 is admissible without such a proof (the answer is not claimed to be infinite).
 
     Examples
     --------
@@ -67,20 +71,27 @@ def epsilon_from_profile(profile: Callable[[Fraction, int], Certified], target: 
     >>> epsilon_from_profile(prof, Fraction(1, 10**5), digits=12)
     Certified('4.37717809569', digits=12, rounding='up')
     """
-    if _decide(profile, Fraction(0), target, digits):
-        return Certified(0, digits=digits, rounding="up", method="exact")
-    # bracket in floats: double until admissible
+    cap = max(MAX_PROFILE_DIGITS, 4 * (digits + EXTRA_DIGITS))  # points near the root need the full digits
+    if floor is not None and floor >= target:
+        return Certified("Infinity", digits=digits, rounding="up", method="exact")
+    try:
+        if _decide(profile, Fraction(0), target, digits, cap):
+            return Certified(0, digits=digits, rounding="up", method="exact")
+    except PrecisionError:
+        pass  # delta(0) could not be certified (an exact value the balls straddle): search from above
+    # bracket: double until admissible
     hi = Fraction(max(upper_hint, 1e-3))
-    while not _decide(profile, hi, target, 3):
+    while not _decide(profile, hi, target, 3, cap):
         hi *= 4
-        if hi > 10**6:
-            return Certified("Infinity", digits=digits, rounding="up", method="arb")
+        if hi > 2**64:
+            raise PrecisionError(f"no epsilon up to 2^64 has delta <= {float(target):.6g}, and no proof that "
+                                 "none exists: the answer is not stated")
     lo = Fraction(0)
     # bisection to about digits + 2 significant digits (coarse tests first, certified throughout)
     while hi - lo > hi * Fraction(1, 10 ** (digits + 2)):
         mid = (lo + hi) / 2
         mid = Fraction(float(mid)) if hi - lo > hi * Fraction(1, 10**14) else mid
-        if _decide(profile, mid, target, min(digits, 15)):
+        if _decide(profile, mid, target, min(digits, 15), cap):
             hi = mid
         else:
             lo = mid
@@ -88,14 +99,14 @@ def epsilon_from_profile(profile: Callable[[Fraction, int], Certified], target: 
     m, e = round_fraction(hi, digits, "up")
     c = Fraction(m) * Fraction(10) ** e
     for _ in range(64):
-        if not _decide(profile, c, target, digits):
+        if not _decide(profile, c, target, digits, cap):
             m, e = round_fraction(c, digits, "nearest")
             c = Fraction(m + 1) * Fraction(10) ** e
             continue
         m, e = round_fraction(c, digits, "nearest")
         below = Fraction(m - 1) * Fraction(10) ** e if m > 10 ** (digits - 1) else \
             Fraction(10 ** digits - 1) * Fraction(10) ** (e - 1)
-        if below > 0 and _decide(profile, below, target, digits):
+        if below > 0 and _decide(profile, below, target, digits, cap):
             c = below
             continue
         return _as_decimal(c, digits)

@@ -228,6 +228,10 @@ def self_compose(f: TradeOff, n_: Any) -> TradeOff:
     """
     k = _count("n", n_)
     kind, data, d = _decompose(f)
+    if d != 0 and d.is_Rational and k * int(sympy.Rational(d).q).bit_length() > 10**6:
+        raise NotSupportedError(
+            f"the exact {k}-fold composition of {f!r} holds (1 - delta)^{k}, a rational with millions of digits: "
+            f"gdpproof.account(Repeated(EpsDelta(...), {k})) evaluates it in ball arithmetic")
     keep = (1 - d) ** k
     if kind == "gdp":
         core = gaussian(data * sqrt(k))

@@ -160,6 +160,48 @@ def check_shipped_laws() -> None:
     assert sympy.simplify(exp((branch - sympy.Rational(1, 2)) / sigma**2) - textbook.xreplace({p: 1})) == 0
     loss_at = SG.integrand["Q"] / (exp(-X**2 / (2 * sigma**2)) / (sigma * sqrt(2 * sympy.pi)))
     assert sympy.simplify(loss_at - shipped_laws.SUBSAMPLED_GAUSSIAN_LOSS_AT) == 0
+    check_flags()
+
+
+def check_flags() -> None:
+    """The two flags soundness relies on.
+
+    ``symmetric``: the law of L under Q is the law of -L under P, so both orderings have one
+    privacy profile: Q(L <= l) = P(L >= -l), checked on the continuous pieces (and, for the atoms,
+    by the atoms' table).  The subsampled Gaussian is not symmetric (its flag says so).
+    ``riskier``: the privacy profile grows with the parameter flagged +1 (and falls with -1).  For
+    the Gaussian, d/dmu of the shipped dual is phi(-eps/mu + mu/2) > 0 (symbolic); for the others
+    the certified profiles are compared at seeded points.
+    """
+    G, RR, LAP, SG = (shipped_laws.GAUSSIAN, shipped_laws.RANDOMIZED_RESPONSE, shipped_laws.LAPLACE,
+                      shipped_laws.SUBSAMPLED_GAUSSIAN)
+    assert G.symmetric and RR.symmetric and LAP.symmetric and not SG.symmetric
+    assert sympy.simplify(G.cdf["Q"] - G.sf["P"].xreplace({ELL: -ELL})) == 0
+    assert sympy.simplify(_piece(LAP.cdf["Q"], 1) - _piece(LAP.sf["P"], 1).xreplace({ELL: -ELL})) == 0
+    (a1, p1), (a2, p2) = RR.atoms["P"]
+    (b1, q1), (b2, q2) = RR.atoms["Q"]
+    assert (b1, b2) == (-a2, -a1) and sympy.simplify(q1 - p2) == 0 and sympy.simplify(q2 - p1) == 0
+    # riskier: Gaussian, symbolically
+    dmu = sympy.diff(GAUSSIAN_DUAL, mu)
+    phi = exp(-((-epsilon / mu + mu / 2) ** 2) / 2) / sqrt(2 * sympy.pi)
+    for point in random_points(112, 4, mu=("0.2", "3"), epsilon=("0", "4")):
+        assert abs(value(dmu, point) - value(phi, point)) < sympy.Rational(1, 10**40), point
+    assert G.riskier == (1,) and RR.riskier == (1,) and LAP.riskier == (1,) and SG.riskier == (-1, 1)
+    # riskier: the other families, certified profiles at fixed points (a larger parameter, or for
+    # the subsampled Gaussian a smaller sigma or a larger p, gives a delta at least as large; beyond
+    # the largest loss both are 0).  In general: G_mu, f_{eps,0} and the Laplace curve decrease as
+    # their parameter grows, and f_p = p f + (1 - p) Id decreases as f decreases or as p grows (f <= Id),
+    # so C_p(f), its lower convex envelope, does too: a lower curve has a larger delta at every eps.
+    import gdpproof
+
+    for e in ("0", "0.5", "2"):
+        assert gdpproof.randomized_response("0.7").delta(e, digits=20) <= gdpproof.randomized_response("0.8").delta(
+            e, digits=20)
+        assert gdpproof.laplace("0.7").delta(e, digits=20) <= gdpproof.laplace("0.8").delta(e, digits=20)
+        small, large = (gdpproof.subsample(gdpproof.gaussian(m), p) for m, p in (("1", "0.1"), ("1.1", "0.1")))
+        assert small.delta(e, digits=10) <= large.delta(e, digits=10)
+        fewer, more = (gdpproof.subsample(gdpproof.gaussian("1"), p) for p in ("0.1", "0.2"))
+        assert fewer.delta(e, digits=10) <= more.delta(e, digits=10)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ import numpy as np
 import sympy
 from hypothesis import HealthCheck, given, settings
 
+from ..account import account
 from ..audit import PEERS, PeerNotInstalledError, audit_accountant
+from ..mechanisms import Composed, EpsDelta, GaussianMechanism, LaplaceMechanism, PureDP, RandomizedResponse, Repeated
 from ..numeric.clt import berry_esseen
 from ..numeric.dpsgd import dpsgd_mu
 from ..numeric.duality import tradeoff_from_delta
@@ -263,6 +265,33 @@ def pld_gaussian() -> CheckResult:
         ok, "16-fold G_0.5 = G_2: the PLD bracket on delta(eps) holds the exact value at eps = 0, 0.5, 1, 2, 4", rows)
 
 
+def account_routes(digits: int) -> CheckResult:
+    """The one door's routes check each other: exact (closed form) inside the bracket for 10-fold
+    G_0.3, exact = exact-finite for 100-fold randomized response, and the bracket of a Gaussian and
+    Laplace mix holds a finer bracket of the same number."""
+    rows: dict[str, Any] = {}
+    gdp = Repeated(GaussianMechanism("10/3"), 10)
+    exact = account(gdp, delta="1e-5", digits=digits)
+    br = account(gdp, delta="1e-5", route="bracket")
+    ok_gdp = exact.route == "exact" and Fraction(br.epsilon.lower) <= exact.epsilon.to_fraction() \
+        <= Fraction(br.epsilon.upper)
+    rows["10 Gaussian mechanisms, sigma 10/3"] = {"exact": str(exact.epsilon), "bracket": str(br.epsilon)}
+    rr = Repeated(RandomizedResponse("0.1"), 100)
+    a, b = account(rr, delta="1e-5", digits=digits), account(rr, delta="1e-5", digits=digits, route="exact-finite")
+    ok_rr = a.route == "exact" and b.route == "exact-finite" and a.epsilon == b.epsilon
+    rows["100 randomized responses, eps 0.1"] = {"exact": str(a.epsilon), "exact-finite": str(b.epsilon)}
+    mix = Composed(gdp, Repeated(LaplaceMechanism(10), 5), PureDP("0.05"), EpsDelta("0.1", "1e-7"))
+    coarse, fine = account(mix, delta="1e-5"), account(mix, delta="1e-5", rel_width=0.002)
+    ok_mix = coarse.route == "bracket" and max(coarse.epsilon.lower, fine.epsilon.lower) <= \
+        min(coarse.epsilon.upper, fine.epsilon.upper)
+    rows["Gaussian, Laplace, pure and (eps, delta) mix"] = {"1%": str(coarse.epsilon), "0.2%": str(fine.epsilon)}
+    return CheckResult.judged(
+        ok_gdp and ok_rr and ok_mix,
+        f"gdpproof.account: exact eps {_short(str(exact.epsilon))} inside the bracket {br.epsilon}; exact = "
+        f"exact-finite for 100-fold randomized response ({_short(str(a.epsilon))}); a mixed composition's 1% and "
+        f"0.2% brackets agree ({coarse.epsilon}, {fine.epsilon})", rows)
+
+
 def monte_carlo() -> CheckResult:
     """Simulated mechanisms (numpy only) inside the theory's curves: the Gaussian mechanism against G_1, and
     50 DP-SGD steps against the proven bracket, each with band confidence 1 - 1e-6."""
@@ -471,6 +500,8 @@ def report_checks(digits: int, *, quick: bool = False) -> list[Check]:
         Check("DP-SGD: the CLT (an approximation, labelled as one) beside the proven bracket", COMPOSITION,
               dpsgd_clt_and_bracket),
         Check("numerical composition: the proven bracket holds exact Gaussian composition", COMPOSITION, pld_gaussian),
+        Check("one door: account's routes (exact, exact-finite, bracket) check each other", COMPOSITION,
+              partial(account_routes, digits)),
         Check("Monte Carlo: simulated mechanisms agree with the theory", COMPOSITION, monte_carlo),
         Check("reference tables: shipped tables recomputed and spot-checked", TABLES, reference_tables),
     ]

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-import mpmath
 import sympy
 
+from ._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
+from ._plain import plain_value
 from .errors import InvalidParameterError, show
 
 __all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats"]
@@ -34,7 +34,7 @@ def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
 _CACHEABLE = (str, int, float, Fraction, Decimal)
 
 #: Decimal arguments are made exact rationals; beyond this exponent that is impractically big.
-MAX_DECIMAL_EXPONENT = 1_000_000
+MAX_DECIMAL_EXPONENT = _MAX_DECIMAL_EXPONENT
 
 
 def exact(name: str, value: Any, *, symbolic: bool = True, infinite: bool = False) -> sympy.Expr:
@@ -80,55 +80,10 @@ def _convert(name: str, value: Any, symbolic: bool) -> sympy.Expr:
         if isinstance(value, sympy.Float):
             return sympy.Rational(value)
         return value
-    if isinstance(value, int):
-        return sympy.Integer(value)
-    if isinstance(value, Fraction):
-        return sympy.Rational(value.numerator, value.denominator)
-    if isinstance(value, Decimal):
-        return _from_decimal(name, value, value)
-    if isinstance(value, str):
-        text = value.strip().replace("_", "")
-        if "/" in text:
-            try:
-                frac = Fraction(text)
-            except (ValueError, ZeroDivisionError):
-                raise _bad(name, value, "is not a number") from None
-            return sympy.Rational(frac.numerator, frac.denominator)
-        try:
-            dec = Decimal(text)
-        except InvalidOperation:
-            raise _bad(name, value, "is not a number") from None
-        return _from_decimal(name, value, dec)
-    if isinstance(value, mpmath.mpf):
-        if mpmath.isnan(value):
-            return sympy.nan
-        if mpmath.isinf(value):
-            return sympy.oo if value > 0 else -sympy.oo
-        man, exp = value.man_exp
-        return sympy.Integer(man) * sympy.Integer(2) ** exp
-    if isinstance(value, numbers.Integral):
-        return sympy.Integer(int(value))
-    if isinstance(value, numbers.Real):
-        x = float(value)
-        if math.isnan(x):
-            return sympy.nan
-        if math.isinf(x):
-            return sympy.oo if x > 0 else -sympy.oo
-        # Rational(float) is the exact binary value of the double.
-        return sympy.Rational(x)
-    raise _bad(name, value, f"must be a real number (got {type(value).__name__})")
-
-
-def _from_decimal(name: str, original: Any, dec: Decimal) -> sympy.Expr:
-    if dec.is_nan():
-        return sympy.nan
-    if dec.is_infinite():
-        return sympy.oo if dec > 0 else -sympy.oo
-    if abs(dec.adjusted()) > MAX_DECIMAL_EXPONENT:
-        raise _bad(name, original, f"has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT:,} (an exact "
-                   "rational of that size is impractical); pass its logarithm to a log_* function instead")
-    num, den = dec.as_integer_ratio()
-    return sympy.Rational(num, den)
+    x = plain_value(name, value)  # the one parser of plain numbers (stdlib and mpmath)
+    if isinstance(x, float):
+        return sympy.nan if math.isnan(x) else (sympy.oo if x > 0 else -sympy.oo)
+    return sympy.Integer(x.numerator) if x.denominator == 1 else sympy.Rational(x.numerator, x.denominator)
 
 
 def rational(name: str, value: sympy.Expr) -> sympy.Expr:

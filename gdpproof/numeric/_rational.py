@@ -12,27 +12,26 @@ error messages, so the conversions never load sympy for them.  A sympy argument 
 from __future__ import annotations
 
 import math
-import numbers
 import sys
-from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-import mpmath
+from ..errors import InvalidParameterError
+
+from .._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
+from .._plain import plain_value
 
 __all__ = ["nonnegative", "positive", "probability", "rational", "is_sympy"]
 
-#: The same limit as ``gdpproof._args.MAX_DECIMAL_EXPONENT`` (a test keeps them equal).
-MAX_DECIMAL_EXPONENT = 1_000_000
+#: The limit of the one parser (:mod:`gdpproof._plain`).
+MAX_DECIMAL_EXPONENT = _MAX_DECIMAL_EXPONENT
 
 #: +-inf stand for sympy's +-oo among the Fractions this module returns.
 Value = Fraction | float
 
 
 def _bad(name: str, value: Any, rule: str) -> Exception:
-    from .._args import _bad as bad  # on error only: one place formats argument errors
-
-    return bad(name, value, rule)
+    return InvalidParameterError(argument=name, value=value, rule=rule)
 
 
 def is_sympy(value: Any) -> bool:
@@ -43,53 +42,7 @@ def is_sympy(value: Any) -> bool:
 
 def _convert(name: str, value: Any) -> Value:
     """The exact value of a plain argument; NaN as math.nan, infinities as +-math.inf."""
-    if isinstance(value, bool):
-        raise _bad(name, value, "must be a real number, not a bool")
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, Decimal):
-        return _from_decimal(name, value, value)
-    if isinstance(value, str):
-        text = value.strip().replace("_", "")
-        if "/" in text:
-            try:
-                return Fraction(text)
-            except (ValueError, ZeroDivisionError):
-                raise _bad(name, value, "is not a number") from None
-        try:
-            dec = Decimal(text)
-        except InvalidOperation:
-            raise _bad(name, value, "is not a number") from None
-        return _from_decimal(name, value, dec)
-    if isinstance(value, mpmath.mpf):
-        if mpmath.isnan(value):
-            return math.nan
-        if mpmath.isinf(value):
-            return math.inf if value > 0 else -math.inf
-        man, exp = value.man_exp
-        return Fraction(int(man)) * Fraction(2) ** int(exp)
-    if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    if isinstance(value, numbers.Real):
-        x = float(value)
-        if math.isnan(x) or math.isinf(x):
-            return x
-        return Fraction(x)  # the exact binary value of the double
-    raise _bad(name, value, f"must be a real number (got {type(value).__name__})")
-
-
-def _from_decimal(name: str, original: Any, dec: Decimal) -> Value:
-    if dec.is_nan():
-        return math.nan
-    if dec.is_infinite():
-        return math.inf if dec > 0 else -math.inf
-    if abs(dec.adjusted()) > MAX_DECIMAL_EXPONENT:
-        raise _bad(name, original, f"has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT:,} (an exact "
-                   "rational of that size is impractical); pass its logarithm to a log_* function instead")
-    num, den = dec.as_integer_ratio()
-    return Fraction(num, den)
+    return plain_value(name, value)
 
 
 def _from_sympy(v: Any) -> Value:

@@ -115,7 +115,9 @@ def arb_from_exact(value: Any) -> flint.arb:
 def _fraction_of_exact_arb(x: flint.arb) -> Fraction:
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    # shifts, not man * 2**exp: the power is built by squaring, which for the 2^(7e7)-wide
+    # derivative balls of a tail costs half a second where the shift costs half a millisecond
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
 
 
 #: A radius this many bits below the midpoint's magnitude is widened to that level: far beyond

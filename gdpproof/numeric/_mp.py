@@ -176,7 +176,7 @@ def mpf_to_fraction(value: mpmath.mpf) -> Fraction:
     man, exp = int(man), int(exp)
     if value < 0:
         man = -man
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)  # shifts: see above
 
 
 def mp_erfcinv(ctx: mpmath.ctx_mp.MPContext, z: mpmath.mpf) -> mpmath.mpf:

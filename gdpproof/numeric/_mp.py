@@ -115,7 +115,9 @@ def arb_from_exact(value: Any) -> flint.arb:
 def _fraction_of_exact_arb(x: flint.arb) -> Fraction:
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    # shifts, not man * 2**exp: the power is built by squaring, which for the 2^(7e7)-wide
+    # derivative balls of a tail costs half a second where the shift costs half a millisecond
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
 
 
 #: A radius this many bits below the midpoint's magnitude is widened to that level: far beyond
@@ -174,7 +176,7 @@ def mpf_to_fraction(value: mpmath.mpf) -> Fraction:
     man, exp = int(man), int(exp)
     if value < 0:
         man = -man
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)  # shifts: see above
 
 
 def mp_erfcinv(ctx: mpmath.ctx_mp.MPContext, z: mpmath.mpf) -> mpmath.mpf:

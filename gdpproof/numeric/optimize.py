@@ -80,6 +80,46 @@ def concave_sup(g: ArbFn, dg: ArbFn, lo: Fraction, hi: Fraction, bits: int,
     return best, max(upper, best)
 
 
+def _magnitude(q: Fraction) -> int:
+    """floor-ish log2 |q|: |q| lies in (2^(m-1), 2^(m+1)) for m = bits(numerator) - bits(denominator)."""
+    return abs(q.numerator).bit_length() - q.denominator.bit_length()
+
+
+class _Larger:
+    """A heap key putting the larger upper bound first; the order is exactly that of the values.
+
+    A pointwise bound far out in a tail can be a Fraction with tens of millions of bits (the
+    derivative ball there is ~2^(7e7) wide); comparing it to every box on its heap path by
+    cross-multiplication cost seconds.  Values whose binary magnitudes differ by 2 or more are
+    ordered by magnitude alone (which decides it exactly); only close values are cross-multiplied.
+    """
+
+    __slots__ = ("value", "_sign", "_mag")
+
+    def __init__(self, value: Fraction | float):
+        self.value = value
+        if isinstance(value, Fraction) and value:
+            self._sign = 1 if value > 0 else -1
+            self._mag = _magnitude(value)
+        else:
+            self._sign = 0  # zero or an infinity: compared directly (cheap)
+            self._mag = 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Larger) and self.value == other.value
+
+    def __lt__(self, other: "_Larger") -> bool:  # "comes first": a larger value
+        s, o = self._sign, other._sign
+        if s and o:
+            if s != o:
+                return s > o
+            if self._mag >= other._mag + 2:
+                return s > 0
+            if other._mag >= self._mag + 2:
+                return s < 0
+        return self.value > other.value
+
+
 def branch_and_bound_sup(h: ArbFn, dh: ArbFn, lo: Fraction, hi: Fraction, *, rel_tol: Fraction,
                          max_boxes: int = 6000) -> tuple[Fraction, Fraction] | None:
     """Enclose sup of ``h`` over [lo, hi] by branch and bound with the mean-value form.
@@ -111,11 +151,11 @@ def branch_and_bound_sup(h: ArbFn, dh: ArbFn, lo: Fraction, hi: Fraction, *, rel
     step = (hi - lo) / n
     for i in range(n):
         l, r = lo + i * step, lo + (i + 1) * step
-        heapq.heappush(heap, (-bound(l, r), l, r))
+        heapq.heappush(heap, (_Larger(bound(l, r)), l, r))
     boxes = n
     while heap:
-        neg_u, l, r = heap[0]
-        upper = -neg_u
+        key, l, r = heap[0]
+        upper = key.value
         if best is not None and upper != INF and upper - best <= rel_tol * max(abs(best), Fraction(1, 10**6)):
             return best, Fraction(upper)
         heapq.heappop(heap)
@@ -125,7 +165,7 @@ def branch_and_bound_sup(h: ArbFn, dh: ArbFn, lo: Fraction, hi: Fraction, *, rel
         for a, b in ((l, mid), (mid, r)):
             u = bound(a, b)
             if best is None or u >= best:
-                heapq.heappush(heap, (-u, a, b))
+                heapq.heappush(heap, (_Larger(u), a, b))
         boxes += 2
         if boxes > max_boxes:
             return None

@@ -1,4 +1,5 @@
-"""Every notebook runs top to bottom in a fresh kernel, and is committed without outputs.
+"""Every notebook runs top to bottom (in one shared kernel, its namespace reset before each), and is
+committed without outputs.
 
 STYLE §5: notebooks are narrative and plots on the public API, with small parameters (at most a
 minute each).  Skipped, with the reason, when the `notebooks` extra is not installed.
@@ -28,19 +29,36 @@ def test_notebook_is_committed_without_outputs(path):
             assert not cell.outputs and cell.execution_count is None, f"{path.name} has outputs: clear them"
 
 
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path, monkeypatch):
-    nbformat = pytest.importorskip("nbformat", reason="the notebooks extra is not installed")
-    nbclient = pytest.importorskip("nbclient", reason="the notebooks extra is not installed")
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    """One Jupyter kernel for the notebooks, started once (a kernel's start and gdpproof's imports
+    cost seconds each time).  Each notebook starts with ``%reset -f``, which empties the namespace,
+    so a notebook that relies on a name another one defined still fails."""
+    pytest.importorskip("nbformat", reason="the notebooks extra is not installed")
+    pytest.importorskip("nbclient", reason="the notebooks extra is not installed")
     pytest.importorskip("ipykernel", reason="the notebooks extra is not installed")
     pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    from jupyter_client.manager import KernelManager
+
+    root = str(NOTEBOOKS[0].parents[1])
+    env = dict(os.environ)
     # the kernel imports this checkout's gdpproof even where the package is not installed
-    root = str(path.parents[1])
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(NOTEBOOKS[0].parent), env=env)
+    yield km
+    km.shutdown_kernel(now=True)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path, kernel):
+    import nbclient
+    import nbformat
+
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=240, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
+    nb.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
+    client = nbclient.NotebookClient(nb, km=kernel, timeout=240, resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start

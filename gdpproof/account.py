@@ -97,7 +97,8 @@ class Account:
     clt : CLTApproximation or None
         For DP-SGD: the CLT approximation, labelled as one.
     digits : int
-        Certified digits of exact results.
+        Significant digits of the reported numbers: certified digits on the exact routes, the
+        digits of a bracket's decimal ends (rounded outward) on the bracket route.
     composition : ComposedLoss or None
         The numerical composition behind a bracket (delta at other eps, trade-off bounds).
     """
@@ -235,8 +236,8 @@ def _fmt(v: Any) -> str:
 
 def _lower_neighbour(c: Certified) -> Any:
     """The certified decimal one unit lower (a lower bound, since c is the value rounded up)."""
-    if not c.is_finite() or c == 0 or c.method == "exact":
-        return c
+    if not c.is_finite() or c == 0:
+        return c  # Infinity and 0 are exact (the value, not a rounding of it)
     unit = Fraction(10) ** (c.adjusted() - c.digits + 1)
     low = c.to_fraction() - unit
     if low <= 0:

@@ -200,11 +200,6 @@ def test_a_large_epsilon_is_found_not_called_infinite() -> None:
     assert f.delta(a.epsilon, digits=12).to_fraction() <= Fraction(1, 10**5)
 
 
-def test_many_digits_of_epsilon() -> None:
-    a = account(GDP(1), delta="1e-5", digits=400)
-    assert str(a.epsilon).startswith("4.3771780956812246276501162932")  # the 30-digit value, extended
-
-
 def test_subsampled_pure_dp_epsilon() -> None:
     # delta(0) of C_p(f_{1,0}) is a value the balls cannot round; the search goes on from above
     a = account(PoissonSampled(PureDP(1), "0.5"), delta="1e-5", digits=10)

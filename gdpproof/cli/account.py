@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if a.mu is not None:
         text.append(f"mu        = {a.mu}   exactly mu-GDP (rounded up)")
         rounding["mu"] = "up"
-    elif a.route == "bracket":
+    elif a.route == "bracket" and args.honest_mu:
         h = a.honest_mu()  # the tightest GDP description over the range the bracket resolves
         if isinstance(h, HonestMu):
             lo_mu, hi_mu = a.decimal_ends(h.mu)

@@ -417,3 +417,11 @@ def test_account_composes_any_mechanism(capsys, tmp_path):
 def test_account_bad_input_names_the_part(capsys, argv, text):
     code, out, err = run(capsys, *argv)
     assert code == 2 and text in err and "Traceback" not in err and err.count("\n") == 1, err
+
+
+def test_account_honest_mu_on_request(capsys):
+    code, out, _ = run(capsys, "account", "--mechanism", "gaussian:sigma=10/3,times=10",
+                       "--mechanism", "laplace:scale=10,times=5", "--delta", "1e-5", "--honest-mu", "--json")
+    obj = json.loads(out)
+    assert code == 0 and float(obj["honest_mu_lower"]) <= float(obj["honest_mu_upper"]) < 1.0
+    assert obj["rounding"]["honest_mu_lower"] == "down" and float(obj["honest_mu_delta_min"]) < 1e-6

@@ -202,7 +202,7 @@ def test_a_large_epsilon_is_found_not_called_infinite() -> None:
 
 def test_subsampled_pure_dp_epsilon() -> None:
     # delta(0) of C_p(f_{1,0}) is a value the balls cannot round; the search goes on from above
-    a = account(PoissonSampled(PureDP(1), "0.5"), delta="1e-5", digits=10)
+    a = account(PoissonSampled(PureDP(1), "0.5"), delta="1e-5", digits=5)
     f = PoissonSampled(PureDP(1), "0.5").tradeoff()
     assert f.delta(a.epsilon, digits=15).to_fraction() <= Fraction(1, 10**5)
 

@@ -181,6 +181,10 @@ class Account:
             lo, hi = self.delta_lower, self.delta_upper
             main = f"(ε, δ)-DP with ε = {_fmt(self.epsilon)} and δ = {hi}"
             what = "δ"
+        if self.given == "delta" and not Fraction(0) <= _as_fraction(hi) < math.inf:
+            return (f"The mechanism {self.mechanism!r} is (ε, δ)-DP for no finite ε at δ = {_fmt(self.delta)}: "
+                    f"δ is below the probability that it reveals the data (exact; route {self.route}; "
+                    f"gdpproof {__version__}).")
         if self.route == "bracket":
             order = "" if self.ordering == "both" else f", worse ordering: {self.ordering}"
             how = (f"a proven upper bound; the exact {what} lies in [{lo}, {hi}], by numerical composition of "
@@ -219,6 +223,13 @@ class Account:
 
     def __str__(self) -> str:
         return self.statement()
+
+
+def _as_fraction(c: Any) -> Any:
+    """A decimal end as a Fraction, or math.inf for Infinity."""
+    if isinstance(c, Certified):
+        return c.to_fraction() if c.is_finite() else math.inf
+    return c
 
 
 def _fmt(v: Any) -> str:

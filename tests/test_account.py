@@ -168,6 +168,7 @@ def test_eps_delta_mechanisms_compose_with_continuous_ones_in_the_bracket() -> N
     mixed = Composed(GaussianMechanism(1), Repeated(EpsDelta(1, "1e-3"), 2))
     assert account(mixed, delta="1e-5").eps_upper.is_infinite()
     assert account(Repeated(EpsDelta(1, "1e-3"), 2), delta="1e-5").epsilon.is_infinite()
+    assert "for no finite ε" in account(mixed, delta="1e-5").statement()
 
 
 # ---- found by review: each of these once crashed, hung or overstated its claim ----------------

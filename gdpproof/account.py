@@ -171,6 +171,16 @@ class Account:
             return self.composition.honest_mu()
         return None
 
+    def honest_mu_decimals(self) -> dict[str, Certified] | None:
+        """The bracket route's honest mu as decimals: ``mu_lower`` (rounded down), ``mu_upper``
+        (rounded up) and ``delta_min`` (rounded up: the claim holds for every delta >= it);
+        None on the exact routes (see :attr:`mu`)."""
+        h = self.honest_mu()
+        if not isinstance(h, HonestMu):
+            return None
+        lo, hi = self.decimal_ends(h.mu)
+        return {"mu_lower": lo, "mu_upper": hi, "delta_min": _float_certified(h.delta_min, 3, "up")}
+
     def statement(self) -> str:
         """One sentence fit to paste into a paper."""
         if self.given == "delta":

@@ -88,7 +88,6 @@ def run(args: argparse.Namespace) -> int:
         raise Usage("give --delta (to get eps) or --eps (to get delta)")
 
     from ..account import account
-    from ..numeric.pld import HonestMu
 
     with flags(FLAGS):
         a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits, rel_width=args.rel_width,
@@ -106,14 +105,13 @@ def run(args: argparse.Namespace) -> int:
         text.append(f"mu        = {a.mu}   exactly mu-GDP (rounded up)")
         rounding["mu"] = "up"
     elif a.route == "bracket" and args.honest_mu:
-        h = a.honest_mu()  # the tightest GDP description over the range the bracket resolves
-        if isinstance(h, HonestMu):
-            lo_mu, hi_mu = a.decimal_ends(h.mu)
-            payload.update({"honest_mu_lower": str(lo_mu), "honest_mu_upper": str(hi_mu),
-                            "honest_mu_delta_min": f"{h.delta_min:.3g}"})
-            rounding.update({"honest_mu_lower": "down", "honest_mu_upper": "up"})
-            text.append(f"mu        in [{lo_mu}, {hi_mu}]   honest mu: the smallest mu with the mechanism "
-                        f"mu-GDP at every delta >= {h.delta_min:.3g} lies here (proven)")
+        h = a.honest_mu_decimals()  # the tightest GDP description over the range the bracket resolves
+        if h is not None:
+            payload.update({"honest_mu_lower": str(h["mu_lower"]), "honest_mu_upper": str(h["mu_upper"]),
+                            "honest_mu_delta_min": str(h["delta_min"])})
+            rounding.update({"honest_mu_lower": "down", "honest_mu_upper": "up", "honest_mu_delta_min": "up"})
+            text.append(f"mu        in [{h['mu_lower']}, {h['mu_upper']}]   honest mu: the smallest mu with the "
+                        f"mechanism mu-GDP at every delta >= {h['delta_min']} lies here (proven)")
     gamma = None
     if a.clt is not None:
         print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)

@@ -15,6 +15,7 @@ from ._family import KINDS, add_family_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = ["COMMANDS", "build_parser"]
@@ -50,78 +51,48 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gdpproof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    def add(name: str, **kwargs: Any) -> argparse.ArgumentParser | None:
-        """List the command; its parser, to add options to, if they are wanted."""
-        wanted = command is None or command == name
-        p = sub.add_parser(name, add_help=wanted, **kwargs)
-        return p if wanted else None
-
-    p = add("tradeoff", help="beta = f(alpha) for a trade-off family")
-    if p is not None:
-        _tradeoff_options(p)
-
-    p = add("convert", help="mu-GDP <-> (epsilon, delta)-DP: give exactly two of --mu, --eps, --delta",
+    commands: tuple[tuple[str, Callable[[argparse.ArgumentParser], None], dict[str, Any]], ...] = (
+        ("tradeoff", _tradeoff_options, dict(help="beta = f(alpha) for a trade-off family")),
+        ("convert", _convert_options, dict(
+            help="mu-GDP <-> (epsilon, delta)-DP: give exactly two of --mu, --eps, --delta",
             description="--mu M --eps E: delta (rounded up); --mu M --delta D: smallest epsilon "
-                        "(rounded up); --eps E --delta D: largest mu (rounded down).")
-    if p is not None:
-        _convert_options(p)
-
-    p = add("calibrate", help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up)")
-    if p is not None:
-        _calibrate_options(p)
-
-    p = add("delta", help="delta(epsilon) of a trade-off family (rounded up)")
-    if p is not None:
-        _delta_options(p)
-
-    p = add("tightest-mu", help="smallest mu with f >= G_mu (rounded up)")
-    if p is not None:
-        _tightest_mu_options(p)
-
-    p = add("check", help="is it a trade-off function? (exit 1 if refuted)")
-    if p is not None:
-        _check_options(p)
-
-    p = add("compose", help="composition: exact GDP, the CLT with its Berry-Esseen bound, functionals")
-    if p is not None:
-        _compose_options(p)
-
-    p = add("account", help="the privacy of any mechanism: route, proven eps (or delta), the CLT labelled "
-                            "approximate",
+                        "(rounded up); --eps E --delta D: largest mu (rounded down).")),
+        ("calibrate", _calibrate_options, dict(
+            help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up)")),
+        ("delta", _delta_options, dict(help="delta(epsilon) of a trade-off family (rounded up)")),
+        ("tightest-mu", _tightest_mu_options, dict(help="smallest mu with f >= G_mu (rounded up)")),
+        ("check", _check_options, dict(help="is it a trade-off function? (exit 1 if refuted)")),
+        ("compose", _compose_options, dict(
+            help="composition: exact GDP, the CLT with its Berry-Esseen bound, functionals")),
+        ("account", _account_options, dict(
+            help="the privacy of any mechanism: route, proven eps (or delta), the CLT labelled approximate",
             description="Give the mechanism by --mechanism (repeat to compose), --spec FILE, or DP-SGD's "
                         "--sigma/--sample-rate/--steps; and --delta (to get eps) or --eps (to get delta). "
                         "The strongest route that applies is taken and named: exact (closed form), "
                         "exact-finite (finite support) or bracket (numerical composition with a proven "
                         "bracket). For DP-SGD the CLT approximation of Bu, Dong, Long & Su (2020) is "
-                        "reported beside it; it can understate the true privacy loss.")
-    if p is not None:
-        _account_options(p)
-
-    p = add("simulate", help="Monte Carlo of a mechanism against its theoretical trade-off curve",
+                        "reported beside it; it can understate the true privacy loss.")),
+        ("simulate", _simulate_options, dict(
+            help="Monte Carlo of a mechanism against its theoretical trade-off curve",
             description="Simulates the mechanism on two neighbouring data sets, estimates its trade-off "
                         "curve with a simultaneous DKW band, and checks the theory against it (exit 1 "
-                        "if the theory is outside the band).")
-    if p is not None:
-        _simulate_options(p)
-
-    p = add("table", help="a certified reference table (CSV, JSON, LaTeX, Markdown), or --verify one",
+                        "if the theory is outside the band).")),
+        ("table", _table_options, dict(
+            help="a certified reference table (CSV, JSON, LaTeX, Markdown), or --verify one",
             description="Every value certified to --digits significant digits and rounded in its safe "
                         "direction. Grid options take a comma-separated list, lin:START:STOP:N or "
-                        "log:START:STOP:N. Without --out the table goes to stdout.")
-    if p is not None:
-        _table_options(p)
-
-    p = add("tables", help="the tables shipped in gdpproof/reference/data: regenerate or check them")
-    if p is not None:
-        _tables_options(p)
-
-    p = add("audit", help="audit other implementations against gdpproof's certified values")
-    if p is not None:
-        _audit_options(p)
-
-    p = add("report", help="run the verification end to end; write HTML and JSON")
-    if p is not None:
-        _report_options(p)
+                        "log:START:STOP:N. Without --out the table goes to stdout.")),
+        ("tables", _tables_options, dict(
+            help="the tables shipped in gdpproof/reference/data: regenerate or check them")),
+        ("audit", _audit_options, dict(help="audit other implementations against gdpproof's certified values")),
+        ("report", _report_options, dict(help="run the verification end to end; write HTML and JSON")),
+    )
+    for name, options, kwargs in commands:
+        # every command is listed with its help; its options are built only when wanted
+        wanted = command is None or command == name
+        p = sub.add_parser(name, add_help=wanted, **kwargs)
+        if wanted:
+            options(p)
     return parser
 
 

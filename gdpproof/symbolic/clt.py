@@ -19,7 +19,7 @@ from sympy import Abs, exp, log, pi, sqrt
 from .._args import positive, probability
 from ..errors import InvalidParameterError, SymbolicError
 from .duality import ordered_pieces
-from .symbols import Phi, alpha, epsilon, mu, n, p, sigma
+from .symbols import Phi, alpha, epsilon, mu, n, p, phi, sigma
 from .tradeoff import GAUSSIAN, TradeOff
 
 __all__ = ["NAMES", "GAUSSIAN_FUNCTIONALS", "RR_FUNCTIONALS", "functional_expressions", "log_slope_pieces",
@@ -31,8 +31,7 @@ NAMES = ("kl", "kappa2", "kappa3", "bar_kappa3")
 
 def _normal_abs_third(m: sympy.Expr, s: sympy.Expr) -> sympy.Expr:
     """E|X|^3 for X ~ N(m, s^2), s > 0."""
-    phi = exp(-(m / s) ** 2 / 2) / sqrt(2 * pi)
-    return (m**3 + 3 * m * s**2) * (1 - 2 * Phi(-m / s)) + 2 * s * (m**2 + 2 * s**2) * phi
+    return (m**3 + 3 * m * s**2) * (1 - 2 * Phi(-m / s)) + 2 * s * (m**2 + 2 * s**2) * phi(m / s)
 
 
 #: G_mu: L ~ N(-mu^2/2, mu^2).

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sympy
-from sympy import Piecewise, Rational, exp, log, pi, sqrt, tanh
+from sympy import Piecewise, Rational, exp, log, tanh
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .symbols import Phi, ell, epsilon, mu, p, sigma, x
+from .symbols import Phi, ell, epsilon, mu, p, phi, sigma, x
 
 __all__ = ["LossFamily", "LossLaw", "FAMILIES", "gaussian_loss", "randomized_response_loss", "laplace_loss",
            "subsampled_gaussian_loss"]
@@ -126,10 +126,6 @@ _m = mu**2 / 2
 _zP, _zQ = (ell - _m) / mu, (ell + _m) / mu
 
 
-def _npdf(z: sympy.Expr) -> sympy.Expr:
-    return exp(-z**2 / 2) / sqrt(2 * pi)
-
-
 GAUSSIAN = LossFamily(
     name="gaussian",
     parameters=(mu,),
@@ -139,7 +135,7 @@ GAUSSIAN = LossFamily(
     support=(-sympy.oo, sympy.oo),
     median={"P": _m, "Q": -_m},
     # E[L; L <= ell] for L ~ N(m, s^2): m Phi(z) - s phi(z), z = (ell - m)/s
-    partial={"P": _m * Phi(_zP) - mu * _npdf(_zP), "Q": -_m * Phi(_zQ) - mu * _npdf(_zQ)},
+    partial={"P": _m * Phi(_zP) - mu * phi(_zP), "Q": -_m * Phi(_zQ) - mu * phi(_zQ)},
     riskier=(1,),
 )
 
@@ -230,8 +226,8 @@ SUBSAMPLED_GAUSSIAN_X_OF_ELL = Piecewise(
 
 _xs = SUBSAMPLED_GAUSSIAN_X_OF_ELL / sigma
 _xs1 = (SUBSAMPLED_GAUSSIAN_X_OF_ELL - 1) / sigma
-_density_q = exp(-x**2 / (2 * sigma**2)) / (sigma * sqrt(2 * pi))
-_density_p = ((1 - p) * exp(-x**2 / (2 * sigma**2)) + p * exp(-(x - 1)**2 / (2 * sigma**2))) / (sigma * sqrt(2 * pi))
+_density_q = phi(x / sigma) / sigma
+_density_p = ((1 - p) * phi(x / sigma) + p * phi((x - 1) / sigma)) / sigma
 
 SUBSAMPLED_GAUSSIAN = LossFamily(
     name="subsampled_gaussian",

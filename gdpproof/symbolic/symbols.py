@@ -10,7 +10,7 @@ import sympy
 from sympy import Rational, erfc, erfcinv, sqrt
 
 __all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "x", "y", "t", "ell", "sigma", "Phi",
-           "Phi_inv"]
+           "phi", "Phi_inv"]
 
 #: Type I error, the argument of every trade-off function; 0 <= alpha <= 1.
 alpha = sympy.Symbol("alpha", nonnegative=True)
@@ -42,6 +42,11 @@ sigma = sympy.Symbol("sigma", positive=True)
 def Phi(z: sympy.Expr) -> sympy.Expr:
     """The standard normal CDF, written through ``erfc`` so the lower tail never cancels."""
     return erfc(-z / sqrt(2)) * Rational(1, 2)
+
+
+def phi(z: sympy.Expr) -> sympy.Expr:
+    """The standard normal density."""
+    return sympy.exp(-z**2 / 2) / sqrt(2 * sympy.pi)
 
 
 def Phi_inv(q: sympy.Expr) -> sympy.Expr:

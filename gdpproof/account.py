@@ -36,7 +36,16 @@ import sympy
 from ._args import _bad, nonnegative, probability
 from ._version import __version__
 from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
-from .mechanisms import GDP, EpsDelta, GaussianMechanism, Mechanism, PoissonSampled, PureDP, RandomizedResponse
+from .mechanisms import (
+    GDP,
+    EpsDelta,
+    GaussianMechanism,
+    Mechanism,
+    PoissonSampled,
+    PureDP,
+    RandomizedResponse,
+    _decimal_text,
+)
 from .numeric.bound import Bound
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
@@ -243,16 +252,17 @@ def _as_fraction(c: Any) -> Any:
 
 
 def _fmt(v: Any) -> str:
-    """A given delta or epsilon as the user most likely wrote it: a short decimal when it is
-    one, a double as its repr, else the exact fraction."""
-    if isinstance(v, sympy.Basic) and v.is_Rational and v.q != 1:
-        f = Fraction(int(v.p), int(v.q))
-        for text in (format(float(f), ".15g"), repr(float(f))):
-            if Fraction(text) == f:
-                return text
-        if Fraction(float(f)) == f:
-            return repr(float(f))
-    return str(v)
+    """A given delta or epsilon for a statement: its exact decimal (``1E-5``) or fraction when
+    short, else rounded up to 17 digits (a larger delta or epsilon only weakens the claim, so the
+    sentence stays true; the double 1e-5 is 1.0000000000000001E-5)."""
+    if not isinstance(v, sympy.Rational):
+        return str(v)
+    for text in (_decimal_text(v), str(v)):
+        if text is not None and len(text) <= 24:
+            return text
+    m, e = round_fraction(Fraction(int(v.p), int(v.q)), 17, "up")
+    d = _decimal(m, e, 17)
+    return format(d, "E") if not -4 <= d.adjusted() <= 15 else str(d)
 
 
 def _lower_neighbour(c: Certified) -> Any:
@@ -384,6 +394,9 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
                                  f"({float(inf_hi):.6g}) to bracket epsilon")
         if not parts:
             return Bound(0.0, 0.0), None, notes
+        if t_down < Fraction(1, 10**280):
+            raise PrecisionError(f"delta={_fmt(value)} is below what the bracket route resolves (its float64 "
+                                 "lattice stops near 1e-280, and in practice near 1e-10): ask for a larger delta")
         d_down, d_up = _double(t_down, up=False), min(_double(t_up, up=True), math.nextafter(1.0, 0.0))
         b, comp = epsilon_bracket(parts, d_down, rel_width=rel_width)
         lower = comp.epsilon(d_up).lower if d_up != d_down else b.lower
@@ -392,9 +405,13 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         lo, hi = Fraction(0), Fraction(0)
         comp = None
     else:
-        e_down, e_up = _double(v, up=False), _double(v, up=True)
+        # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
+        # holds), and its lower end is 0
+        e_down = _double(min(v, Fraction(10**300)), up=False)
+        e_up = _double(v, up=True) if v <= 10**300 else None
         b, comp = delta_bracket(parts, e_down, rel_width=rel_width)
-        lo, hi = Fraction(comp.delta(e_up).lower if e_up != e_down else b.lower), Fraction(b.upper)
+        low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
+        lo, hi = Fraction(low_end), Fraction(b.upper)
         if b.lower == 0 and b.upper > 0:
             notes.append(f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the "
                          f"bracket resolves, about {comp.delta_floor():.2g}): the relative width does not apply, "

@@ -83,8 +83,8 @@ def epsilon_from_profile(profile: Callable[[Fraction, int], Certified], target: 
     hi = Fraction(max(upper_hint, 1e-3))
     while not _decide(profile, hi, target, 3, cap):
         hi *= 4
-        if hi > 2**64:
-            raise PrecisionError(f"no epsilon up to 2^64 has delta <= {float(target):.6g}, and no proof that "
+        if hi > 2**1000:
+            raise PrecisionError(f"no epsilon up to 2^1000 has delta <= {float(target):.6g}, and no proof that "
                                  "none exists: the answer is not stated")
     lo = Fraction(0)
     # bisection to about digits + 2 significant digits (coarse tests first, certified throughout)

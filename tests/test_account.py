@@ -14,7 +14,7 @@ import sympy
 
 import gdpproof
 from gdpproof import account
-from gdpproof.errors import InvalidParameterError, NotSupportedError
+from gdpproof.errors import InvalidParameterError, NotSupportedError, PrecisionError
 from gdpproof.mechanisms import (
     GDP,
     Composed,
@@ -229,3 +229,18 @@ def test_delta_zero_beyond_the_largest_loss_is_bracketed_from_zero() -> None:
 def test_rel_width_is_checked_on_every_route() -> None:
     with pytest.raises(InvalidParameterError, match="rel_width=0"):
         account(GDP(1), delta="1e-5", rel_width=0)
+
+
+def test_extreme_queries_on_the_bracket_route() -> None:
+    m = Repeated(LaplaceMechanism(1), 3)
+    with pytest.raises(PrecisionError, match=r"delta=1E-400 is below what the bracket route resolves"):
+        account(m, delta="1e-400")
+    huge = account(m, epsilon="1e400")  # beyond every loss: bracketed at 1e300, lower end 0
+    assert huge.delta.lower == 0 and huge.delta.upper < 1e-6
+
+
+def test_statements_state_a_given_double_rounded_up() -> None:
+    # the double 1e-5 is 1.00000000000000008e-5: the sentence names a delta at least that large
+    s = account(GDP(1), delta=1e-5, digits=6).statement()
+    assert "δ = 1.0000000000000001E-5" in s
+    assert "δ = 1E-5" in account(GDP(1), delta="1e-5", digits=6).statement()

@@ -161,3 +161,9 @@ def test_dpsgd_parameters() -> None:
     assert dpsgd(2, "0.01", 10).dpsgd_parameters() == (2, sympy.Rational(1, 100), 10)
     assert Repeated(PoissonSampled(GDP("0.5"), "0.1"), 3).dpsgd_parameters() == (2, sympy.Rational(1, 10), 3)
     assert Composed(dpsgd(1, "0.1", 2), GDP(1)).dpsgd_parameters() is None
+
+
+def test_reprs_are_exact_and_short() -> None:
+    assert repr(GDP("1e-400")) == "GDP(mu=1E-400)"
+    assert repr(GDP(0.01)) == "GDP(mu=0.01)" and repr(GDP("0.01")) == "GDP(mu=1/100)"  # the double, the decimal
+    assert repr(GDP(sympy.Rational(1, 3) ** 100)).startswith("GDP(mu=≈")

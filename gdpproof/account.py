@@ -46,7 +46,7 @@ from .mechanisms import (
     RandomizedResponse,
     _decimal_text,
 )
-from .numeric.bound import Bound
+from .numeric.bound import Bound, assumptions_of
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
 from .numeric.finite import MAX_ATOMS, atom_count, finite_delta, infinite_mass_bounds, infinite_mass_lower
@@ -206,19 +206,32 @@ class Account:
                     f"gdpproof {__version__}).")
         if self.route == "bracket":
             order = "" if self.ordering == "both" else f", worse ordering: {self.ordering}"
+            assumed = self.assumptions
+            tail = "; the proof assumes " + " and ".join(assumed) if assumed else "; no numerical assumption"
             how = (f"a proven upper bound; the exact {what} lies in [{lo}, {hi}], by numerical composition of "
-                   f"privacy-loss distributions with a proven error bracket{order}; the proof assumes the "
-                   "float64 CDFs err by at most 1e-15 and numpy's FFT obeys Higham's error bound")
+                   f"privacy-loss distributions with a proven error bracket{order}{tail}")
         else:
             how = f"the exact {what} rounded up to {self.digits} significant digits, certified in ball arithmetic"
         gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
         return f"The mechanism {self.mechanism!r} satisfies {main} ({how}{gdp}; gdpproof {__version__})."
 
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """The numerical assumptions the reported numbers rest on: none on the exact routes (ball
+        arithmetic); on the bracket route those of its composition
+        (:data:`~gdpproof.numeric.bound.FLOAT_ROUTE_ASSUMPTIONS` for the float lattice), none when
+        no lattice was composed (an answer folded exactly from revealing masses)."""
+        if self.route != "bracket" or self.composition is None:
+            return ()
+        return assumptions_of(self.composition)
+
     def to_dict(self) -> dict[str, Any]:
-        """Every reported number as a decimal string (the CLI's ``--json``)."""
+        """Every reported number as a decimal string (the CLI's ``--json``), with the numerical
+        ``assumptions`` behind them (an empty list on the exact routes)."""
         out: dict[str, Any] = {"mechanism": repr(self.mechanism), "route": self.route, "method": self.method,
                                "given": self.given, "ordering": self.ordering, "digits": self.digits,
-                               "certified": "arb" if self.route != "bracket" else "pld"}
+                               "certified": "arb" if self.route != "bracket" else "pld",
+                               "assumptions": list(self.assumptions)}
         if self.given == "delta":
             out["delta"] = _fmt(self.delta)
             out["eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)

@@ -24,11 +24,14 @@ def run(args: argparse.Namespace) -> int:
         with flags({**COMMON_FLAGS, "n": "--n"}):
             band = berry_esseen(f, n=args.times, digits=args.digits)
         payload = {"function": repr(f), "n": args.times, "mu": num(band.mu), "gamma": num(band.gamma),
-                   "approximation": True, "digits": band.mu.digits, "rounding": {"mu": "up", "gamma": "up"},
-                   "certified": band.mu.method}
+                   "approximation": True, "gamma_approximation": band.approximation, "band": band.note,
+                   "digits": band.mu.digits, "rounding": {"mu": "up", "gamma": "up"}, "certified": band.mu.method}
+        if band.approximation:
+            what = "error term of an approximation, not a bound: f is not proven symmetric (DRS Thm 3.5 needs it)"
+        else:
+            what = "Berry-Esseen, proven: G_mu(a + gamma) - gamma <= exact <= G_mu(a - gamma) + gamma"
         emit(args, payload, f"mu    = {band.mu}   (CLT approximation of the {args.times}-fold composition)\n"
-                            f"gamma = {band.gamma}   (Berry-Esseen: G_mu(a + gamma) - gamma <= exact <= "
-                            f"G_mu(a - gamma) + gamma)")
+                            f"gamma = {band.gamma}   ({what})")
         return 0
     with flags(COMMON_FLAGS):
         fl = functionals(f, digits=args.digits)

@@ -1,7 +1,12 @@
 """Proven float brackets: :class:`Bound`, and outward rounding of floats.
 
 A :class:`Bound` is what the numerical composition returns: a pair of floats with
-``lower <= value <= upper``, ``lower`` rounded down and ``upper`` rounded up.
+``lower <= value <= upper``, ``lower`` rounded down and ``upper`` rounded up.  On the float
+route of :mod:`gdpproof.numeric.pld` "proven" means proven under the three numerical
+assumptions of :data:`FLOAT_ROUTE_ASSUMPTIONS`, which the test suite measures on the machine it
+runs on (``tests/numeric/test_assumptions.py``); a composition names its own assumptions
+(``ComposedLoss.assumptions`` where it has them, else these), and an exact-lattice route, where
+one is used, names none.
 """
 
 from __future__ import annotations
@@ -11,10 +16,28 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["Bound", "U"]
+__all__ = ["Bound", "U", "FLOAT_ROUTE_ASSUMPTIONS", "assumptions_of"]
 
 #: Unit roundoff of float64.
 U = 2.0 ** -53
+
+
+#: What a bracket of the float route (float64 CDFs, FFT convolution) assumes: the float CDF error
+#: (``losses.CDF_ERROR``), numpy's FFT within Higham's bound (``lattice._fft_error_factor``) and
+#: the bin-edge displacement constant of ``lattice._discretize``.  Everything else is proven.
+FLOAT_ROUTE_ASSUMPTIONS: tuple[str, ...] = (
+    "the float64 CDF and survival function of each privacy loss err by at most 1e-15 (absolute)",
+    "numpy's FFT convolution errs within Higham's a-priori bound for radix-2 FFTs (Accuracy and Stability "
+    "of Numerical Algorithms, 2002, Thm 24.2)",
+    "a float64 bin edge mapped to a mechanism's output space moves by at most 64 u (|edge| + 32) in loss "
+    "(u = 2^-53)",
+)
+
+
+def assumptions_of(composition: Any) -> tuple[str, ...]:
+    """The numerical assumptions a composition's bracket rests on: its own ``assumptions`` when it
+    names them (an exact-lattice route names none), else :data:`FLOAT_ROUTE_ASSUMPTIONS`."""
+    return tuple(getattr(composition, "assumptions", FLOAT_ROUTE_ASSUMPTIONS))
 
 
 def _up(x: float) -> float:
@@ -34,6 +57,12 @@ def _float_down(c: Any) -> float:
 @dataclass(frozen=True)
 class Bound:
     """A proven bracket ``lower <= value <= upper`` (floats; lower rounded down, upper up).
+
+    Proven, on the float route, under :data:`FLOAT_ROUTE_ASSUMPTIONS`: IEEE float64 CDFs within
+    1e-15, FFT error within Higham's bound, and the bin-edge displacement constant (each measured
+    by the test suite); the composition that made it names its assumptions
+    (:func:`assumptions_of`), and so do the JSON of :func:`gdpproof.account` and
+    :class:`~gdpproof.numeric.dpsgd.DPSGDBracket`.
 
     Examples
     --------

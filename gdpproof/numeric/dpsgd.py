@@ -31,7 +31,7 @@ from ..symbolic.symbols import p as P
 from ..symbolic.symbols import sigma as SIGMA
 from ..symbolic.tradeoff import gaussian
 from ._mp import arb_from_exact
-from .bound import Bound
+from .bound import Bound, assumptions_of
 from .certify import Certified, _decimal, arb_function, certify_enclosure, round_fraction
 from .clt import berry_esseen
 from .losses import SubsampledGaussianLoss
@@ -55,6 +55,10 @@ class DPSGDBracket:
         The grid and Hoeffding failure probability used (:func:`compose_losses`).
     composition : ComposedLoss
         For delta(eps) at other eps.
+
+    The bracket is proven under the numerical assumptions :attr:`assumptions` names (those of
+    the float route, :data:`~gdpproof.numeric.bound.FLOAT_ROUTE_ASSUMPTIONS`, unless the
+    composition names others); :meth:`to_dict` carries them.
     """
 
     noise_multiplier: float
@@ -66,6 +70,21 @@ class DPSGDBracket:
     grid_step: float
     eta: float
     composition: ComposedLoss
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """The numerical assumptions the bracket rests on (:func:`~gdpproof.numeric.bound.assumptions_of`)."""
+        return assumptions_of(self.composition)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The bracket as JSON-ready values: the ends as 8-digit decimals rounded outward, the
+        inputs as the doubles used, and the ``assumptions`` the proof rests on."""
+        return {"noise_multiplier": repr(self.noise_multiplier), "sample_rate": repr(self.sample_rate),
+                "steps": self.steps, "delta": repr(self.delta),
+                "eps_lower": str(_float_certified(self.eps.lower, 8, "down")),
+                "eps_upper": str(_float_certified(self.eps.upper, 8, "up")),
+                "ordering": self.ordering, "grid_step": repr(self.grid_step), "eta": repr(self.eta),
+                "certified": "pld", "assumptions": list(self.assumptions)}
 
 
 def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, *,
@@ -114,6 +133,10 @@ class DPSGDAccount:
     gamma : Certified or None
         Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the formula:
         p G_{1/sigma} + (1 - p) Id for Poisson, C_p(G_{1/sigma}) for uniform; None if not asked for.
+        For Poisson it is **the error term of an approximation, not a bound**
+        (:attr:`gamma_approximation`): the mixture is not symmetric and DRS Thm 3.5 is stated for
+        symmetric curves.  The proven band of the symmetrised curve C_p(G_{1/sigma}), whose CLT mu is
+        the uniform formula, is ``berry_esseen(subsample(gaussian(1/sigma), p), n=T)``.
     approximation : bool
         Always True: read :attr:`note`.
     """
@@ -132,6 +155,20 @@ class DPSGDAccount:
     eps_upper: Certified | None = None
     verdict: str | None = None
     exact: Any = None
+
+    @property
+    def gamma_approximation(self) -> bool:
+        """True when :attr:`gamma` is the error term of an approximation, not a proven band
+        (Poisson: the per-step curve p G + (1 - p) Id is not symmetric, DRS Thm 3.5 needs symmetry)."""
+        return self.sampling == "poisson"
+
+    @property
+    def gamma_note(self) -> str:
+        """How to read :attr:`gamma` (one phrase, for displays)."""
+        if self.gamma_approximation:
+            return ("error term of an approximation (Berry-Esseen, DRS Thm 3.5, for the non-symmetric "
+                    "T-fold p G_1/sigma + (1-p) Id), not a bound")
+        return "Berry-Esseen bound (DRS Thm 3.5) on the distance of the T-fold C_p(G_1/sigma) to G_mu_clt"
 
     @property
     def understated(self) -> bool | None:
@@ -165,8 +202,10 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
 
     **This is an approximation and can understate the true privacy loss** for realistic
     (sigma, p, T).  The result carries beside it the Berry–Esseen gamma of that T-fold curve
-    (computed by quadrature to ``gamma_digits`` digits).  Note that the symmetrized C_p(G_{1/sigma}),
-    which covers both neighbouring directions, has the larger (uniform) CLT mu.
+    (computed by quadrature to ``gamma_digits`` digits); for Poisson sampling that curve is not
+    symmetric, so gamma is the error term of an approximation, not a bound
+    (:attr:`DPSGDAccount.gamma_approximation`).  The symmetrized C_p(G_{1/sigma}), which covers
+    both neighbouring directions and has a proven Berry–Esseen band, has the larger (uniform) CLT mu.
 
     Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
 

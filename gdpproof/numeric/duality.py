@@ -145,11 +145,30 @@ def conjugate_value(f: Any, y: Any, *, digits: int, rounding: str) -> Certified:
                              what=lambda: f"conjugate of {f!r} at y={yv}")
 
 
+def _envelope_delta_is_zero(f: Any, e: sympy.Expr) -> bool:
+    """True when f is an envelope min{h, h^{-1}}** (a numeric subsampling envelope) and its delta
+    at e is proven exactly 0: beyond the log of its steepest slope
+    (:func:`gdpproof.symbolic.duality.envelope_pure_dp_conditions`, which carries the proof).
+    No ball can round an exact 0 up, so this is decided before any is computed."""
+    from ..symbolic.special import symmetrized
+
+    node = f.expr
+    if not isinstance(node, symmetrized):
+        return False
+    try:
+        at_zero, left, right = (c.xreplace({EPS: e}) for c in sd.envelope_pure_dp_conditions(node.args[0]))
+    except (SymbolicError, TypeError, ValueError):
+        return False
+    return _sign(at_zero) == 0 and _sign(left) in (0, 1) and _sign(right) in (0, 1)
+
+
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (see TradeOff.delta)."""
     _check_request(digits, "up")
     e = _epsilon(epsilon)
     syms, vals = f._numeric_params()
+    if _envelope_delta_is_zero(f, e):
+        return Certified(0, digits=digits, rounding="up", method="exact")
     if f.dual_template is not None:
         return certify(f.dual_template, (EPS_PRIME, *syms), (e, *vals), digits=digits, rounding="up",
                        what=lambda: f"delta of {f!r} at epsilon={e}", unit_interval=True)

@@ -336,20 +336,33 @@ class ComposedLoss:
         r"""Bracket on the smallest mu such that the composed mechanism is mu-GDP, and the gap.
 
         GDP constrains every (eps, delta); a numerical bracket resolves delta only down to its
-        floor.  So the statement is about the range it resolves: ``mu`` brackets the smallest
-        mu such that the mechanism is (eps, delta_mu(eps))-DP for every eps in [0, eps_max]
-        (``delta_min`` = delta_up(eps_max), about 100 times the floor), i.e. mu-GDP for all
-        (eps, delta) with delta >= delta_min.
+        floor.  So the statement is about the range it resolves, with eps_max (where delta_up
+        falls to about 100 times the floor) and ``delta_min`` = delta_up(eps_max).  ``mu``
+        brackets the smallest mu such that the mechanism is (eps, delta_mu(eps))-DP
+
+        * for every eps in [0, eps_max] (the eps reading), and equally
+        * for every eps with delta_mu(eps) >= delta_min (the delta reading: mu-GDP for every
+          (eps, delta) on the G_mu curve with delta >= delta_min; it is vacuous, and excluded, for
+          mu so small that delta_mu(0) < delta_min).
 
         ``mu.upper``: checked on a grid with the monotone step delta_up(eps_j) <=
-        delta_mu(eps_{j+1}), the tight comparisons in ball arithmetic.  ``mu.lower``: some
-        eps_j <= eps_max has delta_low(eps_j) > delta_mu(eps_j) for every smaller mu
-        (certified).  ``mu_tail``: a certified lower bound on the unrestricted tightest mu from
-        Neyman–Pearson points anywhere on the curve; above ``mu.upper`` it says the mechanism's
-        tails are heavier than any G_mu with mu in the bracket.  ``gap``:
-        sup_alpha f(alpha) - G_{mu.upper}(alpha), bracketed (from below by its value at grid
-        points, from above cell by cell by monotonicity): how far the mechanism is from a
-        Gaussian one.
+        delta_mu(eps_{j+1}), the tight comparisons in ball arithmetic; that is the eps reading, and
+        it implies the delta reading (for eps > eps_max, delta(eps) <= delta_up(eps_max) =
+        delta_min <= delta_mu(eps)).  ``mu.lower``: some grid point has delta_low(eps_j) >
+        delta_mu(eps_j) for every smaller mu (certified), and only grid points with
+        delta_low(eps_j) > delta_min are used, so that for mu just below it delta_mu(eps_j) >=
+        delta_min and the delta reading covers eps_j too.  Smaller mu are refuted because the
+        delta reading is monotone in mu (if mu-GDP holds at every delta >= delta_min, so does
+        mu'-GDP for mu' > mu: where delta_mu(eps) < delta_min <= delta_mu'(eps), take eps' <= eps
+        with delta_mu(eps') = delta_min, then delta(eps) <= delta(eps') <= delta_min).
+
+        ``mu_tail``: a certified lower bound on the *unrestricted* tightest mu (every delta), from
+        Neyman–Pearson points anywhere on the curve: it is not an end of the ranged bracket;
+        above ``mu.upper`` it says the mechanism's tails are heavier than any G_mu with mu in the
+        bracket.  ``gap``: sup_alpha f(alpha) - G_{mu.upper}(alpha) over all of [0, 1],
+        bracketed (from below by its value at grid points, from above cell by cell by
+        monotonicity; both from bounds of f valid on the whole curve): how far the mechanism is
+        from a Gaussian one.
         """
 
         eps, dup, dlow = self._eps_grid()
@@ -368,9 +381,10 @@ class ComposedLoss:
             mu_up = float(np.nextafter(mu_up * (1 + 1e-9), np.inf))
         else:
             raise PrecisionError("could not certify an upper bound on mu")
-        # restricted lower bound: delta_low(eps_j) > delta_mu(eps_j) for every mu below it
+        # restricted lower bound: delta_low(eps_j) > delta_mu(eps_j) for every mu below it, from
+        # points whose delta range the statement covers (delta_low(eps_j) > delta_min)
         mu_low = 0.0
-        ok = (dlow > 0) & (dlow < 1)
+        ok = (dlow > dup[-1]) & (dlow > 0) & (dlow < 1)
         if ok.any():
             est = _fast.mu_from_epsilon_delta(eps[ok], dlow[ok])
             i = int(np.argmax(est))
@@ -406,15 +420,19 @@ class HonestMu:
     Attributes
     ----------
     mu : Bound
-        The smallest mu such that the mechanism is mu-GDP for all (eps, delta) with
-        delta >= delta_min lies in [lower, upper]; report ``mu.upper`` with ``delta_min``.
+        The smallest mu such that the mechanism is (eps, delta_mu(eps))-DP for every
+        eps <= eps_max, equally for every eps with delta_mu(eps) >= delta_min (mu-GDP for all
+        (eps, delta) on the G_mu curve with delta >= delta_min), lies in [lower, upper]; report
+        ``mu.upper`` with ``delta_min`` (or ``eps_max``).  Both ends are proven under both readings
+        (:meth:`ComposedLoss.honest_mu`).
     gap : Bound
-        sup_alpha f(alpha) - G_{mu.upper}(alpha): 0 means the mechanism is exactly Gaussian;
-        a large gap means GDP describes it loosely.
+        sup_alpha f(alpha) - G_{mu.upper}(alpha) over the whole curve: 0 means the mechanism is
+        exactly Gaussian; a large gap means GDP describes it loosely.
     eps_max, delta_min : float
         The range where the bracket holds (delta_up(eps_max) = delta_min).
     mu_tail : float
-        A certified lower bound on the tightest mu over the whole curve (no range restriction).
+        A certified lower bound on the tightest mu over the whole curve (no range restriction):
+        a statement about every delta, not an end of ``mu``.
     """
 
     mu: Bound

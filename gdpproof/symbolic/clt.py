@@ -142,9 +142,11 @@ MU_CLT_UNIFORM = sqrt(2) * p * sqrt(n * (exp(1 / sigma**2) * Phi(3 / (2 * sigma)
 
 APPROXIMATION_NOTE = (
     "mu_clt is a central-limit approximation (Dong, Roth & Su 2022; Bu, Dong, Long & Su 2020), not a bound: "
-    "for realistic (sigma, p, T) it can understate the true privacy loss. gamma is the Berry-Esseen error "
-    "(DRS Thm 3.5) of the CLT for the per-step curve behind the formula (poisson: p G_1/sigma + (1-p) Id, one "
-    "direction; uniform: C_p(G_1/sigma)); it bounds trade-off curves, and eps_clt is not a guarantee."
+    "for realistic (sigma, p, T) it can understate the true privacy loss, and eps_clt is not a guarantee. "
+    "gamma is the Berry-Esseen error term (DRS Thm 3.5) of the CLT for the per-step curve behind the formula. "
+    "poisson: p G_1/sigma + (1-p) Id (one direction) is not symmetric, the theorem is stated for symmetric "
+    "curves, so gamma is the error term of an approximation, not a bound; uniform: C_p(G_1/sigma) is symmetric "
+    "and gamma bounds the distance of its T-fold composition to G_mu as trade-off curves."
 )
 
 

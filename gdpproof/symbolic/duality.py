@@ -27,7 +27,9 @@ __all__ = [
     "inverse",
     "ordered_pieces",
     "symmetrize",
+    "is_symmetric",
     "envelope",
+    "envelope_pure_dp_conditions",
 ]
 
 MU = mu
@@ -294,6 +296,75 @@ def symmetrize(f: Any) -> Any:
     return _like(f, sym, (), f"symmetrize({f!r})", True)
 
 
+def _zero_exact(v: sympy.Expr) -> bool:
+    """True when sympy proves v = 0 (False when it proves v != 0 or cannot decide)."""
+    try:
+        return bool(sympy.simplify(v) == 0)
+    except SYMPY_GAVE_UP:
+        return False
+
+
+def _polygon_inverse(verts: list[tuple[sympy.Expr, sympy.Expr]], v: sympy.Expr) -> sympy.Expr:
+    """inf{t in [0, 1] : f(t) <= v} for the piecewise-linear f through ``verts`` (left to right)."""
+    if sympy.simplify(v - verts[0][1]).is_nonnegative:
+        return verts[0][0]
+    for (x0, y0), (x1, y1) in zip(verts, verts[1:]):
+        if sympy.simplify(y1 - v).is_nonpositive and sympy.simplify(y0 - y1).is_positive:
+            return sympy.simplify(x0 + (y0 - v) * (x1 - x0) / (y0 - y1))
+    return verts[-1][0]
+
+
+def _polygon_value(verts: list[tuple[sympy.Expr, sympy.Expr]], x: sympy.Expr) -> sympy.Expr:
+    """f(x) for the piecewise-linear f through ``verts`` (left to right)."""
+    for (x0, y0), (x1, y1) in zip(verts, verts[1:]):
+        if sympy.simplify(x1 - x).is_nonnegative and sympy.simplify(x1 - x0).is_positive:
+            return sympy.simplify(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
+    return verts[-1][1]
+
+
+def is_symmetric(f: Any) -> bool:
+    r"""True when f = f^{-1} is proven; False when it is refuted *or cannot be decided*.
+
+    Theorems that need a symmetric trade-off function (the Berry–Esseen band of DRS Thm 3.5)
+    may rely on a True answer; False only means "not proven".  Decided exactly:
+
+    * families known to be symmetric by a theorem (``f.symmetric is True``: G_mu, f_{eps,delta},
+      Laplace, randomized response, C_p(f), ...);
+    * ``gaussian_mixture(mu, p)`` = p G_mu + (1 - p) Id is symmetric only for p = 1;
+    * piecewise-linear f: f and f^{-1} are both linear between the points
+      {0, 1, x_i, f(x_i)} (the kinks of f and their mirror images, the kinks of f^{-1}), so
+      f = f^{-1} everywhere iff they agree at those points, compared exactly;
+    * a single smooth expression: f(f(alpha)) = alpha proven by sympy.  A non-increasing f with
+      f o f = id is a bijection of [0, 1], so f^{-1} is its functional inverse, f itself.
+
+    Examples
+    --------
+    >>> from gdpproof.symbolic.tradeoff import TradeOff, gaussian
+    >>> from gdpproof.symbolic.symbols import alpha
+    >>> is_symmetric(gaussian(1)), is_symmetric(TradeOff(1 - alpha**2))
+    (True, False)
+    >>> is_symmetric(TradeOff(Piecewise((1 - 2*alpha, alpha <= Rational(1, 3)), ((1 - alpha)/2, True))))
+    True
+    """
+    if f.symmetric is not None:
+        return bool(f.symmetric)
+    if f.name == "gaussian_mixture":
+        return bool(f.parameters["p"] == 1)
+    expr = f.expr
+    if expr.free_symbols - {alpha}:
+        return False
+    if _is_piecewise_linear(f):
+        try:
+            verts = _vertices(f)
+            points = {sympy.Integer(0), sympy.Integer(1), *(x for x, _ in verts), *(v for _, v in verts)}
+            return all(_zero_exact(_polygon_value(verts, x) - _polygon_inverse(verts, x)) for x in points)
+        except (SymbolicError, TypeError, *SYMPY_GAVE_UP):
+            return False
+    if expr.has(Piecewise, sympy.Max, sympy.Min, sympy.Abs):
+        return False
+    return _zero_exact(expr.xreplace({alpha: expr}) - alpha)
+
+
 def _zero_of(h: sympy.Lambda) -> sympy.Expr | None:
     """h^{-1}(0) = inf{t in [0, 1] : h(t) <= 0} when sympy's solveset returns every root, else None."""
     (var,) = h.variables
@@ -334,3 +405,49 @@ def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = No
     y = -sympy.exp(epsilon_prime)
     dual = 1 + sympy.Max(tradeoff_conjugate(h, y), inverse_conjugate(h, y))
     return _like(f, template, (), name or f"symmetrize({f!r})", True, dual)
+
+
+def envelope_pure_dp_conditions(h: sympy.Lambda) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
+    r"""Where the delta curve of C = min{h, h^{-1}}** is exactly 0: three expressions in epsilon.
+
+    Returns (A, B, D) = (h(0) - 1, e^eps + h'(0+), -e^eps h'(1-) - 1).  For h convex,
+    continuous, non-increasing on [0, 1] with h(1) = 0 and h(0) <= 1 (the hypotheses of
+    :class:`~gdpproof.symbolic.special.symmetrized`) and eps >= 0:
+
+        delta_C(eps) = 0  iff  A = 0, B >= 0 and D >= 0,
+
+    that is, h(0) = 1 and eps >= log max(-h'(0+), -1/h'(1-)), the log of the steepest slope of C.
+
+    Proof.  delta_C(eps) = 1 + C*(-e^eps) = sup_a (1 - e^eps a - C(a)) >= 1 - C(0) >= 0, so
+    delta_C(eps) = 0 iff C >= l := max(0, 1 - e^eps a) on [0, 1] (C >= 0).  l is convex and C is
+    the largest convex function below g = min{h, h^{-1}}, so C >= l iff g >= l, i.e. h >= l and
+    h^{-1} >= l.
+    (i) h >= l iff h(0) = 1 and h'(0+) >= -e^eps: if so, convexity gives
+    h(a) >= 1 + h'(0+) a >= 1 - e^eps a; conversely a = 0 forces h(0) >= 1, and h'(0+) < -e^eps
+    puts h below 1 - e^eps a > 0 for small a > 0.
+    (ii) h^{-1} >= l iff h(b) >= e^{-eps} (1 - b) for all b: if the latter holds and
+    h(t) <= a, then e^{-eps}(1 - t) <= a, so t >= 1 - e^eps a and h^{-1}(a) >= l(a); conversely
+    t = b is admissible for a = h(b), so b >= h^{-1}(h(b)) >= 1 - e^eps h(b).
+    (iii) h(b) >= e^{-eps}(1 - b) for all b iff h'(1-) <= -e^{-eps}: convexity at b = 1 gives
+    h(b) >= -h'(1-)(1 - b); conversely h(b) = -h'(1-)(1 - b) + o(1 - b) as b -> 1.
+    The one-sided slopes are those of the first and last pieces of h.
+    """
+    (var,) = h.variables
+    pieces = ordered_pieces(h.expr.xreplace({var: alpha}))
+    first, last = pieces[0][0], pieces[-1][0]
+    e = sympy.exp(epsilon)
+
+    def slope(piece: sympy.Expr, at: int, side: str) -> sympy.Expr:
+        d = sympy.diff(piece, alpha)
+        v = d.xreplace({alpha: sympy.Integer(at)})
+        if v.has(sympy.zoo, sympy.oo, -sympy.oo) and at == 0:
+            return -sympy.oo  # a slope that blows up at 0 (G_mu) is -oo there: delta is never 0
+        if v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            try:  # (1 - a)^E: 0^(E - 1) is nan by substitution
+                v = sympy.limit(d, alpha, at, side)
+            except (NotImplementedError, ValueError, TypeError, *SYMPY_GAVE_UP):
+                return sympy.nan  # undecided: the caller certifies delta as usual
+        return v
+
+    slope0, slope1 = slope(first, 0, "+"), slope(last, 1, "-")
+    return first.xreplace({alpha: sympy.Integer(0)}) - 1, e + slope0, -e * slope1 - 1

@@ -159,7 +159,21 @@ def _envelope_delta_is_zero(f: Any, e: sympy.Expr) -> bool:
         at_zero, left, right = (c.xreplace({EPS: e}) for c in sd.envelope_pure_dp_conditions(node.args[0]))
     except (SymbolicError, TypeError, ValueError):
         return False
-    return _sign(at_zero) == 0 and _sign(left) in (0, 1) and _sign(right) in (0, 1)
+    if _sign(at_zero) != 0:
+        return False
+    for c in (left, right):
+        if c.has(sympy.nan):
+            return False
+        try:  # a quick ball first: most epsilons are clearly below the level (no simplify needed)
+            with arb_precision(128):
+                ends = arb_endpoints(arb_function(c, ())())
+        except (TypeError, ValueError):
+            ends = None
+        if ends is not None and ends[1] < 0:
+            return False
+        if (ends is None or not ends[0] > 0) and _sign(c) not in (0, 1):
+            return False
+    return True
 
 
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:

@@ -5,6 +5,7 @@ References: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022 (DRS).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import sympy
@@ -407,6 +408,7 @@ def envelope(f: Any, *, at_zero: sympy.Expr | None = None, name: str | None = No
     return _like(f, template, (), name or f"symmetrize({f!r})", True, dual)
 
 
+@functools.lru_cache(maxsize=256)
 def envelope_pure_dp_conditions(h: sympy.Lambda) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
     r"""Where the delta curve of C = min{h, h^{-1}}** is exactly 0: three expressions in epsilon.
 
@@ -437,17 +439,14 @@ def envelope_pure_dp_conditions(h: sympy.Lambda) -> tuple[sympy.Expr, sympy.Expr
     first, last = pieces[0][0], pieces[-1][0]
     e = sympy.exp(epsilon)
 
-    def slope(piece: sympy.Expr, at: int, side: str) -> sympy.Expr:
-        d = sympy.diff(piece, alpha)
-        v = d.xreplace({alpha: sympy.Integer(at)})
+    def slope(piece: sympy.Expr, at: int) -> sympy.Expr:
+        # powsimp: sympy differentiates (1 - a)^E to E (1 - a)^E / (a - 1), which is 0/0 at a = 1
+        v = sympy.powsimp(sympy.diff(piece, alpha)).xreplace({alpha: sympy.Integer(at)})
         if v.has(sympy.zoo, sympy.oo, -sympy.oo) and at == 0:
-            return -sympy.oo  # a slope that blows up at 0 (G_mu) is -oo there: delta is never 0
+            return -sympy.oo  # a slope that blows up at 0 is -oo there: delta is never 0
         if v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
-            try:  # (1 - a)^E: 0^(E - 1) is nan by substitution
-                v = sympy.limit(d, alpha, at, side)
-            except (NotImplementedError, ValueError, TypeError, *SYMPY_GAVE_UP):
-                return sympy.nan  # undecided: the caller certifies delta as usual
+            return sympy.nan  # undecided (G_mu's 0 * oo at 0): the caller certifies delta as usual
         return v
 
-    slope0, slope1 = slope(first, 0, "+"), slope(last, 1, "-")
+    slope0, slope1 = slope(first, 0), slope(last, 1)
     return first.xreplace({alpha: sympy.Integer(0)}) - 1, e + slope0, -e * slope1 - 1

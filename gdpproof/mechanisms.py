@@ -47,7 +47,7 @@ from typing import Any
 import sympy
 
 from ._args import _bad, nonnegative, positive, probability
-from .errors import InvalidParameterError, NotSupportedError
+from .errors import MISSING, InvalidParameterError, NotSupportedError
 from .symbolic import losses as sl
 from .symbolic.composition import _count, compose, rr_composition, self_compose, subsample
 from .symbolic.tradeoff import TradeOff, eps_delta, gaussian, laplace, randomized_response
@@ -431,14 +431,126 @@ class Repeated(Mechanism):
         yield from self.mechanism._walk(times * self.times)
 
 
-def dpsgd(noise_multiplier: Any, sample_rate: Any, steps: Any) -> Repeated:
+@dataclass(frozen=True)
+class Schedule:
+    """How many DP-SGD steps ran, and at which sampling rate, with the rule that gave them.
+
+    Built by :func:`dpsgd_schedule` from what a training script knows: a sampling rate and a
+    number of steps, or epochs, a batch size and a dataset size.
+
+    Attributes
+    ----------
+    sample_rate : sympy.Rational
+        q, exact (B/N when given as a batch of B records out of N).
+    steps : int
+        T (ceil(E N / B), or ceil(E / q), when given in epochs).
+    rule : str
+        The rule, with its numbers, for the output ("" when q and T were given directly).
+    """
+
+    sample_rate: Any
+    steps: int
+    rule: str = ""
+    epochs: Any = None
+    batch_size: int | None = None
+    dataset_size: int | None = None
+
+
+def _missing(name: str, rule: str) -> InvalidParameterError:
+    return InvalidParameterError(argument=name, value=MISSING, rule=rule)
+
+
+def _positive_int(name: str, value: Any) -> int:
+    n = _count(name, value)
+    if n < 1:
+        raise _bad(name, value, "must be an integer >= 1")
+    return n
+
+
+def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = None, batch_size: Any = None,
+                   dataset_size: Any = None) -> Schedule:
+    """The sampling rate q and number of steps T of a DP-SGD run, from what its script knows.
+
+    q is ``sample_rate``, or ``batch_size / dataset_size`` (B/N); T is ``steps``, or
+    ``ceil(epochs * N / B)`` (that is ceil(E / q)) when given in epochs.  Give q one way and T
+    one way; a sampling rate and a batch size that disagree are refused.
+
+    >>> s = dpsgd_schedule(epochs=60, batch_size=256, dataset_size=60000)
+    >>> s.sample_rate, s.steps
+    (8/1875, 14063)
+    >>> print(s.rule)
+    sample rate q = B/N = 256/60000 = 8/1875; steps T = ceil(E N / B) = ceil(60 * 60000 / 256) = 14063
+    >>> dpsgd_schedule(sample_rate="0.01", epochs=500).steps
+    50000
+    """
+    if batch_size is not None or dataset_size is not None:
+        if dataset_size is None:
+            raise _missing("dataset_size", "is needed with batch_size (the sampling rate is B/N)")
+        n = _positive_int("dataset_size", dataset_size)
+        if batch_size is None:
+            if sample_rate is None:
+                raise _missing("batch_size", "is needed with dataset_size (the sampling rate is B/N)")
+            b = None
+        else:
+            b = _positive_int("batch_size", batch_size)
+            if b > n:
+                raise _bad("batch_size", batch_size, f"must be at most dataset_size={n}")
+    else:
+        n = b = None
+    if b is not None:
+        q = sympy.Rational(b, n)
+        if sample_rate is not None:
+            given = probability("sample_rate", sample_rate, symbolic=False)
+            if given != q:
+                raise _bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
+                           "are given (give one of them)")
+        q_rule = f"sample rate q = B/N = {b}/{n}" + ("" if str(q) == f"{b}/{n}" else f" = {_decimal_text(q) or _show(q)}")
+    elif sample_rate is None:
+        raise _missing("sample_rate", "is needed: give sample_rate, or batch_size and dataset_size")
+    else:
+        q = probability("sample_rate", sample_rate, symbolic=False)
+        if q == 0:
+            raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+        q_rule = ""
+    if steps is None and epochs is None:
+        raise _missing("steps", "is needed: give steps, or epochs")
+    if steps is not None and epochs is not None:
+        raise _bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them")
+    if steps is not None:
+        t = _positive_int("steps", steps)
+        t_rule = ""
+        e = None
+    else:
+        e = _positive_finite("epochs", epochs)
+        if not e.is_Rational:
+            raise _bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
+        t = int(sympy.ceiling(e / q))
+        if b is not None:
+            t_rule = f"steps T = ceil(E N / B) = ceil({_show(e)} * {n} / {b}) = {t}"
+        else:
+            t_rule = f"steps T = ceil(E / q) = ceil({_show(e)} / {_decimal_text(q) or _show(q)}) = {t}"
+        if t > 10**9:
+            raise _bad("epochs", epochs, f"gives {t} steps, more than 10^9")
+    rule = "; ".join(r for r in (q_rule, t_rule) if r)
+    return Schedule(q, t, rule, e, b, n)
+
+
+def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, epochs: Any = None,
+          batch_size: Any = None, dataset_size: Any = None) -> Repeated:
     """DP-SGD with Poisson sampling: ``steps`` steps, each the Gaussian mechanism with noise
     multiplier sigma (sensitivity 1 = the clipping norm) on a Poisson batch of rate p.
 
+    The rate and the steps may also be given as a training script knows them, by ``epochs``,
+    ``batch_size`` and ``dataset_size`` (:func:`dpsgd_schedule` gives the rule).
+
     >>> dpsgd(1.0, "0.01", 1000)
     Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
+    >>> dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000)
+    Repeated(PoissonSampled(GaussianMechanism(sigma=11/10, sensitivity=1), sample_rate=8/1875), 14063)
     """
-    return Repeated(PoissonSampled(GaussianMechanism(noise_multiplier), sample_rate), steps)
+    s = dpsgd_schedule(sample_rate=sample_rate, steps=steps, epochs=epochs, batch_size=batch_size,
+                       dataset_size=dataset_size)
+    return Repeated(PoissonSampled(GaussianMechanism(noise_multiplier), s.sample_rate), s.steps)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -455,7 +567,8 @@ _KINDS: dict[str, tuple[Any, dict[str, str]]] = {
     "pure-dp": (PureDP, {"epsilon": "epsilon", "eps": "epsilon"}),
     "eps-delta": (EpsDelta, {"epsilon": "epsilon", "eps": "epsilon", "delta": "delta"}),
     "dpsgd": (dpsgd, {"sigma": "noise_multiplier", "noise-multiplier": "noise_multiplier",
-                      "sample-rate": "sample_rate", "steps": "steps"}),
+                      "sample-rate": "sample_rate", "steps": "steps", "epochs": "epochs",
+                      "batch-size": "batch_size", "dataset-size": "dataset_size"}),
 }
 #: keys every kind accepts: a Poisson subsample around it, and repetitions.
 _WRAPPERS = ("sample-rate", "times")
@@ -470,7 +583,7 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
 
     KIND is one of gaussian (sigma, sensitivity), gdp (mu), laplace (scale, sensitivity),
     rr / randomized-response (epsilon), pure-dp (epsilon), eps-delta (epsilon, delta) and dpsgd
-    (sigma, sample-rate, steps).  ``sample-rate`` wraps the mechanism in :class:`PoissonSampled`,
+    (sigma, sample-rate or batch-size and dataset-size, steps or epochs).  ``sample-rate`` wraps the mechanism in :class:`PoissonSampled`,
     then ``times`` in :class:`Repeated`.  Keys may use ``_`` for ``-``.
 
     >>> mechanism_from_dict({"kind": "gaussian", "sigma": "10/3", "times": 10})

@@ -411,7 +411,9 @@ def test_account_composes_any_mechanism(capsys, tmp_path):
     (["account", "--mechanism", "laplace:scale=1,times=3", "--delta", "1e-5", "--route", "exact-finite"],
      "no route accounts"),
     (["account", "--spec", "/nonexistent/m.toml", "--delta", "1e-5"], "spec file '/nonexistent/m.toml'"),
-    (["account", "--sigma", "1", "--steps", "3", "--delta", "1e-5"], "--sample-rate missing"),
+    (["account", "--sigma", "1", "--steps", "3", "--delta", "1e-5"], "--sample-rate is needed"),
+    (["account", "--sigma", "1", "--batch-size", "3", "--epochs", "2", "--delta", "1e-5"], "--dataset-size is needed"),
+    (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3.5", "--delta", "1e-5"], "--steps='3.5'"),
     (["account", "--mechanism", "gdp:mu=1", "--sampling", "uniform", "--delta", "1e-5"], "applies only to DP-SGD"),
 ])
 def test_account_bad_input_names_the_part(capsys, argv, text):

@@ -159,9 +159,13 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0")
     p.add_argument("--sample-rate", dest="sample_rate", help="DP-SGD: sampling probability p in (0, 1]")
     p.add_argument("--steps", help="DP-SGD: number of steps T >= 1")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "uniform"),
-                   help="DP-SGD: poisson (each record with probability p) or uniform (fixed batch: the CLT only); "
-                        "default poisson")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+                   help="DP-SGD: poisson (each record with probability p) or fixed-batch (B of N records drawn "
+                        "without replacement, p = B/N; 'uniform' is the same); default poisson")
+    p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
+                   help="DP-SGD: the neighbouring relation (default add-remove with poisson, replace-one with "
+                        "fixed-batch); sigma is the noise over the sensitivity under it (2C for a sum clipped to C "
+                        "under replace-one)")
     p.add_argument("--delta", help="report the smallest eps at this delta")
     p.add_argument("--eps", help="report the smallest delta at this eps")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),

@@ -112,7 +112,7 @@ def test_check_exit_codes(capsys):
         (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "--n='1e20' must be at most 10^12"),
         (["simulate", "gaussian", "--samples", "10", "--seed", "1"], "--sigma is required for gaussian"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--rel-width", "0.05"],
-         "--rel-width=0.05 applies only with --delta or --eps and Poisson sampling"),
+         "--rel-width=0.05 applies only with --delta or --eps"),
         (["simulate", "gaussian", "--sigma", "0", "--samples", "10", "--seed", "1"], "--sigma='0' must be a finite number > 0"),
         (["simulate", "gaussian", "--sigma", "1", "--samples", "-5", "--seed", "1"], "--samples='-5' must be an integer >= 1"),
         (["simulate", "gaussian", "--sigma", "1", "--samples", "10", "--seed", "x"], "--seed='x' must be an integer >= 0"),

@@ -188,9 +188,13 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", dest="batch_size", help="DP-SGD: batch size B with --dataset-size instead of "
                    "--sample-rate: q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="DP-SGD: dataset size N (with --batch-size)")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "uniform"),
-                   help="DP-SGD: poisson (each record with probability p) or uniform (fixed batch: the CLT only); "
-                        "default poisson")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+                   help="DP-SGD: poisson (each record with probability p) or fixed-batch (B of N records drawn "
+                        "without replacement, p = B/N; 'uniform' is the same); default poisson")
+    p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
+                   help="DP-SGD: the neighbouring relation (default add-remove with poisson, replace-one with "
+                        "fixed-batch); sigma is the noise over the sensitivity under it (2C for a sum clipped to C "
+                        "under replace-one)")
     p.add_argument("--delta", help="report the smallest eps at this delta")
     p.add_argument("--eps", help="report the smallest delta at this eps")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),

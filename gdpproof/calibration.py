@@ -1,7 +1,8 @@
 r"""Calibrating DP-SGD to a target (epsilon, delta) with proven answers.
 
-:func:`calibrate` finds, for T steps of the Poisson-subsampled Gaussian mechanism and a target
-(epsilon, delta):
+:func:`calibrate` finds, for T steps of the subsampled Gaussian mechanism (Poisson sampling or
+fixed-size batches, either neighbouring relation: :func:`gdpproof.mechanisms.dpsgd`) and a
+target (epsilon, delta):
 
 * the smallest noise multiplier sigma, with ``digits`` significant digits, rounded up;
 * or, for a given sigma, the largest number of steps, the largest sampling rate (``digits``
@@ -36,8 +37,7 @@ import sympy
 from ._args import _bad, positive, probability
 from .account import Account, _losses, account
 from .errors import InvalidParameterError, PrecisionError
-from .mechanisms import (GaussianMechanism, Mechanism, PoissonSampled, Repeated, Schedule, _decimal_text, _show,
-                         dpsgd_schedule)
+from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
 from .numeric.pld import _check_refinement, compose_losses, epsilon_bracket
 from .numeric.solve import mu_from_epsilon_delta
 
@@ -271,8 +271,9 @@ def _exactish(x: float, problem: _Problem) -> Any:
 
 def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, sample_rate: Any = None,
               steps: Any = None, epochs: Any = None, batch_size: Any = None, dataset_size: Any = None,
-              digits: int = 4, rel_width: float = 0.01, progress: bool | TextIO = False) -> Calibration:
-    r"""Calibrate DP-SGD (Poisson sampling, add/remove neighbours, sensitivity 1) to a target.
+              digits: int = 4, rel_width: float = 0.01, sampling: str = "poisson", neighbours: str | None = None,
+              progress: bool | TextIO = False) -> Calibration:
+    r"""Calibrate DP-SGD to a target (Poisson sampling and add/remove neighbours by default).
 
     Leave exactly one of the noise multiplier, the number of steps (``steps``/``epochs``) and the
     sampling rate (``sample_rate``/``batch_size``) unset: it is solved for.
@@ -291,6 +292,9 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
         The relative width of the proven brackets: the answer is the best value whose upper end
         meets the target at this width (a narrower width costs more and moves the answer closer
         to the true boundary).
+    sampling, neighbours : str
+        The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
+        :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
     progress : bool or file
         Report each step of the search (on stderr, or on the file given).
 
@@ -324,8 +328,9 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
         raise _bad("digits", digits, "must be an integer in [1, 8]")
     width = _check_refinement(rel_width, 5)
     say = _sayer(progress)
+    dpsgd(1, "0.5", 1, sampling=sampling, neighbours=neighbours)  # the scheme and relation checked up front
     problem = _problem(sympy.Rational(target), sympy.Rational(d), noise_multiplier, sample_rate, steps, epochs,
-                       batch_size, dataset_size, digits)
+                       batch_size, dataset_size, digits, sampling, neighbours)
     t, dd = float(target), float(d)
     estimate, spent = _solve(problem, t, dd, width, say)
     return _settle(problem, estimate, sympy.Rational(target), sympy.Rational(d), width, say, spent)
@@ -339,7 +344,7 @@ def _sayer(progress: bool | TextIO) -> Callable[[str], None]:
 
 
 def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: Any, batch: Any, n: Any,
-             digits: int) -> _Problem:
+             digits: int, sampling: str, neighbours: str | None) -> _Problem:
     free = [name for name, unset in (("noise_multiplier", sigma is None), ("steps", steps is None and epochs is None),
                                      ("sample_rate", q is None and batch is None)) if unset]
     if len(free) != 1:
@@ -354,7 +359,7 @@ def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: An
         guess = 1 / math.sqrt(math.log1p(mu * mu / (qf * qf * tf)))
 
         def build(x: Any) -> tuple[Mechanism, Schedule]:
-            return _dpsgd(x, s), s
+            return _dpsgd(x, s, sampling, neighbours), s
         return _Problem(what, build, digits, True, False, guess, 1e-3, 1e4)
     sig = positive("noise_multiplier", sigma, symbolic=False)
     c = math.expm1(1 / float(sig) ** 2)
@@ -364,20 +369,20 @@ def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: An
 
         def build(x: Any) -> tuple[Mechanism, Schedule]:
             s = dpsgd_schedule(sample_rate=q, steps=int(x), batch_size=batch, dataset_size=n)
-            return _dpsgd(sig, s), s
+            return _dpsgd(sig, s, sampling, neighbours), s
         return _Problem(what, build, None, False, True, max(1.0, mu * mu / (qf * qf * c)), 1, 1e9)
     if n is not None and batch is None:  # the largest batch size of a dataset of n records
 
         def build(x: Any) -> tuple[Mechanism, Schedule]:
             s = dpsgd_schedule(batch_size=int(x), dataset_size=n, steps=steps, epochs=epochs)
-            return _dpsgd(sig, s), s
+            return _dpsgd(sig, s, sampling, neighbours), s
         nn = dpsgd_schedule(batch_size=1, dataset_size=n, steps=1).dataset_size or 1
         guess = _rate_guess(mu, c, steps, epochs) * nn
         return _Problem("batch_size", build, None, False, True, min(max(guess, 1.0), nn), 1, nn)
 
     def build(x: Any) -> tuple[Mechanism, Schedule]:
         s = dpsgd_schedule(sample_rate=x, steps=steps, epochs=epochs)
-        return _dpsgd(sig, s), s
+        return _dpsgd(sig, s, sampling, neighbours), s
     return _Problem(what, build, digits, False, True, min(_rate_guess(mu, c, steps, epochs), 1.0), 1e-9, 1.0)
 
 
@@ -387,8 +392,10 @@ def _rate_guess(mu: float, c: float, steps: Any, epochs: Any) -> float:
     return mu * mu / (float(sympy.Rational(epochs)) * c)  # T = E / q: mu = sqrt(q E c)
 
 
-def _dpsgd(sigma: Any, s: Schedule) -> Mechanism:
-    return Repeated(PoissonSampled(GaussianMechanism(sigma), s.sample_rate), s.steps)
+def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Mechanism:
+    sizes = s.batch_size is not None and s.dataset_size is not None
+    return dpsgd(sigma, None if sizes else s.sample_rate, s.steps, batch_size=s.batch_size if sizes else None,
+                 dataset_size=s.dataset_size if sizes else None, sampling=sampling, neighbours=neighbours)
 
 
 def _settle(problem: _Problem, estimate: float, target: Any, delta: Any, width: float,

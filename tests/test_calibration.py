@@ -54,6 +54,7 @@ def test_answer_grid(value, digits, up, expected, below):
     (dict(sample_rate="0.01", steps=10, rel_width="abc"), "rel_width"),
     (dict(sample_rate="0.01", steps=10.5), "steps"),
     (dict(batch_size=10, steps=10), "dataset_size"),
+    (dict(sample_rate="0.01", steps=10, sampling="shuffled"), "sampling"),
 ])
 def test_bad_requests_are_refused_before_computing(kwargs, argument):
     with pytest.raises(InvalidParameterError) as info:

@@ -137,6 +137,11 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rel-width", dest="rel_width", default="0.01",
                    help="dpsgd: relative width of the proven brackets (default 0.01; narrower brings the "
                         "answer closer to the true boundary, at more cost)")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+                   help="dpsgd: poisson (default) or fixed-batch (B of N without replacement; 'uniform' is the same)")
+    p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
+                   help="dpsgd: the neighbouring relation (default add-remove with poisson, replace-one with "
+                        "fixed-batch); sigma is the noise over the sensitivity under it")
     p.add_argument("--progress", action="store_true", help="dpsgd: report each step of the search on stderr")
     p.add_argument("--digits", type=int, default=None,
                    help="significant digits (default: 30 for gaussian, certified; 4 for dpsgd's sigma or q)")

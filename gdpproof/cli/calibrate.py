@@ -16,14 +16,17 @@ from ._common import COMMON_FLAGS, Usage, emit, flags, num
 FLAGS = {**COMMON_FLAGS, "epsilon": "--eps", "delta": "--delta", "sensitivity": "--sensitivity"}
 DPSGD_FLAGS = {**COMMON_FLAGS, "target_epsilon": "--target-eps", "delta": "--delta", "noise_multiplier": "--sigma",
                "sample_rate": "--sample-rate", "steps": "--steps", "epochs": "--epochs", "batch_size": "--batch-size",
-               "dataset_size": "--dataset-size", "rel_width": "--rel-width"}
-_DPSGD_ONLY = ("sigma", "sample_rate", "steps", "epochs", "batch_size", "dataset_size")
+               "dataset_size": "--dataset-size", "rel_width": "--rel-width", "sampling": "--sampling",
+               "neighbours": "--neighbours"}
+_DPSGD_ONLY = ("sigma", "sample_rate", "steps", "epochs", "batch_size", "dataset_size", "neighbours")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.target == "dpsgd":
         return _dpsgd(args)
     given = [f"--{name.replace('_', '-')}" for name in _DPSGD_ONLY if getattr(args, name) is not None]
+    if args.sampling != "poisson":
+        given.append("--sampling")
     if given or args.progress or args.rel_width != "0.01":
         extra = given + (["--progress"] if args.progress else []) + (["--rel-width"] if args.rel_width != "0.01" else [])
         raise Usage(f"{', '.join(extra)}: DP-SGD options; use 'gdpproof calibrate dpsgd ...'")
@@ -52,7 +55,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
         c = calibrate(args.epsilon, args.delta, noise_multiplier=args.sigma, sample_rate=args.sample_rate,
                       steps=args.steps, epochs=args.epochs, batch_size=args.batch_size,
                       dataset_size=args.dataset_size, digits=digits, rel_width=args.rel_width,
-                      progress=args.progress)
+                      sampling="fixed-batch" if args.sampling == "uniform" else args.sampling,
+                      neighbours=args.neighbours, progress=args.progress)
     a, n = c.account, c.neighbour_account
     name = {"noise_multiplier": "sigma", "steps": "steps", "sample_rate": "q", "batch_size": "batch"}[c.parameter]
     how = f"{c.digits} significant digits, rounded {c.rounding}" if c.digits else f"rounded {c.rounding}"

@@ -33,8 +33,15 @@ REVEALS = EpsDelta(0, 1)
 
 
 def run_mechanism(parts: Sequence[tuple[Mechanism, int]]) -> Mechanism:
-    """The composition of ``(mechanism, times)`` parts in order (:data:`NOTHING` when there are none)."""
-    ms = [m if n == 1 else Repeated(m, n) for m, n in parts if n > 0]
+    """The composition of ``(mechanism, times)`` parts in order, consecutive equal mechanisms
+    merged (:data:`NOTHING` when there are none): one value per run, whatever the bookkeeping."""
+    merged: list[tuple[Mechanism, int]] = []
+    for m, n in parts:
+        if n > 0 and merged and merged[-1][0] == m:
+            merged[-1] = (m, merged[-1][1] + n)
+        elif n > 0:
+            merged.append((m, n))
+    ms = [m if n == 1 else Repeated(m, n) for m, n in merged]
     if not ms:
         return NOTHING
     return ms[0] if len(ms) == 1 else Composed(*ms)

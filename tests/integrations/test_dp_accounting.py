@@ -178,3 +178,4 @@ def test_answers_follow_the_ledger():
     assert acc.get_epsilon(1e-5) > first
     assert acc.get_epsilon(1e-5) == float_up(account(GDP(1), delta=1e-5).eps_upper)
     assert acc.ledger == S(G(2.0), 4)  # dp_accounting's ledger merges equal events
+    assert acc.as_mechanism() == Repeated(GaussianMechanism(2.0), 4)  # and so does the run

@@ -32,15 +32,15 @@ or give an engine an instance (before ``make_private``, which attaches it to the
 
 Examples
 --------
->>> from gdpproof.integrations.opacus import GdpproofAccountant  # doctest: +SKIP
->>> acc = GdpproofAccountant()                                     # doctest: +SKIP
->>> for _ in range(100):                                           # doctest: +SKIP
-...     acc.step(noise_multiplier=1.0, sample_rate=0.01)
->>> acc.history, acc.mechanism()                                   # doctest: +SKIP
-([(1.0, 0.01, 100)], 'gdpproof')
+With Opacus installed (``tests/integrations/test_opacus.py`` makes the same calls; they are not a
+doctest because the doctest run must pass without Opacus)::
 
-(Skipped in the doctest run because it needs Opacus and torch; tests/integrations/test_opacus.py
-runs the same lines where they are installed.)
+    from gdpproof.integrations.opacus import GdpproofAccountant
+    acc = GdpproofAccountant()
+    for _ in range(100):
+        acc.step(noise_multiplier=1.0, sample_rate=0.01)
+    acc.history          # [(1.0, 0.01, 100)]
+    acc.get_epsilon(1e-5)  # the upper end of account(dpsgd(1.0, 0.01, 100), delta=1e-5), rounded up
 """
 
 from __future__ import annotations

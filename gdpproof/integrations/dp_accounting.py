@@ -20,6 +20,7 @@ mapping, and the accountant accepts exactly what it maps):
 ``NoOpDpEvent()``, zero counts, q = 0, s = infinity    nothing (no privacy loss)
 ``NonPrivateDpEvent()``, s = 0                         ``EpsDelta(0, 1)``: reveals the data (epsilon = inf)
 ``PoissonSampledDpEvent(q, non-private)``              ``EpsDelta(0, q)``: reveals it when the record is sampled
+``SampledWithoutReplacementDpEvent(N, B, e)``          ``SampledWithoutReplacement(GDP(mu), B, N, relation)``
 =====================================================  =======================================================
 
 A Poisson-sampled event whose inner events are Gaussian (nested compositions of them included,
@@ -31,7 +32,10 @@ Neighbouring relation: ``ADD_OR_REMOVE_ONE`` (the default, as in dp_accounting) 
 record's contribution, so replacing a record moves the sum by up to 2C: under ``REPLACE_ONE``
 the Gaussian and Laplace mechanisms have sensitivity 2 (as dp_accounting's PLD accountant reads
 the Gaussian event; its RDP accountant reads sensitivity 1 under both relations, which
-understates replace-one).  Sampled events are add/remove only for now (see ``_pending``).  Other events
+understates replace-one; for fixed-size batches it is the only dp_accounting accountant, and
+with that reading its epsilon can lie below gdpproof's proven lower end).  Sampled events keep
+the relation: ``PoissonSampled(..., neighbours="replace-one")`` and
+``SampledWithoutReplacement(..., neighbours=...)`` (derivation d12).  Other events
 (``RandomizedResponseDpEvent``, ``ZCDpEvent``, tree aggregation, ...) are unsupported in
 dp_accounting's convention: :meth:`~GdpproofAccountant.supports` is False and ``compose`` raises
 :class:`EventNotSupportedError`, which is both dp_accounting's ``UnsupportedEventError`` and
@@ -64,7 +68,8 @@ from dp_accounting import dp_event, privacy_accountant
 
 from ..account import Account
 from ..errors import InvalidParameterError, NotSupportedError
-from ..mechanisms import Composed, LaplaceMechanism, Mechanism
+from ..mechanisms import (GDP, Composed, GaussianMechanism, LaplaceMechanism, Mechanism, PoissonSampled,
+                          SampledWithoutReplacement)
 from ._common import (
     REVEALS,
     cached_account,
@@ -93,20 +98,26 @@ class EventNotSupportedError(NotSupportedError, privacy_accountant.UnsupportedEv
         self.event = event
 
 
-def _pending(event: dp_event.DpEvent, relation: NeighboringRelation) -> EventNotSupportedError:
-    # ---------------------------------------------------------------------------------------
-    # PENDING: sampling without replacement, and sampling under replace-one neighbours.
-    # gdpproof's mechanism model does not yet describe them (SampledWithoutReplacement and
-    # PoissonSampled(..., neighbours=...) are being added); map them here once it does.
-    # ---------------------------------------------------------------------------------------
-    what = type(event).__name__
-    if isinstance(event, dp_event.SampledWithoutReplacementDpEvent):
-        return EventNotSupportedError(
-            f"{what}(source_dataset_size={event.source_dataset_size}, sample_size={event.sample_size}): "
-            "gdpproof does not account sampling without replacement yet", event)
-    return EventNotSupportedError(
-        f"{what} under neighboring_relation={relation.name}: gdpproof accounts Poisson sampling under "
-        "add-or-remove neighbours only, for now", event)
+def _relation(relation: NeighboringRelation) -> str:
+    """gdpproof's name of a dp_accounting neighbouring relation."""
+    return "replace-one" if relation is NeighboringRelation.REPLACE_ONE else "add-remove"
+
+
+def _without_replacement(event: dp_event.SampledWithoutReplacementDpEvent,
+                         relation: NeighboringRelation) -> Mechanism | None:
+    """A fixed-size batch of ``sample_size`` of ``source_dataset_size`` records, under either
+    relation (:class:`~gdpproof.mechanisms.SampledWithoutReplacement`, derivation d12)."""
+    inner = mechanism_from_event(event.event, neighboring_relation=relation)
+    b = _count(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size")
+    n = _count(event.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size")
+    if inner is None or b == 0:
+        return None
+    mu = inner.gdp_mu()
+    if mu is None or any(leaf == REVEALS for leaf, _ in inner.leaves()):
+        raise EventNotSupportedError(f"SampledWithoutReplacementDpEvent of {event.event}: gdpproof accounts "
+                                     "fixed-size batches of Gaussian mechanisms only", event)
+    step = inner if isinstance(inner, GaussianMechanism) else GDP(mu)
+    return SampledWithoutReplacement(step, b, n, _relation(relation))
 
 
 def _noise(event: Any, name: str, relation: NeighboringRelation) -> Mechanism | None:
@@ -130,8 +141,9 @@ def _poisson(event: dp_event.PoissonSampledDpEvent, relation: NeighboringRelatio
         m = poisson_sampled(inner, event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
     except NotSupportedError as exc:
         raise EventNotSupportedError(f"PoissonSampledDpEvent of {event.event}: {exc}", event) from None
-    if m is not None and relation is not NeighboringRelation.ADD_OR_REMOVE_ONE:
-        raise _pending(event, relation)
+    if isinstance(m, PoissonSampled) and relation is NeighboringRelation.REPLACE_ONE:
+        # the inner mechanism already has the replace-one sensitivity (2 in units of the clip)
+        return PoissonSampled(m.mechanism, m.sample_rate, "replace-one")
     return m
 
 
@@ -195,7 +207,7 @@ def mechanism_from_event(event: dp_event.DpEvent, *,
         present = [m for m in parts if m is not None]
         return None if not present else present[0] if len(present) == 1 else Composed(*present)
     if isinstance(event, dp_event.SampledWithoutReplacementDpEvent):
-        raise _pending(event, rel)
+        return _without_replacement(event, rel)
     if isinstance(event, dp_event.DpEvent):
         raise EventNotSupportedError(f"{type(event).__name__}: gdpproof does not account this event", event)
     raise InvalidParameterError(argument="event", value=event, rule="must be a dp_accounting DpEvent")
@@ -207,8 +219,8 @@ class GdpproofAccountant(privacy_accountant.PrivacyAccountant):
     Parameters
     ----------
     neighboring_relation : dp_accounting.NeighboringRelation
-        ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE`` (then only unsampled events, with
-        sensitivity 2).
+        ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE`` (Gaussian and Laplace events then
+        have sensitivity 2; sampled events keep the relation).
     rel_width : float
         The relative width asked of a numerical bracket, in [1e-4, 10]: smaller is tighter and
         slower; the upper end is proven at any width.

@@ -11,7 +11,7 @@ OUT    ?= report
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[plot,notebooks,peers,scale,test]'
+	$(BIN)/python -m pip install --quiet -e '.[plot,notebooks,peers,scale,test,opacus]'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -5,8 +5,8 @@ under P and N(-mu^2/2, mu^2) under Q, and the hockey-stick form
 delta(eps) = E_P[(1 - e^{eps - L})_+] equals the closed form of DRS Cor. 2.13.
 (b) For the Poisson-subsampled Gaussian (P = (1-p) N(0, s^2) + p N(1, s^2), Q = N(0, s^2))
 L(x) = log(1 - p + p e^{(2x - 1)/(2 s^2)}), and the cancellation-free inverse that
-``SubsampledGaussianLoss._x`` uses, ell - log p + log1p(-(1 - p) e^{-ell}) for ell > 0 and
-log1p(expm1(ell)/p) for ell <= 0, equals the textbook log((e^ell - (1 - p))/p).
+``SubsampledGaussianLoss._x`` uses, ell - log p + log1p(-(1 - p) e^{-ell}) for ell > 1 and
+log1p(expm1(ell)/p) for ell <= 1, equals the textbook log((e^ell - (1 - p))/p).
 (c) Randomized response: E_P[L] = eps (2q - 1) with q = e^eps/(1 + e^eps) equals
 eps tanh(eps/2), the form ``RandomizedResponseLoss.partial_mean`` uses.
 (d) Laplace, P = Lap(0, 1), Q = Lap(mu, 1): L = |x - mu| - |x|; P(L <= l) = e^{-(mu - l)/2}/2 and

@@ -35,9 +35,12 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "account": (
         "account", "Account", "CLTApproximation",
     ),
+    "calibration": (
+        "calibrate", "Calibration",
+    ),
     "mechanisms": (
         "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "PureDP", "EpsDelta",
-        "PoissonSampled", "Composed", "Repeated", "dpsgd",
+        "PoissonSampled", "Composed", "Repeated", "dpsgd", "dpsgd_schedule", "Schedule",
     ),
     "audit": (
         "MechanismAudit", "audit_mechanism",
@@ -91,6 +94,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
     from . import symbols
     from .account import Account, CLTApproximation, account
     from .audit import MechanismAudit, audit_mechanism
+    from .calibration import Calibration, calibrate
     from .mechanisms import (
         GDP,
         Composed,
@@ -101,7 +105,9 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         PureDP,
         RandomizedResponse,
         Repeated,
+        Schedule,
         dpsgd,
+        dpsgd_schedule,
     )
     from .numeric.certify import Certified
     from .numeric.clt import (
@@ -228,6 +234,10 @@ __all__ = [
     "account",
     "Account",
     "CLTApproximation",
+    "calibrate",
+    "Calibration",
+    "dpsgd_schedule",
+    "Schedule",
     "GDP",
     "Composed",
     "EpsDelta",

@@ -13,9 +13,11 @@ reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest firs
     parameters) composed exactly in ball arithmetic (:mod:`gdpproof.numeric.finite`); certified digits.
 ``bracket``
     Numerical composition of the privacy-loss distributions with a proven error bracket
-    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response and Poisson-subsampled
-    Gaussian mechanisms in any mix.  The answer is a proven [lower, upper] of relative width
-    ``rel_width``.
+    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response and subsampled
+    Gaussian mechanisms (Poisson or fixed-size batches, add/remove or replace-one neighbours) in
+    any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
+    bounds the mechanism; the lower end bounds it too where the dominating pair is attained
+    (add/remove), and otherwise (replace-one, composed) only the pair (the statement says which).
 
 ``route=`` forces one, so that routes can be checked against each other.  Where the CLT applies
 (DP-SGD) its mu and epsilon are reported beside the answer, **labelled as an approximation**.
@@ -41,10 +43,10 @@ from .mechanisms import (
     EpsDelta,
     GaussianMechanism,
     Mechanism,
-    PoissonSampled,
     PureDP,
     RandomizedResponse,
     _decimal_text,
+    _Subsampled,
 )
 from .numeric.bound import Bound, assumptions_of
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
@@ -204,16 +206,24 @@ class Account:
             return (f"The mechanism {self.mechanism!r} is (ε, δ)-DP for no finite ε at δ = {_fmt(self.delta)}: "
                     f"δ is below the probability that it reveals the data (exact; route {self.route}; "
                     f"gdpproof {__version__}).")
+        tight = _pair_tight(self.mechanism)
         if self.route == "bracket":
             order = "" if self.ordering == "both" else f", worse ordering: {self.ordering}"
             assumed = self.assumptions
             tail = "; the proof assumes " + " and ".join(assumed) if assumed else "; no numerical assumption"
-            how = (f"a proven upper bound; the exact {what} lies in [{lo}, {hi}], by numerical composition of "
+            where = (f"the exact {what} lies in [{lo}, {hi}]" if tight else
+                     f"the {what} of its dominating pair lies in [{lo}, {hi}] (the mechanism's is at most {hi}; "
+                     f"{lo} is a lower bound for the pair, not for the mechanism)")
+            how = (f"a proven upper bound; {where}, by numerical composition of "
                    f"privacy-loss distributions with a proven error bracket{order}{tail}")
-        else:
+        elif tight:
             how = f"the exact {what} rounded up to {self.digits} significant digits, certified in ball arithmetic"
+        else:
+            how = (f"the {what} of its dominating pair (an upper bound for the mechanism) rounded up to "
+                   f"{self.digits} significant digits, certified in ball arithmetic")
         gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
-        return f"The mechanism {self.mechanism!r} satisfies {main} ({how}{gdp}; gdpproof {__version__})."
+        return (f"The mechanism {self.mechanism!r} satisfies {main} ({how}{gdp}{_sampling_phrase(self.mechanism)}; "
+                f"gdpproof {__version__}).")
 
     @property
     def assumptions(self) -> tuple[str, ...]:
@@ -232,6 +242,9 @@ class Account:
                                "given": self.given, "ordering": self.ordering, "digits": self.digits,
                                "certified": "arb" if self.route != "bracket" else "pld",
                                "assumptions": list(self.assumptions)}
+        scheme = self.mechanism.sampling()
+        out["sampling"], out["neighbours"] = scheme if scheme is not None else (None, None)
+        out["pair_tight"] = _pair_tight(self.mechanism)
         if self.given == "delta":
             out["delta"] = _fmt(self.delta)
             out["eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)
@@ -255,6 +268,25 @@ class Account:
 
     def __str__(self) -> str:
         return self.statement()
+
+
+_SCHEMES = {"poisson": "Poisson sampling", "fixed-batch": "fixed-size batches drawn without replacement",
+            "mixed": "mixed sampling schemes"}
+_RELATIONS = {"add-remove": "add/remove neighbours", "replace-one": "replace-one neighbours",
+              "mixed": "mixed neighbouring relations"}
+
+
+def _sampling_phrase(m: Mechanism) -> str:
+    """"; Poisson sampling, add/remove neighbours" for the statement ("" without subsampling)."""
+    scheme = m.sampling()
+    return "" if scheme is None else f"; {_SCHEMES[scheme[0]]}, {_RELATIONS[scheme[1]]}"
+
+
+def _pair_tight(m: Mechanism) -> bool:
+    """True when the composition of the dominating pairs is attained by the mechanism (its
+    privacy lies in the reported bracket, not only below its upper end): add/remove subsampling,
+    one fixed-size step under replace-one, and every mechanism without subsampling."""
+    return all(leaf.pair_is_tight(n) for leaf, n in m.leaves() if isinstance(leaf, _Subsampled))
 
 
 def _as_fraction(c: Any) -> Any:
@@ -348,8 +380,9 @@ def _losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool, list[tup
 
 
 def _ordering(m: Mechanism) -> str:
-    """How the exact routes' answer relates to the two orderings."""
-    if any(isinstance(leaf, PoissonSampled) for leaf, _ in m.leaves()):
+    """How the exact routes' answer relates to the two orderings (under replace-one C_p is the
+    pair's own, symmetric, curve)."""
+    if any(isinstance(leaf, _Subsampled) and leaf.neighbours == "add-remove" for leaf, _ in m.leaves()):
         return "the worse of remove and add (C_p)"
     return "both"
 
@@ -435,20 +468,31 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     return Bound(min(low, high), high), comp, notes
 
 
+def clt_formula(m: Mechanism) -> str:
+    """Which CLT of :func:`~gdpproof.numeric.dpsgd.dpsgd_mu` belongs to a DP-SGD value: the CLT of
+    its dominating pair composed.  Add/remove (Poisson, or fixed-size batches with rate B/N): the
+    pair (q P + (1 - q) Q, Q), Bu, Dong, Long & Su (2020), ``"poisson"``; replace-one: the pair of
+    C_q(G_mu), Dong, Roth & Su (2022) §5 (their SGD samples without replacement under replace-one),
+    ``"uniform"`` (for Poisson sampling that pair is an upper bound, and so is its CLT's target)."""
+    scheme = m.sampling()
+    return "uniform" if scheme is not None and scheme[1] == "replace-one" else "poisson"
+
+
 def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result: Any) -> CLTApproximation | None:
     params = m.dpsgd_parameters()
     if params is None:
         return None
     sigma, rate, steps = params
+    formula = clt_formula(m)
     if given == "delta":
-        acc = dpsgd_mu(sigma, rate, steps, delta=value, digits=digits, gamma=False, exact=False)
+        acc = dpsgd_mu(sigma, rate, steps, sampling=formula, delta=value, digits=digits, gamma=False, exact=False)
         verdict = None
         if isinstance(result, Bound) and math.isfinite(result.upper):
             lo = _float_certified(result.lower, BRACKET_DIGITS, "down")
             hi = _float_certified(result.upper, BRACKET_DIGITS, "up")
-            verdict = clt_verdict(sigma, rate, steps, "poisson", value, lo, hi)
+            verdict = clt_verdict(sigma, rate, steps, formula, value, lo, hi)
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict)
-    acc = dpsgd_mu(sigma, rate, steps, digits=digits, gamma=False, exact=False)
+    acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
     verdict = None
     if isinstance(result, Bound):

@@ -36,6 +36,18 @@ def show(value: Any) -> str:
 _UNSET: Any = object()
 
 
+class _Missing:
+    """The value of an argument that was not given (its rule then says what it is needed for)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: ``InvalidParameterError(argument=..., value=MISSING, rule="is needed ...")`` reads
+#: "ARGUMENT is needed ...": an argument that was required and not given.
+MISSING: Any = _Missing()
+
+
 class InvalidParameterError(GdpproofError, ValueError):
     """An argument is outside its domain; the message names argument, value and rule.
 
@@ -64,7 +76,8 @@ class InvalidParameterError(GdpproofError, ValueError):
     def __init__(self, message: str | None = None, *, argument: str | None = None, value: Any = None,
                  rule: str | None = None) -> None:
         if message is None:
-            message = f"{argument}={show(value)} {rule}" if argument is not None else str(rule or "")
+            message = (str(rule or "") if argument is None else f"{argument} {rule}" if value is MISSING
+                       else f"{argument}={show(value)} {rule}")
         super().__init__(message)
         self.argument, self.value, self.rule = argument, value, rule
 
@@ -76,6 +89,8 @@ class InvalidParameterError(GdpproofError, ValueError):
         """
         if self.argument is None or self.rule is None:
             return str(self)
+        if self.value is MISSING and value is _UNSET:
+            return f"{name} {self.rule}"
         return f"{name}={show(self.value if value is _UNSET else value)} {self.rule}"
 
     def renamed(self, names: Mapping[str, str], values: Mapping[str, Any] | None = None) -> str:

@@ -11,11 +11,24 @@ spec files):
 ``RandomizedResponse(epsilon)``            binary randomized response, trade-off f_{eps,0} exactly
 ``PureDP(epsilon)``                        any eps-DP mechanism (its worst case is randomized response)
 ``EpsDelta(epsilon, delta)``               any (eps, delta)-DP mechanism (trade-off f_{eps,delta})
-``PoissonSampled(mechanism, sample_rate)``  the mechanism run on a Poisson subsample (add/remove neighbours)
+``PoissonSampled(mechanism, sample_rate)``  the mechanism run on a Poisson subsample (add/remove neighbours, or ``neighbours="replace-one"``)
+``SampledWithoutReplacement(m, B, N)``     the mechanism run on a batch of B of the N records drawn without replacement (replace-one, or add/remove)
 ``Composed(m1, m2, ...)``                  all of them run on the same data (adaptively or not)
 ``Repeated(mechanism, times)``             the same mechanism run ``times`` times
-``dpsgd(noise_multiplier, sample_rate, steps)``  Repeated(PoissonSampled(GaussianMechanism(sigma), p), T)
+``dpsgd(noise_multiplier, sample_rate, steps)``  Repeated(PoissonSampled(GaussianMechanism(sigma), p), T); ``sampling="fixed-batch"``
 ========================================  ===========================================================
+
+**Neighbouring relations and sensitivity.**  ``sensitivity`` (and a noise multiplier, sigma over
+it) is the L2 sensitivity of the query on a batch under the change the relation allows, as in
+dp_accounting (``GaussianDpEvent(noise_multiplier)``: noise standard deviation over "the
+l2-sensitivity of the function to which it is added"): for a sum of contributions clipped to
+norm C, C when a record is added or removed, 2C when one is replaced.  Fixed-size batches always
+change by a replacement (also when the datasets differ by adding or removing a record), so the
+inner mechanism of :class:`SampledWithoutReplacement` carries the replace sensitivity (2C for a
+clipped sum).  Under Poisson sampling with replace-one neighbours a batch may also gain or lose
+the record, and the inner sensitivity must bound both changes (2C for a clipped sum covers C).
+Shuffled epochs ("shuffle and iterate": each record in exactly one batch per epoch) have no known
+tight accounting and are not what these values describe (``derivations/d12_sampling_schemes.py``).
 
 Every value knows its trade-off function where one exists in closed form (:meth:`~Mechanism.tradeoff`)
 and, for each base mechanism, the laws of its privacy loss in both orderings as sympy expressions
@@ -47,14 +60,14 @@ from typing import Any
 import sympy
 
 from ._args import _bad, nonnegative, positive, probability
-from .errors import InvalidParameterError, NotSupportedError
+from .errors import MISSING, InvalidParameterError, NotSupportedError
 from .symbolic import losses as sl
 from .symbolic.composition import _count, compose, rr_composition, self_compose, subsample
 from .symbolic.tradeoff import TradeOff, eps_delta, gaussian, laplace, randomized_response
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "PureDP", "EpsDelta",
-           "PoissonSampled", "Composed", "Repeated", "dpsgd", "mechanism_from_spec", "mechanism_from_dict",
-           "mechanism_from_file", "show_number"]
+           "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "dpsgd", "mechanism_from_spec",
+           "mechanism_from_dict", "mechanism_from_file", "show_number", "NEIGHBOURS", "SAMPLINGS"]
 
 
 #: Longest exact text of a number in a repr or a statement; longer ones are shown approximately.
@@ -157,8 +170,9 @@ class Mechanism:
         raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
 
     def dpsgd_parameters(self) -> tuple[sympy.Expr, sympy.Expr, int] | None:
-        """(noise_multiplier, sample_rate, steps) when the value is DP-SGD with Poisson sampling
-        (T runs of a Poisson-subsampled Gaussian mechanism), else None.
+        """(noise_multiplier, sample_rate, steps) when the value is DP-SGD (T runs of a subsampled
+        Gaussian mechanism: Poisson or fixed-size batches, whose rate is B/N), else None; the
+        noise multiplier is sigma over the sensitivity.  :meth:`sampling` names the scheme.
 
         >>> dpsgd(1, "0.01", 100).dpsgd_parameters()
         (1, 1/100, 100)
@@ -167,12 +181,26 @@ class Mechanism:
         if len(leaves) != 1:
             return None
         leaf, steps = leaves[0]
-        if not isinstance(leaf, PoissonSampled) or not isinstance(leaf.mechanism, (GaussianMechanism, GDP)):
+        if not isinstance(leaf, _Subsampled) or not isinstance(leaf.mechanism, (GaussianMechanism, GDP)):
             return None
         mu = leaf.mechanism._leaf_mu()
         if mu == 0:
             return None
         return 1 / mu, leaf.sample_rate, steps
+
+    def sampling(self) -> tuple[str, str] | None:
+        """(scheme, neighbours) of the subsampled parts: scheme "poisson" or "fixed-batch",
+        neighbours "add-remove" or "replace-one"; "mixed" for either when the parts differ; None
+        when nothing is subsampled.
+
+        >>> dpsgd(1, "0.01", 100, sampling="fixed-batch").sampling()
+        ('fixed-batch', 'replace-one')
+        """
+        kinds = {(leaf._scheme, leaf.neighbours) for leaf, _ in self.leaves() if isinstance(leaf, _Subsampled)}
+        if not kinds:
+            return None
+        schemes, relations = {k[0] for k in kinds}, {k[1] for k in kinds}
+        return (schemes.pop() if len(schemes) == 1 else "mixed", relations.pop() if len(relations) == 1 else "mixed")
 
     def finite_support(self) -> bool:
         """True when every base mechanism's privacy loss takes finitely many values."""
@@ -348,41 +376,135 @@ class EpsDelta(Mechanism):
         return sl.randomized_response_loss(self.epsilon)
 
 
-@dataclass(frozen=True, repr=False)
-class PoissonSampled(Mechanism):
-    """``mechanism`` run on a Poisson subsample: each record enters with probability
-    ``sample_rate`` (add/remove neighbours).  Trade-off C_p(f) (DRS Thm 4.2)."""
+#: The neighbouring relations of subsampled mechanisms.
+NEIGHBOURS = ("add-remove", "replace-one")
+#: The sampling schemes of :func:`dpsgd`.
+SAMPLINGS = ("poisson", "fixed-batch")
+
+
+def _relation(value: Any) -> str:
+    if not isinstance(value, str) or value not in NEIGHBOURS:
+        raise _bad("neighbours", value, "must be 'add-remove' or 'replace-one'")
+    return value
+
+
+class _Subsampled(Mechanism):
+    """What Poisson and fixed-size subsampling share: a rate, a relation and the laws of a
+    subsampled Gaussian step (derivations/d12_sampling_schemes.py)."""
 
     mechanism: Mechanism
-    sample_rate: Any
+    sample_rate: Any          # q (a field of PoissonSampled, B/N for fixed-size batches)
+    neighbours: str
+    _scheme = ""
 
-    def __post_init__(self) -> None:
+    def _check_inner(self) -> None:
         if not isinstance(self.mechanism, Mechanism):
             raise _bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
-        q = probability("sample_rate", self.sample_rate, symbolic=False)
-        if q == 0:
-            raise _bad("sample_rate", self.sample_rate, "must be in (0, 1]")
-        inner = self.mechanism
-        if isinstance(inner, PoissonSampled):  # a Poisson subsample of a Poisson subsample: rate p q
-            _frozen(self, mechanism=inner.mechanism, sample_rate=q * inner.sample_rate)
-        else:
-            _frozen(self, sample_rate=q)
-
-    def __repr__(self) -> str:
-        return f"PoissonSampled({self.mechanism!r}, sample_rate={_show(self.sample_rate)})"
 
     def _leaf_tradeoff(self) -> TradeOff:
         return subsample(self.mechanism.tradeoff(), self.sample_rate)
 
     def loss_law(self) -> sl.LossLaw:
+        """The dominating pair's privacy loss: the subsampled Gaussian's (remove/add orderings)
+        under add/remove, the symmetric pair of C_p(G_mu) under replace-one (d12)."""
         inner = self.mechanism
         if isinstance(inner, (GaussianMechanism, GDP)):
             mu = inner._leaf_mu()
             if mu == 0:
                 raise NotSupportedError(f"{self!r}: the inner mechanism has no privacy loss")
+            if self.neighbours == "replace-one":
+                return sl.symmetric_subsampled_gaussian_loss(1 / mu, self.sample_rate)
             return sl.subsampled_gaussian_loss(1 / mu, self.sample_rate)
-        raise NotSupportedError(f"{self!r}: gdpproof composes Poisson-subsampled Gaussian mechanisms "
+        raise NotSupportedError(f"{self!r}: gdpproof composes subsampled Gaussian mechanisms "
                                 "numerically; other subsampled mechanisms are not supported yet")
+
+    def pair_is_tight(self, times: int = 1) -> bool:
+        """True when ``times`` runs of the dominating pair of :meth:`loss_law` are attained by some
+        neighbouring datasets (a lower bound for the pair is then one for the mechanism): always
+        under add/remove; under replace-one only one step of fixed-size batches (where both
+        orderings are attained); composed, the orderings can alternate from step to step and the
+        symmetric pair that covers both is an upper bound; with Poisson sampling a clipped sum does
+        not attain it (d12)."""
+        if self.neighbours == "add-remove":
+            return True
+        return self._scheme == "fixed-batch" and times == 1
+
+
+@dataclass(frozen=True, repr=False)
+class PoissonSampled(_Subsampled):
+    """``mechanism`` run on a Poisson subsample: each record enters with probability
+    ``sample_rate``.  Trade-off C_p(f) (DRS Thm 4.2).
+
+    ``neighbours="add-remove"`` (default): the pair (p P + (1 - p) Q, Q) and its reverse, tight.
+    ``neighbours="replace-one"``: the mechanism's sensitivity must bound the change of the query
+    when a record is replaced, added or removed in a batch (2C for a sum clipped to C); the
+    dominating pair is the symmetric pair of C_p(G_mu), an upper bound (d12)."""
+
+    mechanism: Mechanism
+    sample_rate: Any
+    neighbours: str = "add-remove"
+    _scheme = "poisson"
+
+    def __post_init__(self) -> None:
+        self._check_inner()
+        q = probability("sample_rate", self.sample_rate, symbolic=False)
+        if q == 0:
+            raise _bad("sample_rate", self.sample_rate, "must be in (0, 1]")
+        rel = _relation(self.neighbours)
+        inner = self.mechanism
+        if isinstance(inner, PoissonSampled):  # a Poisson subsample of a Poisson subsample: rate p q
+            if inner.neighbours != rel:
+                raise _bad("neighbours", rel, f"must match the inner subsample's ({inner.neighbours})")
+            _frozen(self, mechanism=inner.mechanism, sample_rate=q * inner.sample_rate, neighbours=rel)
+        else:
+            _frozen(self, sample_rate=q, neighbours=rel)
+
+    def __repr__(self) -> str:
+        rel = "" if self.neighbours == "add-remove" else f", neighbours={self.neighbours!r}"
+        return f"PoissonSampled({self.mechanism!r}, sample_rate={_show(self.sample_rate)}{rel})"
+
+
+@dataclass(frozen=True, repr=False)
+class SampledWithoutReplacement(_Subsampled):
+    """``mechanism`` run on a batch of ``sample_size`` records drawn without replacement from the
+    ``dataset_size`` records (rate q = B/N).  The inner sensitivity is the query's change when one
+    record of the batch is replaced (2C for a sum clipped to C).
+
+    ``neighbours="replace-one"`` (default; N is public): trade-off C_q(f) (DRS Thm 4.2); the
+    dominating pair is the symmetric pair of C_q(G_mu), attained at each step in either ordering,
+    an upper bound once composed (d12).  ``neighbours="add-remove"``: datasets of N and N - 1
+    records (N + 1 is dominated, its rate being smaller); the pair (q P + (1 - q) Q, Q) and its
+    reverse, tight (d12).
+
+    >>> SampledWithoutReplacement(GaussianMechanism(1), 600, 60000).sample_rate
+    1/100
+    """
+
+    mechanism: Mechanism
+    sample_size: Any
+    dataset_size: Any
+    neighbours: str = "replace-one"
+    _scheme = "fixed-batch"
+
+    def __post_init__(self) -> None:
+        self._check_inner()
+        b = _count("sample_size", self.sample_size)
+        n = _count("dataset_size", self.dataset_size)
+        rel = _relation(self.neighbours)
+        if n < b:
+            raise _bad("dataset_size", self.dataset_size, f"must be at least sample_size = {b}")
+        if rel == "add-remove" and n == b:
+            raise _bad("dataset_size", self.dataset_size, f"must exceed sample_size = {b} under add-remove "
+                       "neighbours (the dataset with a record fewer must still fill a batch)")
+        _frozen(self, sample_size=b, dataset_size=n, neighbours=rel)
+
+    @property
+    def sample_rate(self) -> sympy.Expr:
+        return sympy.Rational(self.sample_size, self.dataset_size)
+
+    def __repr__(self) -> str:
+        return (f"SampledWithoutReplacement({self.mechanism!r}, sample_size={self.sample_size}, "
+                f"dataset_size={self.dataset_size}, neighbours={self.neighbours!r})")
 
 
 @dataclass(frozen=True, repr=False)
@@ -431,14 +553,155 @@ class Repeated(Mechanism):
         yield from self.mechanism._walk(times * self.times)
 
 
-def dpsgd(noise_multiplier: Any, sample_rate: Any, steps: Any) -> Repeated:
-    """DP-SGD with Poisson sampling: ``steps`` steps, each the Gaussian mechanism with noise
-    multiplier sigma (sensitivity 1 = the clipping norm) on a Poisson batch of rate p.
+@dataclass(frozen=True)
+class Schedule:
+    """How many DP-SGD steps ran, and at which sampling rate, with the rule that gave them.
+
+    Built by :func:`dpsgd_schedule` from what a training script knows: a sampling rate and a
+    number of steps, or epochs, a batch size and a dataset size.
+
+    Attributes
+    ----------
+    sample_rate : sympy.Rational
+        q, exact (B/N when given as a batch of B records out of N).
+    steps : int
+        T (ceil(E N / B), or ceil(E / q), when given in epochs).
+    rule : str
+        The rule, with its numbers, for the output ("" when q and T were given directly).
+    """
+
+    sample_rate: Any
+    steps: int
+    rule: str = ""
+    epochs: Any = None
+    batch_size: int | None = None
+    dataset_size: int | None = None
+
+
+def _missing(name: str, rule: str) -> InvalidParameterError:
+    return InvalidParameterError(argument=name, value=MISSING, rule=rule)
+
+
+def _positive_int(name: str, value: Any) -> int:
+    n = _count(name, value)
+    if n < 1:
+        raise _bad(name, value, "must be an integer >= 1")
+    return n
+
+
+def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = None, batch_size: Any = None,
+                   dataset_size: Any = None) -> Schedule:
+    """The sampling rate q and number of steps T of a DP-SGD run, from what its script knows.
+
+    q is ``sample_rate``, or ``batch_size / dataset_size`` (B/N); T is ``steps``, or
+    ``ceil(epochs * N / B)`` (that is ceil(E / q)) when given in epochs.  Give q one way and T
+    one way; a sampling rate and a batch size that disagree are refused.
+
+    >>> s = dpsgd_schedule(epochs=60, batch_size=256, dataset_size=60000)
+    >>> s.sample_rate, s.steps
+    (8/1875, 14063)
+    >>> print(s.rule)
+    sample rate q = B/N = 256/60000 = 8/1875; steps T = ceil(E N / B) = ceil(60 * 60000 / 256) = 14063
+    >>> dpsgd_schedule(sample_rate="0.01", epochs=500).steps
+    50000
+    """
+    if batch_size is not None or dataset_size is not None:
+        if dataset_size is None:
+            raise _missing("dataset_size", "is needed with batch_size (the sampling rate is B/N)")
+        n = _positive_int("dataset_size", dataset_size)
+        if batch_size is None:
+            if sample_rate is None:
+                raise _missing("batch_size", "is needed with dataset_size (the sampling rate is B/N)")
+            b = None
+        else:
+            b = _positive_int("batch_size", batch_size)
+            if b > n:
+                raise _bad("batch_size", batch_size, f"must be at most dataset_size={n}")
+    else:
+        n = b = None
+    if b is not None:
+        q = sympy.Rational(b, n)
+        if sample_rate is not None:
+            given = probability("sample_rate", sample_rate, symbolic=False)
+            if given != q:
+                raise _bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
+                           "are given (give one of them)")
+        q_rule = f"sample rate q = B/N = {b}/{n}" + ("" if str(q) == f"{b}/{n}" else f" = {_decimal_text(q) or _show(q)}")
+    elif sample_rate is None:
+        raise _missing("sample_rate", "is needed: give sample_rate, or batch_size and dataset_size")
+    else:
+        q = probability("sample_rate", sample_rate, symbolic=False)
+        if q == 0:
+            raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+        q_rule = ""
+    if steps is None and epochs is None:
+        raise _missing("steps", "is needed: give steps, or epochs")
+    if steps is not None and epochs is not None:
+        raise _bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them")
+    if steps is not None:
+        t = _positive_int("steps", steps)
+        t_rule = ""
+        e = None
+    else:
+        e = _positive_finite("epochs", epochs)
+        if not e.is_Rational:
+            raise _bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
+        t = int(sympy.ceiling(e / q))
+        if b is not None:
+            t_rule = f"steps T = ceil(E N / B) = ceil({_show(e)} * {n} / {b}) = {t}"
+        else:
+            t_rule = f"steps T = ceil(E / q) = ceil({_show(e)} / {_decimal_text(q) or _show(q)}) = {t}"
+        if t > 10**9:
+            raise _bad("epochs", epochs, f"gives {t} steps, more than 10^9")
+    rule = "; ".join(r for r in (q_rule, t_rule) if r)
+    return Schedule(q, t, rule, e, b, n)
+
+
+def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, epochs: Any = None,
+          batch_size: Any = None, dataset_size: Any = None, sampling: str = "poisson",
+          neighbours: str | None = None) -> Repeated:
+    """DP-SGD: ``steps`` steps, each the Gaussian mechanism with noise multiplier sigma (noise
+    standard deviation over the sensitivity) on a batch sampled at rate p.
+
+    ``sampling="poisson"`` (each record enters with probability p; default neighbours
+    add-remove, where the sensitivity is the clipping norm C) or ``"fixed-batch"`` (B of the N
+    records drawn without replacement, p = B/N; default neighbours replace-one).  As in
+    dp_accounting, sigma is the noise over the sensitivity under the relation: with replace-one
+    neighbours a clipped sum moves by up to 2C, so noise of standard deviation s C is
+    ``noise_multiplier = s/2`` there.  With fixed-size batches the privacy depends on B and N only
+    through B/N, and this function records the rate as its reduced fraction (600/60000 as 1 of 100);
+    :class:`SampledWithoutReplacement` keeps the sizes as given.  Shuffled epochs ("shuffle and
+    iterate") have no known tight accounting: gdpproof does not account them, and accounting them
+    as either scheme is not justified (d12).
+
+    The rate and the steps may also be given as a training script knows them, by ``epochs``,
+    ``batch_size`` and ``dataset_size`` (:func:`dpsgd_schedule` gives the rule).
 
     >>> dpsgd(1.0, "0.01", 1000)
     Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
+    >>> dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000)
+    Repeated(PoissonSampled(GaussianMechanism(sigma=11/10, sensitivity=1), sample_rate=8/1875), 14063)
+    >>> dpsgd(1.0, "0.01", 1000, sampling="fixed-batch")
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=1), sample_size=1, dataset_size=100, neighbours='replace-one'), 1000)
+    >>> dpsgd(1.0, batch_size=600, dataset_size=60000, steps=1000, sampling="fixed-batch")
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=1), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
     """
-    return Repeated(PoissonSampled(GaussianMechanism(noise_multiplier), sample_rate), steps)
+    if not isinstance(sampling, str) or sampling not in SAMPLINGS:
+        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+    s = dpsgd_schedule(sample_rate=sample_rate, steps=steps, epochs=epochs, batch_size=batch_size,
+                       dataset_size=dataset_size)
+    step = GaussianMechanism(noise_multiplier)
+    if sampling == "poisson":
+        return Repeated(PoissonSampled(step, s.sample_rate, "add-remove" if neighbours is None else neighbours),
+                        s.steps)
+    rel = "replace-one" if neighbours is None else neighbours
+    if s.batch_size is not None and s.dataset_size is not None:  # the sizes as given
+        return Repeated(SampledWithoutReplacement(step, s.batch_size, s.dataset_size, rel), s.steps)
+    q = s.sample_rate
+    if not q.is_Rational:
+        raise _bad("sample_rate", sample_rate, "must be a rational number B/N in (0, 1] for fixed-size batches")
+    q = sympy.Rational(q)
+    return Repeated(SampledWithoutReplacement(step, int(q.p), int(q.q), rel), s.steps)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -455,10 +718,13 @@ _KINDS: dict[str, tuple[Any, dict[str, str]]] = {
     "pure-dp": (PureDP, {"epsilon": "epsilon", "eps": "epsilon"}),
     "eps-delta": (EpsDelta, {"epsilon": "epsilon", "eps": "epsilon", "delta": "delta"}),
     "dpsgd": (dpsgd, {"sigma": "noise_multiplier", "noise-multiplier": "noise_multiplier",
-                      "sample-rate": "sample_rate", "steps": "steps"}),
+                      "sample-rate": "sample_rate", "steps": "steps", "epochs": "epochs",
+                      "batch-size": "batch_size", "dataset-size": "dataset_size", "sampling": "sampling",
+                      "neighbours": "neighbours"}),
 }
-#: keys every kind accepts: a Poisson subsample around it, and repetitions.
-_WRAPPERS = ("sample-rate", "times")
+#: keys every kind accepts: a Poisson subsample (sample-rate) or a fixed-size batch (sample-size and
+#: dataset-size) around it, with its neighbouring relation, and repetitions.
+_WRAPPERS = ("sample-rate", "sample-size", "dataset-size", "neighbours", "times")
 
 
 class SpecError(InvalidParameterError):
@@ -470,8 +736,10 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
 
     KIND is one of gaussian (sigma, sensitivity), gdp (mu), laplace (scale, sensitivity),
     rr / randomized-response (epsilon), pure-dp (epsilon), eps-delta (epsilon, delta) and dpsgd
-    (sigma, sample-rate, steps).  ``sample-rate`` wraps the mechanism in :class:`PoissonSampled`,
-    then ``times`` in :class:`Repeated`.  Keys may use ``_`` for ``-``.
+    (sigma, sample-rate or batch-size and dataset-size, steps or epochs, sampling, neighbours).
+    ``sample-rate`` wraps the mechanism in :class:`PoissonSampled`, or ``sample-size`` and
+    ``dataset-size`` in :class:`SampledWithoutReplacement` (``neighbours`` naming the relation of
+    either), then ``times`` in :class:`Repeated`.  Keys may use ``_`` for ``-``.
 
     >>> mechanism_from_dict({"kind": "gaussian", "sigma": "10/3", "times": 10})
     Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10)
@@ -488,7 +756,7 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     if not isinstance(kind, str) or kind not in _KINDS:
         raise SpecError(f"{where}: kind={kind!r} must be one of {', '.join(sorted(_KINDS))}")
     make, keys = _KINDS[kind]
-    wrap = {k: items.pop(k) for k in _WRAPPERS if k in items and not (kind == "dpsgd" and k == "sample-rate")}
+    wrap = {k: items.pop(k) for k in _WRAPPERS if k in items and not (kind == "dpsgd" and k in keys)}
     unknown = [k for k in items if k not in keys]
     if unknown:
         allowed = sorted(set(keys) | set(_WRAPPERS))
@@ -499,10 +767,21 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     if required:
         spelled = [next(k for k, v in keys.items() if v == name) for name in required]
         raise SpecError(f"{where}: {kind} needs {', '.join(spelled)}")
+    fixed = [k for k in ("sample-size", "dataset-size") if k in wrap]
+    if fixed and "sample-rate" in wrap:
+        raise SpecError(f"{where}: give sample-rate (Poisson) or sample-size and dataset-size (fixed-size batches), "
+                        "not both")
+    if len(fixed) == 1:
+        raise SpecError(f"{where}: fixed-size batches need both sample-size and dataset-size")
+    if "neighbours" in wrap and not (fixed or "sample-rate" in wrap):
+        raise SpecError(f"{where}: neighbours applies to a subsample (sample-rate, or sample-size and dataset-size)")
     try:
         m = make(**kwargs)
+        relation = {"neighbours": wrap["neighbours"]} if "neighbours" in wrap else {}
         if "sample-rate" in wrap:
-            m = PoissonSampled(m, wrap["sample-rate"])
+            m = PoissonSampled(m, wrap["sample-rate"], **relation)
+        if fixed:
+            m = SampledWithoutReplacement(m, wrap["sample-size"], wrap["dataset-size"], **relation)
         if "times" in wrap:
             m = Repeated(m, wrap["times"])
     except InvalidParameterError as exc:
@@ -517,6 +796,8 @@ def mechanism_from_spec(text: str) -> Mechanism:
     Repeated(LaplaceMechanism(scale=10, sensitivity=1), 5)
     >>> mechanism_from_spec("gaussian:sigma=1,sample-rate=0.01,times=1000")
     Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
+    >>> mechanism_from_spec("gaussian:sigma=1,sample-size=600,dataset-size=60000,neighbours=replace-one,times=1000")
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=1), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
     """
     if not isinstance(text, str):
         raise SpecError(f"mechanism {text!r}: a spec is a string KIND:key=value,...")

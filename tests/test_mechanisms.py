@@ -84,7 +84,7 @@ def test_dpsgd_is_repeated_poisson_gaussian() -> None:
     (lambda: Repeated(GDP(1), "2.5"), "times", "2.5"),
     (lambda: Composed(), "mechanisms", "()"),
     (lambda: Composed(GDP(1), 3), "mechanisms", "3"),
-    (lambda: dpsgd(1, "0.01", -5), "times", "-5"),
+    (lambda: dpsgd(1, "0.01", -5), "steps", "-5"),
 ])
 def test_bad_parameters_name_the_argument(call, name: str, shown: str) -> None:
     with pytest.raises(InvalidParameterError) as info:

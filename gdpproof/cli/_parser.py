@@ -58,7 +58,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             description="--mu M --eps E: delta (rounded up); --mu M --delta D: smallest epsilon "
                         "(rounded up); --eps E --delta D: largest mu (rounded down).")),
         ("calibrate", _calibrate_options, dict(
-            help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up)")),
+            help="smallest Gaussian noise sigma for (epsilon, delta)-DP (rounded up); DP-SGD's sigma, steps or rate",
+            description="gdpproof calibrate --eps E --delta D: the smallest sigma of one Gaussian mechanism "
+                        "(certified, rounded up). gdpproof calibrate dpsgd --target-eps E --delta D with two of "
+                        "sigma / steps (or epochs) / sampling rate (or batch and dataset size): the third, the "
+                        "best value whose proven epsilon meets the target (sigma rounded up, the others down), "
+                        "with the bracket there and at the next value, which does not meet it. Example: "
+                        "gdpproof calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs 500")),
         ("delta", _delta_options, dict(help="delta(epsilon) of a trade-off family (rounded up)")),
         ("tightest-mu", _tightest_mu_options, dict(help="smallest mu with f >= G_mu (rounded up)")),
         ("check", _check_options, dict(help="is it a trade-off function? (exit 1 if refuted)")),
@@ -112,10 +118,34 @@ def _convert_options(p: argparse.ArgumentParser) -> None:
 
 
 def _calibrate_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--eps", "--epsilon", dest="epsilon", required=True, help="epsilon >= 0")
-    p.add_argument("--delta", required=True, help="delta in [0, 1]")
-    p.add_argument("--sensitivity", default="1", help="L2 sensitivity (default 1)")
-    add_common(p)
+    p.add_argument("target", nargs="?", default="gaussian", choices=("gaussian", "dpsgd"),
+                   help="gaussian (default): one Gaussian mechanism's sigma, certified; dpsgd: DP-SGD's sigma, "
+                        "steps or sampling rate with a proven epsilon")
+    p.add_argument("--eps", "--epsilon", "--target-eps", dest="epsilon", required=True,
+                   help="the target epsilon >= 0 (> 0 for dpsgd)")
+    p.add_argument("--delta", required=True, help="delta in [0, 1] (in (0, 1) for dpsgd)")
+    p.add_argument("--sensitivity", help="gaussian: L2 sensitivity (default 1)")
+    p.add_argument("--sigma", help="dpsgd: the noise multiplier (leave out to solve for it)")
+    p.add_argument("--sample-rate", dest="sample_rate", help="dpsgd: sampling probability q (or --batch-size with "
+                   "--dataset-size; leave both out to solve for it)")
+    p.add_argument("--steps", help="dpsgd: number of steps T (or --epochs; leave both out to solve for it)")
+    p.add_argument("--epochs", help="dpsgd: epochs E, for T = ceil(E N / B) = ceil(E / q)")
+    p.add_argument("--batch-size", dest="batch_size", help="dpsgd: batch size B (expected, for Poisson sampling): "
+                   "q = B/N")
+    p.add_argument("--dataset-size", dest="dataset_size", help="dpsgd: dataset size N; with --sigma, --steps or "
+                   "--epochs and no batch size, the largest batch size is solved for")
+    p.add_argument("--rel-width", dest="rel_width", default="0.01",
+                   help="dpsgd: relative width of the proven brackets (default 0.01; narrower brings the "
+                        "answer closer to the true boundary, at more cost)")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+                   help="dpsgd: poisson (default) or fixed-batch (B of N without replacement; 'uniform' is the same)")
+    p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
+                   help="dpsgd: the neighbouring relation (default add-remove with poisson, replace-one with "
+                        "fixed-batch); sigma is the noise over the sensitivity under it")
+    p.add_argument("--progress", action="store_true", help="dpsgd: report each step of the search on stderr")
+    p.add_argument("--digits", type=int, default=None,
+                   help="significant digits (default: 30 for gaussian, certified; 4 for dpsgd's sigma or q)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (numbers as decimal strings)")
 
 
 def _delta_options(p: argparse.ArgumentParser) -> None:
@@ -159,9 +189,17 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0")
     p.add_argument("--sample-rate", dest="sample_rate", help="DP-SGD: sampling probability p in (0, 1]")
     p.add_argument("--steps", help="DP-SGD: number of steps T >= 1")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "uniform"),
-                   help="DP-SGD: poisson (each record with probability p) or uniform (fixed batch: the CLT only); "
-                        "default poisson")
+    p.add_argument("--epochs", help="DP-SGD: epochs E instead of --steps: T = ceil(E N / B) = ceil(E / q)")
+    p.add_argument("--batch-size", dest="batch_size", help="DP-SGD: batch size B with --dataset-size instead of "
+                   "--sample-rate: q = B/N")
+    p.add_argument("--dataset-size", dest="dataset_size", help="DP-SGD: dataset size N (with --batch-size)")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+                   help="DP-SGD: poisson (each record with probability p) or fixed-batch (B of N records drawn "
+                        "without replacement, p = B/N; 'uniform' is the same); default poisson")
+    p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
+                   help="DP-SGD: the neighbouring relation (default add-remove with poisson, replace-one with "
+                        "fixed-batch); sigma is the noise over the sensitivity under it (2C for a sum clipped to C "
+                        "under replace-one)")
     p.add_argument("--delta", help="report the smallest eps at this delta")
     p.add_argument("--eps", help="report the smallest delta at this eps")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),

@@ -1,7 +1,8 @@
 """``gdpproof account``: the privacy of any mechanism, through :func:`gdpproof.account`.
 
 The mechanism comes from ``--mechanism SPEC`` (repeated: composed), ``--spec FILE`` or DP-SGD's
-``--sigma/--sample-rate/--steps``; ``--delta`` asks for eps, ``--eps`` for delta.  For DP-SGD
+``--sigma/--sample-rate/--steps`` (with ``--sampling poisson|fixed-batch`` and ``--neighbours
+add-remove|replace-one``); ``--delta`` asks for eps, ``--eps`` for delta.  For DP-SGD
 the CLT approximation (mu_clt, eps_clt, gamma) is printed beside the proven answer, labelled.
 """
 
@@ -14,56 +15,85 @@ from ._common import COMMON_FLAGS, Usage, emit, flags, num
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..mechanisms import Mechanism
+    from ..mechanisms import Mechanism, Schedule
 
 #: library argument names -> the options that give them.
 FLAGS = {**COMMON_FLAGS, "noise_multiplier": "--sigma", "sigma": "--sigma", "sample_rate": "--sample-rate",
-         "steps": "--steps", "times": "--steps", "delta": "--delta", "epsilon": "--eps", "rel_width": "--rel-width",
-         "sampling": "--sampling", "route": "--route"}
+         "steps": "--steps", "times": "--steps", "epochs": "--epochs", "batch_size": "--batch-size",
+         "dataset_size": "--dataset-size", "delta": "--delta", "epsilon": "--eps", "rel_width": "--rel-width",
+         "sampling": "--sampling", "neighbours": "--neighbours", "route": "--route"}
 
 
-def _mechanism(args: argparse.Namespace) -> Mechanism:
+#: DP-SGD's options, by attribute: the run is given by these instead of a mechanism.
+_DPSGD_OPTIONS = {"sigma": "--sigma", "sample_rate": "--sample-rate", "steps": "--steps", "epochs": "--epochs",
+                  "batch_size": "--batch-size", "dataset_size": "--dataset-size"}
+
+
+def _dpsgd_given(args: argparse.Namespace) -> list[str]:
+    return [option for attr, option in _DPSGD_OPTIONS.items() if getattr(args, attr) is not None]
+
+
+def _schedule(args: argparse.Namespace) -> Schedule:
+    """DP-SGD's sampling rate and steps, from --sample-rate/--steps or --epochs/--batch-size/--dataset-size."""
+    from ..mechanisms import dpsgd_schedule
+
+    if args.sigma is None:
+        raise Usage("DP-SGD needs --sigma (the noise multiplier)")
+    with flags(FLAGS):
+        return dpsgd_schedule(sample_rate=args.sample_rate, steps=args.steps, epochs=args.epochs,
+                              batch_size=args.batch_size, dataset_size=args.dataset_size)
+
+
+def _mechanism(args: argparse.Namespace) -> tuple[Mechanism, Schedule | None]:
     from ..mechanisms import Composed, dpsgd, mechanism_from_file, mechanism_from_spec
 
-    dpsgd_given = [o for o, v in (("--sigma", args.sigma), ("--sample-rate", args.sample_rate),
-                                  ("--steps", args.steps)) if v is not None]
+    dpsgd_given = _dpsgd_given(args)
     sources = sum([bool(args.mechanism), args.spec is not None, bool(dpsgd_given)])
     if sources != 1:
         raise Usage("give the mechanism one way: --mechanism SPEC (repeatable), --spec FILE, or DP-SGD's "
-                    "--sigma, --sample-rate and --steps")
+                    "--sigma with --sample-rate (or --batch-size and --dataset-size) and --steps (or --epochs)")
     if args.mechanism:
         parts = [mechanism_from_spec(spec) for spec in args.mechanism]
-        return parts[0] if len(parts) == 1 else Composed(*parts)
+        return (parts[0] if len(parts) == 1 else Composed(*parts)), None
     if args.spec is not None:
-        return mechanism_from_file(args.spec)
-    missing = [o for o in ("--sigma", "--sample-rate", "--steps") if o not in dpsgd_given]
-    if missing:
-        raise Usage(f"DP-SGD needs --sigma, --sample-rate and --steps ({', '.join(missing)} missing)")
+        return mechanism_from_file(args.spec), None
+    s = _schedule(args)
     with flags(FLAGS):
-        return dpsgd(args.sigma, args.sample_rate, args.steps)
+        return dpsgd(args.sigma, s.sample_rate if s.batch_size is None else None, s.steps,
+                     batch_size=s.batch_size, dataset_size=s.dataset_size if s.batch_size is not None else None,
+                     sampling=_scheme(args), neighbours=args.neighbours), s
 
 
-def _dpsgd_clt_only(args: argparse.Namespace) -> int:
-    """DP-SGD without a query (or with fixed-size batches): the CLT approximation alone."""
+def _scheme(args: argparse.Namespace) -> str:
+    return "fixed-batch" if args.sampling == "uniform" else args.sampling
+
+
+#: The per-step curve behind each CLT formula (for the gamma line).
+_CURVES = {"poisson": "p G_1/sigma + (1-p) Id", "uniform": "C_p(G_1/sigma)"}
+
+
+def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule) -> int:
+    """DP-SGD without a query: the CLT approximation alone (of the dominating pair's composition:
+    :func:`gdpproof.account.clt_formula`)."""
+    from ..account import clt_formula
     from ..numeric.dpsgd import dpsgd_mu
 
+    formula = clt_formula(mechanism)
+    scheme = mechanism.sampling() or (None, None)
     with flags(FLAGS):
-        acc = dpsgd_mu(args.sigma, args.sample_rate, args.steps, sampling=args.sampling, delta=args.delta,
+        acc = dpsgd_mu(args.sigma, s.sample_rate, s.steps, sampling=formula, delta=args.delta,
                        digits=args.digits, gamma_digits=min(args.digits, 6), exact=False)
     print(f"gdpproof: warning: {acc.note}", file=sys.stderr)
-    payload = {"sigma": args.sigma, "sample_rate": args.sample_rate, "steps": args.steps, "sampling": args.sampling,
+    payload = {"sigma": args.sigma, "sample_rate": str(s.sample_rate), "steps": s.steps, "sampling": scheme[0],
+               "neighbours": scheme[1], "clt_formula": formula, "schedule_rule": s.rule or None,
                "route": None, "mu_clt": num(acc.mu_clt), "gamma": None if acc.gamma is None else num(acc.gamma),
                "approximation": True, "digits": acc.mu_clt.digits, "certified": acc.mu_clt.method,
                "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"}}
-    text = [f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
+    text = ([f"schedule  : {s.rule}"] if s.rule else []) + [f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
     if acc.eps_clt is not None:
         payload.update({"delta": args.delta, "eps_clt": num(acc.eps_clt)})
         text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
-    if args.sampling == "uniform" and args.delta is not None:
-        payload.update({"eps_lower": None, "eps_upper": None,
-                        "verdict": "no proven route for uniform (fixed-batch) sampling yet"})
-        text.append("eps bracket: no proven route for uniform (fixed-batch) sampling yet; the CLT alone")
-    curve = "p G_1/sigma + (1-p) Id" if args.sampling == "poisson" else "C_p(G_1/sigma)"
+    curve = _CURVES[formula]
     text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})" if acc.gamma
                 is not None else "gamma   = not certified for this configuration (the rest stands)")
     emit(args, payload, "\n".join(text))
@@ -73,21 +103,24 @@ def _dpsgd_clt_only(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.delta is not None and args.eps is not None:
         raise Usage(f"--delta={args.delta} and --eps={args.eps}: give one (--delta reports eps, --eps reports delta)")
-    dpsgd_flags = args.sigma is not None or args.sample_rate is not None or args.steps is not None
+    dpsgd_flags = bool(_dpsgd_given(args))
     if args.sampling != "poisson" and not dpsgd_flags:
         raise Usage(f"--sampling={args.sampling} applies only to DP-SGD (--sigma, --sample-rate, --steps)")
-    mechanism = _mechanism(args)
-    if dpsgd_flags and (args.sampling == "uniform" or (args.delta is None and args.eps is None)):
+    if args.neighbours is not None and not dpsgd_flags:
+        raise Usage(f"--neighbours={args.neighbours} applies only to DP-SGD (--sigma, --sample-rate, --steps); "
+                    "in a spec, give neighbours= with the subsample")
+    mechanism, schedule = _mechanism(args)
+    if schedule is not None and args.delta is None and args.eps is None:
         if args.rel_width != "0.01":
-            raise Usage(f"--rel-width={args.rel_width} applies only with --delta or --eps and Poisson sampling "
+            raise Usage(f"--rel-width={args.rel_width} applies only with --delta or --eps "
                         "(it sets the width of the proven bracket)")
         if args.route is not None:
-            raise Usage(f"--route={args.route} needs --delta or --eps and Poisson sampling")
-        return _dpsgd_clt_only(args)
+            raise Usage(f"--route={args.route} needs --delta or --eps")
+        return _dpsgd_clt_only(args, mechanism, schedule)
     if args.delta is None and args.eps is None:
         raise Usage("give --delta (to get eps) or --eps (to get delta)")
 
-    from ..account import account
+    from ..account import account, clt_formula
 
     with flags(FLAGS):
         a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits, rel_width=args.rel_width,
@@ -96,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
     what, lo, hi = ("eps", a.eps_lower, a.eps_upper) if a.given == "delta" else ("delta", a.delta_lower, a.delta_upper)
     rounding = {f"{what}_lower": "down", f"{what}_upper": "up"}
     text = [f"mechanism : {a.mechanism!r}", f"route     : {a.route} ({a.method})"]
+    if schedule is not None and schedule.rule:
+        payload["schedule_rule"] = schedule.rule
+        text.insert(1, f"schedule  : {schedule.rule}")
     if a.route == "bracket":
         text.append(f"{what:<9} in [{lo}, {hi}]   proven (lower rounded down, upper up)"
                     + ("" if a.ordering == "both" else f"; worse ordering: {a.ordering}"))
@@ -118,11 +154,13 @@ def run(args: argparse.Namespace) -> int:
         payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note})
         rounding["mu_clt"] = "up"
         params = a.mechanism.dpsgd_parameters()
+        formula = clt_formula(a.mechanism)
         if params is not None:  # the Berry-Esseen gamma of the per-step curve behind the formula
             from ..numeric.dpsgd import dpsgd_mu
 
             gamma_digits = min(args.digits, 6)
-            gamma = dpsgd_mu(*params, digits=args.digits, gamma_digits=gamma_digits, exact=False).gamma
+            gamma = dpsgd_mu(*params, sampling=formula, digits=args.digits, gamma_digits=gamma_digits,
+                             exact=False).gamma
             payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits})
             rounding["gamma"] = "up"
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation, not a bound)")
@@ -138,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             payload["verdict"] = a.clt.verdict
             text.append(f"verdict   : {a.clt.verdict}")
         if gamma is not None:
-            text.append(f"gamma     = {gamma}   (Berry-Esseen error of the CLT of the T-fold p G_1/sigma + (1-p) Id)")
+            text.append(f"gamma     = {gamma}   (Berry-Esseen error of the CLT of the T-fold {_CURVES[formula]})")
         elif params is not None:
             text.append("gamma     = not certified for this configuration (the rest stands)")
     for note in a.notes:

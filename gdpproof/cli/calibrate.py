@@ -1,26 +1,76 @@
-"""``gdpproof calibrate --eps E --delta D [--sensitivity S]``: the smallest Gaussian noise sigma
-for (epsilon, delta)-DP (rounded up), and the mu it gives (rounded down).
+"""``gdpproof calibrate``: noise for a target.
 
-Imports only the certified solvers of :mod:`gdpproof.numeric.solve`.
+* ``calibrate [gaussian] --eps E --delta D [--sensitivity S]``: the smallest Gaussian noise sigma
+  for (epsilon, delta)-DP (certified, rounded up), and the mu it gives (rounded down), from the
+  certified solvers of :mod:`gdpproof.numeric.solve`;
+* ``calibrate dpsgd --target-eps E --delta D ...``: DP-SGD's sigma (or steps, or sampling rate)
+  with a proven epsilon, through :func:`gdpproof.calibrate`.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, num
+from ._common import COMMON_FLAGS, Usage, emit, flags, num
 
 FLAGS = {**COMMON_FLAGS, "epsilon": "--eps", "delta": "--delta", "sensitivity": "--sensitivity"}
+DPSGD_FLAGS = {**COMMON_FLAGS, "target_epsilon": "--target-eps", "delta": "--delta", "noise_multiplier": "--sigma",
+               "sample_rate": "--sample-rate", "steps": "--steps", "epochs": "--epochs", "batch_size": "--batch-size",
+               "dataset_size": "--dataset-size", "rel_width": "--rel-width", "sampling": "--sampling",
+               "neighbours": "--neighbours"}
+_DPSGD_ONLY = ("sigma", "sample_rate", "steps", "epochs", "batch_size", "dataset_size", "neighbours")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.target == "dpsgd":
+        return _dpsgd(args)
+    given = [f"--{name.replace('_', '-')}" for name in _DPSGD_ONLY if getattr(args, name) is not None]
+    if args.sampling != "poisson":
+        given.append("--sampling")
+    if given or args.progress or args.rel_width != "0.01":
+        extra = given + (["--progress"] if args.progress else []) + (["--rel-width"] if args.rel_width != "0.01" else [])
+        raise Usage(f"{', '.join(extra)}: DP-SGD options; use 'gdpproof calibrate dpsgd ...'")
     from ..numeric.solve import mu_from_epsilon_delta, sigma_from_epsilon_delta
 
+    digits = 30 if args.digits is None else args.digits
+    sensitivity = "1" if args.sensitivity is None else args.sensitivity
     with flags(FLAGS):
-        sigma = sigma_from_epsilon_delta(args.epsilon, args.delta, args.sensitivity, digits=args.digits)
-        mu = mu_from_epsilon_delta(args.epsilon, args.delta, digits=args.digits)
-    emit(args, {"eps": args.epsilon, "delta": args.delta, "sensitivity": args.sensitivity,
+        sigma = sigma_from_epsilon_delta(args.epsilon, args.delta, sensitivity, digits=digits)
+        mu = mu_from_epsilon_delta(args.epsilon, args.delta, digits=digits)
+    emit(args, {"eps": args.epsilon, "delta": args.delta, "sensitivity": sensitivity,
                 "sigma": num(sigma), "mu": num(mu), "digits": sigma.digits,
                 "rounding": {"sigma": "up", "mu": "down"}, "certified": sigma.method},
-         f"sigma = {sigma}   (mu = {mu})")
+         f"sigma = {sigma}   (certified, rounded up)\nmu    = {mu}   (certified, rounded down)")
+    return 0
+
+
+def _dpsgd(args: argparse.Namespace) -> int:
+    if args.sensitivity is not None:
+        raise Usage(f"--sensitivity={args.sensitivity}: DP-SGD's sensitivity is the clipping norm, 1 (sigma is the "
+                    "noise multiplier)")
+    from ..calibration import calibrate
+
+    digits = 4 if args.digits is None else args.digits
+    with flags(DPSGD_FLAGS):
+        c = calibrate(args.epsilon, args.delta, noise_multiplier=args.sigma, sample_rate=args.sample_rate,
+                      steps=args.steps, epochs=args.epochs, batch_size=args.batch_size,
+                      dataset_size=args.dataset_size, digits=digits, rel_width=args.rel_width,
+                      sampling="fixed-batch" if args.sampling == "uniform" else args.sampling,
+                      neighbours=args.neighbours, progress=args.progress)
+    a, n = c.account, c.neighbour_account
+    name = {"noise_multiplier": "sigma", "steps": "steps", "sample_rate": "q", "batch_size": "batch"}[c.parameter]
+    how = f"{c.digits} significant digits, rounded {c.rounding}" if c.digits else f"rounded {c.rounding}"
+    text = [f"{name:<9} = {c.text}   ({how}: the {'smallest' if c.rounding == 'up' else 'largest'} value whose "
+            f"proven eps <= {c.to_dict()['target_eps']})",
+            f"eps       in [{a.eps_lower}, {a.eps_upper}]   proven at delta = {c.to_dict()['delta']} (lower rounded "
+            "down, upper up)",
+            f"{'next':<9} = {c.text_of(c.neighbour)}   eps in [{n.eps_lower}, {n.eps_upper}]: above the target or "
+            "straddling it",
+            f"schedule  : q = {c.to_dict()['sample_rate']}, T = {c.schedule.steps}"
+            + (f"   ({c.schedule.rule})" if c.schedule.rule else "")]
+    if a.clt is not None:
+        text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation at the answer, not a bound)")
+    text.append(f"cost      : {c.evaluations} compositions")
+    text.append(c.statement())
+    emit(args, c.to_dict(), "\n".join(text))
     return 0

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -39,7 +40,7 @@ from .bound import _down, _up
 from .certify import arb_function
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "LaplaceLoss",
-           "SubsampledGaussianLoss", "loss_from_law", "rounded_exactly"]
+           "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "loss_from_law", "rounded_exactly"]
 
 #: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).
 CDF_ERROR = 1e-15
@@ -149,12 +150,26 @@ def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..
 
 
 @functools.lru_cache(maxsize=None)
-def _acb_integrand(family: str, law: Law, analytic: bool) -> Callable[..., flint.acb]:
-    """The integrand (x, *parameters) of a family's partial mean, in complex balls for
-    ``acb.integral``; ``analytic`` asks the logarithm to flag its branch cut (arb's contract)."""
+def _integrand_pieces(family: str, law: Law) -> tuple[tuple[Fraction, Fraction, sympy.Expr], ...]:
+    """A family's integrand as (lo, hi, expression) pieces over the output line, each analytic on
+    its interval (ends exact; +-inf at infinity), the zero pieces dropped."""
     fam = sl.FAMILIES[family]
     assert fam.integrand is not None
     expr = fam.integrand[law]
+    pairs = expr.as_expr_set_pairs() if isinstance(expr, sympy.Piecewise) else [(expr, sympy.Interval(-sympy.oo, sympy.oo))]
+
+    def end(v: sympy.Expr) -> Any:
+        return Fraction(int(v.p), int(v.q)) if v.is_finite else (math.inf if v > 0 else -math.inf)
+
+    return tuple((end(iv.inf), end(iv.sup), e) for e, iv in pairs if e != 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _acb_integrand(family: str, law: Law, piece: int, analytic: bool) -> Callable[..., flint.acb]:
+    """One piece (x, *parameters) of a family's integrand, in complex balls for ``acb.integral``;
+    ``analytic`` asks the logarithm to flag its branch cut (arb's contract)."""
+    fam = sl.FAMILIES[family]
+    expr = _integrand_pieces(family, law)[piece][2]
     for r in expr.atoms(sympy.Rational):
         q = int(r.q)
         if q & (q - 1):  # printed as a float division: exact only for dyadic rationals
@@ -252,10 +267,15 @@ class CompiledLoss(PrivacyLoss):
         return self._integrated_partial_mean(a, b, law)
 
     def _integrated_partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
-        """The integral over x in (x(a), x(b)] of L(x) times the density (L increasing in x).
+        """The integral over x in (x(a), x(b)] of L(x) times the density (L non-decreasing in x),
+        piece by piece where the integrand has pieces.
 
-        The range below x = -40 (in units of the scale parameter; only reached when a is at the
-        floor of the support) is bounded by |floor| Phi(-40) and added to the ball.
+        The range below x = -40 sigma - 1 (sigma the scale parameter; only reached when a is at
+        the floor of the support or far in the lower tail) is bounded and added to the ball: the
+        output densities there are mixtures of N(m, sigma^2) with m in {-1, 0, 1}, so the mass is
+        below Phi(-40); with a finite floor the loss there is in [floor, 0), and without one
+        (the symmetric subsampled Gaussian) |L(x)| <= |x|/sigma^2 + |log p| + 1, whose mean over
+        that range is below 1e-300 for sigma >= 0.02 and p >= 1e-9.
         """
         with arb_precision(PARTIAL_MEAN_BITS):
             params = self._balls()
@@ -268,7 +288,7 @@ class CompiledLoss(PrivacyLoss):
                     return 0.0, 0.0
                 raise PrecisionError(f"{self.name}: cannot place the loss {b} in the output space")
             scale = params[0]
-            lo_cut = -40 * scale
+            lo_cut = -40 * scale - 1
             tail = flint.arb(0)
             if not xa.is_finite() or xa < lo_cut:  # at or below the floor (x = -oo), or far out
                 xa = lo_cut
@@ -278,13 +298,21 @@ class CompiledLoss(PrivacyLoss):
                 return 0.0, 0.0
             if not xa < xb:
                 raise PrecisionError(f"{self.name}: the interval ({a}, {b}] is too narrow to integrate over")
-            f_plain = _acb_integrand(self.family, law, False)
-            f_analytic = _acb_integrand(self.family, law, True)
+            r = tail
+            for k, (lo, hi, _) in enumerate(_integrand_pieces(self.family, law)):
+                start = xa if lo == -math.inf else xa.max(flint.arb(lo.numerator) / lo.denominator)
+                stop = xb if hi == math.inf else xb.min(flint.arb(hi.numerator) / hi.denominator)
+                if start >= stop:
+                    continue  # the piece lies outside (x(a), x(b)]
+                if not start < stop:
+                    raise PrecisionError(f"{self.name}: cannot tell which pieces ({a}, {b}] covers")
+                f_plain = _acb_integrand(self.family, law, k, False)
+                f_analytic = _acb_integrand(self.family, law, k, True)
 
-            def integrand(z: flint.acb, analytic: bool) -> flint.acb:
-                return (f_analytic if analytic else f_plain)(z, *params)
+                def integrand(z: flint.acb, analytic: bool, f0: Any = f_plain, f1: Any = f_analytic) -> flint.acb:
+                    return (f1 if analytic else f0)(z, *params)
 
-            r = flint.acb.integral(integrand, xa, xb).real + tail
+                r += flint.acb.integral(integrand, start, stop).real
             if not r.is_finite():
                 raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({r})")
             # a wide ball only widens the shift of the bracket (it is checked against h there)
@@ -354,12 +382,7 @@ class SubsampledGaussianLoss(CompiledLoss):
     """
 
     def __init__(self, sigma: float, p: float) -> None:
-        self.sigma = float(positive("noise_multiplier", sigma))
-        self.p = float(probability("sample_rate", p))
-        if not math.isfinite(self.sigma) or not 0.02 * (1 - 1e-15) <= self.sigma <= 1e4:
-            raise _bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
-        if not 1e-9 <= self.p <= 1:
-            raise _bad("sample_rate", p, "must be in [1e-9, 1]")
+        self.sigma, self.p = _subsampled_parameters(sigma, p)
         self.name = f"subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
         super().__init__(sl.subsampled_gaussian_loss(_exact_float("noise_multiplier", self.sigma),
                                                      _exact_float("sample_rate", self.p)))
@@ -370,6 +393,33 @@ class SubsampledGaussianLoss(CompiledLoss):
         with np.errstate(all="ignore"):
             out = fn(np.asarray(ell, dtype=float), *self._floats)
         return np.broadcast_to(np.asarray(out, dtype=float), np.shape(ell)).copy()
+
+
+def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
+    """(sigma, p) of a subsampled Gaussian step, validated: the range the engines are tested on."""
+    s = float(positive("noise_multiplier", sigma))
+    q = float(probability("sample_rate", p))
+    if not math.isfinite(s) or not 0.02 * (1 - 1e-15) <= s <= 1e4:
+        raise _bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
+    if not 1e-9 <= q <= 1:
+        raise _bad("sample_rate", p, "must be in [1e-9, 1]")
+    return s, q
+
+
+class SymmetricSubsampledGaussianLoss(CompiledLoss):
+    r"""The pair with trade-off C_p(G_{1/sigma}) (DRS Thm 4.2): one subsampled Gaussian step
+    (sensitivity 1, noise sigma, rate p) under replace-one neighbours (derivations/d12).
+
+    L is the subsampled Gaussian's loss where that is positive, the mirror image of its "add"
+    ordering where negative, and 0 with probability (1 - p)(Phi(1/(2 sigma)) - Phi(-1/(2 sigma)));
+    both orderings have the same law (the pair is symmetric).
+    """
+
+    def __init__(self, sigma: float, p: float) -> None:
+        self.sigma, self.p = _subsampled_parameters(sigma, p)
+        self.name = f"symmetric_subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
+        super().__init__(sl.symmetric_subsampled_gaussian_loss(_exact_float("noise_multiplier", self.sigma),
+                                                               _exact_float("sample_rate", self.p)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -384,6 +434,7 @@ _BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {
     "randomized_response": RandomizedResponseLoss,
     "laplace": LaplaceLoss,
     "subsampled_gaussian": SubsampledGaussianLoss,
+    "symmetric_subsampled_gaussian": SymmetricSubsampledGaussianLoss,
 }
 
 
@@ -410,7 +461,7 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
     rounded law, whose parameters differ from the given ones by less than one part in 2^52.
     """
     values = [_safe_double(v, up=d > 0) for v, d in zip(law.values, law.family.riskier)]
-    if law.family.name == "subsampled_gaussian":
+    if law.family.name in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
         values[1] = min(values[1], 1.0)
     return _BY_FAMILY[law.family.name](*values)
 

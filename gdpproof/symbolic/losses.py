@@ -24,6 +24,14 @@ parameters onto these):
 * ``subsampled_gaussian``: P = (1 - p) N(0, sigma^2) + p N(1, sigma^2), Q = N(0, sigma^2) (one
   Poisson-subsampled Gaussian step, add/remove neighbours; P||Q is "remove", Q||P is "add");
   L(x) = log(1 - p + p e^{(2x - 1)/(2 sigma^2)}).
+* ``symmetric_subsampled_gaussian``: the pair whose trade-off is C_p(G_{1/sigma}) (DRS Thm 4.2), the
+  dominating pair of one subsampled Gaussian step under replace-one neighbours (fixed-size batches,
+  rate p = B/N, and Poisson sampling; ``derivations/d12_sampling_schemes.py``).  Its loss is the
+  subsampled Gaussian's where that is positive, the mirror image of the "add" ordering's where it
+  is negative, and 0 with probability (1 - p)(Phi(1/(2 sigma)) - Phi(-1/(2 sigma))) (the slope -1
+  segment of C_p).  As a pair on the real line: P = (1 - p) N(0, sigma^2) + p A, Q = its mirror
+  image, A with density phi((x - 1)/sigma)/sigma for x > 1/2, phi(x/sigma)/sigma for x < -1/2,
+  0 between.
 
 References: Dong, Roth & Su (2022), Cor. 2.13 and Thm 4.2; Koskela, Jälkö & Honkela (2020) and
 Gopi, Lee & Wutschitz (2021) for privacy-loss distributions.
@@ -41,7 +49,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 from .symbols import Phi, ell, epsilon, mu, p, phi, sigma, x
 
 __all__ = ["LossFamily", "LossLaw", "FAMILIES", "gaussian_loss", "randomized_response_loss", "laplace_loss",
-           "subsampled_gaussian_loss"]
+           "subsampled_gaussian_loss", "symmetric_subsampled_gaussian_loss"]
 
 LAWS = ("P", "Q")
 
@@ -66,7 +74,9 @@ class LossFamily:
     partial : dict law -> sympy.Expr or None
         M(ell) = E[L; L <= ell], right-continuous; None when there is no closed form.
     integrand : dict law -> sympy.Expr or None
-        L(x) times the density of the output x under the law (when ``partial`` is None).
+        L(x) times the density of the output x under the law (when ``partial`` is None); a
+        ``Piecewise`` in x alone (conditions x < c, x <= c with constant c) where the output law
+        has pieces, which the engines integrate piece by piece.
     x_of_ell : sympy.Expr or None
         The output x at which L(x) = ell (L increasing in x); -oo at and below the floor.
     atoms : dict law -> tuple of (loss, probability) or None
@@ -215,13 +225,15 @@ LAPLACE = LossFamily(
 #: The privacy loss at output x.
 SUBSAMPLED_GAUSSIAN_LOSS_AT = log(1 - p + p * exp((2 * x - 1) / (2 * sigma**2)))
 #: x with L(x) = ell: sigma^2 log((e^ell - (1 - p))/p) + 1/2, in the cancellation-free forms of
-#: d11 (log1p(expm1(ell)/p) for ell <= 0, ell - log p + log1p(-(1 - p) e^{-ell}) above); -oo at and
+#: d11 (log1p(expm1(ell)/p) for ell <= 1, ell - log p + log1p(-(1 - p) e^{-ell}) above, where
+#: (1 - p) e^{-ell} <= 1/e: the second form cancels for small ell > 0 and small p, 1 + (p - 1) e^{-ell}
+#: being about p + ell, with an error of 1e-12 relative at p = 1e-4, ell = 1e-5); -oo at and
 #: below the floor log(1 - p), where no output has that loss; for p = 1 (no floor) sigma^2 ell + 1/2,
 #: which the float forms would lose once e^ell is below the unit roundoff.
 SUBSAMPLED_GAUSSIAN_X_OF_ELL = Piecewise(
     (sigma**2 * ell + _half, sympy.Eq(p, 1)),                 # no floor: L(x) = (2x - 1)/(2 sigma^2)
     (-sympy.oo, expm1(ell) <= -p),
-    (sigma**2 * log1p(expm1(ell) / p) + _half, ell <= 0),
+    (sigma**2 * log1p(expm1(ell) / p) + _half, ell <= 1),
     (sigma**2 * (ell - log(p) + log1p(-(1 - p) * exp(-ell))) + _half, True))
 
 _xs = SUBSAMPLED_GAUSSIAN_X_OF_ELL / sigma
@@ -243,7 +255,47 @@ SUBSAMPLED_GAUSSIAN = LossFamily(
     symmetric=False,
 )
 
-FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, LAPLACE, SUBSAMPLED_GAUSSIAN)}
+# ---------------------------------------------------------------------------------------------
+# one subsampled Gaussian step under replace-one neighbours: the symmetric pair of C_p(G_{1/sigma})
+# ---------------------------------------------------------------------------------------------
+# With L_R the subsampled Gaussian's loss (P_R the mixture, Q_R = N(0, sigma^2)) and X(ell) its
+# inverse map (X(ell) >= 1/2 for ell >= 0): under P the law is P_R's on (0, oo), Q_R's mirrored
+# onto (-oo, 0) and an atom at 0; under Q the law of -L under P (derivations/d12).
+
+_X = SUBSAMPLED_GAUSSIAN_X_OF_ELL             # the output with loss ell, for ell >= 0
+# the output with loss -ell, for ell < 0, written through |ell| (X(-ell) as such would print its
+# erfc arguments with an extracted minus sign: 1 - erfc(...)/2, which cancels in the tails)
+_Xm = _X.xreplace({ell: sympy.Abs(ell)})
+# z-values of the two mixture components at X(ell) and X(-ell) (built once, as the subsampled
+# Gaussian's are: Phi(-(X - 1)/sigma) written inline prints as 1 - erfc(...)/2, which cancels in the
+# tails; d12 checks the tails against mpmath)
+_z, _z1 = _X / sigma, (_X - 1) / sigma
+_zm, _zm1 = _Xm / sigma, (_Xm - 1) / sigma
+_mix_sf = (1 - p) * Phi(-_z) + p * Phi(-_z1)        # P_R(L_R > ell)
+_mix_ge = (1 - p) * Phi(-_zm) + p * Phi(-_zm1)      # P_R(L_R >= -ell)
+_loss_neg = -SUBSAMPLED_GAUSSIAN_LOSS_AT.xreplace({x: -x})            # the loss at x < -1/2
+
+SYMMETRIC_SUBSAMPLED_GAUSSIAN = LossFamily(
+    name="symmetric_subsampled_gaussian",
+    parameters=(sigma, p),
+    orderings=("P||Q", "Q||P"),
+    cdf={"P": Piecewise((Phi(-_zm), ell < 0), ((1 - p) * Phi(_z) + p * Phi(_z1), True)),
+         "Q": Piecewise((_mix_ge, ell < 0), (Phi(_z), True))},
+    sf={"P": Piecewise((Phi(_zm), ell < 0), (_mix_sf, True)),
+        "Q": Piecewise(((1 - p) * Phi(_zm) + p * Phi(_zm1), ell < 0), (Phi(-_z), True))},
+    support=(-sympy.oo, sympy.oo),
+    median={"P": sympy.Integer(0), "Q": sympy.Integer(0)},
+    integrand={"P": Piecewise((_loss_neg * _density_q, x < -_half), (0, x <= _half),
+                              (SUBSAMPLED_GAUSSIAN_LOSS_AT * _density_p, True)),
+               "Q": Piecewise((_loss_neg * _density_p.xreplace({x: -x}), x < -_half), (0, x <= _half),
+                              (SUBSAMPLED_GAUSSIAN_LOSS_AT * _density_q, True))},
+    x_of_ell=Piecewise((-_Xm, ell < 0), (_X, True)),
+    riskier=(-1, 1),
+    symmetric=True,
+)
+
+FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, LAPLACE, SUBSAMPLED_GAUSSIAN,
+                                SYMMETRIC_SUBSAMPLED_GAUSSIAN)}
 
 
 def gaussian_loss(mu_: sympy.Expr) -> LossLaw:
@@ -264,3 +316,9 @@ def laplace_loss(mu_: sympy.Expr) -> LossLaw:
 def subsampled_gaussian_loss(sigma_: sympy.Expr, p_: sympy.Expr) -> LossLaw:
     """The loss of one Poisson-subsampled Gaussian step (noise sigma, sensitivity 1, rate p)."""
     return LossLaw(SUBSAMPLED_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(p_)))
+
+
+def symmetric_subsampled_gaussian_loss(sigma_: sympy.Expr, p_: sympy.Expr) -> LossLaw:
+    """The loss of the pair with trade-off C_p(G_{1/sigma}): one subsampled Gaussian step (noise sigma,
+    sensitivity 1, rate p) under replace-one neighbours (derivations/d12)."""
+    return LossLaw(SYMMETRIC_SUBSAMPLED_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(p_)))

@@ -112,7 +112,7 @@ def test_check_exit_codes(capsys):
         (["tradeoff", "rr-composition", "--eps", "1", "--n", "1e20", "--alpha", "0.5"], "--n='1e20' must be at most 10^12"),
         (["simulate", "gaussian", "--samples", "10", "--seed", "1"], "--sigma is required for gaussian"),
         (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3", "--rel-width", "0.05"],
-         "--rel-width=0.05 applies only with --delta or --eps and Poisson sampling"),
+         "--rel-width=0.05 applies only with --delta or --eps"),
         (["simulate", "gaussian", "--sigma", "0", "--samples", "10", "--seed", "1"], "--sigma='0' must be a finite number > 0"),
         (["simulate", "gaussian", "--sigma", "1", "--samples", "-5", "--seed", "1"], "--samples='-5' must be an integer >= 1"),
         (["simulate", "gaussian", "--sigma", "1", "--samples", "10", "--seed", "x"], "--seed='x' must be an integer >= 0"),
@@ -411,7 +411,9 @@ def test_account_composes_any_mechanism(capsys, tmp_path):
     (["account", "--mechanism", "laplace:scale=1,times=3", "--delta", "1e-5", "--route", "exact-finite"],
      "no route accounts"),
     (["account", "--spec", "/nonexistent/m.toml", "--delta", "1e-5"], "spec file '/nonexistent/m.toml'"),
-    (["account", "--sigma", "1", "--steps", "3", "--delta", "1e-5"], "--sample-rate missing"),
+    (["account", "--sigma", "1", "--steps", "3", "--delta", "1e-5"], "--sample-rate is needed"),
+    (["account", "--sigma", "1", "--batch-size", "3", "--epochs", "2", "--delta", "1e-5"], "--dataset-size is needed"),
+    (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "3.5", "--delta", "1e-5"], "--steps='3.5'"),
     (["account", "--mechanism", "gdp:mu=1", "--sampling", "uniform", "--delta", "1e-5"], "applies only to DP-SGD"),
 ])
 def test_account_bad_input_names_the_part(capsys, argv, text):
@@ -425,3 +427,19 @@ def test_account_honest_mu_on_request(capsys):
     obj = json.loads(out)
     assert code == 0 and float(obj["honest_mu_lower"]) <= float(obj["honest_mu_upper"]) < 1.0
     assert obj["rounding"]["honest_mu_lower"] == "down" and float(obj["honest_mu_delta_min"]) < 1e-6
+
+
+def test_account_fixed_batch_and_neighbours(capsys):
+    # fixed-size batches now have a proven route; the JSON names the scheme and what is proven
+    code, out, err = run(capsys, "account", "--sigma", "1", "--sample-rate", "600/60000", "--steps", "100",
+                         "--sampling", "fixed-batch", "--delta", "1e-5", "--rel-width", "0.05", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["route"] == "bracket" and "understate" in err
+    assert (obj["sampling"], obj["neighbours"], obj["pair_tight"]) == ("fixed-batch", "replace-one", False)
+    assert float(obj["eps_lower"]) <= float(obj["eps_upper"]) and "not for the mechanism" in obj["statement"]
+    code, out, _ = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "100",
+                       "--neighbours", "replace-one", "--json")
+    obj = json.loads(out)
+    assert code == 0 and (obj["sampling"], obj["neighbours"], obj["clt_formula"]) == ("poisson", "replace-one", "uniform")
+    code, _, err = run(capsys, "account", "--mechanism", "gdp:mu=1", "--neighbours", "replace-one", "--delta", "1e-5")
+    assert code == 2 and "--neighbours=replace-one applies only to DP-SGD" in err

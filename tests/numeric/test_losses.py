@@ -150,3 +150,77 @@ def test_parameters_round_to_the_less_private_side() -> None:
     assert rounded_exactly(LaplaceMechanism(scale=4).loss_law())
     assert loss_from_law(RandomizedResponse(1).loss_law()).eps == 1.0
     assert math.isinf(GaussianLoss(1).support()[0])
+
+
+# --- the symmetric pair of C_p(G_{1/sigma}) (replace-one neighbours), from its densities ------------
+
+
+def _sym_pair(sigma: float, p: float):
+    """The pair on the real line written from its definition (derivations/d12): P = (1 - p) N(0, s^2)
+    + p A, A with density phi_s(x - 1) above 1/2 and phi_s(x) below -1/2; Q(x) = P(-x)."""
+    s, q = CTX.mpf(sigma), CTX.mpf(p)
+    half = CTX.mpf(1) / 2
+
+    def dens_p(x):
+        a = CTX.npdf(x, 1, s) if x > half else (CTX.npdf(x, 0, s) if x < -half else 0)
+        return (1 - q) * CTX.npdf(x, 0, s) + q * a
+
+    def dens_q(x):
+        return dens_p(-x)
+
+    def loss(x):
+        return CTX.log(dens_p(x) / dens_q(x))
+
+    def x_of(ell):  # the largest output with loss <= ell (L is non-decreasing in x)
+        if ell == 0:
+            return half
+        lo, hi = (CTX.mpf(-60), -half) if ell < 0 else (half, CTX.mpf(60))
+        return CTX.findroot(lambda t: loss(t) - ell, (lo, hi), solver="anderson")
+
+    return dens_p, dens_q, loss, x_of
+
+
+def _sym_partial(sigma, p, a, b, law):
+    dens_p, dens_q, loss, x_of = _sym_pair(sigma, p)
+    dens = dens_p if law == "P" else dens_q
+    xa, xb = x_of(CTX.mpf(a)), x_of(CTX.mpf(b))
+    cuts = [xa] + [c for c in (-CTX.mpf(1) / 2, CTX.mpf(1) / 2) if xa < c < xb] + [xb]
+    return CTX.quad(lambda x: loss(x) * dens(x), cuts)
+
+
+def _sym_cdf(sigma, p, ell, law):
+    dens_p, dens_q, _, x_of = _sym_pair(sigma, p)
+    dens = dens_p if law == "P" else dens_q
+    x = x_of(CTX.mpf(ell))
+    cuts = [-CTX.inf] + [c for c in (-CTX.mpf(1) / 2, CTX.mpf(1) / 2) if c < x] + [x]
+    return CTX.quad(dens, cuts)
+
+
+def test_symmetric_subsampled_gaussian_against_its_densities() -> None:
+    from gdpproof.numeric.losses import SymmetricSubsampledGaussianLoss
+
+    sigma, p = 0.9, 0.05
+    loss = SymmetricSubsampledGaussianLoss(sigma, p)
+    assert loss.symmetric and loss.support() == (-math.inf, math.inf)
+    # intervals across the atom at 0, on either side of it and over the bulk; both laws
+    for (a, b), law in [((-0.04, 0.2), "P"), ((-0.3, -0.01), "Q"), ((0.0, 1.5), "Q"), ((-2.0, 2.0), "P")]:
+        lo, hi = loss.partial_mean(a, b, law)
+        want = _sym_partial(sigma, p, a, b, law)
+        pad = CTX.mpf(10) ** -25 * (1 + abs(want))
+        assert CTX.mpf(lo) - pad <= want <= CTX.mpf(hi) + pad, (a, b, law, lo, hi, want)
+        assert hi - lo <= 1e-12 * (1 + abs(float(want)))
+    for ell, law in [(-1.5, "Q"), (-1e-9, "P"), (0.0, "Q"), (0.05, "P")]:  # 0.0: the atom is counted
+        want = _sym_cdf(sigma, p, ell, law)
+        c, s = loss.cdf(np.array([ell]), law)[0], loss.sf(np.array([ell]), law)[0]
+        assert abs(CTX.mpf(c) - want) <= CDF_ERROR and abs(CTX.mpf(s) - (1 - want)) <= CDF_ERROR, (ell, law)
+
+
+def test_subsampled_gaussian_cdf_near_zero_loss_with_a_small_rate() -> None:
+    """Just above loss 0 with p = 1e-4 the form ell - log p + log1p(-(1 - p) e^{-ell}) cancels (an
+    error of 8e-13 in the CDF at ell = 8.7e-6, sigma = 3); the shipped map uses the log1p(expm1)
+    form up to ell = 1."""
+    loss = SubsampledGaussianLoss(3.0, 1e-4)
+    ells = np.array([8.659643233600654e-06, 1e-4, 0.3, 0.999, 1.001])
+    for law in "PQ":
+        for v, c in zip(ells, loss.cdf(ells, law)):
+            assert abs(CTX.mpf(c) - _cdf_oracle(loss, float(v), law)) <= CDF_ERROR, (v, law)

@@ -1,0 +1,451 @@
+r"""Calibrating DP-SGD to a target (epsilon, delta) with proven answers.
+
+:func:`calibrate` finds, for T steps of the subsampled Gaussian mechanism (Poisson sampling or
+fixed-size batches, either neighbouring relation: :func:`gdpproof.mechanisms.dpsgd`) and a
+target (epsilon, delta):
+
+* the smallest noise multiplier sigma, with ``digits`` significant digits, rounded up;
+* or, for a given sigma, the largest number of steps, the largest sampling rate (``digits``
+  significant digits, rounded down) or the largest batch size;
+
+whose **proven** upper end of epsilon at delta (:func:`gdpproof.account`'s bracket, at
+``rel_width``) is at most the target.  The answer comes with the account at it, and with the
+account one step further (one unit of the last digit for sigma or the rate, one step or one record
+for the integers), whose bracket breaks the target or straddles it: no closer value is proven at
+this width.  A narrower ``rel_width`` moves the answer closer to the true boundary.
+
+**How.**  The search first estimates where epsilon(x) crosses the target, on a coarse grid: the
+midpoint of a bracket about 4 % wide is within a few parts in 10^5 of the true epsilon (the
+bracket is nearly symmetric about it), so a secant iteration in log-log coordinates on these
+cheap compositions (the grid chosen once, then reused: a warm start) lands within a unit or two of
+the last digit.  Only then is :func:`gdpproof.account` run, at the candidate and at its
+neighbour, stepping until the proven boundary is found.  The estimates steer; only the accounts
+decide.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, TextIO
+
+import sympy
+
+from ._args import _bad, positive, probability
+from .account import Account, _losses, account
+from .errors import InvalidParameterError, PrecisionError
+from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
+from .numeric.pld import _check_refinement, compose_losses, epsilon_bracket
+from .numeric.solve import mu_from_epsilon_delta
+
+__all__ = ["Calibration", "calibrate"]
+
+#: What can be solved for, with the direction the answer is rounded (the safe side).
+PARAMETERS = {"noise_multiplier": "up", "steps": "down", "sample_rate": "down", "batch_size": "down"}
+
+#: Width of the coarse brackets that steer the search.
+_COARSE_WIDTH = 0.04
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What :func:`calibrate` returns.
+
+    Attributes
+    ----------
+    parameter : str
+        What was solved for: "noise_multiplier", "steps", "sample_rate" or "batch_size".
+    value : sympy.Rational or int
+        The answer, exact (``text`` is the same number as shown).
+    rounding : str
+        "up" for sigma (a larger sigma only adds noise), "down" for the others.
+    target_epsilon, delta : sympy.Rational
+        The target.
+    account : Account
+        The proven account at the answer: ``account.epsilon.upper <= target_epsilon``.
+    neighbour : sympy.Rational or int
+        One unit of the last digit (or one step, one record) past the answer, toward less noise.
+    neighbour_account : Account
+        Its account: the upper end is above the target (its bracket lies above the target or
+        straddles it), so no closer value is proven at this width.
+    schedule : Schedule
+        The sampling rate and steps at the answer, with the rule that gave them.
+    evaluations : int
+        Compositions run in all (coarse estimates and accounts).
+    """
+
+    parameter: str
+    value: Any
+    text: str
+    rounding: str
+    digits: int | None
+    target_epsilon: Any
+    delta: Any
+    rel_width: float
+    account: Account = field(repr=False)
+    neighbour: Any = field(repr=False)
+    neighbour_account: Account = field(repr=False)
+    schedule: Schedule = field(repr=False)
+    evaluations: int = field(repr=False, default=0)
+
+    def __repr__(self) -> str:
+        b = self.account.epsilon
+        return (f"Calibration({self.parameter}={self.text} (rounded {self.rounding}), "
+                f"eps in [{b.lower:.6g}, {b.upper:.6g}] <= {_text(self.target_epsilon)} at delta={_text(self.delta)})")
+
+    @property
+    def eps_lower(self) -> Any:
+        """The proven lower end of epsilon at the answer (6 digits, rounded down)."""
+        return self.account.eps_lower
+
+    @property
+    def eps_upper(self) -> Any:
+        """The proven upper end of epsilon at the answer (6 digits, rounded up), <= the target."""
+        return self.account.eps_upper
+
+    def statement(self) -> str:
+        """One paragraph for a paper: the answer, the schedule and the proven guarantee."""
+        what = {"noise_multiplier": "noise multiplier sigma", "steps": "number of steps T",
+                "sample_rate": "sampling rate q", "batch_size": "batch size B"}[self.parameter]
+        best = "smallest" if self.rounding == "up" else "largest"
+        n = self.neighbour_account.epsilon
+        lines = [f"The {best} {what} (to {self.digits} significant digits, rounded {self.rounding})"
+                 if self.digits else f"The {best} {what}",
+                 f"with a proven epsilon <= {_text(self.target_epsilon)} at delta = {_text(self.delta)} "
+                 f"is {self.text}.",
+                 self.account.statement()]
+        if self.schedule.rule:
+            lines.append(f"Schedule: {self.schedule.rule}.")
+        lines.append(f"At {self.text_of(self.neighbour)} the proven bracket is [{n.lower:.6g}, {n.upper:.6g}]: "
+                     "its upper end is above the target, so no closer value is proven at rel_width "
+                     f"{self.rel_width:g}.")
+        return " ".join(lines[:2]) + "\n" + "\n".join(lines[2:])
+
+    def text_of(self, v: Any) -> str:
+        """A value of the solved parameter as shown (an integer, or its exact decimal)."""
+        return _text(v, self.digits)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer as JSON-ready values (numbers as decimal strings)."""
+        d = self.account.to_dict()
+        n = self.neighbour_account
+        d.update({
+            "solved_for": self.parameter, self.parameter: self.text, "rounding": self.rounding,
+            "digits": self.digits, "target_eps": _text(self.target_epsilon),
+            "sample_rate": _text(self.schedule.sample_rate), "steps": self.schedule.steps,
+            "schedule_rule": self.schedule.rule or None,
+            "neighbour": {self.parameter: self.text_of(self.neighbour), "eps_lower": str(n.eps_lower),
+                          "eps_upper": str(n.eps_upper)},
+            "rel_width": str(self.rel_width), "evaluations": self.evaluations,
+        })
+        return d
+
+
+# -- the grid of answers ------------------------------------------------------------------------
+
+def _text(v: Any, digits: int | None = None) -> str:
+    """A number as a reader wants it: an integer, or the exact decimal where there is one."""
+    if isinstance(v, int):
+        return str(v)
+    r = sympy.Rational(v)
+    return _decimal_text(r) or _show(r)
+
+
+def _on_grid(x: float, digits: int | None, up: bool) -> Any:
+    """x rounded to the answer grid (``digits`` significant digits; integers when None)."""
+    if digits is None:
+        return max(1, math.ceil(x) if up else math.floor(x))
+    f = Fraction(x)
+    e = math.floor(math.log10(x)) - digits + 1
+    unit = Fraction(10) ** e
+    k = f / unit
+    k = math.ceil(k) if up else math.floor(k)
+    if k >= 10**digits:  # rounded up into the next decade
+        return sympy.Rational(10) ** (e + digits)
+    return sympy.Rational(k) * sympy.Rational(10) ** e
+
+
+def _step(v: Any, digits: int | None, toward_less: bool) -> Any:
+    """The next grid value: down (``toward_less``) or up, keeping ``digits`` significant digits."""
+    if digits is None:
+        return v - 1 if toward_less else v + 1
+    r = sympy.Rational(v)
+    e = int(sympy.floor(sympy.log(r, 10))) if r > 0 else 0
+    # sympy's log may be off at exact powers of ten: fix e so that 10^(digits-1) <= r/10^(e-digits+1) < 10^digits
+    while r >= sympy.Rational(10) ** (e + 1):
+        e += 1
+    while r < sympy.Rational(10) ** e:
+        e -= 1
+    unit = sympy.Rational(10) ** (e - digits + 1)
+    if toward_less and r == sympy.Rational(10) ** e:
+        unit /= 10  # 1.000 -> 0.9999
+    return r - unit if toward_less else r + unit
+
+
+# -- the search ---------------------------------------------------------------------------------
+
+@dataclass
+class _Problem:
+    parameter: str
+    build: Callable[[Any], tuple[Mechanism, Schedule]]
+    digits: int | None
+    up: bool                      # the answer is rounded up (sigma) or down
+    increasing: bool              # epsilon increases with the parameter
+    guess: float
+    lowest: float                 # the parameter's domain
+    highest: float
+
+
+def _estimator(delta: float, say: Callable[[str], None]) -> tuple[Callable[[Mechanism], float], list[int]]:
+    """eps(delta) of a mechanism, estimated as the midpoint of a coarse proven bracket, the grid
+    chosen on the first call and reused after (a warm start)."""
+    state: dict[str, Any] = {}
+    count = [0]
+    eta = min(1e-10, delta * 1e-5)
+
+    def estimate(m: Mechanism) -> float:
+        parts = _losses(m)[0]
+        count[0] += 1
+        steps = sum(c for _, c in parts)
+        b = None
+        if "h" in state:
+            h = state["h"] * math.sqrt(state["steps"] / steps)  # the width grows like h sqrt(T)
+            try:
+                b = compose_losses(parts, grid_step=min(h, 1e-2), eta=eta).epsilon(delta)
+            except PrecisionError:
+                b = None
+        if b is None:
+            b, comp = epsilon_bracket(parts, delta, rel_width=_COARSE_WIDTH)
+            state.update(h=comp.h, steps=steps)
+        mid = 0.5 * (b.lower + b.upper)
+        say(f"estimate {count[0]}: eps ~ {mid:.6g}")
+        return mid
+
+    return estimate, count
+
+
+def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
+           say: Callable[[str], None]) -> tuple[float, int]:
+    """Where the upper end of a ``rel_width`` bracket crosses the target (an estimate), and the
+    number of compositions it took."""
+    estimate, count = _estimator(delta, say)
+    goal = math.log(target / (1 + rel_width / 2))  # the upper end sits about half the width above
+
+    def g(u: float) -> float:
+        x = math.exp(u)
+        if problem.digits is None:
+            x = max(problem.lowest, round(x))
+        mech, _ = problem.build(_exactish(x, problem))
+        return math.log(estimate(mech)) - goal
+
+    lo_u, hi_u = math.log(problem.lowest), math.log(problem.highest)
+    u0 = min(max(math.log(problem.guess), lo_u), hi_u)
+    g0 = g(u0)
+    u1 = min(max(u0 + (0.05 if (g0 > 0) != problem.increasing else -0.05), lo_u), hi_u)
+    if u1 == u0:
+        u1 = u0 - 0.05 if u0 == hi_u else u0 + 0.05
+    g1 = g(u1)
+    tol = 1e-6 if problem.digits is None else 0.1 * 10.0 ** (-problem.digits)
+    for _ in range(12):
+        if g1 == g0:
+            break
+        u2 = u1 - g1 * (u1 - u0) / (g1 - g0)
+        u2 = min(max(u2, u1 - 1.0, lo_u), u1 + 1.0, hi_u)  # damped: at most a factor e per step
+        if abs(u2 - u1) < tol or (problem.digits is None and abs(math.exp(u2) - math.exp(u1)) < 0.5):
+            u1 = u2
+            break  # the next estimate would not move the answer
+        u0, g0 = u1, g1
+        u1 = u2
+        g1 = g(u1)
+    return math.exp(u1), count[0]
+
+
+def _exactish(x: float, problem: _Problem) -> Any:
+    if problem.digits is None:
+        return int(x)
+    return sympy.Rational(Fraction(x).limit_denominator(10**15))
+
+
+def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, sample_rate: Any = None,
+              steps: Any = None, epochs: Any = None, batch_size: Any = None, dataset_size: Any = None,
+              digits: int = 4, rel_width: float = 0.01, sampling: str = "poisson", neighbours: str | None = None,
+              progress: bool | TextIO = False) -> Calibration:
+    r"""Calibrate DP-SGD to a target (Poisson sampling and add/remove neighbours by default).
+
+    Leave exactly one of the noise multiplier, the number of steps (``steps``/``epochs``) and the
+    sampling rate (``sample_rate``/``batch_size``) unset: it is solved for.
+
+    Parameters
+    ----------
+    target_epsilon, delta : real
+        The target: (target_epsilon, delta)-DP, proven.
+    noise_multiplier, sample_rate, steps, epochs, batch_size, dataset_size
+        The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
+        the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, the largest
+        batch size is solved for.
+    digits : int
+        Significant digits of a real answer (sigma rounded up, q rounded down); integers exact.
+    rel_width : float
+        The relative width of the proven brackets: the answer is the best value whose upper end
+        meets the target at this width (a narrower width costs more and moves the answer closer
+        to the true boundary).
+    sampling, neighbours : str
+        The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
+        :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
+    progress : bool or file
+        Report each step of the search (on stderr, or on the file given).
+
+    Returns
+    -------
+    Calibration
+        The answer, its account (``eps_upper <= target``) and its neighbour's account.
+
+    Examples
+    --------
+    The smallest sigma, to 3 digits, for (2, 1e-5)-DP over 1000 steps at q = 0.01:
+
+    >>> from gdpproof import calibrate
+    >>> c = calibrate(2, "1e-5", sample_rate="0.01", steps=1000, digits=3)
+    >>> c.text, c.rounding, c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
+    ('0.962', 'up', True)
+    >>> c.text_of(c.neighbour)
+    '0.961'
+    >>> c
+    Calibration(noise_multiplier=0.962 (rounded up), eps in [1.97754, 1.99592] <= 2 at delta=1E-5)
+    """
+    target = positive("target_epsilon", target_epsilon, symbolic=False)
+    if not target.is_Rational:
+        raise _bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
+    d = probability("delta", delta, symbolic=False)
+    if not 0 < d < 1:
+        raise _bad("delta", delta, "must be in (0, 1)")
+    if not d.is_Rational:
+        raise _bad("delta", delta, "must be a rational number (a decimal or a fraction)")
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
+        raise _bad("digits", digits, "must be an integer in [1, 8]")
+    width = _check_refinement(rel_width, 5)
+    say = _sayer(progress)
+    dpsgd(1, "0.5", 1, sampling=sampling, neighbours=neighbours)  # the scheme and relation checked up front
+    problem = _problem(sympy.Rational(target), sympy.Rational(d), noise_multiplier, sample_rate, steps, epochs,
+                       batch_size, dataset_size, digits, sampling, neighbours)
+    t, dd = float(target), float(d)
+    estimate, spent = _solve(problem, t, dd, width, say)
+    return _settle(problem, estimate, sympy.Rational(target), sympy.Rational(d), width, say, spent)
+
+
+def _sayer(progress: bool | TextIO) -> Callable[[str], None]:
+    if not progress:
+        return lambda text: None
+    stream = sys.stderr if progress is True else progress
+    return lambda text: print(f"calibrate: {text}", file=stream, flush=True)
+
+
+def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: Any, batch: Any, n: Any,
+             digits: int, sampling: str, neighbours: str | None) -> _Problem:
+    free = [name for name, unset in (("noise_multiplier", sigma is None), ("steps", steps is None and epochs is None),
+                                     ("sample_rate", q is None and batch is None)) if unset]
+    if len(free) != 1:
+        raise InvalidParameterError(
+            "leave exactly one of noise_multiplier, steps/epochs and sample_rate/batch_size unset: it is solved for"
+            + (f" (unset: {', '.join(free)})" if free else " (all are set)"))
+    what = free[0]
+    mu = float(mu_from_epsilon_delta(target, delta, digits=8))  # the CLT guess: it understates epsilon
+    if what == "noise_multiplier":
+        s = dpsgd_schedule(sample_rate=q, steps=steps, epochs=epochs, batch_size=batch, dataset_size=n)
+        qf, tf = float(s.sample_rate), s.steps
+        guess = 1 / math.sqrt(math.log1p(mu * mu / (qf * qf * tf)))
+
+        def build(x: Any) -> tuple[Mechanism, Schedule]:
+            return _dpsgd(x, s, sampling, neighbours), s
+        return _Problem(what, build, digits, True, False, guess, 1e-3, 1e4)
+    sig = positive("noise_multiplier", sigma, symbolic=False)
+    c = math.expm1(1 / float(sig) ** 2)
+    if what == "steps":
+        s0 = dpsgd_schedule(sample_rate=q, steps=1, batch_size=batch, dataset_size=n)
+        qf = float(s0.sample_rate)
+
+        def build(x: Any) -> tuple[Mechanism, Schedule]:
+            s = dpsgd_schedule(sample_rate=q, steps=int(x), batch_size=batch, dataset_size=n)
+            return _dpsgd(sig, s, sampling, neighbours), s
+        return _Problem(what, build, None, False, True, max(1.0, mu * mu / (qf * qf * c)), 1, 1e9)
+    if n is not None and batch is None:  # the largest batch size of a dataset of n records
+
+        def build(x: Any) -> tuple[Mechanism, Schedule]:
+            s = dpsgd_schedule(batch_size=int(x), dataset_size=n, steps=steps, epochs=epochs)
+            return _dpsgd(sig, s, sampling, neighbours), s
+        nn = dpsgd_schedule(batch_size=1, dataset_size=n, steps=1).dataset_size or 1
+        guess = _rate_guess(mu, c, steps, epochs) * nn
+        return _Problem("batch_size", build, None, False, True, min(max(guess, 1.0), nn), 1, nn)
+
+    def build(x: Any) -> tuple[Mechanism, Schedule]:
+        s = dpsgd_schedule(sample_rate=x, steps=steps, epochs=epochs)
+        return _dpsgd(sig, s, sampling, neighbours), s
+    return _Problem(what, build, digits, False, True, min(_rate_guess(mu, c, steps, epochs), 1.0), 1e-9, 1.0)
+
+
+def _rate_guess(mu: float, c: float, steps: Any, epochs: Any) -> float:
+    if steps is not None:
+        return mu / math.sqrt(float(sympy.Rational(steps)) * c)
+    return mu * mu / (float(sympy.Rational(epochs)) * c)  # T = E / q: mu = sqrt(q E c)
+
+
+def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Mechanism:
+    sizes = s.batch_size is not None and s.dataset_size is not None
+    return dpsgd(sigma, None if sizes else s.sample_rate, s.steps, batch_size=s.batch_size if sizes else None,
+                 dataset_size=s.dataset_size if sizes else None, sampling=sampling, neighbours=neighbours)
+
+
+def _settle(problem: _Problem, estimate: float, target: Any, delta: Any, width: float,
+            say: Callable[[str], None], spent: int) -> Calibration:
+    """Walk the answer grid from the estimate with proven accounts until the boundary is found:
+    the answer meets the target, its neighbour toward less noise does not."""
+    digits = problem.digits
+    # toward less noise: a smaller sigma, a larger T, q or B
+    less = (lambda v: _step(v, digits, toward_less=True)) if not problem.increasing else \
+        (lambda v: _step(v, digits, toward_less=False))
+    more = (lambda v: _step(v, digits, toward_less=False)) if not problem.increasing else \
+        (lambda v: _step(v, digits, toward_less=True))
+    accounts: dict[Any, tuple[Account, Schedule]] = {}
+    evaluations = [spent]
+
+    def check(v: Any) -> tuple[bool, Account, Schedule]:
+        if v not in accounts:
+            mech, s = problem.build(v)
+            evaluations[0] += 1
+            a = account(mech, delta=delta, rel_width=width)
+            accounts[v] = (a, s)
+            say(f"{problem.parameter} = {_text(v, digits)}: eps in [{a.epsilon.lower:.6g}, {a.epsilon.upper:.6g}]")
+        a, s = accounts[v]
+        return Fraction(a.epsilon.upper) <= Fraction(int(target.p), int(target.q)), a, s
+
+    def inside(v: Any) -> bool:
+        return problem.lowest <= float(v) <= problem.highest
+
+    v = _on_grid(estimate, digits, up=problem.up)
+    ok, _, _ = check(v)
+    for _ in range(60):
+        if ok:
+            w = less(v)
+            if not inside(w):
+                raise InvalidParameterError(f"{problem.parameter}: every value down to {_text(v, digits)} meets the "
+                                            "target (the search stops at the end of its domain)")
+            ok_w, _, _ = check(w)
+            if not ok_w:
+                break
+            v = w
+        else:
+            w = more(v)
+            if not inside(w):
+                raise PrecisionError(f"no {problem.parameter} within [{problem.lowest:g}, {problem.highest:g}] "
+                                     f"meets the target epsilon={_show(target)} at delta={_show(delta)}")
+            v, (ok, _, _) = w, check(w)
+    else:
+        raise PrecisionError(f"{problem.parameter}: the proven boundary was not found within 60 steps of the "
+                             "estimate (ask for fewer digits or a larger rel_width)")
+    a, s = accounts[v][0], accounts[v][1]
+    n = less(v)
+    return Calibration(problem.parameter, v, _text(v, digits), "up" if problem.up else "down", digits, target,
+                       delta, width, a, n, accounts[n][0], s, evaluations[0])

@@ -1,0 +1,284 @@
+r"""dp_accounting's accountant interface, answered with gdpproof's proven bracket.
+
+:class:`GdpproofAccountant` is a ``dp_accounting.PrivacyAccountant``: compose ``DpEvent`` values
+as with dp_accounting's own ``RdpAccountant`` or ``PLDAccountant``, then ask
+``get_epsilon(target_delta)`` or ``get_delta(target_epsilon)``.  The answer is the **proven upper
+end** of :func:`gdpproof.account` for the composed run, as a float rounded up: the run satisfies
+(epsilon, delta)-DP with it, whatever the discretization.  ``get_epsilon_bracket`` and
+``get_delta_bracket`` return the whole :class:`~gdpproof.Account` (route, lower end, notes).
+
+Events and their meaning (dp_accounting's ``dp_event.py``; :func:`mechanism_from_event` is the one
+mapping, and the accountant accepts exactly what it maps):
+
+=====================================================  =======================================================
+``GaussianDpEvent(s)``                                 ``GaussianMechanism(sigma=s)`` (sensitivity 1: s is std/C)
+``LaplaceDpEvent(s)``                                  ``LaplaceMechanism(scale=s)`` (L1 sensitivity 1)
+(under ``REPLACE_ONE``)                                 the same with sensitivity 2
+``PoissonSampledDpEvent(q, e)``, e Gaussian            ``PoissonSampled(GDP(mu), q)``, mu the exact GDP of e
+``SelfComposedDpEvent(e, n)``                          ``Repeated(m, n)``
+``ComposedDpEvent([e1, ...])``                         ``Composed(m1, ...)``
+``NoOpDpEvent()``, zero counts, q = 0, s = infinity    nothing (no privacy loss)
+``NonPrivateDpEvent()``, s = 0                         ``EpsDelta(0, 1)``: reveals the data (epsilon = inf)
+``PoissonSampledDpEvent(q, non-private)``              ``EpsDelta(0, q)``: reveals it when the record is sampled
+``SampledWithoutReplacementDpEvent(N, B, e)``          ``SampledWithoutReplacement(GDP(mu), B, N, relation)``
+=====================================================  =======================================================
+
+A Poisson-sampled event whose inner events are Gaussian (nested compositions of them included,
+as dp_accounting's RDP accountant allows) runs them all on the same batch: its GDP is exact,
+mu = sqrt(sum mu_i^2) (DRS Cor. 3.3), so it is the subsampled Gaussian mechanism with that mu.
+
+Neighbouring relation: ``ADD_OR_REMOVE_ONE`` (the default, as in dp_accounting) or
+``REPLACE_ONE``.  An event's noise multiplier is the noise scale over the bound C on each
+record's contribution, so replacing a record moves the sum by up to 2C: under ``REPLACE_ONE``
+the Gaussian and Laplace mechanisms have sensitivity 2 (as dp_accounting's PLD accountant reads
+the Gaussian event; its RDP accountant reads sensitivity 1 under both relations, which
+understates replace-one; for fixed-size batches it is the only dp_accounting accountant, and
+with that reading its epsilon can lie below gdpproof's proven lower end).  Sampled events keep
+the relation: ``PoissonSampled(..., neighbours="replace-one")`` and
+``SampledWithoutReplacement(..., neighbours=...)`` (derivation d12).  Other events
+(``RandomizedResponseDpEvent``, ``ZCDpEvent``, tree aggregation, ...) are unsupported in
+dp_accounting's convention: :meth:`~GdpproofAccountant.supports` is False and ``compose`` raises
+:class:`EventNotSupportedError`, which is both dp_accounting's ``UnsupportedEventError`` and
+gdpproof's :class:`~gdpproof.errors.NotSupportedError`.
+
+Examples
+--------
+>>> import math
+>>> from decimal import Decimal
+>>> import dp_accounting as dpa
+>>> from gdpproof.integrations.dp_accounting import GdpproofAccountant, mechanism_from_event
+>>> step = dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0))
+>>> mechanism_from_event(dpa.SelfComposedDpEvent(step, 1000))
+Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=0.01), 1000)
+>>> acc = GdpproofAccountant().compose(step, 1000)
+>>> eps = acc.get_epsilon(1e-5)
+>>> bracket = acc.get_epsilon_bracket(1e-5)
+>>> bracket.route, bracket.eps_lower < Decimal(eps), 1.8 < eps < 1.9
+('bracket', True, True)
+>>> Decimal(eps) >= bracket.eps_upper > Decimal(math.nextafter(eps, 0))  # the upper end, rounded up
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from dp_accounting import dp_event, privacy_accountant
+
+from ..account import Account
+from ..errors import InvalidParameterError, NotSupportedError
+from ..mechanisms import (GDP, Composed, GaussianMechanism, LaplaceMechanism, Mechanism, PoissonSampled,
+                          SampledWithoutReplacement)
+from ._common import (
+    REVEALS,
+    cached_account,
+    check_rel_width,
+    float_up,
+    gaussian,
+    noise_parameter,
+    poisson_sampled,
+    run_mechanism,
+)
+
+__all__ = ["GdpproofAccountant", "EventNotSupportedError", "mechanism_from_event"]
+
+NeighboringRelation = privacy_accountant.NeighboringRelation
+_RELATIONS = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_ONE)
+
+
+class EventNotSupportedError(NotSupportedError, privacy_accountant.UnsupportedEventError):
+    """A ``DpEvent`` that gdpproof does not account (yet); ``event`` is the offending sub-event.
+
+    It is both gdpproof's :class:`~gdpproof.errors.NotSupportedError` and dp_accounting's
+    ``UnsupportedEventError``, so either ``except`` catches it."""
+
+    def __init__(self, message: str, event: Any = None) -> None:
+        super().__init__(message)
+        self.event = event
+
+
+def _relation(relation: NeighboringRelation) -> str:
+    """gdpproof's name of a dp_accounting neighbouring relation."""
+    return "replace-one" if relation is NeighboringRelation.REPLACE_ONE else "add-remove"
+
+
+def _without_replacement(event: dp_event.SampledWithoutReplacementDpEvent,
+                         relation: NeighboringRelation) -> Mechanism | None:
+    """A fixed-size batch of ``sample_size`` of ``source_dataset_size`` records, under either
+    relation (:class:`~gdpproof.mechanisms.SampledWithoutReplacement`, derivation d12)."""
+    inner = mechanism_from_event(event.event, neighboring_relation=relation)
+    b = _count(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size")
+    n = _count(event.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size")
+    if inner is None or b == 0:
+        return None
+    mu = inner.gdp_mu()
+    if mu is None or any(leaf == REVEALS for leaf, _ in inner.leaves()):
+        raise EventNotSupportedError(f"SampledWithoutReplacementDpEvent of {event.event}: gdpproof accounts "
+                                     "fixed-size batches of Gaussian mechanisms only", event)
+    step = inner if isinstance(inner, GaussianMechanism) else GDP(mu)
+    return SampledWithoutReplacement(step, b, n, _relation(relation))
+
+
+def _noise(event: Any, name: str, relation: NeighboringRelation) -> Mechanism | None:
+    """The mechanism of a Gaussian or Laplace event (None: infinite noise; reveals: s = 0)."""
+    s = noise_parameter(event.noise_multiplier, f"{type(event).__name__}.noise_multiplier")
+    sensitivity = 2 if relation is NeighboringRelation.REPLACE_ONE else 1
+    if name == "gaussian" or s == 0 or math.isinf(s):
+        return gaussian(s, sensitivity)
+    return LaplaceMechanism(scale=s, sensitivity=sensitivity)
+
+
+def _count(n: Any, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InvalidParameterError(argument=what, value=n, rule="must be an integer >= 0")
+    return n
+
+
+def _poisson(event: dp_event.PoissonSampledDpEvent, relation: NeighboringRelation) -> Mechanism | None:
+    inner = mechanism_from_event(event.event, neighboring_relation=relation)
+    try:
+        m = poisson_sampled(inner, event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
+    except NotSupportedError as exc:
+        raise EventNotSupportedError(f"PoissonSampledDpEvent of {event.event}: {exc}", event) from None
+    if isinstance(m, PoissonSampled) and relation is NeighboringRelation.REPLACE_ONE:
+        # the inner mechanism already has the replace-one sensitivity (2 in units of the clip)
+        return PoissonSampled(m.mechanism, m.sample_rate, "replace-one")
+    return m
+
+
+def mechanism_from_event(event: dp_event.DpEvent, *,
+                         neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+                         ) -> Mechanism | None:
+    """The gdpproof mechanism value that a dp_accounting ``DpEvent`` describes.
+
+    Parameters
+    ----------
+    event : dp_accounting.DpEvent
+        Gaussian, Laplace, Poisson-sampled (of Gaussian events), self-composed, composed, no-op
+        or non-private events (the table in the module docstring).
+    neighboring_relation : dp_accounting.NeighboringRelation
+        ``ADD_OR_REMOVE_ONE`` or ``REPLACE_ONE``.
+
+    Returns
+    -------
+    Mechanism or None
+        None when the event has no privacy effect (a no-op, zero repetitions, sampling
+        probability 0, infinite noise).  Parameters are the exact doubles the event holds.
+
+    Raises
+    ------
+    EventNotSupportedError
+        For events gdpproof does not account (it names the event).
+    InvalidParameterError
+        For events with parameters outside their domain (a negative noise multiplier, a count
+        that is not a non-negative integer).
+
+    Examples
+    --------
+    >>> import dp_accounting as dpa
+    >>> mechanism_from_event(dpa.ComposedDpEvent([dpa.GaussianDpEvent(2.0), dpa.LaplaceDpEvent(0.5)]))
+    Composed(GaussianMechanism(sigma=2, sensitivity=1), LaplaceMechanism(scale=0.5, sensitivity=1))
+    >>> mechanism_from_event(dpa.PoissonSampledDpEvent(0.5, dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(2.0), 4)))
+    PoissonSampled(GDP(mu=1), sample_rate=0.5)
+    >>> mechanism_from_event(dpa.NoOpDpEvent()) is None
+    True
+    """
+    if neighboring_relation not in _RELATIONS:
+        raise InvalidParameterError(argument="neighboring_relation", value=neighboring_relation,
+                                    rule="must be ADD_OR_REMOVE_ONE or REPLACE_ONE")
+    rel = neighboring_relation
+    if isinstance(event, dp_event.NoOpDpEvent):
+        return None
+    if isinstance(event, dp_event.NonPrivateDpEvent):
+        return REVEALS
+    if isinstance(event, dp_event.GaussianDpEvent):
+        return _noise(event, "gaussian", rel)
+    if isinstance(event, dp_event.LaplaceDpEvent):
+        return _noise(event, "laplace", rel)
+    if isinstance(event, dp_event.PoissonSampledDpEvent):
+        return _poisson(event, rel)
+    if isinstance(event, dp_event.SelfComposedDpEvent):
+        inner = mechanism_from_event(event.event, neighboring_relation=rel)
+        n = _count(event.count, "SelfComposedDpEvent.count")
+        return None if inner is None or n == 0 else run_mechanism([(inner, n)])
+    if isinstance(event, dp_event.ComposedDpEvent):
+        parts = [mechanism_from_event(e, neighboring_relation=rel) for e in event.events]
+        present = [m for m in parts if m is not None]
+        return None if not present else present[0] if len(present) == 1 else Composed(*present)
+    if isinstance(event, dp_event.SampledWithoutReplacementDpEvent):
+        return _without_replacement(event, rel)
+    if isinstance(event, dp_event.DpEvent):
+        raise EventNotSupportedError(f"{type(event).__name__}: gdpproof does not account this event", event)
+    raise InvalidParameterError(argument="event", value=event, rule="must be a dp_accounting DpEvent")
+
+
+class GdpproofAccountant(privacy_accountant.PrivacyAccountant):
+    """A dp_accounting ``PrivacyAccountant`` whose answers are gdpproof's proven upper ends.
+
+    Parameters
+    ----------
+    neighboring_relation : dp_accounting.NeighboringRelation
+        ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE`` (Gaussian and Laplace events then
+        have sensitivity 2; sampled events keep the relation).
+    rel_width : float
+        The relative width asked of a numerical bracket, in [1e-4, 10]: smaller is tighter and
+        slower; the upper end is proven at any width.
+
+    Notes
+    -----
+    ``get_epsilon`` and ``get_delta`` return floats rounded up from the proven upper end (an
+    exact route's certified value where one applies); ``math.inf`` when a composed event reveals
+    the data.  Invalid targets (delta outside (0, 1), epsilon < 0) raise
+    :class:`~gdpproof.errors.InvalidParameterError`.
+    """
+
+    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+                 *, rel_width: float = 0.01) -> None:
+        if neighboring_relation not in _RELATIONS:
+            raise InvalidParameterError(argument="neighboring_relation", value=neighboring_relation,
+                                        rule="must be ADD_OR_REMOVE_ONE or REPLACE_ONE")
+        super().__init__(neighboring_relation)
+        self._rel_width = check_rel_width(rel_width)
+        self._parts: list[tuple[Mechanism, int]] = []
+
+    def _maybe_compose(self, event: dp_event.DpEvent, count: int,
+                       do_compose: bool) -> privacy_accountant.PrivacyAccountant.CompositionErrorDetails | None:
+        try:
+            m = mechanism_from_event(event, neighboring_relation=self.neighboring_relation)
+        except EventNotSupportedError as exc:
+            return self.CompositionErrorDetails(invalid_event=exc.event, error_message=str(exc))
+        if do_compose and m is not None:
+            self._parts.append((m, _count(count, "count")))
+        return None
+
+    def compose(self, event: dp_event.DpEvent, count: int = 1) -> GdpproofAccountant:
+        """Account for ``count`` runs of ``event`` (see dp_accounting's ``PrivacyAccountant.compose``).
+
+        Raises :class:`EventNotSupportedError` for events gdpproof does not account."""
+        try:
+            super().compose(event, count)
+        except privacy_accountant.UnsupportedEventError as exc:
+            raise EventNotSupportedError(str(exc), event) from None
+        return self
+
+    def as_mechanism(self) -> Mechanism:
+        """The gdpproof mechanism value of everything composed so far (``GDP(0)`` when nothing ran)."""
+        return run_mechanism(self._parts)
+
+    def get_epsilon_bracket(self, target_delta: Any) -> Account:
+        """:func:`gdpproof.account` of the run at ``target_delta``: route, proven ends, notes."""
+        return cached_account(self.as_mechanism(), "delta", target_delta, self._rel_width)
+
+    def get_delta_bracket(self, target_epsilon: Any) -> Account:
+        """:func:`gdpproof.account` of the run at ``target_epsilon``."""
+        return cached_account(self.as_mechanism(), "epsilon", target_epsilon, self._rel_width)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """The proven upper end of epsilon at ``target_delta``, rounded up to a float."""
+        return float_up(self.get_epsilon_bracket(target_delta).eps_upper)
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """The proven upper end of delta at ``target_epsilon``, rounded up to a float."""
+        return float_up(self.get_delta_bracket(target_epsilon).delta_upper)
+

@@ -1,0 +1,95 @@
+"""Calibration of DP-SGD with proven answers (gdpproof.calibration) and its command line."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from gdpproof import account, calibrate, dpsgd
+from gdpproof.calibration import _on_grid, _step
+from gdpproof.cli import main
+from gdpproof.errors import InvalidParameterError
+
+
+def test_sigma_is_the_smallest_proven_at_its_digit():
+    c = calibrate("2", "1e-5", sample_rate="0.01", steps=1000, digits=3)
+    assert (c.parameter, c.text, c.rounding) == ("noise_multiplier", "0.962", "up")
+    # the answer meets the target with proof; one unit of the last digit less does not
+    assert Fraction(c.account.epsilon.upper) <= 2 < Fraction(c.neighbour_account.epsilon.upper)
+    assert c.text_of(c.neighbour) == "0.961"
+    # the account is the one door's: the same bracket as account() at the answer
+    again = account(dpsgd(c.value, "0.01", 1000), delta="1e-5")
+    assert again.epsilon == c.account.epsilon
+    assert c.evaluations <= 8  # coarse estimates and accounts together: a few, not dozens
+    assert "0.962" in c.statement() and "rel_width 0.01" in c.statement()
+
+
+def test_largest_steps_and_batch_size():
+    c = calibrate(2, "1e-5", noise_multiplier=1, steps=1000, dataset_size=1000)
+    assert (c.parameter, c.value, c.neighbour, c.rounding) == ("batch_size", 10, 11, "down")
+    assert c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
+    assert c.schedule.rule.startswith("sample rate q = B/N = 10/1000")
+
+
+@pytest.mark.parametrize("value, digits, up, expected, below", [
+    (3.20111, 4, True, "3.202", "3.201"),
+    (3.20111, 4, False, "3.201", "3.2"),
+    (0.99999, 2, True, "1", "0.99"),
+    (1.0, 3, True, "1", "0.999"),
+])
+def test_answer_grid(value, digits, up, expected, below):
+    from gdpproof.calibration import _text
+
+    v = _on_grid(value, digits, up)
+    assert _text(v) == expected
+    assert _text(_step(v, digits, toward_less=True)) == below
+
+
+@pytest.mark.parametrize("kwargs, argument", [
+    (dict(sample_rate="0.01"), None),                                   # two unknowns
+    (dict(noise_multiplier=1, sample_rate="0.01", steps=10), None),     # none unknown
+    (dict(sample_rate="0.01", steps=10, digits=0), "digits"),
+    (dict(sample_rate="0.01", steps=10, rel_width="abc"), "rel_width"),
+    (dict(sample_rate="0.01", steps=10.5), "steps"),
+    (dict(batch_size=10, steps=10), "dataset_size"),
+    (dict(sample_rate="0.01", steps=10, sampling="shuffled"), "sampling"),
+])
+def test_bad_requests_are_refused_before_computing(kwargs, argument):
+    with pytest.raises(InvalidParameterError) as info:
+        calibrate(3, "1e-5", **kwargs)
+    assert info.value.argument == argument
+
+
+@pytest.mark.parametrize("target, delta, argument", [(0, "1e-5", "target_epsilon"), (3, 0, "delta"),
+                                                     (3, "1.5", "delta"), ("inf", "1e-5", "target_epsilon")])
+def test_bad_targets(target, delta, argument):
+    with pytest.raises(InvalidParameterError) as info:
+        calibrate(target, delta, sample_rate="0.01", steps=10)
+    assert info.value.argument == argument
+
+
+def test_cli_calibrate_dpsgd_done_when(capsys):
+    """The issue's acceptance run: 500 epochs at q = 0.01 (T = 50000), target (3, 1e-5)."""
+    code = main(["calibrate", "dpsgd", "--target-eps", "3", "--delta", "1e-5", "--sample-rate", "0.01",
+                 "--epochs", "500", "--dataset-size", "60000", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["solved_for"] == "noise_multiplier" and out["rounding"] == "up"
+    assert out["steps"] == 50000 and "ceil(500 / 0.01) = 50000" in out["schedule_rule"]
+    sigma = Fraction(out["noise_multiplier"])
+    assert len(out["noise_multiplier"].replace(".", "").lstrip("0")) <= 4
+    assert Fraction(out["eps_upper"]) <= 3
+    below = out["neighbour"]
+    assert Fraction(below["noise_multiplier"]) == sigma - Fraction(1, 1000)
+    # one digit further down breaks the target: its lower end is above 3, or its bracket straddles 3
+    assert Fraction(below["eps_upper"]) > 3
+
+
+def test_cli_calibrate_errors(capsys):
+    assert main(["calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--sample-rate", "0.01"]) == 2
+    assert "leave exactly one" in capsys.readouterr().err
+    assert main(["calibrate", "--eps", "1", "--delta", "1e-5", "--steps", "10"]) == 2
+    assert "calibrate dpsgd" in capsys.readouterr().err
+    assert main(["calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--steps", "x", "--sample-rate", "0.1"]) == 2
+    assert "--steps='x'" in capsys.readouterr().err

@@ -68,10 +68,6 @@ def _scheme(args: argparse.Namespace) -> str:
     return "fixed-batch" if args.sampling == "uniform" else args.sampling
 
 
-#: The per-step curve behind each CLT formula (for the gamma line).
-_CURVES = {"poisson": "p G_1/sigma + (1-p) Id", "uniform": "C_p(G_1/sigma)"}
-
-
 def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule) -> int:
     """DP-SGD without a query: the CLT approximation alone (of the dominating pair's composition:
     :func:`gdpproof.account.clt_formula`)."""
@@ -93,9 +89,9 @@ def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule)
     if acc.eps_clt is not None:
         payload.update({"delta": args.delta, "eps_clt": num(acc.eps_clt)})
         text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
-    curve = _CURVES[formula]
-    text.append(f"gamma   = {acc.gamma}   (Berry-Esseen error of the CLT of the T-fold {curve})" if acc.gamma
+    text.append(f"gamma   = {acc.gamma}   ({acc.gamma_note})" if acc.gamma
                 is not None else "gamma   = not certified for this configuration (the rest stands)")
+    payload["gamma_approximation"] = acc.gamma_approximation
     emit(args, payload, "\n".join(text))
     return 0
 
@@ -159,9 +155,11 @@ def run(args: argparse.Namespace) -> int:
             from ..numeric.dpsgd import dpsgd_mu
 
             gamma_digits = min(args.digits, 6)
-            gamma = dpsgd_mu(*params, sampling=formula, digits=args.digits, gamma_digits=gamma_digits,
-                             exact=False).gamma
-            payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits})
+            clt_account = dpsgd_mu(*params, sampling=formula, digits=args.digits, gamma_digits=gamma_digits,
+                                   exact=False)
+            gamma = clt_account.gamma
+            payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits,
+                            "gamma_approximation": clt_account.gamma_approximation})
             rounding["gamma"] = "up"
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation, not a bound)")
         if a.clt.epsilon is not None:
@@ -176,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             payload["verdict"] = a.clt.verdict
             text.append(f"verdict   : {a.clt.verdict}")
         if gamma is not None:
-            text.append(f"gamma     = {gamma}   (Berry-Esseen error of the CLT of the T-fold {_CURVES[formula]})")
+            text.append(f"gamma     = {gamma}   ({clt_account.gamma_note})")
         elif params is not None:
             text.append("gamma     = not certified for this configuration (the rest stands)")
     for note in a.notes:

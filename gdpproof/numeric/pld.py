@@ -44,6 +44,24 @@ Composition is by repeated squaring; after each convolution the tails below the 
 and the convolution's own error bound are dropped (and counted as lost), so memory is bounded
 by the width of the composed distribution on the grid, not by T.
 
+**Two routes for the lattice law** (``ComposedLoss.route``).  The float64 FFT lattice above
+(``FLOAT_ROUTE``; ``ComposedLoss.assumptions`` lists its two assumptions) has additive errors
+(T x the CDF error, the FFT bound, eta) that put a floor near delta = 1e-10.  The exact integer
+lattice (``EXACT_ROUTE``, :mod:`gdpproof.numeric.intlattice`) replaces the last two bullets by
+exact arithmetic: bin masses enclosed in arb balls and floored to integers at a scale 2^K, composed
+by ``fmpz_poly`` products floored back to 2^K, so the composed vector V is below the true lattice
+law pointwise (products of non-negative vectors preserve the order; floors and trims only lower
+entries); the missing mass 1 - |V| 2^{-K} is an exact rational that counts as 1 in the upper bound
+and 0 in the lower, in both orderings (g = (1 - e^{eps - s})_+ lies in [0, 1] whatever the sign
+of the argument).  The coupling is the same, with dbar enclosed in balls and D's range exactly h
+(the edges are doubles); delta(eps) is a ball compared with the target exactly.  It resolves any
+delta (``"1e-400"``) for bits: K grows with log(1/delta).
+
+:func:`epsilon_bracket` and :func:`delta_bracket` choose the route (``route="auto"``: the float
+one where delta is large enough for it, the exact one otherwise) and refine the grid to a
+relative width; when it cannot be reached they return the narrowest proven bracket with a
+:class:`~gdpproof.errors.WidthNotReachedWarning` (``ComposedLoss.target_met`` is then False).
+
 References: Koskela, Jälkö & Honkela (AISTATS 2020) and Gopi, Lee & Wutschitz (NeurIPS 2021)
 for FFT accounting and its error analysis (the Hoeffding coupling is theirs in spirit: their
 "PRV accountant" bounds the same discretisation error); Dong, Roth & Su (2022) for the
@@ -685,7 +703,8 @@ class _Best:
     comp: ComposedLoss | None = None
 
     def offer(self, b: Bound, comp: ComposedLoss, rw: float) -> None:
-        if self.bound is None or rw < self.rw:
+        # ties (a lower end of 0 gives 1 whatever the grid) go to the smaller upper end
+        if self.bound is None or (rw, b.upper) < (self.rw, self.bound.upper):
             self.rw, self.bound, self.comp = rw, b, comp
 
 

@@ -14,7 +14,7 @@ import sympy
 
 import gdpproof
 from gdpproof import account
-from gdpproof.errors import InvalidParameterError, NotSupportedError, PrecisionError
+from gdpproof.errors import InvalidParameterError, NotSupportedError
 from gdpproof.mechanisms import (
     GDP,
     Composed,

@@ -237,6 +237,7 @@ def test_extreme_queries_on_the_bracket_route() -> None:
     # the losses are at most 3, so eps(1e-400) is just below 3 (the upper end is 3 plus the grid's shift)
     assert tiny.route == "bracket" and 2.9 < tiny.epsilon.lower <= 3 <= tiny.epsilon.upper < 3.2
     assert tiny.composition is not None and tiny.composition.assumptions == ()
+    assert tiny.to_dict()["target_met"] is True and "no float assumption" in tiny.statement()
     huge = account(m, epsilon="1e400")  # beyond every loss: bracketed at 1e300, lower end 0
     assert huge.delta.lower == 0 and huge.delta.upper < 1e-6
 

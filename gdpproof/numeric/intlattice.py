@@ -243,7 +243,33 @@ class _IntStep:
     dbar: tuple[Fraction, Fraction]
 
 
-def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction) -> _IntStep:
+def _edge_values(dist: _Law, edges: list[float], left: list[bool], prec: int) -> list[flint.arb]:
+    """CDF (left edges) or SF (right edges) at every edge, each with absolute accuracy about
+    2^-prec: evaluated outward from the median, so that each value bounds the next one (both
+    functions decrease outward) and the precision drops by the bits below 1 that it has."""
+    vals: list[Any] = [None] * len(edges)
+    split = sum(left)
+    tolerance = flint.arb(2) ** -prec
+    for side in (range(split - 1, -1, -1), range(split, len(edges))):
+        below = 0  # the previous value on this side is < 2^-below
+        reduce = True  # until a form turns out to lose accuracy (1 - erfc(z)/2 in a tail)
+        for i in side:
+            fn = dist.cdf if left[i] else dist.sf
+            with arb_precision(max(64, prec - below)):
+                val = fn(edges[i])
+            if below and not val.rad() <= tolerance:
+                reduce, below = False, 0
+                val = fn(edges[i])
+            vals[i] = val
+            up = val.upper()
+            if reduce and up > 0:
+                man, ex = up.man_exp()
+                below = max(0, -(int(man).bit_length() + int(ex)) - 8)
+    return vals
+
+
+def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, prec: int | None = None) -> _IntStep:
+    prec = K + 40 if prec is None else prec
     dist = _Law(loss, law)
     k_lo, k_hi = dist.bins(tau, h)
     n = k_hi - k_lo + 1
@@ -253,8 +279,8 @@ def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction) -> 
     edges = _edges(k_lo, k_hi + 1, h)
     med = float(loss._median(law))
     # CDF left of the median, SF right of it: the masses are differences of small numbers
-    vals = [dist.cdf(e) if e <= med else dist.sf(e) for e in edges]
     left = [e <= med for e in edges]
+    vals = _edge_values(dist, edges, left, prec)
     v: list[int] = []
     weighted = flint.arb(0)
     for i in range(n):

@@ -710,7 +710,8 @@ class _Best:
 
 def _finish(best: _Best, w: float, what: str, why: str) -> tuple[Bound, ComposedLoss]:
     """The best bracket, flagged; a WidthNotReachedWarning when it is wider than asked."""
-    assert best.bound is not None and best.comp is not None
+    if best.bound is None or best.comp is None:
+        raise PrecisionError(f"{what}: no finite bracket ({why})")
     comp = best.comp
     comp.rel_width_reached, comp.rel_width_asked = best.rw, w
     comp.target_met = best.rw <= w
@@ -853,7 +854,8 @@ def _epsilon_exact(clean: list, dq: Fraction, w: float, max_refinements: int, be
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
-        h = _next_step(comp.h, w, rw, 1 / 16)
+        # the width is proportional to h once the lower end is positive: go there in one step
+        h = _next_step(comp.h, w, rw, 1 / 1024 if b.lower > 0 else 1 / 16)
     return f"{max_refinements} refinements"
 
 

@@ -53,7 +53,7 @@ from .numeric.certify import Certified, _check_request, _decimal, certify, round
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
 from .numeric.finite import MAX_ATOMS, atom_count, finite_delta, infinite_mass_bounds, infinite_mass_lower
 from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
-from .numeric.pld import ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
+from .numeric.pld import EXACT_ROUTE, ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
 from .numeric.profile import epsilon_from_profile
 from .symbolic.clt import APPROXIMATION_NOTE
 from .symbolic.tradeoff import TradeOff, gaussian
@@ -210,7 +210,8 @@ class Account:
         if self.route == "bracket":
             order = "" if self.ordering == "both" else f", worse ordering: {self.ordering}"
             assumed = self.assumptions
-            tail = "; the proof assumes " + " and ".join(assumed) if assumed else "; no numerical assumption"
+            tail = ("; the proof assumes " + " and ".join(assumed) if assumed
+                    else "; in exact integer and ball arithmetic, no float assumption")
             where = (f"the exact {what} lies in [{lo}, {hi}]" if tight else
                      f"the {what} of its dominating pair lies in [{lo}, {hi}] (the mechanism's is at most {hi}; "
                      f"{lo} is a lower bound for the pair, not for the mechanism)")
@@ -261,6 +262,8 @@ class Account:
                 out["clt"]["delta_clt"] = str(self.clt.delta)
             if self.clt.verdict is not None:
                 out["clt"]["verdict"] = self.clt.verdict
+        if self.composition is not None:
+            out["target_met"] = self.composition.target_met
         if self.notes:
             out["notes"] = list(self.notes)
         out["statement"] = self.statement()
@@ -440,13 +443,14 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
                                  f"({float(inf_hi):.6g}) to bracket epsilon")
         if not parts:
             return Bound(0.0, 0.0), None, notes
-        if t_down < Fraction(1, 10**280):
-            raise PrecisionError(f"delta={_fmt(value)} is below what the bracket route resolves (its float64 "
-                                 "lattice stops near 1e-280, and in practice near 1e-10): ask for a larger delta")
-        d_down, d_up = _double(t_down, up=False), min(_double(t_up, up=True), math.nextafter(1.0, 0.0))
-        b, comp = epsilon_bracket(parts, d_down, rel_width=rel_width)
-        lower = comp.epsilon(d_up).lower if d_up != d_down else b.lower
-        return Bound(min(lower, b.upper), b.upper), comp, notes
+        # the target is exact (a Fraction): the float route rounds it to doubles on each end's safe
+        # side, the exact integer route (taken for small delta) compares with it exactly
+        b, comp = epsilon_bracket(parts, t_down, rel_width=rel_width)
+        lower = b.lower
+        if t_up != t_down:
+            at = t_up if comp.route == EXACT_ROUTE else min(_double(t_up, up=True), math.nextafter(1.0, 0.0))
+            lower = comp.epsilon(at).lower
+        return Bound(min(lower, b.upper), b.upper), comp, notes + _route_notes(comp)
     if not parts:
         lo, hi = Fraction(0), Fraction(0)
         comp = None
@@ -465,7 +469,17 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     total_lo = inf_lo + (1 - inf_lo) * lo
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = _double(total_lo, up=False), _double(total_hi, up=True)
-    return Bound(min(low, high), high), comp, notes
+    return Bound(min(low, high), high), comp, notes + ([] if comp is None else _route_notes(comp))
+
+
+def _route_notes(comp: ComposedLoss) -> list[str]:
+    """How the bracket was composed, and whether it reached the relative width asked."""
+    notes = [f"composed on the {comp.route}"
+             + (f" (assumes: {'; '.join(comp.assumptions)})" if comp.assumptions else " (no float assumption)")]
+    if not comp.target_met:
+        notes.append(f"the relative width asked ({comp.rel_width_asked:g}) was not reached: the bracket is proven "
+                     f"but {comp.rel_width_reached:.3g} wide (best effort)")
+    return notes
 
 
 def clt_formula(m: Mechanism) -> str:

@@ -19,6 +19,7 @@ __all__ = [
     "PrecisionError",
     "SymbolicError",
     "NotSupportedError",
+    "WidthNotReachedWarning",
 ]
 
 
@@ -129,4 +130,12 @@ class NotSupportedError(GdpproofError, NotImplementedError):
 
     Raised instead of returning an approximation that would look exact (for example the
     composition of different mechanism families before numerical composition exists).
+    """
+
+
+class WidthNotReachedWarning(UserWarning):
+    """A bracket was refined as far as it could go without reaching the relative width asked.
+
+    The bracket returned is still proven, only wider; the message gives the width reached and
+    the width asked, and the result records it (``target_met``, ``rel_width_reached``).
     """

@@ -14,7 +14,7 @@ import sympy
 
 import gdpproof
 from gdpproof import account
-from gdpproof.errors import InvalidParameterError, NotSupportedError, PrecisionError
+from gdpproof.errors import InvalidParameterError, NotSupportedError
 from gdpproof.mechanisms import (
     GDP,
     Composed,
@@ -233,8 +233,11 @@ def test_rel_width_is_checked_on_every_route() -> None:
 
 def test_extreme_queries_on_the_bracket_route() -> None:
     m = Repeated(LaplaceMechanism(1), 3)
-    with pytest.raises(PrecisionError, match=r"delta=1E-400 is below what the bracket route resolves"):
-        account(m, delta="1e-400")
+    tiny = account(m, delta="1e-400", rel_width=0.05)  # the exact integer lattice: no float floor
+    # the losses are at most 3, so eps(1e-400) is just below 3 (the upper end is 3 plus the grid's shift)
+    assert tiny.route == "bracket" and 2.9 < tiny.epsilon.lower <= 3 <= tiny.epsilon.upper < 3.2
+    assert tiny.composition is not None and tiny.composition.assumptions == ()
+    assert tiny.to_dict()["target_met"] is True and "no float assumption" in tiny.statement()
     huge = account(m, epsilon="1e400")  # beyond every loss: bracketed at 1e300, lower end 0
     assert huge.delta.lower == 0 and huge.delta.upper < 1e-6
 

@@ -35,7 +35,7 @@ from .bound import Bound, assumptions_of
 from .certify import Certified, _decimal, arb_function, certify_enclosure, round_fraction
 from .clt import berry_esseen
 from .losses import SubsampledGaussianLoss
-from .pld import ComposedLoss, _check_delta, epsilon_bracket
+from .pld import ComposedLoss, _check_delta_exact, epsilon_bracket
 from .solve import epsilon_from_delta
 
 __all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
@@ -59,6 +59,9 @@ class DPSGDBracket:
     The bracket is proven under the numerical assumptions :attr:`assumptions` names (those of
     the float route, :data:`~gdpproof.numeric.bound.FLOAT_ROUTE_ASSUMPTIONS`, unless the
     composition names others); :meth:`to_dict` carries them.
+    target_met : bool
+        False when the relative width asked was not reached (best effort: ``eps`` is proven but
+        wider; a :class:`~gdpproof.errors.WidthNotReachedWarning` was issued).
     """
 
     noise_multiplier: float
@@ -70,6 +73,7 @@ class DPSGDBracket:
     grid_step: float
     eta: float
     composition: ComposedLoss
+    target_met: bool = True
 
     @property
     def assumptions(self) -> tuple[str, ...]:
@@ -93,7 +97,11 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
 
     Add/remove neighbours, sensitivity 1 (clipping norm 1), noise multiplier sigma, sampling
     rate p: the T-fold composition of :class:`SubsampledGaussianLoss` in both orderings, the
-    worse one reported.  The grid is refined until ``(upper - lower) / lower <= rel_width``.
+    worse one reported.  The grid is refined until ``(upper - lower) / lower <= rel_width``; where
+    that cannot be reached the narrowest proven bracket is returned with ``target_met=False`` and
+    a :class:`~gdpproof.errors.WidthNotReachedWarning` (:func:`~gdpproof.numeric.pld.epsilon_bracket`,
+    which also picks the float or the exact integer lattice from delta; ``delta`` may be a string
+    such as "1e-30", taken exactly).
 
     Examples
     --------
@@ -105,10 +113,11 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
         raise _bad("steps", steps, "must be an integer in [1, 10^9]")
-    d = _check_delta(delta)
-    b, comp = epsilon_bracket([(loss, int(steps))], d, rel_width=rel_width, max_refinements=max_refinements)
+    exact = _check_delta_exact(delta)
+    d = float(exact)  # the record's float (0.0 below the double range); the bracket uses ``exact``
+    b, comp = epsilon_bracket([(loss, int(steps))], exact, rel_width=rel_width, max_refinements=max_refinements)
     ordering = comp.worse_ordering(b.upper)
-    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp)
+    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp, comp.target_met)
 
 
 @dataclass(frozen=True)

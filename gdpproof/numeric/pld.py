@@ -44,6 +44,24 @@ Composition is by repeated squaring; after each convolution the tails below the 
 and the convolution's own error bound are dropped (and counted as lost), so memory is bounded
 by the width of the composed distribution on the grid, not by T.
 
+**Two routes for the lattice law** (``ComposedLoss.route``).  The float64 FFT lattice above
+(``FLOAT_ROUTE``; ``ComposedLoss.assumptions`` lists its three assumptions) has additive errors
+(T x the CDF error, the FFT bound, eta) that put a floor near delta = 1e-10.  The exact integer
+lattice (``EXACT_ROUTE``, :mod:`gdpproof.numeric.intlattice`) replaces the last two bullets by
+exact arithmetic: bin masses enclosed in arb balls and floored to integers at a scale 2^K, composed
+by ``fmpz_poly`` products floored back to 2^K, so the composed vector V is below the true lattice
+law pointwise (products of non-negative vectors preserve the order; floors and trims only lower
+entries); the missing mass 1 - |V| 2^{-K} is an exact rational that counts as 1 in the upper bound
+and 0 in the lower, in both orderings (g = (1 - e^{eps - s})_+ lies in [0, 1] whatever the sign
+of the argument).  The coupling is the same, with dbar enclosed in balls and D's range exactly h
+(the edges are doubles); delta(eps) is a ball compared with the target exactly.  It resolves any
+delta (``"1e-400"``) for bits: K grows with log(1/delta).
+
+:func:`epsilon_bracket` and :func:`delta_bracket` choose the route (``route="auto"``: the float
+one where delta is large enough for it, the exact one otherwise) and refine the grid to a
+relative width; when it cannot be reached they return the narrowest proven bracket with a
+:class:`~gdpproof.errors.WidthNotReachedWarning` (``ComposedLoss.target_met`` is then False).
+
 References: Koskela, Jälkö & Honkela (AISTATS 2020) and Gopi, Lee & Wutschitz (NeurIPS 2021)
 for FFT accounting and its error analysis (the Hoeffding coupling is theirs in spirit: their
 "PRV accountant" bounds the same discretisation error); Dong, Roth & Su (2022) for the
@@ -59,13 +77,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import warnings
+
 import numpy as np
 import scipy.special as sc
 
 from .._args import _bad, nonnegative, positive, probability
-from ..errors import InvalidParameterError, PrecisionError
+from ..errors import InvalidParameterError, PrecisionError, WidthNotReachedWarning
 from . import fast as _fast
-from .bound import U, Bound, _down, _float_down, _up
+from .bound import FLOAT_ROUTE_ASSUMPTIONS, U, Bound, _down, _float_down, _up
+from .intlattice import ROUTE as EXACT_ROUTE
+from .intlattice import compose_exact
 from .lattice import _convolve, _discretize, _Lattice, _power
 from .losses import (
     CDF_ERROR,
@@ -90,7 +112,20 @@ __all__ = [
     "epsilon_bracket",
     "delta_bracket",
     "HonestMu",
+    "FLOAT_ROUTE",
+    "EXACT_ROUTE",
+    "FLOAT_ASSUMPTIONS",
 ]
+
+#: The name of the float route (``ComposedLoss.route``).
+FLOAT_ROUTE = "float64 FFT lattice"
+#: What the float route assumes (module doc; written once, in :mod:`.bound`); the exact route
+#: assumes nothing of the kind.
+FLOAT_ASSUMPTIONS = FLOAT_ROUTE_ASSUMPTIONS
+#: Below this delta, ``route="auto"`` takes the exact route at once (the float route's floor is
+#: near 1e-10, and a bracket needs delta well above it); above it the float route is tried
+#: first and the exact route takes over when the floor stops it.
+AUTO_EXACT_BELOW = 1e-7
 
 
 @dataclass
@@ -130,6 +165,18 @@ class _Direction:
         lo = self._sum(*self._sorted(), eps, self.shift[0], upper=False)
         return max(0.0, _down(lo - self.slack))
 
+    def upper_le(self, eps: float, target: float) -> bool:
+        """True when the upper bound on delta(eps) is at most ``target``."""
+        return self.upper(eps) <= target
+
+    def lower_gt(self, eps: float, target: float) -> bool:
+        """True when the lower bound on delta(eps) exceeds ``target``."""
+        return self.lower(eps) > target
+
+    def top(self) -> float:
+        """An eps beyond every point of the lattice (delta there is the floor)."""
+        return (abs(self.lattice.k0) + len(self.lattice.w)) * self.h + abs(self.shift[0]) + abs(self.shift[1]) + 1.0
+
     @staticmethod
     def _sum(s: np.ndarray, w: np.ndarray, eps: float, shift: float, upper: bool) -> float:
         """sum_k w_k (1 - e^{eps - s_k - shift})_+ over the increasing points s, float errors
@@ -164,8 +211,19 @@ class ComposedLoss:
     h: float
     eta: float
     t: float
-    directions: tuple[_Direction, _Direction]
+    directions: tuple[Any, Any]
     delta_target: float | None = None
+    #: How the lattice law was composed: ``FLOAT_ROUTE`` or ``EXACT_ROUTE``.
+    route: str = "float64 FFT lattice"
+    #: What the bracket assumes beyond ball and integer arithmetic (empty for the exact route).
+    assumptions: tuple[str, ...] = ()
+    #: Set by :func:`epsilon_bracket` / :func:`delta_bracket`: whether the asked relative width
+    #: was reached, the width reached and the width asked.
+    target_met: bool = True
+    rel_width_reached: float | None = None
+    rel_width_asked: float | None = None
+    #: The exact route's parameters (``intlattice.ExactPlan``); None for the float route.
+    plan: Any = None
 
     @property
     def steps(self) -> int:
@@ -201,23 +259,23 @@ class ComposedLoss:
     def epsilon(self, delta: Any) -> Bound:
         """Bracket on the smallest eps >= 0 with delta(eps) <= ``delta``: lower down, upper up.
 
-        Raises PrecisionError when ``delta`` is below what this grid resolves (the upper
-        bound on delta(eps) never drops to ``delta``).
+        ``delta`` may be a float, a :class:`~fractions.Fraction` or a decimal string; the exact
+        route compares with its exact value (so "1e-400" works there).  Raises PrecisionError
+        when ``delta`` is below what this grid resolves (the upper bound on delta(eps) never
+        drops to ``delta``).
         """
-        d = _check_delta(delta)
-        up = lambda e: max(dd.upper(e) for dd in self.directions)  # noqa: E731
-        lo = lambda e: max(dd.lower(e) for dd in self.directions)  # noqa: E731
-        top = max(abs(dd.lattice.k0) + len(dd.lattice.w) for dd in self.directions) * self.h
-        top += max(abs(dd.shift[0]) + abs(dd.shift[1]) for dd in self.directions) + 1.0
-        if up(top) > d:
-            floor = up(top)
+        d: Any = _check_delta_exact(delta) if self.route == EXACT_ROUTE else _check_delta(delta)
+        up_ok = lambda e: all(dd.upper_le(e, d) for dd in self.directions)  # noqa: E731
+        lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in self.directions)  # noqa: E731
+        top = self._top()
+        if not up_ok(top):
+            floor = self.delta_floor()
             raise PrecisionError(f"delta={delta} is below this bracket's floor {floor:.3g} "
                                  f"(truncated mass, eta={self.eta:g} and float error): ask for a larger "
                                  "delta, or compose with a smaller eta or long_double=True")
-        e_up = 0.0 if up(0.0) <= d else _boundary(up, d, 0.0, top, want_le=True)
-        e_lo = 0.0 if lo(0.0) <= d else _boundary(lo, d, 0.0, top, want_le=False)
+        e_up = 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True)
+        e_lo = 0.0 if lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False)
         return Bound(min(e_lo, e_up), e_up)
-
 
     # -- the trade-off curve and the honest mu ---------------------------------------------
 
@@ -226,15 +284,14 @@ class ComposedLoss:
         return max(d.upper(self._top()) for d in self.directions)
 
     def _top(self) -> float:
-        top = max(abs(dd.lattice.k0) + len(dd.lattice.w) for dd in self.directions) * self.h
-        return top + max(abs(dd.shift[0]) + abs(dd.shift[1]) for dd in self.directions) + 1.0
+        return max(dd.top() for dd in self.directions)
 
     def _eps_grid(self, points: int = 400) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """eps_j on [0, eps_max] and the proven bounds delta_up(eps_j), delta_low(eps_j) (worse
         ordering); eps_max is where delta_up falls to 100 x the floor."""
         cache = self.__dict__.setdefault("_grid_cache", {})
         if points not in cache:
-            target = min(0.5, 100 * self.delta_floor())
+            target = min(0.5, max(1e-300, 100 * self.delta_floor()))
             eps_max = self.epsilon(target).upper if max(d.upper(0.0) for d in self.directions) > target else 0.0
             eps = np.linspace(0.0, max(eps_max, 1e-9), points)
             dup = np.array([max(d.upper(float(e)) for d in self.directions) for e in eps])
@@ -474,14 +531,15 @@ def _violations(mu: float, e_next: np.ndarray, d_here: np.ndarray, certified: Ca
     return False
 
 
-def _boundary(f: Callable[[float], float], target: float, a: float, b: float, want_le: bool) -> float:
-    """For non-increasing f with f(a) > target >= f(b): the smallest x with f(x) <= target
-    (want_le) or the largest x with f(x) > target, to float resolution, found by bisection."""
+def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool) -> float:
+    """For a monotone predicate with ok(a) false and ok(b) true (``ok(x)``: f(x) <= target for a
+    non-increasing f): the smallest x with ok(x) (want_le) or the largest x without it, to float
+    resolution, found by bisection."""
     for _ in range(200):
         m = 0.5 * (a + b)
         if m in (a, b) or b - a <= 1e-10 * max(1.0, abs(b)):
             break
-        if f(m) <= target:
+        if ok(m):
             b = m
         else:
             a = m
@@ -505,6 +563,18 @@ def _check_delta(delta: Any) -> float:
     return d
 
 
+def _check_delta_exact(delta: Any) -> Fraction:
+    """delta in (0, 1) as an exact rational (a float exactly, a decimal string exactly)."""
+    try:
+        r = probability("delta", delta, symbolic=False)
+        d = Fraction(int(r.p), int(r.q)) if r.is_Rational else None
+    except (InvalidParameterError, TypeError, AttributeError):
+        d = None
+    if d is None or not 0 < d < 1:
+        raise _bad("delta", delta, "must be in (0, 1)")
+    return d
+
+
 def _check_alpha(alpha: Any) -> float:
     try:
         return float(probability("alpha", alpha, symbolic=False))
@@ -523,7 +593,7 @@ def _check_refinement(rel_width: Any, max_refinements: Any) -> float:
 
 
 def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
-                   eta: float = 1e-12, long_double: bool = False) -> ComposedLoss:
+                   eta: Any = 1e-12, long_double: bool = False, route: str = "float") -> ComposedLoss:
     r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
 
     Parameters
@@ -540,6 +610,13 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         Run every squaring in long double (about 3 times slower, a 2048 times smaller FFT error
         bound where numpy's long double is 80-bit): for small delta, where the float64 bound
         dominates the bracket.  By default only the early squarings do.
+    route : {"float", "exact"}
+        ``"float"``: the float64 FFT lattice (module doc; its additive errors put a floor near
+        delta = 1e-10).  ``"exact"``: the integer lattice of :mod:`gdpproof.numeric.intlattice`,
+        no float assumption and no floor but its budget: the window tails, trimming and
+        rounding together lose about 3 eta (exactly measured), so eta may be any rational
+        (a Fraction or decimal string such as "1e-40"); the grid step is rounded down to an
+        8-bit mantissa.  ``long_double`` does not apply to it.
 
     Examples
     --------
@@ -551,29 +628,25 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     """
     if not parts:
         raise _bad("parts", parts, "must be a non-empty list of (PrivacyLoss, count)")
+    if route not in ("float", "exact"):
+        raise _bad("route", route, 'must be "float" or "exact"')
     h = float(positive("grid_step", grid_step))
     if not 1e-8 <= h <= 1:
         raise _bad("grid_step", grid_step, "must be in [1e-8, 1]")
+    if route == "exact":
+        eta_exact = _check_delta_exact(eta) if eta is not None else None
+        if eta_exact is None or not eta_exact < Fraction(1, 1000):
+            raise _bad("eta", eta, "must be in (0, 1e-3)")
+        return _compose_exact(_clean_parts(parts), h, 4 * eta_exact)
     eta = float(positive("eta", eta))
     if not 1e-300 < eta < 1e-3:
         raise _bad("eta", eta, "must be in (1e-300, 1e-3)")
-    clean: list[tuple[PrivacyLoss, int]] = []
-    for part in parts:
-        if not (isinstance(part, tuple) and len(part) == 2):
-            raise _bad("parts", part, "must be (PrivacyLoss, count) pairs")
-        loss, count = part
-        if not isinstance(loss, PrivacyLoss):
-            raise _bad("parts", loss, "must be a PrivacyLoss")
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 10**9:
-            raise _bad("count", count, "must be an integer in [1, 10^9]")
-        clean.append((loss, int(count)))
+    clean = _clean_parts(parts)
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions, in all
     kolm = total * (5 * CDF_ERROR + 2 * U)
-    # the orderings' names: a symmetric loss is the same in both, so the others name them
-    named = {loss.orderings for loss, _ in clean if not loss.symmetric}
-    orderings = named.pop() if len(named) == 1 else (clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P"))
+    orderings = _orderings(clean)
     steps = {law: [_discretize(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
     # Hoeffding: the rounding errors have range h_eff (h plus the float error of the bin edges)
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
@@ -597,73 +670,226 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
         slack = eta + kolm + acc.err
         directions.append(_Direction(name, acc, h, sign, shift, slack, _up(lost)))
-    return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]))
+    return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]), route=FLOAT_ROUTE,
+                        assumptions=FLOAT_ASSUMPTIONS)
+
+
+def _clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[PrivacyLoss, int]]:
+    clean: list[tuple[PrivacyLoss, int]] = []
+    for part in parts:
+        if not (isinstance(part, tuple) and len(part) == 2):
+            raise _bad("parts", part, "must be (PrivacyLoss, count) pairs")
+        loss, count = part
+        if not isinstance(loss, PrivacyLoss):
+            raise _bad("parts", loss, "must be a PrivacyLoss")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 10**9:
+            raise _bad("count", count, "must be an integer in [1, 10^9]")
+        clean.append((loss, int(count)))
+    return clean
+
+
+def _orderings(clean: list[tuple[PrivacyLoss, int]]) -> tuple[str, str]:
+    """The orderings' names: a symmetric loss is the same in both, so the others name them."""
+    named = {loss.orderings for loss, _ in clean if not loss.symmetric}
+    return named.pop() if len(named) == 1 else (clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P"))
+
+
+def _compose_exact(clean: list[tuple[PrivacyLoss, int]], h: float, budget: Fraction) -> ComposedLoss:
+    """The exact integer-lattice composition with additive delta budget ``budget``."""
+    dirs, h_used, eta, t, plan = compose_exact(clean, grid_step=h, budget=budget, orderings=_orderings(clean))
+    comp = ComposedLoss(tuple(clean), h_used, _up(float(eta)), t, dirs, route=EXACT_ROUTE, assumptions=())
+    comp.plan = plan
+    return comp
+
+
+def _check_route(route: Any) -> str:
+    if route not in ("auto", "float", "exact"):
+        raise _bad("route", route, 'must be "auto", "float" or "exact"')
+    return str(route)
+
+
+def _rel(b: Bound) -> float:
+    """The relative width used to stop refining: width / lower, or width / upper when lower is 0."""
+    return b.width / b.upper if b.lower == 0 and b.upper > 0 else b.relative_width
+
+
+@dataclass
+class _Best:
+    """The narrowest bracket reached so far."""
+
+    rw: float = math.inf
+    bound: Bound | None = None
+    comp: ComposedLoss | None = None
+
+    def offer(self, b: Bound, comp: ComposedLoss, rw: float) -> None:
+        # ties (a lower end of 0 gives 1 whatever the grid) go to the smaller upper end
+        if self.bound is None or (rw, b.upper) < (self.rw, self.bound.upper):
+            self.rw, self.bound, self.comp = rw, b, comp
+
+
+def _finish(best: _Best, w: float, what: str, why: str) -> tuple[Bound, ComposedLoss]:
+    """The best bracket, flagged; a WidthNotReachedWarning when it is wider than asked."""
+    if best.bound is None or best.comp is None:
+        raise PrecisionError(f"{what}: no finite bracket ({why})")
+    comp = best.comp
+    comp.rel_width_reached, comp.rel_width_asked = best.rw, w
+    comp.target_met = best.rw <= w
+    if not comp.target_met:
+        warnings.warn(WidthNotReachedWarning(
+            f"{what}: reached a relative width of {best.rw:.3g}, asked {w:g} ({why}); the bracket "
+            f"{best.bound} is proven, only wider"), stacklevel=3)
+    return best.bound, comp
+
+
+def _next_step(h: float, w: float, rw: float, floor_step: float) -> float:
+    """The next grid step: the width is close to proportional to h."""
+    return h * max(floor_step, min(0.9, 0.93 * w / rw))
 
 
 def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel_width: float = 0.01,
-                    max_refinements: int = 5) -> tuple[Bound, ComposedLoss]:
+                    max_refinements: int = 5, route: str = "auto") -> tuple[Bound, ComposedLoss]:
     """The proven bracket on eps(delta) of a composition, refined to a relative width.
 
-    Starts from a coarse grid (h = 1e-3) and shrinks it in proportion to the width still to
-    gain (the width is close to proportional to h) until ``(upper - lower) / lower <=
-    rel_width``; eta = min(1e-10, delta / 1e5), so it moves delta by at most 1e-5 relative.
-    Returns the bracket and the composition (for other eps or delta on the same grid).
-    Raises PrecisionError when ``max_refinements`` finer grids do not reach the width.
+    Refines the grid (the width is close to proportional to h) until ``(upper - lower) / lower
+    <= rel_width``.  Two routes (``route``):
+
+    * ``"float"``: the float64 FFT lattice, from h = 1e-3, eta = min(1e-10, delta / 1e5); fast,
+      but its additive float errors stop it near delta = 1e-10;
+    * ``"exact"``: the integer lattice (:mod:`gdpproof.numeric.intlattice`), no float
+      assumption, any delta (a Fraction or a string such as "1e-400" is taken exactly), its
+      additive budget (eta, tails, rounding) delta * rel_width / 10; from h = 2^-6;
+    * ``"auto"`` (default): the float route where delta >= ``AUTO_EXACT_BELOW`` and its floor
+      lets it reach the width, else the exact route.
+
+    Best effort: when the width is not reached (``max_refinements`` finer grids, a grid too fine
+    to build, or the float floor), the narrowest bracket reached is returned with a
+    :class:`~gdpproof.errors.WidthNotReachedWarning`, and the composition says so
+    (``target_met``, ``rel_width_reached``).  The bracket is proven either way.  Returns the
+    bracket and the composition (for other eps or delta on the same grid).  Raises
+    PrecisionError only when no finite bracket exists on the route asked for (delta below the
+    float route's floor with ``route="float"``).
 
     Examples
     --------
     >>> from gdpproof.numeric.pld import GaussianLoss, RandomizedResponseLoss, epsilon_bracket
     >>> b, comp = epsilon_bracket([(GaussianLoss(0.3), 10), (RandomizedResponseLoss(0.2), 20)], 1e-6)
-    >>> b.relative_width <= 0.01, comp.steps
-    (True, 30)
+    >>> b.relative_width <= 0.01, comp.steps, comp.target_met
+    (True, 30, True)
+    >>> b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30")
+    >>> b.lower < 11.7439 < b.upper, comp.route, comp.assumptions
+    (True, 'exact integer lattice', ())
     """
-    d = _check_delta(delta)
+    dq = _check_delta_exact(delta)
     w = _check_refinement(rel_width, max_refinements)
-    if d < 1e-280:
-        raise PrecisionError(f"delta={delta} is below what a float64 lattice resolves (1e-280)")
+    r = _check_route(route)
+    clean = _clean_parts(parts)
+    best = _Best()
+    why = ""
+    if r == "float" or (r == "auto" and dq >= AUTO_EXACT_BELOW):
+        if dq < Fraction(1, 10**280):
+            raise PrecisionError(f"delta={delta} is below what a float64 lattice resolves (1e-280): "
+                                 'use route="exact"')
+        why = _epsilon_float(clean, dq, w, max_refinements, best)
+        if best.rw <= w or r == "float":
+            if best.bound is None:
+                raise PrecisionError(f"delta={delta} is below the float route's floor: use route=\"exact\"")
+            return _finish(best, w, "epsilon_bracket", why)
+    why = _epsilon_exact(clean, dq, w, max_refinements, best)
+    return _finish(best, w, "epsilon_bracket", why)
+
+
+def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
+    """The eps bracket at the exact delta: the upper end at the double below it, the lower end at
+    the double above (float route); the exact route compares with dq itself."""
+    if comp.route == EXACT_ROUTE:
+        return comp.epsilon(dq)
+    d_down = float(dq)
+    if Fraction(d_down) > dq:
+        d_down = _down(d_down)
+    b = comp.epsilon(d_down)
+    if Fraction(d_down) == dq:
+        return b
+    d_up = min(_up(d_down), math.nextafter(1.0, 0.0))
+    return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
+
+
+def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, best: _Best) -> str:
+    """The float route's refinement loop; offers its brackets to ``best``, returns why it stopped."""
+    d = float(dq)
     eta = min(1e-10, d * 1e-5)
     h = 1e-3
-    rw = math.inf
     long_double = False
+    previous = math.inf
     for attempt in range(max_refinements + 1):
-        comp = compose_losses(parts, grid_step=h, eta=eta, long_double=long_double)
-        # the additive error of the bracket (FFT, truncation, eta) does not shrink with h: when
-        # it is a visible part of delta, run in long double; when even that does not help, stop
-        floor = comp.delta_floor()
-        if floor > 0.02 * d and not long_double:
-            long_double = True
-            comp = compose_losses(parts, grid_step=h, eta=eta, long_double=True)
+        try:
+            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double)
+            # the additive error (FFT, truncation, eta) does not shrink with h: when it is a
+            # visible part of delta, run in long double; when even that does not help, stop
             floor = comp.delta_floor()
-        if floor > 0.2 * d:
-            raise PrecisionError(f"delta={delta} is within a factor 5 of the bracket's floor {floor:.2g} "
-                                 "(float and truncation error): a finer grid cannot narrow it; ask for a "
-                                 "larger delta")
-        b = comp.epsilon(d)
-        previous, rw = rw, (b.width / b.upper if b.lower == 0 and b.upper > 0 else b.relative_width)
+            if floor > 0.02 * d and not long_double:
+                long_double = True
+                comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True)
+                floor = comp.delta_floor()
+            b = _eps_at(comp, dq)
+        except PrecisionError as exc:
+            return f"the float route stopped: {exc}"
+        rw = _rel(b)
+        best.offer(b, comp, rw)
         if rw <= w:
-            comp.delta_target = d
-            return b, comp
+            return ""
+        if floor > 0.2 * d:
+            return f"delta is within a factor 5 of the float route's floor {floor:.2g}"
         if attempt and rw > 0.8 * previous:
-            raise PrecisionError(f"rel_width={rel_width}: the bracket stopped narrowing at {rw:.3g} (grid step "
-                                 f"{h:.3g}; delta is close to the float floor {floor:.2g}): ask for a larger "
-                                 "rel_width or delta")
-        h *= max(0.1, min(0.9, 0.93 * w / rw))  # the width is close to proportional to h
+            return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {floor:.2g})"
+        previous = rw
+        h = _next_step(h, w, rw, 0.1)
         if h < 2e-7:
-            break
-    raise PrecisionError(f"rel_width={rel_width}: reached only {rw:.3g} after "
-                         f"{max_refinements} refinements (grid step {h:.3g}): ask for a larger rel_width")
+            return f"grid step {h:.3g} is below the float route's limit"
+    return f"{max_refinements} refinements"
+
+
+#: The exact route's first grid step (coarse: it estimates eps for the next).
+EXACT_FIRST_STEP = 2.0 ** -6
+
+
+def _exact_attempt(clean: list, h: float, budget: Fraction, answer: Callable[[ComposedLoss], Bound]) -> tuple[Any, Any]:
+    """(composition, bracket) on the exact route, or (None, why) when it cannot be built."""
+    try:
+        comp = _compose_exact(clean, h, budget)
+        return comp, answer(comp)
+    except PrecisionError as exc:
+        return None, f"the exact route stopped: {exc}"
+
+
+def _epsilon_exact(clean: list, dq: Fraction, w: float, max_refinements: int, best: _Best) -> str:
+    """The exact route's refinement loop (grid steps shrink by at most 16 per refinement)."""
+    budget = dq * Fraction(w).limit_denominator(10**6) / 10
+    h = EXACT_FIRST_STEP
+    for _ in range(max_refinements + 1):
+        comp, b = _exact_attempt(clean, h, budget, lambda c: c.epsilon(dq))
+        if comp is None:
+            return b
+        rw = _rel(b)
+        best.offer(b, comp, rw)
+        if rw <= w:
+            return ""
+        # the width is proportional to h once the lower end is positive: go there in one step
+        h = _next_step(comp.h, w, rw, 1 / 1024 if b.lower > 0 else 1 / 16)
+    return f"{max_refinements} refinements"
 
 
 def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel_width: float = 0.01,
-                  max_refinements: int = 5) -> tuple[Bound, ComposedLoss]:
+                  max_refinements: int = 5, route: str = "auto") -> tuple[Bound, ComposedLoss]:
     """The proven bracket on delta(eps) of a composition, refined to a relative width.
 
-    The twin of :func:`epsilon_bracket`: starts from h = 1e-3 and shrinks the grid until
-    ``(upper - lower) / upper <= rel_width``; eta = 1e-12.  When delta(eps) is at or below the
-    bracket's floor, or is 0 (beyond the largest loss), so that the lower end stays 0, [0, upper]
-    is returned as it is: no grid narrows it to a relative width.  Returns the bracket and the
-    composition.  Raises PrecisionError when delta(eps) is too close to the bracket's floor
-    (float and truncation error) to reach the width, or after ``max_refinements`` finer grids.
+    The twin of :func:`epsilon_bracket`: refines the grid until ``(upper - lower) / upper <=
+    rel_width``.  ``route="float"``: from h = 1e-3, eta = 1e-12; ``"exact"``: the integer
+    lattice, whose budget follows the delta found (a tenth of rel_width times its lower end);
+    ``"auto"``: the float route, and the exact one when delta(eps) is too close to the float
+    floor.  When delta(eps) is 0 (beyond the largest loss) or below what the route resolves,
+    the lower end stays 0 and [0, upper] is returned (with the warning: no grid narrows it to
+    a relative width).  Best effort as in :func:`epsilon_bracket`: the narrowest bracket
+    reached, with a :class:`~gdpproof.errors.WidthNotReachedWarning` when wider than asked.
 
     Examples
     --------
@@ -674,34 +900,80 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     """
     e = _check_eps(epsilon)
     w = _check_refinement(rel_width, max_refinements)
+    r = _check_route(route)
+    clean = _clean_parts(parts)
+    best = _Best()
+    why = ""
+    if r in ("float", "auto"):
+        why = _delta_float(clean, e, w, max_refinements, best)
+        if best.rw <= w or r == "float":
+            return _finish(best, w, "delta_bracket", why)
+    why = _delta_exact(clean, e, w, max_refinements, best)
+    return _finish(best, w, "delta_bracket", why)
+
+
+def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _Best) -> str:
     eta = 1e-12
     h = 1e-3
-    rw = math.inf
     long_double = False
+    previous = math.inf
     for attempt in range(max_refinements + 1):
-        comp = compose_losses(parts, grid_step=h, eta=eta, long_double=long_double)
-        b = comp.delta(e)
-        floor = comp.delta_floor()
-        if floor > 0.02 * b.upper and not long_double:
-            long_double = True
-            comp = compose_losses(parts, grid_step=h, eta=eta, long_double=True)
+        try:
+            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double)
             b, floor = comp.delta(e), comp.delta_floor()
-        if b.lower == 0 and floor > 0.2 * b.upper:
-            return b, comp  # delta(eps) is at or below what the grid resolves: [0, upper] is the answer
-        if b.upper > 0 and floor > 0.2 * b.upper:
-            raise PrecisionError(f"epsilon={epsilon}: delta there ({b.upper:.3g} at most) is within a factor 5 of "
-                                 f"the bracket's floor {floor:.2g} (float and truncation error); ask for a "
-                                 "smaller epsilon")
-        previous, rw = rw, (0.0 if b.upper == 0 else b.width / b.upper)
+            if floor > 0.02 * b.upper and not long_double:
+                long_double = True
+                comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True)
+                b, floor = comp.delta(e), comp.delta_floor()
+        except PrecisionError as exc:
+            if best.bound is None:
+                raise
+            return f"the float route stopped: {exc}"
+        rw = 0.0 if b.upper == 0 else b.width / b.upper
+        best.offer(b, comp, rw)
         if rw <= w:
-            return b, comp
+            return ""
+        if floor > 0.2 * b.upper:
+            return f"delta there is within a factor 5 of the float route's floor {floor:.2g}"
         if attempt and rw > 0.8 * previous:
-            if b.lower == 0:
-                return b, comp  # delta may be 0 here (beyond the largest loss): [0, upper] is the answer
-            raise PrecisionError(f"rel_width={rel_width}: the delta bracket stopped narrowing at {rw:.3g} "
-                                 f"(grid step {h:.3g}): ask for a larger rel_width")
-        h *= max(0.1, min(0.9, 0.93 * w / rw))
+            return f"the bracket stopped narrowing (grid step {h:.3g})"
+        previous = rw
+        h = _next_step(h, w, rw, 0.1)
         if h < 2e-7:
-            break
-    raise PrecisionError(f"rel_width={rel_width}: reached only {rw:.3g} after "
-                         f"{max_refinements} refinements (grid step {h:.3g}): ask for a larger rel_width")
+            return f"grid step {h:.3g} is below the float route's limit"
+    return f"{max_refinements} refinements"
+
+
+def _delta_exact(clean: list, e: float, w: float, max_refinements: int, best: _Best) -> str:
+    """The exact route's loop for delta(eps): the additive budget follows the delta found (a
+    tenth of the width asked, relative to its lower end; 2^-40 times smaller while the floor
+    hides it), the grid shrinks by at most 16 per refinement."""
+    wq = Fraction(w).limit_denominator(10**6)
+    budget = Fraction(1, 10**12) * wq
+    if best.bound is not None and best.bound.lower > 0:
+        budget = Fraction(best.bound.lower) * wq / 10
+    h = EXACT_FIRST_STEP
+    previous = math.inf
+    refinements = deepenings = 0
+    while refinements <= max_refinements:
+        comp, b = _exact_attempt(clean, h, budget, lambda c: c.delta(e))
+        if comp is None:
+            return b
+        rw = 0.0 if b.upper == 0 else b.width / b.upper
+        best.offer(b, comp, rw)
+        if rw <= w:
+            return ""
+        floor = comp.delta_floor()
+        if b.lower > 0 and Fraction(b.lower) * wq / 10 < budget:
+            budget = Fraction(b.lower) * wq / 10
+            continue  # the same grid with a budget below the delta found
+        if b.lower == 0 and floor > 0.1 * w * b.upper and deepenings < 8:
+            deepenings += 1
+            budget /= 2**40
+            continue  # the floor hides delta: a smaller budget (more bits) on the same grid
+        if b.lower == 0 and rw >= previous:
+            return "the lower end stays 0 (delta may be 0 at this epsilon)"
+        previous = rw
+        refinements += 1
+        h = _next_step(comp.h, w, rw, 1 / 16)
+    return f"{max_refinements} refinements"

@@ -29,6 +29,7 @@ from gdpproof.numeric.pld import (
     RandomizedResponseLoss,
     SubsampledGaussianLoss,
     compose_losses,
+    epsilon_bracket,
 )
 
 CTX = mpmath.MPContext()
@@ -410,14 +411,15 @@ def test_tradeoff_bracket_of_one_ordering_contains_its_curve():
 # -- regressions from a new-user trial --------------------------------------------------------
 
 
-def test_small_delta_switches_to_long_double_and_near_floor_is_refused_fast():
+def test_small_delta_float_route_switches_to_long_double_and_below_its_floor_is_refused_fast():
     import time
 
-    r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-9)  # once: 104 s, 2.6 GB, then a refusal
-    assert r.eps.relative_width <= 0.01
+    parts = [(SubsampledGaussianLoss(1.0, 0.01), 1000)]
+    b, comp = epsilon_bracket(parts, 1e-9, route="float")  # once: 104 s, 2.6 GB, then a refusal
+    assert b.relative_width <= 0.01 and comp.route == "float64 FFT lattice"
     start = time.perf_counter()
     with pytest.raises(PrecisionError, match="floor"):
-        dpsgd_epsilon(1.0, 0.01, 1000, 1e-12)
+        epsilon_bracket(parts, 1e-12, route="float")  # the exact route takes it (test_intlattice)
     assert time.perf_counter() - start < 30
 
 

@@ -1,0 +1,85 @@
+"""DP-SGD epsilon at small delta: the exact integer lattice, with its limits measured in the same run.
+
+For each configuration (Poisson-subsampled Gaussian, add/remove neighbours) and delta in
+{1e-9, 1e-12, 1e-30} it runs ``epsilon_bracket(..., rel_width=0.01)`` (``route="auto"``, which
+takes the exact integer lattice of :mod:`gdpproof.numeric.intlattice` below 1e-7) and prints the
+proven bracket, its relative width, whether the width was met, the route, wall and CPU time, and
+the exact route's plan (grid step h, scale bits K, per-step bins, final vector length).
+
+The limits, in the same run, so that the times can be read as ratios on a shared machine:
+
+- one ``fmpz_poly`` product of the final vector's length and bits (the cost of one squaring;
+  a composition makes about 2 log2(T) of them per ordering);
+- one arb ``erfc`` at the working precision K + 40 (the per-step masses cost one to three per
+  bin edge and law).
+
+Run: ``PYTHONPATH=. python benchmarks/bench_small_delta.py [--configs sigma1,mnist]
+[--deltas 1e-9,1e-12,1e-30]`` (a few minutes; MNIST at 1e-30 dominates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import warnings
+
+import flint
+
+from gdpproof.numeric._mp import arb_precision
+from gdpproof.numeric.pld import SubsampledGaussianLoss, epsilon_bracket
+
+CONFIGS = {
+    "sigma1": (1.0, 0.01, 1000),
+    "mnist": (1.1, 256 / 60000, 14063),
+}
+
+
+def _limits(length: int, bits: int, prec: int) -> tuple[float, float]:
+    """(seconds per fmpz_poly product of two vectors of ``length`` entries of ``bits`` bits,
+    seconds per arb erfc at ``prec`` bits)."""
+    rnd = random.Random(1)
+    p = flint.fmpz_poly([rnd.getrandbits(bits) for _ in range(length)])
+    start = time.perf_counter()
+    _ = p * p
+    mul = time.perf_counter() - start
+    with arb_precision(prec):
+        xs = [flint.arb(1 + k / 100) for k in range(200)]
+        start = time.perf_counter()
+        for x in xs:
+            x.erfc()
+        erfc = (time.perf_counter() - start) / len(xs)
+    return mul, erfc
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", default="sigma1,mnist")
+    parser.add_argument("--deltas", default="1e-9,1e-12,1e-30")
+    parser.add_argument("--rel-width", type=float, default=0.01)
+    args = parser.parse_args(argv)
+    print("| config | delta | eps bracket | rel. width | met | route | wall s | CPU s | h | K | step bins "
+          "| final length | 1 product s | 1 erfc us |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.configs.split(","):
+        sigma, q, steps = CONFIGS[name]
+        for delta in args.deltas.split(","):
+            wall, cpu = time.perf_counter(), time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                b, comp = epsilon_bracket([(SubsampledGaussianLoss(sigma, q), steps)], delta,
+                                          rel_width=args.rel_width)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            plan = comp.plan
+            if plan is not None:
+                mul, erfc = _limits(plan.final_length, 2 * plan.K, plan.K + 40)
+                extra = (f"{plan.h:.3g} | {plan.K} | {plan.step_bins} | {plan.final_length} | {mul:.2f} | "
+                         f"{erfc * 1e6:.1f}")
+            else:
+                extra = f"{comp.h:.3g} | - | - | - | - | -"
+            print(f"| {name} | {delta} | [{b.lower:.6g}, {b.upper:.6g}] | {comp.rel_width_reached:.4f} | "
+                  f"{comp.target_met} | {comp.route} | {wall:.1f} | {cpu:.1f} | {extra} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

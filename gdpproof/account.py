@@ -68,8 +68,9 @@ _METHODS = {
     "bracket": "numerical composition of privacy-loss distributions with a proven error bracket",
 }
 
-#: Significant digits shown for the ends of a numerical bracket (rounded outward).
-BRACKET_DIGITS = 8
+#: Significant digits shown for the ends of a numerical bracket (rounded outward): six, the
+#: accounting default (enough to compare with a paper's table; the full doubles stay in ``Bound``).
+BRACKET_DIGITS = 6
 
 
 @dataclass(frozen=True)
@@ -136,13 +137,15 @@ class Account:
         """The computed quantity: epsilon when delta was given, else delta."""
         return self.epsilon if self.given == "delta" else self.delta
 
-    @staticmethod
-    def decimal_ends(value: Bound) -> tuple[Certified, Certified]:
-        """A float bracket as decimals of :data:`BRACKET_DIGITS` digits, rounded outward."""
+    def decimal_ends(self, value: Bound) -> tuple[Certified, Certified]:
+        """A float bracket as decimals of :attr:`digits` digits (:data:`BRACKET_DIGITS` by
+        default on the bracket route), rounded outward."""
+        digits = self.digits
+
         def end(x: float, rounding: str) -> Certified:
             if math.isinf(x):
-                return Certified("Infinity", digits=BRACKET_DIGITS, rounding=rounding, method="exact")
-            return _float_certified(x, BRACKET_DIGITS, rounding)
+                return Certified("Infinity", digits=digits, rounding=rounding, method="exact")
+            return _float_certified(x, digits, rounding)
 
         return end(value.lower, "down"), end(value.upper, "up")
 
@@ -502,8 +505,8 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
         acc = dpsgd_mu(sigma, rate, steps, sampling=formula, delta=value, digits=digits, gamma=False, exact=False)
         verdict = None
         if isinstance(result, Bound) and math.isfinite(result.upper):
-            lo = _float_certified(result.lower, BRACKET_DIGITS, "down")
-            hi = _float_certified(result.upper, BRACKET_DIGITS, "up")
+            lo = _float_certified(result.lower, digits, "down")
+            hi = _float_certified(result.upper, digits, "up")
             verdict = clt_verdict(sigma, rate, steps, formula, value, lo, hi)
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict)
     acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
@@ -520,7 +523,7 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
     return CLTApproximation(acc.mu_clt, delta=d_clt, verdict=verdict)
 
 
-def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, digits: int = 30,
+def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, digits: int | None = None,
             rel_width: float = 0.01, route: str | None = None) -> Account:
     r"""The (eps, delta)-DP guarantee of a mechanism, by the strongest route that applies.
 
@@ -531,8 +534,10 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     delta, epsilon : real
         Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``
         >= 0, the smallest delta.
-    digits : int
-        Significant digits of certified (exact-route) results, rounded up.
+    digits : int or None
+        Significant digits of the reported numbers: certified digits on the exact routes (30 by
+        default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
+        = 6 by default, at most 17: the ends are doubles).
     rel_width : float
         The relative width asked of a numerical bracket, in [1e-4, 10].
     route : {"exact", "exact-finite", "bracket"} or None
@@ -564,6 +569,12 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         raise InvalidParameterError("give exactly one of delta= (to get epsilon) and epsilon= (to get delta)")
     if route is not None and route not in ROUTES:
         raise _bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
+    if digits is None:
+        shown = BRACKET_DIGITS
+        digits = 30
+    else:
+        _check_request(digits, "up")
+        shown = min(digits, 17)
     _check_request(digits, "up")
     width = _check_refinement(rel_width, 5)
     if delta is not None:
@@ -612,7 +623,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         ordering = "both"
         if comp is not None and not all(loss.symmetric for loss, _ in parts):
             ordering = comp.worse_ordering(b.upper if given == "delta" else float(value))
-        return _make(mechanism, "bracket", given, value, b, ordering, BRACKET_DIGITS, None, comp, tuple(notes))
+        return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes))
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
 
 

@@ -59,10 +59,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"gdpproof: error: {message}\n")
 
 
-def add_common(p: argparse.ArgumentParser, digits: bool = True) -> None:
-    """``--digits`` (where the command computes numbers) and ``--json``."""
+def add_common(p: argparse.ArgumentParser, digits: bool = True, default_digits: int = 30) -> None:
+    """``--digits`` (where the command computes numbers; ``default_digits`` by default) and ``--json``."""
     if digits:
-        p.add_argument("--digits", type=int, default=30, help="certified significant digits (default 30)")
+        p.add_argument("--digits", type=int, default=default_digits,
+                       help=f"certified significant digits (default {default_digits})")
     p.add_argument("--json", action="store_true", help="print one JSON object (numbers as decimal strings)")
 
 

@@ -209,7 +209,7 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--honest-mu", dest="honest_mu", action="store_true",
                    help="on the bracket route, also bracket the honest mu (the tightest GDP description, with "
                         "the delta range where it holds); about a second more")
-    add_common(p)
+    add_common(p, default_digits=6)
 
 
 def _simulate_options(p: argparse.ArgumentParser) -> None:

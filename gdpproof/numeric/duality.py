@@ -15,7 +15,7 @@ import flint
 import sympy
 
 from .._args import exact, nonnegative
-from ..errors import InvalidParameterError, PrecisionError, SymbolicError
+from ..errors import InvalidParameterError, PrecisionError, SymbolicError, show
 from ..symbolic import duality as sd
 from ..symbolic.symbols import alpha as ALPHA
 from ..symbolic.symbols import epsilon as EPS
@@ -142,7 +142,7 @@ def conjugate_value(f: Any, y: Any, *, digits: int, rounding: str) -> Certified:
     yv = exact("y", y, symbolic=False)
     enclose = _conjugate_enclosure(f, lambda: arb_from_exact(yv))
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=lambda: _exact_conjugate(f, yv),
-                             what=lambda: f"conjugate of {f!r} at y={yv}")
+                             what=lambda: f"conjugate of {f!r} at y={show(yv)}")
 
 
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
@@ -152,7 +152,7 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     syms, vals = f._numeric_params()
     if f.dual_template is not None:
         return certify(f.dual_template, (EPS_PRIME, *syms), (e, *vals), digits=digits, rounding="up",
-                       what=lambda: f"delta of {f!r} at epsilon={e}", unit_interval=True)
+                       what=lambda: f"delta of {f!r} at epsilon={show(e)}", unit_interval=True)
     inner = _conjugate_enclosure(f, lambda: -arb_from_exact(e).exp())
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
@@ -168,7 +168,7 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
         return _exact_conjugate(f, -sympy.exp(e), shift=1)
 
     return certify_enclosure(enclose, digits=digits, rounding="up", exact=exact_value,
-                             what=lambda: f"delta of {f!r} at epsilon={e}")
+                             what=lambda: f"delta of {f!r} at epsilon={show(e)}")
 
 
 def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
@@ -202,7 +202,7 @@ def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certifie
         return rat[0] if rat else None
 
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact_value,
-                             what=lambda: f"inverse of {f!r} at alpha={a}")
+                             what=lambda: f"inverse of {f!r} at alpha={show(a)}")
 
 
 def tightest_mu(f: Any, *, digits: int) -> Certified:
@@ -377,4 +377,4 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
             return None
         return max(b1[0], b2[0], Fraction(0)), max(b1[1], b2[1], Fraction(0))
 
-    return certify_enclosure(enclose, digits=digits, rounding="down", what=lambda: f"envelope at alpha={a}")
+    return certify_enclosure(enclose, digits=digits, rounding="down", what=lambda: f"envelope at alpha={show(a)}")

@@ -20,7 +20,7 @@ import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
 from .._args import exact, nonnegative, probability
-from ..errors import InvalidParameterError, SymbolicError
+from ..errors import InvalidParameterError, SymbolicError, show
 from . import engines
 from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x
 
@@ -87,7 +87,7 @@ class TradeOff:
     def __repr__(self) -> str:
         if not self.params:
             return f"{self.name}()"
-        inner = ", ".join(f"{s.name}={v}" for s, v in self.params)
+        inner = ", ".join(f"{s.name}={show(v)}" for s, v in self.params)
         return f"{self.name}({inner})"
 
     def _numeric_params(self) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Expr, ...]]:

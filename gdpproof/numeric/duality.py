@@ -17,6 +17,7 @@ import sympy
 from .._args import exact, nonnegative
 from ..errors import InvalidParameterError, PrecisionError, SymbolicError, show
 from ..symbolic import duality as sd
+from ..symbolic.parse import formula
 from ..symbolic.symbols import alpha as ALPHA
 from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import epsilon_prime as EPS_PRIME
@@ -329,8 +330,10 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
 
     Parameters
     ----------
-    delta : sympy.Expr
-        delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).
+    delta : sympy.Expr or str
+        delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).  A
+        string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
+        nothing in it is executed, so untrusted strings are safe.
     alpha : real in [0, 1].
 
     Examples
@@ -344,7 +347,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
 
     chk(digits, "down")
     a = parse_alpha(alpha)
-    dexpr = sympy.sympify(delta)
+    dexpr = sympy.sympify(formula("delta", delta))  # a string is parsed, never executed
     extra = dexpr.free_symbols - {EPS}
     if extra:
         raise InvalidParameterError(f"delta={dexpr} has free symbols {sorted(map(str, extra))} besides epsilon")

@@ -327,6 +327,8 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     if path is not None:
         if path.is_dir():
             raise InvalidParameterError(f"out={str(path)!r} is a folder; give a file name")
+        if path.exists() and not path.is_file():  # a device or a pipe: the rename would replace it
+            raise InvalidParameterError(f"out={str(path)!r} is not a regular file; give a file name")
         jpath = _journal_path(path)
         if not path.parent.exists():
             raise InvalidParameterError(f"out={str(path)!r}: the folder {path.parent} does not exist")

@@ -37,8 +37,8 @@ class user_code:  # noqa: N801 - a context manager: ``with user_code("..."):``
     --module='m:f': f() raised SystemExit(0): the user's code tried to end the program
     """
 
-    def __init__(self, where: str) -> None:
-        self.where = where
+    def __init__(self, where: str, verb: str = "raised") -> None:
+        self.where, self.verb = where, verb
 
     def __enter__(self) -> None:
         return None
@@ -51,7 +51,7 @@ class user_code:  # noqa: N801 - a context manager: ``with user_code("..."):``
             detail = f"SystemExit({exc.code!r}): the user's code tried to end the program"
         else:
             detail = f"{type(exc).__name__}: {exc}"
-        raise Usage(f"{self.where} raised {detail}") from None
+        raise Usage(f"{self.where} {self.verb} {detail}") from None
 
 
 def import_function(spec: str | None, option: str = "--module") -> tuple[Any, str]:
@@ -74,7 +74,7 @@ def import_function(spec: str | None, option: str = "--module") -> tuple[Any, st
         target = stem
     else:
         path, target = None, mod_name
-    with user_code(f"{option}={spec!r}: importing {mod_name}"):
+    with user_code(f"{option}={spec!r}: cannot import {mod_name}: it"):
         module = importlib.import_module(target)
     if path is not None and os.path.abspath(getattr(module, "__file__", "") or "") != path:
         raise Usage(f"{option}={spec!r}: the name {target} is already taken by {module.__name__} "

@@ -66,7 +66,7 @@ def _mechanism(args: argparse.Namespace) -> int:
     seed = int_option("--seed", args.seed, low=0)
     workers = int_option("--workers", args.workers)
     try:
-        with user_code(f"the mechanism from --module={args.module_spec!r}"):
+        with user_code(f"the mechanism from --module={args.module_spec!r}", "failed:"):
             report = audit_mechanism(sample_p, sample_q, samples=samples, seed=seed, claimed_mu=args.claimed_mu,
                                      claimed_epsilon=args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                      score=rest[0] if rest else None, confidence=args.confidence, digits=args.digits,

@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < confidence < 1:
         raise Usage(f"--confidence={args.confidence!r} must be in (0, 1)")
     mech, theory = _mechanism(args)
-    with user_code(f"the mechanism from --module={args.module_spec!r}") if kind == "module" else nullcontext():
+    with user_code(f"the mechanism from --module={args.module_spec!r}", "failed:") if kind == "module" else nullcontext():
         curve = simulate(mech, samples, seed=seed, confidence=confidence, workers=workers,
                          progress=samples >= 10**6 and not args.json)
     if kind == "module":

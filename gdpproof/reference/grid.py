@@ -49,7 +49,7 @@ def _round(x: Fraction) -> str:
 
 #: Grid points have decimal exponents within +-this (and integer points at most 10**MAX_INTEGER_DIGITS).
 MAX_EXPONENT = 10_000
-MAX_INTEGER_DIGITS = 15
+MAX_INTEGER_DIGITS = 30
 
 
 def _decimal(option: str, spec: str, text: str, integer: bool = False) -> Decimal:

@@ -1,7 +1,7 @@
 """Formulas given as strings, read by a restricted grammar: nothing in the string is executed.
 
-``sympy.sympify`` and ``parse_expr`` evaluate their input as Python: a string such as
-``"__import__('os').system(...)"`` runs.  gdpproof never passes a user's string to them.  A
+``sympy.sympify`` and ``parse_expr`` evaluate their input as Python: a string that imports
+``os`` and calls ``system`` runs it.  gdpproof never passes a user's string to them.  A
 string is parsed by Python's :mod:`ast` (which parses and executes nothing) and the tree is
 turned into a sympy expression node by node, allowing only
 

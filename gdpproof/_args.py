@@ -111,7 +111,9 @@ def _sign_known(v: sympy.Expr, relation: str) -> bool | None:
     if v.is_Rational:
         p, q = int(v.p), int(v.q)
         return {"ge0": p >= 0, "gt0": p > 0, "le1": p <= q}[relation]
-    cond = {"ge0": v >= 0, "gt0": v > 0, "le1": v <= 1}[relation]
+    # only the relation asked for: building all three would decide v <= 1 too, which for
+    # sqrt(1 + 10^-20000) costs sympy minutes
+    cond = v >= 0 if relation == "ge0" else v > 0 if relation == "gt0" else v <= 1
     return False if sympy.sympify(cond) is sympy.false else None
 
 

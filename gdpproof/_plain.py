@@ -49,7 +49,11 @@ def plain_value(name: str, value: Any) -> Fraction | float:
     if isinstance(value, Decimal):
         return _from_decimal(name, value, value)
     if isinstance(value, str):
-        text = value.strip().replace("_", "")
+        text = value.strip()
+        # ASCII only (Decimal would read Arabic-Indic and other Unicode digits), and no "_" (Decimal
+        # and Fraction would take "1_0" for 10)
+        if not text.isascii() or "_" in text or not text.isprintable():
+            raise _bad(name, value, "is not a number (ASCII digits, an optional sign, '.', 'e' exponent or p/q)")
         if "/" in text:
             try:
                 return Fraction(text)

@@ -6,9 +6,12 @@ each with ``run(args) -> int``; the options of all of them are in ``_parser``, w
 none of them, so ``--help`` and ``--version`` load neither sympy nor scipy.  A command's module
 is imported only when that command runs.
 
-Exit codes: 0 success, 1 a check found a violation, 2 bad input (one line on stderr naming the
-option, its value and the rule), 3 the requested digits could not be certified (PrecisionError;
-nothing is printed on stdout).
+Exit codes (the README's table): 0 success; 1 a check or audit found a violation; 2 bad input
+(one line on stderr naming the option, its value and the rule; the user's own module failing
+counts as bad input); 3 the requested digits could not be certified (PrecisionError; nothing is
+printed on stdout), or the computation ran out of memory or recursion depth; 4 a bracket was
+printed but the asked --rel-width was not reached (best effort); 5 an internal error of gdpproof
+(a bug: one line on stderr, never a traceback); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -43,16 +46,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         __import__(module)
         return int(sys.modules[module].run(args))
     except Usage as exc:
-        print(f"gdpproof: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc, 2)
     except GdpproofError as exc:
         # 2: bad input or not supported; 3: the digits could not be certified (nothing is printed)
-        print(f"gdpproof: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, (ValueError, NotSupportedError)) else 3
+        return _fail(exc, 2 if isinstance(exc, (ValueError, NotSupportedError)) else 3)
     except OSError as exc:
-        print(f"gdpproof: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return _fail(_os_error(exc), 2)
     except KeyboardInterrupt:
         print("\ngdpproof: interrupted", file=sys.stderr)
         return 130
+    except (MemoryError, RecursionError) as exc:
+        return _fail(f"the computation ran out of {'memory' if isinstance(exc, MemoryError) else 'recursion depth'}"
+                     "; ask for fewer digits or smaller inputs", 3)
+    except BaseException as exc:  # noqa: BLE001 - a bug, or SystemExit from code that should not exit
+        return _fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in gdpproof: please report "
+                     "it with the command line", 5)
 
+
+def _fail(message: object, code: int) -> int:
+    """Print ``message`` as one bounded line on stderr; return the exit code."""
+    from ._common import one_line
+
+    print(f"gdpproof: error: {one_line(message)}", file=sys.stderr)
+    return code
+
+
+def _os_error(exc: OSError) -> str:
+    """An OSError naming the file(s) and the reason ("out.csv: No space left on device")."""
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{' -> '.join(names)}: {reason}" if names else f"{reason} (while reading or writing a file)"

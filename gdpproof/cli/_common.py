@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, show
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a tenth of the start-up budget: only type checkers read it
@@ -48,15 +48,45 @@ class Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
 
 
+_GIVEN = "_gdpproof_given"  # the options given so far in one parse (removed before the parse returns)
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store``, refusing an option given twice (argparse would keep the last value)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if option_string is not None and self.dest in given:
+            parser.error(f"{option_string} is given twice ({show(given[self.dest])} and {show(values)}); "
+                         "give it once")
+        given[self.dest] = values
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with DESIGN §3's usage error (one line, exit 2) and the light help formatter."""
+    """argparse with DESIGN §3's usage error (one line, exit 2), no option given twice, and the
+    light help formatter."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        namespace, extras = super().parse_known_args(args, namespace)
+        namespace.__dict__.pop(_GIVEN, None)
+        return namespace, extras
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"gdpproof: error: {message}\n")
+        self.exit(2, f"gdpproof: error: {one_line(message)}\n")
+
+
+def one_line(message: object, limit: int = 2000) -> str:
+    """``message`` as one line of bounded length (for stderr): newlines become spaces."""
+    text = " ".join(str(message).split("\n"))
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def add_common(p: argparse.ArgumentParser, digits: bool = True, default_digits: int = 30) -> None:

@@ -1,5 +1,13 @@
 """User code named on the command line as ``MOD:FUNC`` (``--module``): importing it, calling it,
-and turning whatever it raises into one line (exit 2)."""
+and turning whatever it raises into one line (exit 2).
+
+:class:`user_code` is the one place that runs the user's code: the import, the factory and the
+samplers (in this process or, through the pool, in workers) all run inside it.  Anything they
+raise, ``SystemExit`` included (``sys.exit(0)`` in a sampler must not end an audit with exit 0,
+"no violation"), becomes a :class:`Usage`; only ``KeyboardInterrupt`` passes, and gdpproof's own
+errors, which the command reports itself.  The module runs as the user's own code, with the
+user's rights: gdpproof does not sandbox it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,42 @@ import os
 import sys
 from typing import Any
 
+from ..errors import GdpproofError
 from ._common import Usage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+
+
+class user_code:  # noqa: N801 - a context manager: ``with user_code("..."):``
+    """Run the user's code: whatever it raises (SystemExit too) becomes one line, exit 2.
+
+    ``KeyboardInterrupt`` and gdpproof's own errors pass unchanged.
+
+    >>> try:
+    ...     with user_code("--module='m:f': f()"):
+    ...         raise SystemExit(0)
+    ... except Usage as exc:
+    ...     print(exc)
+    --module='m:f': f() raised SystemExit(0): the user's code tried to end the program
+    """
+
+    def __init__(self, where: str, verb: str = "raised") -> None:
+        self.where, self.verb = where, verb
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is None or isinstance(exc, (KeyboardInterrupt, Usage, GdpproofError)):
+            return
+        if isinstance(exc, SystemExit):
+            detail = f"SystemExit({exc.code!r}): the user's code tried to end the program"
+        else:
+            detail = f"{type(exc).__name__}: {exc}"
+        raise Usage(f"{self.where} {self.verb} {detail}") from None
 
 
 def import_function(spec: str | None, option: str = "--module") -> tuple[Any, str]:
@@ -31,10 +74,8 @@ def import_function(spec: str | None, option: str = "--module") -> tuple[Any, st
         target = stem
     else:
         path, target = None, mod_name
-    try:
+    with user_code(f"{option}={spec!r}: cannot import {mod_name}: it"):
         module = importlib.import_module(target)
-    except Exception as exc:  # noqa: BLE001 - user code may raise anything on import: one line, exit 2
-        raise Usage(f"{option}={spec!r}: cannot import {mod_name} ({type(exc).__name__}: {exc})") from None
     if path is not None and os.path.abspath(getattr(module, "__file__", "") or "") != path:
         raise Usage(f"{option}={spec!r}: the name {target} is already taken by {module.__name__} "
                     f"({getattr(module, '__file__', 'built in')}); rename the file")
@@ -46,10 +87,8 @@ def import_function(spec: str | None, option: str = "--module") -> tuple[Any, st
 
 def call_user(spec: str, func: Any, func_name: str) -> Any:
     """Call the user's ``func()``; whatever it raises is one line (exit 2)."""
-    try:
+    with user_code(f"--module={spec!r}: {func_name}()"):
         return func()
-    except Exception as exc:  # noqa: BLE001 - user code may raise anything: one line, exit 2
-        raise Usage(f"--module={spec!r}: {func_name}() raised {type(exc).__name__}: {exc}") from None
 
 
 def module_mechanism(spec: str | None) -> Any:

@@ -8,7 +8,7 @@ import sys
 
 from ..errors import GdpproofError, InvalidParameterError
 from ._common import COMMON_FLAGS, Usage, emit, int_option
-from ._usercode import call_user, import_function
+from ._usercode import call_user, import_function, user_code
 
 
 #: audit_mechanism's arguments -> the options that give them.
@@ -66,18 +66,17 @@ def _mechanism(args: argparse.Namespace) -> int:
     seed = int_option("--seed", args.seed, low=0)
     workers = int_option("--workers", args.workers)
     try:
-        report = audit_mechanism(sample_p, sample_q, samples=samples, seed=seed, claimed_mu=args.claimed_mu,
-                                 claimed_epsilon=args.claimed_epsilon, claimed_delta=args.claimed_delta,
-                                 score=rest[0] if rest else None, confidence=args.confidence,
-                                 digits=args.digits, workers=workers, progress=not args.json and samples >= 10**7)
+        with user_code(f"the mechanism from --module={args.module_spec!r}", "failed:"):
+            report = audit_mechanism(sample_p, sample_q, samples=samples, seed=seed, claimed_mu=args.claimed_mu,
+                                     claimed_epsilon=args.claimed_epsilon, claimed_delta=args.claimed_delta,
+                                     score=rest[0] if rest else None, confidence=args.confidence, digits=args.digits,
+                                     workers=workers, progress=not args.json and samples >= 10**7)
     except InvalidParameterError as exc:
         if exc.argument in MECHANISM_FLAGS:  # an option: name it as typed
             raise Usage(exc.renamed(MECHANISM_FLAGS)) from None
         raise Usage(f"the mechanism from --module={args.module_spec!r}: {exc}") from None
     except GdpproofError as exc:
         raise Usage(f"the mechanism from --module={args.module_spec!r}: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 - user code may raise anything: one line, exit 2
-        raise Usage(f"the mechanism from --module={args.module_spec!r} failed: {type(exc).__name__}: {exc}") from None
     payload = report.as_dict()
     payload["module"] = args.module_spec
     emit(args, payload, f"{'mechanism':<16}{args.module_spec}\n{report}")

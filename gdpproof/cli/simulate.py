@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from contextlib import nullcontext
 from typing import Any
 
-from ..errors import GdpproofError, InvalidParameterError
+from ..errors import InvalidParameterError
 from ._common import Usage, emit, float_option, int_option
-from ._usercode import module_mechanism
+from ._usercode import module_mechanism, user_code
 
 #: the mechanisms' arguments -> the options that give them.
 FLAGS = {"sigma": "--sigma", "sample_rate": "--sample-rate", "sensitivity": "--sensitivity", "scale": "--scale",
@@ -37,6 +38,18 @@ def _check_options(args: argparse.Namespace) -> None:
                         ("--sensitivity", args.sensitivity)):
         if value != "1" and kind not in _DEFAULTED[flag]:
             raise Usage(f"{flag}={value} does not apply to mechanism {kind}")
+    if args.plot is not None:  # before the simulation, not after it
+        import importlib.util
+        import os
+
+        if os.path.splitext(args.plot)[1].lower() not in _PLOT_FORMATS:
+            raise Usage(f"--plot={args.plot!r} must name a {', '.join(_PLOT_FORMATS)} file")
+        if importlib.util.find_spec("matplotlib") is None:
+            raise Usage(f"--plot={args.plot!r} needs matplotlib (pip install matplotlib)")
+
+
+#: what --plot writes (matplotlib picks the format from the suffix).
+_PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
 def _mechanism(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -116,13 +129,9 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < confidence < 1:
         raise Usage(f"--confidence={args.confidence!r} must be in (0, 1)")
     mech, theory = _mechanism(args)
-    try:
+    with user_code(f"the mechanism from --module={args.module_spec!r}", "failed:") if kind == "module" else nullcontext():
         curve = simulate(mech, samples, seed=seed, confidence=confidence, workers=workers,
                          progress=samples >= 10**6 and not args.json)
-    except Exception as exc:  # noqa: BLE001 - user code (--module) may raise anything: one line, exit 2
-        if kind != "module" or isinstance(exc, GdpproofError):
-            raise
-        raise Usage(f"the mechanism from --module={args.module_spec!r} failed: {type(exc).__name__}: {exc}") from None
     if kind == "module":
         import dataclasses
 

@@ -18,10 +18,14 @@ def _table_executor(args: argparse.Namespace) -> Any:
         from distributed import Client
     except ImportError:
         raise Usage(f"--scheduler={args.scheduler} needs dask.distributed (pip install 'gdpproof[scale]')") from None
+    scheme = args.scheduler.split("://", 1)[0] if "://" in args.scheduler else "tcp"
+    if scheme not in ("tcp", "inproc"):  # tls and ucx need a security or UCX setup a command line cannot give
+        raise Usage(f"--scheduler={args.scheduler!r}: the scheme {scheme}:// is not supported here (tcp:// only); "
+                    "for tls or ucx, connect a dask Client in Python and pass make_table(executor=...)")
     try:
         return Client(args.scheduler, timeout=10).get_executor()
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise Usage(f"--scheduler={args.scheduler}: cannot connect ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - dask raises many kinds on a bad address: one line, exit 2
+        raise Usage(f"--scheduler={args.scheduler!r}: cannot connect ({type(exc).__name__}: {exc})") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
     journal = args.out + ".partial"
     resumed = 0
     if args.resume and os.path.exists(journal):
-        with open(journal, encoding="utf-8") as fh:
-            resumed = max(0, sum(1 for line in fh if line.endswith("\n")) - 2)
+        with open(journal, "rb") as fh:  # bytes: a damaged journal is make_table's to refuse, not a crash here
+            resumed = max(0, sum(1 for line in fh if line.endswith(b"\n")) - 2)
     elif args.resume:
         print(f"gdpproof: note: --resume: there is no {journal} to resume; computing every row", file=sys.stderr)
     try:

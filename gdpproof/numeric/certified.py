@@ -27,7 +27,7 @@ from typing import Any, Literal
 import flint
 
 from .._certified import Certified, _rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
-from ..errors import PrecisionError
+from ..errors import PrecisionError, show
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
 
 __all__ = [
@@ -108,7 +108,7 @@ def _decimal(m: int, e: int, digits: int) -> Decimal:
         return Decimal(0)
     if abs(e) > _DECIMAL_EXPONENT_LIMIT:
         raise PrecisionError(
-            f"the value is about 10^({e}), beyond what a Decimal can hold; "
+            f"the value is about 10^({show(e)}), beyond what a Decimal can hold; "
             "use its logarithm (for delta: log_delta_from_epsilon)"
         )
     sign = 0 if m > 0 else 1

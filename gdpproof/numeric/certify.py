@@ -77,10 +77,29 @@ def certify(
     fn = arb_function(expr, tuple(symbols))
 
     def exact() -> sympy.Expr:
+        if any(_extreme(v) for v in values):
+            raise ValueError("no exact attempt")  # sympy would take minutes or all memory; the balls decide
         return _exact_substitution(expr, tuple(symbols), tuple(values))
 
     return certify_balls(fn, values, digits=digits, rounding=rounding, exact=exact, what=what,
                          unit_interval=unit_interval)
+
+
+#: An argument whose exact rationals have more bits than this, or a magnitude beyond 2^+-EXTREME_MAGNITUDE,
+#: gets no exact (sympy) evaluation: sympy would take minutes or all memory (exp(10^999), the square
+#: root of a 66,000-bit rational), and such values are never the short decimals that need one.
+EXTREME_BITS = 8192
+EXTREME_MAGNITUDE = 2048
+
+
+def _extreme(value: Any) -> bool:
+    rationals = [value] if isinstance(value, sympy.Rational) else \
+        value.atoms(sympy.Rational) if isinstance(value, sympy.Basic) else []
+    for r in rationals:
+        p, q = abs(int(r.p)).bit_length(), int(r.q).bit_length()
+        if max(p, q) > EXTREME_BITS or (r != 0 and abs(p - q) > EXTREME_MAGNITUDE):
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=4096)

@@ -23,7 +23,7 @@ from typing import Any
 import flint
 import sympy
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, show
 from ..symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
 from ..symbolic.composition import _count
 from ..symbolic.symbols import alpha as ALPHA
@@ -170,7 +170,7 @@ class BerryEsseenBand:
                 return exact_value(sympy.Integer(0))
             at, m_, expr = min(max(a, g) + g, sympy.Integer(1)), sympy.Rational(str(self.mu)), GAUSSIAN - g
         value = certify(expr, (ALPHA, MU), (at, m_), digits=digits, rounding=direction,
-                        what=f"Berry-Esseen {'upper' if upper else 'lower'} edge at alpha={a}")
+                        what=f"Berry-Esseen {'upper' if upper else 'lower'} edge at alpha={show(a)}")
         # min/max of two bounds rounded the same way is that bound of the min/max
         if upper:
             return min(value, trivial)

@@ -15,8 +15,9 @@ import flint
 import sympy
 
 from .._args import exact, nonnegative
-from ..errors import InvalidParameterError, PrecisionError, SymbolicError
+from ..errors import InvalidParameterError, PrecisionError, SymbolicError, show
 from ..symbolic import duality as sd
+from ..symbolic.parse import formula
 from ..symbolic.symbols import alpha as ALPHA
 from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import epsilon_prime as EPS_PRIME
@@ -142,7 +143,7 @@ def conjugate_value(f: Any, y: Any, *, digits: int, rounding: str) -> Certified:
     yv = exact("y", y, symbolic=False)
     enclose = _conjugate_enclosure(f, lambda: arb_from_exact(yv))
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=lambda: _exact_conjugate(f, yv),
-                             what=lambda: f"conjugate of {f!r} at y={yv}")
+                             what=lambda: f"conjugate of {f!r} at y={show(yv)}")
 
 
 def _envelope_delta_is_zero(f: Any, e: sympy.Expr) -> bool:
@@ -185,7 +186,7 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
         return Certified(0, digits=digits, rounding="up", method="exact")
     if f.dual_template is not None:
         return certify(f.dual_template, (EPS_PRIME, *syms), (e, *vals), digits=digits, rounding="up",
-                       what=lambda: f"delta of {f!r} at epsilon={e}", unit_interval=True)
+                       what=lambda: f"delta of {f!r} at epsilon={show(e)}", unit_interval=True)
     inner = _conjugate_enclosure(f, lambda: -arb_from_exact(e).exp())
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
@@ -201,7 +202,7 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
         return _exact_conjugate(f, -sympy.exp(e), shift=1)
 
     return certify_enclosure(enclose, digits=digits, rounding="up", exact=exact_value,
-                             what=lambda: f"delta of {f!r} at epsilon={e}")
+                             what=lambda: f"delta of {f!r} at epsilon={show(e)}")
 
 
 def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
@@ -235,7 +236,7 @@ def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certifie
         return rat[0] if rat else None
 
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact_value,
-                             what=lambda: f"inverse of {f!r} at alpha={a}")
+                             what=lambda: f"inverse of {f!r} at alpha={show(a)}")
 
 
 def tightest_mu(f: Any, *, digits: int) -> Certified:
@@ -362,8 +363,10 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
 
     Parameters
     ----------
-    delta : sympy.Expr
-        delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).
+    delta : sympy.Expr or str
+        delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).  A
+        string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
+        nothing in it is executed, so untrusted strings are safe.
     alpha : real in [0, 1].
 
     Examples
@@ -377,7 +380,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
 
     chk(digits, "down")
     a = parse_alpha(alpha)
-    dexpr = sympy.sympify(delta)
+    dexpr = sympy.sympify(formula("delta", delta))  # a string is parsed, never executed
     extra = dexpr.free_symbols - {EPS}
     if extra:
         raise InvalidParameterError(f"delta={dexpr} has free symbols {sorted(map(str, extra))} besides epsilon")
@@ -410,4 +413,4 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
             return None
         return max(b1[0], b2[0], Fraction(0)), max(b1[1], b2[1], Fraction(0))
 
-    return certify_enclosure(enclose, digits=digits, rounding="down", what=lambda: f"envelope at alpha={a}")
+    return certify_enclosure(enclose, digits=digits, rounding="down", what=lambda: f"envelope at alpha={show(a)}")

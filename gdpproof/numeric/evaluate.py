@@ -18,7 +18,7 @@ import mpmath
 import sympy
 
 from .._args import probability
-from ..errors import InvalidParameterError, PrecisionError
+from ..errors import InvalidParameterError, PrecisionError, show
 from ..symbolic.special import fold
 from ..symbolic.symbols import alpha as ALPHA
 from ._mp import mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
@@ -49,7 +49,7 @@ def tradeoff_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certifi
     a = parse_alpha(alpha)
     syms, vals = f._numeric_params()
     return _certify_any(f.template, (ALPHA, *syms), (a, *vals), digits=digits, rounding=rounding,
-                        what=lambda: f"{f!r} at alpha={a}")
+                        what=lambda: f"{f!r} at alpha={show(a)}")
 
 
 def expression_value(expr: sympy.Expr, alpha: Any, *, digits: int, rounding: str, what: Any) -> Certified:

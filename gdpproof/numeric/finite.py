@@ -27,7 +27,7 @@ import flint
 import sympy
 
 from .._args import _bad
-from ..errors import NotSupportedError
+from ..errors import NotSupportedError, show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import epsilon as EPS
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
@@ -155,4 +155,4 @@ def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: 
         return value if value.is_Rational else None
 
     return certify_enclosure(_enclosure(groups, epsilon), digits=digits, rounding="up", exact=exact,
-                             what=f"delta at epsilon={epsilon} of the finite composition")
+                             what=f"delta at epsilon={show(epsilon)} of the finite composition")

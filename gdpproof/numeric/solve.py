@@ -28,7 +28,7 @@ from typing import Any
 
 import flint
 
-from ..errors import InvalidParameterError, PrecisionError
+from ..errors import InvalidParameterError, PrecisionError, show
 from ._rational import is_sympy, nonnegative as _nonnegative_exact, positive as _positive_exact
 from ._rational import probability as _probability_exact, rational as _rational_exact
 from ._kernels import (
@@ -327,7 +327,7 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     if m == 0:
         return _zero(digits, "up")
     return certify_balls(_DUAL, (e, m), digits=digits, rounding="up", unit_interval=True,
-                         exact=lambda: _exact_gaussian(False, e, m), what=lambda: f"delta at mu={m}, epsilon={e}")
+                         exact=lambda: _exact_gaussian(False, e, m), what=lambda: f"delta at mu={show(m)}, epsilon={show(e)}")
 
 
 def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
@@ -345,7 +345,7 @@ def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
     if m.free_symbols:
         raise InvalidParameterError(f"mu={m} is symbolic; numeric evaluation needs a number")
     return certify(GAUSSIAN_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up", unit_interval=True,
-                   what=lambda: f"delta at mu={m}, epsilon={e}")
+                   what=lambda: f"delta at mu={show(m)}, epsilon={show(e)}")
 
 
 def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
@@ -365,7 +365,7 @@ def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certif
     if m == 0:
         return Certified("-Infinity", digits=digits, rounding="up", method="exact")
     return certify_balls(_LOG_DUAL, (e, m), digits=digits, rounding="up", exact=lambda: _exact_gaussian(True, e, m),
-                         what=lambda: f"log delta at mu={m}, epsilon={e}")
+                         what=lambda: f"log delta at mu={show(m)}, epsilon={show(e)}")
 
 
 def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) -> bool:

@@ -167,6 +167,8 @@ TABLE_LIMIT = 20_000
 
 
 def _ball_key(x: flint.arb) -> tuple:
+    if not x.is_finite():  # man_exp refuses it: a ball with an infinite end (e^(10^999)) is its own key
+        return ("not finite", str(x))
     return tuple(int(v) for v in (*x.mid().man_exp(), *x.rad().man_exp()))
 
 

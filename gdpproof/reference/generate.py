@@ -10,11 +10,16 @@ Writing to a file is crash-safe.  Each finished chunk is appended to a journal `
 (flushed and synced), the table is rendered only when every row is known, written to a
 temporary file in the same folder and renamed over ``OUT``; the journal is then removed.  After
 an interruption (Ctrl-C, kill, power loss) ``resume=True`` reads the journal, recomputes only
-the missing rows, and produces the same bytes an uninterrupted run would.
+the missing rows, and produces the same bytes an uninterrupted run would.  Each journal line
+carries a digest over its row and the run's fingerprint, and is checked against the grid (an
+index on it, a decimal value and a known method per column): a journal with a line that fails
+is refused, never copied into a table.  While a run writes ``OUT`` it holds a lock on the
+journal, so a second run on the same ``OUT`` is told that another run holds it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -22,8 +27,9 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .._progress import Progress
 from ..errors import GdpproofError, InvalidParameterError
@@ -35,7 +41,7 @@ __all__ = ["TableSpec", "make_table", "versions"]
 
 #: Option spelling of each grid variable (the CLI's ``--sample-rate`` is ``sample_rate`` here).
 OPTION = {"sample_rate": "--sample-rate"}
-_JOURNAL_MAGIC = "gdpproof-table-journal 1"
+_JOURNAL_MAGIC = "gdpproof-table-journal 2"  # 2: each line carries its digest
 
 
 def versions() -> dict[str, str]:
@@ -184,24 +190,90 @@ def _journal_path(out: Path) -> Path:
     return out.with_name(out.name + ".partial")
 
 
-def _load_journal(path: Path, fingerprint: str) -> dict[int, tuple[list[str], list[str]]]:
-    lines = path.read_text(encoding="utf-8").split("\n")
-    if len(lines) < 2 or lines[0] != _JOURNAL_MAGIC or lines[1] != fingerprint:
+def _digest(fingerprint: str, row: str) -> str:
+    """The digest that ties a journal line ``row`` to its run: a changed digit, a row moved or
+    copied from another run's journal fails it."""
+    return hashlib.sha256(f"{fingerprint}\n{row}".encode()).hexdigest()[:32]
+
+
+def _journal_line(fingerprint: str, index: int, values: list[str], methods: list[str]) -> str:
+    row = json.dumps([index, values, methods])
+    return json.dumps([index, values, methods, _digest(fingerprint, row)]) + "\n"
+
+
+def _valid_row(line: bytes, fingerprint: str, total: int, columns: int) -> tuple[int, list[str], list[str]] | None:
+    """The row of one journal line, or None when it fails any check: UTF-8 JSON ``[index,
+    values, methods, digest]``, the digest over the row and the run's fingerprint, an index on
+    the grid, one decimal value and one known method per column."""
+    try:
+        index, values, methods, digest = json.loads(line.decode("utf-8"))
+    except (ValueError, TypeError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
+    if not (type(index) is int and 0 <= index < total and isinstance(values, list) and isinstance(methods, list)
+            and len(values) == len(methods) == columns and all(type(v) is str for v in values)
+            and all(m in _METHODS for m in methods) and type(digest) is str):
+        return None
+    if digest != _digest(fingerprint, json.dumps([index, values, methods])):
+        return None
+    for v in values:
+        try:
+            if not v.isascii() or "_" in v or Decimal(v).is_nan():
+                return None
+        except InvalidOperation:
+            return None
+    return index, values, methods
+
+
+def _load_journal(path: Path, fingerprint: str, total: int, columns: int) -> dict[int, tuple[list[str], list[str]]]:
+    """The rows a journal holds, each checked (:func:`_valid_row`); a journal with any line that
+    fails is refused, never copied into a table."""
+    lines = path.read_bytes().split(b"\n")
+    if len(lines) < 2 or lines[0] != _JOURNAL_MAGIC.encode() or lines[1] != fingerprint.encode():
         raise InvalidParameterError(
             f"resume: {path} was written for a different table (kind, digits, grid or package versions "
             "differ); delete it, or rerun with the original arguments")
     done: dict[int, tuple[list[str], list[str]]] = {}
     for number, line in enumerate(lines[2:-1], 3):  # the last piece is "" or a line cut by the interruption
-        try:
-            index, values, methods = json.loads(line)
-            done[int(index)] = ([str(v) for v in values], [str(m) for m in methods])
-        except (ValueError, TypeError) as exc:
-            raise InvalidParameterError(f"resume: line {number} of {path} is damaged ({exc}); delete the "
-                                        "journal to start again") from None
+        row = _valid_row(line, fingerprint, total, columns)
+        if row is None or (row[0] in done and done[row[0]] != row[1:]):
+            raise InvalidParameterError(
+                f"resume: line {number} of {path} fails its check (damaged or edited: its digest, its row's place "
+                "on the grid or its values); nothing of it is used: delete the journal to start again")
+        done[row[0]] = row[1:]
     # drop a line cut by the interruption, so that appending starts on a fresh line
     with open(path, "r+b") as fh:
-        fh.truncate(len(("\n".join(lines[:-1]) + "\n").encode("utf-8")))
+        fh.truncate(len(b"\n".join(lines[:-1]) + b"\n"))
     return done
+
+
+def _lock(journal: IO[str], path: Path) -> None:
+    """Hold an exclusive lock on the open journal: a second run on the same ``out`` is refused
+    while this one lives (POSIX; where fcntl is missing, no lock is taken)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    try:
+        fcntl.flock(journal.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        journal.close()
+        raise InvalidParameterError(
+            f"out={str(path)!r}: another gdpproof run is writing this table now (it holds {_journal_path(path)}); "
+            "wait for it to finish, or stop it and rerun with --resume") from None
+
+
+class _naming:  # noqa: N801 - a context manager
+    """An OSError without a file name (a full disk on write) gets ``path`` as its file name."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if isinstance(exc, OSError) and exc.filename is None:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(self.path)) from exc
 
 
 def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | None = None, format: str | None = None,
@@ -255,20 +327,32 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     if path is not None:
         if path.is_dir():
             raise InvalidParameterError(f"out={str(path)!r} is a folder; give a file name")
+        if path.exists() and not path.is_file():  # a device or a pipe: the rename would replace it
+            raise InvalidParameterError(f"out={str(path)!r} is not a regular file; give a file name")
         jpath = _journal_path(path)
-        if jpath.exists():
-            if not resume:
-                raise InvalidParameterError(
-                    f"out={str(path)!r}: {jpath} holds an interrupted run; resume it (resume=True, or --resume "
-                    "on the command line), or delete it to start again")
-            done = _load_journal(jpath, fingerprint)
-            journal = open(jpath, "a", encoding="utf-8")
+        if not path.parent.exists():
+            raise InvalidParameterError(f"out={str(path)!r}: the folder {path.parent} does not exist")
+        try:
+            journal = open(jpath, "x", encoding="utf-8")  # x: of two runs starting together, one creates it
+            fresh = True
+        except FileExistsError:
+            journal, fresh = open(jpath, "a", encoding="utf-8"), False
+        _lock(journal, path)
+        if fresh:
+            with _naming(jpath):
+                journal.write(_JOURNAL_MAGIC + "\n" + fingerprint + "\n")
+                journal.flush()
+        elif not resume:
+            journal.close()
+            raise InvalidParameterError(
+                f"out={str(path)!r}: {jpath} holds an interrupted run; resume it (resume=True, or --resume "
+                "on the command line), or delete it to start again")
         else:
-            if not path.parent.exists():
-                raise InvalidParameterError(f"out={str(path)!r}: the folder {path.parent} does not exist")
-            journal = open(jpath, "w", encoding="utf-8")
-            journal.write(_JOURNAL_MAGIC + "\n" + fingerprint + "\n")
-            journal.flush()
+            try:
+                done = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns))
+            except BaseException:
+                journal.close()
+                raise
     todo = [(i, inputs[i]) for i in range(total) if i not in done]
     n_workers = workers or 1
     # enough chunks that the last ones finish together (tail imbalance <= one small chunk)
@@ -277,9 +361,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     bar = Progress(total, f"table {kind}", unit="rows", enabled=progress, done=len(done))
     own = None
     if executor is None and n_workers > 1 and len(chunks) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from .._pool import process_pool
 
-        own = executor = ProcessPoolExecutor(n_workers)
+        own = executor = process_pool(n_workers)
     try:
         if executor is None:
             results: Iterable[Any] = (_compute_chunk(kind, digits, c) for c in chunks)
@@ -290,21 +374,23 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
             for index, values, methods in rows:
                 done[index] = (values, methods)
                 if journal is not None:
-                    journal.write(json.dumps([index, values, methods]) + "\n")
+                    with _naming(_journal_path(path or Path())):
+                        journal.write(_journal_line(fingerprint, index, values, methods))
             if journal is not None:
-                journal.flush()
-                os.fsync(journal.fileno())
+                with _naming(_journal_path(path or Path())):
+                    journal.flush()
+                    os.fsync(journal.fileno())
             bar.advance(len(rows))
     except BaseException:
         if own is not None:
             own.shutdown(wait=False, cancel_futures=True)
             own = None
+        if journal is not None:
+            journal.close()
         raise
     finally:
         if own is not None:
             own.shutdown()
-        if journal is not None:
-            journal.close()
         bar.close()
     methods: dict[str, int] = {}
     rows_out = []
@@ -315,9 +401,12 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         rows_out.append(tuple(inputs[i]) + tuple(values))
     k = spec.kind_info
     table = Table(kind, k.header, tuple(rows_out), spec.header(methods), {c.name: c.rounding for c in k.columns})
-    if path is not None:
-        write_atomic(path, table.render(fmt))
-        _journal_path(path).unlink()
+    if path is not None and journal is not None:
+        try:  # the lock is held until the table is in place and the journal gone
+            write_atomic(path, table.render(fmt))
+            _journal_path(path).unlink()
+        finally:
+            journal.close()
     return table
 
 
@@ -334,7 +423,7 @@ def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``."""
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with _naming(path), os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, show
 from ..numeric.certify import round_fraction
 
 __all__ = ["GRID_DIGITS", "MAX_POINTS", "parse_grid", "canonical"]
@@ -47,13 +47,23 @@ def _round(x: Fraction) -> str:
     return canonical(Fraction(m) * Fraction(10) ** e)
 
 
-def _decimal(option: str, spec: str, text: str) -> Decimal:
+#: Grid points have decimal exponents within +-this (and integer points at most 10**MAX_INTEGER_DIGITS).
+MAX_EXPONENT = 10_000
+MAX_INTEGER_DIGITS = 30
+
+
+def _decimal(option: str, spec: str, text: str, integer: bool = False) -> Decimal:
+    text = text.strip()
     try:
-        d = Decimal(text.strip())
+        # "_" and non-ASCII digits are refused, as every number gdpproof reads (gdpproof._plain)
+        d = Decimal(text) if text.isascii() and "_" not in text else None
     except InvalidOperation:
         d = None
     if d is None or not d.is_finite():
-        raise InvalidParameterError(f"{option}={spec!r}: {text.strip()!r} is not a finite decimal number")
+        raise InvalidParameterError(f"{option}={show(spec)}: {show(text)} is not a finite decimal number")
+    if d and abs(d.adjusted()) > (MAX_INTEGER_DIGITS if integer else MAX_EXPONENT):
+        rule = f"at most 10^{MAX_INTEGER_DIGITS}" if integer else f"a decimal exponent within +-{MAX_EXPONENT:,}"
+        raise InvalidParameterError(f"{option}={show(spec)}: {show(text)} is out of range (a grid point has {rule})")
     return d
 
 
@@ -78,16 +88,17 @@ def parse_grid(option: str, spec: str, *, integer: bool = False) -> tuple[str, .
     ...
     gdpproof.errors.InvalidParameterError: --mu='lin:0:1': a range is lin:START:STOP:N or log:START:STOP:N (4 fields)
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise InvalidParameterError(f"{option}={spec!r} must be a comma-separated list, lin:START:STOP:N or "
-                                    "log:START:STOP:N")
+    if not isinstance(spec, str) or not spec.strip() or not spec.isprintable() or len(spec) > 10 * MAX_POINTS:
+        # a newline or other control character would break the table's header
+        raise InvalidParameterError(f"{option}={show(spec)} must be a comma-separated list, lin:START:STOP:N or "
+                                    "log:START:STOP:N (printable characters, one line)")
     head = spec.strip().split(":", 1)[0].lower()
     if head in ("lin", "log"):
         fields = spec.strip().split(":")
         if len(fields) != 4:
             raise InvalidParameterError(f"{option}={spec!r}: a range is lin:START:STOP:N or log:START:STOP:N "
                                         "(4 fields)")
-        start, stop = _decimal(option, spec, fields[1]), _decimal(option, spec, fields[2])
+        start, stop = _decimal(option, spec, fields[1], integer), _decimal(option, spec, fields[2], integer)
         try:
             n = int(fields[3])
         except ValueError:
@@ -103,7 +114,7 @@ def parse_grid(option: str, spec: str, *, integer: bool = False) -> tuple[str, .
                 seen.setdefault(str(round(Fraction(Decimal(p)))), None)
             return tuple(seen)
     else:
-        values = [_decimal(option, spec, t) for t in spec.split(",")]
+        values = [_decimal(option, spec, t, integer) for t in spec.split(",")]
         if len(values) > MAX_POINTS:
             raise InvalidParameterError(f"{option}: {len(values)} values, at most {MAX_POINTS}")
         points = tuple(canonical(v) for v in values)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, show
 
 __all__ = ["Table", "FORMATS", "format_for_path", "parse", "read_table"]
 
@@ -177,8 +177,8 @@ def parse(text: str, fmt: str | None = None) -> Table:
             columns = [str(c) for c in obj.pop("columns")]
             rounding = {str(k): str(v) for k, v in dict(obj.pop("rounding", {}) or {}).items()}
             rows = [tuple(str(v) for v in r) for r in rows_raw]
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise InvalidParameterError(f"the JSON table is malformed ({type(exc).__name__}: {exc}): it needs "
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            raise InvalidParameterError(f"the JSON table is malformed ({type(exc).__name__}: {show(str(exc))}): it needs "
                                         "'columns' and 'rows', a list of lists") from None
         header = [(k, v if isinstance(v, str) else json.dumps(v, default=str)) for k, v in obj.items()]
     else:
@@ -231,6 +231,10 @@ def parse(text: str, fmt: str | None = None) -> Table:
     return Table(kind.name, columns_t, tuple(rows), tuple(header), rounding)
 
 
+#: Largest table file read (shipped tables are kilobytes; 64 MiB is a million 30-digit rows).
+MAX_TABLE_BYTES = 64 * 2**20
+
+
 def read_table(source: str | Path, fmt: str | None = None) -> Table:
     """Read a table from a file, or one of the tables shipped with gdpproof by name.
 
@@ -247,7 +251,12 @@ def read_table(source: str | Path, fmt: str | None = None) -> Table:
 
     path = shipped_path(str(source)) if str(source) in SHIPPED else Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:  # bounded: /dev/zero or a huge file is refused, not read for ever
+            data = fh.read(MAX_TABLE_BYTES + 1)
+        if len(data) > MAX_TABLE_BYTES:
+            raise InvalidParameterError(f"source={str(source)!r} is larger than {MAX_TABLE_BYTES:,} bytes; "
+                                        "gdpproof reads tables up to that size")
+        text = data.decode("utf-8")
     except OSError as exc:
         raise InvalidParameterError(f"source={str(source)!r} cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError:

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from .._progress import Progress
-from ..errors import GdpproofError, InvalidParameterError
+from .._plain import MAX_DECIMAL_EXPONENT
+from ..errors import GdpproofError, InvalidParameterError, show
 from ..numeric.certify import Certified
 from .generate import _text
 from .kinds import KINDS
@@ -125,11 +126,22 @@ def _faithful_double(v: Decimal, lo: Fraction, hi: Fraction) -> bool:
     return not (d - spacing >= hi or d + spacing <= lo)
 
 
+#: A tabulated value has at most this many digits (tables are made with at most 4,000) and a
+#: decimal exponent within +-MAX_DECIMAL_EXPONENT: beyond, checking it would not end in time.
+MAX_VALUE_DIGITS = 4100
+
+
 def _decimal(text: str, row: int, column: str) -> Decimal:
     try:
-        d = Decimal(text)
+        d = Decimal(text) if text.isascii() and "_" not in text else None
     except InvalidOperation:
-        raise InvalidParameterError(f"row {row}: {column}={text!r} is not a decimal number") from None
+        d = None
+    if d is None:
+        raise InvalidParameterError(f"row {row}: {column}={show(text)} is not a decimal number")
+    if d.is_finite() and (len(d.as_tuple().digits) > MAX_VALUE_DIGITS or abs(d.adjusted()) > MAX_DECIMAL_EXPONENT):
+        raise InvalidParameterError(f"row {row}: {column}={show(text)} has more than {MAX_VALUE_DIGITS:,} digits or "
+                                    f"a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT:,}: not a value gdpproof "
+                                    "can check")
     return d
 
 

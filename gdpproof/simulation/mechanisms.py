@@ -40,6 +40,10 @@ def _positive(name: str, value: Any, *, integer: bool = False, upper: float = ma
     return v
 
 
+#: Largest sensitivity/sigma simulated (its square must stay a finite double, with room).
+MAX_SHIFT = 1e100
+
+
 class Mechanism(ABC):
     """Base class: ``scores(rng, n, law)`` returns n draws of the statistic under P or Q."""
 
@@ -69,6 +73,11 @@ class GaussianMechanism(Mechanism):
         self.sigma = _positive("sigma", sigma)
         self.dim = _positive("dim", dim, integer=True, upper=10**6)
         self.steps = _positive("steps", steps, integer=True, upper=10**6)
+        if self.sensitivity / self.sigma > MAX_SHIFT:  # the squared shift would overflow a double
+            raise InvalidParameterError(
+                f"sensitivity/sigma={self.sensitivity / self.sigma:g} must be at most {MAX_SHIFT:g} (beyond it the "
+                "trade-off curve is 0 at every alpha a simulation can resolve)", argument="sigma", value=sigma,
+                rule=f"must make sensitivity/sigma at most {MAX_SHIFT:g}")
         self.shift = np.full(self.dim, self.sensitivity / math.sqrt(self.dim))
         self.name = (f"gaussian_mechanism(sensitivity={self.sensitivity:g}, sigma={self.sigma:g}, "
                      f"dim={self.dim}, steps={self.steps})")

@@ -63,9 +63,9 @@ def count_chunks(mechanism: Mechanism, seeds: Sequence[np.random.SeedSequence], 
     start = time.perf_counter()
     own = None
     if executor is None and workers not in (None, 1) and n_chunks > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from .._pool import process_pool
 
-        own = executor = ProcessPoolExecutor(workers)
+        own = executor = process_pool(workers)
     try:
         if executor is None:
             results: Any = (_chunk(mechanism, s, n, thresholds) for s, n in zip(seeds, sizes))

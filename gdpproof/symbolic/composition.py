@@ -21,7 +21,7 @@ import sympy
 from sympy import Piecewise, exp, log, sqrt
 
 from .._args import _bad, exact, probability
-from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
+from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, show
 from .special import fold, implicit_inverse, rr_composed, rr_composed_delta
 from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
 from .tradeoff import TradeOff, eps_delta, gaussian, identity, randomized_response
@@ -86,7 +86,7 @@ def rr_composition(epsilon: Any, n: Any) -> TradeOff:
         raise _bad("epsilon", epsilon, "must be >= 0")
     k = _count("n", n)
     if k > MAX_RR_N:
-        raise _bad("n", n, f"must be at most 10^12 (got {k:.3g})")
+        raise _bad("n", n, f"must be at most 10^12 (got {show(k)})")
     return TradeOff(RR_COMPOSITION, ((E, e), (N, sympy.Integer(k))), "rr_composition", True, RR_COMPOSITION_DUAL)
 
 
@@ -193,7 +193,7 @@ def compose(*fs: TradeOff) -> TradeOff:
     if not cores:
         core: TradeOff = identity()
     elif kinds == {"gdp"}:
-        core = gaussian(sqrt(sum(m**2 for _, m in cores)))
+        core = gaussian(_root_sum_of_squares([m for _, m in cores]))
     elif kinds == {"rr"}:
         e0 = cores[0][1][0]
         if not all(_same(data[0], e0) for _, data in cores):
@@ -384,3 +384,19 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     fp0 = q * head + 1 - q
     at_zero = fp0 if q < 1 and fp0.is_number else None
     return envelope(fpn, at_zero=at_zero, name=f"subsampled_{f.name}" if q < 1 else f"symmetrize({f!r})")
+
+
+#: The exact GDP composition takes sqrt(sum mu_i^2) of rationals up to this many bits.
+MAX_GDP_SQUARE_BITS = 8192
+
+
+def _root_sum_of_squares(mus: list[sympy.Expr]) -> sympy.Expr:
+    """sqrt(sum mu_i^2); refused quickly when the sum is a rational of more than
+    MAX_GDP_SQUARE_BITS bits (mu = 1 and 1e-10000): sympy's square root and every later exact
+    test of it look for perfect-power factors, which takes minutes."""
+    total = sum((m**2 for m in mus), sympy.Integer(0))
+    if total.is_Rational and max(abs(int(total.p)).bit_length(), int(total.q).bit_length()) > MAX_GDP_SQUARE_BITS:
+        raise NotSupportedError(
+            f"the exact composed mu is the square root of a rational of more than {MAX_GDP_SQUARE_BITS:,} bits; "
+            "give the mu values with fewer digits (a mu below 1e-1000 next to mu = 1 changes nothing at 1000 digits)")
+    return sqrt(total)

@@ -20,8 +20,9 @@ import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
 from .._args import exact, nonnegative, probability
-from ..errors import InvalidParameterError, SymbolicError
+from ..errors import InvalidParameterError, SymbolicError, show
 from . import engines
+from .parse import formula
 from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,7 +88,7 @@ class TradeOff:
     def __repr__(self) -> str:
         if not self.params:
             return f"{self.name}()"
-        inner = ", ".join(f"{s.name}={v}" for s, v in self.params)
+        inner = ", ".join(f"{s.name}={show(v)}" for s, v in self.params)
         return f"{self.name}({inner})"
 
     def _numeric_params(self) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Expr, ...]]:
@@ -468,9 +469,11 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
 
     Parameters
     ----------
-    density : sympy.Expr
-        A probability density on the real line in ``variable``.
-    variable : sympy.Symbol, optional
+    density : sympy.Expr or str
+        A probability density on the real line in ``variable``.  A string is read by the
+        restricted grammar of :func:`gdpproof.symbolic.parse.formula` (numbers, names, ``+ - * /
+        **`` and a list of functions): nothing in it is executed, so untrusted strings are safe.
+    variable : sympy.Symbol or str, optional
         The density's variable; defaults to its only free symbol.
     mu : real or sympy expression, optional
         The shift, mu >= 0; defaults to the symbol ``mu`` (a one-parameter family).
@@ -492,7 +495,10 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
     """
     from .symbols import mu as MU
 
-    dens = sympy.sympify(density)
+    dens = sympy.sympify(formula("density", density))  # a string is parsed, never executed
+    variable = formula("variable", variable)
+    if variable is not None and not isinstance(variable, sympy.Symbol):
+        raise InvalidParameterError(argument="variable", value=variable, rule="must be a symbol")
     if variable is None:
         free = dens.free_symbols
         if len(free) != 1:

@@ -1,0 +1,127 @@
+"""Formulas given as strings, read by a restricted grammar: nothing in the string is executed.
+
+``sympy.sympify`` and ``parse_expr`` evaluate their input as Python: a string that imports
+``os`` and calls ``system`` runs it.  gdpproof never passes a user's string to them.  A
+string is parsed by Python's :mod:`ast` (which parses and executes nothing) and the tree is
+turned into a sympy expression node by node, allowing only
+
+- numbers, read exactly (``0.1`` is 1/10, as every gdpproof argument);
+- ``+ - * / **`` and unary ``+ -``, with integer exponents at most :data:`MAX_EXPONENT` in size;
+- names: the canonical symbols of :mod:`gdpproof.symbolic.symbols` (``x``, ``mu``, ``epsilon``,
+  ...: a string's ``x`` is the same symbol as ``gdpproof.symbols.x``), the constants ``pi``,
+  ``E`` and ``oo``, and other plain names as new real symbols;
+- calls of the functions in :data:`FUNCTIONS` by name, with positional arguments.
+
+No attribute access, subscripts, keywords, lambdas, comprehensions or strings: untrusted strings
+are safe to pass.  Anything else raises :class:`~gdpproof.errors.InvalidParameterError`, naming
+the argument and what is not allowed.
+"""
+
+from __future__ import annotations
+
+import ast
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from .._plain import plain_value
+from ..errors import InvalidParameterError, show
+from . import symbols as _symbols
+
+__all__ = ["FUNCTIONS", "MAX_BITS", "MAX_EXPONENT", "MAX_LENGTH", "formula"]
+
+#: Longest formula string read.
+MAX_LENGTH = 10_000
+#: Largest integer exponent (``10**10**10`` would take all memory).
+MAX_EXPONENT = 10_000
+
+#: Largest exact power computed (bits of its numerator or denominator).
+MAX_BITS = 1_000_000
+
+#: The functions a formula string may call.
+FUNCTIONS = {name: getattr(sympy, name) for name in (
+    "exp", "log", "sqrt", "Abs", "sign", "Max", "Min", "sin", "cos", "tan", "atan", "sinh", "cosh", "tanh",
+    "erf", "erfc", "gamma", "Heaviside")}
+FUNCTIONS["abs"] = sympy.Abs
+
+_CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo}
+_SYMBOLS = {s.name: s for s in (getattr(_symbols, n) for n in _symbols.__all__) if isinstance(s, sympy.Symbol)}
+_BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b}
+
+
+def formula(name: str, value: Any) -> Any:
+    """``value`` itself unless it is a string; a string parsed by the restricted grammar above.
+
+    >>> formula("density", "exp(-abs(x))/2")
+    exp(-Abs(x))/2
+    >>> formula("density", "().__class__")
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: density='().__class__' is not an allowed formula: attribute access ('.')
+    """
+    if not isinstance(value, str):
+        return value
+    if len(value) > MAX_LENGTH:
+        raise _refuse(name, value, f"is longer than {MAX_LENGTH:,} characters")
+    try:
+        tree = ast.parse(value.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise _refuse(name, value, f"is not a formula ({type(exc).__name__})") from None
+    try:
+        return _build(name, value, tree.body)
+    except RecursionError:
+        raise _refuse(name, value, "is nested too deeply") from None
+
+
+def _refuse(name: str, value: str, rule: str) -> InvalidParameterError:
+    return InvalidParameterError(argument=name, value=value, rule=rule)
+
+
+def _build(name: str, text: str, node: ast.AST) -> Any:
+    def no(what: str) -> InvalidParameterError:
+        return _refuse(name, text, f"is not an allowed formula: {what}")
+
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise no(f"the constant {show(node.value)} (only numbers)")
+        if isinstance(node.value, int):
+            return sympy.Integer(node.value)
+        # the number as written: ast reads 0.1 as a double, so read its source text (exactly, and
+        # within gdpproof's bounds on exponents, by the one parser of plain numbers)
+        exact = plain_value(name, ast.get_source_segment(text.strip(), node) or repr(node.value))
+        if not isinstance(exact, Fraction):
+            raise no(f"the number {show(node.value)}")
+        return sympy.Rational(exact.numerator, exact.denominator)
+    if isinstance(node, ast.Name):
+        if node.id.startswith("_"):
+            raise no(f"the name {node.id} (names starting with '_' are not allowed)")
+        if node.id in _CONSTANTS:
+            return _CONSTANTS[node.id]
+        if node.id in FUNCTIONS:
+            raise no(f"the function {node.id} without arguments")
+        return _SYMBOLS.get(node.id) or sympy.Symbol(node.id, real=True)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        operand = _build(name, text, node.operand)
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_build(name, text, node.left), _build(name, text, node.right))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        base, exponent = _build(name, text, node.left), _build(name, text, node.right)
+        if exponent.is_number and exponent.is_Rational and abs(exponent) > MAX_EXPONENT:
+            raise no(f"the exponent {show(exponent)} (at most {MAX_EXPONENT:,} in size)")
+        if base.is_Rational and exponent.is_Integer and \
+                max(int(base.p).bit_length(), int(base.q).bit_length()) * abs(int(exponent)) > MAX_BITS:
+            raise no(f"a power of more than {MAX_BITS:,} bits")
+        return sympy.Pow(base, exponent)
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
+            called = node.func.id if isinstance(node.func, ast.Name) else "an expression"
+            raise no(f"calling {called} (allowed: {', '.join(sorted(FUNCTIONS))})")
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise no(f"keyword or starred arguments of {node.func.id}")
+        return FUNCTIONS[node.func.id](*(_build(name, text, a) for a in node.args))
+    if isinstance(node, ast.Attribute):
+        raise no("attribute access ('.')")
+    raise no(f"{type(node).__name__} (only numbers, names, + - * / **, and calls of allowed functions)")

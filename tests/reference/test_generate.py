@@ -1,0 +1,116 @@
+"""Hardening of table generation (issue 19): a journal that cannot lie, a lock on OUT, pool
+workers that die with their parent.  Each test is built from the issue's reproducer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gdpproof.cli import main
+from gdpproof.errors import InvalidParameterError
+from gdpproof.reference import make_table
+from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, _compute_chunk, _journal_line
+
+SPEC = dict(mu="0.5,1,2", eps="0,1", digits=12)
+
+
+def _journal(tmp_path, edit) -> tuple:
+    """OUT.partial holding the first three rows, the third line changed by ``edit``."""
+    spec = TableSpec.build("delta", 12, {"mu": SPEC["mu"], "eps": SPEC["eps"]})
+    fp = spec.fingerprint()
+    rows = _compute_chunk("delta", 12, list(enumerate(spec.rows()))[:3])
+    lines = [_journal_line(fp, i, v, m).encode() for i, v, m in rows]
+    lines[2] = edit(lines[2], fp)
+    out = tmp_path / "t.csv"
+    (tmp_path / "t.csv.partial").write_bytes((_JOURNAL_MAGIC + "\n" + fp + "\n").encode() + b"".join(lines))
+    return out, lines
+
+
+def _flip_digit(line: bytes, fp: str) -> bytes:
+    i = line.index(b'["0.') + 6  # a digit of the value
+    return line[:i] + (b"1" if line[i:i + 1] != b"1" else b"2") + line[i + 1:]
+
+
+@pytest.mark.parametrize("edit", [
+    _flip_digit,
+    lambda line, fp: line.replace(b"[2,", b"[3,", 1),  # the row moved to another place on the grid
+    lambda line, fp: line[:-2] + b', "x"]\n',  # an extra field
+    lambda line, fp: _journal_line(fp, 2, ["=cmd|' /C calc'!A0"], ["arb"]).encode(),  # a formula, digest right
+    lambda line, fp: _journal_line(fp, 99, ["0.5"], ["arb"]).encode(),  # off the grid, digest right
+    lambda line, fp: _journal_line(fp, 2, ["0.5", "0.5"], ["arb", "arb"]).encode(),  # a column too many
+    lambda line, fp: b"\xff\xfe" + line,  # not UTF-8
+    lambda line, fp: b"[" * 100_000 + b"\n",  # nested beyond the recursion limit
+], ids=["flipped-digit", "moved-row", "extra-field", "formula", "off-grid", "extra-column", "non-utf8", "nested"])
+def test_a_tampered_journal_line_is_never_written_into_a_table(tmp_path, edit):
+    out, _ = _journal(tmp_path, edit)
+    with pytest.raises(InvalidParameterError, match="line 5 of .* fails its check"):
+        make_table("delta", out=out, resume=True, **SPEC)
+    assert not out.exists()
+    # the same through the command line: one line, exit 2
+    assert main(["table", "delta", "--mu", SPEC["mu"], "--eps", SPEC["eps"], "--digits", "12", "--out", str(out),
+                 "--resume", "--no-progress"]) == 2
+
+
+def test_a_line_from_another_run_fails_its_digest(tmp_path):
+    other = TableSpec.build("delta", 12, {"mu": "0.5,1,3", "eps": SPEC["eps"]}).fingerprint()
+    out, _ = _journal(tmp_path, lambda line, fp: _journal_line(other, 2, ["0.5"], ["arb"]).encode())
+    with pytest.raises(InvalidParameterError, match="fails its check"):
+        make_table("delta", out=out, resume=True, **SPEC)
+
+
+def test_an_honest_journal_resumes_to_the_same_bytes(tmp_path):
+    fresh = tmp_path / "fresh.csv"
+    make_table("delta", out=fresh, **SPEC)
+    out, _ = _journal(tmp_path, lambda line, fp: line)
+    make_table("delta", out=out, resume=True, **SPEC)
+    assert out.read_bytes() == fresh.read_bytes()
+
+
+def _env() -> dict[str, str]:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and ps --ppid")
+def test_workers_die_with_their_parent_and_a_second_run_is_told_of_the_lock(tmp_path):
+    out = tmp_path / "long.csv"
+    cmd = [sys.executable, "-m", "gdpproof.cli", "table", "epsilon", "--mu", "lin:0.1:5:3000", "--delta", "1e-5",
+           "--digits", "200", "--workers", "2", "--no-progress", "--out", str(out)]
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:  # the pool is up
+            time.sleep(0.05)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2
+        # a second run on the same --out, even with --resume, is told another run holds it
+        second = subprocess.run(cmd + ["--resume"], env=_env(), capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2 and "another gdpproof run is writing this table now" in second.stderr
+        assert "Traceback" not in second.stderr
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(w) for w in workers), "a pool worker outlived its parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -11,7 +11,8 @@ Exit codes (the README's table): 0 success; 1 a check or audit found a violation
 counts as bad input); 3 the requested digits could not be certified (PrecisionError; nothing is
 printed on stdout), or the computation ran out of memory or recursion depth; 4 a bracket was
 printed but the asked --rel-width was not reached (best effort); 5 an internal error of gdpproof
-(a bug: one line on stderr, never a traceback); 130 interrupted (Ctrl-C).
+(a bug: one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 stdout was closed
+by its reader (``| head``), quietly.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GdpproofError as exc:
         # 2: bad input or not supported; 3: the digits could not be certified (nothing is printed)
         return _fail(exc, 2 if isinstance(exc, (ValueError, NotSupportedError)) else 3)
+    except BrokenPipeError:
+        return _closed_pipe()
     except OSError as exc:
         return _fail(_os_error(exc), 2)
     except KeyboardInterrupt:
@@ -61,6 +64,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as exc:  # noqa: BLE001 - a bug, or SystemExit from code that should not exit
         return _fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in gdpproof: please report "
                      "it with the command line", 5)
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (``gdpproof ... | head``): end quietly, as a pipe's writer
+    does, with the status of SIGPIPE (128 + 13); stdout is pointed at /dev/null so that Python's
+    own flush at exit does not complain."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 def _fail(message: object, code: int) -> int:

@@ -118,9 +118,14 @@ def run(args: argparse.Namespace) -> int:
 
     from ..account import account, clt_formula
 
-    with flags(FLAGS):
+    import warnings
+
+    with flags(FLAGS), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits, rel_width=args.rel_width,
                     route=args.route)
+    for w in caught:  # best effort, for one: a line each, as the command line says things
+        print(f"gdpproof: warning: {w.message}", file=sys.stderr)
     payload = a.to_dict()
     what, lo, hi = ("eps", a.eps_lower, a.eps_upper) if a.given == "delta" else ("delta", a.delta_lower, a.delta_upper)
     rounding = {f"{what}_lower": "down", f"{what}_upper": "up"}
@@ -182,4 +187,5 @@ def run(args: argparse.Namespace) -> int:
     text.append(a.statement())
     payload["rounding"] = rounding
     emit(args, payload, "\n".join(text))
-    return 0
+    # 4: a proven bracket was printed, but wider than --rel-width asked (best effort)
+    return 4 if payload.get("target_met") is False else 0

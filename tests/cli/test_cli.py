@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -443,3 +444,30 @@ def test_account_fixed_batch_and_neighbours(capsys):
     assert code == 0 and (obj["sampling"], obj["neighbours"], obj["clt_formula"]) == ("poisson", "replace-one", "uniform")
     code, _, err = run(capsys, "account", "--mechanism", "gdp:mu=1", "--neighbours", "replace-one", "--delta", "1e-5")
     assert code == 2 and "--neighbours=replace-one applies only to DP-SGD" in err
+
+
+def test_best_effort_bracket_is_printed_with_exit_4(capsys):
+    """A width that cannot be reached: the proven bracket is printed, a warning says how wide, exit 4."""
+    code, out, err = run(capsys, "account", "--mechanism", "laplace:scale=1,times=3", "--eps", "4",
+                         "--rel-width", "0.0001", "--json")
+    obj = json.loads(out)
+    assert code == 4 and obj["target_met"] is False and obj["delta_lower"] == "0"
+    assert float(obj["delta_upper"]) < 1e-100
+    assert err.startswith("gdpproof: warning: ") and "asked 0.0001" in err and "Traceback" not in err
+
+
+def test_closed_stdout_ends_quietly(monkeypatch):
+    """``gdpproof ... | head``: the reader goes away, so writing raises BrokenPipeError; gdpproof
+    stops with SIGPIPE's status (141) and no error line (in process: this machine's pipes do not
+    always refuse a write after the reader closes, so the failing write is made here)."""
+    import io
+
+    class ClosedPipe(io.TextIOBase):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    monkeypatch.setattr(sys, "stderr", err)
+    assert main(["convert", "--mu", "1", "--eps", "1"]) == 141
+    assert err.getvalue() == ""

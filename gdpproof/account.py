@@ -195,8 +195,11 @@ class Account:
         lo, hi = self.decimal_ends(h.mu)
         return {"mu_lower": lo, "mu_upper": hi, "delta_min": _float_certified(h.delta_min, 3, "up")}
 
-    def statement(self) -> str:
-        """One sentence fit to paste into a paper."""
+    def statement(self, honest_mu: bool = False) -> str:
+        """One sentence fit to paste into a paper: the guarantee, how it is proven (and under which
+        assumptions), the sampling scheme and neighbouring relation where there is one, and with
+        ``honest_mu=True`` on the bracket route the honest mu with the delta range where it holds
+        (about a second more)."""
         if self.given == "delta":
             lo, hi = self.eps_lower, self.eps_upper
             main = f"(ε, δ)-DP with δ = {_fmt(self.delta)} and ε = {hi}"
@@ -226,6 +229,11 @@ class Account:
             how = (f"the {what} of its dominating pair (an upper bound for the mechanism) rounded up to "
                    f"{self.digits} significant digits, certified in ball arithmetic")
         gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
+        if honest_mu and self.mu is None:
+            h = self.honest_mu_decimals()
+            if h is not None:
+                gdp = (f"; its honest μ (the smallest μ with the mechanism μ-GDP at every δ ≥ {h['delta_min']}) "
+                       f"lies in [{h['mu_lower']}, {h['mu_upper']}]")
         return (f"The mechanism {self.mechanism!r} satisfies {main} ({how}{gdp}{_sampling_phrase(self.mechanism)}; "
                 f"gdpproof {__version__}).")
 

@@ -247,3 +247,15 @@ def test_statements_state_a_given_double_rounded_up() -> None:
     s = account(GDP(1), delta=1e-5, digits=6).statement()
     assert "δ = 1.0000000000000001E-5" in s
     assert "δ = 1E-5" in account(GDP(1), delta="1e-5", digits=6).statement()
+
+
+def test_statement_for_a_paper_names_scheme_relation_and_honest_mu():
+    from gdpproof.mechanisms import dpsgd
+
+    a = account(dpsgd(1.0, 0.01, 300), delta="1e-5")
+    text = a.statement(honest_mu=True)
+    h = a.honest_mu_decimals()
+    assert f"lies in [{h['mu_lower']}, {h['mu_upper']}]" in text and f"δ ≥ {h['delta_min']}" in text
+    assert "Poisson sampling, add/remove neighbours" in text and f"ε = {a.eps_upper}" in text
+    assert len(str(a.eps_upper).replace(".", "").lstrip("0")) == 6  # six significant digits by default
+    assert "honest" not in a.statement()

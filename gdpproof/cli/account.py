@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             text.append("gamma     = not certified for this configuration (the rest stands)")
     for note in a.notes:
         text.append(f"note      : {note}")
-    text.append(a.statement())
+    text.append(a.statement(honest_mu=args.honest_mu))
     payload["rounding"] = rounding
     emit(args, payload, "\n".join(text))
     # 4: a proven bracket was printed, but wider than --rel-width asked (best effort)

@@ -134,6 +134,14 @@ def _piecewise_proofs(f: Any) -> dict[str, str]:
     return proved
 
 
+def _huge(v: Any) -> bool:
+    """True for a number beyond 10^6 in magnitude (False for anything that is not a number)."""
+    try:
+        return bool(abs(sympy.sympify(v)) > 10**6)
+    except (TypeError, ValueError, sympy.SympifyError):
+        return False
+
+
 def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityReport:
     """Check that ``f`` is a trade-off function (convex, continuous, non-increasing, <= 1 - alpha).
 
@@ -168,6 +176,10 @@ def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityRep
     # step functions, implicit roots and numeric envelopes: their derivatives hide jumps and
     # branches, so no symbolic sign argument is built on them (the numeric checks still run)
     opaque = expr.has(rr_composed, rr_composed_slope, implicit_inverse, symmetrized)
+    # parameters beyond 10^6 in magnitude (eps = 1e308): sympy's sign arguments evaluate e^eps
+    # to decide them, seconds per call, so they are not attempted; the numeric checks still run
+    extreme = any(_huge(v) for v in vals)
+    opaque = opaque or extreme
     pw = piecewise_form(f.template)
     fn = arb_function(f.template, (ALPHA, *syms))
     xs = grid(points)
@@ -176,7 +188,7 @@ def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityRep
         args = [arb_from_exact(v) for v in vals]
         ys = []
         for a in xs:
-            if a in (0, 1):
+            if a in (0, 1) and not extreme:  # exact at the ends (removable singularities), but not at 1e308
                 try:
                     v = fold(expr.xreplace({ALPHA: sympy.Rational(a.numerator, a.denominator)}))
                     if isinstance(v, sympy.Piecewise):
@@ -242,7 +254,7 @@ def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityRep
 
         # continuity at the breakpoints of a piecewise form
         verdicts.append(_continuity(pw, syms, args, fn))
-    proofs = _piecewise_proofs(f)
+    proofs = {} if extreme else _piecewise_proofs(f)  # see `extreme` above
     verdicts = [Verdict(v.property, "proved", "symbolic", proofs[v.property])
                 if v.status == "not refuted" and v.property in proofs else v for v in verdicts]
     return ValidityReport(repr(f), tuple(verdicts))

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gdpproof
@@ -94,6 +94,8 @@ P = st.decimals("0.01", "0.99", places=2).map(str)
 A = st.fractions(0, 1, max_denominator=10**6)
 
 
+# each example builds and compiles a new C_p(G_mu) (about 0.05 s): 60 of them, not the CI profile's 200
+@settings(max_examples=60)
 @given(mu=MU, p=P, a=A)
 def test_subsampled_gaussian_lies_between_f_and_identity(mu, p, a):
     c = gdpproof.subsample(gdpproof.gaussian(mu), p)
@@ -103,6 +105,7 @@ def test_subsampled_gaussian_lies_between_f_and_identity(mu, p, a):
     assert c.evaluate(a, digits=20, rounding="down").to_fraction() <= 1 - a
 
 
+@settings(max_examples=60)
 @given(mu=MU, p=P, a=st.fractions(0, 1, max_denominator=1000))
 def test_subsampled_gaussian_is_symmetric(mu, p, a):
     """C(C(alpha)) = alpha, by the lambdified mpmath route at 40 digits (tolerance 1e-30)."""

@@ -19,6 +19,10 @@ Peers answer an *estimate* of the boundary; gdpproof answers a sigma that meets 
 proof, so its sigma is at least the true boundary and exceeds it by about the bracket's half
 width.  Ratios are gdpproof's time over each peer's.
 
+Then the fixed-batch bracket against the Poisson bracket of the same run (sigma, B/N, T), both at
+1 % width through ``gdpproof.account``: fixed-size batches under replace-one (a symmetric pair:
+one composition serves both orderings) and under add/remove, against Poisson add/remove.
+
 Run: ``PYTHONPATH=. python benchmarks/bench_calibrate.py [--configs 1,2]`` (about two minutes).
 """
 
@@ -79,10 +83,33 @@ def opacus_run(eps: float, delta: float, q: float, steps: int) -> float:
                                 accountant="prv", epsilon_tolerance=0.01)
 
 
+SCHEME_CONFIGS = [("sigma=1, B/N=600/60000, T=1000", 1.0, 600, 60000, 1000),
+                  ("MNIST: sigma=1.1, B/N=256/60000, T=14063", 1.1, 256, 60000, 14063)]
+
+
+def schemes() -> None:
+    from gdpproof import account, dpsgd
+
+    print("\n## fixed-size batches against Poisson sampling, same run, delta = 1e-5, 1% width")
+    print("| run | scheme | eps bracket | wall s | CPU s | ratio to Poisson (CPU) |\n| --- | --- | --- | --- | --- | --- |")
+    for label, sigma, b, n, steps in SCHEME_CONFIGS:
+        base = None
+        for sampling, rel in (("poisson", "add-remove"), ("fixed-batch", "replace-one"), ("fixed-batch", "add-remove")):
+            m = dpsgd(sigma, batch_size=b, dataset_size=n, steps=steps, sampling=sampling, neighbours=rel)
+            a, wall, cpu = timed(lambda: account(m, delta="1e-5"))
+            base = cpu if base is None else base
+            print(f"| {label} | {sampling}, {rel} | [{a.eps_lower}, {a.eps_upper}] | {wall:.2f} | {cpu:.2f} | "
+                  f"{cpu / base:.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configs", default="1,2", help="which configurations (1-based, comma-separated)")
+    ap.add_argument("--schemes-only", action="store_true", help="only the fixed-batch against Poisson table")
     args = ap.parse_args()
+    if args.schemes_only:
+        schemes()
+        return
     for i in (int(x) for x in args.configs.split(",")):
         label, eps, delta, q, steps = CONFIGS[i - 1]
         print(f"\n## {label}")
@@ -109,6 +136,7 @@ def main() -> None:
         print("| method | sigma | wall s | CPU s | notes |\n| --- | --- | --- | --- | --- |")
         for name, sigma, wall, cpu, note in rows:
             print(f"| {name} | {sigma} | {wall:.2f} | {cpu:.2f} | {note} |")
+    schemes()
 
 
 if __name__ == "__main__":

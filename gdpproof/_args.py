@@ -20,9 +20,12 @@ import sympy
 
 from ._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
 from ._plain import plain_value
+from ._counts import count, seed
 from .errors import InvalidParameterError, show
 
-__all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats"]
+__all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats",
+           "count", "seed"]
+
 
 
 def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
@@ -44,6 +47,10 @@ def exact(name: str, value: Any, *, symbolic: bool = True, infinite: bool = Fals
     Immutable plain values are parsed once and cached (parsing dominates a certified call).
     """
     if type(value) in _CACHEABLE:
+        try:
+            hash(value)
+        except TypeError:  # Decimal("sNaN") cannot be hashed: parsed without the cache (and refused)
+            return _exact(name, value, symbolic, infinite)
         return _exact_cached(name, type(value), value, symbolic, infinite)
     return _exact(name, value, symbolic, infinite)
 

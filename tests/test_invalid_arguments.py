@@ -5,6 +5,8 @@ One table: each row is (id, call, argument name, text of the value as the messag
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 import pytest
 import sympy
@@ -142,7 +144,40 @@ BAD = [
     ("audit_accountant peer='x'", lambda: audit.audit_accountant("x"), "peer", "'x'"),
     ("grid quantity='x'", lambda: audit.grid("x"), "quantity", "'x'"),
     ("AuditReport.of_kind kind='x'", lambda: audit.AuditReport("p", ()).of_kind("x"), "kind", "'x'"),
+    # hostile values (issue 19): each a clear error naming the argument, never a TypeError/OverflowError
+    ("audit samples=2**1024", lambda: _audit(samples=2**1024), "samples", "e+308"),
+    ("audit seed='abc'", lambda: _audit(seed="abc"), "seed", "'abc'"),
+    ("simulate samples=2**1024", lambda: _simulate(2**1024, 1), "samples", "e+308"),
+    ("simulate seed='abc'", lambda: _simulate(100, "abc"), "seed", "'abc'"),
+    ("fast delta mu='abc'", lambda: _fast().delta_from_epsilon("abc", 1), "mu", "'abc'"),
+    ("fast delta mu=2**1024", lambda: _fast().delta_from_epsilon(2**1024, 1), "mu", "e+308"),
+    ("fast eps delta=sNaN", lambda: _fast().epsilon_from_delta(1, Decimal("sNaN")), "delta", "snan"),
+    ("gaussian mu=sNaN", lambda: gdpproof.gaussian(Decimal("sNaN")), "mu", "snan"),
+    ("account rel_width='abc'", lambda: gdpproof.account(gdpproof.GDP(1), delta="1e-5", rel_width="abc"),
+     "rel_width", "'abc'"),
 ]
+
+
+def _fast():
+    import gdpproof.fast
+
+    return gdpproof.fast
+
+
+def _simulate(samples, seed):
+    from gdpproof.simulation import GaussianMechanism, simulate
+
+    return simulate(GaussianMechanism(1, 1), samples, seed=seed)
+
+
+def test_tiny_delta_is_refused_before_computing():
+    """delta = 1e-999999 would need 3.3 million bits per lattice mass: refused at once (it took 35 s)."""
+    import time
+
+    start = time.process_time()
+    with pytest.raises(gdpproof.PrecisionError, match="below 1e-1000"):
+        gdpproof.dpsgd_epsilon(1, 0.01, 100, "1e-999999")
+    assert time.process_time() - start < 5
 
 
 def _row(r):

@@ -73,6 +73,8 @@ from typing import Any, cast
 import numpy as np
 
 from .._args import nonnegative, probability
+from .._counts import count
+from .._counts import seed as seed_value
 from ..errors import InvalidParameterError
 from ..numeric.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks
@@ -191,10 +193,8 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
             raise _invalid(label, sampler, "must be callable: sampler(rng, n) returning n outputs")
     if score is not None and not callable(score):
         raise _invalid("score", score, "must be callable (or None)")
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < MIN_SAMPLES:
-        raise _invalid("samples", samples, f"must be an integer >= {MIN_SAMPLES} (outputs per data set)")
-    if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise _invalid("seed", seed, "must be an integer >= 0 (runs are reproducible)")
+    samples = count("samples", samples, low=MIN_SAMPLES, what="outputs per data set")
+    seed = seed_value("seed", seed)
     if isinstance(thresholds, bool) or not isinstance(thresholds, (int, np.integer)) or thresholds < 2:
         raise _invalid("thresholds", thresholds, "must be an integer >= 2")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 30:

@@ -71,7 +71,11 @@ def _dual_parts() -> tuple[Any, Any]:
 def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:
     arrays = []
     for name, value in named.items():
-        a = np.asarray(value, dtype=np.float64)
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidParameterError(argument=name, value=value,
+                                        rule="must be a real number, or an array of them, that float64 holds") from None
         if np.isnan(a).any():
             raise InvalidParameterError(f"{name}=nan must not be NaN")
         arrays.append(a)

@@ -83,7 +83,7 @@ import numpy as np
 import scipy.special as sc
 
 from .._args import _bad, nonnegative, positive, probability
-from ..errors import InvalidParameterError, PrecisionError, WidthNotReachedWarning
+from ..errors import InvalidParameterError, PrecisionError, show, WidthNotReachedWarning
 from . import fast as _fast
 from .bound import FLOAT_ROUTE_ASSUMPTIONS, U, Bound, _down, _float_down, _up
 from .intlattice import ROUTE as EXACT_ROUTE
@@ -126,6 +126,9 @@ FLOAT_ASSUMPTIONS = FLOAT_ROUTE_ASSUMPTIONS
 #: near 1e-10, and a bracket needs delta well above it); above it the float route is tried
 #: first and the exact route takes over when the floor stops it.
 AUTO_EXACT_BELOW = 1e-7
+#: The smallest delta a bracket is computed for: below it the exact lattice's masses need more
+#: than 3,300 bits each, and the cost grows with them (refused up front, not after minutes).
+SMALLEST_DELTA = Fraction(1, 10**1000)
 
 
 @dataclass
@@ -780,6 +783,10 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     (True, 'exact integer lattice', ())
     """
     dq = _check_delta_exact(delta)
+    if dq < SMALLEST_DELTA:  # refused before any work: the lattice's bits grow like log2(1/delta)
+        raise PrecisionError(f"delta={show(delta)} is below 1e-1000: the exact lattice would hold about "
+                             f"{dq.denominator.bit_length() - dq.numerator.bit_length():,} bits per mass (at "
+                             "1e-1000 a 4-fold Gaussian already takes 20 s); ask for a larger delta")
     w = _check_refinement(rel_width, max_refinements)
     r = _check_route(route)
     clean = _clean_parts(parts)

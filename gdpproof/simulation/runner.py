@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._counts import count
 from ..errors import InvalidParameterError
 
 from .curves import EmpiricalCurve
@@ -119,10 +120,13 @@ def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int =
         raise InvalidParameterError("seed=None must be given (an int or SeedSequence entropy): runs are reproducible")
     if not isinstance(mechanism, Mechanism):
         raise InvalidParameterError(f"mechanism={mechanism!r} must be a gdpproof.simulation.Mechanism")
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise InvalidParameterError(f"samples={samples!r} must be a positive integer")
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-        raise InvalidParameterError(f"chunk_size={chunk_size!r} must be a positive integer")
+    samples = count("samples", samples)
+    chunk_size = count("chunk_size", chunk_size)
+    try:
+        np.random.SeedSequence(seed)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(argument="seed", value=seed,
+                                    rule="must be an integer >= 0 or a sequence of them (SeedSequence entropy)") from None
     if not 0 < confidence < 1:
         raise InvalidParameterError(f"confidence={confidence!r} must be in (0, 1)")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -36,6 +36,7 @@ from typing import Any
 import sympy
 
 from ._args import _bad, nonnegative, probability
+from ._plain import short_number
 from ._version import __version__
 from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
 from .mechanisms import (
@@ -126,6 +127,16 @@ class Account:
     clt: CLTApproximation | None = None
     notes: tuple[str, ...] = ()
     composition: ComposedLoss | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        """One line: the mechanism, the route and the answer (``str`` is the full statement)."""
+        what, lo, hi = (("eps", self.eps_lower, self.eps_upper) if self.given == "delta"
+                        else ("delta", self.delta_lower, self.delta_upper))
+        given = self.delta if self.given == "delta" else self.epsilon
+        answer = f"{what} in [{lo}, {hi}] (proven)" if self.route == "bracket" else f"{what} = {hi} (rounded up)"
+        extra = ("" if self.mu is None else f", mu = {self.mu}") + (
+            "" if self.clt is None else f", mu_clt = {self.clt.mu} (CLT approximation)")
+        return f"Account({self.mechanism!r}, route={self.route!r}, {self.given}={short_number(given)}: {answer}{extra})"
 
     @property
     def method(self) -> str:

@@ -35,6 +35,7 @@ from typing import Any, TextIO
 import sympy
 
 from ._args import _bad, positive, probability
+from ._plain import short_number
 from .account import Account, _losses, account
 from .errors import InvalidParameterError, PrecisionError
 from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
@@ -93,8 +94,10 @@ class Calibration:
 
     def __repr__(self) -> str:
         b = self.account.epsilon
+        delta = short_number(self.delta)  # a double as its shortest repr, not its 60 exact digits
         return (f"Calibration({self.parameter}={self.text} (rounded {self.rounding}), "
-                f"eps in [{b.lower:.6g}, {b.upper:.6g}] <= {_text(self.target_epsilon)} at delta={_text(self.delta)})")
+                f"eps in [{b.lower:.6g}, {b.upper:.6g}] <= {_text(self.target_epsilon)} "
+                f"at delta={_text(self.delta) if '/' in delta else delta})")
 
     @property
     def eps_lower(self) -> Any:

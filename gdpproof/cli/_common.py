@@ -133,6 +133,23 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
         print(text)
 
 
+def labelled(name: str, value: Any, note: str = "", width: int = 0) -> str:
+    """One result line: ``name = value   (certified, rounded up[; note])``.
+
+    ``value`` is a :class:`~gdpproof.Certified` (its digits are proven: it says so, and which way
+    its last digit was rounded); ``width`` pads the name so that lines align.
+
+    >>> from gdpproof._certified import Certified
+    >>> labelled("eps", Certified("4.37717810", digits=9, rounding="up", method="arb"))
+    'eps = 4.37717810   (certified, rounded up)'
+    >>> labelled("kl", Certified("0.5", digits=1, rounding="nearest", method="arb"), width=4)
+    'kl   = 0.5   (certified, rounded to nearest)'
+    """
+    rounding = getattr(value, "rounding", None)
+    how = "certified, " + ("rounded to nearest" if rounding == "nearest" else f"rounded {rounding}")
+    return f"{name:<{width}} = {value}   ({how}{'; ' + note if note else ''})"
+
+
 def num(value: Any) -> str:
     """A number as the decimal string it prints as (JSON carries numbers as strings)."""
     return str(value)

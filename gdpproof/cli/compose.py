@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, num
+from ._common import COMMON_FLAGS, emit, flags, labelled, num
 from ._family import family
 
 
@@ -17,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
             # G_mu1 (x) ... (x) G_mun is G_mu exactly, so its tightest mu is that mu (Id = G_0)
             mu = compose(*[gaussian(m) for m in args.mu]).tightest_mu(digits=args.digits)
         emit(args, {"mus": args.mu, "mu": num(mu), "digits": mu.digits, "rounding": mu.rounding,
-                    "certified": mu.method, "exact": True}, num(mu))
+                    "certified": mu.method, "exact": True},
+             labelled("mu", mu, f"exact, of the composition of {len(args.mu)} GDP mechanisms"))
         return 0
     f = family(args)
     if args.compose_command == "clt":
@@ -30,13 +31,15 @@ def run(args: argparse.Namespace) -> int:
             what = "error term of an approximation, not a bound: f is not proven symmetric (DRS Thm 3.5 needs it)"
         else:
             what = "Berry-Esseen, proven: G_mu(a + gamma) - gamma <= exact <= G_mu(a - gamma) + gamma"
-        emit(args, payload, f"mu    = {band.mu}   (CLT approximation of the {args.times}-fold composition)\n"
-                            f"gamma = {band.gamma}   ({what})")
+        emit(args, payload, "\n".join([
+            labelled("mu", band.mu, f"the CLT approximation of the {args.times}-fold composition, not a bound",
+                     width=5),
+            labelled("gamma", band.gamma, what, width=5)]))
         return 0
     with flags(COMMON_FLAGS):
         fl = functionals(f, digits=args.digits)
     values = fl.as_dict()
     payload = {"function": repr(f), **{k: num(v) for k, v in values.items()}, "digits": fl.kl.digits,
                "rounding": "nearest", "certified": fl.kl.method}
-    emit(args, payload, "\n".join(f"{k:<10} = {v}" for k, v in values.items()))
+    emit(args, payload, "\n".join(labelled(k, v, width=10) for k, v in values.items()))
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, num
+from ._common import COMMON_FLAGS, Usage, emit, flags, labelled, num
 
 FLAGS = {**COMMON_FLAGS, "mu": "--mu", "epsilon": "--eps", "delta": "--delta"}
 
@@ -28,5 +28,8 @@ def run(args: argparse.Namespace) -> int:
             key, value = "mu", mu_from_epsilon_delta(args.epsilon, args.delta, digits=args.digits)
     payload = {k: v for k, v in (("mu", args.mu), ("eps", args.epsilon), ("delta", args.delta)) if v is not None}
     payload.update({key: num(value), "digits": value.digits, "rounding": value.rounding, "certified": value.method})
-    emit(args, payload, num(value))
+    what = {"delta": f"of {args.mu}-GDP at eps = {args.epsilon}",
+            "eps": f"the smallest, of {args.mu}-GDP at delta = {args.delta}",
+            "mu": f"the largest with mu-GDP implying ({args.epsilon}, {args.delta})-DP"}[key]
+    emit(args, payload, labelled(key, value, what))
     return 0

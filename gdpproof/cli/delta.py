@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, num
+from ._common import COMMON_FLAGS, emit, flags, labelled, num
 from ._family import family
 
 
@@ -13,5 +13,5 @@ def run(args: argparse.Namespace) -> int:
     with flags({**COMMON_FLAGS, "epsilon": "--at"}):
         d = f.delta(args.at, digits=args.digits)
     emit(args, {"function": repr(f), "eps": args.at, "delta": num(d), "digits": d.digits,
-                "rounding": d.rounding, "certified": d.method}, num(d))
+                "rounding": d.rounding, "certified": d.method}, labelled("delta", d, f"delta(eps) of {f!r} at eps = {args.at}"))
     return 0

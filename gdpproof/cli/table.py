@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     payload = {"out": args.out, "kind": table.kind, "rows": str(len(table.rows)), "resumed_rows": str(resumed),
                "computed_rows": str(len(table.rows) - resumed), "digits": args.digits,
                "certified": header.get("certified", "")}
+    roundings = ", ".join(f"{c} rounded {r}" for c, r in table.rounding.items())
     emit(args, payload, f"wrote {args.out}: table {table.kind}, {len(table.rows)} rows at {args.digits} digits "
-                         f"({resumed} resumed, {len(table.rows) - resumed} computed)")
+                         f"({resumed} resumed, {len(table.rows) - resumed} computed); "
+                         f"certified: {header.get('certified', 'not stated')}; {roundings or 'rounding not stated'}")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, num
+from ._common import COMMON_FLAGS, emit, flags, labelled, num
 from ._family import family
 
 
@@ -13,5 +13,5 @@ def run(args: argparse.Namespace) -> int:
     with flags(COMMON_FLAGS):
         m = f.tightest_mu(digits=args.digits)
     emit(args, {"function": repr(f), "mu": num(m), "digits": m.digits, "rounding": m.rounding,
-                "certified": m.method}, num(m))
+                "certified": m.method}, labelled("mu", m, f"the smallest mu with {f!r} >= G_mu"))
     return 0

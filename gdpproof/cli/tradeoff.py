@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, num
+from ._common import COMMON_FLAGS, emit, flags, labelled, num
 from ._family import family
 
 
@@ -13,5 +13,5 @@ def run(args: argparse.Namespace) -> int:
     with flags({**COMMON_FLAGS, "alpha": "--alpha"}):
         beta = f.evaluate(args.alpha, digits=args.digits, rounding=args.rounding)
     emit(args, {"function": repr(f), "alpha": args.alpha, "beta": num(beta), "digits": beta.digits,
-                "rounding": beta.rounding, "certified": beta.method}, num(beta))
+                "rounding": beta.rounding, "certified": beta.method}, labelled("beta", beta, f"f(alpha) of {f!r} at alpha = {args.alpha}"))
     return 0

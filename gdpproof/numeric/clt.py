@@ -135,6 +135,13 @@ class BerryEsseenBand:
     approximation: bool = False
     symmetrized: bool = False
 
+    def __repr__(self) -> str:
+        """One line: mu and gamma with their rounding, what was composed, and whether the band is proven."""
+        factors = " (x) ".join(f"{f!r}" + (f" x {k}" if k != 1 else "") for f, k in self.factors)
+        kind = "not proven (approximation)" if self.approximation else "proven band"
+        return (f"BerryEsseenBand(mu={self.mu} (CLT, rounded up), gamma={self.gamma} (rounded up), "
+                f"of {factors}: {kind}{', symmetrised' if self.symmetrized else ''})")
+
     @property
     def note(self) -> str:
         """What the band is: a proven bound, or the error term of an approximation."""

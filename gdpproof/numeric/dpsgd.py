@@ -23,6 +23,7 @@ import numpy as np
 import sympy
 
 from .._args import _bad, positive, probability
+from .._plain import short_number as _short
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
 from ..symbolic.composition import _count, subsample
@@ -74,6 +75,12 @@ class DPSGDBracket:
     eta: float
     composition: ComposedLoss
     target_met: bool = True
+
+    def __repr__(self) -> str:
+        """One line: the inputs and the proven bracket (not the composition's lattices)."""
+        return (f"DPSGDBracket(sigma={_short(self.noise_multiplier)}, sample_rate={_short(self.sample_rate)}, "
+                f"steps={self.steps}, delta={self.delta!r}: eps in {self.eps} (proven), ordering={self.ordering!r}"
+                + ("" if self.target_met else ", target width not met") + ")")
 
     @property
     def assumptions(self) -> tuple[str, ...]:
@@ -164,6 +171,20 @@ class DPSGDAccount:
     eps_upper: Certified | None = None
     verdict: str | None = None
     exact: Any = None
+
+    def __repr__(self) -> str:
+        """One line: the inputs, mu_clt (labelled an approximation) and what else was computed
+        (the :attr:`note` and the full :attr:`exact` bracket stay attributes)."""
+        parts = [f"sigma={_short(self.noise_multiplier)}", f"sample_rate={_short(self.sample_rate)}",
+                 f"steps={self.steps}", f"sampling={self.sampling!r}",
+                 f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
+        if self.eps_clt is not None:
+            parts.append(f"eps_clt={self.eps_clt} at delta={_short(self.delta)} (approximation)")
+        if self.eps_upper is not None:
+            parts.append(f"eps in [{self.eps_lower}, {self.eps_upper}] (proven)")
+        if self.gamma is not None:
+            parts.append(f"gamma={self.gamma}")
+        return f"DPSGDAccount({', '.join(parts)})"
 
     @property
     def gamma_approximation(self) -> bool:

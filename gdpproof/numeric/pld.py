@@ -228,6 +228,12 @@ class ComposedLoss:
     #: The exact route's parameters (``intlattice.ExactPlan``); None for the float route.
     plan: Any = None
 
+    def __repr__(self) -> str:
+        """One line: what was composed, the grid and the route (not the lattice arrays)."""
+        parts = " (x) ".join(f"{loss!r}" + (f" x {count}" if count != 1 else "") for loss, count in self.parts)
+        return (f"ComposedLoss({parts}; grid_step={self.h:.6g}, eta={self.eta:.3g}, route={self.route!r}, "
+                f"orderings={tuple(d.name for d in self.directions)})")
+
     @property
     def steps(self) -> int:
         """The total number of composed mechanisms."""

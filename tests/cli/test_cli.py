@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -19,9 +20,18 @@ def run(capsys, *argv):
     return code, out, err
 
 
+def labelled(out: str, name: str, rounding: str) -> str:
+    """The value of the one result line ``name = VALUE   (certified, rounded ROUNDING...)`` in ``out``."""
+    how = "rounded to nearest" if rounding == "nearest" else f"rounded {rounding}"
+    lines = [line for line in out.splitlines() if re.fullmatch(rf"{name} *= \S+   \(certified, {how}(; .*)?\)", line)]
+    assert len(lines) == 1, out
+    return lines[0].split("=", 1)[1].split()[0]
+
+
 def test_tradeoff_text_and_json(capsys):
     code, out, err = run(capsys, "tradeoff", "gaussian", "--mu", "1", "--alpha", "0.05", "--digits", "40")
-    assert code == 0 and out.strip() == "0.7404889771585559293516965237010599664806"
+    assert code == 0 and labelled(out, "beta", "down") == "0.7404889771585559293516965237010599664806"
+    assert out.count("\n") == 1 and "gaussian(mu=1) at alpha = 0.05" in out
     code, out, _ = run(capsys, "tradeoff", "eps-delta", "--eps", "1", "--delta", "0.01", "--alpha", "0.1", "--json")
     obj = json.loads(out)
     # 1 - 0.01 - e/10 = 0.99 - 0.271828182845904523536028747135266... rounded down to 30 digits
@@ -49,14 +59,30 @@ def test_convert_all_modes_and_calibrate(capsys):
     obj = json.loads(out)
     assert code == 0 and obj["sigma"] == "7.46126326964" and obj["rounding"] == {"sigma": "up", "mu": "down"}
     code, out, _ = run(capsys, "convert", "--mu", "1", "--delta", "0")
-    assert code == 0 and out.strip() == "Infinity"
+    assert code == 0 and labelled(out, "eps", "up") == "Infinity"
 
 
 def test_delta_and_tightest_mu(capsys):
     code, out, _ = run(capsys, "delta", "laplace", "--mu", "2", "--at", "2", "--digits", "10")
-    assert code == 0 and out.strip() == "0"
+    assert code == 0 and labelled(out, "delta", "up") == "0"
     code, out, _ = run(capsys, "tightest-mu", "randomized-response", "--eps", "1", "--digits", "15")
-    assert code == 0 and out.strip() == "1.23203538534491"
+    assert code == 0 and labelled(out, "mu", "up") == "1.23203538534491"
+
+
+def test_convert_prints_the_full_request_labelled(capsys):
+    """Issue 18: convert prints every requested digit with the quantity, its rounding and 'certified'."""
+    code, out, _ = run(capsys, "convert", "--mu", "1", "--delta", "1e-5")
+    assert code == 0 and out == ("eps = 4.37717809568122462765011629325   (certified, rounded up; the smallest, "
+                                 "of 1-GDP at delta = 1e-5)\n")
+    code, out, _ = run(capsys, "convert", "--eps", "1", "--delta", "1e-5", "--digits", "12")
+    assert code == 0 and labelled(out, "mu", "down") == "0.268051123211"
+    code, out, _ = run(capsys, "compose", "gdp", "--mu", "3", "--mu", "4", "--digits", "6")
+    assert code == 0 and labelled(out, "mu", "up") == "5.00000"
+    code, out, _ = run(capsys, "compose", "clt", "randomized-response", "--eps", "0.1", "--n", "400", "--digits", "10")
+    assert labelled(out, "mu", "up") == "2.000833438" and labelled(out, "gamma", "up") == "0.02810497817"
+    assert "not a bound" in out
+    code, out, _ = run(capsys, "compose", "functionals", "gaussian", "--mu", "1", "--digits", "8")
+    assert labelled(out, "kl", "nearest") == "0.50000000" and labelled(out, "bar_kappa3", "nearest") == "1.5957691"
 
 
 def test_check_exit_codes(capsys):
@@ -164,7 +190,7 @@ def test_installed_console_script():
     if not __import__("os").path.exists(exe):
         pytest.skip("the gdpproof console script is not installed in this environment")
     res = subprocess.run([exe, "convert", "--mu", "1", "--eps", "1", "--digits", "12"], capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0 and res.stdout.strip() == "0.126936737507"
+    assert res.returncode == 0 and labelled(res.stdout, "delta", "up") == "0.126936737507"
     res = subprocess.run([exe, "convert", "--mu", "-2", "--eps", "1"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 2 and res.stderr.strip() == "gdpproof: error: --mu='-2' must be >= 0"
 
@@ -177,13 +203,13 @@ def test_uncertifiable_is_exit_3_with_nothing_on_stdout(capsys):
 
 def test_tightest_mu_of_laplace_zero_is_zero(capsys):
     code, out, _ = run(capsys, "tightest-mu", "laplace", "--mu", "0", "--digits", "5")
-    assert code == 0 and out.strip() == "0"
+    assert code == 0 and labelled(out, "mu", "up") == "0"
 
 
 def test_digits_4000_works(capsys):
     code, out, _ = run(capsys, "convert", "--mu", "1", "--eps", "1", "--digits", "4000")
-    assert code == 0 and out.startswith("0.12693673750664394580082962475776688041508065011")
-    assert len(out.strip()) == 4002
+    value = labelled(out, "delta", "up")
+    assert code == 0 and value.startswith("0.12693673750664394580082962475776688041508065011") and len(value) == 4002
 
 
 def test_compose_commands(capsys):
@@ -208,7 +234,7 @@ def test_new_tradeoff_kinds(capsys):
     assert code == 0 and json.loads(out)["beta"] == "0.741215622710327"
     code, out, _ = run(capsys, "tradeoff", "subsampled-gaussian", "--mu", "1", "--sample-rate", "0.1",
                        "--alpha", "0.5", "--digits", "15")
-    assert code == 0 and out.strip() == "0.461707507745197"
+    assert code == 0 and labelled(out, "beta", "down") == "0.461707507745197"
 
 
 def test_account_is_labelled_an_approximation(capsys):

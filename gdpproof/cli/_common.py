@@ -47,6 +47,12 @@ class Formatter(argparse.HelpFormatter):
                  width: int | None = None) -> None:
         super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
 
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        """argparse's filling, line by line: a description (one line) is wrapped as before; an
+        indented line (an epilog's example command) is kept whole, so that it can be copied."""
+        return "\n".join(indent + line if line.startswith(" ") else super(Formatter, self)._fill_text(line, width, indent)
+                         for line in text.split("\n"))
+
 
 _GIVEN = "_gdpproof_given"  # the options given so far in one parse (removed before the parse returns)
 

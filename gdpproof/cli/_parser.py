@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["COMMANDS", "build_parser"]
+__all__ = ["COMMANDS", "EXAMPLES", "build_parser"]
 
 TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd")
 
@@ -38,6 +38,39 @@ COMMANDS = {
     "audit": "audit",
     "report": "report",
 }
+
+#: command -> runnable examples, shown by its --help (tests/cli/test_help_examples.py runs them).
+#: A command with subcommands shows all of its examples; each subcommand shows its own.
+EXAMPLES = {
+    "tradeoff": ("gdpproof tradeoff gaussian --mu 1 --alpha 0.05",
+                 "gdpproof tradeoff randomized-response --eps 1 --alpha 0.1 --digits 12"),
+    "convert": ("gdpproof convert --mu 1 --delta 1e-5", "gdpproof convert --eps 1 --delta 1e-5 --digits 10"),
+    "calibrate": ("gdpproof calibrate --eps 1 --delta 1e-5",
+                  "gdpproof calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs 500"),
+    "delta": ("gdpproof delta laplace --mu 1 --at 0.5",),
+    "tightest-mu": ("gdpproof tightest-mu randomized-response --eps 1 --digits 12",),
+    "check": ("gdpproof check laplace --mu 1",),
+    "compose": ("gdpproof compose gdp --mu 0.5 --mu 1.2",
+                "gdpproof compose clt randomized-response --eps 0.1 --n 400 --digits 10",
+                "gdpproof compose functionals gaussian --mu 1 --digits 8"),
+    "account": ("gdpproof account --sigma 1.1 --batch-size 256 --dataset-size 60000 --epochs 10 --delta 1e-5",
+                "gdpproof account --mechanism gaussian:sigma=2,times=10 --mechanism laplace:scale=10 --delta 1e-5"),
+    "simulate": ("gdpproof simulate gaussian --sigma 1 --samples 100000 --seed 1",
+                 "gdpproof simulate laplace --scale 1 --samples 100000 --seed 1"),
+    "table": ("gdpproof table mu --eps 0.5,1,2 --delta 1e-5,1e-6 --digits 10 --workers 1",
+              "gdpproof table --verify gdpproof/reference/data/gdp_mu.csv --sample 5"),
+    "tables": ("gdpproof tables --check --rows 2",),
+    "audit": ("gdpproof audit mechanism --module examples/audit_gaussian_mechanism.py:correct --claimed-mu 1 --seed 1",
+              "gdpproof audit accountant opendp --quick"),
+    "report": ("gdpproof report --quick --out report",),
+}
+
+
+def _epilog(words: str) -> str:
+    """The examples of ``words`` (a command, or a command and its subcommand) for --help."""
+    command = words.split()[0]
+    lines = [e for e in EXAMPLES[command] if e.startswith(f"gdpproof {words} ") or " " not in words]
+    return "examples:\n" + "\n".join(f"  {e}" for e in lines)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -63,8 +96,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         "(certified, rounded up). gdpproof calibrate dpsgd --target-eps E --delta D with two of "
                         "sigma / steps (or epochs) / sampling rate (or batch and dataset size): the third, the "
                         "best value whose proven epsilon meets the target (sigma rounded up, the others down), "
-                        "with the bracket there and at the next value, which does not meet it. Example: "
-                        "gdpproof calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs 500")),
+                        "with the bracket there and at the next value, which does not meet it.")),
         ("delta", _delta_options, dict(help="delta(epsilon) of a trade-off family (rounded up)")),
         ("tightest-mu", _tightest_mu_options, dict(help="smallest mu with f >= G_mu (rounded up)")),
         ("check", _check_options, dict(help="is it a trade-off function? (exit 1 if refuted)")),
@@ -96,7 +128,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for name, options, kwargs in commands:
         # every command is listed with its help; its options are built only when wanted
         wanted = command is None or command == name
-        p = sub.add_parser(name, add_help=wanted, **kwargs)
+        p = sub.add_parser(name, add_help=wanted, epilog=_epilog(name) if wanted else None, **kwargs)
         if wanted:
             options(p)
     return parser
@@ -167,14 +199,14 @@ def _check_options(p: argparse.ArgumentParser) -> None:
 
 def _compose_options(p: argparse.ArgumentParser) -> None:
     csub = p.add_subparsers(dest="compose_command", required=True, parser_class=Parser)
-    q = csub.add_parser("gdp", help="G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2), exactly (mu rounded up)")
+    q = csub.add_parser("gdp", epilog=_epilog("compose gdp"), help="G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2), exactly (mu rounded up)")
     q.add_argument("--mu", action="append", required=True, help="a GDP parameter (repeat for each mechanism)")
     add_common(q)
-    q = csub.add_parser("clt", help="CLT mu and Berry-Esseen gamma of the n-fold composition (an approximation)")
+    q = csub.add_parser("clt", epilog=_epilog("compose clt"), help="CLT mu and Berry-Esseen gamma of the n-fold composition (an approximation)")
     add_family_options(q, [k for k in KINDS if k != "rr-composition"])
     q.add_argument("--n", dest="times", default="1", help="how many times the mechanism is composed (default 1)")
     add_common(q)
-    q = csub.add_parser("functionals", help="kl, kappa2, kappa3, bar_kappa3 of a trade-off function")
+    q = csub.add_parser("functionals", epilog=_epilog("compose functionals"), help="kl, kappa2, kappa3, bar_kappa3 of a trade-off function")
     add_family_options(q)
     add_common(q)
 
@@ -266,7 +298,7 @@ def _tables_options(p: argparse.ArgumentParser) -> None:
 
 def _audit_options(p: argparse.ArgumentParser) -> None:
     asub = p.add_subparsers(dest="audit_command", required=True, parser_class=Parser)
-    q = asub.add_parser("accountant", help="audit a peer library's accountant (exit 1 on an unsafe finding)",
+    q = asub.add_parser("accountant", epilog=_epilog("audit accountant"), help="audit a peer library's accountant (exit 1 on an unsafe finding)",
                         description="Compares every function a peer library offers (delta and epsilon of mu-GDP, "
                                     "mu and sigma from (epsilon, delta), DP-SGD epsilon and mu, trade-off curves) "
                                     "with gdpproof's certified values and proven brackets on grids where "
@@ -280,7 +312,7 @@ def _audit_options(p: argparse.ArgumentParser) -> None:
                                                "(default 0: classify strictly)")
     q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
     q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings)")
-    q = asub.add_parser("mechanism", help="audit a black-box mechanism's mu-GDP or (eps, delta)-DP claim from samples "
+    q = asub.add_parser("mechanism", epilog=_epilog("audit mechanism"), help="audit a black-box mechanism's mu-GDP or (eps, delta)-DP claim from samples "
                         "(exit 1 on violation)",
                         description="MOD:FUNC names a function (in an importable module or a .py file) returning "
                                     "(sample_p, sample_q) or (sample_p, sample_q, score); sample_p(rng, n) returns n "

@@ -6,16 +6,25 @@ would stay alive, each holding its memory, until someone kills them.  The worker
 :func:`process_pool` watch their parent from a daemon thread and leave (``os._exit``) within
 :data:`WATCH_SECONDS` of its death: a dead parent's child is re-parented, so its ``getppid()``
 changes.  Stdlib only: tables (reference) and Monte Carlo (simulation) both use it.
+
+The workers ignore SIGINT.  Ctrl-C at a terminal interrupts the whole foreground process group;
+a worker interrupted in the middle of its queue traffic could leave the pool's manager thread
+waiting for good.  The parent alone takes the KeyboardInterrupt and calls :func:`stop`: the
+chunks not started are cancelled, and the workers end after the few already handed to them.
+(Ending them at once is not safe: a worker killed while it writes a result leaves the manager
+thread reading a half message for good.  The command line, whose process ends anyway, leaves
+without waiting: :func:`gdpproof.cli.main`.)
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["WATCH_SECONDS", "process_pool"]
+__all__ = ["WATCH_SECONDS", "process_pool", "stop"]
 
 #: How often a worker checks that its parent is alive.
 WATCH_SECONDS = 0.25
@@ -26,10 +35,16 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, initializer=_watch_parent, initargs=(os.getpid(),))
 
 
+def stop(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` on Ctrl-C or an error: cancel what has not started, without waiting."""
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _watch_parent(parent: int) -> None:
     """Worker initializer: leave at once if ``parent`` is gone already, else watch it."""
     if os.getppid() != parent:
         os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     threading.Thread(target=_watch, args=(parent,), name="gdpproof-parent-watch", daemon=True).start()
 
 

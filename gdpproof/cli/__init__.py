@@ -13,6 +13,11 @@ printed on stdout), or the computation ran out of memory or recursion depth; 4 a
 printed but the asked --rel-width was not reached (best effort); 5 an internal error of gdpproof
 (a bug: one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 stdout was closed
 by its reader (``| head``), quietly.
+
+Interrupted, the command (``main()`` reading ``sys.argv``) leaves at once with ``os._exit``: the
+process pools' workers ignore Ctrl-C and would otherwise finish the chunks already handed to
+them (a table's can take a minute) before the interpreter could exit; without their parent
+they end within a quarter of a second (:mod:`gdpproof._pool`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,27 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code.  With ``argv`` None (the process's own command
+    line: the console script, ``python -m gdpproof.cli``), an interrupted run ends the process."""
+    code = _main(argv)
+    if code == 130 and argv is None:
+        _leave_now(code)
+    return code
+
+
+def _leave_now(code: int) -> None:
+    """End the process with ``code`` now: stdout and stderr flushed, nothing else waited for."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from ._parser import COMMANDS, build_parser
 
     words = sys.argv[1:] if argv is None else list(argv)

@@ -152,11 +152,11 @@ def run(args: argparse.Namespace) -> int:
                    else f"claim REFUTED: the curve is below G_mu by {check.max_violation:.4g} beyond the band")
     else:
         verdict = "inside the band" if check.inside else f"OUTSIDE the band by {check.max_violation:.4g}"
-    mc = "Monte Carlo, not certified; 4 digits, rounded to nearest"
+    mc = "Monte Carlo, not certified, 4 digits rounded to nearest"
     emit(args, payload, "\n".join([
         f"mechanism       : {mech.name}",
         f"theory          : {theory.label}",
-        f"max deviation   = {deviation:.4g}   ({mc}: the largest |beta_hat - f(alpha_hat)|"
+        f"max deviation   = {deviation:.4g}   ({mc}: largest |beta_hat - f(alpha_hat)|"
         + (")" if theory.exact else ", f the middle of the bracket)"),
         f"band half-width = {check.half_width[0]:.4g}   ({mc}: DKW, confidence {confidence:g}, "
         f"{samples:,} samples per side)",

@@ -383,7 +383,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
             bar.advance(len(rows))
     except BaseException:
         if own is not None:
-            own.shutdown(wait=False, cancel_futures=True)
+            from .._pool import stop
+
+            stop(own)  # no chunk is waited for: the finished rows are in the journal
             own = None
         if journal is not None:
             journal.close()

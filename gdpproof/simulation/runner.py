@@ -77,6 +77,13 @@ def count_chunks(mechanism: Mechanism, seeds: Sequence[np.random.SeedSequence], 
             if progress:
                 rate = sum(sizes[:i]) * 2 / max(time.perf_counter() - start, 1e-9)
                 print(f"\r{label}: {i}/{n_chunks} chunks, {rate:,.0f} samples/s", end="", file=sys.stderr)
+    except BaseException:  # Ctrl-C or a failing chunk: no chunk is waited for
+        if own is not None:
+            from .._pool import stop
+
+            stop(own)
+            own = None
+        raise
     finally:
         if own is not None:
             own.shutdown()

@@ -60,7 +60,7 @@ from typing import Any
 import sympy
 
 from ._args import _bad, nonnegative, positive, probability
-from .errors import MISSING, InvalidParameterError, NotSupportedError
+from .errors import MISSING, InvalidParameterError, NotSupportedError, show
 from .symbolic import losses as sl
 from .symbolic.composition import _count, compose, rr_composition, self_compose, subsample
 from .symbolic.tradeoff import TradeOff, eps_delta, gaussian, laplace, randomized_response
@@ -101,6 +101,8 @@ def show_number(v: Any) -> str:
     if not isinstance(v, sympy.Rational):
         text = str(v)
         return text if len(text) <= _MAX_TEXT else f"≈{sympy.N(v, 8)}"
+    if max(int(v.p).bit_length(), int(v.q).bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
+        return show(v)
     if v.q != 1 and not (int(v.q) & (int(v.q) - 1)) and abs(v) < 2**1023:
         f = float(v)
         if sympy.Rational(f) == v and len(repr(f)) <= _MAX_TEXT:

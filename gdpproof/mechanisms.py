@@ -423,10 +423,11 @@ class _Subsampled(Mechanism):
     def pair_is_tight(self, times: int = 1) -> bool:
         """True when ``times`` runs of the dominating pair of :meth:`loss_law` are attained by some
         neighbouring datasets (a lower bound for the pair is then one for the mechanism): always
-        under add/remove; under replace-one only one step of fixed-size batches (where both
-        orderings are attained); composed, the orderings can alternate from step to step and the
-        symmetric pair that covers both is an upper bound; with Poisson sampling a clipped sum does
-        not attain it (d12)."""
+        under add/remove; under replace-one only one step of fixed-size batches standing alone
+        (both orderings are attained for eps >= 0); composed with anything, the orderings can
+        alternate and the symmetric pair's profile at negative eps enters, so the pair is an upper
+        bound (``gdpproof.account`` asks this of the whole mechanism); with Poisson sampling a
+        clipped sum does not attain it (d12)."""
         if self.neighbours == "add-remove":
             return True
         return self._scheme == "fixed-batch" and times == 1

@@ -266,20 +266,24 @@ def _tables_options(p: argparse.ArgumentParser) -> None:
 
 def _audit_options(p: argparse.ArgumentParser) -> None:
     asub = p.add_subparsers(dest="audit_command", required=True, parser_class=Parser)
-    q = asub.add_parser("accountant", help="audit a peer library's accountant (exit 1 on an unsafe finding)",
+    q = asub.add_parser("accountant", help="audit a peer library's accountant (exit 1 on a material unsafe finding)",
                         description="Compares every function a peer library offers (delta and epsilon of mu-GDP, "
                                     "mu and sigma from (epsilon, delta), DP-SGD epsilon and mu, trade-off curves) "
                                     "with gdpproof's certified values and proven brackets on grids where "
                                     "implementations fail; classifies each difference as unsafe, conservative or "
-                                    "an error. Exit 1 when some value understates the privacy loss by more than "
-                                    "--rtol.")
+                                    "an error, and each finding as float-level (within 4 float64 ulps, or within "
+                                    "--rtol) or material (beyond). Exit 1 when some value understates the privacy "
+                                    "loss materially; float-level findings are counted apart and never fail.")
     q.add_argument("peer", metavar="PEER", help="dp_accounting, prv_accountant, autodp, riskcal, gdpnum, opendp, "
                                                "opacus or tensorflow_privacy")
     q.add_argument("--quick", action="store_true", help="small grids (seconds) instead of the full run (minutes)")
     q.add_argument("--rtol", default="0", help="relative size below which a difference is within tolerance "
                                                "(default 0: classify strictly)")
     q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
-    q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings)")
+    q.add_argument("--all", action="store_true", help="list every finding, float-level and conservative ones too "
+                                                      "(default: the material unsafe and error findings)")
+    q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings; "
+                                                       "every finding, each with its severity)")
     q = asub.add_parser("mechanism", help="audit a black-box mechanism's mu-GDP or (eps, delta)-DP claim from samples "
                         "(exit 1 on violation)",
                         description="MOD:FUNC names a function (in an importable module or a .py file) returning "

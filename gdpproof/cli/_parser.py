@@ -247,10 +247,15 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", default=None, help="processes (default: the number of CPUs, at most 8)")
     p.add_argument("--scheduler", help="a dask.distributed scheduler address to run the chunks on")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial")
-    p.add_argument("--verify", metavar="FILE", help="recompute a random sample of FILE's rows at higher precision "
-                   "(exit 1 if any value is wrong)")
-    p.add_argument("--sample", default="20", help="rows to check with --verify: a number or 'all' (default 20)")
+    p.add_argument("--verify", metavar="FILE", help="recompute FILE's rows at higher precision (exit 1 if any value "
+                   "is wrong); KIND, if given, must be FILE's kind")
+    p.add_argument("--sample", default=None, help="rows to check with --verify: a number or 'all' (default: every row "
+                   "of a table up to 10,000 rows, a random sample of 10,000 above)")
     p.add_argument("--seed", default="0", help="seed of the --verify sample (default 0)")
+    p.add_argument("--ulps", help="with --verify, for a column without a rounding claim (a table of floats): accept "
+                   "a value within N float64 spacings of the exact one (default 1)")
+    p.add_argument("--rtol", help="with --verify, for a column without a rounding claim: accept a value within "
+                   "relative distance R of the exact one (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout (a summary with --out or "
                    "--verify; the table in JSON format otherwise)")

@@ -317,4 +317,8 @@ def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--quick", action="store_true",
-                   help="skip the derivations and the numerical-composition figures (a few seconds)")
+                   help="skip the derivations, the peer audits, the numerical-composition figures and the notebooks "
+                        "(about 20 s of CPU, 30-50 s on a busy 2-core machine; the full report takes minutes)")
+    p.add_argument("--no-notebooks", action="store_true",
+                   help="do not execute and render the example notebooks into OUT/notebooks/ (the full report "
+                        "does, when the notebooks extra is installed)")

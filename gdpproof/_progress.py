@@ -13,6 +13,7 @@ class Progress:
     """Redraws ``label [#####-----] done/total unit  rate unit/s  ETA`` at most ten times a second.
 
     ``done`` items already finished (a resumed run) count towards the bar but not the rate.
+    ``eta=False`` leaves the estimate out (items of very different durations: the rate says nothing).
 
     Examples
     --------
@@ -25,8 +26,8 @@ class Progress:
     """
 
     def __init__(self, total: int, label: str, *, unit: str = "items", enabled: bool = True, done: int = 0,
-                 stream: TextIO | None = None, clock: object = None) -> None:
-        self.total, self.label, self.unit, self.enabled = total, label, unit, enabled
+                 stream: TextIO | None = None, clock: object = None, eta: bool = True) -> None:
+        self.total, self.label, self.unit, self.enabled, self.eta = total, label, unit, enabled, eta
         self.done = self._start_done = done
         self.stream = stream if stream is not None else sys.stderr
         self._clock = clock if callable(clock) else time.monotonic
@@ -50,10 +51,10 @@ class Progress:
         elapsed = max(now - self._start, 1e-9)
         rate = (self.done - self._start_done) / elapsed
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
-        eta = "?" if left == float("inf") else _duration(left)
+        eta = "" if not self.eta else "  ETA ?" if left == float("inf") else f"  ETA {_duration(left)}"
         note = f"  {self._note[:40]:<40}" if self._note else ""
         print(f"\r{self.label} [{bar:<{width}}] {self.done}/{self.total} {self.unit}  "
-              f"{_rate(rate)} {self.unit}/s  ETA {eta}{note}   ", end="", file=self.stream, flush=True)
+              f"{_rate(rate)} {self.unit}/s{eta}{note}   ", end="", file=self.stream, flush=True)
 
     def close(self) -> None:
         """Draw the final state and end the line."""

@@ -310,8 +310,15 @@ def _sampling_phrase(m: Mechanism) -> str:
 def _pair_tight(m: Mechanism) -> bool:
     """True when the composition of the dominating pairs is attained by the mechanism (its
     privacy lies in the reported bracket, not only below its upper end): add/remove subsampling,
-    one fixed-size step under replace-one, and every mechanism without subsampling."""
-    return all(leaf.pair_is_tight(n) for leaf, n in m.leaves() if isinstance(leaf, _Subsampled))
+    every mechanism without subsampling, and one fixed-size step under replace-one *standing
+    alone*.  d12 shows that step's symmetric pair attained for eps >= 0 only; composed with
+    anything (another step, or another mechanism) the pair's profile at negative eps enters,
+    which is not shown attained, so the lower end then bounds the pair, not the mechanism."""
+    leaves = m.leaves()
+    subsampled = [(leaf, n) for leaf, n in leaves if isinstance(leaf, _Subsampled)]
+    if all(leaf.pair_is_tight(n) and leaf.neighbours == "add-remove" for leaf, n in subsampled):
+        return True
+    return len(leaves) == 1 and leaves[0][1] == 1 and leaves[0][0].pair_is_tight(1)
 
 
 def _as_fraction(c: Any) -> Any:

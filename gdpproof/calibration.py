@@ -29,6 +29,7 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TextIO
 
@@ -36,7 +37,7 @@ import sympy
 
 from ._args import _bad, positive, probability
 from ._plain import short_number
-from .account import Account, _losses, account
+from .account import BRACKET_DIGITS, Account, _losses, account
 from .errors import InvalidParameterError, PrecisionError
 from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
 from .numeric.pld import _check_refinement, compose_losses, epsilon_bracket
@@ -106,26 +107,23 @@ class Calibration:
 
     @property
     def eps_upper(self) -> Any:
-        """The proven upper end of epsilon at the answer (6 digits, rounded up), <= the target."""
+        """The proven upper end of epsilon at the answer, rounded up to enough digits (at least
+        6, one more than the target has) that it shows <= the target."""
         return self.account.eps_upper
 
     def statement(self) -> str:
         """One paragraph for a paper: the answer, the schedule and the proven guarantee."""
         what = {"noise_multiplier": "noise multiplier sigma", "steps": "number of steps T",
                 "sample_rate": "sampling rate q", "batch_size": "batch size B"}[self.parameter]
-        best = "smallest" if self.rounding == "up" else "largest"
-        n = self.neighbour_account.epsilon
-        lines = [f"The {best} {what} (to {self.digits} significant digits, rounded {self.rounding})"
-                 if self.digits else f"The {best} {what}",
-                 f"with a proven epsilon <= {_text(self.target_epsilon)} at delta = {_text(self.delta)} "
-                 f"is {self.text}.",
+        how = f" ({self.digits} significant digits, rounded {self.rounding})" if self.digits else ""
+        lines = [f"The {what} {self.text}{how} has a proven epsilon <= {_text(self.target_epsilon)} at delta = "
+                 f"{_text(self.delta)}, and the next value toward less noise, {self.text_of(self.neighbour)}, "
+                 f"does not (its bracket is [{self.neighbour_account.eps_lower}, {self.neighbour_account.eps_upper}] at "
+                 f"rel_width {self.rel_width:g}).",
                  self.account.statement()]
         if self.schedule.rule:
             lines.append(f"Schedule: {self.schedule.rule}.")
-        lines.append(f"At {self.text_of(self.neighbour)} the proven bracket is [{n.lower:.6g}, {n.upper:.6g}]: "
-                     "its upper end is above the target, so no closer value is proven at rel_width "
-                     f"{self.rel_width:g}.")
-        return " ".join(lines[:2]) + "\n" + "\n".join(lines[2:])
+        return "\n".join(lines)
 
     def text_of(self, v: Any) -> str:
         """A value of the solved parameter as shown (an integer, or its exact decimal)."""
@@ -150,11 +148,20 @@ class Calibration:
 # -- the grid of answers ------------------------------------------------------------------------
 
 def _text(v: Any, digits: int | None = None) -> str:
-    """A number as a reader wants it: an integer, or the exact decimal where there is one."""
+    """A number as a reader wants it: an integer, or the exact decimal where there is one, with
+    ``digits`` significant digits shown when given (1.0 at two digits, not 1)."""
     if isinstance(v, int):
         return str(v)
     r = sympy.Rational(v)
-    return _decimal_text(r) or _show(r)
+    text = _decimal_text(r)
+    if text is None:
+        return _show(r)
+    if digits is not None and "E" not in text:
+        d = Decimal(text)
+        shown = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1))
+        if shown == d:
+            return format(shown, "f")
+    return text
 
 
 def _on_grid(x: float, digits: int | None, up: bool) -> Any:
@@ -412,13 +419,16 @@ def _settle(problem: _Problem, estimate: float, target: Any, delta: Any, width: 
     more = (lambda v: _step(v, digits, toward_less=False)) if not problem.increasing else \
         (lambda v: _step(v, digits, toward_less=True))
     accounts: dict[Any, tuple[Account, Schedule]] = {}
+    # digits of the ends shown: enough that an upper end at or below the target shows so
+    shown = min(17, max(BRACKET_DIGITS, len(str(Decimal(int(target.p)) / Decimal(int(target.q))).replace(".", "")
+                                              .lstrip("0")) + 1))
     evaluations = [spent]
 
     def check(v: Any) -> tuple[bool, Account, Schedule]:
         if v not in accounts:
             mech, s = problem.build(v)
             evaluations[0] += 1
-            a = account(mech, delta=delta, rel_width=width)
+            a = account(mech, delta=delta, rel_width=width, digits=shown)
             accounts[v] = (a, s)
             say(f"{problem.parameter} = {_text(v, digits)}: eps in [{a.epsilon.lower:.6g}, {a.epsilon.upper:.6g}]")
         a, s = accounts[v]

@@ -60,7 +60,7 @@ from typing import Any
 import sympy
 
 from ._args import _bad, nonnegative, positive, probability
-from .errors import MISSING, InvalidParameterError, NotSupportedError
+from .errors import MISSING, InvalidParameterError, NotSupportedError, show
 from .symbolic import losses as sl
 from .symbolic.composition import _count, compose, rr_composition, self_compose, subsample
 from .symbolic.tradeoff import TradeOff, eps_delta, gaussian, laplace, randomized_response
@@ -101,6 +101,8 @@ def show_number(v: Any) -> str:
     if not isinstance(v, sympy.Rational):
         text = str(v)
         return text if len(text) <= _MAX_TEXT else f"≈{sympy.N(v, 8)}"
+    if max(int(v.p).bit_length(), int(v.q).bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
+        return show(v)
     if v.q != 1 and not (int(v.q) & (int(v.q) - 1)) and abs(v) < 2**1023:
         f = float(v)
         if sympy.Rational(f) == v and len(repr(f)) <= _MAX_TEXT:
@@ -421,10 +423,11 @@ class _Subsampled(Mechanism):
     def pair_is_tight(self, times: int = 1) -> bool:
         """True when ``times`` runs of the dominating pair of :meth:`loss_law` are attained by some
         neighbouring datasets (a lower bound for the pair is then one for the mechanism): always
-        under add/remove; under replace-one only one step of fixed-size batches (where both
-        orderings are attained); composed, the orderings can alternate from step to step and the
-        symmetric pair that covers both is an upper bound; with Poisson sampling a clipped sum does
-        not attain it (d12)."""
+        under add/remove; under replace-one only one step of fixed-size batches standing alone
+        (both orderings are attained for eps >= 0); composed with anything, the orderings can
+        alternate and the symmetric pair's profile at negative eps enters, so the pair is an upper
+        bound (``gdpproof.account`` asks this of the whole mechanism); with Poisson sampling a
+        clipped sum does not attain it (d12)."""
         if self.neighbours == "add-remove":
             return True
         return self._scheme == "fixed-batch" and times == 1

@@ -96,3 +96,18 @@ def test_proven_bracket_is_below_dp_accountings_rdp_bound():
     ours = account(Repeated(SampledWithoutReplacement(GaussianMechanism(sigma), b, n), steps), delta=delta)
     assert ours.epsilon.upper <= eps_rdp
     assert 2.1 < ours.epsilon.lower <= ours.epsilon.upper < 2.25 < 3.5 < eps_rdp < 3.7  # measured: [2.188, 2.210], 3.576
+
+
+def test_one_replace_one_step_is_tight_only_standing_alone():
+    """Review finding: one fixed-batch replace-one step composed with anything else is not shown
+    attained (the symmetric pair's profile at negative eps enters); the statement must not call
+    the lower end exact there."""
+    from gdpproof import account
+    from gdpproof.mechanisms import Composed, GaussianMechanism, SampledWithoutReplacement
+
+    alone = account(SampledWithoutReplacement(GaussianMechanism("0.5"), 50, 100), delta="0.05", route="bracket")
+    mixed = account(Composed(SampledWithoutReplacement(GaussianMechanism("0.5"), 50, 100),
+                             GaussianMechanism("1/3")), delta="0.05")
+    assert alone.to_dict()["pair_tight"] is True and "the exact ε lies in" in alone.statement()
+    assert mixed.to_dict()["pair_tight"] is False and "the exact ε lies in" not in mixed.statement()
+    assert "lower bound for the pair, not for the mechanism" in mixed.statement()

@@ -1,11 +1,25 @@
 """The outcome of an accountant audit: one :class:`Finding` per comparison, gathered in an
 :class:`AuditReport` (a printed table, JSON with every number as a decimal string), and the
 merging of the reports of a peer's functions and curves into one.
+
+Severity.  A finding that is not an agreement is either *float-level* or *material*:
+
+``float-level``
+    an unsafe or conservative value within :data:`FLOAT_ULPS` units in the last place of
+    float64 of the reference (|v - x| <= FLOAT_ULPS * ulp(v)), or within the audit's ``rtol``
+    (|relative error| <= rtol): the rounding any float64 implementation commits;
+``material``
+    everything else: a difference beyond both, or an error (an exception, NaN, a violated
+    property).
+
+Only material unsafe findings make a report fail (``ok`` is False, the command line exits 1);
+float-level ones are counted apart and listed only on request (``--all``; always in the JSON).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,10 +27,16 @@ from typing import Any
 from ..errors import InvalidParameterError
 from .quantities import QUANTITIES
 
-__all__ = ["KINDS", "Finding", "AuditReport"]
+__all__ = ["KINDS", "SEVERITIES", "FLOAT_ULPS", "Finding", "AuditReport"]
 
 
 KINDS = ("unsafe", "conservative", "error", "agrees")
+
+#: The severities of a finding that is not an agreement (module docstring).
+SEVERITIES = ("float-level", "material")
+
+#: A difference of at most this many float64 units in the last place of the peer's value is float-level.
+FLOAT_ULPS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +46,8 @@ class Finding:
     ``kind`` is ``"agrees"``, ``"unsafe"``, ``"conservative"`` or ``"error"``;
     ``relative_error`` is (peer - reference) / reference (to the nearer end of a bracket), or
     None when it is undefined (an error, or a reference of 0 or infinity); ``source`` is
-    ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.
+    ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.  ``severity`` (a property) is
+    ``"float-level"`` or ``"material"`` for a finding that is not an agreement, ``""`` for one that is.
     """
 
     function: str
@@ -40,6 +61,24 @@ class Finding:
     source: str = "grid"
     detail: str = ""
 
+    @property
+    def severity(self) -> str:
+        """``"float-level"``, ``"material"`` or, for an agreement, ``""`` (module docstring)."""
+        if self.kind == "agrees":
+            return ""
+        if self.kind == "error" or self.relative_error is None or not math.isfinite(self.relative_error):
+            return "material"
+        if self.within_tolerance:
+            return "float-level"
+        v = self.value
+        if v is None or not math.isfinite(v):
+            return "material"
+        # |v - x| = |rel| |x| and |x| <= |v| / (1 - |rel|): the bound below keeps the test on the safe side
+        rel = abs(self.relative_error)
+        if rel >= 0.5:
+            return "material"
+        return "float-level" if rel * abs(v) <= FLOAT_ULPS * math.ulp(v) * (1 - rel) else "material"
+
     def call(self) -> str:
         """The call as text: ``label(name=value, ...)``."""
         return f"{self.function}({', '.join(f'{k}={v!r}' for k, v in self.inputs)})"
@@ -51,7 +90,8 @@ class Finding:
                 "value": None if self.value is None else repr(self.value), "reference": self.reference,
                 "kind": self.kind,
                 "relative_error": None if self.relative_error is None else f"{self.relative_error:.3e}",
-                "within_tolerance": self.within_tolerance, "source": self.source, "detail": self.detail}
+                "within_tolerance": self.within_tolerance, "severity": self.severity, "source": self.source,
+                "detail": self.detail}
 
 
 def _rel(x: float | None) -> str:
@@ -77,7 +117,9 @@ class AuditReport:
     >>> [(f.kind, f"{f.relative_error:.1e}") for f in r.results]
     [('unsafe', '-4.6e-16'), ('unsafe', '-7.9e-13')]
     >>> print(str(r).splitlines()[3])
-    erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe of 2
+    erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe (1 material) of 2
+    >>> [f.severity for f in r.results], r.ok   # 4.6e-16 is float rounding; 7.9e-13 is ~3,500 ulps
+    (['float-level', 'material'], False)
     """
 
     peer: str
@@ -99,13 +141,31 @@ class AuditReport:
 
     @property
     def unsafe_beyond_tolerance(self) -> tuple[Finding, ...]:
-        """Unsafe findings with |relative error| above ``rtol`` (these fail the CLI and the helper)."""
+        """Unsafe findings with |relative error| above ``rtol``."""
         return tuple(f for f in self.results if f.kind == "unsafe" and not f.within_tolerance)
+
+    def of_severity(self, severity: str) -> tuple[Finding, ...]:
+        """The findings (not agreements) of one severity, ``"float-level"`` or ``"material"``."""
+        if severity not in SEVERITIES:
+            raise InvalidParameterError(f"severity={severity!r} must be one of {', '.join(SEVERITIES)}")
+        return tuple(f for f in self.results if f.severity == severity)
+
+    @property
+    def material_unsafe(self) -> tuple[Finding, ...]:
+        """Unsafe findings beyond float rounding and ``rtol`` (these fail the command line)."""
+        return tuple(f for f in self.results if f.kind == "unsafe" and f.severity == "material")
 
     @property
     def ok(self) -> bool:
-        """True when no unsafe finding lies beyond the tolerance."""
-        return not self.unsafe_beyond_tolerance
+        """True when no unsafe finding is material (float-level ones never fail a report)."""
+        return not self.material_unsafe
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """For each kind but "agrees": how many findings are float-level and how many material."""
+        out = {k: {s: 0 for s in SEVERITIES} for k in ("unsafe", "conservative", "error")}
+        for f in self.findings:
+            out[f.kind][f.severity] += 1
+        return out
 
     def worst(self, kind: str) -> Finding | None:
         """The finding of that kind with the largest |relative error| (the first error for "error")."""
@@ -115,19 +175,23 @@ class AuditReport:
         return max(found, key=lambda f: -1.0 if f.relative_error is None else abs(f.relative_error))
 
     def summary(self) -> list[dict[str, Any]]:
-        """One row per (function, quantity): counts of each kind and a verdict."""
+        """One row per (function, quantity): counts of each kind, of the material ones, and a verdict."""
         rows: dict[tuple[str, str], dict[str, Any]] = {}
         for f in self.results:
             row = rows.setdefault((f.function, f.quantity), {"function": f.function, "quantity": f.quantity,
-                                                             "inputs": 0, **{k: 0 for k in KINDS}})
+                                                             "inputs": 0, **{k: 0 for k in KINDS},
+                                                             "material": {k: 0 for k in KINDS[:3]}})
             row["inputs"] += 1
             row[f.kind] += 1
+            if f.severity == "material":
+                row["material"][f.kind] += 1
         for row in rows.values():
             n = row["inputs"]
             if row["agrees"] == n:
                 row["verdict"] = f"agrees on all {n} inputs"
             else:
-                parts = [f"{row[k]} {k}" for k in ("unsafe", "error", "conservative") if row[k]]
+                parts = [f"{row[k]} {k}" + ("" if k == "error" else f" ({row['material'][k]} material)")
+                         for k in ("unsafe", "error", "conservative") if row[k]]
                 row["verdict"] = ", ".join(parts) + f" of {n}"
             if QUANTITIES[row["quantity"]].name == "dpsgd_mu_clt":
                 row["verdict"] += " (CLT quantity, not a privacy guarantee)"
@@ -140,6 +204,8 @@ class AuditReport:
         return {"peer": self.peer, "version": self.version, "rtol": repr(self.rtol), "ok": self.ok,
                 "digits": 30, "certified": "arb (points), pld (brackets)",
                 "summary": self.summary(), "worst": worst, "notes": list(self.notes),
+                "float_ulps": str(FLOAT_ULPS),
+                "counts": {k: {s: str(n) for s, n in c.items()} for k, c in self.counts().items()},
                 "findings": [f.to_dict() for f in self.findings],
                 "agreements": sum(f.kind == "agrees" for f in self.results)}
 
@@ -148,6 +214,11 @@ class AuditReport:
         return json.dumps(self.to_dict(), sort_keys=True)
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, *, every: bool = False) -> str:
+        """The printed table; it lists the material unsafe and error findings, or every finding with
+        ``every=True`` (the command line's ``--all``)."""
         head = f"Audit of {self.peer}" + (f" {self.version}" if self.version else "") + \
             f" against gdpproof (rtol {self.rtol:g})"
         rows = self.summary()
@@ -165,14 +236,28 @@ class AuditReport:
             if f is not None:
                 lines.append(f"worst {kind:<12} {_rel(f.relative_error):>10}  {f.call()} = {f.value!r}; "
                              f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
-        listed = [f for f in self.results if f.kind in ("unsafe", "error")]
+        counts = self.counts()
+        lines.append("")
+        lines.append(f"severity (float-level: within {FLOAT_ULPS} float64 ulps or rtol {self.rtol:g}; material: "
+                     "beyond)")
+        for kind, c in counts.items():
+            lines.append(f"  {kind:<12} {c['float-level']:>5} float-level  {c['material']:>5} material")
+        lines.append(f"  {'verdict':<12} " + ("no material unsafe finding" if self.ok else
+                                              f"{len(self.material_unsafe)} material unsafe finding(s)"))
+        listed = [f for f in self.results if f.kind in (("unsafe", "error", "conservative") if every else
+                                                        ("unsafe", "error")) and (every or f.severity == "material")]
+        hidden = sum(f.kind in ("unsafe", "error") and f.severity == "float-level" for f in self.results)
         if listed:
             lines.append("")
-            lines.append("unsafe and error findings (relative error, call = value; reference):")
+            lines.append(("every finding" if every else "material unsafe and error findings") +
+                         " (relative error, call = value; reference):")
             for f in listed:
-                tol = " (within rtol)" if f.within_tolerance and f.kind == "unsafe" else ""
-                lines.append(f"  {f.kind:<6} {_rel(f.relative_error):>10}{tol}  {f.call()} = {f.value!r}; "
+                sev = " (float-level)" if f.severity == "float-level" else ""
+                lines.append(f"  {f.kind:<6} {_rel(f.relative_error):>10}{sev}  {f.call()} = {f.value!r}; "
                              f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
+        if hidden and not every:
+            lines.append(f"({hidden} float-level unsafe finding(s) not listed: --all lists them, --json has "
+                         "every finding)")
         for n in self.notes:
             lines.append(f"note: {n}")
         return "\n".join(lines)

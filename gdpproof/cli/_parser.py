@@ -279,10 +279,15 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", default=None, help="processes (default: the number of CPUs, at most 8)")
     p.add_argument("--scheduler", help="a dask.distributed scheduler address to run the chunks on")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial")
-    p.add_argument("--verify", metavar="FILE", help="recompute a random sample of FILE's rows at higher precision "
-                   "(exit 1 if any value is wrong)")
-    p.add_argument("--sample", default="20", help="rows to check with --verify: a number or 'all' (default 20)")
+    p.add_argument("--verify", metavar="FILE", help="recompute FILE's rows at higher precision (exit 1 if any value "
+                   "is wrong); KIND, if given, must be FILE's kind")
+    p.add_argument("--sample", default=None, help="rows to check with --verify: a number or 'all' (default: every row "
+                   "of a table up to 10,000 rows, a random sample of 10,000 above)")
     p.add_argument("--seed", default="0", help="seed of the --verify sample (default 0)")
+    p.add_argument("--ulps", help="with --verify, for a column without a rounding claim (a table of floats): accept "
+                   "a value within N float64 spacings of the exact one (default 1)")
+    p.add_argument("--rtol", help="with --verify, for a column without a rounding claim: accept a value within "
+                   "relative distance R of the exact one (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout (a summary with --out or "
                    "--verify; the table in JSON format otherwise)")
@@ -298,20 +303,24 @@ def _tables_options(p: argparse.ArgumentParser) -> None:
 
 def _audit_options(p: argparse.ArgumentParser) -> None:
     asub = p.add_subparsers(dest="audit_command", required=True, parser_class=Parser)
-    q = asub.add_parser("accountant", epilog=_epilog("audit accountant"), help="audit a peer library's accountant (exit 1 on an unsafe finding)",
+    q = asub.add_parser("accountant", epilog=_epilog("audit accountant"), help="audit a peer library's accountant (exit 1 on a material unsafe finding)",
                         description="Compares every function a peer library offers (delta and epsilon of mu-GDP, "
                                     "mu and sigma from (epsilon, delta), DP-SGD epsilon and mu, trade-off curves) "
                                     "with gdpproof's certified values and proven brackets on grids where "
                                     "implementations fail; classifies each difference as unsafe, conservative or "
-                                    "an error. Exit 1 when some value understates the privacy loss by more than "
-                                    "--rtol.")
+                                    "an error, and each finding as float-level (within 4 float64 ulps, or within "
+                                    "--rtol) or material (beyond). Exit 1 when some value understates the privacy "
+                                    "loss materially; float-level findings are counted apart and never fail.")
     q.add_argument("peer", metavar="PEER", help="dp_accounting, prv_accountant, autodp, riskcal, gdpnum, opendp, "
                                                "opacus or tensorflow_privacy")
     q.add_argument("--quick", action="store_true", help="small grids (seconds) instead of the full run (minutes)")
     q.add_argument("--rtol", default="0", help="relative size below which a difference is within tolerance "
                                                "(default 0: classify strictly)")
     q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
-    q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings)")
+    q.add_argument("--all", action="store_true", help="list every finding, float-level and conservative ones too "
+                                                      "(default: the material unsafe and error findings)")
+    q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings; "
+                                                       "every finding, each with its severity)")
     q = asub.add_parser("mechanism", epilog=_epilog("audit mechanism"), help="audit a black-box mechanism's mu-GDP or (eps, delta)-DP claim from samples "
                         "(exit 1 on violation)",
                         description="MOD:FUNC names a function (in an importable module or a .py file) returning "
@@ -340,5 +349,8 @@ def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--quick", action="store_true",
-                   help="leave out the derivations, the peer audits and the DP-SGD figures: about 25 s of CPU "
-                        "(the full report: about a minute and a half)")
+                   help="skip the derivations, the peer audits, the numerical-composition figures and the notebooks "
+                        "(about 20 s of CPU, 30-75 s on a busy 2-core machine; the full report takes minutes)")
+    p.add_argument("--no-notebooks", action="store_true",
+                   help="do not execute and render the example notebooks into OUT/notebooks/ (the full report "
+                        "does, when the notebooks extra is installed)")

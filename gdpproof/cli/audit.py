@@ -1,5 +1,6 @@
 """``gdpproof audit accountant PEER`` and ``gdpproof audit mechanism --module MOD:FUNC ...``:
-other implementations checked against gdpproof (exit 1 on an unsafe finding or a violation)."""
+other implementations checked against gdpproof (exit 1 on a material unsafe finding or a violation;
+float-level findings, within a few float64 ulps or --rtol, are counted apart and never fail)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _accountant(args: argparse.Namespace) -> int:
                                   progress=not args.quick and sys.stderr.isatty())
     except PeerNotInstalledError as exc:
         raise Usage(f"PEER={args.peer!r}: {exc}") from None
-    emit(args, report.to_dict(), str(report))
+    emit(args, report.to_dict(), report.text(every=args.all))
     return 0 if report.ok else 1
 
 

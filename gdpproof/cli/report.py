@@ -12,6 +12,8 @@ def run(args: argparse.Namespace) -> int:
     from ..report import write_report
 
     with flags({**COMMON_FLAGS, "out": "--out"}):
-        summary = write_report(args.out, digits=args.digits, progress=not args.quiet, quick=args.quick)
-    print(f"report written to {summary['index']} ({summary['passed']} of {summary['total']} checks passed)")
-    return 0 if summary["passed"] == summary["total"] else 1
+        summary = write_report(args.out, digits=args.digits, progress=not args.quiet, quick=args.quick,
+                               notebooks=not args.no_notebooks)
+    print(f"report written to {summary['index']} ({summary['passed']} passed, {summary['skipped']} skipped, "
+          f"{summary['failed']} failed of {summary['total']} checks; {summary['seconds']} s)")
+    return 0 if summary["failed"] == 0 else 1

@@ -1,11 +1,13 @@
 """``gdpproof table KIND ...``: a certified reference table (CSV, JSON, LaTeX, Markdown), written
-atomically and resumable; or ``--verify FILE``: recompute a sample of a table's rows."""
+atomically and resumable; or ``[KIND] --verify FILE``: recompute a table's rows (every row up to
+10,000 rows, a sample above; ``--ulps``/``--rtol`` for third-party tables of floats)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from ._common import Usage, emit, int_option
@@ -29,20 +31,20 @@ def _table_executor(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..reference import make_table, verify_table
+    from ..reference import make_table
 
     grid = {k[5:]: v for k, v in vars(args).items() if k.startswith("grid_") and v is not None}
     progress = not args.no_progress and sys.stderr.isatty()
     if args.verify is not None:
-        extra = [f"--{k.replace('_', '-')}" for k in grid] + (["KIND"] if args.kind else []) + \
+        extra = [f"--{k.replace('_', '-')}" for k in grid] + \
             [o for o, v in (("--out", args.out), ("--resume", args.resume), ("--format", args.format)) if v]
         if extra:
-            raise Usage(f"--verify takes a file and --sample/--seed only; {extra[0]} does not apply")
-        sample = None if args.sample == "all" else int_option("--sample", args.sample)
-        report = verify_table(args.verify, sample=sample, seed=int_option("--seed", args.seed, low=0),
-                              progress=progress)
-        emit(args, report.as_dict(), str(report))
-        return 1 if not report.ok else 3 if report.unchecked else 0
+            raise Usage(f"--verify takes a file, KIND and --sample/--seed/--ulps/--rtol only; {extra[0]} does not "
+                        "apply")
+        return _verify(args, progress)
+    if args.ulps is not None or args.rtol is not None:
+        raise Usage(f"{'--ulps' if args.ulps is not None else '--rtol'} goes with --verify FILE (a tolerance for "
+                    "checking a table of floats)")
     if args.kind is None:
         raise Usage("give a table KIND (or --verify FILE)")
     if args.resume and args.out is None:
@@ -78,3 +80,26 @@ def run(args: argparse.Namespace) -> int:
                          f"({resumed} resumed, {len(table.rows) - resumed} computed); "
                          f"certified: {header.get('certified', 'not stated')}; {roundings or 'rounding not stated'}")
     return 0
+
+
+def _verify(args: argparse.Namespace, progress: bool) -> int:
+    from ..errors import InvalidParameterError
+    from ..reference import verify_table
+    from ..reference.table import read_table
+
+    sample = args.sample if args.sample in (None, "all") else int_option("--sample", args.sample)
+    ulps = 1 if args.ulps is None else int_option("--ulps", args.ulps)
+    rtol = "0" if args.rtol is None else args.rtol
+    table = read_table(args.verify)
+    if args.kind is not None and args.kind != table.kind:
+        raise Usage(f"KIND={args.kind!r} does not match --verify={args.verify!r}, a table of kind {table.kind!r}")
+    try:
+        report = verify_table(table, sample=sample, seed=int_option("--seed", args.seed, low=0), ulps=ulps,
+                              rtol=rtol, progress=progress)
+    except InvalidParameterError as exc:
+        if exc.argument == "rtol":
+            raise Usage(exc.named("--rtol")) from None
+        raise
+    report = replace(report, source=args.verify)
+    emit(args, report.as_dict(), str(report))
+    return 1 if not report.ok else 3 if report.unchecked else 0

@@ -97,6 +97,19 @@ ROUTE = "exact integer lattice"
 #: Entries between checkpoints of the arb tail sums (memory against time per evaluation).
 _BLOCK = 64
 
+
+def _fraction_down(x: Fraction) -> float:
+    """The largest double at most x."""
+    f = float(x)
+    return _down(f) if Fraction(f) > x else f
+
+
+def _fraction_up(x: Fraction) -> float:
+    """The smallest double at least x."""
+    f = float(x)
+    return _up(f) if Fraction(f) < x else f
+
+
 #: The largest per-step window, in bins (about 100 ms of ball arithmetic per 1000 bins).
 MAX_STEP_BINS = 4_000_000
 
@@ -586,11 +599,9 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
             coeffs = coeffs[::-1]
             d_lo, d_hi = -d_hi, -d_lo
         # S = S_R - sum D: shift (c_low, c_high) of S_R (law P); of -S_R for the Q||P ordering
-        if sign == 1:
-            shift = (_down(float(-d_hi) - t), _up(float(-d_lo) + t))
-        else:
-            shift = (_down(float(d_lo) - t), _up(float(d_hi) + t))
-        shift = (_down(shift[0]), _up(shift[1]))  # the float sums above
+        # formed exactly (Fractions; t is a double) and rounded outward once
+        lo, hi = (-d_hi - Fraction(t), -d_lo + Fraction(t)) if sign == 1 else (d_lo - Fraction(t), d_hi + Fraction(t))
+        shift = (_fraction_down(lo), _fraction_up(hi))
         dirs.append(_ExactDirection(name, h, sign, shift, K, k0, coeffs, eta, deficit))
     plan = ExactPlan(h, K, eta, budget, step_bins, final_len)
     return (dirs[0], dirs[1]), h, eta, t, plan

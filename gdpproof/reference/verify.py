@@ -1,12 +1,18 @@
-"""Verifying an existing table: recompute a random sample of rows at higher precision.
+"""Verifying an existing table: recompute its rows at higher precision.
+
+Every row of a table of up to :data:`FULL_ROWS` rows is recomputed; a larger table is checked on
+a seeded random sample of :data:`FULL_ROWS` rows (``sample="all"`` checks every row, an integer
+that many), and the result says which was done.
 
 A tabulated value with d significant digits is checked against the exact value x, enclosed by
 the certified value at d + ``extra_digits`` digits.  The rule follows what the table's header
 claims for that column: rounded up (x <= v < x + ulp), rounded down (x - ulp < v <= x),
 rounded to nearest (|v - x| <= ulp/2), or, for a table that does not say, faithful
 (|v - x| < ulp), where ulp is one unit in v's last digit (for 0.000000, 1e-6); a value of at
-most 17 digits without a claim also passes when the float64 it names is within one float64
-spacing of x (tables of doubles printed by ``repr``).  A value is reported only when the
+most 17 digits without a claim also passes when the float64 it names is within ``ulps`` float64
+spacings of x (default 1: tables of doubles printed by ``repr``), and any value without a claim
+passes when |v - x| <= ``rtol`` |x| (default 0).  A column with a rounding claim is held to its
+claim: the tolerances are for third-party tables of floats, which claim nothing.  A value is reported only when the
 enclosure *proves* the rule broken, so a mismatch is never a rounding artefact of the check.
 Rows whose inputs cannot be recomputed (outside the domain, or not certifiable) are listed as
 unchecked, not as wrong.
@@ -29,13 +35,17 @@ from typing import Any
 
 from .._progress import Progress
 from .._plain import MAX_DECIMAL_EXPONENT
+from .._typing import Real
 from ..errors import GdpproofError, InvalidParameterError, show
 from ..numeric.certify import Certified
 from .generate import _text
 from .kinds import KINDS
 from .table import Table, read_table
 
-__all__ = ["Mismatch", "TableVerification", "verify_table"]
+__all__ = ["FULL_ROWS", "Mismatch", "TableVerification", "verify_table"]
+
+#: Tables of up to this many rows are verified row by row; larger ones on a sample of this size.
+FULL_ROWS = 10_000
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,9 @@ class TableVerification:
     extra_digits: int
     seed: int
     unchecked: tuple[tuple[int, str], ...] = ()
+    sampled: bool = False
+    ulps: int = 1
+    rtol: Fraction = Fraction(0)
 
     @property
     def ok(self) -> bool:
@@ -78,20 +91,33 @@ class TableVerification:
         return {"source": self.source, "kind": self.kind, "rows": str(self.rows),
                 "rows_checked": str(len(self.checked)), "values_checked": str(self.values_checked),
                 "extra_digits": str(self.extra_digits), "seed": str(self.seed), "ok": self.ok,
+                "coverage": self.coverage(), "sampled": self.sampled, "ulps": str(self.ulps),
+                "rtol": str(Decimal(self.rtol.numerator) / Decimal(self.rtol.denominator)),
                 "mismatches": [{"row": str(m.row), "column": m.column, "inputs": dict(m.inputs), "value": m.value,
                                 "reference": m.reference, "rule": m.rule} for m in self.mismatches],
                 "unchecked": [{"row": str(r), "reason": why} for r, why in self.unchecked]}
 
+    def coverage(self) -> str:
+        """Which rows were checked, in words: every row, or a sample (and why)."""
+        if not self.sampled:
+            return "every row"
+        why = f"tables above {FULL_ROWS:,} rows are sampled; " if len(self.checked) == FULL_ROWS < self.rows else ""
+        return f"a random sample (seed {self.seed}; {why}--sample all checks every row)"
+
     def __str__(self) -> str:
+        tol = (f", tolerance {self.ulps} float64 spacing(s)" if self.ulps != 1 else "") + \
+            (f", rtol {float(self.rtol):g}" if self.rtol else "")
         head = (f"{self.source}: table {self.kind}, {len(self.checked) - len(self.unchecked)} of {self.rows} rows "
-                f"checked ({self.values_checked} values, at {self.extra_digits} extra digits, seed {self.seed})")
+                f"checked, {self.coverage()} ({self.values_checked} values, at {self.extra_digits} extra "
+                f"digits{tol})")
         lines = [head + (": every checked value is right" if self.ok else f": {len(self.mismatches)} wrong")]
         lines += [f"  {m}" for m in self.mismatches]
         lines += [f"  row {r} could not be checked: {why}" for r, why in self.unchecked]
         return "\n".join(lines)
 
 
-def _broken(v: Decimal, claim: str | None, enc: tuple[Fraction, Fraction]) -> str | None:
+def _broken(v: Decimal, claim: str | None, enc: tuple[Fraction, Fraction], ulps: int = 1,
+            rtol: Fraction = Fraction(0)) -> str | None:
     """Why v breaks its column's rounding claim against the exact value in [lo, hi] (None: it does not)."""
     lo, hi = enc
     x = Fraction(v)
@@ -109,20 +135,24 @@ def _broken(v: Decimal, claim: str | None, enc: tuple[Fraction, Fraction]) -> st
     elif claim == "nearest":
         if x - ulp / 2 > hi or x + ulp / 2 < lo:
             return "more than half a unit in the last place from the exact value"
-    elif (x - ulp >= hi or x + ulp <= lo) and not _faithful_double(v, lo, hi):
-        return "not within one unit in the last place of the exact value (nor within one float64 spacing)"
+    elif (x - ulp >= hi or x + ulp <= lo) and not _faithful_double(v, lo, hi, ulps):
+        slack = rtol * max(abs(lo), abs(hi))
+        if not rtol or x - slack > hi or x + slack < lo:
+            spacing = "one float64 spacing" if ulps == 1 else f"{ulps} float64 spacings"
+            return (f"not within one unit in the last place of the exact value (nor within {spacing}"
+                    + (f", nor within rtol {float(rtol):g})" if rtol else ")"))
     return None
 
 
-def _faithful_double(v: Decimal, lo: Fraction, hi: Fraction) -> bool:
+def _faithful_double(v: Decimal, lo: Fraction, hi: Fraction, ulps: int = 1) -> bool:
     """A table of float64 values without a rounding claim: v (printed with at most 17 digits) names
-    the double float(v), which passes when it is within one float64 spacing of the exact value."""
+    the double float(v), which passes when it is within ``ulps`` float64 spacings of the exact value."""
     if len(v.as_tuple().digits) > 17:
         return False
     f = float(v)
     if not math.isfinite(f):
         return False
-    d, spacing = Fraction(f), Fraction(math.ulp(f))
+    d, spacing = Fraction(f), ulps * Fraction(math.ulp(f))
     return not (d - spacing >= hi or d + spacing <= lo)
 
 
@@ -145,12 +175,19 @@ def _decimal(text: str, row: int, column: str) -> Decimal:
     return d
 
 
-def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: int = 0, extra_digits: int = 10,
+def verify_table(source: str | Path | Table, *, sample: int | str | None = None, seed: int = 0,
+                 extra_digits: int = 10, ulps: int = 1, rtol: Real = 0, kind: str | None = None,
                  progress: bool = False) -> TableVerification:
-    """Recompute ``sample`` random rows (all rows when None) of a table and list every wrong value.
+    """Recompute a table's rows at higher precision and list every wrong value.
 
     ``source`` is a path (CSV, JSON, LaTeX or Markdown, gdpproof's or a third party's with the
-    same columns), the name of a shipped table, or a :class:`Table`.
+    same columns), the name of a shipped table, or a :class:`Table`.  ``sample`` is None (every
+    row of a table of up to :data:`FULL_ROWS` rows, a seeded random sample of :data:`FULL_ROWS`
+    rows above), ``"all"`` (every row) or a number of random rows (seeded by ``seed``).  For a
+    column without a rounding claim (a third party's floats), ``ulps`` (an integer >= 1, default
+    1) is how many float64 spacings a value of at most 17 digits may lie from the exact one, and
+    ``rtol`` (in [0, 1), default 0) a relative tolerance.  ``kind``, when given, must be the
+    table's kind (:class:`InvalidParameterError` naming the table's kind otherwise).
 
     Examples
     --------
@@ -164,17 +201,28 @@ def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: i
     >>> r.ok, r.mismatches[0].rule
     (False, 'more than one unit in the last place below the exact value')
     """
-    table = source if isinstance(source, Table) else read_table(source)
-    name = "table" if isinstance(source, Table) else str(source)
-    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
-        raise InvalidParameterError(f"sample={sample!r} must be a positive integer or None (all rows)")
+    if sample is not None and sample != "all" and (isinstance(sample, bool) or not isinstance(sample, int)
+                                                   or sample < 1):
+        raise InvalidParameterError(f"sample={sample!r} must be a positive integer, 'all' or None (every row up "
+                                    f"to {FULL_ROWS:,} rows)")
     if isinstance(extra_digits, bool) or not isinstance(extra_digits, int) or not 1 <= extra_digits <= 200:
         raise InvalidParameterError(f"extra_digits={extra_digits!r} must be an integer in [1, 200]")
-    kind = KINDS[table.kind]
+    if isinstance(ulps, bool) or not isinstance(ulps, int) or not 1 <= ulps <= 2**52:
+        raise InvalidParameterError(f"ulps={ulps!r} must be an integer in [1, 2**52]")
+    rtol_q = _tolerance(rtol)
+    if kind is not None and kind not in KINDS:
+        raise InvalidParameterError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
+    table = source if isinstance(source, Table) else read_table(source)
+    name = "table" if isinstance(source, Table) else str(source)
+    if kind is not None and kind != table.kind:
+        raise InvalidParameterError(f"kind={kind!r} does not match {name}, a table of kind {table.kind!r}")
+    spec = KINDS[table.kind]
     n = len(table.rows)
-    picked = sorted(random.Random(seed).sample(range(n), min(sample, n))) if sample is not None else list(range(n))
-    nvar = len(kind.variables)
-    bracket = {c.name for c in kind.columns if not c.certified}
+    size = n if sample == "all" else min(FULL_ROWS if sample is None else sample, n)
+    sampled = size < n
+    picked = sorted(random.Random(seed).sample(range(n), size)) if sampled else list(range(n))
+    nvar = len(spec.variables)
+    bracket = {c.name for c in spec.columns if not c.certified}
     mismatches: list[Mismatch] = []
     unchecked: list[tuple[int, str]] = []
     count = 0
@@ -182,17 +230,17 @@ def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: i
     try:
         for i in picked:
             row = table.rows[i]
-            inputs = tuple(zip(kind.variables, row[:nvar]))
-            values = [_decimal(v, i + 1, c.name) for v, c in zip(row[nvar:], kind.columns)]
+            inputs = tuple(zip(spec.variables, row[:nvar]))
+            values = [_decimal(v, i + 1, c.name) for v, c in zip(row[nvar:], spec.columns)]
             digits = max(len(v.as_tuple().digits) for v in values) + extra_digits
             try:
-                refs = kind.compute(dict(inputs), digits)
+                refs = spec.compute(dict(inputs), digits)
             except GdpproofError as exc:
                 unchecked.append((i + 1, str(exc)))
                 bar.advance()
                 continue
-            lookup = dict(zip((c.name for c in kind.columns), refs))
-            for col, v, ref in zip(kind.columns, values, refs):
+            lookup = dict(zip((c.name for c in spec.columns), refs))
+            for col, v, ref in zip(spec.columns, values, refs):
                 count += 1
                 if v.is_nan():
                     rule = "not a number"
@@ -202,15 +250,26 @@ def verify_table(source: str | Path | Table, *, sample: int | None = 20, seed: i
                     rule = None if (not v.is_finite() and not ref.is_finite() and v == ref) else \
                         "one of the value and the exact value is infinite, the other not"
                 else:
-                    rule = _broken(v, table.rounding.get(col.name), ref.enclosure())
+                    rule = _broken(v, table.rounding.get(col.name), ref.enclosure(), ulps, rtol_q)
                 if rule:
-                    mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + kind.columns.index(col)],
+                    mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + spec.columns.index(col)],
                                                _text(ref), rule))
             bar.advance()
     finally:
         bar.close()
     return TableVerification(name, table.kind, n, tuple(i + 1 for i in picked), count, tuple(mismatches),
-                             extra_digits, seed, tuple(unchecked))
+                             extra_digits, seed, tuple(unchecked), sampled, ulps, rtol_q)
+
+
+def _tolerance(rtol: Real) -> Fraction:
+    """``rtol`` as an exact fraction in [0, 1) (a float is taken at its exact binary value)."""
+    try:
+        q = Fraction(rtol) if not isinstance(rtol, bool) else None
+    except (TypeError, ValueError, OverflowError):
+        q = None
+    if q is None or not 0 <= q < 1:
+        raise InvalidParameterError(argument="rtol", value=rtol, rule="must be a number in [0, 1)")
+    return q
 
 
 def _bracket_rule(name: str, v: Decimal, fresh: dict[str, Certified]) -> str | None:

@@ -1,12 +1,14 @@
-"""The report's figure: trade-off functions, delta curves, the CLT band, subsampling and (full run) DP-SGD.
+"""The report's figures, one per topic, each with a caption that says what to look at: trade-off
+functions, delta curves, the CLT band, subsampling and (full run) DP-SGD.
 
 Every plotted value comes from the library; this module only lays the values out.  Without
-matplotlib (the ``plot`` extra) there is no figure and :func:`figure_png` returns ``None``.
+matplotlib (the ``plot`` extra) there are no figures and :func:`topic_figures` returns ``[]``.
 """
 
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,57 +20,94 @@ from ..symbolic.composition import rr_composition, subsample
 from ..symbolic.tradeoff import gaussian, randomized_response
 from .checks import families
 
-__all__ = ["figure_png"]
+__all__ = ["Figure", "topic_figures"]
 
 
-def figure_png(*, quick: bool = False) -> bytes | None:
-    """The report's figure as PNG bytes (``None`` without matplotlib); ``quick`` leaves out the DP-SGD row."""
+@dataclass(frozen=True)
+class Figure:
+    """One topic's figure: a title, a caption that says what to look at, and the PNG bytes."""
+
+    title: str
+    caption: str
+    png: bytes
+
+
+def topic_figures(*, quick: bool = False) -> list[Figure]:
+    """One figure per topic (trade-off functions, GDP as (epsilon, delta)-DP, the CLT, subsampling and,
+    full run only, DP-SGD), each with its caption; an empty list without matplotlib."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return None
+        return []
 
-    fig, grid = plt.subplots(2 if quick else 3, 2, figsize=(10, 8.6 if quick else 12.9))
-    axes = grid[0]
+    def draw(title: str, caption: str, plot: Any, panels: int = 1) -> Figure:
+        fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 4.3))
+        plot(axes)
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100)
+        plt.close(fig)
+        return Figure(title, caption, buf.getvalue())
+
+    out = [
+        draw("Trade-off functions", "Each curve is beta = f(alpha), the smallest type II error of any test at type I "
+             "error alpha. Look at the distance below the dotted diagonal 1 - alpha (perfect privacy): the lower the "
+             "curve, the easier the two data sets are told apart, the less private the mechanism.", _tradeoffs),
+        draw("GDP as (epsilon, delta)-DP", "delta(epsilon) of mu-GDP, certified and rounded up, on a log scale. Look "
+             "at the spacing of the curves: at the same delta, a larger mu needs a much larger epsilon.", _duals),
+        draw("The central limit theorem", "The exact 100-fold composition of randomized response (eps = 0.1, "
+             "dashed) against its CLT approximation G_mu and the Berry-Esseen band around it. Look whether the "
+             "dashed curve stays inside the shaded band: the band is the proven error of the approximation.", _clt),
+        draw("Subsampling", "C_p(G_1), the trade-off of G_1 run on a Poisson sample of rate p. Look at the curves "
+             "rising toward the dotted diagonal as p falls: sampling amplifies privacy.", _subsampling),
+    ]
+    if not quick:
+        out.append(draw("DP-SGD: proven bracket against the CLT",
+                        "sigma = 1, p = 0.01, T = 1000. Left: the proven bracket of the composed trade-off curve "
+                        "minus the CLT's G_mu; look where the band lies below zero: there DP-SGD is less private "
+                        "than the CLT says. Right: the proven delta(epsilon) bracket against the CLT; look where "
+                        "the dashed CLT line falls below the band at small delta: there the CLT understates the "
+                        "privacy loss.", _plot_dpsgd, panels=2))
+    return out
+
+
+def _tradeoffs(ax: Any) -> None:
     a = np.linspace(0, 1, 401)
     for f in families():
-        axes[0].plot(a, f.evaluate_fast(a), label=repr(f))
-    axes[0].plot(a, 1 - a, "k:", label="Id (perfect privacy)")
-    axes[0].set_xlabel("type I error alpha")
-    axes[0].set_ylabel("type II error beta = f(alpha)")
-    axes[0].set_title("Trade-off functions")
-    axes[0].legend(fontsize=7)
+        ax.plot(a, f.evaluate_fast(a), label=repr(f))
+    ax.plot(a, 1 - a, "k:", label="Id (perfect privacy)")
+    ax.set_xlabel("type I error alpha")
+    ax.set_ylabel("type II error beta = f(alpha)")
+    ax.legend(fontsize=7)
+
+
+def _duals(ax: Any) -> None:
     eps = np.linspace(0, 4, 41)
     for m in ("0.5", "1", "2"):
         f = gaussian(m)
         d = [float(f.delta(float(e), digits=8)) for e in eps]
-        axes[1].semilogy(eps, d, label=f"mu = {m}")
-    axes[1].set_xlabel("epsilon")
-    axes[1].set_ylabel("delta(epsilon) (certified, rounded up)")
-    axes[1].set_title("GDP as (epsilon, delta)-DP")
-    axes[1].legend()
-    rr = rr_composition("0.1", 100)
-    berry_esseen(randomized_response("0.1"), n=100, digits=8).plot(grid[1][0], exact=rr)
-    grid[1][0].set_title("CLT: 100-fold randomized response, eps = 0.1")
-    ax = grid[1][1]
+        ax.semilogy(eps, d, label=f"mu = {m}")
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta(epsilon) (certified, rounded up)")
+    ax.legend()
+
+
+def _clt(ax: Any) -> None:
+    berry_esseen(randomized_response("0.1"), n=100, digits=8).plot(ax, exact=rr_composition("0.1", 100))
+
+
+def _subsampling(ax: Any) -> None:
+    a = np.linspace(0, 1, 401)
     ax.plot(a, gaussian(1).evaluate_fast(a), "k", label="G_1")
     for q in ("0.05", "0.2", "0.5"):
         ax.plot(a, subsample(gaussian(1), q).evaluate_fast(a), label=f"C_p(G_1), p = {q}")
     ax.plot(a, 1 - a, "k:", lw=0.8)
     ax.set_xlabel("type I error alpha")
     ax.set_ylabel("type II error beta")
-    ax.set_title("Subsampling amplifies privacy")
     ax.legend(fontsize=8)
-    if not quick:
-        _plot_dpsgd(grid[2])
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 def _plot_dpsgd(axes: Any) -> None:
@@ -88,7 +127,7 @@ def _plot_dpsgd(axes: Any) -> None:
             label=f"G_mu, honest mu = {hm.mu.upper:.3f} (delta >= {hm.delta_min:.0e})")
     ax.set_xlabel("type I error alpha")
     ax.set_ylabel("beta minus G_mu_CLT(alpha)")
-    ax.set_title("DP-SGD sigma = 1, p = 0.01, T = 1000: the composed curve f against the CLT's G_mu", fontsize=9)
+    ax.set_title("the composed curve f against the CLT's G_mu", fontsize=9)
     ax.legend(fontsize=7)
     ax = axes[1]
     eps = np.linspace(0, 4, 81)

@@ -16,6 +16,7 @@ from scipy.stats import norm
 
 import gdpproof
 from gdpproof.audit import AuditReport, PeerCurve, PeerFunction, audit_accountant, audit_curve, audit_function, grid
+from gdpproof.errors import InvalidParameterError
 from gdpproof.strategies import assert_accountant
 
 
@@ -61,6 +62,35 @@ def test_one_ulp_either_way_agrees_and_more_is_classified():
     f = audit_function(lambda mu, d: low, "epsilon_from_delta", inputs=[(1.0, 1e-5)], rtol=1e-14).results[0]
     assert f.kind == "unsafe" and f.within_tolerance
     assert audit_function(lambda mu, d: low, "epsilon_from_delta", inputs=[(1.0, 1e-5)], rtol=1e-14).ok
+
+
+def test_severity_float_level_within_four_ulps_or_rtol_material_beyond():
+    x = gdpproof.epsilon_from_delta(1, 1e-5, digits=40)
+    v = float(x)
+
+    def below(k: int) -> float:
+        w = v
+        for _ in range(k):
+            w = math.nextafter(w, 0)
+        return w
+
+    def audit(value: float, rtol: float = 0.0):
+        return audit_function(lambda mu, d: value, "epsilon_from_delta", inputs=[(1.0, 1e-5)], rtol=rtol)
+
+    for k, severity in ((2, "float-level"), (3, "float-level"), (6, "material"), (100, "material")):
+        r = audit(below(k))
+        assert r.results[0].kind == "unsafe" and r.results[0].severity == severity, k
+        assert r.ok is (severity == "float-level") and r.counts()["unsafe"][severity] == 1
+    assert audit(below(100), rtol=1e-12).results[0].severity == "float-level"
+    assert audit(below(100), rtol=1e-12).ok and not audit(below(100), rtol=1e-15).ok
+    r = audit(math.nan)
+    assert r.results[0].kind == "error" and r.results[0].severity == "material" and r.ok  # errors list, never fail
+    assert audit(v).results[0].severity == "" and audit(v).of_severity("material") == ()
+    with pytest.raises(InvalidParameterError, match="severity='minor' must be one of float-level, material"):
+        r.of_severity("minor")
+    text = audit(below(2)).text(every=True)
+    assert "(float-level)" in text and "every finding" in text
+    assert "float-level" in audit(below(2)).to_json()
 
 
 def test_direction_of_a_budget_is_reversed():

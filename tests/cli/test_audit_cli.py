@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -32,7 +33,35 @@ def test_unsafe_findings_exit_1_and_json_has_decimal_strings(capsys):
     unsafe = [f for f in obj["findings"] if f["kind"] == "unsafe"]
     assert unsafe and all(isinstance(f["value"], str) and isinstance(f["relative_error"], str) for f in unsafe)
     assert all(isinstance(v, str) for f in unsafe for v in f["inputs"].values())
-    assert any(abs(float(f["relative_error"])) < 1e-12 for f in unsafe)  # strict: float-level differences count
+    assert any(abs(float(f["relative_error"])) < 1e-12 for f in unsafe)  # float-level differences are listed
+    assert {f["severity"] for f in obj["findings"]} == {"float-level", "material"}
+    counts = {k: {s: int(n) for s, n in c.items()} for k, c in obj["counts"].items()}
+    assert counts["unsafe"]["material"] == sum(f["kind"] == "unsafe" and f["severity"] == "material"
+                                               for f in obj["findings"]) > 0
+
+
+def test_rtol_counts_float_level_and_material_apart_and_only_material_fails(capsys):
+    # issue 18's "done when": the float-level and material counts shown apart, exit 1 for the material ones
+    pytest.importorskip("dp_accounting", reason="the peers extra (dp-accounting) is not installed")
+    from gdpproof.audit import audit_accountant, audit_function
+    from gdpproof.audit.adapters import dp_accounting
+
+    code, out, _ = run(capsys, "audit", "accountant", "dp_accounting", "--quick", "--rtol", "1e-12")
+    m = re.search(r"\n  unsafe +(\d+) float-level +(\d+) material\n", out)
+    assert m, out
+    n_float, n_material = int(m[1]), int(m[2])
+    listed = out.split("material unsafe and error findings (relative error, call = value; reference):\n")[1]
+    rows = [line for line in listed.splitlines() if line.startswith("  unsafe ")]
+    assert n_float > 0 and len(rows) == n_material > 0 and code == 1
+    assert "(float-level)" not in listed and "get_sigma_gaussian(epsilon=0.0, delta=1e-300)" in listed
+    assert f"({n_float} float-level unsafe finding(s) not listed: --all lists them" in out
+    # on the inputs where its differences are float-level only, the same function passes
+    pf = next(pf for pf in dp_accounting.functions() if pf.label == "get_epsilon_gaussian")
+    r = audit_accountant([pf], quick=True, rtol=1e-12, examples=0)
+    assert not r.ok
+    inputs = [tuple(v for _, v in f.inputs) for f in r.results if f.severity != "material"]
+    kept = audit_function(pf.fn, pf.quantity, label=pf.label, rtol=1e-12, inputs=inputs, properties=False)
+    assert kept.ok and kept.of_severity("float-level") and not kept.of_severity("material")
 
 
 @pytest.mark.parametrize(("argv", "needle"), [

@@ -157,7 +157,10 @@ def test_check_exit_codes(capsys):
         (["table", "delta", "--mu", "1", "--eps", "1", "--workers", "0"], "--workers='0' must be an integer >= 1"),
         (["table", "delta", "--mu", "1", "--eps", "1", "--resume"], "--resume needs --out"),
         (["table"], "give a table KIND (or --verify FILE)"),
-        (["table", "delta", "--verify", "x.csv"], "--verify takes a file and --sample/--seed only; KIND"),
+        (["table", "--verify", "x.csv", "--mu", "1"], "--verify takes a file, KIND and --sample/--seed/--ulps/--rtol "
+                                                      "only; --mu does not apply"),
+        (["table", "delta", "--mu", "1", "--eps", "1", "--ulps", "2"], "--ulps goes with --verify FILE"),
+        (["table", "--verify", "x.csv", "--ulps", "0"], "--ulps='0' must be an integer >= 1"),
         (["table", "--verify", "/nonexistent/x.csv"], "source='/nonexistent/x.csv' cannot be read"),
         (["table", "--verify", "x.csv", "--sample", "-1"], "--sample='-1' must be an integer >= 1"),
         (["tables", "--regenerate", "--rows", "3"], "--rows=3 applies to --check only"),

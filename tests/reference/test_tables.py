@@ -236,6 +236,69 @@ def test_verify_catches_one_changed_digit(tmp_path, capsys):
     assert [m["row"] for m in report["mismatches"]] == ["5"] and report["mismatches"][0]["column"] == "mu"
 
 
+def test_verify_checks_every_row_of_a_33_row_table_and_catches_a_middle_digit(tmp_path, capsys):
+    # issue 18: a sample of 20 rows missed this; every row of a table up to FULL_ROWS rows is checked now
+    good = tmp_path / "good.csv"
+    assert main(["table", "delta", "--mu", "0.5,1,2", "--eps", "lin:0:5:11", "--digits", "12", "--out", str(good),
+                 "--no-progress"]) == 0
+    assert len(read_table(good).rows) == 33
+    bad = tmp_path / "bad.csv"
+    bad.write_text(_change_digit(good.read_text(), 16, 2))  # row 17 of 33, the middle digit of delta
+    capsys.readouterr()
+    assert main(["table", "--verify", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "33 of 33 rows checked, every row" in out and "1 wrong" in out and "row 17 " in out
+    assert main(["table", "delta", "--verify", str(good), "--json"]) == 0  # KIND matching the file is accepted
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["coverage"] == "every row" and obj["sampled"] is False and obj["rows_checked"] == "33"
+    assert main(["table", "epsilon", "--verify", str(good)]) == 2
+    assert "KIND='epsilon' does not match --verify=" in capsys.readouterr().err
+    assert "a table of kind 'delta'" in str(pytest.raises(InvalidParameterError, verify_table, good, kind="mu").value)
+
+
+def test_verify_samples_above_full_rows_and_says_so(monkeypatch):
+    from gdpproof.reference import verify as verify_module
+
+    t = make_table("tradeoff", mu="1", alpha="lin:0:1:9", digits=10)
+    monkeypatch.setattr(verify_module, "FULL_ROWS", 4)
+    r = verify_table(t)
+    assert r.sampled and len(r.checked) == 4 and r.ok
+    assert "4 of 9 rows checked, a random sample (seed 0; tables above 4 rows are sampled; --sample all" in str(r)
+    every = verify_table(t, sample="all")
+    assert not every.sampled and len(every.checked) == 9 and every.coverage() == "every row"
+    assert verify_table(t, sample=2).coverage() == "a random sample (seed 0; --sample all checks every row)"
+
+
+def test_verify_tolerances_for_a_table_of_floats(tmp_path, capsys):
+    # a third party's doubles a few float64 spacings off (differences near 1e-16): --ulps or --rtol accepts them
+    import math
+
+    with mpmath.workdps(50):
+        exact = [(mu, eps, _delta_mp(mu, eps)) for mu in ("0.5", "1", "3") for eps in ("0.7", "1.5")]
+    rows = []
+    for mu, eps, x in exact:
+        f = float(x)
+        rows.append((mu, eps, repr(f + 3 * math.ulp(f))))
+    path = tmp_path / "doubles.csv"
+    path.write_text("mu,eps,delta\n" + "".join(",".join(r) + "\n" for r in rows))
+    assert len(verify_table(path).mismatches) >= 4  # (a short repr may be within a unit of its own last digit)
+    assert verify_table(path, ulps=4).ok and not verify_table(path, ulps=2).ok
+    assert verify_table(path, rtol=1e-14).ok and not verify_table(path, rtol=1e-17).ok
+    assert main(["table", "--verify", str(path), "--ulps", "4"]) == 0
+    assert "tolerance 4 float64 spacing(s)" in capsys.readouterr().out
+    assert main(["table", "--verify", str(path), "--rtol", "1e-14", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rtol"] == "1E-14"
+    assert main(["table", "--verify", str(path), "--rtol", "2"]) == 2
+    assert "--rtol='2' must be a number in [0, 1)" in capsys.readouterr().err
+    # a column with a rounding claim is held to it, tolerance or not
+    claimed = tmp_path / "claimed.csv"
+    claimed.write_text("# rounding: delta=up\n" + path.read_text())
+    assert verify_table(claimed, rtol=1e-14, ulps=8).mismatches
+    for bad in ({"ulps": 0}, {"ulps": True}, {"rtol": -1e-3}, {"rtol": math.nan}, {"sample": "most"}):
+        with pytest.raises(InvalidParameterError):
+            verify_table(path, **bad)
+
+
 def test_verify_reads_a_third_party_table_without_header(tmp_path):
     # a plain CSV as another project might write it: values rounded to nearest, 17 digits
     with mpmath.workdps(40):

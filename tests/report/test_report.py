@@ -30,7 +30,8 @@ def _report(out: Path, *extra: str) -> tuple[int, str, dict]:
         mp.setattr(runner, "run_one", run_once)
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            code = main(["report", "--out", str(out), "--digits", str(DIGITS), "--quiet", *extra])
+            # --no-notebooks: tests/test_notebooks.py runs them; the renderer is tested on its own below
+            code = main(["report", "--out", str(out), "--digits", str(DIGITS), "--quiet", "--no-notebooks", *extra])
     return code, buf.getvalue(), json.loads((out / "summary.json").read_text())
 
 
@@ -44,15 +45,27 @@ def full_report(tmp_path_factory):
 def test_full_report_passes_every_check(full_report):
     code, stdout, summary, out = full_report
     failed = [(c["check"], c["detail"]) for c in summary["checks"] if not c["passed"]]
-    assert failed == [] and code == 0
-    assert summary["passed"] == summary["total"] > 20 and summary["quick"] is False
-    assert summary["digits"] == DIGITS and summary["certified"] == "arb"
+    assert failed == [] and code == 0 and summary["failed"] == 0
+    skipped = [c["check"] for c in summary["checks"] if c["status"] == "skipped"]
+    assert summary["skipped"] == len(skipped) and summary["passed"] == summary["total"] - len(skipped) > 20
+    assert summary["quick"] is False and summary["digits"] == DIGITS and summary["certified"] == "arb"
     n = summary["total"]
-    assert stdout.strip() == f"report written to {out / 'index.html'} ({n} of {n} checks passed)"
+    assert stdout.strip() == (f"report written to {out / 'index.html'} ({summary['passed']} passed, {len(skipped)} "
+                              f"skipped, 0 failed of {n} checks; {summary['seconds']} s)")
     assert [c["check"] for c in summary["checks"]] == [c.name for c in report_checks(DIGITS)]
     page = (out / "index.html").read_text()
     assert page.startswith("<!doctype html>") and "Quick run" not in page
     assert all(f"<td>{html.escape(c['check'])}</td>" in page for c in summary["checks"])
+    # issue 18: the environment and one captioned figure per topic, DP-SGD included in the full run
+    env = summary["environment"]
+    assert set(env["dependencies"]) == set(runner.CORE) and env["python"] and env["platform"]
+    ran = {c["check"].split(": ", 1)[1]: c for c in summary["checks"] if c["status"] == "ran"}
+    assert set(env["peers"]) == set(ran) and all(env["peers"][p] for p in ran)
+    assert summary["date"].endswith("+00:00") and float(summary["seconds"]) > 0
+    titles = [f["title"] for f in summary["figures"]]
+    assert len(titles) == 5 and titles[-1].startswith("DP-SGD") and all("look" in f["caption"].lower()
+                                                                        for f in summary["figures"])
+    assert page.count("<figcaption>") == 5 and summary["notebooks"] == []
 
 
 def test_full_report_content(full_report):
@@ -129,14 +142,29 @@ def test_runner_progress_lines_and_summary(tmp_path):
     runs = runner.run_checks(stand_ins, stream=log)
     lines = log.getvalue().splitlines()
     assert len(lines) == 3 and lines[0].startswith("[ 1/3] ok   a <b>") and lines[2].startswith("[ 3/3] FAIL c")
+    assert lines[1].startswith("[ 2/3] skip peer") and "left" not in log.getvalue()  # nothing measured: no estimate
     summary = runner.summarize(runs, digits=7, quick=True, index=tmp_path / "index.html")
-    assert (summary["passed"], summary["total"]) == (2, 3)
+    assert [summary[k] for k in ("passed", "skipped", "failed", "total")] == [1, 1, 1, 3]
     assert [r["status"] for r in summary["checks"]] == ["pass", "skipped", "FAIL"]
-    render.write_files(tmp_path, summary, None)
+    render.write_files(tmp_path, summary, [])
     page = (tmp_path / "index.html").read_text()
-    assert "a &lt;b&gt;" in page and "fine &amp; dandy" in page and "2 of 3 checks passed" in page
+    assert "a &lt;b&gt;" in page and "fine &amp; dandy" in page
+    assert "<b>1 passed</b>, <b class=skip>1 skipped</b>, <b>1 failed</b>\nof 3 checks" in page
     assert page.index(checks.VALUES) < page.index(checks.PEER_AUDITS) < page.index(checks.TABLES)
     assert "install the plot extra" in page and "<tr class=fail><td>FAIL</td><td>c</td>" in page
+    # a skipped check is shown apart from the passes: grey, not green, and listed on its own
+    assert "<tr class=skip><td>skipped</td><td>peer</td>" in page
+    assert "<h2>Skipped checks</h2>" in page and "<li><b>peer</b>: not installed</li>" in page
+    # the time left comes from measured durations, or is not shown
+    log = io.StringIO()
+    runner.run_checks(stand_ins, stream=log, measured={"a <b>": 1.0, "peer": 20.0, "c": 300.0})
+    lines = log.getvalue().splitlines()
+    assert "~320 s left by the last report's timings" in lines[0] and "~300 s left" in lines[1]
+    log = io.StringIO()
+    runner.run_checks(stand_ins, stream=log, measured={"a <b>": 1.0, "peer": 20.0})  # "c" never measured
+    assert "left" not in log.getvalue()
+    assert runner.measured_durations(tmp_path / "summary.json") == {"a <b>": 0.0, "peer": 0.0, "c": 0.0}
+    assert runner.measured_durations(tmp_path / "missing.json") is None
     assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(summary))
     assert not list(tmp_path.glob("*.tmp"))
 
@@ -160,3 +188,23 @@ def test_a_derivation_is_skipped_not_passed_when_assertions_are_stripped(monkeyp
     monkeypatch.setattr(checks, "_assertions_stripped", lambda: True)
     r = checks.derivation(checks.derivation_files()[0])
     assert r.outcome is Outcome.SKIPPED and "python -O" in r.detail
+
+
+def test_an_executed_notebook_is_rendered_with_its_text_and_png_outputs(tmp_path):
+    # the renderer on a stand-in executed notebook (the real ones run in tests/test_notebooks.py)
+    from gdpproof.report.notebooks import notebook_html, render_notebooks
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    nb = {"cells": [
+        {"cell_type": "markdown", "source": ["# Title <b>\n", "text"]},
+        {"cell_type": "code", "execution_count": 3, "source": "print(1 < 2)", "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": ["True\n"]},
+            {"output_type": "display_data", "data": {"image/png": png + "\n", "text/plain": ["<Figure>"]}},
+            {"output_type": "execute_result", "data": {"text/plain": "0.5 & 1"}},
+            {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["\x1b[31mE\x1b[0m: v"]}]}]}
+    page = notebook_html(nb, "01_demo")
+    assert page.startswith("<!doctype html>") and "<title>01_demo</title>" in page
+    assert "<pre class=md># Title &lt;b&gt;\ntext</pre>" in page and "print(1 &lt; 2)" in page and "In [3]:" in page
+    assert "<pre class=out>True\n</pre>" in page and f'src="data:image/png;base64,{png}"' in page
+    assert "&lt;Figure&gt;" not in page and "0.5 &amp; 1" in page and "<pre class=err>E: v</pre>" in page
+    assert render_notebooks(tmp_path, []) [0]["status"] == "skipped"

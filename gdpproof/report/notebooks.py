@@ -1,0 +1,119 @@
+"""The example notebooks, executed and rendered as HTML into the report folder.
+
+The notebooks are committed without outputs; the report runs each one (nbclient, in a fresh
+kernel, the ``notebooks`` extra) and writes ``notebooks/NAME.html``: markdown cells as
+preformatted text, code cells with their source, text outputs (stream, text/plain, errors)
+escaped, and PNG outputs embedded as data URIs, so the plots are read without running anything.
+No mathematics and no nbconvert: :func:`notebook_html` lays out the cells of an executed notebook.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["NOTEBOOKS", "notebook_html", "render_notebooks"]
+
+#: The notebooks of a source checkout (absent from an installed wheel: then nothing is rendered).
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _text(value: Any) -> str:
+    """A notebook field (a string, or a list of strings) as one string."""
+    return "".join(value) if isinstance(value, (list, tuple)) else str(value)
+
+
+def _output_html(output: Mapping[str, Any]) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        cls = "err" if output.get("name") == "stderr" else "out"
+        return f"<pre class={cls}>{html.escape(_text(output.get('text', '')))}</pre>"
+    if kind == "error":
+        trace = _ANSI.sub("", "\n".join(output.get("traceback", [])) or f"{output.get('ename')}: {output.get('evalue')}")
+        return f"<pre class=err>{html.escape(trace)}</pre>"
+    data = output.get("data", {})
+    if "image/png" in data:
+        png = _text(data["image/png"]).replace("\n", "")
+        return f'<img alt="figure output" src="data:image/png;base64,{png}">'
+    if "text/plain" in data:
+        return f"<pre class=out>{html.escape(_text(data['text/plain']))}</pre>"
+    return ""
+
+
+def notebook_html(nb: Mapping[str, Any], title: str) -> str:
+    """A self-contained HTML page of an executed notebook (nbformat 4, as a NotebookNode or a dict)."""
+    parts = []
+    for cell in nb.get("cells", []):
+        source = html.escape(_text(cell.get("source", "")))
+        if cell.get("cell_type") == "markdown":
+            parts.append(f"<pre class=md>{source}</pre>")
+        elif cell.get("cell_type") == "code":
+            count = cell.get("execution_count")
+            parts.append(f"<div class=prompt>In [{'' if count is None else count}]:</div><pre class=code>{source}</pre>")
+            parts.extend(_output_html(o) for o in cell.get("outputs", []))
+    body = "\n".join(p for p in parts if p)
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font-family:sans-serif;max-width:1000px;margin:2em auto}}pre{{white-space:pre-wrap;margin:.3em 0}}
+pre.md{{font-family:sans-serif;font-size:1.02em}}pre.code{{background:#f4f4f4;padding:6px;border-left:3px solid #79a}}
+pre.out{{padding:0 6px}}pre.err{{background:#fdd;padding:6px}}.prompt{{color:#79a;font-size:.8em;margin-top:1em}}
+img{{max-width:100%}}</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p>Executed by <code>gdpproof report</code>; the notebook itself is committed without outputs.</p>
+{body}
+</body></html>
+"""
+
+
+def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeout: int = 600) -> list[dict[str, str]]:
+    """Execute each notebook and write ``folder/notebooks/NAME.html``; one row per notebook
+    (``name``, ``status`` "rendered", "failed" or "skipped", ``detail``, ``html``) for summary.json.
+
+    Skipped, with the reason, when the ``notebooks`` extra is missing or there are no notebooks
+    (an installed wheel has none).  A notebook that raises is rendered with its error and marked
+    "failed"; the report's checks are unaffected (the test suite runs the notebooks as tests).
+    """
+    paths = sorted(NOTEBOOKS.glob("*.ipynb")) if paths is None else list(paths)
+    if not paths:
+        return [{"name": "notebooks", "status": "skipped", "detail": f"no notebooks in {NOTEBOOKS}", "html": ""}]
+    try:
+        import nbclient
+        import nbformat
+    except ImportError:
+        return [{"name": p.stem, "status": "skipped", "html": "",
+                 "detail": "not rendered: the notebooks extra (nbformat, nbclient, ipykernel) is not installed"}
+                for p in paths]
+    out = folder / "notebooks"
+    out.mkdir(exist_ok=True)
+    root = str(Path(__file__).resolve().parents[2])
+    rows = []
+    old = os.environ.get("PYTHONPATH")
+    # the kernel imports this checkout's gdpproof even where the package is not installed
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, old]))
+    try:
+        for path in paths:
+            nb = nbformat.read(path, as_version=4)
+            status, detail = "rendered", ""
+            try:
+                nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                        resources={"metadata": {"path": str(path.parent)}}).execute()
+            except Exception as exc:  # noqa: BLE001 - a failing notebook is shown with its error, not a crash
+                status, detail = "failed", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}" \
+                    if str(exc).strip() else type(exc).__name__
+            target = out / f"{path.stem}.html"
+            tmp = target.with_name(target.name + ".tmp")
+            tmp.write_text(notebook_html(nb, path.stem))
+            tmp.replace(target)
+            rows.append({"name": path.stem, "status": status, "detail": detail,
+                         "html": f"notebooks/{target.name}"})
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+    return rows

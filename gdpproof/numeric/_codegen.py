@@ -86,11 +86,19 @@ class _Printer:
         self.constants = constants  # module-level constant name -> source (shared between kernels)
         self.lines: list[str] = []
         self.count = 0
+        #: code -> temporary, for the straight-line top level: a repeated subexpression (sqrt(2),
+        #: 1/mu) is computed once.  The ball is the same (arb operations are deterministic), so
+        #: the kernel still returns what compile_arb's tree returns.
+        self.seen: dict[str, str] = {}
 
     def _tmp(self, code: str, indent: int) -> str:
+        if indent == 1 and code in self.seen:
+            return self.seen[code]
         name = f"t{self.count}"
         self.count += 1
         self.lines.append("    " * indent + f"{name} = {code}")
+        if indent == 1:
+            self.seen[code] = name
         return name
 
     def _constant(self, value: sympy.Expr, indent: int) -> str:

@@ -88,6 +88,22 @@ def _probability(name: str, value: Any) -> Fraction:
     return _probability_exact(name, value)
 
 
+def _exact_ball(value: Any) -> flint.arb | None:
+    """A finite float or an int >= 0 as its exact ball (exact at every precision), else None.
+
+    The hot path of the conversions: no Fraction, no parser.  Everything else (negative, NaN,
+    strings, Fractions, sympy numbers) goes through the one parser of plain numbers
+    (:mod:`gdpproof._plain`), which also words the errors.
+    """
+    kind = type(value)
+    if kind is float:
+        if 0.0 <= value < math.inf:
+            return flint.arb(value)
+    elif kind is int and value >= 0:
+        return flint.arb(value)
+    return None
+
+
 def _sympy_number(v: Fraction) -> Any:
     import sympy
 
@@ -320,6 +336,11 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     Certified('9.744331372E-348', digits=10, rounding='up')
     """
     _check_request(digits, "up")
+    bm, be = _exact_ball(mu), _exact_ball(epsilon)
+    if bm is not None and be is not None and bm > 0:  # floats and ints: straight to balls
+        return certify_balls(_DUAL, (be, bm), digits=digits, rounding="up", unit_interval=True,
+                             exact=lambda: _exact_gaussian(False, Fraction(epsilon), Fraction(mu)),
+                             what=lambda: f"delta at mu={show(Fraction(mu))}, epsilon={show(Fraction(epsilon))}")
     if is_sympy(mu):
         return _delta_of_sympy_mu(mu, epsilon, digits)
     m = _nonneg("mu", mu)

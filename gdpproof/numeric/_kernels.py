@@ -16,7 +16,7 @@ import flint
 
 from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
 
-__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_d_dual_eps', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float']
+__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_d_dual_eps', 'gaussian_dual_newton', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float']
 
 _C_1_2 = flint.arb(flint.fmpq(1, 2))
 _C_1_4 = flint.arb(flint.fmpq(1, 4))
@@ -47,7 +47,7 @@ def gaussian_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t14 = _C_m1_2 * t12
     t15 = t14 * t13
     t16 = t8 + t15
-    return t16 if isinstance(t16, flint.arb) else flint.arb(t16)
+    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16))
 
 
 def gaussian_log_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
@@ -64,62 +64,44 @@ def gaussian_log_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
     if v1 is not False:
         t6 = _C_2_1.sqrt()
         t7 = _C_1_2 * x1
-        t8 = 1 / x1
-        t9 = _C_m1_1 * x0
-        t10 = t9 * t8
-        t11 = t7 + t10
-        t12 = _C_1_2 * t6
-        t13 = t12 * t11
-        t14 = arb_erfc(t13)
-        t15 = _C_m1_2 * t14
-        t16 = _C_2_1.sqrt()
-        t17 = _C_1_2 * x1
-        t18 = 1 / x1
-        t19 = x0 * t18
-        t20 = t17 + t19
-        t21 = _C_1_2 * t16
-        t22 = t21 * t20
-        t23 = arb_erfc(t22)
-        t24 = x0.exp()
-        t25 = _C_m1_2 * t23
-        t26 = t25 * t24
-        t27 = t15 + t26
-        t28 = t27.log1p()
-        t0 = t28 if t0 is None else t0.union(t28)
+        t8 = _C_m1_1 * x0
+        t9 = t8 * t3
+        t10 = t7 + t9
+        t11 = _C_1_2 * t6
+        t12 = t11 * t10
+        t13 = arb_erfc(t12)
+        t14 = _C_m1_2 * t13
+        t15 = t7 + t4
+        t16 = t11 * t15
+        t17 = arb_erfc(t16)
+        t18 = x0.exp()
+        t19 = _C_m1_2 * t17
+        t20 = t19 * t18
+        t21 = t14 + t20
+        t22 = t21.log1p()
+        t0 = t22 if t0 is None else t0.union(t22)
     if v1 is not True:
-        v29 = True
-        if v29 is not False:
-            t30 = _C_m1_2 * x1
-            t31 = 1 / x1
-            t32 = x0 * t31
-            t33 = t30 + t32
-            t34 = t33 ** 2
+        v23 = True
+        if v23 is not False:
+            t24 = t5 ** 2
+            t25 = _C_m1_2 * t24
+            t26 = _C_2_1.sqrt()
+            t27 = _C_1_2 * t26
+            t28 = t27 * t5
+            t29 = arb_erfcx(t28)
+            t30 = _C_1_2 * t29
+            t31 = _C_1_2 * x1
+            t32 = t31 + t4
+            t33 = t27 * t32
+            t34 = arb_erfcx(t33)
             t35 = _C_m1_2 * t34
-            t36 = _C_2_1.sqrt()
-            t37 = _C_m1_2 * x1
-            t38 = 1 / x1
-            t39 = x0 * t38
-            t40 = t37 + t39
-            t41 = _C_1_2 * t36
-            t42 = t41 * t40
-            t43 = arb_erfcx(t42)
-            t44 = _C_1_2 * t43
-            t45 = _C_2_1.sqrt()
-            t46 = _C_1_2 * x1
-            t47 = 1 / x1
-            t48 = x0 * t47
-            t49 = t46 + t48
-            t50 = _C_1_2 * t45
-            t51 = t50 * t49
-            t52 = arb_erfcx(t51)
-            t53 = _C_m1_2 * t52
-            t54 = t44 + t53
-            t55 = t54.log()
-            t56 = t35 + t55
-            t0 = t56 if t0 is None else t0.union(t56)
+            t36 = t30 + t35
+            t37 = t36.log()
+            t38 = t25 + t37
+            t0 = t38 if t0 is None else t0.union(t38)
     if t0 is None:
         t0 = flint.arb.nan()
-    return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
 
 
 def gaussian_dlog_dual_eps(x0: flint.arb, x1: flint.arb) -> flint.arb:
@@ -164,7 +146,7 @@ def gaussian_dlog_dual_eps(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t34 = t15 + t26
     t35 = t34 + t33
     t36 = t17 * t35
-    return t36 if isinstance(t36, flint.arb) else flint.arb(t36)
+    return (t36 if isinstance(t36, flint.arb) else flint.arb(t36))
 
 
 def gaussian_dlog_dual_mu(x0: flint.arb, x1: flint.arb) -> flint.arb:
@@ -213,7 +195,7 @@ def gaussian_dlog_dual_mu(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t38 = t37 * t34
     t39 = t30 + t38
     t40 = t17 * t39
-    return t40 if isinstance(t40, flint.arb) else flint.arb(t40)
+    return (t40 if isinstance(t40, flint.arb) else flint.arb(t40))
 
 
 def gaussian_d_dual_eps(x0: flint.arb, x1: flint.arb) -> flint.arb:
@@ -233,7 +215,51 @@ def gaussian_d_dual_eps(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t9 = x0.exp()
     t10 = _C_m1_2 * t8
     t11 = t10 * t9
-    return t11 if isinstance(t11, flint.arb) else flint.arb(t11)
+    return (t11 if isinstance(t11, flint.arb) else flint.arb(t11))
+
+
+def gaussian_dual_newton(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """delta_mu(epsilon) and d delta / d epsilon (unsimplified); x0 = epsilon, x1 = mu.
+
+    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
+    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)*mu) - sqrt(2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)*mu)
+    """
+    t0 = _C_2_1.sqrt()
+    t1 = _C_m1_2 * x1
+    t2 = 1 / x1
+    t3 = x0 * t2
+    t4 = t1 + t3
+    t5 = _C_1_2 * t0
+    t6 = t5 * t4
+    t7 = arb_erfc(t6)
+    t8 = _C_1_2 * t7
+    t9 = _C_1_2 * x1
+    t10 = t9 + t3
+    t11 = t5 * t10
+    t12 = arb_erfc(t11)
+    t13 = x0.exp()
+    t14 = _C_m1_2 * t12
+    t15 = t14 * t13
+    t16 = t8 + t15
+    t17 = flint.arb.pi()
+    t18 = t17.rsqrt()
+    t19 = t4 ** 2
+    t20 = _C_m1_2 * t19
+    t21 = t20.exp()
+    t22 = _C_m1_2 * t0
+    t23 = t22 * t18
+    t24 = t23 * t2
+    t25 = t24 * t21
+    t26 = t10 ** 2
+    t27 = _C_m1_2 * t26
+    t28 = t27.exp()
+    t29 = t5 * t18
+    t30 = t29 * t2
+    t31 = t30 * t13
+    t32 = t31 * t28
+    t33 = t15 + t25
+    t34 = t33 + t32
+    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34))
 
 
 def gaussian_log_dual_float(x0: float, x1: float) -> float:
@@ -248,57 +274,39 @@ def gaussian_log_dual_float(x0: float, x1: float) -> float:
     if t4 < 0:
         t5 = math.sqrt(2.0)
         t6 = 0.5 * x1
-        t7 = 1 / x1
-        t8 = -1.0 * x0
-        t9 = t8 * t7
-        t10 = t6 + t9
-        t11 = 0.5 * t5
-        t12 = t11 * t10
-        t13 = math.erfc(t12)
-        t14 = -0.5 * t13
-        t15 = math.sqrt(2.0)
-        t16 = 0.5 * x1
-        t17 = 1 / x1
-        t18 = x0 * t17
-        t19 = t16 + t18
-        t20 = 0.5 * t15
-        t21 = t20 * t19
-        t22 = math.erfc(t21)
-        t23 = math.exp(x0)
-        t24 = -0.5 * t22
-        t25 = t24 * t23
-        t26 = t14 + t25
-        t27 = math.log1p(t26)
-        t0 = t27
+        t7 = -1.0 * x0
+        t8 = t7 * t2
+        t9 = t6 + t8
+        t10 = 0.5 * t5
+        t11 = t10 * t9
+        t12 = math.erfc(t11)
+        t13 = -0.5 * t12
+        t14 = t6 + t3
+        t15 = t10 * t14
+        t16 = math.erfc(t15)
+        t17 = math.exp(x0)
+        t18 = -0.5 * t16
+        t19 = t18 * t17
+        t20 = t13 + t19
+        t21 = math.log1p(t20)
+        t0 = t21
     else:
-        t28 = -0.5 * x1
-        t29 = 1 / x1
-        t30 = x0 * t29
-        t31 = t28 + t30
-        t32 = t31 ** 2
+        t22 = t4 ** 2
+        t23 = -0.5 * t22
+        t24 = math.sqrt(2.0)
+        t25 = 0.5 * t24
+        t26 = t25 * t4
+        t27 = erfcx_float(t26)
+        t28 = 0.5 * t27
+        t29 = 0.5 * x1
+        t30 = t29 + t3
+        t31 = t25 * t30
+        t32 = erfcx_float(t31)
         t33 = -0.5 * t32
-        t34 = math.sqrt(2.0)
-        t35 = -0.5 * x1
-        t36 = 1 / x1
-        t37 = x0 * t36
-        t38 = t35 + t37
-        t39 = 0.5 * t34
-        t40 = t39 * t38
-        t41 = erfcx_float(t40)
-        t42 = 0.5 * t41
-        t43 = math.sqrt(2.0)
-        t44 = 0.5 * x1
-        t45 = 1 / x1
-        t46 = x0 * t45
-        t47 = t44 + t46
-        t48 = 0.5 * t43
-        t49 = t48 * t47
-        t50 = erfcx_float(t49)
-        t51 = -0.5 * t50
-        t52 = t42 + t51
-        t53 = math.log(t52)
-        t54 = t33 + t53
-        t0 = t54
+        t34 = t28 + t33
+        t35 = math.log(t34)
+        t36 = t23 + t35
+        t0 = t36
     return t0
 
 
@@ -314,150 +322,72 @@ def gaussian_dlog_dual_eps_float(x0: float, x1: float) -> float:
     if t4 < 0:
         t5 = math.sqrt(2.0)
         t6 = 0.5 * x1
-        t7 = 1 / x1
-        t8 = -1.0 * x0
-        t9 = t8 * t7
-        t10 = t6 + t9
-        t11 = 0.5 * t5
-        t12 = t11 * t10
-        t13 = math.erfc(t12)
-        t14 = -0.5 * t13
-        t15 = math.sqrt(2.0)
-        t16 = 0.5 * x1
-        t17 = 1 / x1
-        t18 = x0 * t17
-        t19 = t16 + t18
-        t20 = 0.5 * t15
-        t21 = t20 * t19
-        t22 = math.erfc(t21)
-        t23 = math.exp(x0)
-        t24 = -0.5 * t22
-        t25 = t24 * t23
-        t26 = 1.0 + t14
-        t27 = t26 + t25
-        t28 = 1 / t27
-        t29 = math.sqrt(2.0)
-        t30 = 0.5 * x1
-        t31 = 1 / x1
-        t32 = x0 * t31
-        t33 = t30 + t32
-        t34 = 0.5 * t29
-        t35 = t34 * t33
-        t36 = math.erfc(t35)
-        t37 = math.exp(x0)
-        t38 = -0.5 * t36
-        t39 = t38 * t37
-        t40 = math.sqrt(2.0)
-        t41 = 1 / math.sqrt(math.pi)
-        t42 = 1 / x1
-        t43 = 0.5 * x1
-        t44 = 1 / x1
-        t45 = -1.0 * x0
-        t46 = t45 * t44
-        t47 = t43 + t46
-        t48 = t47 ** 2
-        t49 = -0.5 * t48
-        t50 = math.exp(t49)
-        t51 = -0.5 * t40
-        t52 = t51 * t41
-        t53 = t52 * t42
-        t54 = t53 * t50
-        t55 = math.sqrt(2.0)
-        t56 = 1 / math.sqrt(math.pi)
-        t57 = 1 / x1
-        t58 = math.exp(x0)
-        t59 = 0.5 * x1
-        t60 = 1 / x1
-        t61 = x0 * t60
-        t62 = t59 + t61
-        t63 = t62 ** 2
-        t64 = -0.5 * t63
-        t65 = math.exp(t64)
-        t66 = 0.5 * t55
-        t67 = t66 * t56
-        t68 = t67 * t57
-        t69 = t68 * t58
-        t70 = t69 * t65
-        t71 = t39 + t54
-        t72 = t71 + t70
-        t73 = t28 * t72
-        t0 = t73
+        t7 = -1.0 * x0
+        t8 = t7 * t2
+        t9 = t6 + t8
+        t10 = 0.5 * t5
+        t11 = t10 * t9
+        t12 = math.erfc(t11)
+        t13 = -0.5 * t12
+        t14 = t6 + t3
+        t15 = t10 * t14
+        t16 = math.erfc(t15)
+        t17 = math.exp(x0)
+        t18 = -0.5 * t16
+        t19 = t18 * t17
+        t20 = 1.0 + t13
+        t21 = t20 + t19
+        t22 = 1 / t21
+        t23 = 1 / math.sqrt(math.pi)
+        t24 = t9 ** 2
+        t25 = -0.5 * t24
+        t26 = math.exp(t25)
+        t27 = -0.5 * t5
+        t28 = t27 * t23
+        t29 = t28 * t2
+        t30 = t29 * t26
+        t31 = t14 ** 2
+        t32 = -0.5 * t31
+        t33 = math.exp(t32)
+        t34 = t10 * t23
+        t35 = t34 * t2
+        t36 = t35 * t17
+        t37 = t36 * t33
+        t38 = t19 + t30
+        t39 = t38 + t37
+        t40 = t22 * t39
+        t0 = t40
     else:
-        t74 = math.sqrt(2.0)
-        t75 = -0.5 * x1
-        t76 = 1 / x1
-        t77 = x0 * t76
-        t78 = t75 + t77
-        t79 = 0.5 * t74
-        t80 = t79 * t78
-        t81 = erfcx_float(t80)
-        t82 = 0.5 * t81
-        t83 = math.sqrt(2.0)
-        t84 = 0.5 * x1
-        t85 = 1 / x1
-        t86 = x0 * t85
-        t87 = t84 + t86
-        t88 = 0.5 * t83
-        t89 = t88 * t87
-        t90 = erfcx_float(t89)
-        t91 = -0.5 * t90
-        t92 = t82 + t91
-        t93 = 1 / t92
-        t94 = math.sqrt(2.0)
-        t95 = 1 / x1
-        t96 = 1 / math.sqrt(math.pi)
-        t97 = -2.0 * t96
-        t98 = math.sqrt(2.0)
-        t99 = 0.5 * x1
-        t100 = 1 / x1
-        t101 = x0 * t100
-        t102 = t99 + t101
-        t103 = math.sqrt(2.0)
-        t104 = 0.5 * x1
-        t105 = 1 / x1
-        t106 = x0 * t105
-        t107 = t104 + t106
-        t108 = 0.5 * t103
-        t109 = t108 * t107
-        t110 = erfcx_float(t109)
-        t111 = t98 * t102
-        t112 = t111 * t110
-        t113 = t97 + t112
-        t114 = -0.25 * t94
-        t115 = t114 * t95
-        t116 = t115 * t113
-        t117 = math.sqrt(2.0)
-        t118 = 1 / x1
-        t119 = 1 / math.sqrt(math.pi)
-        t120 = -2.0 * t119
-        t121 = math.sqrt(2.0)
-        t122 = -0.5 * x1
-        t123 = 1 / x1
-        t124 = x0 * t123
-        t125 = t122 + t124
-        t126 = math.sqrt(2.0)
-        t127 = -0.5 * x1
-        t128 = 1 / x1
-        t129 = x0 * t128
-        t130 = t127 + t129
-        t131 = 0.5 * t126
-        t132 = t131 * t130
-        t133 = erfcx_float(t132)
-        t134 = t121 * t125
-        t135 = t134 * t133
-        t136 = t120 + t135
-        t137 = 0.25 * t117
-        t138 = t137 * t118
-        t139 = t138 * t136
-        t140 = t116 + t139
-        t141 = t93 * t140
-        t142 = 1 / x1
-        t143 = -0.5 * x1
-        t144 = 1 / x1
-        t145 = x0 * t144
-        t146 = t143 + t145
-        t147 = -1.0 * t142
-        t148 = t147 * t146
-        t149 = t141 + t148
-        t0 = t149
+        t41 = math.sqrt(2.0)
+        t42 = 0.5 * t41
+        t43 = t42 * t4
+        t44 = erfcx_float(t43)
+        t45 = 0.5 * t44
+        t46 = 0.5 * x1
+        t47 = t46 + t3
+        t48 = t42 * t47
+        t49 = erfcx_float(t48)
+        t50 = -0.5 * t49
+        t51 = t45 + t50
+        t52 = 1 / t51
+        t53 = 1 / math.sqrt(math.pi)
+        t54 = -2.0 * t53
+        t55 = t41 * t47
+        t56 = t55 * t49
+        t57 = t54 + t56
+        t58 = -0.25 * t41
+        t59 = t58 * t2
+        t60 = t59 * t57
+        t61 = t41 * t4
+        t62 = t61 * t44
+        t63 = t54 + t62
+        t64 = 0.25 * t41
+        t65 = t64 * t2
+        t66 = t65 * t63
+        t67 = t60 + t66
+        t68 = t52 * t67
+        t69 = -1.0 * t2
+        t70 = t69 * t4
+        t71 = t68 + t70
+        t0 = t71
     return t0

@@ -37,6 +37,7 @@ from ._kernels import (
     gaussian_dlog_dual_eps_float,
     gaussian_dlog_dual_mu,
     gaussian_dual,
+    gaussian_dual_newton,
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
@@ -151,16 +152,20 @@ def _sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
     raise PrecisionError("could not decide a sign within the precision limit")
 
 
-def _neighbour(c: Fraction, digits: int, up: bool) -> Fraction:
-    """The next ``digits``-significant-digit decimal above (or below) the positive decimal c."""
-    if c == 0:
-        raise PrecisionError("cannot step below zero")
-    m, e = round_fraction(c, digits, "nearest")
+def _step(me: tuple[int, int], digits: int, up: bool) -> tuple[int, int]:
+    """The next ``digits``-significant-digit decimal above (or below) the positive decimal
+    m * 10^e, as (m, e) with 10^(digits-1) <= m < 10^digits."""
+    m, e = me
     if up:
-        return Fraction(m + 1) * Fraction(10) ** e
+        return (m + 1, e) if m + 1 < 10 ** digits else (10 ** (digits - 1), e + 1)
     if m == 10 ** (digits - 1):  # 1.000 -> 0.9999: the unit shrinks below a power of ten
-        return Fraction(10 ** digits - 1) * Fraction(10) ** (e - 1)
-    return Fraction(m - 1) * Fraction(10) ** e
+        return 10 ** digits - 1, e - 1
+    return m - 1, e
+
+
+def _value(me: tuple[int, int]) -> Fraction:
+    m, e = me
+    return Fraction(m * 10 ** e) if e >= 0 else Fraction(m, 10 ** -e)
 
 
 def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digits: int, rounding: str,
@@ -172,29 +177,26 @@ def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, dig
     otherwise (round down: largest admissible decimal).  The estimate is usually right to the
     last unit, and a few unit steps settle it; if not (an ill-conditioned boundary), the
     boundary is bracketed by galloping and bisection with certified tests, then settled.
+    Decimals are kept as integer pairs (m, e), value m * 10^e.
     """
-    c = _decimal_fraction(estimate, digits, rounding)
+    if estimate <= 0:
+        raise PrecisionError("the boundary is not positive")
+    c = round_fraction(estimate, digits, rounding)
     for attempt in range(2):
         for _ in range(6):
-            if c <= 0:
-                raise PrecisionError("the boundary is not positive")
-            if not ok(c):  # on the wrong side: one unit towards the admissible side
-                c = _neighbour(c, digits, up=increasing_ok)
+            if not ok(_value(c)):  # on the wrong side: one unit towards the admissible side
+                c = _step(c, digits, up=increasing_ok)
                 continue
-            beyond = _neighbour(c, digits, up=not increasing_ok)  # one unit further out
-            if beyond > 0 and ok(beyond):
+            beyond = _step(c, digits, up=not increasing_ok)  # one unit further out
+            if ok(_value(beyond)):
                 c = beyond
                 continue
-            return Certified(_decimal(*round_fraction(c, digits, "nearest"), digits), digits=digits,
-                             rounding=rounding, method="arb")
+            return Certified(_decimal(c[0], c[1], digits), digits=digits, rounding=rounding, method="arb")
         if attempt == 0:
-            c = _decimal_fraction(_bisect_boundary(c, ok, digits, increasing_ok), digits, rounding)
+            c = round_fraction(_bisect_boundary(_value(c), ok, digits, increasing_ok), digits, rounding)
+            if c[0] <= 0:
+                raise PrecisionError("the boundary is not positive")
     raise PrecisionError("the estimate of the boundary did not converge")
-
-
-def _decimal_fraction(x: Fraction, digits: int, rounding: str) -> Fraction:
-    m, e = round_fraction(x, digits, rounding)
-    return Fraction(m) * Fraction(10) ** e
 
 
 def _bisect_boundary(c: Fraction, ok: Callable[[Fraction], bool], digits: int, increasing_ok: bool) -> Fraction:
@@ -247,8 +249,11 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.ar
             new = (x - g / dg).mid()
             if positive and new <= 0:
                 new = (x / 2).mid()
-            # quadratic convergence: a step below sqrt of the target leaves an error below it
-            done = abs(new - x) <= abs(x) * flint.arb(2) ** (-(bits + 8) // 2 - 8)
+            # quadratic convergence: a step of size s leaves an error about C s^2, so a step below
+            # 2^-(bits/2 - 8) leaves one far below the candidate's last decimal (bits carries 32
+            # bits of margin over the digits); a candidate a unit off costs the certification one
+            # more sign check, never a wrong digit
+            done = abs(new - x) <= abs(x) * flint.arb(2) ** (-(bits + 8) // 2 + 8)
             x = new
             if done:
                 break
@@ -282,8 +287,10 @@ def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
             else:
                 hi = x
             step = x - g / df(x, mu)
+            # a step below 1e-8 leaves an error about its square: float noise from here on
+            converged = lo < step < hi and abs(step - x) <= 1e-8 * x
             x = step if lo < step < hi else (lo + hi) / 2
-            if hi - lo <= 1e-15 * hi or abs(g) < 1e-15:
+            if converged or hi - lo <= 1e-15 * hi or abs(g) < 1e-15:
                 break
         return x if math.isfinite(x) and x > 0 else None
     except (ValueError, ZeroDivisionError, OverflowError):
@@ -405,6 +412,19 @@ def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) ->
 # ---------------------------------------------------------------------------------------------
 
 
+def _clearly_positive_root(mf: Fraction, df: Fraction) -> bool:
+    """Whether delta_mu(0) is far above the target by float64 (a 1e-6 relative margin), so the
+    certified test at epsilon = 0 may be skipped.  Only a cost decision: the answer's own two
+    sign checks prove it (delta above the target just below the answer means delta_mu(0) is too,
+    by monotonicity), and a wrong "yes" here only makes the certification refuse, never lie."""
+    if not (Fraction(1, 1000) <= mf <= 1000 and df >= Fraction(1, 10**300)):
+        return False
+    try:
+        return gaussian_log_dual_float(0.0, float(mf)) > math.log(df) + 1e-6
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+
+
 def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fraction | None) -> Fraction:
     """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified).
 
@@ -415,7 +435,8 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fracti
     if guess is not None and target is not None:
         def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
             am = arb_of_fraction(mf)  # made here, at the Newton precision
-            return _DUAL(x, am) - arb_of_fraction(target), _D_DUAL_EPS(x, am)
+            value, slope = gaussian_dual_newton(x, am)  # two erfcs: the derivative shares one
+            return value - arb_of_fraction(target), slope
 
         return _newton(flint.arb(guess), delta_step, bits)
 
@@ -452,7 +473,7 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     if d == 0:
         return _inf(digits, "up")
     mf, df = m, d
-    if _delta_le(mf, Fraction(0), df, digits):
+    if not _clearly_positive_root(mf, df) and _delta_le(mf, Fraction(0), df, digits):
         return _zero(digits, "up")
     bits = working_bits(digits)
     with arb_precision(bits + 64):

@@ -63,6 +63,8 @@ def fused_kernels() -> list[tuple[str, str, tuple[sympy.Expr, ...], tuple[sympy.
         # the phi terms that cancel cost two exp calls, so a Newton step on delta costs two erfcs
         ("gaussian_dual_newton", "delta_mu(epsilon) and d delta / d epsilon (unsimplified)",
          (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS, MU)),
+        ("gaussian_dual_newton_mu", "delta_mu(epsilon) and d delta / d mu (unsimplified)",
+         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, MU)), (EPS, MU)),
     ]
 
 
@@ -72,6 +74,8 @@ def float_kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]
         ("gaussian_log_dual_float", "GAUSSIAN_LOG_DUAL in float64", GAUSSIAN_LOG_DUAL, (EPS, MU)),
         ("gaussian_dlog_dual_eps_float", "d GAUSSIAN_LOG_DUAL / d epsilon in float64",
          sympy.diff(GAUSSIAN_LOG_DUAL, EPS), (EPS, MU)),
+        ("gaussian_dlog_dual_mu_float", "d GAUSSIAN_LOG_DUAL / d mu in float64",
+         sympy.diff(GAUSSIAN_LOG_DUAL, MU), (EPS, MU)),
     ]
 
 

@@ -16,7 +16,7 @@ import flint
 
 from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
 
-__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_d_dual_eps', 'gaussian_dual_newton', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float']
+__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_d_dual_eps', 'gaussian_dual_newton', 'gaussian_dual_newton_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
 
 _C_1_2 = flint.arb(flint.fmpq(1, 2))
 _C_1_4 = flint.arb(flint.fmpq(1, 4))
@@ -262,6 +262,54 @@ def gaussian_dual_newton(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint
     return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34))
 
 
+def gaussian_dual_newton_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """delta_mu(epsilon) and d delta / d mu (unsimplified); x0 = epsilon, x1 = mu.
+
+    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
+    -sqrt(2)*(-epsilon/mu**2 - 1/2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)) + sqrt(2)*(-epsilon/mu**2 + 1/2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi))
+    """
+    t0 = _C_2_1.sqrt()
+    t1 = _C_m1_2 * x1
+    t2 = 1 / x1
+    t3 = x0 * t2
+    t4 = t1 + t3
+    t5 = _C_1_2 * t0
+    t6 = t5 * t4
+    t7 = arb_erfc(t6)
+    t8 = _C_1_2 * t7
+    t9 = _C_1_2 * x1
+    t10 = t9 + t3
+    t11 = t5 * t10
+    t12 = arb_erfc(t11)
+    t13 = x0.exp()
+    t14 = _C_m1_2 * t12
+    t15 = t14 * t13
+    t16 = t8 + t15
+    t17 = flint.arb.pi()
+    t18 = t17.rsqrt()
+    t19 = x1 ** -2
+    t20 = _C_m1_1 * x0
+    t21 = t20 * t19
+    t22 = _C_m1_2 + t21
+    t23 = t4 ** 2
+    t24 = _C_m1_2 * t23
+    t25 = t24.exp()
+    t26 = _C_m1_2 * t0
+    t27 = t26 * t18
+    t28 = t27 * t22
+    t29 = t28 * t25
+    t30 = _C_1_2 + t21
+    t31 = t10 ** 2
+    t32 = _C_m1_2 * t31
+    t33 = t32.exp()
+    t34 = t5 * t18
+    t35 = t34 * t30
+    t36 = t35 * t13
+    t37 = t36 * t33
+    t38 = t29 + t37
+    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t38 if isinstance(t38, flint.arb) else flint.arb(t38))
+
+
 def gaussian_log_dual_float(x0: float, x1: float) -> float:
     """GAUSSIAN_LOG_DUAL in float64; x0 = epsilon, x1 = mu.
 
@@ -390,4 +438,97 @@ def gaussian_dlog_dual_eps_float(x0: float, x1: float) -> float:
         t70 = t69 * t4
         t71 = t68 + t70
         t0 = t71
+    return t0
+
+
+def gaussian_dlog_dual_mu_float(x0: float, x1: float) -> float:
+    """d GAUSSIAN_LOG_DUAL / d mu in float64; x0 = epsilon, x1 = mu.
+
+    Piecewise(((sqrt(2)*(-epsilon/mu**2 + 1/2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)) + sqrt(2)*(epsilon/mu**2 + 1/2)*exp(-(-epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)))/(-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(-epsilon/mu + mu/2)/2)/2 + 1), epsilon/mu - mu/2 < 0), (-(-2*epsilon/mu**2 - 1)*(epsilon/mu - mu/2)/2 + (sqrt(2)*(-epsilon/mu**2 - 1/2)*(sqrt(2)*(epsilon/mu - mu/2)*erfcx(sqrt(2)*(epsilon/mu - mu/2)/2) - 2/sqrt(pi))/4 - sqrt(2)*(-epsilon/mu**2 + 1/2)*(sqrt(2)*(epsilon/mu + mu/2)*erfcx(sqrt(2)*(epsilon/mu + mu/2)/2) - 2/sqrt(pi))/4)/(erfcx(sqrt(2)*(epsilon/mu - mu/2)/2)/2 - erfcx(sqrt(2)*(epsilon/mu + mu/2)/2)/2), True))
+    """
+    t1 = -0.5 * x1
+    t2 = 1 / x1
+    t3 = x0 * t2
+    t4 = t1 + t3
+    if t4 < 0:
+        t5 = math.sqrt(2.0)
+        t6 = 0.5 * x1
+        t7 = -1.0 * x0
+        t8 = t7 * t2
+        t9 = t6 + t8
+        t10 = 0.5 * t5
+        t11 = t10 * t9
+        t12 = math.erfc(t11)
+        t13 = -0.5 * t12
+        t14 = t6 + t3
+        t15 = t10 * t14
+        t16 = math.erfc(t15)
+        t17 = math.exp(x0)
+        t18 = -0.5 * t16
+        t19 = t18 * t17
+        t20 = 1.0 + t13
+        t21 = t20 + t19
+        t22 = 1 / t21
+        t23 = 1 / math.sqrt(math.pi)
+        t24 = x1 ** -2
+        t25 = x0 * t24
+        t26 = 0.5 + t25
+        t27 = t9 ** 2
+        t28 = -0.5 * t27
+        t29 = math.exp(t28)
+        t30 = t10 * t23
+        t31 = t30 * t26
+        t32 = t31 * t29
+        t33 = t7 * t24
+        t34 = 0.5 + t33
+        t35 = t14 ** 2
+        t36 = -0.5 * t35
+        t37 = math.exp(t36)
+        t38 = t30 * t34
+        t39 = t38 * t17
+        t40 = t39 * t37
+        t41 = t32 + t40
+        t42 = t22 * t41
+        t0 = t42
+    else:
+        t43 = math.sqrt(2.0)
+        t44 = 0.5 * t43
+        t45 = t44 * t4
+        t46 = erfcx_float(t45)
+        t47 = 0.5 * t46
+        t48 = 0.5 * x1
+        t49 = t48 + t3
+        t50 = t44 * t49
+        t51 = erfcx_float(t50)
+        t52 = -0.5 * t51
+        t53 = t47 + t52
+        t54 = 1 / t53
+        t55 = x1 ** -2
+        t56 = -1.0 * x0
+        t57 = t56 * t55
+        t58 = 0.5 + t57
+        t59 = 1 / math.sqrt(math.pi)
+        t60 = -2.0 * t59
+        t61 = t43 * t49
+        t62 = t61 * t51
+        t63 = t60 + t62
+        t64 = -0.25 * t43
+        t65 = t64 * t58
+        t66 = t65 * t63
+        t67 = -0.5 + t57
+        t68 = t43 * t4
+        t69 = t68 * t46
+        t70 = t60 + t69
+        t71 = 0.25 * t43
+        t72 = t71 * t67
+        t73 = t72 * t70
+        t74 = t66 + t73
+        t75 = t54 * t74
+        t76 = -2.0 * x0
+        t77 = t76 * t55
+        t78 = -1.0 + t77
+        t79 = -0.5 * t78
+        t80 = t79 * t4
+        t81 = t75 + t80
+        t0 = t81
     return t0

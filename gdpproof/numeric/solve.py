@@ -35,9 +35,11 @@ from ._kernels import (
     gaussian_d_dual_eps,
     gaussian_dlog_dual_eps,
     gaussian_dlog_dual_eps_float,
+    gaussian_dlog_dual_mu_float,
     gaussian_dlog_dual_mu,
     gaussian_dual,
     gaussian_dual_newton,
+    gaussian_dual_newton_mu,
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
@@ -263,38 +265,65 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.ar
     return ends[0]
 
 
-def _float_log_dual() -> tuple[Callable[[float, float], float], Callable[[float, float], float]]:
-    """log delta and its epsilon-derivative as float code, generated from the same expression."""
-    return gaussian_log_dual_float, gaussian_dlog_dual_eps_float
+def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, increasing: bool,
+                span: tuple[float, float]) -> float | None:
+    """A float64 root of the monotone g inside ``span`` by safeguarded Newton; None if none is
+    found there.
 
-
-def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
-    """A float64 estimate of the root by safeguarded Newton; None outside the float range."""
-    if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
-        return None
-    f, df = _float_log_dual()
+    The root is bracketed from 1 by doubling or halving until g changes sign; Newton then runs
+    inside the bracket, bisecting when a step leaves it, and stops when a step falls below 1e-8
+    relative (the error is then about its square: float noise).  Only a starting point for
+    ball Newton, which the certification checks.
+    """
     try:
-        lo, hi = 0.0, 1.0
-        while f(hi, mu) > log_target:
-            lo, hi = hi, hi * 2
-            if hi > 1e7:
+        a = 1.0
+        ga = g(a)
+        if ga == 0:
+            return a
+        sign = ga > 0
+        factor = 0.5 if sign == increasing else 2.0  # towards the root
+        b = a
+        while (g(b) > 0) == sign:
+            a, b = b, b * factor
+            if not span[0] <= b <= span[1]:
                 return None
-        x = hi
+        lo, hi = (a, b) if a < b else (b, a)
+        glo_positive = sign if lo == a else not sign
+        x = b
         for _ in range(60):
-            g = f(x, mu) - log_target
-            if g > 0:
+            gx = g(x)
+            if gx == 0:
+                return x
+            if (gx > 0) == glo_positive:
                 lo = x
             else:
                 hi = x
-            step = x - g / df(x, mu)
-            # a step below 1e-8 leaves an error about its square: float noise from here on
-            converged = lo < step < hi and abs(step - x) <= 1e-8 * x
-            x = step if lo < step < hi else (lo + hi) / 2
-            if converged or hi - lo <= 1e-15 * hi or abs(g) < 1e-15:
+            step = x - gx / dg(x)
+            inside = lo < step < hi
+            converged = inside and abs(step - x) <= 1e-8 * abs(x)
+            x = step if inside else (lo + hi) / 2
+            if converged or hi - lo <= 1e-15 * hi:
                 break
         return x if math.isfinite(x) and x > 0 else None
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
+
+
+def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
+    """A float64 estimate of epsilon with log delta_mu(epsilon) = log_target; None outside the
+    float range."""
+    if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
+        return None
+    return _float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
+                       lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7))
+
+
+def _float_mu_guess(eps: float, log_target: float) -> float | None:
+    """A float64 estimate of mu with log delta_mu(eps) = log_target; None outside the float range."""
+    if not (0 < eps <= 1e3) or not (-700 < log_target < 0):
+        return None
+    return _float_root(lambda x: gaussian_log_dual_float(eps, x) - log_target,
+                       lambda x: gaussian_dlog_dual_mu_float(eps, x), increasing=True, span=(1e-3, 1e3))
 
 
 def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
@@ -527,8 +556,17 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
 
 
 def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
+    """An estimate of the mu with delta_mu(ef) = df (not certified): ball Newton on delta from a
+    float64 root when one exists, else on log delta from a bracket found by halving."""
     with arb_precision(bits + 64):
         log_target = arb_of_fraction(df).log()
+    guess = _float_mu_guess(float(ef), float(log_target.mid())) if ef < 10**300 else None
+    if guess is not None:
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+            value, slope = gaussian_dual_newton_mu(arb_of_fraction(ef), x)  # two erfcs
+            return value - arb_of_fraction(df), slope
+
+        return _newton(flint.arb(guess), delta_step, bits)
 
     def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
         ae = arb_of_fraction(ef)

@@ -195,7 +195,7 @@ def _ten_power(k: int) -> flint.arb:
 
 
 def _decide_directed(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
-    """Directed rounding of a positive ball of moderate magnitude in arb and integers.
+    """Directed rounding of a ball of moderate magnitude, away from 0, in arb and integers.
 
     The decimal exponent e10 is guessed from the float midpoint; x * 10^(digits-1-e10) is then
     formed in ball arithmetic (the product's ball contains the exact scaled value) and must lie
@@ -203,14 +203,14 @@ def _decide_directed(x: flint.arb, digits: int, rounding: str) -> Decimal | None
     one integer over the whole ball.  Anything else returns None and the caller takes the
     Fraction route.  Only "up" and "down": a tie for "nearest" is for the exact route.
     """
-    if rounding == "up":
-        pick = flint.arb.ceil
-    elif rounding == "down":
-        pick = flint.arb.floor
-    else:
+    if rounding not in ("up", "down"):
         return None
+    if x < 0:  # rounding -x the other way, then the sign back
+        value = _decide_directed(-x, digits, "down" if rounding == "up" else "up")
+        return None if value is None else value.copy_negate()  # exact (unary minus rounds to 28 digits)
     if not (x > 0):
         return None
+    pick = flint.arb.ceil if rounding == "up" else flint.arb.floor
     f = float(x.mid())
     if not (1e-300 < f < 1e300):
         return None

@@ -48,23 +48,20 @@ def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
         ("gaussian_dlog_dual_eps", "d log(GAUSSIAN_DUAL) / d epsilon",
          sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU)),
         ("gaussian_dlog_dual_mu", "d log(GAUSSIAN_DUAL) / d mu", sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU)),
-        # sympy simplifies the derivative to -e^epsilon Phi(-epsilon/mu - mu/2) (the phi terms
-        # cancel), so a Newton step on delta costs two erfc calls
-        ("gaussian_d_dual_eps", "d GAUSSIAN_DUAL / d epsilon, simplified",
-         sympy.simplify(sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS, MU)),
     ]
 
 
 def fused_kernels() -> list[tuple[str, str, tuple[sympy.Expr, ...], tuple[sympy.Symbol, ...]]]:
     """(name, meaning, expressions, arguments) of each arb kernel returning several values at
-    once, their common subexpressions computed once (only Newton steps use these)."""
+    once, their common subexpressions computed once (only the solvers' Halley steps use these)."""
     return [
-        # the derivative unsimplified: its erfc is the dual's second erfc (computed once), and
-        # the phi terms that cancel cost two exp calls, so a Newton step on delta costs two erfcs
-        ("gaussian_dual_newton", "delta_mu(epsilon) and d delta / d epsilon (unsimplified)",
-         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS, MU)),
-        ("gaussian_dual_newton_mu", "delta_mu(epsilon) and d delta / d mu (unsimplified)",
-         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, MU)), (EPS, MU)),
+        # for Halley steps on delta: the derivatives unsimplified, so their erfc is the dual's
+        # second erfc (computed once) and the phi terms cost exp calls only; a step costs two
+        # erfcs, and from a float64 start one step reaches 30 digits
+        ("gaussian_dual_halley", "delta_mu(epsilon) and its first two epsilon-derivatives (unsimplified)",
+         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, EPS), sympy.diff(GAUSSIAN_DUAL, EPS, 2)), (EPS, MU)),
+        ("gaussian_dual_halley_mu", "delta_mu(epsilon) and its first two mu-derivatives (unsimplified)",
+         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, MU), sympy.diff(GAUSSIAN_DUAL, MU, 2)), (EPS, MU)),
     ]
 
 

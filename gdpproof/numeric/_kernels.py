@@ -16,13 +16,17 @@ import flint
 
 from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
 
-__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_d_dual_eps', 'gaussian_dual_newton', 'gaussian_dual_newton_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
+__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
 
+_C_1_1 = flint.arb(1)
+_C_1_16 = flint.arb(flint.fmpq(1, 16))
 _C_1_2 = flint.arb(flint.fmpq(1, 2))
 _C_1_4 = flint.arb(flint.fmpq(1, 4))
 _C_2_1 = flint.arb(2)
 _C_m1_1 = flint.arb(-1)
+_C_m1_16 = flint.arb(flint.fmpq(-1, 16))
 _C_m1_2 = flint.arb(flint.fmpq(-1, 2))
+_C_m1_4 = flint.arb(flint.fmpq(-1, 4))
 
 
 def gaussian_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
@@ -198,31 +202,12 @@ def gaussian_dlog_dual_mu(x0: flint.arb, x1: flint.arb) -> flint.arb:
     return (t40 if isinstance(t40, flint.arb) else flint.arb(t40))
 
 
-def gaussian_d_dual_eps(x0: flint.arb, x1: flint.arb) -> flint.arb:
-    """d GAUSSIAN_DUAL / d epsilon, simplified; x0 = epsilon, x1 = mu.
-
-    -exp(epsilon)*erfc(sqrt(2)*(2*epsilon + mu**2)/(4*mu))/2
-    """
-    t0 = _C_2_1.sqrt()
-    t1 = 1 / x1
-    t2 = x1 ** 2
-    t3 = _C_2_1 * x0
-    t4 = t2 + t3
-    t5 = _C_1_4 * t0
-    t6 = t5 * t1
-    t7 = t6 * t4
-    t8 = arb_erfc(t7)
-    t9 = x0.exp()
-    t10 = _C_m1_2 * t8
-    t11 = t10 * t9
-    return (t11 if isinstance(t11, flint.arb) else flint.arb(t11))
-
-
-def gaussian_dual_newton(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
-    """delta_mu(epsilon) and d delta / d epsilon (unsimplified); x0 = epsilon, x1 = mu.
+def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
+    """delta_mu(epsilon) and its first two epsilon-derivatives (unsimplified); x0 = epsilon, x1 = mu.
 
     -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
     -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)*mu) - sqrt(2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)*mu)
+    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(sqrt(pi)*mu) + sqrt(2)*(2*epsilon/mu - mu)*exp(-(epsilon/mu - mu/2)**2/2)/(4*sqrt(pi)*mu**2) - sqrt(2)*(2*epsilon/mu + mu)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(4*sqrt(pi)*mu**2)
     """
     t0 = _C_2_1.sqrt()
     t1 = _C_m1_2 * x1
@@ -259,14 +244,39 @@ def gaussian_dual_newton(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint
     t32 = t31 * t28
     t33 = t15 + t25
     t34 = t33 + t32
-    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34))
+    t35 = t0 * t18
+    t36 = t35 * t2
+    t37 = t36 * t13
+    t38 = t37 * t28
+    t39 = x1 ** -2
+    t40 = _C_m1_1 * x1
+    t41 = _C_2_1 * x0
+    t42 = t41 * t2
+    t43 = t40 + t42
+    t44 = _C_1_4 * t0
+    t45 = t44 * t18
+    t46 = t45 * t39
+    t47 = t46 * t43
+    t48 = t47 * t21
+    t49 = x1 + t42
+    t50 = _C_m1_4 * t0
+    t51 = t50 * t18
+    t52 = t51 * t39
+    t53 = t52 * t49
+    t54 = t53 * t13
+    t55 = t54 * t28
+    t56 = t15 + t38
+    t57 = t56 + t48
+    t58 = t57 + t55
+    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34)), (t58 if isinstance(t58, flint.arb) else flint.arb(t58))
 
 
-def gaussian_dual_newton_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
-    """delta_mu(epsilon) and d delta / d mu (unsimplified); x0 = epsilon, x1 = mu.
+def gaussian_dual_halley_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
+    """delta_mu(epsilon) and its first two mu-derivatives (unsimplified); x0 = epsilon, x1 = mu.
 
     -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
     -sqrt(2)*(-epsilon/mu**2 - 1/2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)) + sqrt(2)*(-epsilon/mu**2 + 1/2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi))
+    sqrt(2)*(epsilon*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/mu**3 - epsilon*exp(-(epsilon/mu - mu/2)**2/2)/mu**3 - (2*epsilon/mu**2 - 1)**2*(2*epsilon/mu + mu)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/16 + (2*epsilon/mu**2 + 1)**2*(2*epsilon/mu - mu)*exp(-(epsilon/mu - mu/2)**2/2)/16)/sqrt(pi)
     """
     t0 = _C_2_1.sqrt()
     t1 = _C_m1_2 * x1
@@ -307,7 +317,35 @@ def gaussian_dual_newton_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, fl
     t36 = t35 * t13
     t37 = t36 * t33
     t38 = t29 + t37
-    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t38 if isinstance(t38, flint.arb) else flint.arb(t38))
+    t39 = x1 ** -3
+    t40 = t20 * t39
+    t41 = t40 * t25
+    t42 = _C_2_1 * x0
+    t43 = t42 * t19
+    t44 = _C_1_1 + t43
+    t45 = t44 ** 2
+    t46 = _C_m1_1 * x1
+    t47 = t42 * t2
+    t48 = t46 + t47
+    t49 = _C_1_16 * t45
+    t50 = t49 * t48
+    t51 = t50 * t25
+    t52 = x0 * t39
+    t53 = t52 * t13
+    t54 = t53 * t33
+    t55 = _C_m1_1 + t43
+    t56 = t55 ** 2
+    t57 = x1 + t47
+    t58 = _C_m1_16 * t56
+    t59 = t58 * t57
+    t60 = t59 * t13
+    t61 = t60 * t33
+    t62 = t41 + t51
+    t63 = t62 + t54
+    t64 = t63 + t61
+    t65 = t0 * t18
+    t66 = t65 * t64
+    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t38 if isinstance(t38, flint.arb) else flint.arb(t38)), (t66 if isinstance(t66, flint.arb) else flint.arb(t66))
 
 
 def gaussian_log_dual_float(x0: float, x1: float) -> float:

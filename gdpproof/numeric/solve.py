@@ -32,14 +32,13 @@ from ..errors import InvalidParameterError, PrecisionError, show
 from ._rational import is_sympy, nonnegative as _nonnegative_exact, positive as _positive_exact
 from ._rational import probability as _probability_exact, rational as _rational_exact
 from ._kernels import (
-    gaussian_d_dual_eps,
     gaussian_dlog_dual_eps,
     gaussian_dlog_dual_eps_float,
     gaussian_dlog_dual_mu_float,
     gaussian_dlog_dual_mu,
     gaussian_dual,
-    gaussian_dual_newton,
-    gaussian_dual_newton_mu,
+    gaussian_dual_halley,
+    gaussian_dual_halley_mu,
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
@@ -65,9 +64,6 @@ _DUAL = gaussian_dual
 _LOG_DUAL = gaussian_log_dual
 _DLOG_DUAL_EPS = gaussian_dlog_dual_eps
 _DLOG_DUAL_MU = gaussian_dlog_dual_mu
-#: d delta / d epsilon = -e^epsilon Phi(-epsilon/mu - mu/2): sympy simplifies the derivative of
-#: the shipped expression to this (the phi terms cancel), so Newton steps cost two erfc calls.
-_D_DUAL_EPS = gaussian_d_dual_eps
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,9 +230,10 @@ def _magnitude(x: flint.arb) -> int:
     return int(man).bit_length() + int(exp)
 
 
-def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.arb]], bits: int,
+def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bits: int,
             positive: bool = True, max_steps: int = 200) -> Fraction:
-    """Newton's method on midpoints (no rigour needed: the result is only a candidate).
+    """Newton's method on midpoints (no rigour needed: the result is only a candidate); Halley's
+    when ``step`` returns the second derivative too, (g, g', g'').
 
     Runs ``bits`` of precision plus what the start's magnitude costs in cancellation (delta at
     mu = 1e-300 cancels 1000 bits), so tiny roots are found as easily as ordinary ones.
@@ -244,18 +241,26 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.ar
     extra = 32 + max(0, -_magnitude(x0))
     with arb_precision(bits + extra):
         x = x0
+        order = None
         for _ in range(max_steps):
-            g, dg = step(x)
+            g, dg, *more = step(x)
             if not (g.is_finite() and dg.is_finite()) or dg.is_zero():
                 break
-            new = (x - g / dg).mid()
+            if order is None:
+                # convergence of order k: a step of size s leaves an error about C s^k, so a step
+                # below 2^-(bits/k - 8) leaves one far below the candidate's last decimal (bits
+                # carries 32 bits of margin over the digits); a candidate a unit off costs the
+                # certification one more sign check, never a wrong digit
+                order = 3 if more else 2
+                tolerance = flint.arb(2) ** (-(bits + 8) // order + 8)
+            if more and more[0].is_finite():
+                denominator = 2 * dg * dg - g * more[0]
+                new = (x - 2 * g * dg / denominator).mid() if not denominator.is_zero() else (x - g / dg).mid()
+            else:
+                new = (x - g / dg).mid()
             if positive and new <= 0:
                 new = (x / 2).mid()
-            # quadratic convergence: a step of size s leaves an error about C s^2, so a step below
-            # 2^-(bits/2 - 8) leaves one far below the candidate's last decimal (bits carries 32
-            # bits of margin over the digits); a candidate a unit off costs the certification one
-            # more sign check, never a wrong digit
-            done = abs(new - x) <= abs(x) * flint.arb(2) ** (-(bits + 8) // 2 + 8)
+            done = abs(new - x) <= abs(x) * tolerance
             x = new
             if done:
                 break
@@ -462,10 +467,10 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fracti
     """
     guess = _float_epsilon_guess(float(mf), float(log_target.mid())) if mf < 10**300 else None
     if guess is not None and target is not None:
-        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
             am = arb_of_fraction(mf)  # made here, at the Newton precision
-            value, slope = gaussian_dual_newton(x, am)  # two erfcs: the derivative shares one
-            return value - arb_of_fraction(target), slope
+            value, slope, curve = gaussian_dual_halley(x, am)  # two erfcs: the derivatives share one
+            return value - arb_of_fraction(target), slope, curve
 
         return _newton(flint.arb(guess), delta_step, bits)
 
@@ -562,9 +567,9 @@ def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
         log_target = arb_of_fraction(df).log()
     guess = _float_mu_guess(float(ef), float(log_target.mid())) if ef < 10**300 else None
     if guess is not None:
-        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
-            value, slope = gaussian_dual_newton_mu(arb_of_fraction(ef), x)  # two erfcs
-            return value - arb_of_fraction(df), slope
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
+            value, slope, curve = gaussian_dual_halley_mu(arb_of_fraction(ef), x)  # two erfcs
+            return value - arb_of_fraction(df), slope, curve
 
         return _newton(flint.arb(guess), delta_step, bits)
 

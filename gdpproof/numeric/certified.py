@@ -337,6 +337,15 @@ def certify_balls(
     cases no ball decides (see :func:`certify_enclosure`).
     """
 
+    if all(type(v) is flint.arb for v in values):
+        # exact balls (a float's): first the one evaluation that usually decides, without the
+        # general loop's machinery; undecided, the loop below starts over
+        _check_request(digits, rounding)
+        with arb_precision(working_bits(digits)):
+            value = _decide_directed(fn(*values), digits, rounding)
+        if value is not None:
+            return Certified(value, digits=digits, rounding=rounding, method="arb")
+
     def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction] | None:
         args = [v if type(v) is flint.arb else arb_from_exact(v) for v in values]
         out = fn(*args)

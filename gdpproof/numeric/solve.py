@@ -448,15 +448,15 @@ def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) ->
 # ---------------------------------------------------------------------------------------------
 
 
-def _clearly_positive_root(mf: Fraction, df: Fraction) -> bool:
+def _clearly_positive_root(mu: float, log_delta: float) -> bool:
     """Whether delta_mu(0) is far above the target by float64 (a 1e-6 relative margin), so the
     certified test at epsilon = 0 may be skipped.  Only a cost decision: the answer's own two
     sign checks prove it (delta above the target just below the answer means delta_mu(0) is too,
     by monotonicity), and a wrong "yes" here only makes the certification refuse, never lie."""
-    if not (Fraction(1, 1000) <= mf <= 1000 and df >= Fraction(1, 10**300)):
+    if not (1e-3 <= mu <= 1e3 and -690 < log_delta < 0):
         return False
     try:
-        return gaussian_log_dual_float(0.0, float(mf)) > math.log(df) + 1e-6
+        return gaussian_log_dual_float(0.0, mu) > log_delta + 1e-6
     except (ValueError, OverflowError, ZeroDivisionError):
         return False
 
@@ -509,7 +509,9 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     if d == 0:
         return _inf(digits, "up")
     mf, df = m, d
-    if not _clearly_positive_root(mf, df) and _delta_le(mf, Fraction(0), df, digits):
+    mu_float = float(mf) if mf < 10**300 else math.inf
+    log_delta_float = math.log(df.numerator) - math.log(df.denominator)  # no underflow below 1e-308
+    if not _clearly_positive_root(mu_float, log_delta_float) and _delta_le(mf, Fraction(0), df, digits):
         return _zero(digits, "up")
     bits = working_bits(digits)
     with arb_precision(bits + 64):

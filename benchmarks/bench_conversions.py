@@ -1,66 +1,183 @@
-"""Certified and float64 conversions against what users would otherwise run (DESIGN §4).
+"""Certified and float64 conversions against their limit and against what users run (DESIGN §4).
 
-References, measured in the same run (ratios are what the README records):
-- one float64 evaluation of ``norm.cdf(-eps/mu + mu/2) - exp(eps) * norm.cdf(-eps/mu - mu/2)``
-  with SciPy, as Opacus and TF Privacy compute delta;
-- SciPy ``brentq`` on that formula over [0, 500] for epsilon from delta (their method);
-- the same SciPy formula on numpy arrays, against ``gdpproof.fast.delta_from_epsilon``.
+Every input is fresh: each call gets its own random (mu, epsilon) or (mu, delta) pair, so no
+argument or result cache is ever warm, and every method of a row sees the same inputs.  The
+methods of a row run interleaved in rounds (so that load on a shared machine hits all alike);
+each reports its best round, CPU and wall time per call side by side.  Ratios are of CPU times.
 
-Run: ``python benchmarks/bench_conversions.py`` (about a minute).
+Rows and references:
+- certified 30-digit delta(eps): the limit, one python-flint arb ``erfc`` at the working
+  precision (132 bits) at the formula's own two arguments (eps/mu -+ mu/2)/sqrt 2 (the mean of
+  the two; delta needs both); and SciPy's ``norm.cdf(-eps/mu + mu/2) - exp(eps) norm.cdf(-eps/mu
+  - mu/2)`` (how Opacus and TF Privacy compute it).  Target: <= 4x the erfc.
+- certified 30-digit eps(delta): the same erfc limit at the arguments of the root (found
+  beforehand, untimed); and SciPy ``brentq`` on the formula over [0, 500].  Target: <= 20x.
+- certified 30-digit sigma(eps, delta) (the analytic Gaussian mechanism): dp_accounting's
+  ``get_sigma_gaussian`` (its brentq, tolerance 1e-12).  Target: <= 1x.
+- ``gdpproof.fast`` on 10^5 fresh pairs: delta against the SciPy formula on the arrays; eps and
+  mu against SciPy's vectorized bracketing root finder (``scipy.optimize.elementwise.find_root``)
+  on the same formula's logarithm, brackets [0, 100] and [0.01, 50].  Target: <= 1.2x.
+
+Run: ``PYTHONPATH=. python benchmarks/bench_conversions.py [--calls 400] [--rounds 5]``
+(about a minute).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
-import timeit
+import time
+from collections.abc import Callable
 
+import flint
 import numpy as np
 from scipy.optimize import brentq
+from scipy.special import ndtr
 from scipy.stats import norm
 
 import gdpproof
 from gdpproof import fast
+from gdpproof.numeric.certified import working_bits
 
-CASES = [("0.5", "0.5"), ("1", "1"), ("1.3", "2.1"), ("3", "4")]
-TARGETS = [("0.5", "1e-5"), ("1", "1e-5"), ("2", "1e-8"), ("4", "1e-3")]
-
-
-def best(fn, number: int, repeat: int = 7) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+DIGITS = 30
 
 
 def scipy_delta(mu: float, eps: float) -> float:
     return norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2)
 
 
-def main() -> None:
-    rows = []
-    t_ref = sum(best(lambda m=float(m), e=float(e): scipy_delta(m, e), 300) for m, e in CASES) / len(CASES)
-    for m, e in CASES:
-        gdpproof.delta_from_epsilon(m, e, digits=30)
-    t_delta = sum(best(lambda m=m, e=e: gdpproof.delta_from_epsilon(m, e, digits=30), 100) for m, e in CASES) / len(CASES)
-    rows.append(("certified 30-digit delta(eps), per call", t_delta, "one SciPy norm.cdf formula", t_ref))
+def rounds(methods: dict[str, Callable[[int], object]], batches: list[int], count: int) -> dict[str, tuple[float, float]]:
+    """Best (CPU, wall) seconds per call of each method; method(i) handles input i of a batch.
 
-    def brent(mu: float, d: float) -> float:
+    ``batches`` are the offsets of the rounds: round r runs every method on inputs
+    batches[r] .. batches[r] + count - 1, the methods interleaved."""
+    best = {k: (math.inf, math.inf) for k in methods}
+    for start in batches:
+        for name, fn in methods.items():
+            w, c = time.perf_counter(), time.process_time()
+            for i in range(start, start + count):
+                fn(i)
+            cpu, wall = (time.process_time() - c) / count, (time.perf_counter() - w) / count
+            best[name] = (min(best[name][0], cpu), min(best[name][1], wall))
+    return best
+
+
+def show(title: str, best: dict[str, tuple[float, float]], ours: str, target: tuple[str, float] | None,
+         unit: tuple[str, float] = ("us", 1e6)) -> None:
+    print(title)
+    c0 = best[ours][0]
+    for name, (cpu, wall) in best.items():
+        mark = "" if name == ours else f"   gdpproof = {c0 / cpu:6.2f} x it"
+        if target is not None and name == target[0]:
+            mark += f" (target <= {target[1]:g})"
+        print(f"  {name:56s} {cpu * unit[1]:9.1f} {unit[0]} CPU {wall * unit[1]:9.1f} {unit[0]} wall{mark}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=400, help="calls per method per round (default 400)")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    n, r = args.calls, args.rounds
+    rng = np.random.default_rng(20261201)
+    total = n * r + 1
+    offsets = [1 + k * n for k in range(r)]  # input 0 is the warm-up
+    bits = working_bits(DIGITS)
+
+    # delta(eps): fresh (mu, eps)
+    mus, epss = rng.uniform(0.5, 3.0, total).tolist(), rng.uniform(0.0, 5.0, total).tolist()
+    with flint.ctx.workprec(bits):
+        a1 = [flint.arb((e / m - m / 2) / math.sqrt(2)) for m, e in zip(mus, epss)]
+        a2 = [flint.arb((e / m + m / 2) / math.sqrt(2)) for m, e in zip(mus, epss)]
+
+    def erfc_pair(i: int, x: list = a1, y: list = a2) -> None:
+        (x[i] if i % 2 else y[i]).erfc()  # alternately the first and second argument
+
+    def erfc_at(i: int) -> None:
+        erfc_pair(i)  # at the precision set for the section (no context per call)
+
+    flint.ctx.prec = bits
+    gdpproof.delta_from_epsilon(mus[0], epss[0], digits=DIGITS)
+    best = rounds({"gdpproof.delta_from_epsilon(mu, eps, digits=30)":
+                   lambda i: gdpproof.delta_from_epsilon(mus[i], epss[i], digits=DIGITS),
+                   "limit: one arb erfc at 132 bits, the formula's arguments": erfc_at,
+                   "SciPy norm.cdf formula": lambda i: scipy_delta(mus[i], epss[i])}, offsets, n)
+    show("certified delta(eps), fresh (mu, eps) in [0.5, 3] x [0, 5]", best,
+         "gdpproof.delta_from_epsilon(mu, eps, digits=30)", ("limit: one arb erfc at 132 bits, the formula's arguments", 4))
+
+    # eps(delta): fresh (mu, delta); the erfc limit at the root's arguments
+    mus2, deltas = rng.uniform(0.5, 3.0, total).tolist(), (10 ** rng.uniform(-10, -2, total)).tolist()
+    roots = fast.epsilon_from_delta(np.array(mus2), np.array(deltas)).tolist()
+    with flint.ctx.workprec(bits):
+        b1 = [flint.arb((e / m - m / 2) / math.sqrt(2)) for m, e in zip(mus2, roots)]
+        b2 = [flint.arb((e / m + m / 2) / math.sqrt(2)) for m, e in zip(mus2, roots)]
+
+    def erfc_root(i: int) -> None:
+        erfc_pair(i, b1, b2)
+
+    def brent(i: int) -> float:
+        mu, d = mus2[i], deltas[i]
         return brentq(lambda x: scipy_delta(mu, x) - d, 0, 500)
 
-    t_brent = sum(best(lambda m=float(m), d=float(d): brent(m, d), 20) for m, d in TARGETS) / len(TARGETS)
-    for m, d in TARGETS:
-        gdpproof.epsilon_from_delta(m, d, digits=30)
-    t_eps = sum(best(lambda m=m, d=d: gdpproof.epsilon_from_delta(m, d, digits=30), 20) for m, d in TARGETS) / len(TARGETS)
-    rows.append(("certified 30-digit eps(delta), per call", t_eps, "SciPy brentq on the formula, [0, 500]", t_brent))
+    gdpproof.epsilon_from_delta(mus2[0], deltas[0], digits=DIGITS)
+    best = rounds({"gdpproof.epsilon_from_delta(mu, delta, digits=30)":
+                   lambda i: gdpproof.epsilon_from_delta(mus2[i], deltas[i], digits=DIGITS),
+                   "limit: one arb erfc at 132 bits, the root's arguments": erfc_root,
+                   "SciPy brentq on the formula, [0, 500]": brent}, offsets[:max(2, r // 2)], max(50, n // 4))
+    show("certified eps(delta), fresh (mu, delta) in [0.5, 3] x [1e-10, 1e-2]", best,
+         "gdpproof.epsilon_from_delta(mu, delta, digits=30)", ("limit: one arb erfc at 132 bits, the root's arguments", 20))
 
-    rng = np.random.default_rng(0)
-    mu = rng.uniform(0.5, 5, 100_000)
-    eps = rng.uniform(0, 10, 100_000)
-    fast.delta_from_epsilon(mu[:10], eps[:10])
-    t_arr = best(lambda: fast.delta_from_epsilon(mu, eps), 3)
-    t_arr_ref = best(lambda: norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * norm.cdf(-eps / mu - mu / 2), 3)
-    rows.append(("float64 delta on 1e5 (mu, eps) pairs", t_arr, "the SciPy formula on the arrays", t_arr_ref))
+    flint.ctx.prec = 53
+    # sigma(eps, delta)
+    eps3, deltas3 = rng.uniform(0.2, 5.0, total).tolist(), (10 ** rng.uniform(-10, -3, total)).tolist()
+    methods: dict[str, Callable[[int], object]] = {
+        "gdpproof.sigma_from_epsilon_delta(eps, delta, digits=30)":
+            lambda i: gdpproof.sigma_from_epsilon_delta(eps3[i], deltas3[i], digits=DIGITS)}
+    try:
+        from dp_accounting.gaussian_mechanism import get_sigma_gaussian
 
-    width = max(len(r[0]) for r in rows)
-    for name, t, ref_name, t_r in rows:
-        print(f"{name:<{width}}  {t * 1e6:10.1f} us   ratio {t / t_r:5.2f} x  {ref_name} ({t_r * 1e6:.1f} us)")
+        methods["dp_accounting get_sigma_gaussian(eps, delta)"] = lambda i: get_sigma_gaussian(eps3[i], deltas3[i])
+    except ImportError:
+        print("dp_accounting: not installed, the sigma reference is skipped")
+    for fn in methods.values():
+        fn(0)
+    best = rounds(methods, offsets[:max(2, r // 2)], max(50, n // 4))
+    show("certified sigma(eps, delta), fresh (eps, delta) in [0.2, 5] x [1e-10, 1e-3]", best,
+         "gdpproof.sigma_from_epsilon_delta(eps, delta, digits=30)",
+         ("dp_accounting get_sigma_gaussian(eps, delta)", 1))
+
+    # gdpproof.fast on arrays: a fresh array each round
+    from scipy.optimize import elementwise
+
+    size = 100_000
+    arrays = [(rng.uniform(0.5, 5, size), rng.uniform(0, 10, size), 10 ** rng.uniform(-10, -2, size))
+              for _ in range(r + 1)]
+
+    def log_formula(x: np.ndarray, m: np.ndarray, log_d: np.ndarray) -> np.ndarray:
+        return np.log(ndtr(-x / m + m / 2) - np.exp(x) * ndtr(-x / m - m / 2)) - log_d
+
+    def scipy_eps(m: np.ndarray, d: np.ndarray) -> np.ndarray:
+        return elementwise.find_root(log_formula, (np.zeros_like(m), np.full_like(m, 100.0)), args=(m, np.log(d))).x
+
+    def scipy_mu(e: np.ndarray, d: np.ndarray) -> np.ndarray:
+        return elementwise.find_root(lambda m, x, ld: log_formula(x, m, ld), (np.full_like(e, 0.01), np.full_like(e, 50.0)),
+                                     args=(e, np.log(d))).x
+
+    rows = [
+        ("fast.delta_from_epsilon", lambda a: fast.delta_from_epsilon(a[0], a[1]),
+         "SciPy formula on the arrays", lambda a: norm.cdf(-a[1] / a[0] + a[0] / 2) - np.exp(a[1]) * norm.cdf(-a[1] / a[0] - a[0] / 2)),
+        ("fast.epsilon_from_delta", lambda a: fast.epsilon_from_delta(a[0], a[2]),
+         "SciPy elementwise.find_root, [0, 100]", lambda a: scipy_eps(a[0], a[2])),
+        ("fast.mu_from_epsilon_delta", lambda a: fast.mu_from_epsilon_delta(a[1] + 0.1, a[2]),
+         "SciPy elementwise.find_root, [0.01, 50]", lambda a: scipy_mu(a[1] + 0.1, a[2])),
+    ]
+    with np.errstate(all="ignore"):
+        for ours_name, ours, ref_name, ref in rows:
+            ours(arrays[0]), ref(arrays[0])
+            best = rounds({f"{ours_name}, 1e5 fresh entries": lambda i, f=ours: f(arrays[i]),
+                           ref_name: lambda i, f=ref: f(arrays[i])}, list(range(1, r + 1)), 1)
+            show(f"float64 {ours_name} on arrays (per array of 1e5)", best,
+                 f"{ours_name}, 1e5 fresh entries", (ref_name, 1.2), ("ms", 1e3))
 
 
 if __name__ == "__main__":

@@ -5,18 +5,23 @@ For each configuration (Poisson-subsampled Gaussian, add/remove neighbours, delt
 - gdpproof ``dpsgd_epsilon(..., rel_width=0.01)``: the proven bracket [lower, upper] on epsilon
   (worse ordering), its relative width and its wall time;
 - the CLT epsilon of ``gdpproof.dpsgd_mu`` (Bu et al. 2020; an approximation, not a bound);
-- prv_accountant ``PRVAccountant(PoissonSubsampledGaussianMechanism, eps_error=0.01,
-  delta_error=1e-10).compute_epsilon`` (its estimate is compared; its own (lower, upper) is printed);
+- prv_accountant ``PRVAccountant(PoissonSubsampledGaussianMechanism, eps_error=rel_width * eps,
+  delta_error=1e-10).compute_epsilon``, at the *relative* accuracy gdpproof is asked for (eps is
+  gdpproof's upper end, so at eps = 25 prv is not asked for 40x the precision); its estimate is
+  compared and its own (lower, upper) and relative width are printed;
 - dp_accounting ``from_gaussian_mechanism(sigma, sampling_prob=p, value_discretization_interval=1e-4,
   use_connect_dots=True).self_compose(T).get_epsilon_for_delta`` (pessimistic, both orderings);
 
 and says whether each peer's epsilon lies in gdpproof's bracket (otherwise by how much it is
 outside, absolute and relative).  Times are the best of ``--repeats`` runs after one warm-up of
-every method; ratios are gdpproof's time over each peer's, and time(T = 1e5) / time(T = 1e3) for
-configurations 5 and 1.  A peer that is not installed is reported and skipped.
+every method, wall and CPU side by side (CPU is the steadier on a shared machine); ratios are
+gdpproof's CPU time over each peer's, and time(T = 1e5) / time(T = 1e3) for configurations 6
+and 1.  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
+final grid of the larger ordering, the step a composition repeats.  A peer that is not
+installed is reported and skipped.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_pld.py [--repeats 3] [--markdown] [--configs 1,5]``
-(about five minutes with both peers; prv_accountant at T = 1e5 dominates).
+(several minutes with both peers; the configurations of issue 21 are 1-5).
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import gdpproof
-from gdpproof.numeric.pld import Bound, dpsgd_epsilon
+from gdpproof.numeric.bound import Bound
+from gdpproof.numeric.dpsgd import dpsgd_epsilon
 
 DELTA = 1e-5
 R = TypeVar("R")
@@ -45,8 +51,9 @@ class Config:
 CONFIGS = [
     Config("sigma=1.0, p=0.01, T=1000", 1.0, 0.01, 1000),
     Config("sigma=1.1, p=256/60000, T=14063 (MNIST 60 ep.)", 1.1, 256 / 60000, 14063),
-    Config("sigma=0.8, p=0.004, T=10000", 0.8, 0.004, 10000),
-    Config("sigma=2.0, p=0.02, T=5000", 2.0, 0.02, 5000),
+    Config("sigma=0.5, p=0.01, T=100", 0.5, 0.01, 100),
+    Config("sigma=2.0, p=0.001, T=100000", 2.0, 0.001, 100000),
+    Config("sigma=0.8, p=0.1, T=10000", 0.8, 0.1, 10000),
     Config("sigma=1.0, p=0.01, T=100000", 1.0, 0.01, 100000),
 ]
 
@@ -56,42 +63,61 @@ class Row:
     cfg: Config
     clt: float
     bracket: Bound
-    t_gdp: float
-    peers: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # name -> (eps, time, extra)
+    t_gdp: float  # CPU seconds
+    wall_gdp: float
+    t_fft: float  # CPU seconds of one FFT squaring of the final grid
+    grid: int
+    peers: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # name -> (eps, CPU time, extra)
+    walls: dict[str, float] = field(default_factory=dict)
 
 
-def best_of(fn: Callable[[], R], repeats: int) -> tuple[R, float]:
-    """The result of fn and its best wall time over ``repeats`` calls."""
-    times, out = [], None
+def best_of(fn: Callable[[], R], repeats: int) -> tuple[R, float, float]:
+    """The result of fn and its best CPU and wall times over ``repeats`` calls."""
+    cpus, walls, out = [], [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        w, c = time.perf_counter(), time.process_time()
         out = fn()
-        times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c)
+        walls.append(time.perf_counter() - w)
     assert out is not None
-    return out, min(times)
+    return out, min(cpus), min(walls)
 
 
-def prv_runner() -> Callable[[Config], tuple[float, str]] | None:
+def fft_limit(n: int, repeats: int) -> float:
+    """CPU seconds of one FFT squaring of an n-point float64 grid (the step compositions repeat)."""
+    import numpy as np
+    from scipy import fft
+
+    w = np.random.default_rng(0).random(n)
+    size = fft.next_fast_len(2 * n - 1, real=True)
+
+    def square() -> np.ndarray:
+        return fft.irfft(fft.rfft(w, size) ** 2, size)
+
+    return best_of(square, max(repeats, 5))[1]
+
+
+def prv_runner(rel_width: float) -> Callable[[Config, float], tuple[float, str]] | None:
     try:
         from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
     except ImportError:
         return None
 
-    def run(c: Config) -> tuple[float, str]:
+    def run(c: Config, eps: float) -> tuple[float, str]:
         prv = PoissonSubsampledGaussianMechanism(noise_multiplier=c.sigma, sampling_probability=c.p)
-        acc = PRVAccountant(prvs=prv, max_self_compositions=c.steps, eps_error=0.01, delta_error=1e-10)
+        acc = PRVAccountant(prvs=prv, max_self_compositions=c.steps, eps_error=rel_width * eps, delta_error=1e-10)
         lo, est, up = acc.compute_epsilon(delta=DELTA, num_self_compositions=c.steps)
-        return float(est), f"its bracket [{lo:.4f}, {up:.4f}]"
+        return float(est), f"its bracket [{lo:.4f}, {up:.4f}], rel. width {(up - lo) / lo:.2%}"
     return run
 
 
-def dpa_runner(interval: float) -> Callable[[Config], tuple[float, str]] | None:
+def dpa_runner(interval: float) -> Callable[[Config, float], tuple[float, str]] | None:
     try:
         from dp_accounting.pld import privacy_loss_distribution as pld
     except ImportError:
         return None
 
-    def run(c: Config) -> tuple[float, str]:
+    def run(c: Config, eps: float) -> tuple[float, str]:
         d = pld.from_gaussian_mechanism(c.sigma, sampling_prob=c.p, value_discretization_interval=interval,
                                         use_connect_dots=True)
         return float(d.self_compose(c.steps).get_epsilon_for_delta(DELTA)), ""
@@ -115,14 +141,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="best of N timed runs per method (default 3)")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table for the README")
-    ap.add_argument("--configs", default="1,2,3,4,5", help="comma-separated configuration numbers (1-5)")
+    ap.add_argument("--configs", default="1,2,3,4,5,6", help="comma-separated configuration numbers (1-6)")
+    ap.add_argument("--rel-width", type=float, default=0.01, help="gdpproof rel_width, and prv's relative eps_error")
     ap.add_argument("--dpa-interval", type=float, default=1e-4,
                     help="dp_accounting value_discretization_interval (default 1e-4)")
     args = ap.parse_args()
     chosen = [CONFIGS[int(i) - 1] for i in args.configs.split(",")]
 
-    runners: dict[str, Callable[[Config], tuple[float, str]]] = {}
-    for name, runner in (("prv_accountant", prv_runner()), ("dp_accounting", dpa_runner(args.dpa_interval))):
+    runners: dict[str, Callable[[Config, float], tuple[float, str]]] = {}
+    for name, runner in (("prv_accountant", prv_runner(args.rel_width)), ("dp_accounting", dpa_runner(args.dpa_interval))):
         if runner is None:
             print(f"{name}: not installed, skipped")
         else:
@@ -132,21 +159,25 @@ def main() -> None:
     dpsgd_epsilon(1.0, 0.01, 1000, DELTA)
     gdpproof.dpsgd_mu(1.0, 0.01, 1000, delta=DELTA, exact=False, gamma=False, digits=10)
     for runner in runners.values():
-        runner(CONFIGS[0])
+        runner(CONFIGS[0], 1.8)
 
     rows: list[Row] = []
     for c in chosen:
         acc = gdpproof.dpsgd_mu(c.sigma, c.p, c.steps, delta=DELTA, exact=False, gamma=False, digits=10)
         assert acc.eps_clt is not None
-        br, t_gdp = best_of(lambda: dpsgd_epsilon(c.sigma, c.p, c.steps, DELTA, rel_width=0.01), args.repeats)
-        row = Row(c, float(acc.eps_clt), br.eps, t_gdp)
+        br, t_gdp, w_gdp = best_of(lambda: dpsgd_epsilon(c.sigma, c.p, c.steps, DELTA, rel_width=args.rel_width),
+                                   args.repeats)
+        grid = max(len(d.lattice.w) for d in br.composition.directions if getattr(d, "lattice", None) is not None)
+        row = Row(c, float(acc.eps_clt), br.eps, t_gdp, w_gdp, fft_limit(grid, args.repeats), grid)
         for name, runner in runners.items():
-            (eps, extra), t = best_of(lambda: runner(c), args.repeats)
+            (eps, extra), t, w = best_of(lambda: runner(c, float(br.eps.upper)), args.repeats)
             row.peers[name] = (eps, t, extra)
+            row.walls[name] = w
         rows.append(row)
 
-    print(f"delta = {DELTA:g}; gdpproof rel_width = 0.01; prv_accountant eps_error = 0.01, delta_error = 1e-10; "
-          f"dp_accounting interval = {args.dpa_interval:g}, connect-the-dots; best of {args.repeats}")
+    print(f"delta = {DELTA:g}; gdpproof rel_width = {args.rel_width:g}; prv_accountant eps_error = "
+          f"{args.rel_width:g} x eps, delta_error = 1e-10; dp_accounting interval = {args.dpa_interval:g}, "
+          f"connect-the-dots; best of {args.repeats}; times CPU (wall); ratios of CPU times")
     if args.markdown:
         head = ["configuration", "CLT eps", "gdpproof bracket (rel. width, time)", "prv_accountant eps",
                 "dp_accounting eps", "time ratios (gdpproof / peer)"]
@@ -155,11 +186,11 @@ def main() -> None:
         for r in rows:
             cells = [r.cfg.label.replace("sigma", "σ"), f"{r.clt:.4f}",
                      f"[{r.bracket.lower:.4f}, {r.bracket.upper:.4f}] ({r.bracket.relative_width:.2%}, "
-                     f"{r.t_gdp:.2f} s)"]
+                     f"{r.t_gdp:.2f} s CPU, {r.t_gdp / r.t_fft:.0f} x one FFT squaring of {r.grid:,} points)"]
             for name in ("prv_accountant", "dp_accounting"):
                 if name in r.peers:
                     eps, t, _ = r.peers[name]
-                    cells.append(f"{eps:.4f} ({position(eps, r.bracket)}, {t:.2f} s)")
+                    cells.append(f"{eps:.4f} ({position(eps, r.bracket)}, {t:.2f} s CPU; {extra or 'no width'})")
                 else:
                     cells.append("not installed")
             cells.append(", ".join(f"{ratio(r.t_gdp, t)} {n}" for n, (_, t, _) in r.peers.items()) or "n/a")
@@ -169,10 +200,12 @@ def main() -> None:
             print(f"\n[{r.cfg.label}]")
             print(f"  CLT eps (dpsgd_mu)    {r.clt:.4f}")
             print(f"  gdpproof bracket      [{r.bracket.lower:.4f}, {r.bracket.upper:.4f}]  rel. width "
-                  f"{r.bracket.relative_width:.2%}  time {r.t_gdp:7.3f} s")
+                  f"{r.bracket.relative_width:.2%}  time {r.t_gdp:7.3f} s CPU ({r.wall_gdp:.3f} s wall)")
+            print(f"  limit                 one FFT squaring of the final grid ({r.grid:,} points): "
+                  f"{r.t_fft * 1e3:.2f} ms CPU; gdpproof = {r.t_gdp / r.t_fft:.0f} x it")
             for name, (eps, t, extra) in r.peers.items():
-                print(f"  {name:<21} {eps:.4f}  {position(eps, r.bracket):<24} time {t:7.3f} s  "
-                      f"gdpproof/{name} = {ratio(r.t_gdp, t)}  {extra}".rstrip())
+                print(f"  {name:<21} {eps:.4f}  {position(eps, r.bracket):<24} time {t:7.3f} s CPU "
+                      f"({r.walls[name]:.3f} s wall)  gdpproof/{name} = {ratio(r.t_gdp, t)}  {extra}".rstrip())
     by_t = {r.cfg.steps: r for r in rows if r.cfg.sigma == 1.0 and r.cfg.p == 0.01}
     if 1000 in by_t and 100000 in by_t:
         lo, hi = by_t[1000], by_t[100000]

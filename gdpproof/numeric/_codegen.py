@@ -35,7 +35,7 @@ from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import mu as MU
 from ..symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
 
-__all__ = ["kernels", "float_kernels", "source", "main"]
+__all__ = ["kernels", "fused_kernels", "float_kernels", "source", "main"]
 
 TARGET = Path(__file__).with_name("_kernels.py")
 
@@ -48,10 +48,20 @@ def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
         ("gaussian_dlog_dual_eps", "d log(GAUSSIAN_DUAL) / d epsilon",
          sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU)),
         ("gaussian_dlog_dual_mu", "d log(GAUSSIAN_DUAL) / d mu", sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU)),
-        # sympy simplifies the derivative to -e^epsilon Phi(-epsilon/mu - mu/2) (the phi terms
-        # cancel), so a Newton step on delta costs two erfc calls
-        ("gaussian_d_dual_eps", "d GAUSSIAN_DUAL / d epsilon, simplified",
-         sympy.simplify(sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS, MU)),
+    ]
+
+
+def fused_kernels() -> list[tuple[str, str, tuple[sympy.Expr, ...], tuple[sympy.Symbol, ...]]]:
+    """(name, meaning, expressions, arguments) of each arb kernel returning several values at
+    once, their common subexpressions computed once (only the solvers' Halley steps use these)."""
+    return [
+        # for Halley steps on delta: the derivatives unsimplified, so their erfc is the dual's
+        # second erfc (computed once) and the phi terms cost exp calls only; a step costs two
+        # erfcs, and from a float64 start one step reaches 30 digits
+        ("gaussian_dual_halley", "delta_mu(epsilon) and its first two epsilon-derivatives (unsimplified)",
+         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, EPS), sympy.diff(GAUSSIAN_DUAL, EPS, 2)), (EPS, MU)),
+        ("gaussian_dual_halley_mu", "delta_mu(epsilon) and its first two mu-derivatives (unsimplified)",
+         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, MU), sympy.diff(GAUSSIAN_DUAL, MU, 2)), (EPS, MU)),
     ]
 
 
@@ -61,6 +71,8 @@ def float_kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]
         ("gaussian_log_dual_float", "GAUSSIAN_LOG_DUAL in float64", GAUSSIAN_LOG_DUAL, (EPS, MU)),
         ("gaussian_dlog_dual_eps_float", "d GAUSSIAN_LOG_DUAL / d epsilon in float64",
          sympy.diff(GAUSSIAN_LOG_DUAL, EPS), (EPS, MU)),
+        ("gaussian_dlog_dual_mu_float", "d GAUSSIAN_LOG_DUAL / d mu in float64",
+         sympy.diff(GAUSSIAN_LOG_DUAL, MU), (EPS, MU)),
     ]
 
 
@@ -86,12 +98,28 @@ class _Printer:
         self.constants = constants  # module-level constant name -> source (shared between kernels)
         self.lines: list[str] = []
         self.count = 0
+        #: code -> temporary in scope: a repeated subexpression (sqrt(2), 1/mu) is computed once.
+        #: The ball is the same (arb operations are deterministic), so the kernel still returns
+        #: what compile_arb's tree returns.  A branch of a Piecewise sees the temporaries
+        #: computed before it, and its own are forgotten after it (:meth:`_branch`).
+        self.seen: dict[str, str] = {}
 
     def _tmp(self, code: str, indent: int) -> str:
+        if code in self.seen:
+            return self.seen[code]
         name = f"t{self.count}"
         self.count += 1
         self.lines.append("    " * indent + f"{name} = {code}")
+        self.seen[code] = name
         return name
+
+    def _branch(self, e: sympy.Basic, indent: int) -> str:
+        """``expr`` inside a conditional block: its temporaries go out of scope after it."""
+        outer = dict(self.seen)
+        try:
+            return self.expr(e, indent)
+        finally:
+            self.seen = outer
 
     def _constant(self, value: sympy.Expr, indent: int) -> str:
         if not self.arb:
@@ -173,6 +201,13 @@ class _Printer:
         raise TypeError(f"the kernel generator has no form for {name}: {e}")
 
     def _piecewise(self, e: sympy.Piecewise, indent: int) -> str:
+        outer = dict(self.seen)  # conditions after the first are computed inside blocks
+        try:
+            return self._piecewise_body(e, indent)
+        finally:
+            self.seen = outer
+
+    def _piecewise_body(self, e: sympy.Piecewise, indent: int) -> str:
         out = f"t{self.count}"
         self.count += 1
         if not self.arb:
@@ -180,11 +215,11 @@ class _Printer:
             for k, (value, cond) in enumerate(e.args):
                 pad = "    " * (indent + k)
                 if cond is sympy.true:
-                    self.lines.append(pad + f"{out} = {self.expr(value, indent + k)}")
+                    self.lines.append(pad + f"{out} = {self._branch(value, indent + k)}")
                     break
                 test = self._condition(cond, indent + k)
                 self.lines.append(pad + f"if {test}:")
-                self.lines.append("    " * (indent + k + 1) + f"{out} = {self.expr(value, indent + k + 1)}")
+                self.lines.append("    " * (indent + k + 1) + f"{out} = {self._branch(value, indent + k + 1)}")
                 self.lines.append(pad + "else:")
             else:
                 self.lines.append("    " * (indent + len(e.args)) + f"{out} = math.nan")
@@ -199,7 +234,7 @@ class _Printer:
             self.count += 1
             self.lines.append(pad + f"{verdict} = {self._condition(cond, level)}")
             self.lines.append(pad + f"if {verdict} is not False:")
-            inner = self.expr(value, level + 1)
+            inner = self._branch(value, level + 1)
             self.lines.append("    " * (level + 1) + f"{out} = {inner} if {out} is None else {out}.union({inner})")
             if cond is sympy.true:
                 break
@@ -220,16 +255,21 @@ class _Printer:
         raise TypeError(f"the kernel generator has no form for the condition {c}")
 
 
-def _function(name: str, meaning: str, expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...], arb: bool,
-              constants: dict[str, str]) -> str:
+def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...], symbols: tuple[sympy.Symbol, ...],
+              arb: bool, constants: dict[str, str]) -> str:
     printer = _Printer(symbols, arb, constants)
-    result = printer.expr(sympy.sympify(expr))
+    exprs = expr if isinstance(expr, tuple) else (expr,)
+    results = [printer.expr(sympy.sympify(e)) for e in exprs]
     kind = "flint.arb" if arb else "float"
     params = ", ".join(f"x{i}: {kind}" for i in range(len(symbols)))
     names = ", ".join(f"x{i} = {s}" for i, s in enumerate(symbols))
-    lines = [f"def {name}({params}) -> {kind}:", f'    """{meaning}; {names}.', "", f"    {expr}", '    """']
+    out = kind if len(exprs) == 1 else f"tuple[{', '.join([kind] * len(exprs))}]"
+    lines = [f"def {name}({params}) -> {out}:", f'    """{meaning}; {names}.', ""]
+    lines += [f"    {e}" for e in exprs] + ['    """']
     lines += printer.lines
-    lines.append(f"    return {result}" if not arb else f"    return {result} if isinstance({result}, flint.arb) else flint.arb({result})")
+    if arb:
+        results = [f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results]
+    lines.append(f"    return {', '.join(results)}")
     return "\n".join(lines)
 
 
@@ -260,8 +300,9 @@ def source() -> str:
     """The text of ``_kernels.py``."""
     constants: dict[str, str] = {}
     bodies = [_function(n, m, e, s, True, constants) for n, m, e, s in kernels()]
+    bodies += [_function(n, m, e, s, True, constants) for n, m, e, s in fused_kernels()]
     bodies += [_function(n, m, e, s, False, constants) for n, m, e, s in float_kernels()]
-    names = ", ".join(repr(n) for n, *_ in kernels() + float_kernels())
+    names = ", ".join(repr(n) for n, *_ in kernels() + fused_kernels() + float_kernels())  # type: ignore[operator]
     head = _HEADER.replace("{names}", names)
     consts = "".join(f"{k} = {v}\n" for k, v in sorted(constants.items()))
     return head + consts + "\n\n" + "\n\n\n".join(bodies) + "\n"

@@ -37,16 +37,26 @@ __all__ = [
 _lock = threading.RLock()
 
 
-@contextmanager
-def arb_precision(bits: int) -> Iterator[None]:
-    """Run arb arithmetic at ``bits`` of precision, restoring the previous precision after."""
-    with _lock:
-        saved = flint.ctx.prec
-        flint.ctx.prec = int(bits)
-        try:
-            yield
-        finally:
-            flint.ctx.prec = saved
+class arb_precision:
+    """Run arb arithmetic at ``bits`` of precision, restoring the previous precision after.
+
+    A class rather than a generator context manager: it is entered once per certified value,
+    and a generator's enter and exit cost several times an arb multiplication.
+    """
+
+    __slots__ = ("bits", "saved")
+
+    def __init__(self, bits: int) -> None:
+        self.bits = int(bits)
+
+    def __enter__(self) -> None:
+        _lock.acquire()
+        self.saved = flint.ctx.prec
+        flint.ctx.prec = self.bits
+
+    def __exit__(self, *exc: object) -> None:
+        flint.ctx.prec = self.saved
+        _lock.release()
 
 
 class _ContextPool(threading.local):

@@ -181,6 +181,53 @@ def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
     return _decimal(m, e, digits)
 
 
+#: Powers of ten as exact balls (an integer ball is exact at every precision).
+_TEN_POWERS: dict[int, flint.arb] = {}
+
+
+def _ten_power(k: int) -> flint.arb:
+    p = _TEN_POWERS.get(k)
+    if p is None:
+        p = flint.arb(10 ** k) if k >= 0 else flint.arb(flint.fmpq(1, 10 ** -k))
+        if len(_TEN_POWERS) < 4096 and k >= 0:
+            _TEN_POWERS[k] = p
+    return p
+
+
+def _decide_directed(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
+    """Directed rounding of a ball of moderate magnitude, away from 0, in arb and integers.
+
+    The decimal exponent e10 is guessed from the float midpoint; x * 10^(digits-1-e10) is then
+    formed in ball arithmetic (the product's ball contains the exact scaled value) and must lie
+    entirely in [10^(digits-1), 10^digits), which proves the guess; its floor (or ceiling) must be
+    one integer over the whole ball.  Anything else returns None and the caller takes the
+    Fraction route.  Only "up" and "down": a tie for "nearest" is for the exact route.
+    """
+    if rounding not in ("up", "down"):
+        return None
+    if x < 0:  # rounding -x the other way, then the sign back
+        value = _decide_directed(-x, digits, "down" if rounding == "up" else "up")
+        return None if value is None else value.copy_negate()  # exact (unary minus rounds to 28 digits)
+    if not (x > 0):
+        return None
+    pick = flint.arb.ceil if rounding == "up" else flint.arb.floor
+    f = float(x.mid())
+    if not (1e-300 < f < 1e300):
+        return None
+    e10 = math.floor(math.log10(f))
+    shift = digits - 1 - e10
+    scaled = x * _ten_power(shift) if shift >= 0 else x / _ten_power(-shift)
+    if not (scaled >= _ten_power(digits - 1) and scaled < _ten_power(digits)):
+        return None
+    m = pick(scaled).unique_fmpz()
+    if m is None:
+        return None
+    m, e = int(m), -shift
+    if m >= 10 ** digits:  # the ceiling carried into a new digit: 10^digits * 10^e
+        m, e = m // 10, e + 1
+    return Decimal(f"{m}E{e}")
+
+
 def _bad(name: str, value: Any, rule: str) -> Exception:
     from .._args import _bad as bad  # on error only (it loads sympy): one place formats argument errors
 
@@ -219,6 +266,10 @@ def certify_enclosure(
     while bits <= max_bits:
         with arb_precision(bits):
             box = enclose(bits)
+            if isinstance(box, flint.arb) and box.is_finite():
+                value = _decide_directed(box, digits, rounding)
+                if value is not None:
+                    return Certified(value, digits=digits, rounding=rounding, method="arb")
             if isinstance(box, flint.arb) and _is_extreme(box):
                 value = _decide_arb(box, digits, rounding)
                 if value is not None:
@@ -277,7 +328,8 @@ def certify_balls(
     unit_interval: bool = False,
 ) -> Certified:
     """Certify ``fn(*values)`` for a function of arb balls at exact ``values`` (ints, Fractions
-    or exact sympy numbers, turned into balls at each working precision).
+    or exact sympy numbers, turned into balls at each working precision; or exact arb balls,
+    such as a float's, which are exact at every precision and passed as they are).
 
     ``unit_interval=True`` states that the exact value is known to lie in [0, 1] (a
     probability), so the ball may be intersected with it: 1 - 1e-54000 then rounds up to 1
@@ -285,8 +337,17 @@ def certify_balls(
     cases no ball decides (see :func:`certify_enclosure`).
     """
 
+    if all(type(v) is flint.arb for v in values):
+        # exact balls (a float's): first the one evaluation that usually decides, without the
+        # general loop's machinery; undecided, the loop below starts over
+        _check_request(digits, rounding)
+        with arb_precision(working_bits(digits)):
+            value = _decide_directed(fn(*values), digits, rounding)
+        if value is not None:
+            return Certified(value, digits=digits, rounding=rounding, method="arb")
+
     def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction] | None:
-        args = [arb_from_exact(v) for v in values]
+        args = [v if type(v) is flint.arb else arb_from_exact(v) for v in values]
         out = fn(*args)
         if unit_interval and out.is_finite() and not (out <= 1):
             ends = arb_endpoints(out)  # near 1: a moderate magnitude, exact endpoints are cheap

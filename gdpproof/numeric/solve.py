@@ -1,8 +1,9 @@
 """Certified conversions between mu-GDP, (epsilon, delta)-DP and the Gaussian mechanism's sigma.
 
 Every solver here returns the decimal that is *proven* to be the exact answer rounded in the
-safe direction.  It finds a candidate quickly (Newton's method on the logarithm of delta, in
-ball arithmetic, from a bracket it widens itself), then certifies it with two sign checks in
+safe direction.  It finds a candidate quickly (a float64 root by safeguarded Newton, then one
+or two Halley steps on delta in ball arithmetic; outside the float range, Newton on the
+logarithm of delta from a bracket it widens itself), then certifies it with two sign checks in
 ball arithmetic: for a result rounded up, the candidate c satisfies the privacy condition and the
 decimal just below c does not; for a result rounded down, the reverse.  If a check cannot be
 decided at the current precision the precision doubles; if the candidate is off by a unit it
@@ -13,7 +14,8 @@ Thm. 8 (the analytic Gaussian mechanism, sigma = sensitivity / mu).
 
 The formulas are the sympy expressions of :mod:`gdpproof.symbolic.tradeoff` (GAUSSIAN_DUAL,
 GAUSSIAN_LOG_DUAL and their derivatives), run as the arb kernels generated from them ahead of
-time (:mod:`gdpproof.numeric._kernels`).  So delta from epsilon, epsilon from delta, mu and sigma
+time (:mod:`gdpproof.numeric._kernels`); float and int arguments go to arb as exact balls, with
+no Fraction on the way.  So delta from epsilon, epsilon from delta, mu and sigma
 from (epsilon, delta) import neither sympy nor scipy for plain arguments (int, float, Fraction,
 Decimal, decimal strings); sympy is loaded only for sympy arguments and for the conversions
 that compile other expressions (pure DP, error rates).
@@ -32,11 +34,13 @@ from ..errors import InvalidParameterError, PrecisionError, show
 from ._rational import is_sympy, nonnegative as _nonnegative_exact, positive as _positive_exact
 from ._rational import probability as _probability_exact, rational as _rational_exact
 from ._kernels import (
-    gaussian_d_dual_eps,
     gaussian_dlog_dual_eps,
     gaussian_dlog_dual_eps_float,
+    gaussian_dlog_dual_mu_float,
     gaussian_dlog_dual_mu,
     gaussian_dual,
+    gaussian_dual_halley,
+    gaussian_dual_halley_mu,
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
@@ -62,9 +66,6 @@ _DUAL = gaussian_dual
 _LOG_DUAL = gaussian_log_dual
 _DLOG_DUAL_EPS = gaussian_dlog_dual_eps
 _DLOG_DUAL_MU = gaussian_dlog_dual_mu
-#: d delta / d epsilon = -e^epsilon Phi(-epsilon/mu - mu/2): sympy simplifies the derivative of
-#: the shipped expression to this (the phi terms cancel), so Newton steps cost two erfc calls.
-_D_DUAL_EPS = gaussian_d_dual_eps
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,6 +87,22 @@ def _positive(name: str, value: Any) -> Fraction:
 
 def _probability(name: str, value: Any) -> Fraction:
     return _probability_exact(name, value)
+
+
+def _exact_ball(value: Any) -> flint.arb | None:
+    """A finite float or an int >= 0 as its exact ball (exact at every precision), else None.
+
+    The hot path of the conversions: no Fraction, no parser.  Everything else (negative, NaN,
+    strings, Fractions, sympy numbers) goes through the one parser of plain numbers
+    (:mod:`gdpproof._plain`), which also words the errors.
+    """
+    kind = type(value)
+    if kind is float:
+        if 0.0 <= value < math.inf:
+            return flint.arb(value)
+    elif kind is int and value >= 0:
+        return flint.arb(value)
+    return None
 
 
 def _sympy_number(v: Fraction) -> Any:
@@ -135,16 +152,20 @@ def _sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
     raise PrecisionError("could not decide a sign within the precision limit")
 
 
-def _neighbour(c: Fraction, digits: int, up: bool) -> Fraction:
-    """The next ``digits``-significant-digit decimal above (or below) the positive decimal c."""
-    if c == 0:
-        raise PrecisionError("cannot step below zero")
-    m, e = round_fraction(c, digits, "nearest")
+def _step(me: tuple[int, int], digits: int, up: bool) -> tuple[int, int]:
+    """The next ``digits``-significant-digit decimal above (or below) the positive decimal
+    m * 10^e, as (m, e) with 10^(digits-1) <= m < 10^digits."""
+    m, e = me
     if up:
-        return Fraction(m + 1) * Fraction(10) ** e
+        return (m + 1, e) if m + 1 < 10 ** digits else (10 ** (digits - 1), e + 1)
     if m == 10 ** (digits - 1):  # 1.000 -> 0.9999: the unit shrinks below a power of ten
-        return Fraction(10 ** digits - 1) * Fraction(10) ** (e - 1)
-    return Fraction(m - 1) * Fraction(10) ** e
+        return 10 ** digits - 1, e - 1
+    return m - 1, e
+
+
+def _value(me: tuple[int, int]) -> Fraction:
+    m, e = me
+    return Fraction(m * 10 ** e) if e >= 0 else Fraction(m, 10 ** -e)
 
 
 def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digits: int, rounding: str,
@@ -156,29 +177,26 @@ def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, dig
     otherwise (round down: largest admissible decimal).  The estimate is usually right to the
     last unit, and a few unit steps settle it; if not (an ill-conditioned boundary), the
     boundary is bracketed by galloping and bisection with certified tests, then settled.
+    Decimals are kept as integer pairs (m, e), value m * 10^e.
     """
-    c = _decimal_fraction(estimate, digits, rounding)
+    if estimate <= 0:
+        raise PrecisionError("the boundary is not positive")
+    c = round_fraction(estimate, digits, rounding)
     for attempt in range(2):
         for _ in range(6):
-            if c <= 0:
-                raise PrecisionError("the boundary is not positive")
-            if not ok(c):  # on the wrong side: one unit towards the admissible side
-                c = _neighbour(c, digits, up=increasing_ok)
+            if not ok(_value(c)):  # on the wrong side: one unit towards the admissible side
+                c = _step(c, digits, up=increasing_ok)
                 continue
-            beyond = _neighbour(c, digits, up=not increasing_ok)  # one unit further out
-            if beyond > 0 and ok(beyond):
+            beyond = _step(c, digits, up=not increasing_ok)  # one unit further out
+            if ok(_value(beyond)):
                 c = beyond
                 continue
-            return Certified(_decimal(*round_fraction(c, digits, "nearest"), digits), digits=digits,
-                             rounding=rounding, method="arb")
+            return Certified(_decimal(c[0], c[1], digits), digits=digits, rounding=rounding, method="arb")
         if attempt == 0:
-            c = _decimal_fraction(_bisect_boundary(c, ok, digits, increasing_ok), digits, rounding)
+            c = round_fraction(_bisect_boundary(_value(c), ok, digits, increasing_ok), digits, rounding)
+            if c[0] <= 0:
+                raise PrecisionError("the boundary is not positive")
     raise PrecisionError("the estimate of the boundary did not converge")
-
-
-def _decimal_fraction(x: Fraction, digits: int, rounding: str) -> Fraction:
-    m, e = round_fraction(x, digits, rounding)
-    return Fraction(m) * Fraction(10) ** e
 
 
 def _bisect_boundary(c: Fraction, ok: Callable[[Fraction], bool], digits: int, increasing_ok: bool) -> Fraction:
@@ -214,25 +232,39 @@ def _magnitude(x: flint.arb) -> int:
     return int(man).bit_length() + int(exp)
 
 
-def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.arb]], bits: int,
+def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bits: int,
             positive: bool = True, max_steps: int = 200) -> Fraction:
-    """Newton's method on midpoints (no rigour needed: the result is only a candidate).
+    """Newton's method on midpoints (no rigour needed: the result is only a candidate); Halley's
+    when ``step`` returns the second derivative too, (g, g', g'').
 
-    Runs ``bits`` of precision plus what the start's magnitude costs in cancellation (delta at
-    mu = 1e-300 cancels 1000 bits), so tiny roots are found as easily as ordinary ones.
+    Runs ``bits`` of precision (which carries 32 bits of margin over the digits) plus 8, plus
+    what the start's magnitude costs in cancellation (delta at mu = 1e-300 cancels 1000 bits),
+    so tiny roots are found as easily as ordinary ones.  (Not 32 more: arb's erfc costs twice
+    as much from about 148 bits, and a candidate needs no more than its digits.)
     """
-    extra = 32 + max(0, -_magnitude(x0))
+    extra = 8 + max(0, -_magnitude(x0))
     with arb_precision(bits + extra):
         x = x0
+        order = None
         for _ in range(max_steps):
-            g, dg = step(x)
+            g, dg, *more = step(x)
             if not (g.is_finite() and dg.is_finite()) or dg.is_zero():
                 break
-            new = (x - g / dg).mid()
+            if order is None:
+                # convergence of order k: a step of size s leaves an error about C s^k, so a step
+                # below 2^-(bits/k - 8) leaves one far below the candidate's last decimal (bits
+                # carries 32 bits of margin over the digits); a candidate a unit off costs the
+                # certification one more sign check, never a wrong digit
+                order = 3 if more else 2
+                tolerance = flint.arb(2) ** (-(bits + 8) // order + 8)
+            if more and more[0].is_finite():
+                denominator = 2 * dg * dg - g * more[0]
+                new = (x - 2 * g * dg / denominator).mid() if not denominator.is_zero() else (x - g / dg).mid()
+            else:
+                new = (x - g / dg).mid()
             if positive and new <= 0:
                 new = (x / 2).mid()
-            # quadratic convergence: a step below sqrt of the target leaves an error below it
-            done = abs(new - x) <= abs(x) * flint.arb(2) ** (-(bits + 8) // 2 - 8)
+            done = abs(new - x) <= abs(x) * tolerance
             x = new
             if done:
                 break
@@ -242,36 +274,65 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, flint.ar
     return ends[0]
 
 
-def _float_log_dual() -> tuple[Callable[[float, float], float], Callable[[float, float], float]]:
-    """log delta and its epsilon-derivative as float code, generated from the same expression."""
-    return gaussian_log_dual_float, gaussian_dlog_dual_eps_float
+def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, increasing: bool,
+                span: tuple[float, float]) -> float | None:
+    """A float64 root of the monotone g inside ``span`` by safeguarded Newton; None if none is
+    found there.
 
-
-def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
-    """A float64 estimate of the root by safeguarded Newton; None outside the float range."""
-    if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
-        return None
-    f, df = _float_log_dual()
+    The root is bracketed from 1 by doubling or halving until g changes sign; Newton then runs
+    inside the bracket, bisecting when a step leaves it, and stops when a step falls below 1e-8
+    relative (the error is then about its square: float noise).  Only a starting point for
+    ball Newton, which the certification checks.
+    """
     try:
-        lo, hi = 0.0, 1.0
-        while f(hi, mu) > log_target:
-            lo, hi = hi, hi * 2
-            if hi > 1e7:
+        a = 1.0
+        ga = g(a)
+        if ga == 0:
+            return a
+        sign = ga > 0
+        factor = 0.5 if sign == increasing else 2.0  # towards the root
+        b = a
+        while (g(b) > 0) == sign:
+            a, b = b, b * factor
+            if not span[0] <= b <= span[1]:
                 return None
-        x = hi
+        lo, hi = (a, b) if a < b else (b, a)
+        glo_positive = sign if lo == a else not sign
+        x = b
         for _ in range(60):
-            g = f(x, mu) - log_target
-            if g > 0:
+            gx = g(x)
+            if gx == 0:
+                return x
+            if (gx > 0) == glo_positive:
                 lo = x
             else:
                 hi = x
-            step = x - g / df(x, mu)
-            x = step if lo < step < hi else (lo + hi) / 2
-            if hi - lo <= 1e-15 * hi or abs(g) < 1e-15:
+            step = x - gx / dg(x)
+            inside = lo < step < hi
+            converged = inside and abs(step - x) <= 1e-8 * abs(x)
+            x = step if inside else (lo + hi) / 2
+            if converged or hi - lo <= 1e-15 * hi:
                 break
         return x if math.isfinite(x) and x > 0 else None
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
+
+
+def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
+    """A float64 estimate of epsilon with log delta_mu(epsilon) = log_target; None outside the
+    float range."""
+    if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
+        return None
+    return _float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
+                       lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7))
+
+
+def _float_mu_guess(eps: float, log_target: float) -> float | None:
+    """A float64 estimate of mu with log delta_mu(eps) = log_target; None outside the float range."""
+    if not (0 < eps <= 1e3) or not (-700 < log_target < 0):
+        return None
+    return _float_root(lambda x: gaussian_log_dual_float(eps, x) - log_target,
+                       lambda x: gaussian_dlog_dual_mu_float(eps, x), increasing=True, span=(1e-3, 1e3))
 
 
 def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
@@ -320,6 +381,11 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     Certified('9.744331372E-348', digits=10, rounding='up')
     """
     _check_request(digits, "up")
+    bm, be = _exact_ball(mu), _exact_ball(epsilon)
+    if bm is not None and be is not None and bm > 0:  # floats and ints: straight to balls
+        return certify_balls(_DUAL, (be, bm), digits=digits, rounding="up", unit_interval=True,
+                             exact=lambda: _exact_gaussian(False, Fraction(epsilon), Fraction(mu)),
+                             what=lambda: f"delta at mu={show(Fraction(mu))}, epsilon={show(Fraction(epsilon))}")
     if is_sympy(mu):
         return _delta_of_sympy_mu(mu, epsilon, digits)
     m = _nonneg("mu", mu)
@@ -384,6 +450,19 @@ def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) ->
 # ---------------------------------------------------------------------------------------------
 
 
+def _clearly_positive_root(mu: float, log_delta: float) -> bool:
+    """Whether delta_mu(0) is far above the target by float64 (a 1e-6 relative margin), so the
+    certified test at epsilon = 0 may be skipped.  Only a cost decision: the answer's own two
+    sign checks prove it (delta above the target just below the answer means delta_mu(0) is too,
+    by monotonicity), and a wrong "yes" here only makes the certification refuse, never lie."""
+    if not (1e-3 <= mu <= 1e3 and -690 < log_delta < 0):
+        return False
+    try:
+        return gaussian_log_dual_float(0.0, mu) > log_delta + 1e-6
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+
+
 def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fraction | None) -> Fraction:
     """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified).
 
@@ -392,9 +471,10 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fracti
     """
     guess = _float_epsilon_guess(float(mf), float(log_target.mid())) if mf < 10**300 else None
     if guess is not None and target is not None:
-        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
             am = arb_of_fraction(mf)  # made here, at the Newton precision
-            return _DUAL(x, am) - arb_of_fraction(target), _D_DUAL_EPS(x, am)
+            value, slope, curve = gaussian_dual_halley(x, am)  # two erfcs: the derivatives share one
+            return value - arb_of_fraction(target), slope, curve
 
         return _newton(flint.arb(guess), delta_step, bits)
 
@@ -431,7 +511,9 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     if d == 0:
         return _inf(digits, "up")
     mf, df = m, d
-    if _delta_le(mf, Fraction(0), df, digits):
+    mu_float = float(mf) if mf < 10**300 else math.inf
+    log_delta_float = math.log(df.numerator) - math.log(df.denominator)  # no underflow below 1e-308
+    if not _clearly_positive_root(mu_float, log_delta_float) and _delta_le(mf, Fraction(0), df, digits):
         return _zero(digits, "up")
     bits = working_bits(digits)
     with arb_precision(bits + 64):
@@ -485,8 +567,17 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
 
 
 def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
+    """An estimate of the mu with delta_mu(ef) = df (not certified): ball Newton on delta from a
+    float64 root when one exists, else on log delta from a bracket found by halving."""
     with arb_precision(bits + 64):
         log_target = arb_of_fraction(df).log()
+    guess = _float_mu_guess(float(ef), float(log_target.mid())) if ef < 10**300 else None
+    if guess is not None:
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
+            value, slope, curve = gaussian_dual_halley_mu(arb_of_fraction(ef), x)  # two erfcs
+            return value - arb_of_fraction(df), slope, curve
+
+        return _newton(flint.arb(guess), delta_step, bits)
 
     def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
         ae = arb_of_fraction(ef)

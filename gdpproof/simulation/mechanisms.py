@@ -92,6 +92,11 @@ class GaussianMechanism(Mechanism):
         for step in range(self.steps):
             for start in range(0, n, rows):
                 m = min(rows, n - start)
+                if self.dim == 1 and step == 0:  # drawn in place: no temporary, no copy
+                    z = rng.standard_normal(m, out=out[start:start + m])
+                    z *= c[0]
+                    z += const
+                    continue
                 if self.dim == 1:
                     z = rng.standard_normal(m)
                     z *= c[0]
@@ -197,7 +202,7 @@ class UserMechanism(Mechanism):
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         out = (self.sample_p if law == "P" else self.sample_q)(rng, n)
-        s = np.asarray(self.score(out), dtype=float).reshape(-1)
+        s = np.array(self.score(out), dtype=float).reshape(-1)  # a copy: the runner sorts it in place
         if s.shape != (n,):
             raise InvalidParameterError(f"score returned {s.shape[0]} values for {n} outputs")
         return s

@@ -144,3 +144,35 @@ def test_an_exact_value_outside_the_proven_enclosure_is_refused():
 
     with pytest.raises(gdpproof.PrecisionError):
         certify_enclosure(enclose, digits=2, rounding="down", exact=lambda: sympy.Rational(7, 40))
+
+
+def test_directed_rounding_in_arb_equals_the_fraction_route():
+    # certify_enclosure rounds most balls by scaling in arb (_decide_directed); where that
+    # decides, it must give exactly the decimal the exact-Fraction route gives
+    import random
+
+    import flint
+
+    from gdpproof.numeric._mp import arb_endpoints, arb_precision
+    from gdpproof.numeric.certified import _decide, _decide_directed
+
+    rng = random.Random(5)
+    decided = 0
+    for _ in range(3000):
+        digits = rng.choice([1, 2, 5, 15, 30, 50])
+        with arb_precision(rng.choice([40, 64, 132, 300])):
+            if rng.random() < 0.3:  # short decimals: balls around an exact d-digit value
+                mid = flint.arb(rng.randint(1, 10**digits)) * flint.arb(10) ** rng.randint(-20, 20)
+            else:
+                mid = flint.arb(rng.uniform(1, 10)) * flint.arb(10) ** rng.randint(-300, 300)
+            mid = mid if rng.random() < 0.7 else -mid
+            x = flint.arb(mid.mid(), flint.arb(2) ** rng.randint(-400, -5) * abs(mid).mid())
+            for rounding in ("up", "down"):
+                fast = _decide_directed(x, digits, rounding)
+                if fast is None:
+                    continue
+                decided += 1
+                lo, hi = arb_endpoints(x)
+                slow = _decide(lo, hi, digits, rounding)
+                assert slow is not None and str(fast) == str(slow), (x, digits, rounding, fast, slow)
+    assert decided > 1500  # the fast route is taken (wide balls decide on neither route)

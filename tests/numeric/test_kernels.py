@@ -71,3 +71,17 @@ def test_float_kernel_close_to_balls(name, meaning, expr, symbols):
             exact = float(compiled(flint.arb(e), flint.arb(m)).mid())
         got = kernel(e, m)
         assert math.isclose(got, exact, rel_tol=1e-11, abs_tol=1e-300), (name, e, m, got, exact)
+
+
+@pytest.mark.parametrize("name, meaning, exprs, symbols", _codegen.fused_kernels())
+def test_fused_kernel_equals_each_compiled_expression(name, meaning, exprs, symbols):
+    kernel = getattr(_kernels, name)
+    compiled = [arb_function(e, symbols) for e in exprs]
+    for bits in (64, 200):
+        with arb_precision(bits):
+            for e, m in POINTS:
+                args = (arb_of_fraction(e), arb_of_fraction(m))
+                got = kernel(*args)
+                assert len(got) == len(compiled)
+                for value, fn in zip(got, compiled):
+                    assert _key(value) == _key(fn(*args)), (name, bits, e, m)

@@ -193,3 +193,17 @@ def test_tiny_noise_subsampled_statistic_does_not_overflow():
 def test_seed_is_required():
     with pytest.raises(ValueError, match="seed=None"):
         simulate(GaussianMechanism(), 10, seed=None)
+
+
+def test_threshold_counts_are_exact_with_ties():
+    # the runner counts #{s <= tau} and #{s < tau} by one search plus a second only where a draw
+    # equals tau: compared with the direct count on draws full of ties (rounded normals)
+    from gdpproof.simulation.runner import _le_lt
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        s = np.sort(np.round(rng.standard_normal(rng.integers(0, 300)) * 3, int(rng.integers(0, 3))))
+        taus = np.unique(np.round(rng.standard_normal(rng.integers(1, 40)) * 3, int(rng.integers(0, 3))))
+        le, lt = _le_lt(s, taus)
+        assert (le == (s[:, None] <= taus).sum(axis=0)).all()
+        assert (lt == (s[:, None] < taus).sum(axis=0)).all()

@@ -315,16 +315,16 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
 
     Examples
     --------
-    The smallest sigma, to 3 digits, for (2, 1e-5)-DP over 1000 steps at q = 0.01:
+    The smallest sigma, to 3 digits, for (2, 1e-5)-DP over 100 steps at q = 0.1:
 
     >>> from gdpproof import calibrate
-    >>> c = calibrate(2, "1e-5", sample_rate="0.01", steps=1000, digits=3)
+    >>> c = calibrate(2, "1e-5", sample_rate="0.1", steps=100, digits=3)
     >>> c.text, c.rounding, c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
-    ('0.962', 'up', True)
+    ('2.26', 'up', True)
     >>> c.text_of(c.neighbour)
-    '0.961'
+    '2.25'
     >>> c
-    Calibration(noise_multiplier=0.962 (rounded up), eps in [1.97754, 1.99592] <= 2 at delta=1E-5)
+    Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97668, 1.99484] <= 2 at delta=1E-5)
     """
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:

@@ -35,7 +35,7 @@ from typing import Any
 
 import sympy
 
-from ._args import _bad, nonnegative, probability
+from ._args import _bad, exact, probability
 from ._version import __version__
 from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
 from .mechanisms import (
@@ -591,8 +591,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     mechanism : Mechanism
         What ran (:mod:`gdpproof.mechanisms`).
     delta, epsilon : real
-        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``
-        >= 0, the smallest delta.
+        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``,
+        the smallest delta (any real epsilon on the exact routes: delta(eps) >= 1 - e^eps > 0 at
+        eps < 0, where the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1).
     digits : int or None
         Significant digits of the reported numbers: certified digits on the exact routes (30 by
         default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
@@ -643,9 +644,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             raise _bad("delta", delta, "must be in (0, 1)")
     else:
         given = "epsilon"
-        value = nonnegative("epsilon", epsilon, symbolic=False)
-        if not value.is_finite:
-            raise _bad("epsilon", epsilon, "must be a finite number >= 0")
+        # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
+        # the exact routes evaluate it there, the bracket route refuses it
+        value = exact("epsilon", epsilon, symbolic=False)
     if not value.is_Rational:
         raise _bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
     value = sympy.Rational(value)
@@ -678,6 +679,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
+        if given == "epsilon" and value < 0:
+            reasons.append("bracket: epsilon < 0 is evaluated on the exact routes only")
+            continue
         try:
             parts, doubles, revealing = _losses(mechanism)
         except NotSupportedError as exc:

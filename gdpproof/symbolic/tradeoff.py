@@ -184,8 +184,10 @@ class TradeOff:
     def delta(self, epsilon: Any, *, digits: int = 30) -> "Certified":
         """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (a privacy loss).
 
-        f-DP implies (epsilon, delta(epsilon))-DP for every epsilon >= 0, and no smaller delta
-        holds at that epsilon when f is symmetric (Dong–Roth–Su Prop. 2.12).  For the Gaussian
+        f-DP implies (epsilon, delta(epsilon))-DP for every real epsilon, and no smaller delta
+        holds at that epsilon when f is symmetric (Dong–Roth–Su Prop. 2.12).  At epsilon < 0
+        the statement P(S) <= e^eps Q(S) + delta is still meaningful (delta >= 1 - e^eps there;
+        e.g. delta(-eps) = 1 - e^-eps + e^-eps delta(eps) for symmetric f) and papers tabulate it.  For the Gaussian
         family the closed form of Cor. 2.13 is used; for the others, a certified concave
         maximisation of the convex conjugate.
 

@@ -407,7 +407,7 @@ def test_account_composes_any_mechanism(capsys, tmp_path):
     (["account", "--mechanism", "gaussian:sigma=1", "--sigma", "1", "--delta", "1e-5"], "give the mechanism one way"),
     (["account", "--mechanism", "gaussian:sigma=1"], "give --delta"),
     (["account", "--mechanism", "gaussian:sigma=1", "--delta", "1e-5", "--eps", "1"], "give one"),
-    (["account", "--mechanism", "gaussian:sigma=1", "--eps", "-1"], "--eps='-1'"),
+    (["account", "--mechanism", "gaussian:sigma=1", "--eps", "nan"], "--eps='nan'"),
     (["account", "--mechanism", "gaussian:sigma=1", "--delta", "2"], "--delta='2'"),
     (["account", "--mechanism", "laplace:scale=1,times=3", "--delta", "1e-5", "--route", "exact-finite"],
      "no route accounts"),

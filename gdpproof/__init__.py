@@ -39,8 +39,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "calibrate", "Calibration",
     ),
     "mechanisms": (
-        "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "PureDP", "EpsDelta",
-        "PoissonSampled", "Composed", "Repeated", "dpsgd", "dpsgd_schedule", "Schedule",
+        "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
+        "EpsDelta", "PoissonSampled", "Composed", "Repeated", "dpsgd", "dpsgd_schedule", "Schedule",
     ),
     "audit": (
         "MechanismAudit", "audit_mechanism",
@@ -99,6 +99,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         GDP,
         Composed,
         EpsDelta,
+        FiniteMechanism,
         GaussianMechanism,
         LaplaceMechanism,
         PoissonSampled,
@@ -241,6 +242,7 @@ __all__ = [
     "GDP",
     "Composed",
     "EpsDelta",
+    "FiniteMechanism",
     "GaussianMechanism",
     "LaplaceMechanism",
     "PoissonSampled",

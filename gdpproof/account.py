@@ -35,13 +35,14 @@ from typing import Any
 
 import sympy
 
-from ._args import _bad, nonnegative, probability
+from ._args import _bad, exact, probability
 from ._plain import short_number
 from ._version import __version__
 from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
 from .mechanisms import (
     GDP,
     EpsDelta,
+    FiniteMechanism,
     GaussianMechanism,
     Mechanism,
     PureDP,
@@ -52,7 +53,17 @@ from .mechanisms import (
 from .numeric.bound import Bound, assumptions_of
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
-from .numeric.finite import MAX_ATOMS, atom_count, finite_delta, infinite_mass_bounds, infinite_mass_lower
+from .numeric.finite import (
+    MAX_ATOMS,
+    FiniteAtom,
+    atom_count,
+    finite_delta,
+    infinite_mass_bounds,
+    infinite_mass_lower,
+    pairs_delta,
+    pairs_infinite_mass,
+    pairs_table_size,
+)
 from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
 from .numeric.pld import EXACT_ROUTE, ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
 from .numeric.profile import epsilon_from_profile
@@ -377,6 +388,8 @@ def _closed_form(m: Mechanism) -> TradeOff | None:
 def _finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | None:
     groups = []
     for leaf, n in m.leaves():
+        if isinstance(leaf, RandomizedResponse) and leaf.k != 2:
+            return None
         if isinstance(leaf, (RandomizedResponse, PureDP)):
             groups.append((leaf.epsilon, sympy.Integer(0), n))
         elif isinstance(leaf, EpsDelta):
@@ -384,6 +397,33 @@ def _finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | N
         else:
             return None
     return groups
+
+
+def _finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]], bool] | None:
+    """The leaves as finite pairs for :func:`~gdpproof.numeric.finite.pairs_delta` (each atom's
+    likelihood ratio written as r e^{c eps_j}), and whether every pair is symmetric; None when
+    some leaf's loss is not finitely supported."""
+    eps_index: dict[sympy.Expr, int] = {}
+    leaves = []
+    symmetric = True
+    for leaf, n in m.leaves():
+        if isinstance(leaf, FiniteMechanism):
+            atoms = tuple((a, b, None if b == 0 else Fraction(int((a / b).p), int((a / b).q)), 0, 0)
+                          for a, b in leaf.masses())
+            symmetric = symmetric and leaf.symmetric()
+        elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)):
+            k = leaf.k if isinstance(leaf, RandomizedResponse) else 2
+            j = eps_index.setdefault(leaf.epsilon, len(eps_index))
+            keep = 1 - leaf.delta if isinstance(leaf, EpsDelta) else sympy.Integer(1)
+            rr = RandomizedResponse(leaf.epsilon, k).masses()
+            # the outputs: the first true value (ratio e^eps), the second (e^-eps), the k - 2 others (1)
+            atoms = tuple((keep * a, keep * b, Fraction(1), c, j) for (a, b), c in zip(rr, (1, -1, 0)))
+            if isinstance(leaf, EpsDelta) and leaf.delta != 0:
+                atoms += ((leaf.delta, sympy.Integer(0), None, 0, 0), (sympy.Integer(0), leaf.delta, Fraction(0), 0, 0))
+        else:
+            return None
+        leaves.append((atoms, n))
+    return leaves, symmetric
 
 
 def _losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool, list[tuple[sympy.Expr, sympy.Expr, int]]]:
@@ -430,13 +470,24 @@ def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int
     return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, floor=1 - f0), mu_c
 
 
-def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> Certified:
+def _by_profile(delta_at: Any, floor: Any, given: str, value: sympy.Expr, digits: int) -> Certified:
+    """delta at ``value`` (``delta_at(eps, digits)``), or the smallest eps with delta(eps) <= value
+    (``floor()`` a proven lower bound on delta at every eps)."""
     if given == "epsilon":
-        return finite_delta(groups, value, digits=digits)
+        return delta_at(value, digits)
     target = Fraction(int(value.p), int(value.q))
-    return epsilon_from_profile(lambda x, d: finite_delta(groups, sympy.Rational(x.numerator, x.denominator),
-                                                          digits=d), target, digits=digits,
-                                floor=infinite_mass_lower(groups))
+    return epsilon_from_profile(lambda x, d: delta_at(sympy.Rational(x.numerator, x.denominator), d), target,
+                                digits=digits, floor=floor())
+
+
+def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> Certified:
+    return _by_profile(lambda e, d: finite_delta(groups, e, digits=d), lambda: infinite_mass_lower(groups),
+                       given, value, digits)
+
+
+def _exact_pairs(leaves: list, given: str, value: sympy.Expr, digits: int) -> Certified:
+    return _by_profile(lambda e, d: pairs_delta(leaves, e, digits=d), lambda: pairs_infinite_mass(leaves),
+                       given, value, digits)
 
 
 def _double(x: Fraction, up: bool) -> float:
@@ -558,8 +609,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     mechanism : Mechanism
         What ran (:mod:`gdpproof.mechanisms`).
     delta, epsilon : real
-        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``
-        >= 0, the smallest delta.
+        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``,
+        the smallest delta (any real epsilon on the exact routes: delta(eps) >= 1 - e^eps > 0 at
+        eps < 0, where the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1).
     digits : int or None
         Significant digits of the reported numbers: certified digits on the exact routes (30 by
         default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
@@ -610,9 +662,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             raise _bad("delta", delta, "must be in (0, 1)")
     else:
         given = "epsilon"
-        value = nonnegative("epsilon", epsilon, symbolic=False)
-        if not value.is_finite:
-            raise _bad("epsilon", epsilon, "must be a finite number >= 0")
+        # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
+        # the exact routes evaluate it there, the bracket route refuses it
+        value = exact("epsilon", epsilon, symbolic=False)
     if not value.is_Rational:
         raise _bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
     value = sympy.Rational(value)
@@ -630,12 +682,24 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         if r == "exact-finite":
             groups = _finite_groups(mechanism)
             if groups is None:
-                reasons.append("exact-finite: some privacy loss is not finitely supported")
-                continue
+                pairs = _finite_pairs(mechanism)
+                if pairs is None:
+                    reasons.append("exact-finite: some privacy loss is not finitely supported")
+                    continue
+                try:
+                    pairs_table_size(pairs[0])
+                except NotSupportedError as exc:
+                    reasons.append(f"exact-finite: {exc}")
+                    continue
+                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, value, digits),
+                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits)
             if atom_count(groups) > MAX_ATOMS:
                 reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
+        if given == "epsilon" and value < 0:
+            reasons.append("bracket: epsilon < 0 is evaluated on the exact routes only")
+            continue
         try:
             parts, doubles, revealing = _losses(mechanism)
         except NotSupportedError as exc:

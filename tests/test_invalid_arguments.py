@@ -65,8 +65,8 @@ BAD = [
     ("rounding=sideways", lambda: G.evaluate(0.5, rounding="sideways"), "rounding", "sideways"),
     ("inverse_at rounding=sideways", lambda: G.inverse_at(0.5, rounding="sideways"), "rounding", "sideways"),
     # delta(epsilon)
-    ("delta() epsilon=-1", lambda: G.delta(-1), "epsilon", "-1"),
-    ("laplace delta() epsilon=-1", lambda: gdpproof.laplace(1).delta(-1), "epsilon", "-1"),
+    ("delta() epsilon=nan", lambda: G.delta(float("nan")), "epsilon", "nan"),
+    ("laplace delta() epsilon=inf", lambda: gdpproof.laplace(1).delta(float("inf")), "epsilon", "inf"),
     ("delta() epsilon=nan", lambda: G.delta(float("nan")), "epsilon", "nan"),
     # mu_from_points
     ("points=[]", lambda: gdpproof.mu_from_points([]), "points", "[]"),
@@ -94,7 +94,8 @@ BAD = [
     ("subsample f=1", lambda: gdpproof.subsample(1, 0.5), "f", "1"),
     ("subsample non-symmetric p=1.5", lambda: gdpproof.subsample(NON_SYMMETRIC, 1.5), "p", "1.5"),
     ("envelope alpha=-0.1", lambda: gdpproof.subsample(NON_SYMMETRIC, "0.5").evaluate(-0.1), "alpha", "-0.1"),
-    ("envelope delta epsilon=-1", lambda: gdpproof.subsample(NON_SYMMETRIC, "0.5").delta(-1), "epsilon", "-1"),
+    ("envelope delta epsilon=nan", lambda: gdpproof.subsample(NON_SYMMETRIC, "0.5").delta(float("nan")), "epsilon",
+     "nan"),
     ("berry_esseen n=0", lambda: gdpproof.berry_esseen(G, n=0), "n", "0"),
     ("berry_esseen fs=[]", lambda: gdpproof.berry_esseen([]), "fs", "[]"),
     ("functionals digits=0", lambda: gdpproof.functionals(G, digits=0), "digits", "0"),

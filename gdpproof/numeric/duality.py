@@ -14,7 +14,7 @@ from typing import Any
 import flint
 import sympy
 
-from .._args import exact, nonnegative
+from .._args import exact
 from ..errors import InvalidParameterError, PrecisionError, SymbolicError, show
 from ..symbolic import duality as sd
 from ..symbolic.parse import formula
@@ -37,12 +37,18 @@ __all__ = [
     "tradeoff_from_delta",
 ]
 
+#: Families whose ``dual_template`` holds at every real epsilon: the Gaussian closed form (DRS Cor.
+#: 2.13, whose derivation does not use eps >= 0) and the hockey-stick sums of finite pairs.
+ALL_REAL_DUALS = frozenset({"gaussian", "k_randomized_response", "finite"})
+
 #: tightest_mu searches alpha in [Phi(-Z), Phi(Z)]; Phi(-10) is about 7.6e-24.
 TAIL_Z = 10
 
 
 def _epsilon(value: Any) -> sympy.Expr:
-    return nonnegative("epsilon", value, symbolic=False)
+    """epsilon for delta(epsilon): any finite real number (the duality delta(eps) = 1 + f*(-e^eps)
+    holds for every real eps; DRS Prop. 2.12)."""
+    return exact("epsilon", value, symbolic=False)
 
 
 def _compiled(f: Any, expr: sympy.Expr) -> tuple[Any, tuple]:
@@ -154,7 +160,7 @@ def _envelope_delta_is_zero(f: Any, e: sympy.Expr) -> bool:
     from ..symbolic.special import symmetrized
 
     node = f.expr
-    if not isinstance(node, symmetrized):
+    if not isinstance(node, symmetrized) or e < 0:  # at eps < 0, delta >= 1 - e^eps > 0
         return False
     try:
         at_zero, left, right = (c.xreplace({EPS: e}) for c in sd.envelope_pure_dp_conditions(node.args[0]))
@@ -177,6 +183,32 @@ def _envelope_delta_is_zero(f: Any, e: sympy.Expr) -> bool:
     return True
 
 
+def _reflected_delta(f: Any, e: sympy.Expr, digits: int) -> Certified:
+    """delta(e) at e < 0 for symmetric f: delta(e) = 1 - e^e + e^e delta(-e).
+
+    Proof: for a pair (P, Q) with T(P, Q) = f, sum (P - e^e Q)_+ = sum (P - e^e Q) + sum (e^e Q - P)_+
+    = 1 - e^e + e^e sum (Q - e^-e P)_+, and the last sum is the profile of T(Q, P) = f^{-1} = f at
+    -e (DRS Prop. 2.12 for the profile of a trade-off function).  delta(-e) is certified to more
+    digits and enters as the interval between its decimal and the decimal one unit below."""
+    for extra in (10, 40):
+        d = delta_value(f, -e, digits=digits + extra)
+        hi = d.to_fraction()
+        lo = max(Fraction(0), hi - Fraction(10) ** (d.adjusted() - (digits + extra) + 1)) if hi > 0 else hi
+
+        def enclose(bits: int, lo: Fraction = lo, hi: Fraction = hi) -> flint.arb:
+            x = arb_from_exact(e).exp()
+            mid = (arb_of_fraction(lo) + arb_of_fraction(hi)) / 2
+            ball = mid.union(arb_of_fraction(lo)).union(arb_of_fraction(hi))
+            return 1 - x + x * ball
+
+        try:
+            return certify_enclosure(enclose, digits=digits, rounding="up", max_bits=4 * working_bits(digits + extra),
+                                     what=lambda: f"delta of {f!r} at epsilon={show(e)}")
+        except PrecisionError:
+            continue
+    raise PrecisionError(f"could not certify {digits} digits of the delta of {f!r} at epsilon={show(e)}")
+
+
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (see TradeOff.delta)."""
     _check_request(digits, "up")
@@ -184,7 +216,11 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     syms, vals = f._numeric_params()
     if _envelope_delta_is_zero(f, e):
         return Certified(0, digits=digits, rounding="up", method="exact")
-    if f.dual_template is not None:
+    if e < 0 and f.name not in ALL_REAL_DUALS and f.symmetric:
+        return _reflected_delta(f, e, digits)
+    # the closed-form duals are derived for eps >= 0 (Laplace's, for one, is wrong below -mu); at
+    # eps < 0 only those written for every real eps are used, the conjugate elsewhere
+    if f.dual_template is not None and (e >= 0 or f.name in ALL_REAL_DUALS):
         return certify(f.dual_template, (EPS_PRIME, *syms), (e, *vals), digits=digits, rounding="up",
                        what=lambda: f"delta of {f!r} at epsilon={show(e)}", unit_interval=True)
     inner = _conjugate_enclosure(f, lambda: -arb_from_exact(e).exp())

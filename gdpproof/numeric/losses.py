@@ -39,7 +39,8 @@ from ._mp import arb_from_exact, arb_precision
 from .bound import _down, _up
 from .certify import arb_function
 
-__all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "LaplaceLoss",
+__all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
+           "LaplaceLoss",
            "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "loss_from_law", "rounded_exactly"]
 
 #: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).
@@ -358,6 +359,21 @@ class RandomizedResponseLoss(CompiledLoss):
         super().__init__(sl.randomized_response_loss(_exact_float("eps", self.eps)))
 
 
+class KRandomizedResponseLoss(CompiledLoss):
+    """k-ary randomized response with parameter eps: L in {-eps, 0, eps} (three atoms,
+    :data:`gdpproof.symbolic.losses.K_RANDOMIZED_RESPONSE`); k = 2 is :class:`RandomizedResponseLoss`."""
+
+    def __init__(self, eps: float, k: float) -> None:
+        self.eps = float(positive("eps", eps))
+        if not math.isfinite(self.eps) or self.eps > 700:
+            raise _bad("eps", eps, "must be a finite number in (0, 700]")
+        if not (float(k).is_integer() and 2 <= k <= 2**53):
+            raise _bad("k", k, "must be an integer in [2, 2^53]")
+        self.k = int(k)
+        self.name = f"k_randomized_response(eps={self.eps!r}, k={self.k})"
+        super().__init__(sl.k_randomized_response_loss(_exact_float("eps", self.eps), sympy.Integer(self.k)))
+
+
 class LaplaceLoss(CompiledLoss):
     """P = Laplace(0, 1), Q = Laplace(mu, 1): L in [-mu, mu] with atoms at both ends.
 
@@ -432,6 +448,7 @@ def _x_kernel() -> Callable[..., np.ndarray]:
 _BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {
     "gaussian": GaussianLoss,
     "randomized_response": RandomizedResponseLoss,
+    "k_randomized_response": KRandomizedResponseLoss,
     "laplace": LaplaceLoss,
     "subsampled_gaussian": SubsampledGaussianLoss,
     "symmetric_subsampled_gaussian": SymmetricSubsampledGaussianLoss,

@@ -81,6 +81,17 @@ def _nonneg(name: str, value: Any, *, infinite: bool = False) -> Fraction:
     return _nonnegative_exact(name, value, infinite=infinite)  # type: ignore[return-value]
 
 
+def _real(name: str, value: Any) -> Fraction:
+    """A finite real epsilon, exactly (negative allowed: delta(eps) is defined for every real eps)."""
+    return _rational_exact(name, value)  # type: ignore[return-value]
+
+
+def _one_minus_exp(e: Fraction, digits: int) -> Certified:
+    """delta(eps) = 1 - e^eps of the identity trade-off (mu = 0) at eps < 0."""
+    return certify_balls(lambda x: 1 - x.exp(), (e,), digits=digits, rounding="up", unit_interval=True,
+                         what=lambda: f"delta at mu=0, epsilon={show(e)}")
+
+
 def _positive(name: str, value: Any) -> Fraction:
     return _positive_exact(name, value)
 
@@ -369,7 +380,9 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     Parameters
     ----------
     mu : real, mu >= 0 and finite.
-    epsilon : real, epsilon >= 0 and finite.
+    epsilon : real and finite; at epsilon < 0 the closed form still holds (delta > 1 - e^eps
+        there: the guarantee P(S) <= e^eps Q(S) + delta is then weaker than trivial only
+        through delta, as in DRS Prop. 2.12, which holds for every real eps).
     digits : int, significant digits (default 30).
 
     Examples
@@ -389,9 +402,9 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     if is_sympy(mu):
         return _delta_of_sympy_mu(mu, epsilon, digits)
     m = _nonneg("mu", mu)
-    e = _nonneg("epsilon", epsilon)
+    e = _real("epsilon", epsilon)  # the closed form holds for every real epsilon
     if m == 0:
-        return _zero(digits, "up")
+        return _zero(digits, "up") if e >= 0 else _one_minus_exp(e, digits)
     return certify_balls(_DUAL, (e, m), digits=digits, rounding="up", unit_interval=True,
                          exact=lambda: _exact_gaussian(False, e, m), what=lambda: f"delta at mu={show(m)}, epsilon={show(e)}")
 
@@ -405,7 +418,7 @@ def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
     from .certify import certify
 
     m = nonnegative("mu", mu)
-    e = _sympy_number(_nonneg("epsilon", epsilon))
+    e = _sympy_number(_real("epsilon", epsilon))
     if m == 0:
         return _zero(digits, "up")
     if m.free_symbols:
@@ -672,7 +685,7 @@ def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     from .certify import certify
 
     _check_request(digits, "up")
-    e = _sympy_number(_nonneg("epsilon", epsilon))
+    e = _sympy_number(_real("epsilon", epsilon))
     return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
 
 

@@ -20,6 +20,11 @@ parameters onto these):
 
 * ``gaussian``: P = N(0, 1), Q = N(mu, 1); L ~ N(mu^2/2, mu^2) under P, N(-mu^2/2, mu^2) under Q.
 * ``randomized_response``: L = +-eps, P(L = eps) = e^eps/(1 + e^eps) under P, swapped under Q.
+* ``k_randomized_response``: k-ary randomized response (the true value with probability
+  e^eps/(e^eps + k - 1), each other value with probability 1/(e^eps + k - 1)); the worst pair is
+  two different true values, L in {-eps, 0, eps}, P(L = eps) = e^eps/Z, P(L = 0) = (k - 2)/Z,
+  P(L = -eps) = 1/Z under P (Z = e^eps + k - 1), the two outer masses swapped under Q.  k = 2 is
+  binary randomized response.
 * ``laplace``: P = Lap(0, 1), Q = Lap(mu, 1); L in [-mu, mu] with atoms at both ends.
 * ``subsampled_gaussian``: P = (1 - p) N(0, sigma^2) + p N(1, sigma^2), Q = N(0, sigma^2) (one
   Poisson-subsampled Gaussian step, add/remove neighbours; P||Q is "remove", Q||P is "add");
@@ -40,16 +45,18 @@ Gopi, Lee & Wutschitz (2021) for privacy-loss distributions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import sympy
 from sympy import Piecewise, Rational, exp, log, tanh
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .symbols import Phi, ell, epsilon, mu, p, phi, sigma, x
+from .symbols import Phi, alpha, ell, epsilon, epsilon_prime, k, mu, p, phi, sigma, x
 
 __all__ = ["LossFamily", "LossLaw", "FAMILIES", "gaussian_loss", "randomized_response_loss", "laplace_loss",
-           "subsampled_gaussian_loss", "symmetric_subsampled_gaussian_loss"]
+           "subsampled_gaussian_loss", "symmetric_subsampled_gaussian_loss", "k_randomized_response_loss",
+           "K_RR_MASSES", "k_randomized_response_tradeoff", "finite_pair_tradeoff", "pair_delta"]
 
 LAWS = ("P", "Q")
 
@@ -182,6 +189,45 @@ RANDOMIZED_RESPONSE = LossFamily(
 )
 
 # ---------------------------------------------------------------------------------------------
+# k-ary randomized response: L in {-eps, 0, eps}
+# ---------------------------------------------------------------------------------------------
+
+_kZ = exp(epsilon) + k - 1
+_k_plus = 1 / (1 + (k - 1) * exp(-epsilon))   # e^eps/Z: P(L = eps) under P, P(L = -eps) under Q
+_k_minus = 1 / _kZ                            # 1/Z: P(L = -eps) under P, P(L = eps) under Q
+_k_zero = (k - 2) / _kZ                       # (k - 2)/Z: P(L = 0) under both
+
+#: The worst pair of k-ary randomized response as masses (P(o), Q(o)) of its three kinds of
+#: outputs: the first true value, the second, and the k - 2 others together.
+K_RR_MASSES = ((_k_plus, _k_minus), (_k_minus, _k_plus), (_k_zero, _k_zero))
+
+
+def _three_atoms(q_plus: sympy.Expr, q_minus: sympy.Expr, mean: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
+    cdf = Piecewise((0, ell < -epsilon), (q_minus, ell < 0), (q_minus + _k_zero, ell < epsilon), (1, True))
+    sf = Piecewise((1, ell < -epsilon), (q_plus + _k_zero, ell < 0), (q_plus, ell < epsilon), (0, True))
+    partial = Piecewise((0, ell < -epsilon), (-epsilon * q_minus, ell < epsilon), (mean, True))
+    return cdf, sf, partial
+
+
+# E_P[L] = eps (e^eps - 1)/Z, written with expm1 (no cancellation at small eps)
+_krrP = _three_atoms(_k_plus, _k_minus, epsilon * expm1(epsilon) / _kZ)
+_krrQ = _three_atoms(_k_minus, _k_plus, -epsilon * expm1(epsilon) / _kZ)
+
+K_RANDOMIZED_RESPONSE = LossFamily(
+    name="k_randomized_response",
+    parameters=(epsilon, k),
+    orderings=("P||Q", "Q||P"),
+    cdf={"P": _krrP[0], "Q": _krrQ[0]},
+    sf={"P": _krrP[1], "Q": _krrQ[1]},
+    support=(-epsilon, epsilon),
+    median={"P": sympy.Integer(0), "Q": sympy.Integer(0)},
+    partial={"P": _krrP[2], "Q": _krrQ[2]},
+    atoms={"P": ((epsilon, _k_plus), (sympy.Integer(0), _k_zero), (-epsilon, _k_minus)),
+           "Q": ((epsilon, _k_minus), (sympy.Integer(0), _k_zero), (-epsilon, _k_plus))},
+    riskier=(1, -1),   # a larger eps, or fewer outputs, is less private
+)
+
+# ---------------------------------------------------------------------------------------------
 # Laplace: P = Lap(0, 1), Q = Lap(mu, 1), L = |x - mu| - |x| in [-mu, mu]
 # ---------------------------------------------------------------------------------------------
 # Under P: P(L = mu) = 1/2 (x <= 0), P(L = -mu) = e^{-mu}/2 (x >= mu), density e^{-(mu - s)/2}/4 on
@@ -294,7 +340,7 @@ SYMMETRIC_SUBSAMPLED_GAUSSIAN = LossFamily(
     symmetric=True,
 )
 
-FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, LAPLACE, SUBSAMPLED_GAUSSIAN,
+FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, K_RANDOMIZED_RESPONSE, LAPLACE, SUBSAMPLED_GAUSSIAN,
                                 SYMMETRIC_SUBSAMPLED_GAUSSIAN)}
 
 
@@ -322,3 +368,83 @@ def symmetric_subsampled_gaussian_loss(sigma_: sympy.Expr, p_: sympy.Expr) -> Lo
     """The loss of the pair with trade-off C_p(G_{1/sigma}): one subsampled Gaussian step (noise sigma,
     sensitivity 1, rate p) under replace-one neighbours (derivations/d12)."""
     return LossLaw(SYMMETRIC_SUBSAMPLED_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(p_)))
+
+
+def k_randomized_response_loss(epsilon_: sympy.Expr, k_: sympy.Expr) -> LossLaw:
+    """The loss of k-ary randomized response (k >= 2 outputs; k = 2 is binary randomized response)."""
+    return LossLaw(K_RANDOMIZED_RESPONSE, (sympy.sympify(epsilon_), sympy.sympify(k_)))
+
+
+# ---------------------------------------------------------------------------------------------
+# finite pairs: trade-off curves and privacy profiles from the masses
+# ---------------------------------------------------------------------------------------------
+
+
+def pair_delta(masses: Sequence[tuple[sympy.Expr, sympy.Expr]], at: sympy.Expr = epsilon_prime) -> sympy.Expr:
+    r"""delta(eps') = sum_o (P(o) - e^eps' Q(o))_+ for a pair given by its masses (P(o), Q(o)):
+    the hockey-stick divergence, for every real eps' (Dong, Roth & Su 2022, Prop. 2.12 and its
+    dual form; Balle et al. 2018, Thm 1).  Outcomes with Q(o) = 0 contribute P(o) (the loss is
+    +infinity there); outcomes with P(o) = 0 contribute nothing."""
+    return sympy.Add(*(sympy.Max(0, pm - exp(at) * qm) if qm != 0 else pm for pm, qm in masses if pm != 0))
+
+
+def _np_vertices(masses: Sequence[tuple[sympy.Expr, sympy.Expr]]) -> list[tuple[sympy.Expr, sympy.Expr]]:
+    """The vertices (A_j, 1 - B_j) of T(P, Q) (see :func:`finite_pair_tradeoff`)."""
+    rest = sorted(((pm, qm) for pm, qm in masses if pm != 0), key=lambda m: -(m[1] / m[0]))
+    a, b = sympy.Integer(0), sympy.Add(*(qm for pm, qm in masses if pm == 0))
+    out = [(a, 1 - b)]
+    for pm, qm in rest:
+        a, b = a + pm, b + qm
+        out.append((a, 1 - b))
+    return out
+
+
+def _lower_hull(points: list[tuple[sympy.Expr, sympy.Expr]]) -> list[tuple[sympy.Expr, sympy.Expr]]:
+    """The lower convex hull of points, left to right (monotone chain; exact comparisons)."""
+    hull: list[tuple[sympy.Expr, sympy.Expr]] = []
+    for pt in sorted(set(points)):
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:  # not a left turn
+                hull.pop()
+            else:
+                break
+        hull.append(pt)
+    return hull
+
+
+def finite_pair_tradeoff(masses: Sequence[tuple[sympy.Expr, sympy.Expr]], *, symmetrize: bool = False) -> sympy.Expr:
+    r"""The trade-off curve T(P, Q)(alpha) of a pair on a finite set, exactly, in ``alpha``.
+
+    By Neyman–Pearson the most powerful tests reject the outputs in decreasing order of the
+    likelihood ratio Q(o)/P(o) (randomizing on the boundary output), so T(P, Q) is the
+    piecewise-linear curve through (A_j, 1 - B_j), A_j and B_j the P- and Q-masses of the first j
+    outputs in that order; outputs with P(o) = 0 come first (they are rejected at no cost) and
+    give f(0) = 1 - sum of their Q-masses.  With ``symmetrize``, min{T(P, Q), T(Q, P)}** (DRS
+    Prop 2.9: what a mechanism with this pair in both orderings satisfies): the lower convex hull
+    of the vertices of both curves.  Being convex, the curve is the maximum of 0 and the lines
+    through its segments.  The masses must be exact rationals (the order of the ratios is exact).
+    """
+    pts = _np_vertices(masses)
+    if symmetrize:
+        pts = _lower_hull(pts + _np_vertices([(qm, pm) for pm, qm in masses]))
+    lines = [sympy.Integer(0)]
+    for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+        if x2 != x1:
+            lines.append(y1 + (y2 - y1) / (x2 - x1) * (alpha - x1))
+    return sympy.Max(*lines)
+
+
+def k_randomized_response_tradeoff() -> tuple[sympy.Expr, sympy.Expr]:
+    r"""The trade-off curve of k-ary randomized response and its privacy profile, in ``alpha``,
+    ``epsilon_prime`` and the parameters ``epsilon`` and ``k``:
+
+        f(alpha) = max{0, 1 - e^eps alpha, 1 - (e^eps - 1)/Z - alpha, e^-eps (1 - alpha)},
+        delta(eps') = (e^eps - e^eps')_+ / Z + (k - 2)(1 - e^eps')_+ / Z + (1 - e^(eps' + eps))_+ / Z,
+
+    with Z = e^eps + k - 1 (:func:`finite_pair_tradeoff` and :func:`pair_delta` of
+    :data:`K_RR_MASSES`, written out so that the order of the ratios is symbolic: e^eps >= 1 >= e^-eps)."""
+    f = sympy.Max(0, 1 - exp(epsilon) * alpha, 1 - expm1(epsilon) / _kZ - alpha, exp(-epsilon) * (1 - alpha))
+    d = (sympy.Max(0, exp(epsilon) - exp(epsilon_prime)) + (k - 2) * sympy.Max(0, 1 - exp(epsilon_prime))
+         + sympy.Max(0, 1 - exp(epsilon_prime + epsilon))) / _kZ
+    return f, d

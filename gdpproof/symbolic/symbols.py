@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, erfc, erfcinv, sqrt
 
-__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "x", "y", "t", "ell", "sigma", "Phi",
+__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "k", "x", "y", "t", "ell", "sigma", "Phi",
            "phi", "Phi_inv"]
 
 #: Type I error, the argument of every trade-off function; 0 <= alpha <= 1.
@@ -27,6 +27,8 @@ delta = sympy.Symbol("delta", nonnegative=True)
 p = sympy.Symbol("p", nonnegative=True)
 #: A number of compositions (mechanism runs); a positive integer.
 n = sympy.Symbol("n", positive=True, integer=True)
+#: The number of outputs of k-ary randomized response.
+k = sympy.Symbol("k", positive=True, integer=True)
 #: The variable of a density (location families).
 x = sympy.Symbol("x", real=True)
 #: The argument of a convex conjugate f*(y).

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
-from .._args import exact, nonnegative, probability
+from .._args import _bad, exact, nonnegative, probability
 from ..errors import InvalidParameterError, SymbolicError, show
 from . import engines
 from .parse import formula
@@ -35,6 +35,8 @@ __all__ = [
     "gaussian",
     "eps_delta",
     "randomized_response",
+    "k_randomized_response",
+    "finite_tradeoff",
     "laplace",
     "location_family",
     "identity",
@@ -182,8 +184,10 @@ class TradeOff:
     def delta(self, epsilon: Any, *, digits: int = 30) -> "Certified":
         """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (a privacy loss).
 
-        f-DP implies (epsilon, delta(epsilon))-DP for every epsilon >= 0, and no smaller delta
-        holds at that epsilon when f is symmetric (Dong–Roth–Su Prop. 2.12).  For the Gaussian
+        f-DP implies (epsilon, delta(epsilon))-DP for every real epsilon, and no smaller delta
+        holds at that epsilon when f is symmetric (Dong–Roth–Su Prop. 2.12).  At epsilon < 0
+        the statement P(S) <= e^eps Q(S) + delta is still meaningful (delta >= 1 - e^eps there;
+        e.g. delta(-eps) = 1 - e^-eps + e^-eps delta(eps) for symmetric f) and papers tabulate it.  For the Gaussian
         family the closed form of Cor. 2.13 is used; for the others, a certified concave
         maximisation of the convex conjugate.
 
@@ -425,6 +429,46 @@ def randomized_response(epsilon: Any) -> TradeOff:
 
     e = _nonneg_finite("epsilon", epsilon)
     return TradeOff(EPS_DELTA, ((E, e), (D, sympy.Integer(0))), "randomized_response", True, EPS_DELTA_DUAL)
+
+
+def k_randomized_response(epsilon: Any, k: Any) -> TradeOff:
+    """The trade-off of k-ary randomized response (the true value of k with probability
+    e^eps/(e^eps + k - 1)): piecewise linear with two kinks, f_{eps,0} for k = 2
+    (:func:`gdpproof.symbolic.losses.k_randomized_response_tradeoff`).
+
+    >>> k_randomized_response(1, 4).delta(0, digits=12)
+    Certified('0.300489181892', digits=12, rounding='up')
+    """
+    from .losses import k_randomized_response_tradeoff
+    from .symbols import epsilon as E
+    from .symbols import k as K
+
+    e = _nonneg_finite("epsilon", epsilon)
+    kk = exact("k", k, symbolic=False)
+    if not (kk.is_Integer and kk >= 2):
+        raise _bad("k", k, "must be an integer >= 2")
+    f, d = k_randomized_response_tradeoff()
+    return TradeOff(f, ((E, e), (K, kk)), "k_randomized_response", True, d)
+
+
+def finite_tradeoff(masses: Any) -> TradeOff:
+    """The trade-off of a pair on a finite set given by exact rational masses (P(o), Q(o)): the
+    piecewise-linear Neyman–Pearson curve, symmetrized when the pair is not symmetric (then its
+    privacy profile is the worse of the two orderings'); see
+    :func:`gdpproof.symbolic.losses.finite_pair_tradeoff`.
+
+    >>> finite_tradeoff([(sympy.Rational(1, 2), sympy.Rational(1, 4)), (sympy.Rational(1, 2), sympy.Rational(3, 4))])
+    finite()
+    """
+    from .losses import finite_pair_tradeoff, pair_delta
+
+    pairs = tuple((exact("masses", a, symbolic=False), exact("masses", b, symbolic=False)) for a, b in masses)
+    sym = sorted(pairs) == sorted((b, a) for a, b in pairs)
+    f = finite_pair_tradeoff(pairs, symmetrize=not sym)
+    d = pair_delta(pairs)
+    if not sym:
+        d = sympy.Max(d, pair_delta([(b, a) for a, b in pairs]))
+    return TradeOff(f, (), "finite", True, d)
 
 
 def laplace(mu: Any) -> TradeOff:

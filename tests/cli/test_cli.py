@@ -165,7 +165,7 @@ def test_check_exit_codes(capsys):
         (["table", "--verify", "x.csv", "--sample", "-1"], "--sample='-1' must be an integer >= 1"),
         (["tables", "--regenerate", "--rows", "3"], "--rows=3 applies to --check only"),
         # the library's argument named as the option that gave it (InvalidParameterError.argument)
-        (["delta", "gaussian", "--mu", "1", "--at", "-1"], "error: --at='-1' must be >= 0"),
+        (["delta", "gaussian", "--mu", "1", "--at", "nan"], "error: --at='nan' must not be NaN"),
         (["delta", "eps-delta", "--eps", "-1", "--at", "1"], "error: --eps='-1' must be >= 0"),
         (["calibrate", "--eps", "1", "--delta", "2"], "error: --delta='2' must be in [0, 1]"),
         (["tightest-mu", "gaussian", "--mu", "1", "--digits", "0"], "error: --digits=0 must be between 1 and 4000"),
@@ -435,7 +435,7 @@ def test_account_composes_any_mechanism(capsys, tmp_path):
     (["account", "--mechanism", "gaussian:sigma=1", "--sigma", "1", "--delta", "1e-5"], "give the mechanism one way"),
     (["account", "--mechanism", "gaussian:sigma=1"], "give --delta"),
     (["account", "--mechanism", "gaussian:sigma=1", "--delta", "1e-5", "--eps", "1"], "give one"),
-    (["account", "--mechanism", "gaussian:sigma=1", "--eps", "-1"], "--eps='-1'"),
+    (["account", "--mechanism", "gaussian:sigma=1", "--eps", "nan"], "--eps='nan'"),
     (["account", "--mechanism", "gaussian:sigma=1", "--delta", "2"], "--delta='2'"),
     (["account", "--mechanism", "laplace:scale=1,times=3", "--delta", "1e-5", "--route", "exact-finite"],
      "no route accounts"),

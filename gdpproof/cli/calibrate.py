@@ -60,8 +60,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
     a, n = c.account, c.neighbour_account
     name = {"noise_multiplier": "sigma", "steps": "steps", "sample_rate": "q", "batch_size": "batch"}[c.parameter]
     how = f"{c.digits} significant digits, rounded {c.rounding}" if c.digits else f"rounded {c.rounding}"
-    text = [f"{name:<9} = {c.text}   ({how}: the {'smallest' if c.rounding == 'up' else 'largest'} value whose "
-            f"proven eps <= {c.to_dict()['target_eps']})",
+    text = [f"{name:<9} = {c.text}   ({how}: its proven eps <= {c.to_dict()['target_eps']}, and the next "
+            f"{'smaller' if c.rounding == 'up' else 'larger'} value's is not)",
             f"eps       in [{a.eps_lower}, {a.eps_upper}]   proven at delta = {c.to_dict()['delta']} (lower rounded "
             "down, upper up)",
             f"{'next':<9} = {c.text_of(c.neighbour)}   eps in [{n.eps_lower}, {n.eps_upper}]: above the target or "

@@ -19,6 +19,7 @@ from typing import Any
 from ..account import Account, _double, account
 from ..errors import InvalidParameterError, NotSupportedError
 from ..mechanisms import GDP, Composed, EpsDelta, GaussianMechanism, Mechanism, PoissonSampled, Repeated
+from ..numeric.bound import Bound
 from ..numeric.pld import _check_refinement
 
 __all__ = ["NOTHING", "REVEALS", "run_mechanism", "noise_parameter", "gaussian", "poisson_sampled", "float_up",
@@ -94,6 +95,15 @@ def float_up(value: Any) -> float:
     if isinstance(value, Decimal) and not value.is_finite():
         return math.inf
     return _double(Fraction(value), up=True)
+
+
+def proven_upper(a: Account) -> float:
+    """The account's computed quantity's upper end as a double, rounded up: a bracket's own
+    double upper end (rounded up when it was computed), or a certified decimal rounded up."""
+    v = a.result
+    if isinstance(v, Bound):
+        return v.upper
+    return float_up(a.eps_upper if a.given == "delta" else a.delta_upper)
 
 
 def check_rel_width(rel_width: Any) -> float:

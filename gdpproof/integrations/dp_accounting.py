@@ -55,7 +55,7 @@ Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=0
 >>> bracket = acc.get_epsilon_bracket(1e-5)
 >>> bracket.route, bracket.eps_lower < Decimal(eps), 1.8 < eps < 1.9
 ('bracket', True, True)
->>> Decimal(eps) >= bracket.eps_upper > Decimal(math.nextafter(eps, 0))  # the upper end, rounded up
+>>> eps == bracket.epsilon.upper and Decimal(eps) <= bracket.eps_upper  # the bracket's upper end, a double
 True
 """
 
@@ -74,10 +74,10 @@ from ._common import (
     REVEALS,
     cached_account,
     check_rel_width,
-    float_up,
     gaussian,
     noise_parameter,
     poisson_sampled,
+    proven_upper,
     run_mechanism,
 )
 
@@ -276,9 +276,9 @@ class GdpproofAccountant(privacy_accountant.PrivacyAccountant):
 
     def get_epsilon(self, target_delta: float) -> float:
         """The proven upper end of epsilon at ``target_delta``, rounded up to a float."""
-        return float_up(self.get_epsilon_bracket(target_delta).eps_upper)
+        return proven_upper(self.get_epsilon_bracket(target_delta))
 
     def get_delta(self, target_epsilon: float) -> float:
         """The proven upper end of delta at ``target_epsilon``, rounded up to a float."""
-        return float_up(self.get_delta_bracket(target_epsilon).delta_upper)
+        return proven_upper(self.get_delta_bracket(target_epsilon))
 

@@ -50,7 +50,8 @@ from typing import Any
 from ..account import Account
 from ..errors import InvalidParameterError, NotSupportedError
 from ..mechanisms import Mechanism
-from ._common import cached_account, check_rel_width, float_up, gaussian, noise_parameter, poisson_sampled, run_mechanism
+from ._common import (cached_account, check_rel_width, gaussian, noise_parameter, poisson_sampled, proven_upper,
+                      run_mechanism)
 
 __all__ = ["GdpproofAccountant", "MECHANISM", "register", "step_mechanism"]
 
@@ -136,7 +137,7 @@ class _Accounting:
         if not poisson:
             raise NotSupportedError("poisson=False: the gdpproof accountant accounts Poisson-sampled batches only, "
                                     "for now")
-        return float_up(self.get_epsilon_bracket(delta).eps_upper)
+        return proven_upper(self.get_epsilon_bracket(delta))
 
 
 def _build() -> type:

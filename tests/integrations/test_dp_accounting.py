@@ -13,6 +13,7 @@ bound; it should land in our bracket up to its discretization, so it is compared
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 import sympy
@@ -21,7 +22,7 @@ dpa = pytest.importorskip("dp_accounting")
 
 from gdpproof import account  # noqa: E402
 from gdpproof.errors import InvalidParameterError, NotSupportedError  # noqa: E402
-from gdpproof.integrations._common import float_up  # noqa: E402
+from gdpproof.integrations._common import proven_upper  # noqa: E402
 from gdpproof.integrations.dp_accounting import GdpproofAccountant, mechanism_from_event  # noqa: E402
 from gdpproof.mechanisms import (  # noqa: E402
     GDP,
@@ -69,7 +70,7 @@ def test_replace_one_doubles_the_sensitivity_of_unsampled_events():
     assert mechanism_from_event(G(2.0), neighboring_relation=rel) == GaussianMechanism(2.0, sensitivity=2)
     assert mechanism_from_event(L(2.0), neighboring_relation=rel) == LaplaceMechanism(2.0, sensitivity=2)
     acc = GdpproofAccountant(REL.REPLACE_ONE).compose(G(2.0), 3)
-    assert acc.get_epsilon(1e-5) == float_up(account(Repeated(GaussianMechanism(1.0), 3), delta=1e-5).eps_upper)
+    assert acc.get_epsilon(1e-5) == proven_upper(account(Repeated(GaussianMechanism(1.0), 3), delta=1e-5))
 
 
 def test_sampled_events_keep_the_relation():
@@ -94,7 +95,7 @@ def test_training_loop_with_fixed_batches_gives_accounts_upper_end():
         acc = acc.compose(step, 100)
     run = dpsgd(1.0, batch_size=100, dataset_size=10000, steps=300, sampling="fixed-batch", neighbours="add-remove")
     assert acc.as_mechanism() == run
-    assert acc.get_epsilon(1e-5) == float_up(account(run, delta=1e-5).eps_upper)
+    assert acc.get_epsilon(1e-5) == proven_upper(account(run, delta=1e-5))
 
 
 @pytest.mark.parametrize("relation, event, words", [
@@ -139,11 +140,11 @@ def test_pieces_composed_one_by_one_equal_account_of_the_whole_run():
                    LaplaceMechanism(10.0), Repeated(PoissonSampled(GaussianMechanism(1.2), 0.02), 50))
     assert acc.as_mechanism() == run
     a = account(run, delta=1e-5)
-    assert acc.get_epsilon(1e-5) == float_up(a.eps_upper)
+    assert acc.get_epsilon(1e-5) == proven_upper(a)
     assert acc.get_epsilon_bracket(1e-5).epsilon == a.epsilon
-    # the upper end, rounded up to a float: at or above the decimal, less than one ulp beyond it
+    # the bracket's own upper end (a double rounded up when computed), at or below its 6-digit decimal
     eps = acc.get_epsilon(1e-5)
-    assert float(a.eps_lower) <= eps and math.nextafter(eps, 0) < a.eps_upper.to_fraction() <= eps
+    assert float(a.eps_lower) <= eps == a.epsilon.upper and Fraction(eps) <= a.eps_upper.to_fraction()
 
 
 def test_dpsgd_against_dp_accountings_rdp_and_pld():
@@ -152,7 +153,7 @@ def test_dpsgd_against_dp_accountings_rdp_and_pld():
     ours = GdpproofAccountant().compose(event)
     eps = ours.get_epsilon(1e-5)
     b = ours.get_epsilon_bracket(1e-5)
-    assert eps == float_up(account(dpsgd(sigma, q, steps), delta=1e-5).eps_upper)
+    assert eps == proven_upper(account(dpsgd(sigma, q, steps), delta=1e-5))
     rdp = dpa.rdp.RdpAccountant().compose(event).get_epsilon(1e-5)
     assert float(b.eps_lower) <= rdp  # RDP is an upper bound: a theorem
     assert eps <= rdp
@@ -175,13 +176,13 @@ def test_get_delta_is_the_proven_upper_end():
     ours = GdpproofAccountant().compose(event)
     delta = ours.get_delta(2.0)
     a = account(Composed(Repeated(GaussianMechanism(3.0), 10), Repeated(LaplaceMechanism(10.0), 5)), epsilon=2.0)
-    assert delta == float_up(a.delta_upper) and float(a.delta_lower) <= delta
+    assert delta == proven_upper(a) and float(a.delta_lower) <= delta
     pld = dpa.pld.PLDAccountant().compose(event).get_delta(2.0)
     assert 0.99 * float(a.delta_lower) <= pld <= 1.01 * delta
     # Gaussian events alone: the exact route, certified digits
     exact = GdpproofAccountant().compose(G(2.0), 4)
     assert exact.get_delta_bracket(1.0).route == "exact"
-    assert exact.get_delta(1.0) == float_up(account(GDP(1), epsilon=1).delta_upper)
+    assert exact.get_delta(1.0) == proven_upper(account(GDP(1), epsilon=1))
 
 
 def test_nothing_and_non_private_runs():
@@ -199,6 +200,6 @@ def test_answers_follow_the_ledger():
     first = acc.get_epsilon(1e-5)
     acc.compose(G(2.0), 3)
     assert acc.get_epsilon(1e-5) > first
-    assert acc.get_epsilon(1e-5) == float_up(account(GDP(1), delta=1e-5).eps_upper)
+    assert acc.get_epsilon(1e-5) == proven_upper(account(GDP(1), delta=1e-5))
     assert acc.ledger == S(G(2.0), 4)  # dp_accounting's ledger merges equal events
     assert acc.as_mechanism() == Repeated(GaussianMechanism(2.0), 4)  # and so does the run

@@ -13,7 +13,7 @@ import pytest
 
 from gdpproof import account
 from gdpproof.errors import InvalidParameterError, NotSupportedError
-from gdpproof.integrations._common import float_up
+from gdpproof.integrations._common import proven_upper
 from gdpproof.mechanisms import Composed, EpsDelta, dpsgd
 
 
@@ -46,10 +46,10 @@ def test_a_loop_of_steps_gives_the_upper_end_of_account():
     assert ours.as_mechanism() == run
     eps = ours.get_epsilon(DELTA)
     a = account(run, delta=DELTA)
-    assert eps == float_up(a.eps_upper) and float(a.eps_lower) <= eps <= rdp.get_epsilon(DELTA)
+    assert eps == proven_upper(a) and float(a.eps_lower) <= eps <= rdp.get_epsilon(DELTA)
     # Opacus's calibration sets the history directly; one group is gdpproof's dpsgd exactly
     ours.history = [(1.0, 0.05, 25)]
-    assert ours.get_epsilon(DELTA, alphas=[2, 4]) == float_up(account(dpsgd(1.0, 0.05, 25), delta=DELTA).eps_upper)
+    assert ours.get_epsilon(DELTA, alphas=[2, 4]) == proven_upper(account(dpsgd(1.0, 0.05, 25), delta=DELTA))
 
 
 def test_state_dict_round_trip():
@@ -100,7 +100,7 @@ def test_privacy_engine_trains_with_it_and_opacus_calibrates_with_it():
             optimizer.step()
     assert isinstance(engine.accountant, GdpproofAccountant)
     assert engine.accountant.history == [(1.0, 0.25, 8)]  # 2 epochs of 64/16 Poisson batches
-    assert engine.get_epsilon(DELTA) == float_up(account(dpsgd(1.0, 0.25, 8), delta=DELTA).eps_upper)
+    assert engine.get_epsilon(DELTA) == proven_upper(account(dpsgd(1.0, 0.25, 8), delta=DELTA))
     # make_private_with_epsilon's calibration: Opacus's bisection over this accountant's answers
     sigma = get_noise_multiplier(target_epsilon=4.0, target_delta=DELTA, sample_rate=0.25, steps=8,
                                  accountant="gdpproof", epsilon_tolerance=0.2)

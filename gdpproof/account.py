@@ -50,7 +50,7 @@ from .mechanisms import (
     _decimal_text,
     _Subsampled,
 )
-from .numeric.bound import Bound, assumptions_of
+from .numeric.bound import Bound, assumptions_of, directed_double
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
 from .numeric.finite import (
@@ -490,16 +490,6 @@ def _exact_pairs(leaves: list, given: str, value: sympy.Expr, digits: int) -> Ce
                        given, value, digits)
 
 
-def _double(x: Fraction, up: bool) -> float:
-    """The double next to x on the given side (x itself when it is a double)."""
-    f = float(x)
-    if up and Fraction(f) < x:
-        return math.nextafter(f, math.inf)
-    if not up and Fraction(f) > x:
-        return math.nextafter(f, -math.inf)
-    return f
-
-
 def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: sympy.Expr,
              rel_width: float) -> tuple[Bound, ComposedLoss | None, list[str]]:
     """The bracket route: the proven bracket of the composition, with the given delta or epsilon
@@ -528,7 +518,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         b, comp = epsilon_bracket(parts, t_down, rel_width=rel_width)
         lower = b.lower
         if t_up != t_down:
-            at = t_up if comp.route == EXACT_ROUTE else min(_double(t_up, up=True), math.nextafter(1.0, 0.0))
+            at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
             lower = comp.epsilon(at).lower
         return Bound(min(lower, b.upper), b.upper), comp, notes + _route_notes(comp)
     if not parts:
@@ -537,8 +527,8 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
-        e_down = _double(min(v, Fraction(10**300)), up=False)
-        e_up = _double(v, up=True) if v <= 10**300 else None
+        e_down = directed_double(min(v, Fraction(10**300)), up=False)
+        e_up = directed_double(v, up=True) if v <= 10**300 else None
         b, comp = delta_bracket(parts, e_down, rel_width=rel_width)
         low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
         lo, hi = Fraction(low_end), Fraction(b.upper)
@@ -548,7 +538,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
                          "the upper end is the proven answer")
     total_lo = inf_lo + (1 - inf_lo) * lo
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
-    low, high = _double(total_lo, up=False), _double(total_hi, up=True)
+    low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
     return Bound(min(low, high), high), comp, notes + ([] if comp is None else _route_notes(comp))
 
 

@@ -245,7 +245,7 @@ def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
     goal = math.log(target / (1 + rel_width / 2))  # the upper end sits about half the width above
 
     def g(u: float) -> float:
-        x = math.exp(u)
+        x = min(max(math.exp(u), problem.lowest), problem.highest)  # exp(log(1e4)) is 1e4 + 2e-12
         if problem.digits is None:
             x = max(problem.lowest, round(x))
         mech, _ = problem.build(_exactish(x, problem))
@@ -366,13 +366,13 @@ def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: An
     if what == "noise_multiplier":
         s = dpsgd_schedule(sample_rate=q, steps=steps, epochs=epochs, batch_size=batch, dataset_size=n)
         qf, tf = float(s.sample_rate), s.steps
-        guess = 1 / math.sqrt(math.log1p(mu * mu / (qf * qf * tf)))
+        guess = _guess(lambda: 1 / math.sqrt(math.log1p((mu / qf) ** 2 / tf)), 1e-3, 1e4)
 
         def build(x: Any) -> tuple[Mechanism, Schedule]:
             return _dpsgd(x, s, sampling, neighbours), s
         return _Problem(what, build, digits, True, False, guess, 1e-3, 1e4)
     sig = positive("noise_multiplier", sigma, symbolic=False)
-    c = math.expm1(1 / float(sig) ** 2)
+    sf = float(sig)
     if what == "steps":
         s0 = dpsgd_schedule(sample_rate=q, steps=1, batch_size=batch, dataset_size=n)
         qf = float(s0.sample_rate)
@@ -380,23 +380,41 @@ def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: An
         def build(x: Any) -> tuple[Mechanism, Schedule]:
             s = dpsgd_schedule(sample_rate=q, steps=int(x), batch_size=batch, dataset_size=n)
             return _dpsgd(sig, s, sampling, neighbours), s
-        return _Problem(what, build, None, False, True, max(1.0, mu * mu / (qf * qf * c)), 1, 1e9)
+        guess = _guess(lambda: (mu / qf) ** 2 / math.expm1(1 / sf**2), 1, 1e9)
+        return _Problem(what, build, None, False, True, guess, 1, 1e9)
     if n is not None and batch is None:  # the largest batch size of a dataset of n records
 
         def build(x: Any) -> tuple[Mechanism, Schedule]:
             s = dpsgd_schedule(batch_size=int(x), dataset_size=n, steps=steps, epochs=epochs)
             return _dpsgd(sig, s, sampling, neighbours), s
         nn = dpsgd_schedule(batch_size=1, dataset_size=n, steps=1).dataset_size or 1
-        guess = _rate_guess(mu, c, steps, epochs) * nn
-        return _Problem("batch_size", build, None, False, True, min(max(guess, 1.0), nn), 1, nn)
+        guess = _guess(lambda: _rate_guess(mu, sf, steps, epochs) * nn, 1, nn)
+        return _Problem("batch_size", build, None, False, True, guess, 1, nn)
 
     def build(x: Any) -> tuple[Mechanism, Schedule]:
         s = dpsgd_schedule(sample_rate=x, steps=steps, epochs=epochs)
         return _dpsgd(sig, s, sampling, neighbours), s
-    return _Problem(what, build, digits, False, True, min(_rate_guess(mu, c, steps, epochs), 1.0), 1e-9, 1.0)
+    return _Problem(what, build, digits, False, True, _guess(lambda: _rate_guess(mu, sf, steps, epochs), 1e-9, 1.0),
+                    1e-9, 1.0)
 
 
-def _rate_guess(mu: float, c: float, steps: Any, epochs: Any) -> float:
+def _guess(formula: Callable[[], float], low: float, high: float) -> float:
+    """A starting point from a CLT formula, clamped into [low, high]: it only steers the search.
+    Where the formula overflows or divides by zero (sigma = 0.001, q = 1e-300) the end it runs
+    off to is taken, or the middle of the domain in log scale when it gives nothing."""
+    try:
+        g = formula()
+    except OverflowError:
+        g = math.inf
+    except (ArithmeticError, ValueError):
+        g = math.nan
+    if math.isnan(g):
+        return math.sqrt(low * high)
+    return min(max(g, low), high)
+
+
+def _rate_guess(mu: float, sigma: float, steps: Any, epochs: Any) -> float:
+    c = math.expm1(1 / sigma**2)
     if steps is not None:
         return mu / math.sqrt(float(sympy.Rational(steps)) * c)
     return mu * mu / (float(sympy.Rational(epochs)) * c)  # T = E / q: mu = sqrt(q E c)

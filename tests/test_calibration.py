@@ -93,3 +93,23 @@ def test_cli_calibrate_errors(capsys):
     assert "calibrate dpsgd" in capsys.readouterr().err
     assert main(["calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--steps", "x", "--sample-rate", "0.1"]) == 2
     assert "--steps='x'" in capsys.readouterr().err
+
+
+def test_starting_guess_survives_overflow_and_zero_division():
+    """The CLT guess only steers: where its formula overflows (sigma = 0.001) or divides by zero
+    (q = 1e-300) the search still starts inside its domain, never an internal error."""
+    import math
+
+    from gdpproof.calibration import _guess
+
+    assert _guess(lambda: math.expm1(1 / 0.001**2), 1, 1e9) == 1e9
+    assert _guess(lambda: 1 / 0.0, 1e-3, 1e4) == math.sqrt(1e-3 * 1e4)
+    assert _guess(lambda: 0.5, 1, 10) == 1
+
+
+@pytest.mark.parametrize("extra, text", [(["--sigma", "0.001", "--sample-rate", "0.01"], "--sigma="),
+                                         (["--sample-rate", "1e-300", "--steps", "10"], "--sample-rate=")])
+def test_cli_calibrate_extreme_runs_get_a_clear_error(capsys, extra, text):
+    code = main(["calibrate", "dpsgd", "--target-eps", "3", "--delta", "1e-5", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and text in err and "internal error" not in err and err.count("\n") == 1

@@ -16,10 +16,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..account import Account, _double, account
+from ..account import Account, account
 from ..errors import InvalidParameterError, NotSupportedError
 from ..mechanisms import GDP, Composed, EpsDelta, GaussianMechanism, Mechanism, PoissonSampled, Repeated
-from ..numeric.bound import Bound
+from ..numeric.bound import Bound, directed_double
 from ..numeric.pld import _check_refinement
 
 __all__ = ["NOTHING", "REVEALS", "run_mechanism", "noise_parameter", "gaussian", "poisson_sampled", "float_up",
@@ -94,7 +94,7 @@ def float_up(value: Any) -> float:
     number): what a float-valued accountant reports for a privacy loss, rounded up."""
     if isinstance(value, Decimal) and not value.is_finite():
         return math.inf
-    return _double(Fraction(value), up=True)
+    return directed_double(Fraction(value), up=True)
 
 
 def proven_upper(a: Account) -> float:

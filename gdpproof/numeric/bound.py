@@ -48,10 +48,20 @@ def _down(x: float) -> float:
     return math.nextafter(x, -math.inf)
 
 
+def directed_double(x: Fraction, up: bool) -> float:
+    """The double next to the exact rational x on the given side (x itself when it is a double):
+    ``float()`` rounds to nearest, which may be either side."""
+    f = float(x)
+    if up and Fraction(f) < x:
+        return _up(f)
+    if not up and Fraction(f) > x:
+        return _down(f)
+    return f
+
+
 def _float_down(c: Any) -> float:
     """The largest float at most the certified decimal c (float() rounds to nearest, maybe up)."""
-    f = float(c)
-    return _down(f) if Fraction(f) > c.to_fraction() else f
+    return directed_double(c.to_fraction(), up=False)
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ from ..symbolic.symbols import ell as ELL
 from . import _codegen
 from ._ballfun import arb_erfc, arb_erfcx, relation
 from ._mp import arb_from_exact, arb_precision
-from .bound import _down, _up
+from .bound import _down, _up, directed_double
 from .certify import arb_function
 from .lattice import _Lattice
 from .losses import CompiledLoss, Law, PrivacyLoss
@@ -96,18 +96,6 @@ ROUTE = "exact integer lattice"
 
 #: Entries between checkpoints of the arb tail sums (memory against time per evaluation).
 _BLOCK = 64
-
-
-def _fraction_down(x: Fraction) -> float:
-    """The largest double at most x."""
-    f = float(x)
-    return _down(f) if Fraction(f) > x else f
-
-
-def _fraction_up(x: Fraction) -> float:
-    """The smallest double at least x."""
-    f = float(x)
-    return _up(f) if Fraction(f) < x else f
 
 
 #: The largest per-step window, in bins (about 100 ms of ball arithmetic per 1000 bins).
@@ -601,7 +589,7 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
         # S = S_R - sum D: shift (c_low, c_high) of S_R (law P); of -S_R for the Q||P ordering
         # formed exactly (Fractions; t is a double) and rounded outward once
         lo, hi = (-d_hi - Fraction(t), -d_lo + Fraction(t)) if sign == 1 else (d_lo - Fraction(t), d_hi + Fraction(t))
-        shift = (_fraction_down(lo), _fraction_up(hi))
+        shift = (directed_double(lo, up=False), directed_double(hi, up=True))
         dirs.append(_ExactDirection(name, h, sign, shift, K, k0, coeffs, eta, deficit))
     plan = ExactPlan(h, K, eta, budget, step_bins, final_len)
     return (dirs[0], dirs[1]), h, eta, t, plan

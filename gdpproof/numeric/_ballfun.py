@@ -28,6 +28,8 @@ def _erfcx_positive(z: flint.arb) -> flint.arb:
 #: arb's own erfc keeps full relative accuracy up to here (measured: 141 of 132 bits at 1e5,
 #: a bare upper bound at 7e5); beyond it the hypergeometric form is used (2-10x slower).
 _ERFC_NATIVE_LIMIT = 100_000
+#: The same limit as an (exact) ball: comparing a ball with a ball skips converting the int.
+_ERFC_LIMIT_BALL = flint.arb(_ERFC_NATIVE_LIMIT)
 
 
 def arb_erfcx(z: flint.arb) -> flint.arb:
@@ -41,7 +43,7 @@ def arb_erfcx(z: flint.arb) -> flint.arb:
 
 def arb_erfc(z: flint.arb) -> flint.arb:
     """erfc in ball arithmetic with full relative accuracy in the far right tail."""
-    if z > _ERFC_NATIVE_LIMIT:
+    if z > _ERFC_LIMIT_BALL:
         return (-(z * z)).exp() * _erfcx_positive(z)
     return z.erfc()
 

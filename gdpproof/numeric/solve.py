@@ -45,7 +45,8 @@ from ._kernels import (
     gaussian_log_dual_float,
 )
 from ._mp import arb_endpoints, arb_of_fraction, arb_precision
-from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, round_fraction, working_bits
+from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, certify_exact_balls, round_fraction
+from .certified import MAX_DIGITS, working_bits
 
 __all__ = [
     "delta_from_epsilon",
@@ -393,6 +394,13 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
     Certified('9.744331372E-348', digits=10, rounding='up')
     """
+    if type(mu) is float and type(epsilon) is float and type(digits) is int and 0.0 < mu < math.inf \
+            and 0.0 <= epsilon < math.inf and 1 <= digits <= MAX_DIGITS:
+        # the hot path (DESIGN: near one arb erfc): two exact balls, one evaluation, rounded in
+        # integers; undecided, the general route below proves it
+        first = certify_exact_balls(_DUAL, (flint.arb(epsilon), flint.arb(mu)), digits, "up")
+        if first is not None:
+            return first
     _check_request(digits, "up")
     bm, be = _exact_ball(mu), _exact_ball(epsilon)
     if bm is not None and be is not None and bm > 0:  # floats and ints: straight to balls

@@ -254,6 +254,8 @@ def _simulate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sample-rate", dest="sample_rate", help="Poisson sampling rate: DP-SGD steps (gaussian)")
     p.add_argument("--eps", help="epsilon (randomized-response)")
     p.add_argument("--n", default="1", help="number of releases (randomized-response; default 1)")
+    p.add_argument("--k", default="2", help="number of values of k-ary randomized response (randomized-response; "
+                   "default 2; its exact curve is known for --n 1)")
     p.add_argument("--scale", help="Laplace scale b (laplace)")
     p.add_argument("--module", dest="module_spec", help="MOD:FUNC, a function returning a "
                    "gdpproof.simulation.Mechanism (module)")

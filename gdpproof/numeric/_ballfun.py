@@ -9,10 +9,27 @@ standard library only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import flint
 
-__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float"]
+__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float", "at_precision"]
+
+#: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
+_PRECISION_CACHE: dict[tuple[object, int], flint.arb] = {}
+
+
+def at_precision(make: Callable[[], flint.arb]) -> flint.arb:
+    """make() at the current precision, computed once per precision: the generated kernels'
+    constants such as sqrt(2)/2 (a ball is a deterministic function of the operations and the
+    precision, so the cached one is the one make() gives)."""
+    key = (make, flint.ctx.prec)
+    ball = _PRECISION_CACHE.get(key)
+    if ball is None:
+        if len(_PRECISION_CACHE) > 1024:
+            _PRECISION_CACHE.clear()
+        ball = _PRECISION_CACHE[key] = make()
+    return ball
 
 
 def _erfcx_positive(z: flint.arb) -> flint.arb:

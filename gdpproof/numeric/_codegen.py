@@ -323,29 +323,12 @@ This module imports flint and the standard library only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
+from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = [{names}]
-
-#: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
-_PRECISION_CACHE: dict[tuple[object, int], flint.arb] = {}
-
-
-def _at_precision(make: Callable[[], flint.arb]) -> flint.arb:
-    """make() at the current precision, computed once per precision (a ball is a deterministic
-    function of the operations and the precision, so the cached one is the one make() gives)."""
-    key = (make, flint.ctx.prec)
-    ball = _PRECISION_CACHE.get(key)
-    if ball is None:
-        if len(_PRECISION_CACHE) > 1024:
-            _PRECISION_CACHE.clear()
-        ball = _PRECISION_CACHE[key] = make()
-    return ball
-
 
 '''
 

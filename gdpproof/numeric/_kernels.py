@@ -11,29 +11,12 @@ This module imports flint and the standard library only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
+from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
-
-#: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
-_PRECISION_CACHE: dict[tuple[object, int], flint.arb] = {}
-
-
-def _at_precision(make: Callable[[], flint.arb]) -> flint.arb:
-    """make() at the current precision, computed once per precision (a ball is a deterministic
-    function of the operations and the precision, so the cached one is the one make() gives)."""
-    key = (make, flint.ctx.prec)
-    ball = _PRECISION_CACHE.get(key)
-    if ball is None:
-        if len(_PRECISION_CACHE) > 1024:
-            _PRECISION_CACHE.clear()
-        ball = _PRECISION_CACHE[key] = make()
-    return ball
-
 
 _C_1_1 = flint.arb(1)
 _C_1_16 = flint.arb(flint.fmpq(1, 16))

@@ -44,7 +44,7 @@ from ._kernels import (
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
-from ._mp import arb_endpoints, arb_of_fraction, arb_precision
+from ._mp import arb_endpoints, arb_of_fraction, arb_precision, call_at_precision
 from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, certify_exact_balls, round_fraction
 from .certified import MAX_DIGITS, working_bits
 
@@ -152,14 +152,13 @@ def _sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
     """The sign of a quantity given by a ball at each precision; doubles until decided."""
     bits = start_bits
     while bits <= MAX_BITS:
-        with arb_precision(bits):
-            v = g(bits)
-            if v > 0:
-                return 1
-            if v < 0:
-                return -1
-            if v.is_exact() and v.is_zero():
-                return 0
+        v = call_at_precision(bits, g, (bits,))  # a ball's sign does not depend on the precision set
+        if v > 0:
+            return 1
+        if v < 0:
+            return -1
+        if v.is_exact() and v.is_zero():
+            return 0
         bits *= 2
     raise PrecisionError("could not decide a sign within the precision limit")
 

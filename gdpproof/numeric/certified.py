@@ -116,13 +116,13 @@ def _decimal(m: int, e: int, digits: int) -> Decimal:
             f"the value is about 10^({show(e)}), beyond what a Decimal can hold; "
             "use its logarithm (for delta: log_delta_from_epsilon)"
         )
-    sign = 0 if m > 0 else 1
     text = str(abs(m))
     pad = digits - len(text)
     if pad > 0:  # keep trailing zeros: they are certified digits too
         text += "0" * pad
         e -= pad
-    return Decimal((sign, tuple(int(c) for c in text), e))
+    # from text: exact (the constructor does not round), and ten times faster than from a tuple
+    return Decimal(f"{'-' if m < 0 else ''}{text}E{e}")
 
 
 def _same(a: tuple[int, int], b: tuple[int, int]) -> bool:

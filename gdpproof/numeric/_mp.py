@@ -29,6 +29,7 @@ __all__ = [
     "arb_of_fraction",
     "set_constant_ball",
     "arb_endpoints",
+    "fraction_of_exact_arb",
     "mpf_from_exact",
     "mpf_to_fraction",
     "mp_erfcinv",
@@ -141,6 +142,11 @@ def arb_from_exact(value: Any) -> flint.arb:
             raise TypeError(f"no evaluator for the constant {value!r}: import gdpproof.numeric.compile_arb")
         return _constant_ball(value)
     raise TypeError(f"not an exact real number: {value!r}")
+
+
+def fraction_of_exact_arb(x: flint.arb) -> Fraction:
+    """The exact value of a finite exact ball (a midpoint) as a Fraction."""
+    return _fraction_of_exact_arb(x)
 
 
 def _fraction_of_exact_arb(x: flint.arb) -> Fraction:

@@ -44,7 +44,7 @@ from ._kernels import (
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
-from ._mp import arb_endpoints, arb_of_fraction, arb_precision, call_at_precision
+from ._mp import arb_of_fraction, arb_precision, call_at_precision, fraction_of_exact_arb
 from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, certify_exact_balls, round_fraction
 from .certified import MAX_DIGITS, working_bits
 
@@ -279,10 +279,10 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], b
             x = new
             if done:
                 break
-        ends = arb_endpoints(x.mid())
-    if ends is None:
+        mid = x.mid()
+    if not mid.is_finite():
         raise PrecisionError("Newton's method left the finite range")
-    return ends[0]
+    return fraction_of_exact_arb(mid)  # a midpoint is exact: no endpoints to form
 
 
 def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, increasing: bool,

@@ -68,7 +68,7 @@ def test_verify_recomputes_the_new_kinds_and_catches_a_changed_digit(tmp_path, c
     assert not report.ok and report.mismatches[0].row == 2
     out = tmp_path / "dp.csv"
     assert main(["table", "dp-delta", "--eps0", "1", "--delta0", "1e-6", "--eps=-0.5,0", "--digits", "15",
-                 "--out", str(out)]) == 0
+                 "--workers", "1", "--out", str(out)]) == 0
     assert read_table(out).kind == "dp-delta"
     assert main(["table", "--verify", str(out)]) == 0
     assert "every checked value is right" in capsys.readouterr().out

@@ -40,6 +40,8 @@ def plain_value(name: str, value: Any) -> Fraction | float:
     >>> plain_value("mu", "0.1"), plain_value("mu", "10/3"), plain_value("mu", 0.5)
     (Fraction(1, 10), Fraction(10, 3), Fraction(1, 2))
     """
+    if type(value) is float:  # the common case first (a float's exact binary value)
+        return Fraction(value) if math.isfinite(value) else value
     if isinstance(value, bool):
         raise _bad(name, value, "must be a real number, not a bool")
     if isinstance(value, int):

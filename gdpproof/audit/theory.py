@@ -74,7 +74,8 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
     - :class:`~gdpproof.simulation.GaussianMechanism`: G_mu with
       mu = \sqrt{T} sensitivity / sigma (exact; DRS Thm 2.7 and Cor. 3.3);
     - :class:`~gdpproof.simulation.RandomizedResponse`: the exact n-fold curve
-      (:func:`gdpproof.rr_composition`);
+      (:func:`gdpproof.rr_composition`); k-ary (k > 2): the exact curve of one release
+      (n = 1 only: the n-fold k-ary curve is not tabulated here, so it is refused);
     - :class:`~gdpproof.simulation.LaplaceMechanism`: the Laplace trade-off with
       mu = sensitivity / scale (exact);
     - :class:`~gdpproof.simulation.SubsampledGaussianMechanism`: the proven bracket of the
@@ -103,9 +104,20 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
     if isinstance(mechanism, GaussianMechanism):
         mu = math.sqrt(mechanism.steps) * mechanism.sensitivity / mechanism.sigma
         return TheoryCurve(_fast(gaussian(mu)), None, f"G_mu, mu = sqrt(T) sensitivity/sigma = {mu:.6g} (exact)")
-    if isinstance(mechanism, RandomizedResponse):
+    if isinstance(mechanism, RandomizedResponse) and mechanism.k == 2:
         return TheoryCurve(_fast(rr_composition(mechanism.eps, mechanism.n)), None,
                            f"exact {mechanism.n}-fold randomized response")
+    if isinstance(mechanism, RandomizedResponse) and mechanism.n == 1:
+        from ..symbolic.tradeoff import k_randomized_response
+
+        return TheoryCurve(_fast(k_randomized_response(mechanism.eps, mechanism.k)), None,
+                           f"exact {mechanism.k}-ary randomized response")
+    if isinstance(mechanism, RandomizedResponse):
+        from ..errors import InvalidParameterError
+
+        raise InvalidParameterError(argument="mechanism", value=mechanism,
+                                    rule="has no theoretical curve here: k-ary randomized response (k > 2) has its "
+                                         "exact curve for n = 1 only (check a claim with gdp_claim)")
     if isinstance(mechanism, LaplaceMechanism):
         mu = mechanism.sensitivity / mechanism.scale
         return TheoryCurve(_fast(laplace(mu)), None, f"Laplace trade-off, mu = {mu:.6g} (exact)")

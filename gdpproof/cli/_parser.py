@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "EXAMPLES", "build_parser"]
 
-TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd")
+TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd", "rr-delta",
+               "dp-delta")
 
 #: command -> the module of gdpproof.cli whose ``run(args) -> int`` carries it out.
 COMMANDS = {
@@ -253,6 +254,8 @@ def _simulate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sample-rate", dest="sample_rate", help="Poisson sampling rate: DP-SGD steps (gaussian)")
     p.add_argument("--eps", help="epsilon (randomized-response)")
     p.add_argument("--n", default="1", help="number of releases (randomized-response; default 1)")
+    p.add_argument("--k", default="2", help="number of values of k-ary randomized response (randomized-response; "
+                   "default 2; its exact curve is known for --n 1)")
     p.add_argument("--scale", help="Laplace scale b (laplace)")
     p.add_argument("--module", dest="module_spec", help="MOD:FUNC, a function returning a "
                    "gdpproof.simulation.Mechanism (module)")
@@ -269,8 +272,12 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("kind", nargs="?", choices=TABLE_KINDS,
                    help="delta (--mu --eps), epsilon (--mu --delta), mu (--eps --delta), sigma (--eps --delta "
                         "[--sensitivity]), tradeoff (--mu --alpha), subsampled (--mu --sample-rate --alpha), "
-                        "rr-composition (--eps --n --alpha), dpsgd (--sigma --sample-rate --steps --delta)")
-    for name in ("mu", "eps", "delta", "alpha", "sigma", "sample-rate", "steps", "n", "sensitivity"):
+                        "rr-composition (--eps --n --alpha), dpsgd (--sigma --sample-rate --steps --delta), "
+                        "rr-delta (--eps0 --k --eps: k-ary randomized response), dp-delta (--eps0 --delta0 --eps: "
+                        "the (eps0, delta0)-DP curve); delta, rr-delta and dp-delta take any real eps "
+                        "(write --eps=-1)")
+    for name in ("mu", "eps", "delta", "alpha", "sigma", "sample-rate", "steps", "n", "sensitivity", "eps0",
+                 "delta0", "k"):
         p.add_argument(f"--{name}", dest=f"grid_{name.replace('-', '_')}", metavar="GRID", help=f"{name} grid")
     p.add_argument("--digits", type=int, default=30, help="certified significant digits (default 30)")
     p.add_argument("--format", choices=("csv", "json", "latex", "markdown"),

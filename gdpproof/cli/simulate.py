@@ -17,14 +17,14 @@ from ._usercode import module_mechanism, user_code
 
 #: the mechanisms' arguments -> the options that give them.
 FLAGS = {"sigma": "--sigma", "sample_rate": "--sample-rate", "sensitivity": "--sensitivity", "scale": "--scale",
-         "eps": "--eps", "n": "--n", "dim": "--dim", "steps": "--steps"}
+         "eps": "--eps", "n": "--n", "dim": "--dim", "steps": "--steps", "k": "--k"}
 
 #: the options each mechanism takes (besides the common ones).
 _TAKES = {"gaussian": {"--sigma", "--sample-rate"}, "randomized-response": {"--eps"}, "laplace": {"--scale"},
           "module": {"--module", "--mu"}}
 #: options with a default, and the mechanisms they apply to.
 _DEFAULTED = {"--dim": ("gaussian",), "--steps": ("gaussian",), "--n": ("randomized-response",),
-              "--sensitivity": ("gaussian", "laplace")}
+              "--k": ("randomized-response",), "--sensitivity": ("gaussian", "laplace")}
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -34,9 +34,9 @@ def _check_options(args: argparse.Namespace) -> None:
     for flag, value in given.items():
         if value is not None and flag not in _TAKES[kind]:
             raise Usage(f"{flag}={value} does not apply to mechanism {kind}")
-    for flag, value in (("--dim", args.dim), ("--steps", args.steps), ("--n", args.n),
-                        ("--sensitivity", args.sensitivity)):
-        if value != "1" and kind not in _DEFAULTED[flag]:
+    for flag, value, default in (("--dim", args.dim, "1"), ("--steps", args.steps, "1"), ("--n", args.n, "1"),
+                                 ("--k", args.k, "2"), ("--sensitivity", args.sensitivity, "1")):
+        if value != default and kind not in _DEFAULTED[flag]:
             raise Usage(f"{flag}={value} does not apply to mechanism {kind}")
     if args.plot is not None:  # before the simulation, not after it
         import importlib.util
@@ -83,7 +83,7 @@ def _mechanism(args: argparse.Namespace) -> tuple[Any, Any]:
                 mech = SubsampledGaussianMechanism(sigma / sens, rate, steps=steps)
         elif kind == "randomized-response":
             mech = RandomizedResponse(float_option("--eps", args.eps, required_for="randomized-response"),
-                                      n=int_option("--n", args.n))
+                                      n=int_option("--n", args.n), k=int_option("--k", args.k, low=2))
         else:
             mech = LaplaceMechanism(float_option("--sensitivity", args.sensitivity, required_for="laplace"),
                                     float_option("--scale", args.scale, required_for="laplace"))

@@ -9,10 +9,27 @@ standard library only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import flint
 
-__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float"]
+__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float", "at_precision"]
+
+#: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
+_PRECISION_CACHE: dict[tuple[object, int], flint.arb] = {}
+
+
+def at_precision(make: Callable[[], flint.arb]) -> flint.arb:
+    """make() at the current precision, computed once per precision: the generated kernels'
+    constants such as sqrt(2)/2 (a ball is a deterministic function of the operations and the
+    precision, so the cached one is the one make() gives)."""
+    key = (make, flint.ctx.prec)
+    ball = _PRECISION_CACHE.get(key)
+    if ball is None:
+        if len(_PRECISION_CACHE) > 1024:
+            _PRECISION_CACHE.clear()
+        ball = _PRECISION_CACHE[key] = make()
+    return ball
 
 
 def _erfcx_positive(z: flint.arb) -> flint.arb:
@@ -28,6 +45,8 @@ def _erfcx_positive(z: flint.arb) -> flint.arb:
 #: arb's own erfc keeps full relative accuracy up to here (measured: 141 of 132 bits at 1e5,
 #: a bare upper bound at 7e5); beyond it the hypergeometric form is used (2-10x slower).
 _ERFC_NATIVE_LIMIT = 100_000
+#: The same limit as an (exact) ball: comparing a ball with a ball skips converting the int.
+_ERFC_LIMIT_BALL = flint.arb(_ERFC_NATIVE_LIMIT)
 
 
 def arb_erfcx(z: flint.arb) -> flint.arb:
@@ -41,7 +60,7 @@ def arb_erfcx(z: flint.arb) -> flint.arb:
 
 def arb_erfc(z: flint.arb) -> flint.arb:
     """erfc in ball arithmetic with full relative accuracy in the far right tail."""
-    if z > _ERFC_NATIVE_LIMIT:
+    if z > _ERFC_LIMIT_BALL:
         return (-(z * z)).exp() * _erfcx_positive(z)
     return z.erfc()
 

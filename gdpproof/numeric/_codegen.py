@@ -92,10 +92,16 @@ _MATH_FUNCTIONS = {sympy.exp: "math.exp", sympy.log: "math.log", sympy.erf: "mat
 class _Printer:
     """Straight-line code for one expression; ``arb`` chooses ball or float operations."""
 
-    def __init__(self, symbols: tuple[sympy.Symbol, ...], arb: bool, constants: dict[str, str]) -> None:
+    def __init__(self, symbols: tuple[sympy.Symbol, ...], arb: bool, constants: dict[str, str],
+                 hoisted: dict[str, tuple[str, str]] | None = None) -> None:
         self.args = {s: f"x{i}" for i, s in enumerate(symbols)}
         self.arb = arb
         self.constants = constants  # module-level constant name -> source (shared between kernels)
+        #: symbol-free subexpressions that cost arb operations (sqrt(2)/2): key -> (function name,
+        #: source); the kernel takes their ball from a per-precision cache (_at_precision), which
+        #: holds the ball the same operations give, so the kernel's ball does not change.
+        #: None in the printer of such a function itself (it computes, never hoists).
+        self.hoisted = hoisted
         self.lines: list[str] = []
         self.count = 0
         #: code -> temporary in scope: a repeated subexpression (sqrt(2), 1/mu) is computed once.
@@ -139,7 +145,29 @@ class _Printer:
             return name
         return self._tmp(ball, indent)
 
+    def _hoist(self, key: str, parts: list[sympy.Basic], op: str, indent: int) -> str:
+        """The ball of ``parts`` joined by ``op`` in order (one subexpression when a single
+        part), computed once per precision by a module-level function."""
+        assert self.hoisted is not None
+        if key not in self.hoisted:
+            sub = _Printer((), True, self.constants, None)
+            codes = [sub.expr(p, 1) for p in parts]
+            acc = codes[0]
+            for code in codes[1:]:
+                acc = sub._tmp(f"{acc}{op}{code}", 1)
+            name = f"_K{len(self.hoisted)}"
+            body = [f"def {name}() -> flint.arb:", f'    """{key} at the current precision."""']
+            body += sub.lines + [f"    return {acc}"]
+            self.hoisted[key] = (name, "\n".join(body))
+        return self._tmp(f"_at_precision({self.hoisted[key][0]})", indent)
+
+    def _costs(self, e: sympy.Basic) -> bool:
+        """Whether e is symbol-free and needs arb operations (not a plain or infinite constant)."""
+        return not e.free_symbols and not (e.is_Rational or e in (sympy.oo, -sympy.oo) or isinstance(e, sympy.Float))
+
     def expr(self, e: sympy.Basic, indent: int = 1) -> str:
+        if self.arb and self.hoisted is not None and self._costs(e):
+            return self._hoist(str(e), [e], "", indent)
         if e.is_Symbol:
             if e not in self.args:
                 raise TypeError(f"free symbol {e} has no value")
@@ -154,7 +182,16 @@ class _Printer:
             return self._tmp("flint.arb(1).exp()", indent) if self.arb else "math.e"
         if e.is_Add or e.is_Mul:
             op = " + " if e.is_Add else " * "
-            parts = [self.expr(a, indent) for a in e.args]
+            args = list(e.args)
+            lead = 0
+            while lead < len(args) and not args[lead].free_symbols:
+                lead += 1
+            if self.arb and self.hoisted is not None and lead >= 2:
+                # a symbol-free leading run (1/2 * sqrt(2)): its partial result from the cache
+                key = op.strip().join(f"({a})" for a in args[:lead])
+                parts = [self._hoist(key, args[:lead], op, indent)] + [self.expr(a, indent) for a in args[lead:]]
+            else:
+                parts = [self.expr(a, indent) for a in args]
             acc = parts[0]
             for part in parts[1:]:
                 acc = self._tmp(f"{acc}{op}{part}", indent)
@@ -256,8 +293,8 @@ class _Printer:
 
 
 def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...], symbols: tuple[sympy.Symbol, ...],
-              arb: bool, constants: dict[str, str]) -> str:
-    printer = _Printer(symbols, arb, constants)
+              arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]]) -> str:
+    printer = _Printer(symbols, arb, constants, hoisted if arb else None)
     exprs = expr if isinstance(expr, tuple) else (expr,)
     results = [printer.expr(sympy.sympify(e)) for e in exprs]
     kind = "flint.arb" if arb else "float"
@@ -289,7 +326,7 @@ import math
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
+from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = [{names}]
 
@@ -299,13 +336,15 @@ __all__ = [{names}]
 def source() -> str:
     """The text of ``_kernels.py``."""
     constants: dict[str, str] = {}
-    bodies = [_function(n, m, e, s, True, constants) for n, m, e, s in kernels()]
-    bodies += [_function(n, m, e, s, True, constants) for n, m, e, s in fused_kernels()]
-    bodies += [_function(n, m, e, s, False, constants) for n, m, e, s in float_kernels()]
+    hoisted: dict[str, tuple[str, str]] = {}
+    bodies = [_function(n, m, e, s, True, constants, hoisted) for n, m, e, s in kernels()]
+    bodies += [_function(n, m, e, s, True, constants, hoisted) for n, m, e, s in fused_kernels()]
+    bodies += [_function(n, m, e, s, False, constants, hoisted) for n, m, e, s in float_kernels()]
     names = ", ".join(repr(n) for n, *_ in kernels() + fused_kernels() + float_kernels())  # type: ignore[operator]
     head = _HEADER.replace("{names}", names)
     consts = "".join(f"{k} = {v}\n" for k, v in sorted(constants.items()))
-    return head + consts + "\n\n" + "\n\n\n".join(bodies) + "\n"
+    makers = [src for _, src in hoisted.values()]
+    return head + consts + "\n\n" + "\n\n\n".join(makers + bodies) + "\n"
 
 
 def _write(text: str, path: Path) -> None:

@@ -14,7 +14,7 @@ import math
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
+from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
 
@@ -29,29 +29,84 @@ _C_m1_2 = flint.arb(flint.fmpq(-1, 2))
 _C_m1_4 = flint.arb(flint.fmpq(-1, 4))
 
 
+def _K0() -> flint.arb:
+    """(1/2)*(sqrt(2)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = _C_1_2 * t0
+    return t1
+
+
+def _K1() -> flint.arb:
+    """(-1/2)*(sqrt(2))*(1/sqrt(pi)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = flint.arb.pi()
+    t2 = t1.rsqrt()
+    t3 = _C_m1_2 * t0
+    t4 = t3 * t2
+    return t4
+
+
+def _K2() -> flint.arb:
+    """(1/2)*(sqrt(2))*(1/sqrt(pi)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = flint.arb.pi()
+    t2 = t1.rsqrt()
+    t3 = _C_1_2 * t0
+    t4 = t3 * t2
+    return t4
+
+
+def _K3() -> flint.arb:
+    """(sqrt(2))*(1/sqrt(pi)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = flint.arb.pi()
+    t2 = t1.rsqrt()
+    t3 = t0 * t2
+    return t3
+
+
+def _K4() -> flint.arb:
+    """(1/4)*(sqrt(2))*(1/sqrt(pi)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = flint.arb.pi()
+    t2 = t1.rsqrt()
+    t3 = _C_1_4 * t0
+    t4 = t3 * t2
+    return t4
+
+
+def _K5() -> flint.arb:
+    """(-1/4)*(sqrt(2))*(1/sqrt(pi)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = flint.arb.pi()
+    t2 = t1.rsqrt()
+    t3 = _C_m1_4 * t0
+    t4 = t3 * t2
+    return t4
+
+
 def gaussian_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
     """delta_mu(epsilon) of G_mu (GAUSSIAN_DUAL); x0 = epsilon, x1 = mu.
 
     -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
     """
-    t0 = _C_2_1.sqrt()
+    t0 = _at_precision(_K0)
     t1 = _C_m1_2 * x1
     t2 = 1 / x1
     t3 = x0 * t2
     t4 = t1 + t3
-    t5 = _C_1_2 * t0
-    t6 = t5 * t4
-    t7 = arb_erfc(t6)
-    t8 = _C_1_2 * t7
-    t9 = _C_1_2 * x1
-    t10 = t9 + t3
-    t11 = t5 * t10
-    t12 = arb_erfc(t11)
-    t13 = x0.exp()
-    t14 = _C_m1_2 * t12
-    t15 = t14 * t13
-    t16 = t8 + t15
-    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16))
+    t5 = t0 * t4
+    t6 = arb_erfc(t5)
+    t7 = _C_1_2 * t6
+    t8 = _C_1_2 * x1
+    t9 = t8 + t3
+    t10 = t0 * t9
+    t11 = arb_erfc(t10)
+    t12 = x0.exp()
+    t13 = _C_m1_2 * t11
+    t14 = t13 * t12
+    t15 = t7 + t14
+    return (t15 if isinstance(t15, flint.arb) else flint.arb(t15))
 
 
 def gaussian_log_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
@@ -66,43 +121,41 @@ def gaussian_log_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t5 = t2 + t4
     v1 = relation(t5, '<')
     if v1 is not False:
-        t6 = _C_2_1.sqrt()
+        t6 = _at_precision(_K0)
         t7 = _C_1_2 * x1
         t8 = _C_m1_1 * x0
         t9 = t8 * t3
         t10 = t7 + t9
-        t11 = _C_1_2 * t6
-        t12 = t11 * t10
-        t13 = arb_erfc(t12)
-        t14 = _C_m1_2 * t13
-        t15 = t7 + t4
-        t16 = t11 * t15
-        t17 = arb_erfc(t16)
-        t18 = x0.exp()
-        t19 = _C_m1_2 * t17
-        t20 = t19 * t18
-        t21 = t14 + t20
-        t22 = t21.log1p()
-        t0 = t22 if t0 is None else t0.union(t22)
+        t11 = t6 * t10
+        t12 = arb_erfc(t11)
+        t13 = _C_m1_2 * t12
+        t14 = t7 + t4
+        t15 = t6 * t14
+        t16 = arb_erfc(t15)
+        t17 = x0.exp()
+        t18 = _C_m1_2 * t16
+        t19 = t18 * t17
+        t20 = t13 + t19
+        t21 = t20.log1p()
+        t0 = t21 if t0 is None else t0.union(t21)
     if v1 is not True:
-        v23 = True
-        if v23 is not False:
-            t24 = t5 ** 2
-            t25 = _C_m1_2 * t24
-            t26 = _C_2_1.sqrt()
-            t27 = _C_1_2 * t26
-            t28 = t27 * t5
-            t29 = arb_erfcx(t28)
-            t30 = _C_1_2 * t29
-            t31 = _C_1_2 * x1
-            t32 = t31 + t4
-            t33 = t27 * t32
-            t34 = arb_erfcx(t33)
-            t35 = _C_m1_2 * t34
-            t36 = t30 + t35
-            t37 = t36.log()
-            t38 = t25 + t37
-            t0 = t38 if t0 is None else t0.union(t38)
+        v22 = True
+        if v22 is not False:
+            t23 = t5 ** 2
+            t24 = _C_m1_2 * t23
+            t25 = _at_precision(_K0)
+            t26 = t25 * t5
+            t27 = arb_erfcx(t26)
+            t28 = _C_1_2 * t27
+            t29 = _C_1_2 * x1
+            t30 = t29 + t4
+            t31 = t25 * t30
+            t32 = arb_erfcx(t31)
+            t33 = _C_m1_2 * t32
+            t34 = t28 + t33
+            t35 = t34.log()
+            t36 = t24 + t35
+            t0 = t36 if t0 is None else t0.union(t36)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -113,44 +166,40 @@ def gaussian_dlog_dual_eps(x0: flint.arb, x1: flint.arb) -> flint.arb:
 
     (-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)*mu) - sqrt(2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)*mu))/(-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2)
     """
-    t0 = _C_2_1.sqrt()
+    t0 = _at_precision(_K0)
     t1 = _C_m1_2 * x1
     t2 = 1 / x1
     t3 = x0 * t2
     t4 = t1 + t3
-    t5 = _C_1_2 * t0
-    t6 = t5 * t4
-    t7 = arb_erfc(t6)
-    t8 = _C_1_2 * t7
-    t9 = _C_1_2 * x1
-    t10 = t9 + t3
-    t11 = t5 * t10
-    t12 = arb_erfc(t11)
-    t13 = x0.exp()
-    t14 = _C_m1_2 * t12
-    t15 = t14 * t13
-    t16 = t8 + t15
-    t17 = 1 / t16
-    t18 = flint.arb.pi()
-    t19 = t18.rsqrt()
-    t20 = t4 ** 2
-    t21 = _C_m1_2 * t20
-    t22 = t21.exp()
-    t23 = _C_m1_2 * t0
-    t24 = t23 * t19
-    t25 = t24 * t2
-    t26 = t25 * t22
-    t27 = t10 ** 2
-    t28 = _C_m1_2 * t27
-    t29 = t28.exp()
-    t30 = t5 * t19
-    t31 = t30 * t2
-    t32 = t31 * t13
-    t33 = t32 * t29
-    t34 = t15 + t26
-    t35 = t34 + t33
-    t36 = t17 * t35
-    return (t36 if isinstance(t36, flint.arb) else flint.arb(t36))
+    t5 = t0 * t4
+    t6 = arb_erfc(t5)
+    t7 = _C_1_2 * t6
+    t8 = _C_1_2 * x1
+    t9 = t8 + t3
+    t10 = t0 * t9
+    t11 = arb_erfc(t10)
+    t12 = x0.exp()
+    t13 = _C_m1_2 * t11
+    t14 = t13 * t12
+    t15 = t7 + t14
+    t16 = 1 / t15
+    t17 = _at_precision(_K1)
+    t18 = t4 ** 2
+    t19 = _C_m1_2 * t18
+    t20 = t19.exp()
+    t21 = t17 * t2
+    t22 = t21 * t20
+    t23 = _at_precision(_K2)
+    t24 = t9 ** 2
+    t25 = _C_m1_2 * t24
+    t26 = t25.exp()
+    t27 = t23 * t2
+    t28 = t27 * t12
+    t29 = t28 * t26
+    t30 = t14 + t22
+    t31 = t30 + t29
+    t32 = t16 * t31
+    return (t32 if isinstance(t32, flint.arb) else flint.arb(t32))
 
 
 def gaussian_dlog_dual_mu(x0: flint.arb, x1: flint.arb) -> flint.arb:
@@ -158,48 +207,44 @@ def gaussian_dlog_dual_mu(x0: flint.arb, x1: flint.arb) -> flint.arb:
 
     (-sqrt(2)*(-epsilon/mu**2 - 1/2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)) + sqrt(2)*(-epsilon/mu**2 + 1/2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)))/(-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2)
     """
-    t0 = _C_2_1.sqrt()
+    t0 = _at_precision(_K0)
     t1 = _C_m1_2 * x1
     t2 = 1 / x1
     t3 = x0 * t2
     t4 = t1 + t3
-    t5 = _C_1_2 * t0
-    t6 = t5 * t4
-    t7 = arb_erfc(t6)
-    t8 = _C_1_2 * t7
-    t9 = _C_1_2 * x1
-    t10 = t9 + t3
-    t11 = t5 * t10
-    t12 = arb_erfc(t11)
-    t13 = x0.exp()
-    t14 = _C_m1_2 * t12
-    t15 = t14 * t13
-    t16 = t8 + t15
-    t17 = 1 / t16
-    t18 = flint.arb.pi()
-    t19 = t18.rsqrt()
-    t20 = x1 ** -2
-    t21 = _C_m1_1 * x0
-    t22 = t21 * t20
-    t23 = _C_m1_2 + t22
-    t24 = t4 ** 2
-    t25 = _C_m1_2 * t24
-    t26 = t25.exp()
-    t27 = _C_m1_2 * t0
-    t28 = t27 * t19
-    t29 = t28 * t23
-    t30 = t29 * t26
-    t31 = _C_1_2 + t22
-    t32 = t10 ** 2
-    t33 = _C_m1_2 * t32
-    t34 = t33.exp()
-    t35 = t5 * t19
-    t36 = t35 * t31
-    t37 = t36 * t13
-    t38 = t37 * t34
-    t39 = t30 + t38
-    t40 = t17 * t39
-    return (t40 if isinstance(t40, flint.arb) else flint.arb(t40))
+    t5 = t0 * t4
+    t6 = arb_erfc(t5)
+    t7 = _C_1_2 * t6
+    t8 = _C_1_2 * x1
+    t9 = t8 + t3
+    t10 = t0 * t9
+    t11 = arb_erfc(t10)
+    t12 = x0.exp()
+    t13 = _C_m1_2 * t11
+    t14 = t13 * t12
+    t15 = t7 + t14
+    t16 = 1 / t15
+    t17 = _at_precision(_K1)
+    t18 = x1 ** -2
+    t19 = _C_m1_1 * x0
+    t20 = t19 * t18
+    t21 = _C_m1_2 + t20
+    t22 = t4 ** 2
+    t23 = _C_m1_2 * t22
+    t24 = t23.exp()
+    t25 = t17 * t21
+    t26 = t25 * t24
+    t27 = _at_precision(_K2)
+    t28 = _C_1_2 + t20
+    t29 = t9 ** 2
+    t30 = _C_m1_2 * t29
+    t31 = t30.exp()
+    t32 = t27 * t28
+    t33 = t32 * t12
+    t34 = t33 * t31
+    t35 = t26 + t34
+    t36 = t16 * t35
+    return (t36 if isinstance(t36, flint.arb) else flint.arb(t36))
 
 
 def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
@@ -209,66 +254,60 @@ def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint
     -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)*mu) - sqrt(2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)*mu)
     -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(sqrt(pi)*mu) + sqrt(2)*(2*epsilon/mu - mu)*exp(-(epsilon/mu - mu/2)**2/2)/(4*sqrt(pi)*mu**2) - sqrt(2)*(2*epsilon/mu + mu)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(4*sqrt(pi)*mu**2)
     """
-    t0 = _C_2_1.sqrt()
+    t0 = _at_precision(_K0)
     t1 = _C_m1_2 * x1
     t2 = 1 / x1
     t3 = x0 * t2
     t4 = t1 + t3
-    t5 = _C_1_2 * t0
-    t6 = t5 * t4
-    t7 = arb_erfc(t6)
-    t8 = _C_1_2 * t7
-    t9 = _C_1_2 * x1
-    t10 = t9 + t3
-    t11 = t5 * t10
-    t12 = arb_erfc(t11)
-    t13 = x0.exp()
-    t14 = _C_m1_2 * t12
-    t15 = t14 * t13
-    t16 = t8 + t15
-    t17 = flint.arb.pi()
-    t18 = t17.rsqrt()
-    t19 = t4 ** 2
-    t20 = _C_m1_2 * t19
-    t21 = t20.exp()
-    t22 = _C_m1_2 * t0
-    t23 = t22 * t18
-    t24 = t23 * t2
-    t25 = t24 * t21
-    t26 = t10 ** 2
-    t27 = _C_m1_2 * t26
-    t28 = t27.exp()
-    t29 = t5 * t18
-    t30 = t29 * t2
-    t31 = t30 * t13
-    t32 = t31 * t28
-    t33 = t15 + t25
-    t34 = t33 + t32
-    t35 = t0 * t18
-    t36 = t35 * t2
-    t37 = t36 * t13
-    t38 = t37 * t28
-    t39 = x1 ** -2
-    t40 = _C_m1_1 * x1
-    t41 = _C_2_1 * x0
-    t42 = t41 * t2
-    t43 = t40 + t42
-    t44 = _C_1_4 * t0
-    t45 = t44 * t18
-    t46 = t45 * t39
-    t47 = t46 * t43
-    t48 = t47 * t21
-    t49 = x1 + t42
-    t50 = _C_m1_4 * t0
-    t51 = t50 * t18
-    t52 = t51 * t39
-    t53 = t52 * t49
-    t54 = t53 * t13
-    t55 = t54 * t28
-    t56 = t15 + t38
-    t57 = t56 + t48
-    t58 = t57 + t55
-    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34)), (t58 if isinstance(t58, flint.arb) else flint.arb(t58))
+    t5 = t0 * t4
+    t6 = arb_erfc(t5)
+    t7 = _C_1_2 * t6
+    t8 = _C_1_2 * x1
+    t9 = t8 + t3
+    t10 = t0 * t9
+    t11 = arb_erfc(t10)
+    t12 = x0.exp()
+    t13 = _C_m1_2 * t11
+    t14 = t13 * t12
+    t15 = t7 + t14
+    t16 = _at_precision(_K1)
+    t17 = t4 ** 2
+    t18 = _C_m1_2 * t17
+    t19 = t18.exp()
+    t20 = t16 * t2
+    t21 = t20 * t19
+    t22 = _at_precision(_K2)
+    t23 = t9 ** 2
+    t24 = _C_m1_2 * t23
+    t25 = t24.exp()
+    t26 = t22 * t2
+    t27 = t26 * t12
+    t28 = t27 * t25
+    t29 = t14 + t21
+    t30 = t29 + t28
+    t31 = _at_precision(_K3)
+    t32 = t31 * t2
+    t33 = t32 * t12
+    t34 = t33 * t25
+    t35 = _at_precision(_K4)
+    t36 = x1 ** -2
+    t37 = _C_m1_1 * x1
+    t38 = _C_2_1 * x0
+    t39 = t38 * t2
+    t40 = t37 + t39
+    t41 = t35 * t36
+    t42 = t41 * t40
+    t43 = t42 * t19
+    t44 = _at_precision(_K5)
+    t45 = x1 + t39
+    t46 = t44 * t36
+    t47 = t46 * t45
+    t48 = t47 * t12
+    t49 = t48 * t25
+    t50 = t14 + t34
+    t51 = t50 + t43
+    t52 = t51 + t49
+    return (t15 if isinstance(t15, flint.arb) else flint.arb(t15)), (t30 if isinstance(t30, flint.arb) else flint.arb(t30)), (t52 if isinstance(t52, flint.arb) else flint.arb(t52))
 
 
 def gaussian_dual_halley_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
@@ -278,74 +317,70 @@ def gaussian_dual_halley_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, fl
     -sqrt(2)*(-epsilon/mu**2 - 1/2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)) + sqrt(2)*(-epsilon/mu**2 + 1/2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi))
     sqrt(2)*(epsilon*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/mu**3 - epsilon*exp(-(epsilon/mu - mu/2)**2/2)/mu**3 - (2*epsilon/mu**2 - 1)**2*(2*epsilon/mu + mu)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/16 + (2*epsilon/mu**2 + 1)**2*(2*epsilon/mu - mu)*exp(-(epsilon/mu - mu/2)**2/2)/16)/sqrt(pi)
     """
-    t0 = _C_2_1.sqrt()
+    t0 = _at_precision(_K0)
     t1 = _C_m1_2 * x1
     t2 = 1 / x1
     t3 = x0 * t2
     t4 = t1 + t3
-    t5 = _C_1_2 * t0
-    t6 = t5 * t4
-    t7 = arb_erfc(t6)
-    t8 = _C_1_2 * t7
-    t9 = _C_1_2 * x1
-    t10 = t9 + t3
-    t11 = t5 * t10
-    t12 = arb_erfc(t11)
-    t13 = x0.exp()
-    t14 = _C_m1_2 * t12
-    t15 = t14 * t13
-    t16 = t8 + t15
-    t17 = flint.arb.pi()
-    t18 = t17.rsqrt()
-    t19 = x1 ** -2
-    t20 = _C_m1_1 * x0
-    t21 = t20 * t19
-    t22 = _C_m1_2 + t21
-    t23 = t4 ** 2
-    t24 = _C_m1_2 * t23
-    t25 = t24.exp()
-    t26 = _C_m1_2 * t0
-    t27 = t26 * t18
-    t28 = t27 * t22
-    t29 = t28 * t25
-    t30 = _C_1_2 + t21
-    t31 = t10 ** 2
-    t32 = _C_m1_2 * t31
-    t33 = t32.exp()
-    t34 = t5 * t18
-    t35 = t34 * t30
-    t36 = t35 * t13
-    t37 = t36 * t33
-    t38 = t29 + t37
-    t39 = x1 ** -3
-    t40 = t20 * t39
-    t41 = t40 * t25
-    t42 = _C_2_1 * x0
-    t43 = t42 * t19
-    t44 = _C_1_1 + t43
-    t45 = t44 ** 2
-    t46 = _C_m1_1 * x1
-    t47 = t42 * t2
-    t48 = t46 + t47
-    t49 = _C_1_16 * t45
-    t50 = t49 * t48
-    t51 = t50 * t25
-    t52 = x0 * t39
-    t53 = t52 * t13
-    t54 = t53 * t33
-    t55 = _C_m1_1 + t43
-    t56 = t55 ** 2
-    t57 = x1 + t47
-    t58 = _C_m1_16 * t56
-    t59 = t58 * t57
-    t60 = t59 * t13
-    t61 = t60 * t33
-    t62 = t41 + t51
-    t63 = t62 + t54
-    t64 = t63 + t61
-    t65 = t0 * t18
-    t66 = t65 * t64
-    return (t16 if isinstance(t16, flint.arb) else flint.arb(t16)), (t38 if isinstance(t38, flint.arb) else flint.arb(t38)), (t66 if isinstance(t66, flint.arb) else flint.arb(t66))
+    t5 = t0 * t4
+    t6 = arb_erfc(t5)
+    t7 = _C_1_2 * t6
+    t8 = _C_1_2 * x1
+    t9 = t8 + t3
+    t10 = t0 * t9
+    t11 = arb_erfc(t10)
+    t12 = x0.exp()
+    t13 = _C_m1_2 * t11
+    t14 = t13 * t12
+    t15 = t7 + t14
+    t16 = _at_precision(_K1)
+    t17 = x1 ** -2
+    t18 = _C_m1_1 * x0
+    t19 = t18 * t17
+    t20 = _C_m1_2 + t19
+    t21 = t4 ** 2
+    t22 = _C_m1_2 * t21
+    t23 = t22.exp()
+    t24 = t16 * t20
+    t25 = t24 * t23
+    t26 = _at_precision(_K2)
+    t27 = _C_1_2 + t19
+    t28 = t9 ** 2
+    t29 = _C_m1_2 * t28
+    t30 = t29.exp()
+    t31 = t26 * t27
+    t32 = t31 * t12
+    t33 = t32 * t30
+    t34 = t25 + t33
+    t35 = _at_precision(_K3)
+    t36 = x1 ** -3
+    t37 = t18 * t36
+    t38 = t37 * t23
+    t39 = _C_2_1 * x0
+    t40 = t39 * t17
+    t41 = _C_1_1 + t40
+    t42 = t41 ** 2
+    t43 = _C_m1_1 * x1
+    t44 = t39 * t2
+    t45 = t43 + t44
+    t46 = _C_1_16 * t42
+    t47 = t46 * t45
+    t48 = t47 * t23
+    t49 = x0 * t36
+    t50 = t49 * t12
+    t51 = t50 * t30
+    t52 = _C_m1_1 + t40
+    t53 = t52 ** 2
+    t54 = x1 + t44
+    t55 = _C_m1_16 * t53
+    t56 = t55 * t54
+    t57 = t56 * t12
+    t58 = t57 * t30
+    t59 = t38 + t48
+    t60 = t59 + t51
+    t61 = t60 + t58
+    t62 = t35 * t61
+    return (t15 if isinstance(t15, flint.arb) else flint.arb(t15)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34)), (t62 if isinstance(t62, flint.arb) else flint.arb(t62))
 
 
 def gaussian_log_dual_float(x0: float, x1: float) -> float:

@@ -23,11 +23,13 @@ import mpmath
 
 __all__ = [
     "arb_precision",
+    "call_at_precision",
     "private_context",
     "arb_from_exact",
     "arb_of_fraction",
     "set_constant_ball",
     "arb_endpoints",
+    "fraction_of_exact_arb",
     "mpf_from_exact",
     "mpf_to_fraction",
     "mp_erfcinv",
@@ -57,6 +59,26 @@ class arb_precision:
     def __exit__(self, *exc: object) -> None:
         flint.ctx.prec = self.saved
         _lock.release()
+
+
+_ctx = flint.ctx
+
+
+def call_at_precision(bits: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """``fn(*args)`` with arb at ``bits`` of precision, the previous precision restored after.
+
+    The one-call form of :class:`arb_precision` for the hot paths: no context-manager protocol,
+    and no precision change when the current one is already ``bits`` (setting python-flint's
+    precision costs about as much as an arb multiplication)."""
+    with _lock:
+        saved = _ctx.prec
+        if saved == bits:
+            return fn(*args)
+        _ctx.prec = bits
+        try:
+            return fn(*args)
+        finally:
+            _ctx.prec = saved
 
 
 class _ContextPool(threading.local):
@@ -120,6 +142,11 @@ def arb_from_exact(value: Any) -> flint.arb:
             raise TypeError(f"no evaluator for the constant {value!r}: import gdpproof.numeric.compile_arb")
         return _constant_ball(value)
     raise TypeError(f"not an exact real number: {value!r}")
+
+
+def fraction_of_exact_arb(x: flint.arb) -> Fraction:
+    """The exact value of a finite exact ball (a midpoint) as a Fraction."""
+    return _fraction_of_exact_arb(x)
 
 
 def _fraction_of_exact_arb(x: flint.arb) -> Fraction:

@@ -28,7 +28,7 @@ import flint
 
 from .._certified import Certified, _rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
 from ..errors import PrecisionError, show
-from ._mp import arb_endpoints, arb_from_exact, arb_precision
+from ._mp import arb_endpoints, arb_from_exact, arb_precision, call_at_precision
 
 __all__ = [
     "Certified",
@@ -36,6 +36,7 @@ __all__ = [
     "MAX_BITS",
     "MAX_DIGITS",
     "certify_balls",
+    "certify_exact_balls",
     "certify_enclosure",
     "round_fraction",
     "working_bits",
@@ -53,6 +54,10 @@ MAX_DIGITS = 4000
 def working_bits(digits: int) -> int:
     """The first working precision tried for ``digits`` decimal digits."""
     return int(math.ceil(digits * 3.3219280948873626)) + 32
+
+
+#: working_bits(d) for the usual digit counts (the hot path of the conversions).
+_WORKING_BITS = {d: working_bits(d) for d in range(1, 101)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,13 +116,13 @@ def _decimal(m: int, e: int, digits: int) -> Decimal:
             f"the value is about 10^({show(e)}), beyond what a Decimal can hold; "
             "use its logarithm (for delta: log_delta_from_epsilon)"
         )
-    sign = 0 if m > 0 else 1
     text = str(abs(m))
     pad = digits - len(text)
     if pad > 0:  # keep trailing zeros: they are certified digits too
         text += "0" * pad
         e -= pad
-    return Decimal((sign, tuple(int(c) for c in text), e))
+    # from text: exact (the constructor does not round), and ten times faster than from a tuple
+    return Decimal(f"{'-' if m < 0 else ''}{text}E{e}")
 
 
 def _same(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -181,51 +186,59 @@ def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
     return _decimal(m, e, digits)
 
 
-#: Powers of ten as exact balls (an integer ball is exact at every precision).
-_TEN_POWERS: dict[int, flint.arb] = {}
+#: Powers of ten as ints, for the directed rounding of moderate digit counts.
+_POW10 = tuple(10**k for k in range(128))
 
 
-def _ten_power(k: int) -> flint.arb:
-    p = _TEN_POWERS.get(k)
-    if p is None:
-        p = flint.arb(10 ** k) if k >= 0 else flint.arb(flint.fmpq(1, 10 ** -k))
-        if len(_TEN_POWERS) < 4096 and k >= 0:
-            _TEN_POWERS[k] = p
-    return p
+def _pow10(k: int) -> int:
+    return _POW10[k] if k < 128 else 10**k
 
 
-def _decide_directed(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
-    """Directed rounding of a ball of moderate magnitude, away from 0, in arb and integers.
+def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
+    """Directed rounding of a ball, away from 0, in integers: the decimal's text, or None.
 
-    The decimal exponent e10 is guessed from the float midpoint; x * 10^(digits-1-e10) is then
-    formed in ball arithmetic (the product's ball contains the exact scaled value) and must lie
-    entirely in [10^(digits-1), 10^digits), which proves the guess; its floor (or ceiling) must be
-    one integer over the whole ball.  Anything else returns None and the caller takes the
-    Fraction route.  Only "up" and "down": a tie for "nearest" is for the exact route.
+    arb gives integers (m, r, e) with the ball inside [m - r, m + r] * 10^e (``mid_rad_10exp``,
+    its outward-rounded decimal conversion, with a few digits more than asked).  Every value v
+    of [lo, hi] = [m - r, m + r] then has, with lo at d + k digits, ceil(v / 10^k) (or floor)
+    between those of lo and hi; when the two agree that integer is the rounded decimal.  Its
+    exponent is right: lo >= 10^(d+k-1), so the quotient has d digits, or d + 1 for a ceiling
+    that carried to exactly 10^d (a power of ten, renormalised), and a floor that agrees with
+    hi's is below 10^d since lo's is.  Anything else (a ball around 0, too wide, not finite,
+    "nearest") returns None and the caller takes the general route.
     """
     if rounding not in ("up", "down"):
         return None
-    if x < 0:  # rounding -x the other way, then the sign back
-        value = _decide_directed(-x, digits, "down" if rounding == "up" else "up")
-        return None if value is None else value.copy_negate()  # exact (unary minus rounds to 28 digits)
-    if not (x > 0):
+    m, r, e = x.mid_rad_10exp(digits + 4)
+    m, r = int(m), int(r)
+    lo, hi = m - r, m + r
+    if lo > 0:
+        sign = ""
+    elif hi < 0:  # rounding -x the other way, then the sign back
+        lo, hi, sign = -hi, -lo, "-"
+        rounding = "down" if rounding == "up" else "up"
+    else:
         return None
-    pick = flint.arb.ceil if rounding == "up" else flint.arb.floor
-    f = float(x.mid())
-    if not (1e-300 < f < 1e300):
+    n = ((lo.bit_length() - 1) * 30102) // 100000  # <= log10(lo) (0.30102 < log10 2)
+    while lo >= _pow10(n + 1):
+        n += 1
+    k = n + 1 - digits  # lo has n + 1 digits
+    if k < 0:
         return None
-    e10 = math.floor(math.log10(f))
-    shift = digits - 1 - e10
-    scaled = x * _ten_power(shift) if shift >= 0 else x / _ten_power(-shift)
-    if not (scaled >= _ten_power(digits - 1) and scaled < _ten_power(digits)):
+    p = _POW10[k] if k < 128 else 10**k
+    if rounding == "up":
+        a = -(-lo // p)
+        if a != -(-hi // p):
+            return None
+    else:
+        a = lo // p
+        if a != hi // p:
+            return None
+    exp = int(e) + k
+    if a >= (_POW10[digits] if digits < 128 else 10**digits):  # a ceiling carried into a new digit
+        a, exp = a // 10, exp + 1
+    if abs(exp) > _DECIMAL_EXPONENT_LIMIT:
         return None
-    m = pick(scaled).unique_fmpz()
-    if m is None:
-        return None
-    m, e = int(m), -shift
-    if m >= 10 ** digits:  # the ceiling carried into a new digit: 10^digits * 10^e
-        m, e = m // 10, e + 1
-    return Decimal(f"{m}E{e}")
+    return f"{sign}{a}E{exp}"
 
 
 def _bad(name: str, value: Any, rule: str) -> Exception:
@@ -267,9 +280,9 @@ def certify_enclosure(
         with arb_precision(bits):
             box = enclose(bits)
             if isinstance(box, flint.arb) and box.is_finite():
-                value = _decide_directed(box, digits, rounding)
-                if value is not None:
-                    return Certified(value, digits=digits, rounding=rounding, method="arb")
+                text = _directed_text(box, digits, rounding)
+                if text is not None:
+                    return Certified(text, digits=digits, rounding=rounding, method="arb")
             if isinstance(box, flint.arb) and _is_extreme(box):
                 value = _decide_arb(box, digits, rounding)
                 if value is not None:
@@ -317,6 +330,18 @@ def _exact_value(exact: Callable[[], Any]) -> Fraction | None:
     return None
 
 
+def certify_exact_balls(fn: Callable[..., flint.arb], values: Sequence[flint.arb], digits: int,
+                        rounding: str) -> Certified | None:
+    """One evaluation of ``fn`` at exact balls (a float's or an int's, exact at every precision)
+    at the first working precision, rounded if it decides, else None (then :func:`certify_balls`
+    decides).  The hot path of the conversions: the caller has checked ``digits`` (an int in
+    [1, MAX_DIGITS]) and ``rounding`` ("up" or "down")."""
+    bits = _WORKING_BITS.get(digits) or working_bits(digits)
+    # arb's decimal conversion does not depend on the precision set (it picks its own)
+    text = _directed_text(call_at_precision(bits, fn, values), digits, rounding)
+    return None if text is None else Certified(text, digits=digits, rounding=rounding, method="arb")
+
+
 def certify_balls(
     fn: Callable[..., flint.arb],
     values: Sequence[Any],
@@ -341,10 +366,9 @@ def certify_balls(
         # exact balls (a float's): first the one evaluation that usually decides, without the
         # general loop's machinery; undecided, the loop below starts over
         _check_request(digits, rounding)
-        with arb_precision(working_bits(digits)):
-            value = _decide_directed(fn(*values), digits, rounding)
-        if value is not None:
-            return Certified(value, digits=digits, rounding=rounding, method="arb")
+        first = certify_exact_balls(fn, values, digits, rounding)
+        if first is not None:
+            return first
 
     def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction] | None:
         args = [v if type(v) is flint.arb else arb_from_exact(v) for v in values]

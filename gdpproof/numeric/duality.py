@@ -7,6 +7,7 @@ References: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022 (DRS):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -22,11 +23,13 @@ from ..symbolic.symbols import alpha as ALPHA
 from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import epsilon_prime as EPS_PRIME
 from ..symbolic.symbols import t as T
+from ..symbolic.tradeoff import GAUSSIAN
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
 from .bound import Bound, directed_double
 from .certify import Certified, _check_request, arb_function, certify, certify_enclosure, working_bits
 from .evaluate import parse_alpha
 from .optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
+from .solve import delta_from_epsilon
 from ..symbolic.special import fold
 
 __all__ = [
@@ -214,6 +217,15 @@ def _reflected_delta(f: Any, e: sympy.Expr, digits: int) -> Certified:
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (see TradeOff.delta)."""
     _check_request(digits, "up")
+    if f.name == "gaussian" and f.template is GAUSSIAN and len(f.params) == 1:
+        mu = f.params[0][1]
+        if mu.is_Rational and mu > 0:
+            # G_mu at a rational mu: the conversions' closed-form kernel, compiled ahead of time
+            # (solve.delta_from_epsilon: the same formula, GAUSSIAN_DUAL), not a sympy
+            # compilation per mu; a mu that is a float exactly takes its float hot path
+            m = Fraction(int(mu.p), int(mu.q))
+            fm = float(m) if m < 2**1000 else math.inf
+            return delta_from_epsilon(fm if fm == m else m, epsilon, digits=digits)
     e = _epsilon(epsilon)
     syms, vals = f._numeric_params()
     if _envelope_delta_is_zero(f, e):

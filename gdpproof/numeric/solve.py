@@ -44,8 +44,9 @@ from ._kernels import (
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
-from ._mp import arb_endpoints, arb_of_fraction, arb_precision
-from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, round_fraction, working_bits
+from ._mp import arb_of_fraction, arb_precision, call_at_precision, fraction_of_exact_arb
+from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, certify_exact_balls, round_fraction
+from .certified import MAX_DIGITS, working_bits
 
 __all__ = [
     "delta_from_epsilon",
@@ -151,14 +152,13 @@ def _sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
     """The sign of a quantity given by a ball at each precision; doubles until decided."""
     bits = start_bits
     while bits <= MAX_BITS:
-        with arb_precision(bits):
-            v = g(bits)
-            if v > 0:
-                return 1
-            if v < 0:
-                return -1
-            if v.is_exact() and v.is_zero():
-                return 0
+        v = call_at_precision(bits, g, (bits,))  # a ball's sign does not depend on the precision set
+        if v > 0:
+            return 1
+        if v < 0:
+            return -1
+        if v.is_exact() and v.is_zero():
+            return 0
         bits *= 2
     raise PrecisionError("could not decide a sign within the precision limit")
 
@@ -279,10 +279,10 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], b
             x = new
             if done:
                 break
-        ends = arb_endpoints(x.mid())
-    if ends is None:
+        mid = x.mid()
+    if not mid.is_finite():
         raise PrecisionError("Newton's method left the finite range")
-    return ends[0]
+    return fraction_of_exact_arb(mid)  # a midpoint is exact: no endpoints to form
 
 
 def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, increasing: bool,
@@ -393,6 +393,13 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
     Certified('9.744331372E-348', digits=10, rounding='up')
     """
+    if type(mu) is float and type(epsilon) is float and type(digits) is int and 0.0 < mu < math.inf \
+            and 0.0 <= epsilon < math.inf and 1 <= digits <= MAX_DIGITS:
+        # the hot path (DESIGN: near one arb erfc): two exact balls, one evaluation, rounded in
+        # integers; undecided, the general route below proves it
+        first = certify_exact_balls(_DUAL, (flint.arb(epsilon), flint.arb(mu)), digits, "up")
+        if first is not None:
+            return first
     _check_request(digits, "up")
     bm, be = _exact_ball(mu), _exact_ball(epsilon)
     if bm is not None and be is not None and bm > 0:  # floats and ints: straight to balls

@@ -97,7 +97,7 @@ class TableSpec:
             text = _spec_text(given[name])
             points = parse_grid(_option(name), text, integer=name in k.integer)
             for p in points:
-                _check_point(name, p)
+                _check_point(name, p, signed=name in k.real)
             entries.append((name, text, points))
         size = 1
         for _, _, points in entries:
@@ -148,19 +148,25 @@ _RULES = {"mu": ("nonneg", "must be >= 0"), "eps": ("nonneg", "must be >= 0"),
           "delta": ("prob", "must be in [0, 1]"), "alpha": ("prob", "must be in [0, 1]"),
           "sample_rate": ("prob", "must be in [0, 1]"), "sigma": ("pos", "must be > 0"),
           "sensitivity": ("pos", "must be > 0"), "steps": ("pos", "must be a positive integer"),
-          "n": ("pos", "must be a positive integer")}
+          "n": ("pos", "must be a positive integer"), "eps0": ("nonneg", "must be >= 0"),
+          "delta0": ("prob", "must be in [0, 1]"), "k": ("atleast2", "must be an integer >= 2")}
 
 
 def _option(name: str) -> str:
     return OPTION.get(name, "--" + name)
 
 
-def _check_point(name: str, point: str) -> None:
+def _check_point(name: str, point: str, *, signed: bool = False) -> None:
+    """Refuse a grid point outside its variable's domain; ``signed``: the kind takes any real
+    value of it (eps of the delta(eps) kinds: delta is defined for every real eps)."""
     from decimal import Decimal
 
+    if signed:
+        return  # parse_grid has made it a finite decimal
     rule, text = _RULES[name]
     d = Decimal(point)
-    bad = d < 0 if rule == "nonneg" else d <= 0 if rule == "pos" else not 0 <= d <= 1
+    bad = d < 0 if rule == "nonneg" else d <= 0 if rule == "pos" else d < 2 if rule == "atleast2" \
+        else not 0 <= d <= 1
     if bad:
         raise InvalidParameterError(f"{_option(name)}: {point} {text}")
 

@@ -3,6 +3,13 @@
 A row is computed by the package's certified functions, each value with its rounding direction
 (the safe one for a privacy quantity, DESIGN §2).  This module holds no mathematics of its own:
 it names which public function computes which column.
+
+The delta(eps) kinds (``delta`` of G_mu, ``rr-delta`` of k-ary randomized response, ``dp-delta``
+of the (eps0, delta0)-DP curve, which at delta0 = 0 is binary randomized response) take every
+real eps.  At eps < 0, delta(eps) = 1 + f*(-e^eps) (Dong, Roth & Su 2022, Prop. 2.12) is the
+hockey-stick divergence H_{e^eps}(P || Q) = sup_S P(S) - e^eps Q(S) of the worst pair, the
+smallest delta with P(S) <= e^eps Q(S) + delta for every S; it is at least 1 - e^eps > 0 (take S
+the whole space), with equality once eps <= -(the pure-DP level) for the finite mechanisms.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ class Kind:
     columns: tuple[Column, ...]
     compute: Callable[[dict[str, str], int], list[Certified]]
     defaults: tuple[tuple[str, str], ...] = ()
+    real: frozenset[str] = frozenset()  # variables that take any real value (eps of delta(eps))
 
     @property
     def header(self) -> tuple[str, ...]:
@@ -110,6 +118,28 @@ def _rr(row: dict[str, str], digits: int) -> list[Certified]:
     return [_rr_curve(row["eps"], _integer(row, "n")).evaluate(row["alpha"], digits=digits, rounding="down")]
 
 
+@functools.lru_cache(maxsize=64)
+def _k_rr_curve(eps0: str, k: int) -> Any:
+    from ..mechanisms import RandomizedResponse
+
+    return RandomizedResponse(eps0, k=k).tradeoff()
+
+
+def _rr_delta(row: dict[str, str], digits: int) -> list[Certified]:
+    return [_k_rr_curve(row["eps0"], _integer(row, "k")).delta(row["eps"], digits=digits)]
+
+
+@functools.lru_cache(maxsize=64)
+def _dp_curve(eps0: str, delta0: str) -> Any:
+    from ..symbolic.tradeoff import eps_delta
+
+    return eps_delta(eps0, delta0)
+
+
+def _dp_delta(row: dict[str, str], digits: int) -> list[Certified]:
+    return [_dp_curve(row["eps0"], row["delta0"]).delta(row["eps"], digits=digits)]
+
+
 def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
     from ..errors import PrecisionError
     from ..numeric.dpsgd import dpsgd_mu
@@ -126,7 +156,14 @@ _TRADEOFF_DOWN = "rounded down: no test does better than the tabulated type II e
 
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("delta", "delta(eps) of mu-GDP (Dong, Roth & Su 2022, Cor. 2.13)", ("mu", "eps"), frozenset(),
-         (Column("delta", "up", _LOSS_UP),), _delta),
+         (Column("delta", "up", _LOSS_UP),), _delta, real=frozenset({"eps"})),
+    Kind("rr-delta", "delta(eps) of k-ary randomized response RandomizedResponse(eps0, k) (exact: the "
+                     "hockey-stick divergence of its worst pair; every real eps)", ("eps0", "k", "eps"),
+         frozenset({"k"}), (Column("delta", "up", _LOSS_UP),), _rr_delta, real=frozenset({"eps"})),
+    Kind("dp-delta", "delta(eps) of the (eps0, delta0)-DP trade-off curve f_{eps0,delta0} (delta0 = 0: binary "
+                     "randomized response; Dong, Roth & Su 2022, Prop. 2.12; every real eps)",
+         ("eps0", "delta0", "eps"), frozenset(), (Column("delta", "up", _LOSS_UP),), _dp_delta,
+         real=frozenset({"eps"})),
     Kind("epsilon", "the smallest eps with delta(eps) <= delta under mu-GDP", ("mu", "delta"), frozenset(),
          (Column("eps", "up", _LOSS_UP),), _epsilon),
     Kind("mu", "the largest mu whose G_mu is (eps, delta)-DP", ("eps", "delta"), frozenset(),

@@ -147,18 +147,34 @@ class RandomizedResponse(Mechanism):
     """Randomized response with parameter eps, ``n`` times: each release reports the true bit
     with probability e^eps/(1 + e^eps).  P: the bit is 1, Q: it is 0.  The statistic (the exact
     log-likelihood ratio) is eps (#zeros reported - #ones reported); its trade-off is the
-    binomial Neyman–Pearson curve (``gdpproof.rr_composition``)."""
+    binomial Neyman–Pearson curve (``gdpproof.rr_composition``).
 
-    def __init__(self, eps: float = 1.0, *, n: int = 1) -> None:
+    ``k > 2``: k-ary randomized response (the true value of k with probability e^eps/Z, each
+    other with 1/Z, Z = e^eps + k - 1), P's value a against Q's value b: the statistic is
+    eps (#b reported - #a reported), the k - 2 other values counting 0."""
+
+    def __init__(self, eps: float = 1.0, *, n: int = 1, k: int = 2) -> None:
         self.eps = _positive("eps", eps, upper=700)
         self.n = _positive("n", n, integer=True, upper=10**7)
-        self.name = f"randomized_response(eps={self.eps:g}, n={self.n})"
+        self.k = _positive("k", k, integer=True, upper=10**15)
+        if self.k < 2:
+            raise InvalidParameterError(f"k={k!r} must be an integer >= 2 (the number of values)", argument="k",
+                                        value=k, rule="must be an integer >= 2 (the number of values)")
+        tail = "" if self.k == 2 else f", k={self.k}"
+        self.name = f"randomized_response(eps={self.eps:g}, n={self.n}{tail})"
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
-        truth = 1.0 / (1.0 + math.exp(-self.eps))
-        p_one = truth if law == "P" else 1 - truth
-        ones = rng.binomial(self.n, p_one, size=n)  # the count of n independent reported bits
-        return self.eps * (self.n - 2 * ones.astype(float))
+        if self.k == 2:
+            truth = 1.0 / (1.0 + math.exp(-self.eps))
+            p_one = truth if law == "P" else 1 - truth
+            ones = rng.binomial(self.n, p_one, size=n)  # the count of n independent reported bits
+            return self.eps * (self.n - 2 * ones.astype(float))
+        # the counts of a, b and the others among n releases; P's true value is a, Q's is b
+        z = math.exp(self.eps) + self.k - 1
+        own, other, rest = math.exp(self.eps) / z, 1 / z, (self.k - 2) / z
+        probs = [own, other, rest] if law == "P" else [other, own, rest]
+        counts = rng.multinomial(self.n, probs, size=n)
+        return self.eps * (counts[:, 1] - counts[:, 0]).astype(float)
 
 
 class LaplaceMechanism(Mechanism):

@@ -76,7 +76,7 @@ class TradeOff:
     @property
     def expr(self) -> sympy.Expr:
         """f as a sympy expression in ``alpha`` with the parameters substituted."""
-        return self.template.xreplace(dict(self.params))
+        return _substituted(self.template, self.params)
 
     @property
     def parameters(self) -> dict[str, sympy.Expr]:
@@ -257,6 +257,13 @@ class TradeOff:
 
 
 @functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)
+def _substituted(template: sympy.Expr, params: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> sympy.Expr:
+    """template with params substituted, once per (template, params): substituting into a Max of
+    exponentials (k-ary randomized response) makes sympy compare its arguments, tens of ms."""
+    return template.xreplace(dict(params))
+
+
 def _numeric_params(f: TradeOff) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Expr, ...]]:
     return f._numeric_params_uncached()
 

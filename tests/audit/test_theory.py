@@ -41,3 +41,37 @@ def test_grid_step_shrinks_with_the_steps_within_its_limits():
     steps = [1, 10, 100, 10**4, 10**7]
     h = [dpsgd_grid_step(t) for t in steps]
     assert h == sorted(h, reverse=True) and h[0] <= 1e-3 and h[-1] == 2e-5
+
+
+def test_k_ary_randomized_response_theory_and_its_simulation():
+    # the simulated k-ary mechanism (one release) against the exact k-ary curve: the band holds
+    # with probability >= 1 - 1e-6 (false failure <= 1e-6)
+    from gdpproof.simulation import simulate
+
+    t = theory_of(RandomizedResponse(1.0, k=4))
+    assert t.exact and t.label == "exact 4-ary randomized response"
+    exact = gdpproof.RandomizedResponse(1.0, k=4).tradeoff()
+    np.testing.assert_allclose(t.lower(ALPHAS), exact.evaluate_fast(ALPHAS), rtol=1e-14)
+    curve = simulate(RandomizedResponse(1.0, k=4), 20_000, seed=3, confidence=1 - 1e-6)
+    assert curve.check(t.lower).inside
+    # the k - 2 other values (score 0) come with probability (k - 2)/Z under P: Hoeffding,
+    # P(|deviation| > 0.02) <= 2 exp(-2 * 20000 * 0.02^2) = 2.3e-7
+    scores = RandomizedResponse(1.0, k=4).scores(np.random.default_rng(5), 20_000, "P")
+    assert abs(np.mean(scores == 0) - 2 / (np.e + 3)) < 0.02
+    assert set(np.unique(scores)) == {-1.0, 0.0, 1.0}
+    with pytest.raises(InvalidParameterError) as info:
+        theory_of(RandomizedResponse(1.0, n=2, k=3))
+    assert info.value.argument == "mechanism"
+    with pytest.raises(InvalidParameterError) as info:
+        RandomizedResponse(1.0, k=1)
+    assert info.value.argument == "k"
+
+
+def test_simulate_cli_takes_k_for_randomized_response(capsys):
+    # false failure <= 1e-6 (the band's confidence)
+    from gdpproof.cli import main
+
+    assert main(["simulate", "randomized-response", "--eps", "0.5", "--k", "3", "--samples", "5000", "--seed", "2"]) == 0
+    assert "exact 3-ary randomized response" in capsys.readouterr().out
+    assert main(["simulate", "laplace", "--scale", "1", "--k", "3", "--samples", "100", "--seed", "2"]) == 2
+    assert "--k=3 does not apply to mechanism laplace" in capsys.readouterr().err

@@ -147,14 +147,15 @@ def test_an_exact_value_outside_the_proven_enclosure_is_refused():
 
 
 def test_directed_rounding_in_arb_equals_the_fraction_route():
-    # certify_enclosure rounds most balls by scaling in arb (_decide_directed); where that
-    # decides, it must give exactly the decimal the exact-Fraction route gives
+    # certify_enclosure rounds most balls in integers from arb's decimal conversion
+    # (_directed_text); where that decides, it must give exactly the decimal the exact-Fraction
+    # route gives
     import random
 
     import flint
 
     from gdpproof.numeric._mp import arb_endpoints, arb_precision
-    from gdpproof.numeric.certified import _decide, _decide_directed
+    from gdpproof.numeric.certified import _decide, _directed_text
 
     rng = random.Random(5)
     decided = 0
@@ -168,11 +169,26 @@ def test_directed_rounding_in_arb_equals_the_fraction_route():
             mid = mid if rng.random() < 0.7 else -mid
             x = flint.arb(mid.mid(), flint.arb(2) ** rng.randint(-400, -5) * abs(mid).mid())
             for rounding in ("up", "down"):
-                fast = _decide_directed(x, digits, rounding)
+                fast = _directed_text(x, digits, rounding)
                 if fast is None:
                     continue
                 decided += 1
                 lo, hi = arb_endpoints(x)
                 slow = _decide(lo, hi, digits, rounding)
-                assert slow is not None and str(fast) == str(slow), (x, digits, rounding, fast, slow)
+                assert slow is not None and str(Decimal(fast)) == str(slow), (x, digits, rounding, fast, slow)
     assert decided > 1500  # the fast route is taken (wide balls decide on neither route)
+
+
+def test_float_hot_path_of_delta_matches_the_oracle():
+    # float (mu, eps) take one evaluation at the first precision and the integer rounding of
+    # arb's decimal conversion (numeric.certified.certify_exact_balls); each result must be the
+    # exact delta rounded up to exactly `digits` digits
+    import random
+
+    rng = random.Random(11)
+    for _ in range(40):
+        mu, eps = rng.uniform(0.05, 8.0), rng.choice([0.0, rng.uniform(0.0, 30.0)])
+        digits = rng.choice([1, 3, 17, 30, 45])
+        value = gdpproof.delta_from_epsilon(mu, eps, digits=digits)
+        assert value.method == "arb" and len(value.as_tuple().digits) == digits, value
+        assert_certified(value, gaussian_delta(Fraction(mu), Fraction(eps)), digits)

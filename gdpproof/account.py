@@ -382,6 +382,8 @@ def _closed_form(m: Mechanism) -> TradeOff | None:
     if mu is not None:
         return gaussian(mu)
     for leaf, n in m.leaves():
+        if isinstance(leaf, DiscreteLaplaceMechanism):
+            return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
         # n copies of (eps, delta) carry (1 - delta)^n as an exact rational: millions of digits
         # for large n, which the exact-finite route evaluates in balls instead
         if isinstance(leaf, EpsDelta) and leaf.delta != 0 and n > 4096:

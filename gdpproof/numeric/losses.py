@@ -237,6 +237,11 @@ class CompiledLoss(PrivacyLoss):
         lo, hi = _outward(ball)
         return lo if which == "support_lo" else hi  # the support, widened outward
 
+    @property
+    def has_atoms(self) -> bool:
+        """True when the law of the loss has atoms (finitely many listed in the family, or a lattice law)."""
+        return self.law.family.atoms is not None
+
     def _balls(self) -> list[flint.arb]:
         return [arb_from_exact(v) for v in self._exact]
 
@@ -446,16 +451,17 @@ class DiscreteGaussianLoss(CompiledLoss):
 
     Under P, P(L <= ell) = P(X >= c), c = DG_CUT(ell); under Q = N_Z(Delta, sigma^2),
     P(X >= c - Delta); the survival functions are P(X <= c - 1) = P(X >= 1 - c) and its shift.
-    Both orderings have the same law, but the loss is reported as not symmetric to the lattices:
-    their reflection shortcut assumes no atoms.
+    Both orderings have the same law (symmetric); the exact lattice's reflection shortcut is not
+    taken (:attr:`has_atoms`: an atom on a bin edge would be rounded the other way).
     """
+
+    has_atoms = True  # type: ignore[assignment]
 
     def __init__(self, sigma: Any, sensitivity: Any) -> None:
         self.sigma_exact = _dg.check_sigma(sigma)
         self.delta = int(sensitivity)
         self.name = f"discrete_gaussian(sigma={show(self.sigma_exact)}, Delta={self.delta})"
         super().__init__(sl.discrete_gaussian_loss(self.sigma_exact, sympy.Integer(self.delta)))
-        self.symmetric = False
 
     def _cuts(self, x: np.ndarray) -> np.ndarray:
         """DG_CUT at every double of ``x``, exact (floats near an integer recomputed as rationals)."""

@@ -155,3 +155,31 @@ def test_bad_inputs_and_specs() -> None:
     assert repr(mechanism_from_spec("discrete-gaussian:sigma=10/3,sensitivity=2,times=4")) == \
         "Repeated(DiscreteGaussianMechanism(sigma=10/3, sensitivity=2), 4)"
     assert mechanism_from_spec("discrete-laplace:scale=2") == DiscreteLaplaceMechanism(2)
+
+
+def test_loss_cdf_places_every_atom_exactly() -> None:
+    """The float CDF/SF of the discrete Gaussian loss (sigma = 1: atoms at 1/2 - x, on doubles)
+    against mpmath sums, at atoms and one double below them, within CDF_ERROR; the ball CDF of the
+    exact lattice contains the same values."""
+    import flint
+    import numpy as np
+
+    from gdpproof.numeric._mp import arb_precision
+    from gdpproof.numeric.losses import CDF_ERROR, DiscreteGaussianLoss
+
+    loss = DiscreteGaussianLoss(1, 1)
+    p0 = _dg_pmf(Fraction(1))
+    ells = [0.5, math.nextafter(0.5, -1), -2.5, math.nextafter(-2.5, -9), 7.5, 1e-300, -40.0]
+    cdf_fn, _ = loss.ball_law("P")
+    _, sf_q = loss.ball_law("Q")
+    for ell in ells:
+        # P(L <= ell) under P: the x with 1/2 - x <= ell; under Q = N_Z(1): the same x, shifted law
+        want_p = mpmath.fsum(v for x, v in p0.items() if 0.5 - x <= ell)
+        want_q = mpmath.fsum(v for x, v in p0.items() if 0.5 - (x + 1) <= ell)
+        got_p, got_q = loss.cdf(np.array([ell]), "P")[0], loss.cdf(np.array([ell]), "Q")[0]
+        assert abs(got_p - want_p) <= CDF_ERROR and abs(got_q - want_q) <= CDF_ERROR, ell
+        assert abs(loss.sf(np.array([ell]), "Q")[0] - (1 - want_q)) <= CDF_ERROR
+        with arb_precision(200):
+            near = lambda v: flint.arb(mpmath.nstr(v, 55)) + flint.arb(0, 1e-45)  # noqa: E731
+            assert cdf_fn(flint.arb(ell)).overlaps(near(want_p)) and sf_q(flint.arb(ell)).overlaps(near(1 - want_q))
+            assert not cdf_fn(flint.arb(ell)).overlaps(near(want_p + mpmath.mpf("1e-30")))  # the check can fail

@@ -42,7 +42,8 @@ from . import discrete as _dg
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
-           "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "DiscreteGaussianLoss", "loss_from_law",
+           "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "DiscreteGaussianLoss", "DiscreteLaplaceLoss",
+           "loss_from_law",
            "rounded_exactly"]
 
 #: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).
@@ -544,6 +545,90 @@ class DiscreteGaussianLoss(CompiledLoss):
         return _outward(total)
 
 
+class DiscreteLaplaceLoss(CompiledLoss):
+    r"""The privacy loss of DLap(0) against DLap(Delta) (P(z) proportional to e^{-eps |z|}, eps = 1/scale):
+    Delta + 1 atoms, (Delta - 2j) eps with the masses DL_P_MASS, DL_Q_MASS (j = 0..Delta).  The
+    parameters stay exact: each atom's loss is compared with a double through the smallest double
+    at or above it (exact), and the masses are balls, summed outward from each end (the float
+    CDF and SF are those sums rounded once, within one unit in the last place).
+    """
+
+    has_atoms = True  # type: ignore[assignment]
+
+    def __init__(self, eps: Any, sensitivity: Any) -> None:
+        self.eps_exact = sympy.sympify(eps)
+        self.delta = int(sensitivity)
+        if not (self.eps_exact.is_positive and self.eps_exact.is_finite and 1 <= self.delta <= 10**5):
+            raise _bad("eps", eps, "must be a finite number > 0, with an integer sensitivity in [1, 10^5]")
+        self.name = f"discrete_laplace(eps={self.eps_exact}, Delta={self.delta})"
+        super().__init__(sl.discrete_laplace_loss(self.eps_exact, sympy.Integer(self.delta)))
+        # atoms in increasing loss: j = Delta, ..., 0; the smallest double >= each loss
+        self._js = list(range(self.delta, -1, -1))
+        self._thresholds = np.array([_safe_double(self.law.substitute(sl.DL_LOSS_AT.xreplace({sl.j: i})), up=True)
+                                     for i in self._js])
+
+    def _median(self, law: Law) -> float:
+        return 0.0
+
+    @functools.lru_cache(maxsize=8)
+    def _sums(self, law: Law, bits: int) -> tuple[list[flint.arb], list[flint.arb], list[flint.arb]]:
+        """(masses, below, above) as balls at ``bits``: below[k] the mass of the k lowest atoms,
+        above[k] the mass of the others."""
+        fn = _dl_mass_kernel(law)
+        with arb_precision(bits):
+            e, d = arb_from_exact(self.eps_exact), flint.arb(self.delta)
+            masses = [fn(flint.arb(i), e, d) for i in self._js]
+            below, above = [flint.arb(0)], [flint.arb(0)]
+            for m in masses:
+                below.append(below[-1] + m)
+            for m in reversed(masses):
+                above.append(above[-1] + m)
+            above.reverse()
+        return masses, below, above
+
+    def _count(self, x: np.ndarray) -> np.ndarray:
+        """How many atoms have loss <= x (exact: x >= the smallest double at or above the loss)."""
+        return np.searchsorted(self._thresholds, np.asarray(x, dtype=float), side="right")
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        _, below, _ = self._sums(law, PARTIAL_MEAN_BITS)
+        table = np.array([float(b.mid()) for b in below])
+        return table[self._count(x)]
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        _, _, above = self._sums(law, PARTIAL_MEAN_BITS)
+        table = np.array([float(b.mid()) for b in above])
+        return table[self._count(x)]
+
+    def ball_law(self, law: Law) -> tuple[Any, Any]:
+        """(cdf, sf) as functions of a ball ell (an exact double), for the exact integer lattice."""
+
+        def sums() -> tuple[Any, Any, Any]:
+            return self._sums(law, -(-flint.ctx.prec // 128) * 128)
+
+        def count(e: flint.arb) -> int:
+            return int(self._count(np.array([float(e.mid())]))[0])
+
+        return (lambda e, *params: +sums()[1][count(e)]), (lambda e, *params: +sums()[2][count(e)])
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        """E[L; a < L <= b]: the atoms with loss in (a, b], in balls."""
+        masses, _, _ = self._sums(law, PARTIAL_MEAN_BITS)
+        lo, hi = int(self._count(np.array([a]))[0]), int(self._count(np.array([b]))[0])
+        with arb_precision(PARTIAL_MEAN_BITS):
+            e = arb_from_exact(self.eps_exact)
+            total = flint.arb(0)
+            for k in range(lo, hi):
+                total += (self.delta - 2 * self._js[k]) * e * masses[k]
+        return _outward(total)
+
+
+@functools.lru_cache(maxsize=None)
+def _dl_mass_kernel(law: Law) -> Callable[..., flint.arb]:
+    """The ball function (j, eps, Delta) of a merged output's mass under ``law``."""
+    return arb_function(sl.DL_P_MASS if law == "P" else sl.DL_Q_MASS, (sl.j, sl.epsilon, sl.Delta))
+
+
 @functools.lru_cache(maxsize=None)
 def _x_kernel() -> Callable[..., np.ndarray]:
     fam = sl.SUBSAMPLED_GAUSSIAN
@@ -585,6 +670,8 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
     """
     if law.family.name == "discrete_gaussian":  # kept exact: its cuts are computed in rationals
         return DiscreteGaussianLoss(*law.values)
+    if law.family.name == "discrete_laplace":  # kept exact: its atoms are compared exactly
+        return DiscreteLaplaceLoss(*law.values)
     values = [_safe_double(v, up=d > 0) for v, d in zip(law.values, law.family.riskier)]
     if law.family.name in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
         values[1] = min(values[1], 1.0)
@@ -594,6 +681,6 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
 def rounded_exactly(law: sl.LossLaw) -> bool:
     """True when every parameter of ``law`` is a double (the compiled loss is the law itself), or
     the family is compiled with exact parameters (the discrete Gaussian)."""
-    if law.family.name == "discrete_gaussian":
+    if law.family.name in ("discrete_gaussian", "discrete_laplace"):
         return True
     return all(v.is_Rational and sympy.Rational(float(v)) == v for v in law.values)

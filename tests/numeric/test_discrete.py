@@ -138,6 +138,14 @@ def test_discrete_laplace_exact_and_pure() -> None:
     two = account(Repeated(DiscreteLaplaceMechanism(scale, sens), 2), epsilon=1, digits=20)
     assert two.route == "exact-finite"
     assert abs(two.delta.to_fraction() - Fraction(mpmath.nstr(brute2, 30))) <= Fraction(1, 10**12)
+    # the bracket route (taken beyond the exact table, or mixed with a discrete Gaussian) contains it
+    five = Repeated(DiscreteLaplaceMechanism(scale, sens), 5)
+    exact5 = account(five, epsilon=1, digits=20).delta.to_fraction()
+    b = account(five, epsilon=1, route="bracket").delta
+    assert Fraction(b.lower) <= exact5 <= Fraction(b.upper)
+    mixed = account(Composed(five, DiscreteGaussianMechanism(3)), epsilon=1)
+    # one more mechanism cannot lower delta (the pair of the five is a marginal of the composed pair)
+    assert mixed.route == "bracket" and Fraction(mixed.delta.upper) >= exact5
 
 
 def test_bad_inputs_and_specs() -> None:

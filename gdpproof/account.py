@@ -7,14 +7,16 @@ reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest firs
     A closed form: compositions of Gaussian mechanisms are exactly G_mu with
     mu = sqrt(sum mu_i^2) (DRS Cor. 3.3); single mechanisms with a closed-form trade-off
     (Laplace, randomized response and its n-fold composition, (eps, delta)-DP) have a closed-form
-    privacy profile.  Digits are certified in ball arithmetic.
+    privacy profile; one discrete Gaussian mechanism has its profile as a sum over the integers,
+    evaluated with a proven tail (:mod:`gdpproof.numeric.discrete`).  Digits are certified in ball
+    arithmetic.
 ``exact-finite``
-    Finitely supported losses (randomized response, pure and (eps, delta)-DP, with different
-    parameters) composed exactly in ball arithmetic (:mod:`gdpproof.numeric.finite`); certified digits.
+    Finitely supported losses (randomized response, pure and (eps, delta)-DP, discrete Laplace,
+    finite pairs, with different parameters) composed exactly in ball arithmetic (:mod:`gdpproof.numeric.finite`); certified digits.
 ``bracket``
     Numerical composition of the privacy-loss distributions with a proven error bracket
-    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response and subsampled
-    Gaussian mechanisms (Poisson or fixed-size batches, add/remove or replace-one neighbours) in
+    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response, discrete Gaussian,
+    discrete Laplace and subsampled Gaussian mechanisms (Poisson or fixed-size batches, add/remove or replace-one neighbours) in
     any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
     bounds the mechanism; the lower end bounds it too where the dominating pair is attained
     (add/remove), and otherwise (replace-one, composed) only the pair (the statement says which).

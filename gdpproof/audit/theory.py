@@ -81,7 +81,10 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
     - :class:`~gdpproof.simulation.SubsampledGaussianMechanism`: the proven bracket of the
       T-fold curve of p G_{1/sigma} + (1 - p) Id by numerical composition, in the ordering the
       simulation runs (the example absent in P, present in Q: the "add" ordering), on the grid
-      of :func:`dpsgd_grid_step`.
+      of :func:`dpsgd_grid_step`;
+    - :class:`~gdpproof.simulation.DiscreteGaussianMechanism`: the proven bracket of the T-fold
+      curve of N_Z(0, sigma^2) against N_Z(Delta, sigma^2) by numerical composition (the pair is
+      symmetric: both orderings have this curve), on the same grid.
 
     Raises
     ------

@@ -83,7 +83,8 @@ def main() -> None:
     assert len(root) == 1 and sympy.simplify(root[0] - sl.DG_CUT.args[0]) == 0
     assert sympy.diff(sl.DG_LOSS_AT, x) == -Delta / sigma**2  # decreasing: L <= ell iff x >= root
     step = sympy.simplify(W.xreplace({z: z + 1}) / W)
-    assert sympy.simplify(step - exp(-(2 * z + 1) / (2 * sigma**2))) == 0
+    assert sympy.simplify(step - sl.DG_RATIO) == 0
+    assert sympy.simplify(sl.DG_RATIO.xreplace({z: z + 1}) / sl.DG_RATIO - exp(-1 / sigma**2)) == 0
     n = sympy.Symbol("n", nonnegative=True, integer=True)
     rho = step.xreplace({z: n + 1})     # the largest ratio from z = n + 1 on
     series = W.xreplace({z: n + 1}) / (1 - rho)

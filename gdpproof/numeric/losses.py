@@ -520,19 +520,19 @@ class DiscreteGaussianLoss(CompiledLoss):
     def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
         """E[L; a < L <= b]: the atoms x with DG_CUT(b) <= x < DG_CUT(a), summed in balls over the
         table's range; beyond it the loss times the mass is bounded through the tail (module doc)."""
-        _, _, loss_at = _dg._kernels()
+        loss_at = _dg._kernels()[2]
         shift = self.delta if law == "Q" else 0
         with arb_precision(PARTIAL_MEAN_BITS):
             t = _dg._table(self.sigma_exact, 1100, _dg.TABLE_BITS)
             s = arb_from_exact(self.sigma_exact)
-            w = _dg._kernels()[0]
             lo = -t.m - 1 + shift if b == math.inf else max(_dg.cut(self.sigma_exact, self.delta, Fraction(b)), -t.m - 1 + shift)
             hi = t.m + 1 + shift if a == -math.inf else min(_dg.cut(self.sigma_exact, self.delta, Fraction(a)) - 1,
                                                             t.m + 1 + shift)
             total = flint.arb(0)
             d = flint.arb(self.delta)
+            weights = _dg._weights(lo - shift, s)  # the recurrence holds for negative z too
             for xv in range(lo, hi + 1):
-                total += loss_at(flint.arb(xv), s, d) * w(flint.arb(xv - shift), s)
+                total += loss_at(flint.arb(xv), s, d) * next(weights)
             total /= t.S
             # outside |x - shift| <= M + 1: W(M + 1) < TB(M) < 2^-1100 and W falls at least geometrically
             # beyond, with ratio rho = e^{-(2M + 3)/(2 sigma^2)}, 1 - rho > 1/(2 sigma) (M > 30 sigma);

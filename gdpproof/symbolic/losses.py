@@ -68,7 +68,7 @@ __all__ = ["LossFamily", "LossLaw", "FAMILIES", "gaussian_loss", "randomized_res
            "K_RR_MASSES", "k_randomized_response_tradeoff", "finite_pair_tradeoff", "pair_delta",
            "DISCRETE_GAUSSIAN", "discrete_gaussian_loss", "discrete_laplace_masses",
            "DISCRETE_LAPLACE", "discrete_laplace_loss", "DL_LOSS_AT", "DL_P_MASS", "DL_Q_MASS", "DG_WEIGHT", "DG_LOSS_AT",
-           "DG_CUT", "DG_TAIL_BOUND", "DG_DELTA"]
+           "DG_CUT", "DG_TAIL_BOUND", "DG_DELTA", "DG_RATIO"]
 
 LAWS = ("P", "Q")
 
@@ -362,6 +362,8 @@ DG_WEIGHT = exp(-z**2 / (2 * sigma**2))
 DG_LOSS_AT = (Delta**2 - 2 * Delta * x) / (2 * sigma**2)
 #: The smallest integer x with L(x) <= ell: L(x) <= ell iff x >= (Delta^2 - 2 sigma^2 ell)/(2 Delta).
 DG_CUT = sympy.ceiling((Delta**2 - 2 * sigma**2 * ell) / (2 * Delta))
+#: The ratio W(z + 1)/W(z): the weights are summed by this recurrence (one product per term).
+DG_RATIO = exp(-(2 * z + 1) / (2 * sigma**2))
 #: A bound on sum_{z > n} W(z) for an integer n >= 0: the ratio W(z + 1)/W(z) = e^{-(2z + 1)/(2 sigma^2)}
 #: is at most e^{-(2n + 3)/(2 sigma^2)} for z >= n + 1, so the tail is below a geometric series.
 DG_TAIL_BOUND = DG_WEIGHT.xreplace({z: x + 1}) / (1 - exp(-(2 * x + 3) / (2 * sigma**2)))

@@ -85,6 +85,10 @@ _METHODS = {
     "bracket": "numerical composition of privacy-loss distributions with a proven error bracket",
 }
 
+#: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
+#: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.
+MAX_DL_OUTPUTS = 256
+
 #: How the exact route accounts one discrete Gaussian mechanism.
 DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e^eps Q(x))_+, a finite sum in "
            "ball arithmetic plus a proven geometric tail bound (derivations/d14)")
@@ -422,6 +426,8 @@ def _finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]
             atoms = tuple((a, b, None if b == 0 else Fraction(int((a / b).p), int((a / b).q)), 0, 0)
                           for a, b in leaf.masses())
             symmetric = symmetric and leaf.symmetric()
+        elif isinstance(leaf, DiscreteLaplaceMechanism) and leaf.sensitivity > MAX_DL_OUTPUTS:
+            return None  # a ball per output and atom: beyond this the bracket is faster
         elif isinstance(leaf, DiscreteLaplaceMechanism):
             # the output x <= 0, x = 1..Delta - 1, x >= Delta has ratio e^{(Delta - 2 min(max(x, 0), Delta)) / scale}
             j = eps_index.setdefault(1 / leaf.scale, len(eps_index))

@@ -36,7 +36,7 @@ from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
 from ..symbolic.symbols import x as X
 from ._mp import arb_from_exact, arb_precision
-from .bound import _down, _up
+from .bound import _down, _up, directed_double
 from .certify import arb_function
 from . import discrete as _dg
 
@@ -560,12 +560,21 @@ class DiscreteLaplaceLoss(CompiledLoss):
         self.delta = int(sensitivity)
         if not (self.eps_exact.is_positive and self.eps_exact.is_finite and 1 <= self.delta <= 10**5):
             raise _bad("eps", eps, "must be a finite number > 0, with an integer sensitivity in [1, 10^5]")
-        self.name = f"discrete_laplace(eps={self.eps_exact}, Delta={self.delta})"
+        self.name = f"discrete_laplace(eps={show(self.eps_exact)}, Delta={self.delta})"
         super().__init__(sl.discrete_laplace_loss(self.eps_exact, sympy.Integer(self.delta)))
         # atoms in increasing loss: j = Delta, ..., 0; the smallest double >= each loss
         self._js = list(range(self.delta, -1, -1))
-        self._thresholds = np.array([_safe_double(self.law.substitute(sl.DL_LOSS_AT.xreplace({sl.j: i})), up=True)
-                                     for i in self._js])
+        self._thresholds = np.array([self._threshold(i) for i in self._js])
+
+    def _threshold(self, i: int) -> float:
+        """The smallest double at or above the loss of the merged output i."""
+        loss = self.law.substitute(sl.DL_LOSS_AT.xreplace({sl.j: sympy.Integer(i)}))
+        if not loss.is_Rational:
+            return _safe_double(loss, up=True)
+        try:
+            return directed_double(Fraction(int(loss.p), int(loss.q)), up=True)
+        except OverflowError:
+            return math.inf if loss > 0 else -math.inf
 
     def _median(self, law: Law) -> float:
         return 0.0

@@ -12,12 +12,13 @@ reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest firs
     arithmetic.
 ``exact-finite``
     Finitely supported losses (randomized response, pure and (eps, delta)-DP, discrete Laplace,
-    finite pairs, with different parameters) composed exactly in ball arithmetic (:mod:`gdpproof.numeric.finite`); certified digits.
+    finite pairs, with different parameters) composed exactly in ball arithmetic
+    (:mod:`gdpproof.numeric.finite`); certified digits.
 ``bracket``
     Numerical composition of the privacy-loss distributions with a proven error bracket
     (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response, discrete Gaussian,
-    discrete Laplace and subsampled Gaussian mechanisms (Poisson or fixed-size batches, add/remove or replace-one neighbours) in
-    any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
+    discrete Laplace and subsampled Gaussian mechanisms (Poisson or fixed-size batches, add/remove
+    or replace-one neighbours) in any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
     bounds the mechanism; the lower end bounds it too where the dominating pair is attained
     (add/remove), and otherwise (replace-one, composed) only the pair (the statement says which).
 
@@ -56,6 +57,7 @@ from .mechanisms import (
 )
 from .numeric.bound import Bound, assumptions_of, directed_double
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
+from .numeric.duality import delta_bracket_at_negative
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
 from .numeric.finite import (
     MAX_ATOMS,
@@ -637,8 +639,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         What ran (:mod:`gdpproof.mechanisms`).
     delta, epsilon : real
         Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``,
-        the smallest delta (any real epsilon on the exact routes: delta(eps) >= 1 - e^eps > 0 at
-        eps < 0, where the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1).
+        the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where the
+        guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes
+        it from its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
     digits : int or None
         Significant digits of the reported numbers: certified digits on the exact routes (30 by
         default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
@@ -690,7 +693,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     else:
         given = "epsilon"
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
-        # the exact routes evaluate it there, the bracket route refuses it
+        # the exact routes evaluate it there, the bracket route from its bracket at -eps
         value = exact("epsilon", epsilon, symbolic=False)
     if not value.is_Rational:
         raise _bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
@@ -728,22 +731,27 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
-        if given == "epsilon" and value < 0:
-            reasons.append("bracket: epsilon < 0 is evaluated on the exact routes only")
-            continue
         try:
             parts, doubles, revealing = _losses(mechanism)
         except NotSupportedError as exc:
             reasons.append(f"bracket: {exc}")
             continue
-        b, comp, notes = _bracket(parts, revealing, given, value, width)
+        negative = given == "epsilon" and value < 0
+        b, comp, notes = _bracket(parts, revealing, given, -value if negative else value, width)
+        if negative:
+            b = delta_bracket_at_negative(b, Fraction(int(value.p), int(value.q)))
+            notes.append("epsilon < 0: delta(eps) = 1 - e^eps + e^eps delta(-eps) (the hockey-stick identity "
+                         "H_g(P||Q) = 1 - g + g H_(1/g)(Q||P), orderings swapped), from the bracket at -eps")
         if not doubles:
             notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
                          "private side: the upper end holds for the mechanism as given, the lower end for the "
                          "rounded parameters (within one part in 2^52)")
         ordering = "both"
         if comp is not None and not all(loss.symmetric for loss, _ in parts):
-            ordering = comp.worse_ordering(b.upper if given == "delta" else float(value))
+            ordering = comp.worse_ordering(b.upper if given == "delta" else abs(float(value)))
+            names = [d.name for d in comp.directions]
+            if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
+                ordering = names[1] if ordering == names[0] else names[0]
         return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes))
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
 

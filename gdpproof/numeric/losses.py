@@ -479,7 +479,10 @@ class DiscreteGaussianLoss(CompiledLoss):
         flat, fo = xs.reshape(-1), out.reshape(-1)
         for i in np.flatnonzero(near.reshape(-1)):
             v = flat[i]
-            fo[i] = (-np.inf if v > 0 else np.inf) if not math.isfinite(v) else _dg.cut(self.sigma_exact, self.delta, Fraction(v))
+            if not math.isfinite(v):
+                fo[i] = -np.inf if v > 0 else np.inf
+            else:
+                fo[i] = _dg.cut(self.sigma_exact, self.delta, Fraction(v))
         return out
 
     def _upper_float(self, a: np.ndarray) -> np.ndarray:
@@ -525,9 +528,9 @@ class DiscreteGaussianLoss(CompiledLoss):
         with arb_precision(PARTIAL_MEAN_BITS):
             t = _dg._table(self.sigma_exact, 1100, _dg.TABLE_BITS)
             s = arb_from_exact(self.sigma_exact)
-            lo = -t.m - 1 + shift if b == math.inf else max(_dg.cut(self.sigma_exact, self.delta, Fraction(b)), -t.m - 1 + shift)
-            hi = t.m + 1 + shift if a == -math.inf else min(_dg.cut(self.sigma_exact, self.delta, Fraction(a)) - 1,
-                                                            t.m + 1 + shift)
+            first, last = -t.m - 1 + shift, t.m + 1 + shift
+            lo = first if b == math.inf else max(_dg.cut(self.sigma_exact, self.delta, Fraction(b)), first)
+            hi = last if a == -math.inf else min(_dg.cut(self.sigma_exact, self.delta, Fraction(a)) - 1, last)
             total = flint.arb(0)
             d = flint.arb(self.delta)
             weights = _dg._weights(lo - shift, s)  # the recurrence holds for negative z too

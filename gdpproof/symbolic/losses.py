@@ -375,8 +375,9 @@ _dg_sfP = sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT - 1)) / _S
 _dg_sfQ = sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT - 1 - Delta)) / _S
 #: delta(eps') of the pair: the outputs x < (Delta^2 - 2 sigma^2 eps')/(2 Delta) have L(x) > eps', so
 #: delta = P(X <= c) - e^eps' Q(X <= c) with c = DG_CUT(eps') - 1 (the hockey-stick divergence).
-DG_DELTA = (sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT.xreplace({ell: epsilon_prime}) - 1))
-            - exp(epsilon_prime) * sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT.xreplace({ell: epsilon_prime}) - 1 - Delta))) / _S
+_c = DG_CUT.xreplace({ell: epsilon_prime}) - 1
+DG_DELTA = (sympy.Sum(DG_WEIGHT, (z, -sympy.oo, _c))
+            - exp(epsilon_prime) * sympy.Sum(DG_WEIGHT, (z, -sympy.oo, _c - Delta))) / _S
 
 DISCRETE_GAUSSIAN = LossFamily(
     name="discrete_gaussian",

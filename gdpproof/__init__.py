@@ -41,6 +41,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "mechanisms": (
         "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
         "EpsDelta", "PoissonSampled", "Composed", "Repeated", "dpsgd", "dpsgd_schedule", "Schedule",
+        "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
     ),
     "audit": (
         "MechanismAudit", "audit_mechanism",
@@ -98,6 +99,8 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
     from .mechanisms import (
         GDP,
         Composed,
+        DiscreteGaussianMechanism,
+        DiscreteLaplaceMechanism,
         EpsDelta,
         FiniteMechanism,
         GaussianMechanism,
@@ -241,6 +244,8 @@ __all__ = [
     "Schedule",
     "GDP",
     "Composed",
+    "DiscreteGaussianMechanism",
+    "DiscreteLaplaceMechanism",
     "EpsDelta",
     "FiniteMechanism",
     "GaussianMechanism",

@@ -7,15 +7,18 @@ reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest firs
     A closed form: compositions of Gaussian mechanisms are exactly G_mu with
     mu = sqrt(sum mu_i^2) (DRS Cor. 3.3); single mechanisms with a closed-form trade-off
     (Laplace, randomized response and its n-fold composition, (eps, delta)-DP) have a closed-form
-    privacy profile.  Digits are certified in ball arithmetic.
+    privacy profile; one discrete Gaussian mechanism has its profile as a sum over the integers,
+    evaluated with a proven tail (:mod:`gdpproof.numeric.discrete`).  Digits are certified in ball
+    arithmetic.
 ``exact-finite``
-    Finitely supported losses (randomized response, pure and (eps, delta)-DP, with different
-    parameters) composed exactly in ball arithmetic (:mod:`gdpproof.numeric.finite`); certified digits.
+    Finitely supported losses (randomized response, pure and (eps, delta)-DP, discrete Laplace,
+    finite pairs, with different parameters) composed exactly in ball arithmetic
+    (:mod:`gdpproof.numeric.finite`); certified digits.
 ``bracket``
     Numerical composition of the privacy-loss distributions with a proven error bracket
-    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response and subsampled
-    Gaussian mechanisms (Poisson or fixed-size batches, add/remove or replace-one neighbours) in
-    any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
+    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response, discrete Gaussian,
+    discrete Laplace and subsampled Gaussian mechanisms (Poisson or fixed-size batches, add/remove
+    or replace-one neighbours) in any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
     bounds the mechanism; the lower end bounds it too where the dominating pair is attained
     (add/remove), and otherwise (replace-one, composed) only the pair (the statement says which).
 
@@ -41,6 +44,8 @@ from ._version import __version__
 from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
 from .mechanisms import (
     GDP,
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
     EpsDelta,
     FiniteMechanism,
     GaussianMechanism,
@@ -65,6 +70,7 @@ from .numeric.finite import (
     pairs_infinite_mass,
     pairs_table_size,
 )
+from .numeric.discrete import discrete_gaussian_delta
 from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
 from .numeric.pld import EXACT_ROUTE, ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
 from .numeric.profile import epsilon_from_profile
@@ -80,6 +86,14 @@ _METHODS = {
     "exact-finite": "exact composition of finitely supported privacy losses, certified in ball arithmetic",
     "bracket": "numerical composition of privacy-loss distributions with a proven error bracket",
 }
+
+#: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
+#: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.
+MAX_DL_OUTPUTS = 256
+
+#: How the exact route accounts one discrete Gaussian mechanism.
+DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e^eps Q(x))_+, a finite sum in "
+           "ball arithmetic plus a proven geometric tail bound (derivations/d14)")
 
 #: Significant digits shown for the ends of a numerical bracket (rounded outward): six, the
 #: accounting default (enough to compare with a paper's table; the full doubles stay in ``Bound``).
@@ -376,6 +390,8 @@ def _closed_form(m: Mechanism) -> TradeOff | None:
     if mu is not None:
         return gaussian(mu)
     for leaf, n in m.leaves():
+        if isinstance(leaf, DiscreteLaplaceMechanism):
+            return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
         # n copies of (eps, delta) carry (1 - delta)^n as an exact rational: millions of digits
         # for large n, which the exact-finite route evaluates in balls instead
         if isinstance(leaf, EpsDelta) and leaf.delta != 0 and n > 4096:
@@ -412,6 +428,13 @@ def _finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]
             atoms = tuple((a, b, None if b == 0 else Fraction(int((a / b).p), int((a / b).q)), 0, 0)
                           for a, b in leaf.masses())
             symmetric = symmetric and leaf.symmetric()
+        elif isinstance(leaf, DiscreteLaplaceMechanism) and leaf.sensitivity > MAX_DL_OUTPUTS:
+            return None  # a ball per output and atom: beyond this the bracket is faster
+        elif isinstance(leaf, DiscreteLaplaceMechanism):
+            # the output x <= 0, x = 1..Delta - 1, x >= Delta has ratio e^{(Delta - 2 min(max(x, 0), Delta)) / scale}
+            j = eps_index.setdefault(1 / leaf.scale, len(eps_index))
+            d = leaf.sensitivity
+            atoms = tuple((a, b, Fraction(1), d - 2 * i, j) for i, (a, b) in enumerate(leaf.masses()))
         elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)):
             k = leaf.k if isinstance(leaf, RandomizedResponse) else 2
             j = eps_index.setdefault(leaf.epsilon, len(eps_index))
@@ -458,6 +481,21 @@ def _ordering(m: Mechanism) -> str:
     if any(isinstance(leaf, _Subsampled) and leaf.neighbours == "add-remove" for leaf, _ in m.leaves()):
         return "the worse of remove and add (C_p)"
     return "both"
+
+
+def _single_discrete_gaussian(m: Mechanism) -> DiscreteGaussianMechanism | None:
+    leaves = m.leaves()
+    if len(leaves) == 1 and leaves[0][1] == 1 and isinstance(leaves[0][0], DiscreteGaussianMechanism):
+        return leaves[0][0]
+    return None
+
+
+def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: sympy.Expr, digits: int) -> Certified:
+    """One discrete Gaussian: delta(eps) is a sum over the integers, certified in ball arithmetic
+    with a proven tail (:func:`~gdpproof.numeric.discrete.discrete_gaussian_delta`); eps(delta) by
+    the monotone solve (no infinite loss: delta(eps) > 0 at every eps, with floor 0)."""
+    return _by_profile(lambda e, d: discrete_gaussian_delta(leaf.sigma, leaf.sensitivity, e, digits=d),
+                       lambda: Fraction(0), given, value, digits)
 
 
 def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
@@ -665,6 +703,10 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     reasons = []
     for r in candidates:
         if r == "exact":
+            dg = _single_discrete_gaussian(mechanism)
+            if dg is not None:
+                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
+                             digits, notes=(DG_NOTE,))
             f = _closed_form(mechanism)
             if f is None:
                 reasons.append("exact: no closed form for this mechanism")

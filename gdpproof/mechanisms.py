@@ -10,6 +10,8 @@ spec files):
 ``LaplaceMechanism(scale, sensitivity)``   adds Laplace(scale) noise to a query of L1-sensitivity Delta
 ``RandomizedResponse(epsilon, k=2)``       k-ary randomized response (k = 2: binary, trade-off f_{eps,0} exactly)
 ``FiniteMechanism(P, Q)``                  two distributions on a finite set, given exactly (rationals summing to 1)
+``DiscreteGaussianMechanism(sigma, sensitivity)``  adds discrete Gaussian noise N_Z(0, sigma^2) to an integer query (Canonne, Kamath & Steinke 2020)
+``DiscreteLaplaceMechanism(scale, sensitivity)``   adds discrete Laplace (two-sided geometric) noise to an integer query (Ghosh, Roughgarden & Sundararajan 2009)
 ``PureDP(epsilon)``                        any eps-DP mechanism (its worst case is randomized response)
 ``EpsDelta(epsilon, delta)``               any (eps, delta)-DP mechanism (trade-off f_{eps,delta})
 ``PoissonSampled(mechanism, sample_rate)``  the mechanism run on a Poisson subsample (add/remove neighbours, or ``neighbours="replace-one"``)
@@ -68,6 +70,7 @@ from .symbolic.tradeoff import TradeOff, eps_delta, finite_tradeoff, gaussian, k
     randomized_response
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
+           "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
            "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "dpsgd", "mechanism_from_spec",
            "mechanism_from_dict", "mechanism_from_file", "show_number", "NEIGHBOURS", "SAMPLINGS"]
 
@@ -208,7 +211,8 @@ class Mechanism:
 
     def finite_support(self) -> bool:
         """True when every base mechanism's privacy loss takes finitely many values."""
-        return all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta, FiniteMechanism)) for leaf, _ in self.leaves())
+        return all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta, FiniteMechanism, DiscreteLaplaceMechanism))
+                   for leaf, _ in self.leaves())
 
 
 def _frozen(obj: Any, **values: Any) -> None:
@@ -422,6 +426,96 @@ class FiniteMechanism(Mechanism):
     def loss_law(self) -> sl.LossLaw:
         raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
                                 "the numerical bracket takes the named families only")
+
+
+def _integer_sensitivity(value: Any) -> int:
+    """The sensitivity of an integer-valued query: a positive integer."""
+    if isinstance(value, bool):
+        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
+    try:
+        v = nonnegative("sensitivity", value, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)") from None
+    if not (v.is_Integer and v >= 1):
+        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
+    return int(v)
+
+
+@dataclass(frozen=True, repr=False)
+class DiscreteGaussianMechanism(Mechanism):
+    """Discrete Gaussian noise added to an integer-valued query f with |f(D) - f(D')| <= Delta.
+
+    M(D) = f(D) + Z with P[Z = z] = exp(-z^2/(2 sigma^2)) / S(sigma), z in Z, S the sum of the
+    numerators over all integers (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for
+    Differential Privacy", Def. 1).  ``sigma`` is the *scale* parameter of N_Z(0, sigma^2), not
+    the standard deviation: Var Z < sigma^2 (CKS Prop. 19).  ``sensitivity`` is a positive integer.
+
+    Its dominating pair is (N_Z(0, sigma^2), N_Z(Delta, sigma^2)) (the family has a monotone
+    likelihood ratio; ``derivations/d14_discrete_mechanisms.py``); the privacy loss
+    L(x) = (Delta^2 - 2 Delta x)/(2 sigma^2) is a lattice law with infinitely many atoms.  A single
+    mechanism is accounted exactly (route ``exact``: a certified sum with a proven tail bound),
+    compositions by the proven bracket.
+
+    >>> DiscreteGaussianMechanism(sigma="10/3", sensitivity=2)
+    DiscreteGaussianMechanism(sigma=10/3, sensitivity=2)
+    """
+
+    sigma: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self) -> None:
+        s = _positive_finite("sigma", self.sigma)
+        if not s.is_Rational:
+            raise _bad("sigma", self.sigma, "must be a rational number (a decimal or a fraction)")
+        _frozen(self, sigma=s, sensitivity=_integer_sensitivity(self.sensitivity))
+
+    def __repr__(self) -> str:
+        return f"DiscreteGaussianMechanism(sigma={_show(self.sigma)}, sensitivity={self.sensitivity})"
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        raise NotSupportedError(f"{self!r}: its trade-off curve is piecewise linear with infinitely many "
+                                "kinks; gdpproof gives its privacy profile (gdpproof.account: delta(eps) "
+                                "certified on the exact route) but no closed-form curve")
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.discrete_gaussian_loss(self.sigma, sympy.Integer(self.sensitivity))
+
+
+@dataclass(frozen=True, repr=False)
+class DiscreteLaplaceMechanism(Mechanism):
+    """Discrete Laplace (two-sided geometric) noise added to an integer-valued query f with
+    |f(D) - f(D')| <= Delta: P[Z = z] = (1 - r)/(1 + r) r^|z|, r = e^{-1/scale} (Ghosh, Roughgarden
+    & Sundararajan 2009, the geometric mechanism; Canonne, Kamath & Steinke 2020, Def. 4).
+
+    The privacy loss of the pair (P_0, P_Delta) takes the Delta + 1 values (Delta - 2x)/scale,
+    x = 0..Delta: a finite pair (:meth:`masses`), composed exactly (route ``exact-finite``) where
+    the table of losses allows, and by the proven bracket beyond (or mixed with mechanisms whose
+    loss is not finite); it is (Delta/scale)-DP.
+
+    >>> DiscreteLaplaceMechanism(scale=2, sensitivity=3).masses()[0]
+    (1/(exp(-1/2) + 1), exp(-3/2)/(exp(-1/2) + 1))
+    """
+
+    scale: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self) -> None:
+        _frozen(self, scale=_positive_finite("scale", self.scale),
+                sensitivity=_integer_sensitivity(self.sensitivity))
+
+    def __repr__(self) -> str:
+        return f"DiscreteLaplaceMechanism(scale={_show(self.scale)}, sensitivity={self.sensitivity})"
+
+    def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
+        """The worst pair as exact masses (P(o), Q(o)) of its Delta + 1 kinds of outputs: x <= 0,
+        x = 1, ..., Delta - 1, and x >= Delta (:func:`gdpproof.symbolic.losses.discrete_laplace_masses`)."""
+        return sl.discrete_laplace_masses(1 / self.scale, self.sensitivity)
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return finite_tradeoff(self.masses())
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.discrete_laplace_loss(1 / self.scale, sympy.Integer(self.sensitivity))
 
 
 @dataclass(frozen=True, repr=False)
@@ -813,6 +907,8 @@ _KINDS: dict[str, tuple[Any, dict[str, str]]] = {
     "rr": (RandomizedResponse, {"epsilon": "epsilon", "eps": "epsilon", "k": "k"}),
     "randomized-response": (RandomizedResponse, {"epsilon": "epsilon", "eps": "epsilon", "k": "k"}),
     "finite": (FiniteMechanism, {"p": "P", "q": "Q"}),
+    "discrete-gaussian": (DiscreteGaussianMechanism, {"sigma": "sigma", "sensitivity": "sensitivity"}),
+    "discrete-laplace": (DiscreteLaplaceMechanism, {"scale": "scale", "sensitivity": "sensitivity"}),
     "pure-dp": (PureDP, {"epsilon": "epsilon", "eps": "epsilon"}),
     "eps-delta": (EpsDelta, {"epsilon": "epsilon", "eps": "epsilon", "delta": "delta"}),
     "dpsgd": (dpsgd, {"sigma": "noise_multiplier", "noise-multiplier": "noise_multiplier",
@@ -834,7 +930,8 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
 
     KIND is one of gaussian (sigma, sensitivity), gdp (mu), laplace (scale, sensitivity),
     rr / randomized-response (epsilon, k), finite (p, q: probabilities separated by ``;``, as in
-    ``finite:p=1/2;1/4;1/4,q=1/4;1/4;1/2``), pure-dp (epsilon), eps-delta (epsilon, delta) and dpsgd
+    ``finite:p=1/2;1/4;1/4,q=1/4;1/4;1/2``), discrete-gaussian (sigma, sensitivity), discrete-laplace
+    (scale, sensitivity), pure-dp (epsilon), eps-delta (epsilon, delta) and dpsgd
     (sigma, sample-rate or batch-size and dataset-size, steps or epochs, sampling, neighbours).
     ``sample-rate`` wraps the mechanism in :class:`PoissonSampled`, or ``sample-size`` and
     ``dataset-size`` in :class:`SampledWithoutReplacement` (``neighbours`` naming the relation of

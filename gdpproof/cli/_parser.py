@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "EXAMPLES", "build_parser"]
 
-TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd", "rr-delta",
-               "dp-delta")
+TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "discrete-gaussian-delta",
+               "dpsgd", "rr-delta", "dp-delta")
 
 #: command -> the module of gdpproof.cli whose ``run(args) -> int`` carries it out.
 COMMANDS = {
@@ -216,7 +216,8 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", action="append", metavar="SPEC",
                    help="a mechanism KIND:key=value,... (repeat to compose): gaussian (sigma, sensitivity), gdp (mu), "
                         "laplace (scale, sensitivity), rr (epsilon), pure-dp (epsilon), eps-delta (epsilon, delta), "
-                        "dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
+                        "discrete-gaussian (sigma, integer sensitivity), discrete-laplace (scale, integer "
+                        "sensitivity), dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
                         "and times=")
     p.add_argument("--spec", metavar="FILE", help="the mechanisms from a TOML or JSON file (a list 'mechanisms')")
     p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0")
@@ -272,10 +273,11 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("kind", nargs="?", choices=TABLE_KINDS,
                    help="delta (--mu --eps), epsilon (--mu --delta), mu (--eps --delta), sigma (--eps --delta "
                         "[--sensitivity]), tradeoff (--mu --alpha), subsampled (--mu --sample-rate --alpha), "
-                        "rr-composition (--eps --n --alpha), dpsgd (--sigma --sample-rate --steps --delta), "
-                        "rr-delta (--eps0 --k --eps: k-ary randomized response), dp-delta (--eps0 --delta0 --eps: "
-                        "the (eps0, delta0)-DP curve); delta, rr-delta and dp-delta take any real eps "
-                        "(write --eps=-1)")
+                         "rr-composition (--eps --n --alpha), discrete-gaussian-delta (--sigma [--sensitivity] --eps), "
+                         "dpsgd (--sigma --sample-rate --steps --delta), "
+                         "rr-delta (--eps0 --k --eps: k-ary randomized response), dp-delta (--eps0 --delta0 --eps: "
+                         "the (eps0, delta0)-DP curve); delta, rr-delta and dp-delta take any real eps "
+                         "(write --eps=-1)")
     for name in ("mu", "eps", "delta", "alpha", "sigma", "sample-rate", "steps", "n", "sensitivity", "eps0",
                  "delta0", "k"):
         p.add_argument(f"--{name}", dest=f"grid_{name.replace('-', '_')}", metavar="GRID", help=f"{name} grid")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, erfc, erfcinv, sqrt
 
-__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "k", "x", "y", "t", "ell", "sigma", "Phi",
+__all__ = ["alpha", "mu", "epsilon", "epsilon_prime", "delta", "p", "n", "k", "x", "y", "t", "ell", "sigma", "Delta", "z", "Phi",
            "phi", "Phi_inv"]
 
 #: Type I error, the argument of every trade-off function; 0 <= alpha <= 1.
@@ -39,6 +39,10 @@ t = sympy.Symbol("t", real=True)
 ell = sympy.Symbol("ell", real=True)
 #: A noise multiplier or scale (Gaussian standard deviation over the sensitivity); sigma > 0.
 sigma = sympy.Symbol("sigma", positive=True)
+#: The sensitivity of an integer-valued query (discrete mechanisms); a positive integer.
+Delta = sympy.Symbol("Delta", positive=True, integer=True)
+#: An integer output (the support of a discrete noise law).
+z = sympy.Symbol("z", integer=True)
 
 
 def Phi(z: sympy.Expr) -> sympy.Expr:

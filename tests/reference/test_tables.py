@@ -94,7 +94,8 @@ def test_every_kind_verifies_in_every_format(tmp_path):
              "tradeoff": dict(mu="2", alpha="0,0.3"), "subsampled": dict(mu="2", sample_rate="0.3", alpha="0.3"),
              "rr-composition": dict(eps="0.5", n="7", alpha="0.3"),
              "dpsgd": dict(sigma="2", sample_rate="0.05", steps="20", delta="1e-5"),
-             "rr-delta": dict(eps0="1", k="3", eps="-0.5"), "dp-delta": dict(eps0="1", delta0="1e-3", eps="-0.5")}
+             "rr-delta": dict(eps0="1", k="3", eps="-0.5"), "dp-delta": dict(eps0="1", delta0="1e-3", eps="-0.5"),
+             "discrete-gaussian-delta": dict(sigma="2", sensitivity="1", eps="0.5")}
     assert set(specs) == set(KINDS)
     for kind, grid in specs.items():
         table = make_table(kind, digits=12, **grid)

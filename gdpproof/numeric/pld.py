@@ -227,6 +227,9 @@ class ComposedLoss:
     rel_width_asked: float | None = None
     #: The exact route's parameters (``intlattice.ExactPlan``); None for the float route.
     plan: Any = None
+    #: Set by :func:`epsilon_bracket` / :func:`delta_bracket`: how many compositions the
+    #: refinement ran to reach this one (1 when the first grid sufficed).
+    passes: int = 1
 
     def __repr__(self) -> str:
         """One line: what was composed, the grid and the route (not the lattice arrays)."""
@@ -729,8 +732,10 @@ class _Best:
     rw: float = math.inf
     bound: Bound | None = None
     comp: ComposedLoss | None = None
+    passes: int = 0                    # compositions offered so far
 
     def offer(self, b: Bound, comp: ComposedLoss, rw: float) -> None:
+        self.passes += 1
         # ties (a lower end of 0 gives 1 whatever the grid) go to the smaller upper end
         if self.bound is None or (rw, b.upper) < (self.rw, self.bound.upper):
             self.rw, self.bound, self.comp = rw, b, comp
@@ -741,7 +746,7 @@ def _finish(best: _Best, w: float, what: str, why: str) -> tuple[Bound, Composed
     if best.bound is None or best.comp is None:
         raise PrecisionError(f"{what}: no finite bracket ({why})")
     comp = best.comp
-    comp.rel_width_reached, comp.rel_width_asked = best.rw, w
+    comp.rel_width_reached, comp.rel_width_asked, comp.passes = best.rw, w, best.passes
     comp.target_met = best.rw <= w
     if not comp.target_met:
         warnings.warn(WidthNotReachedWarning(

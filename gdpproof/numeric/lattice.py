@@ -55,9 +55,29 @@ class _Lattice:
     w: np.ndarray
     err: float
     _norms: tuple[float, float] | None = field(default=None, repr=False, compare=False)
+    _spectrum: tuple[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def l1(self) -> float:
-        return float(math.fsum(self.w.astype(float)))
+        """A lower bound on the sum of ``w`` (its entries are >= 0).
+
+        Where numpy's long double is 80-bit the float64 entries are summed in it: any order of
+        n additions errs by at most (n - 1) u_L times the exact sum (Higham 2002, eq. 4.4), and
+        the result is then rounded once to float64, so float(s) (1 - 2u - 2 n u_L) is below
+        the exact sum (n u_L < 1e-12 here).  Elsewhere ``math.fsum`` (correctly rounded), one
+        u charged.
+        """
+        n = len(self.w)
+        if U_LONG < U and n * U_LONG < 1e-12:
+            s = float(np.sum(self.w.astype(np.longdouble)))
+            return max(0.0, s * (1 - 2 * U - 2 * n * U_LONG))
+        return max(0.0, float(math.fsum(self.w.astype(float))) * (1 - 2 * U))
+
+    def spectrum(self, n: int) -> np.ndarray:
+        """``rfft(w, n)`` of a float64 lattice, kept for the last n asked: repeated squaring
+        multiplies a square into the result and then squares it, often at the same length."""
+        if self._spectrum is None or self._spectrum[0] != n:
+            self._spectrum = (n, np.fft.rfft(self.w, n))
+        return self._spectrum[1]
 
     def norms(self) -> tuple[float, float]:
         """Upper bounds on the l1 and l2 norms of ``w`` (float sums with their rounding charged)."""
@@ -77,6 +97,21 @@ class _Lattice:
         return _Lattice(self.k0, w, self.err + extra)
 
 
+def _fft_bound(a: _Lattice, b: _Lattice, n: int, u: float) -> float:
+    """The a-priori l1 error bound of the zero-padded FFT convolution of a and b at length n
+    (a power of 2) in a format with unit roundoff u (Higham 2002, Thm 24.2; :func:`_convolve`)."""
+    m = len(a.w) + len(b.w) - 1
+    beta = _fft_error_factor(n, u)
+    a1, a2 = a.norms()
+    b1, b2 = b.norms()
+    return math.sqrt(m) * (3 * beta + u) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)
+
+
+def _fft_length(a: _Lattice, b: _Lattice) -> int:
+    """The FFT length of a linear convolution of a and b: the power of 2 with no wrap-around."""
+    return 1 << (len(a.w) + len(b.w) - 2).bit_length()
+
+
 def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) -> _Lattice:
     """Linear convolution (zero-padded rfft, no wrap-around), negatives clipped, tails trimmed.
 
@@ -94,28 +129,72 @@ def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) ->
         c = np.convolve(a.w, b.w)
         fft_err = 2 * (min(la, lb) + 2) * u * float(np.sum(c))  # direct sums: gamma_n bound
     else:
-        n = 1 << (m - 1).bit_length()
+        n = _fft_length(a, b)
         if np.dtype(dtype) == np.longdouble:
             import scipy.fft as sfft
 
             fa = sfft.rfft(a.w, n)
             fb = fa if same else sfft.rfft(b.w, n)
             c = sfft.irfft(fa * fb, n)[:m]
-        else:
-            fa = np.fft.rfft(a.w, n)
-            fb = fa if same else np.fft.rfft(b.w, n)
+        else:  # the spectra are those numpy's rfft computes, kept for reuse (same bound)
+            fa = a.spectrum(n)
+            fb = fa if same else b.spectrum(n)
             c = np.fft.irfft(fa * fb, n)[:m]
-        beta = _fft_error_factor(n, u)
-        a1, a2 = a.norms()
-        b1, b2 = b.norms()
-        l2 = (3 * beta + u) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)
-        fft_err = math.sqrt(m) * l2
+        fft_err = _fft_bound(a, b, n, u)
     np.maximum(c, 0, out=c)
     a1e, b1e = a.norms()[0], b.norms()[0]
     err = a.err * (b1e + b.err) + b.err * (a1e + a.err) + a.err * b.err + fft_err
     # trim tails whose total mass is below `trim` (plus this convolution's error bound, the
     # level of its rounding noise) on each side; dropped mass is accounted for as lost
-    cut = trim + fft_err
+    return _trimmed(c, a.k0 + b.k0, trim + fft_err, err)
+
+
+def _convolve_square(r: _Lattice, b: _Lattice, trim: float) -> _Lattice:
+    """r * b * b in float64 by one zero-padded FFT length (no wrap-around): irfft(R B^2), the
+    last squaring of a repeated squaring fused with the product it serves (three FFTs where
+    the square and then the product take five, and no intermediate trim).
+
+    The error bound follows Higham (2002), Thm 24.2, as in :func:`_convolve`.  Let X = DFT(r),
+    Y = DFT(b) (length n, unnormalized), X^ = X + E_X, Y^ = Y + E_Y the computed spectra with
+    ||E_X||_2 <= beta ||X||_2 = beta sqrt(n) r2 (and so for Y), where r1, r2 and b1, b2 bound
+    the l1 and l2 norms of the float vectors transformed.  Pointwise |X| <= r1, |Y| <= b1 and
+    |Y^| <= b1' = b1 + beta sqrt(n) b2.  Then
+
+        X^ Y^^2 - X Y^2 = E_X Y^^2 + X E_Y (Y^ + Y),
+        ||.||_2 <= sqrt(n) (beta r2 b1'^2 + beta r1 b2 (b1' + b1)) = sqrt(n) A;
+
+    the two complex products multiply X^ Y^^2 by (1 + th1)(1 + th2), |th_i| <= sqrt 2 gamma_2
+    (Higham Lemma 3.5), so they add at most nu ||X^ Y^^2||_2 <= nu sqrt(n) (1 + beta) r2 b1'^2,
+    nu = 2 sqrt 2 gamma_2 + 8 gamma_2^2.  With D the total, ||Z^ - Z||_2 <= sqrt(n) D where
+    Z = DFT(r * b * b) and ||Z||_2 = sqrt(n) ||r * b * b||_2 <= sqrt(n) r2 b1^2 (Young); the
+    inverse FFT (its 1/n a power of 2, exact) errs by at most beta ||Z^||_2 / sqrt(n), so the
+    computed c^ satisfies ||c^ - c||_2 <= (1 + beta) D + beta r2 b1^2, and the l1 error over
+    the m = len(r) + 2 len(b) - 2 entries kept is at most sqrt(m) times that (the entries
+    beyond m are 0 in c; clipping negatives to 0 only moves c^ toward c >= 0).  The inputs'
+    own errors propagate as for r~ * b~ * b~ - r * b * b = e_r * b~ * b~ + r * e_b * (b~ + b).
+    """
+    u = U
+    m = len(r.w) + 2 * len(b.w) - 2
+    n = 1 << (m - 1).bit_length()
+    c = np.fft.irfft(np.fft.rfft(r.w, n) * b.spectrum(n) ** 2, n)[:m]
+    beta = _fft_error_factor(n, u)
+    r1, r2 = r.norms()
+    b1, b2 = b.norms()
+    root_n = math.sqrt(n)
+    b1p = b1 + beta * root_n * b2
+    gamma2 = 2 * u / (1 - 2 * u)
+    nu = 2 * math.sqrt(2) * gamma2 + 8 * gamma2 ** 2
+    big_d = beta * r2 * b1p ** 2 + beta * r1 * b2 * (b1p + b1) + nu * (1 + beta) * r2 * b1p ** 2
+    fft_err = math.sqrt(m) * ((1 + beta) * big_d + beta * r2 * b1 ** 2) * (1 + 4 * u)
+    np.maximum(c, 0, out=c)
+    err = r.err * (b1 + b.err) ** 2 + (r1 + r.err) * b.err * (2 * b1 + b.err) + fft_err
+    return _trimmed(c, r.k0 + 2 * b.k0, trim + fft_err, err)
+
+
+def _trimmed(c: np.ndarray, k0: int, cut: float, err: float) -> _Lattice:
+    """The lattice c at k0 with tails of mass below ``cut`` dropped from each end (the dropped
+    mass is not subtracted from ``err``: the caller counts all mass missing at the end)."""
+    m = len(c)
     cs = np.cumsum(c)
     lo = int(np.searchsorted(cs, cut, side="right"))
     rcs = np.cumsum(c[::-1])
@@ -123,19 +202,24 @@ def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) ->
     if hi <= lo:  # everything below the cut: keep the largest entry
         lo = int(np.argmax(c))
         hi = lo + 1
-    return _Lattice(a.k0 + b.k0 + lo, c[lo:hi].copy(), err)
+    return _Lattice(k0 + lo, c[lo:hi].copy(), err)
 
 
 #: Squarings whose error is later multiplied by more than this run in long double.
 LONG_DOUBLE_AMPLIFICATION = 64
 
 
-def _power(v: _Lattice, count: int, budget: float, all_long: bool = False) -> _Lattice:
+def _power(v: _Lattice, count: int, budget: float, all_long: bool = False,
+           fft_error: float | None = None) -> _Lattice:
     """v^{*count} by repeated squaring, dropping at most about ``budget`` of mass in all.
 
     The square of the l-th level appears count / 2^(l+1) times in the result, so both the mass
     trimmed from it and its rounding error are multiplied by that: trims are scaled down by it,
-    and the early squarings run in long double (where numpy has an 80-bit long double).
+    and the early squarings run in long double (where numpy has an 80-bit long double): those
+    repeated more than LONG_DOUBLE_AMPLIFICATION times, or, given ``fft_error`` (an l1 error
+    the caller can afford), those whose float64 bound times their copies exceeds its share
+    fft_error / levels.  Either way every convolution's own bound is charged; the choice only
+    moves cost between formats.
     """
     levels = max(1, count.bit_length())
     result: _Lattice | None = None
@@ -149,11 +233,21 @@ def _power(v: _Lattice, count: int, budget: float, all_long: bool = False) -> _L
         if not remaining:
             break
         copies = remaining  # copies of the new square in the result (at most)
-        precise = (all_long or copies > LONG_DOUBLE_AMPLIFICATION) and U_LONG < U
+        if fft_error is None:
+            precise = (all_long or copies > LONG_DOUBLE_AMPLIFICATION) and U_LONG < U
+        else:
+            f64 = _fft_bound(base, base, _fft_length(base, base), U) if len(base.w) > 64 else 0.0
+            precise = (all_long or copies * f64 > fft_error / levels) and U_LONG < U
+        if copies == 1 and result is not None and not precise and min(len(base.w), len(result.w)) > 64:
+            # the last square only serves the final product: one FFT length for both
+            result = _convolve_square(result, base.cast(np.float64), budget / (4 * levels))
+            break
         trim = budget / (4 * levels * copies)
         base = _convolve(base, base, trim, np.longdouble if precise else np.float64)
     assert result is not None
-    return result.cast(np.float64)
+    out = result.cast(np.float64)
+    out._spectrum = None  # not kept with the composed law
+    return out
 
 
 @dataclass

@@ -605,7 +605,8 @@ def _check_refinement(rel_width: Any, max_refinements: Any) -> float:
 
 
 def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
-                   eta: Any = 1e-12, long_double: bool = False, route: str = "float") -> ComposedLoss:
+                   eta: Any = 1e-12, long_double: bool = False, route: str = "float",
+                   fft_error: float | None = None) -> ComposedLoss:
     r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
 
     Parameters
@@ -629,6 +630,11 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         rounding together lose about 3 eta (exactly measured), so eta may be any rational
         (a Fraction or decimal string such as "1e-40"); the grid step is rounded down to an
         8-bit mantissa.  ``long_double`` does not apply to it.
+    fft_error : float, optional
+        Float route: the additive delta error the FFTs may cost.  The squarings whose float64
+        error bound, times the number of times their square is repeated, would exceed its share
+        run in long double, the others in float64 (every bound is charged either way).  None
+        (default): the squarings repeated more than 64 times run in long double.
 
     Examples
     --------
@@ -653,6 +659,10 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     eta = float(positive("eta", eta))
     if not 1e-300 < eta < 1e-3:
         raise _bad("eta", eta, "must be in (1e-300, 1e-3)")
+    if fft_error is not None:
+        fft_error = float(positive("fft_error", fft_error))
+        if not fft_error < 1e-3:
+            raise _bad("fft_error", fft_error, "must be in (0, 1e-3)")
     clean = _clean_parts(parts)
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
@@ -662,12 +672,13 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     steps = {law: [_discretize(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
     # Hoeffding: the rounding errors have range h_eff (h plus the float error of the bin edges)
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
-    t = _up(h_eff * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
+    t = _hoeffding_t(h_eff, total, eta)
     directions = []
     for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
         acc: _Lattice | None = None
         for step, (loss, count) in zip(steps[law], clean):
-            powered = _power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double))
+            powered = _power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
+                             fft_error=None if fft_error is None else fft_error / len(clean))
             acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
         d_lo = math.fsum(count * st.dbar[0] for st, (_, count) in zip(steps[law], clean))
@@ -684,6 +695,12 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         directions.append(_Direction(name, acc, h, sign, shift, slack, _up(lost)))
     return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
+
+
+def _hoeffding_t(h: float, total: int, eta: float) -> float:
+    """Hoeffding's deviation t = h sqrt(T log(1/eta) / 2) for T rounding errors of range h
+    (rounded up): half the width of the coupling's shift interval, hence of the eps bracket."""
+    return _up(h * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
 
 
 def _clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[PrivacyLoss, int]]:
@@ -758,6 +775,88 @@ def _finish(best: _Best, w: float, what: str, why: str) -> tuple[Bound, Composed
 def _next_step(h: float, w: float, rw: float, floor_step: float) -> float:
     """The next grid step: the width is close to proportional to h."""
     return h * max(floor_step, min(0.9, 0.93 * w / rw))
+
+
+#: The first grid's bracket is aimed at this fraction of the width asked (the a-priori eps
+#: estimate is a CLT value, a few percent off where the composition is close to Gaussian).
+FIRST_AIM = 0.9
+#: Later grids aim at this fraction: the width is then measured and scales with h.
+REFINED_AIM = 0.95
+#: Where the composition is far from Gaussian (its Berry–Esseen ratio sum E|L - m|^3 / s^3 is
+#: above BERRY_ESSEEN_ROUGH) the CLT estimate can be several times too small: the first grid is
+#: then aimed at ROUGH_AIM times the width asked, a cheap pass whose midpoint sets the next.
+BERRY_ESSEEN_ROUGH = 0.25
+ROUGH_AIM = 8.0
+#: The share of the relative width asked that the float64 FFTs may cost in delta (an additive
+#: error FFT_SHARE w delta moves the eps bracket by a small part of its width).
+FFT_SHARE = 0.02
+#: The first grid is never chosen finer than this many points across the composed loss's
+#: estimated range (mean +- 7 standard deviations): a bad estimate costs a pass, not memory.
+FIRST_GRID_POINTS = 2**22
+
+
+def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float, tau: float) -> tuple[float, float, float]:
+    """(eps, s, r): a CLT estimate of eps(d) (an approximation, not a bound), the standard
+    deviation s of the composed loss under P and its Berry–Esseen ratio r = sum E|L - m|^3 / s^3.
+
+    Each step's loss under P is binned on 4096 cells of its window; the variances add up to
+    s^2, and eps is that of G_mu with mu = s (a mu-GDP loss has variance mu^2: the CLT of Dong,
+    Roth & Su 2022, Thm 3.5); r says how far from Gaussian the sum may be.  It only chooses the
+    first grid; the bracket never depends on it.
+    """
+    var = third = 0.0
+    for loss, count in clean:
+        lo, hi = loss.window(tau, "P")
+        edges = np.linspace(lo, hi, 4097)
+        mass = np.diff(np.clip(loss.cdf(edges, "P"), 0.0, 1.0))
+        mass = np.maximum(mass, 0.0)
+        total = float(np.sum(mass))
+        if not total > 0:
+            continue
+        mid = 0.5 * (edges[1:] + edges[:-1])
+        mean = float(np.sum(mass * mid)) / total
+        var += count * float(np.sum(mass * (mid - mean) ** 2)) / total
+        third += count * float(np.sum(mass * np.abs(mid - mean) ** 3)) / total
+    s = math.sqrt(var)
+    if not s > 0:
+        return 0.0, 0.0, math.inf
+    return float(_fast.epsilon_from_delta(min(s, 1e3), d)), s, third / s**3
+
+
+def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: float) -> float:
+    """The first grid step, chosen a priori so that usually no second grid is needed.
+
+    The eps bracket is the shift interval of the coupling wide (module doc: both ends come from
+    the same lattice law, moved by shift[0] and shift[1]), about 2 t = 2 h sqrt(T log(1/eta)/2):
+    known before composing.  So with an estimate e of eps (:func:`_clt_estimate`) the grid with
+    2 t = FIRST_AIM w e / (1 + w/2) meets (upper - lower) / lower <= w when e is right; a wrong
+    estimate only costs a second grid (:func:`_refined_step`).  Far from Gaussian, ROUGH_AIM
+    replaces FIRST_AIM (a coarse pass, then one aimed from its midpoint).  Clamped to [2e-7, 0.05], and
+    to at most FIRST_GRID_POINTS points across the composed loss's range.
+    """
+    total = sum(c for _, c in clean)
+    eps, s, rough = _clt_estimate(clean, d, eta / (16.0 * total))
+    if not eps > 0:
+        return 1e-3
+    h = (FIRST_AIM if rough <= BERRY_ESSEEN_ROUGH else ROUGH_AIM) * w * eps / (1 + w / 2) / (2 * _hoeffding_t(1.0, total, eta))
+    h = max(h, 14 * s / FIRST_GRID_POINTS)
+    return min(0.05, max(2e-7, h))
+
+
+def _refined_step(h: float, b: Bound, w: float) -> float:
+    """The next grid step after a bracket b on grid h that is wider than asked.
+
+    Once the lower end is positive and the bracket narrower than its value, the width is
+    proportional to h (it is the shift interval, 2 t plus T times the width of the mean
+    rounding error's interval, both proportional to h) and the midpoint estimates eps far
+    better than the width (the actual rounding deviation is about sqrt(T/12) h, Hoeffding's t
+    is sqrt(T log(1/eta)/2) h): aim at REFINED_AIM of the width asked there, in one step.
+    Otherwise (a bracket reaching 0) shrink h tenfold.
+    """
+    if b.lower > 0 and b.width < b.lower:
+        mid = 0.5 * (b.lower + b.upper)
+        return h * max(1e-3, min(0.9, REFINED_AIM * w * mid / (1 + w / 2) / b.width))
+    return 0.1 * h
 
 
 def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel_width: float = 0.01,
@@ -835,17 +934,25 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
     """The float route's refinement loop; offers its brackets to ``best``, returns why it stopped."""
     d = float(dq)
     eta = min(1e-10, d * 1e-5)
-    h = 1e-3
     long_double = False
     previous = math.inf
+    try:
+        h = _first_step(clean, d, w, eta)
+    except PrecisionError as exc:
+        return f"the float route stopped: {exc}"
+    # the FFTs may cost an additive delta error of FFT_SHARE w delta (long double where float64
+    # would exceed it): a small part of the width asked
+    fft_error = FFT_SHARE * w * d
     for attempt in range(max_refinements + 1):
         try:
-            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double)
+            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double,
+                                  fft_error=None if long_double else fft_error)
             # the additive error (FFT, truncation, eta) does not shrink with h: when it is a
             # visible part of delta, run in long double; when even that does not help, stop
             floor = comp.delta_floor()
             if floor > 0.02 * d and not long_double:
                 long_double = True
+                best.passes += 1
                 comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True)
                 floor = comp.delta_floor()
             b = _eps_at(comp, dq)
@@ -860,7 +967,7 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
         if attempt and rw > 0.8 * previous:
             return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {floor:.2g})"
         previous = rw
-        h = _next_step(h, w, rw, 0.1)
+        h = _refined_step(h, b, w)
         if h < 2e-7:
             return f"grid step {h:.3g} is below the float route's limit"
     return f"{max_refinements} refinements"

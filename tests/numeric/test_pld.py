@@ -252,6 +252,31 @@ def test_fft_error_bound_covers_exact_rational_convolution(seed):
     assert float(err) <= c.err, (float(err), c.err)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_fused_square_product_bound_covers_exact_integer_convolution(seed):
+    # r * b * b by one FFT (the last squaring of _power fused with its product) against the
+    # exact product of the same doubles (integers at 2^1100 by fmpz_poly), inputs with errors
+    rng = np.random.default_rng(seed)
+    n1, n2 = int(rng.integers(65, 400)), int(rng.integers(65, 400))
+    r, b = rng.random(n1) ** 8, rng.random(n2) ** 8
+    r /= r.sum()
+    b /= b.sum()
+    if seed % 2:
+        b[rng.integers(0, n2)] += 0.5
+        b /= b.sum()
+    lr, lb = lattice._Lattice(3, r, 1e-13 * seed), lattice._Lattice(-2, b, 2e-13 * seed)
+    c = lattice._convolve_square(lr, lb, trim=0.0)
+    scale = 2**1100
+    poly = lambda v: flint.fmpz_poly([int(Fraction(float(x)) * scale) for x in v])  # noqa: E731
+    exact = [int(x) for x in (poly(r) * poly(b) * poly(b)).coeffs()] + [0] * (n1 + 2 * n2)
+    k = c.k0 - (3 - 4)
+    got = [int(Fraction(float(x)) * scale**3) for x in c.w]
+    err = sum(abs(g - e) for g, e in zip(got, exact[k: k + len(got)])) + sum(exact[:k]) + sum(exact[k + len(got):])
+    bound = c.err - lr.err * (1 + lb.err) ** 2 - (1 + lr.err) * lb.err * (2 + lb.err)  # this FFT's own share
+    assert Fraction(err, scale**3) <= Fraction(bound) * (1 - 1e-9), (float(Fraction(err, scale**3)), bound)
+    assert c.err > lr.err + 2 * lb.err  # the inputs' errors are carried
+
+
 def test_float_cdf_meets_the_assumed_accuracy():
     # CDF_ERROR is an assumption about scipy's ndtr; check it against arb on a dense grid
     xs = np.linspace(-40, 40, 4001)

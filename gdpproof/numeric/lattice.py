@@ -7,7 +7,11 @@ See :mod:`gdpproof.numeric.pld` for the proof of the bracket this serves.  Here:
   rounding error as a proven interval and the range of that error;
 * :func:`_convolve`: zero-padded FFT convolution (no wrap-around), negatives clipped, tails
   trimmed, with the a-priori l1 error bound of Higham (2002), Thm 24.2;
-* :func:`_power`: repeated squaring, the early squarings in long double where numpy has one.
+* :func:`_power`: repeated squaring, the early squarings in long double where numpy has one
+  (where float64's bound, times the copies of the square, would exceed the caller's share);
+* :func:`_convolve_power`: r * b^k (k = 2, 3) by one FFT, the last squarings of
+  :func:`_power` fused with their products, on half the length when a Chernoff bound
+  (:func:`_window_start`) proves the mass folded by the cyclic convolution tiny.
 """
 
 from __future__ import annotations
@@ -149,56 +153,134 @@ def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) ->
     return _trimmed(c, a.k0 + b.k0, trim + fft_err, err)
 
 
-def _convolve_square(r: _Lattice, b: _Lattice, trim: float) -> _Lattice:
-    """r * b * b in float64 by one zero-padded FFT length (no wrap-around): irfft(R B^2), the
-    last squaring of a repeated squaring fused with the product it serves (three FFTs where
-    the square and then the product take five, and no intermediate trim).
+def _convolve_power(r: _Lattice, b: _Lattice, k: int, trim: float) -> _Lattice:
+    """r * b^{*k} (k = 2 or 3) in float64 by one zero-padded FFT length (no wrap-around):
+    irfft(R B^k), the last squarings of a repeated squaring fused with the products they
+    serve (r * b * b: three FFTs where the square and then the product take five; r * b^3:
+    three where five or six), with no intermediate trims.
 
     The error bound follows Higham (2002), Thm 24.2, as in :func:`_convolve`.  Let X = DFT(r),
     Y = DFT(b) (length n, unnormalized), X^ = X + E_X, Y^ = Y + E_Y the computed spectra with
     ||E_X||_2 <= beta ||X||_2 = beta sqrt(n) r2 (and so for Y), where r1, r2 and b1, b2 bound
-    the l1 and l2 norms of the float vectors transformed.  Pointwise |X| <= r1, |Y| <= b1 and
-    |Y^| <= b1' = b1 + beta sqrt(n) b2.  Then
+    the l1 and l2 norms of the float vectors transformed (r may be b).  Pointwise |X| <= r1,
+    |Y| <= b1 and |Y^| <= b1' = b1 + beta sqrt(n) b2, so |Y^^k - Y^k| <= k b1'^{k-1} |E_Y| and
 
-        X^ Y^^2 - X Y^2 = E_X Y^^2 + X E_Y (Y^ + Y),
-        ||.||_2 <= sqrt(n) (beta r2 b1'^2 + beta r1 b2 (b1' + b1)) = sqrt(n) A;
+        X^ Y^^k - X Y^k = E_X Y^^k + X (Y^^k - Y^k),
+        ||.||_2 <= sqrt(n) (beta r2 b1'^k + k beta r1 b2 b1'^{k-1}) = sqrt(n) A;
 
-    the two complex products multiply X^ Y^^2 by (1 + th1)(1 + th2), |th_i| <= sqrt 2 gamma_2
-    (Higham Lemma 3.5), so they add at most nu ||X^ Y^^2||_2 <= nu sqrt(n) (1 + beta) r2 b1'^2,
-    nu = 2 sqrt 2 gamma_2 + 8 gamma_2^2.  With D the total, ||Z^ - Z||_2 <= sqrt(n) D where
-    Z = DFT(r * b * b) and ||Z||_2 = sqrt(n) ||r * b * b||_2 <= sqrt(n) r2 b1^2 (Young); the
-    inverse FFT (its 1/n a power of 2, exact) errs by at most beta ||Z^||_2 / sqrt(n), so the
-    computed c^ satisfies ||c^ - c||_2 <= (1 + beta) D + beta r2 b1^2, and the l1 error over
-    the m = len(r) + 2 len(b) - 2 entries kept is at most sqrt(m) times that (the entries
-    beyond m are 0 in c; clipping negatives to 0 only moves c^ toward c >= 0).  The inputs'
-    own errors propagate as for r~ * b~ * b~ - r * b * b = e_r * b~ * b~ + r * e_b * (b~ + b).
+    the k complex products multiply X^ Y^^k by prod (1 + th_i), |th_i| <= sqrt 2 gamma_2
+    (Higham Lemma 3.5), so they add at most nu ||X^ Y^^k||_2 <= nu sqrt(n) (1 + beta) r2 b1'^k,
+    nu = (1 + sqrt 2 gamma_2)^k - 1.  With D = A + nu (1 + beta) r2 b1'^k, ||Z^ - Z||_2 <=
+    sqrt(n) D where Z = DFT(r * b^k) and ||Z||_2 = sqrt(n) ||r * b^k||_2 <= sqrt(n) r2 b1^k
+    (Young); the inverse FFT (its 1/n a power of 2, exact) errs by at most beta ||Z^||_2 /
+    sqrt(n), so the computed c^ has ||c^ - c||_2 <= (1 + beta) D + beta r2 b1^k, and the l1
+    error over the m = len(r) + k (len(b) - 1) entries kept is at most sqrt(m) times that (c is
+    0 beyond them; clipping negatives to 0 only moves c^ toward c >= 0).  The inputs' own
+    errors (l1, e_r and e_b) propagate as r~ * b~^k - r * b^k = e_r * b~^k + r * (b~^k - b^k),
+    with ||b~^k - b^k||_1 <= k ||e_b||_1 (b1 + ||e_b||_1)^{k-1}.
     """
+    if k not in (2, 3):
+        raise ValueError(f"k={k}: must be 2 or 3")
     u = U
-    m = len(r.w) + 2 * len(b.w) - 2
+    m = len(r.w) + k * (len(b.w) - 1)
     n = 1 << (m - 1).bit_length()
-    c = np.fft.irfft(np.fft.rfft(r.w, n) * b.spectrum(n) ** 2, n)[:m]
+    start, fold = 0, 0.0
+    if n >= 4096:  # half the length, where the mass beyond a window of n / 2 is proven tiny
+        start, fold = _window_start(r, b, k, n // 2, m, trim)
+        if fold <= trim:
+            n //= 2
+        else:
+            start, fold = 0, 0.0
+    fb = b.spectrum(n)
+    z = r.spectrum(n) * fb
+    for _ in range(k - 1):
+        z *= fb  # products, not complex powers (numpy's ** goes through exp and log)
+    c = np.fft.irfft(z, n)
+    if n >= m:
+        c = c[:m]
+    else:  # cyclic: entry i holds the linear entries i + j n; read the window [start, start + n)
+        c = np.roll(c, -(start % n))
+        m = n
     beta = _fft_error_factor(n, u)
     r1, r2 = r.norms()
     b1, b2 = b.norms()
-    root_n = math.sqrt(n)
-    b1p = b1 + beta * root_n * b2
+    b1p = b1 + beta * math.sqrt(n) * b2
     gamma2 = 2 * u / (1 - 2 * u)
-    nu = 2 * math.sqrt(2) * gamma2 + 8 * gamma2 ** 2
-    big_d = beta * r2 * b1p ** 2 + beta * r1 * b2 * (b1p + b1) + nu * (1 + beta) * r2 * b1p ** 2
-    fft_err = math.sqrt(m) * ((1 + beta) * big_d + beta * r2 * b1 ** 2) * (1 + 4 * u)
+    nu = (1 + math.sqrt(2) * gamma2) ** k - 1
+    big_a = beta * r2 * b1p ** k + k * beta * r1 * b2 * b1p ** (k - 1)
+    big_d = big_a + nu * (1 + beta) * r2 * b1p ** k
+    fft_err = math.sqrt(m) * ((1 + beta) * big_d + beta * r2 * b1 ** k) * (1 + 8 * u)
     np.maximum(c, 0, out=c)
-    err = r.err * (b1 + b.err) ** 2 + (r1 + r.err) * b.err * (2 * b1 + b.err) + fft_err
-    return _trimmed(c, r.k0 + 2 * b.k0, trim + fft_err, err)
+    err = r.err * (b1 + b.err) ** k + (r1 + r.err) * k * b.err * (b1 + b.err) ** (k - 1) + fft_err + fold
+    return _trimmed(c, r.k0 + k * b.k0 + start, trim + fft_err, err)
+
+
+def _log_mgf(w: np.ndarray, lam: float) -> float:
+    """An upper bound on log sum_j w_j e^{lam j} (w >= 0, j = 0, 1, ...): computed relative to
+    its largest exponent; the float errors (the exponents' rounding, about u |lam j| <= 1e-10
+    here, exp and the sum, n u <= 1e-9) are covered by 1e-6 added to the logarithm."""
+    x = lam * np.arange(len(w), dtype=float)
+    top = float(np.max(x))
+    total = float(np.sum(w * np.exp(x - top)))
+    return -math.inf if total <= 0 else top + math.log(total) + 1e-6
+
+
+def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float) -> tuple[int, float]:
+    """(start, fold): a window [start, start + n) of the linear convolution c = r * b^{*k}
+    (indices from 0) centred on its mean, and a proven upper bound on c's mass outside it.
+
+    Chernoff (Markov on e^{lam i}): for lam > 0, sum_{i >= e} c_i <= e^{-lam e} M(lam) and for
+    lam < 0, sum_{i <= s - 1} c_i <= e^{-lam (s - 1)} M(lam), where M(lam) = sum_i c_i e^{lam i}
+    = M_r(lam) M_b(lam)^k (the generating function of a convolution is the product), each M
+    bounded by :func:`_log_mgf`; lam = distance / variance (the Gaussian optimum; any lam is
+    valid: a few are tried, heavier tails want smaller ones).  A cyclic convolution of length
+    n folds exactly that mass into the window, so the window's l1 error grows by at most
+    ``fold``, and the mass outside is missing from the composed law, which the caller counts
+    as lost.  (inf, when the window cannot hold the
+    mean with room, or the bound exceeds ``trim``.)
+    """
+    def moments(w: np.ndarray) -> tuple[float, float]:
+        j = np.arange(len(w), dtype=float)
+        t = float(np.sum(w))
+        mean = float(w @ j) / t
+        return mean, float(w @ (j - mean) ** 2) / t
+
+    if not (float(np.sum(r.w)) > 0 and float(np.sum(b.w)) > 0):
+        return 0, math.inf
+    mr, vr = moments(r.w)
+    mb, vb = moments(b.w)
+    mean, var = mr + k * mb, vr + k * vb + 1.0
+    start = min(max(0, int(round(mean - n / 2))), m - n)
+    fold = 0.0
+    for edge in (start + n, start - 1):
+        dist = abs(edge - mean)
+        if edge < 0 or edge >= m:
+            continue  # no linear entry beyond this side
+        if not dist > 3 * math.sqrt(var):
+            return start, math.inf
+        best = math.inf
+        for shrink in (1, 4, 16, 64):  # heavier tails than Gaussian want a smaller lam
+            lam = (1 if edge > mean else -1) * dist / var / shrink
+            log_bound = _log_mgf(r.w, lam) + k * _log_mgf(b.w, lam) - lam * edge
+            best = min(best, math.exp(min(log_bound, 700.0)))
+            if best <= trim / 4:
+                break
+        fold += best
+        if fold > trim:
+            return start, math.inf
+    return start, fold * (1 + 1e-9)
 
 
 def _trimmed(c: np.ndarray, k0: int, cut: float, err: float) -> _Lattice:
-    """The lattice c at k0 with tails of mass below ``cut`` dropped from each end (the dropped
-    mass is not subtracted from ``err``: the caller counts all mass missing at the end)."""
+    """The lattice c >= 0 at k0 with tails of mass about ``cut`` at most dropped from each end.
+
+    The dropped mass is not subtracted from ``err``: the caller counts all mass missing at the
+    end (``1 - l1``), so the float cumulative sums that choose the cuts (the right tail read as
+    total - prefix) need not be exact."""
     m = len(c)
     cs = np.cumsum(c)
     lo = int(np.searchsorted(cs, cut, side="right"))
-    rcs = np.cumsum(c[::-1])
-    hi = m - int(np.searchsorted(rcs, cut, side="right"))
+    hi = min(m, int(np.searchsorted(cs, float(cs[-1]) - cut, side="left")) + 1)
     if hi <= lo:  # everything below the cut: keep the largest entry
         lo = int(np.argmax(c))
         hi = lo + 1
@@ -226,6 +308,16 @@ def _power(v: _Lattice, count: int, budget: float, all_long: bool = False,
     base = v
     remaining = count
     while True:
+        if remaining in (2, 3) and not all_long and len(base.w) > 64 and (result is None or len(result.w) > 64):
+            # what is left is result * base^remaining: one FFT length for all of it, where
+            # float64's bound fits the share (as the separate squaring would in float64)
+            f64 = _fft_bound(base, base, _fft_length(base, base), U)
+            if fft_error is None or 3 * f64 <= fft_error / levels:
+                b64 = base.cast(np.float64)
+                r, k = (b64, remaining - 1) if result is None else (result, remaining)
+                result = _convolve(b64, b64, budget / (4 * levels)) if k == 1 else \
+                    _convolve_power(r, b64, k, budget / (4 * levels))
+                break
         if remaining & 1:
             trim = budget / (4 * levels)
             result = base.cast(np.float64) if result is None else _convolve(result, base, trim)
@@ -238,10 +330,6 @@ def _power(v: _Lattice, count: int, budget: float, all_long: bool = False,
         else:
             f64 = _fft_bound(base, base, _fft_length(base, base), U) if len(base.w) > 64 else 0.0
             precise = (all_long or copies * f64 > fft_error / levels) and U_LONG < U
-        if copies == 1 and result is not None and not precise and min(len(base.w), len(result.w)) > 64:
-            # the last square only serves the final product: one FFT length for both
-            result = _convolve_square(result, base.cast(np.float64), budget / (4 * levels))
-            break
         trim = budget / (4 * levels * copies)
         base = _convolve(base, base, trim, np.longdouble if precise else np.float64)
     assert result is not None

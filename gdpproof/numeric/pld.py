@@ -33,13 +33,19 @@ of S_R is composed exactly except for:
 * FFT rounding: each convolution (zero-padded, so there is no wrap-around) is charged the
   a-priori l1 error bound of Higham, *Accuracy and Stability of Numerical Algorithms* (2002),
   Thm 24.2, for an FFT of length 2^k, with twiddle factors accurate to 4u; the errors are
-  propagated through the repeated squaring.  The theorem is for radix-2 Cooley–Tukey; numpy's
+  propagated through the repeated squaring.  The last squarings and their products are one
+  FFT (r * b^k, :func:`~gdpproof.numeric.lattice._convolve_power`, its bound derived there),
+  cyclic on half the zero-padded length when a Chernoff bound proves the mass it folds into
+  the window tiny (that mass is charged as error; the mass outside the window is lost).  The theorem is for radix-2 Cooley–Tukey; numpy's
   pocketfft uses radix-4 and real-input passes, and that it obeys the same bound is an
   assumption (measured: actual / claimed error <= 3e-3 against exact integer convolution, in
   review, and checked against exact rationals in the test suite).  This is not interval
   arithmetic; the other steps of the proof are.
 
 The result is a :class:`Bound` whose ``lower`` is rounded down and ``upper`` rounded up.
+Both ends come from the same lattice law moved by the two ends of the shift interval, so the
+eps bracket is about 2 t wide whatever the lattice: :func:`epsilon_bracket` chooses its first
+grid from that and a CLT estimate of eps (usually the only grid it needs).
 Composition is by repeated squaring; after each convolution the tails below the trimming budget
 and the convolution's own error bound are dropped (and counted as lost), so memory is bounded
 by the width of the composed distribution on the grid, not by T.
@@ -153,6 +159,33 @@ class _Direction:
                 pts, w = pts[::-1].copy(), w[::-1].copy()
             cache = self.__dict__["_sorted_cache"] = (pts, w)
         return cache
+
+    def approx_eps(self, target: float, shift: float) -> float | None:
+        """A float estimate (not a bound) of the eps where sum_k w_k (1 - e^{eps - shift - s_k})_+
+        falls to ``target``: a starting point for the proven bisection, which checks it.
+
+        For c = eps - shift between neighbouring points s_{j-1} <= c < s_j the sum is
+        W_j - e^c E_j with the suffix sums W_j = sum_{k>=j} w_k and E_j = sum_{k>=j} w_k e^{-s_k}
+        (taken relative to the mode, so that nothing overflows), solved for c in each cell.
+        None when no cell holds the root or the lattice spans more than 600 in loss.
+        """
+        s, w = self._sorted()
+        if len(s) < 2 or not 0 < target or float(s[-1] - s[0]) > 600:
+            return None
+        cache = self.__dict__.get("_suffix_cache")
+        if cache is None:
+            ref = float(s[int(np.argmax(w))])
+            big_w = np.cumsum(w[::-1])[::-1]
+            big_e = np.cumsum((w * np.exp(ref - s))[::-1])[::-1]
+            cache = self.__dict__["_suffix_cache"] = (ref, big_w, big_e)
+        ref, big_w, big_e = cache
+        with np.errstate(all="ignore"):
+            c = ref + np.log((big_w - target) / big_e)
+        lo = np.concatenate(([-np.inf], s[:-1]))
+        inside = np.flatnonzero((big_w > target) & (c >= lo) & (c < s))
+        if not len(inside):
+            return None
+        return float(c[inside[-1]]) + shift
 
     def delta(self, eps: float) -> tuple[float, float]:
         """(lower, upper) for this ordering's delta(eps)."""
@@ -285,8 +318,15 @@ class ComposedLoss:
             raise PrecisionError(f"delta={delta} is below this bracket's floor {floor:.3g} "
                                  f"(truncated mass, eta={self.eta:g} and float error): ask for a larger "
                                  "delta, or compose with a smaller eta or long_double=True")
-        e_up = 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True)
-        e_lo = 0.0 if lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False)
+        # float estimates of both ends narrow the proven bisections (any evaluation of the
+        # monotone predicates narrows them validly, so a poor estimate only costs steps)
+        guess_up = guess_lo = None
+        if self.route == FLOAT_ROUTE:
+            dd_f = float(d)
+            guess_up = _max_or_none(dd.approx_eps(dd_f - dd.slack - dd.lost, dd.shift[1]) for dd in self.directions)
+            guess_lo = _max_or_none(dd.approx_eps(dd_f + dd.slack, dd.shift[0]) for dd in self.directions)
+        e_up = 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True, guess=guess_up)
+        e_lo = 0.0 if lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False, guess=guess_lo)
         return Bound(min(e_lo, e_up), e_up)
 
     # -- the trade-off curve and the honest mu ---------------------------------------------
@@ -543,10 +583,26 @@ def _violations(mu: float, e_next: np.ndarray, d_here: np.ndarray, certified: Ca
     return False
 
 
-def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool) -> float:
+def _max_or_none(values: Any) -> float | None:
+    """The largest of the values, or None when any is None."""
+    out = [v for v in values]
+    return None if any(v is None for v in out) else max(out)
+
+
+def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool,
+              guess: float | None = None) -> float:
     """For a monotone predicate with ok(a) false and ok(b) true (``ok(x)``: f(x) <= target for a
     non-increasing f): the smallest x with ok(x) (want_le) or the largest x without it, to float
-    resolution, found by bisection."""
+    resolution, found by bisection.  A ``guess`` of the crossing is tried first, 1e-7 either
+    side: each evaluation keeps ok(a) false and ok(b) true, so it only narrows the search."""
+    if guess is not None and a < guess < b and math.isfinite(guess):
+        span = 1e-7 * max(1.0, abs(guess))
+        for x in (min(b, guess + span), max(a, guess - span)):
+            if a < x < b:
+                if ok(x):
+                    b = x
+                else:
+                    a = x
     for _ in range(200):
         m = 0.5 * (a + b)
         if m in (a, b) or b - a <= 1e-10 * max(1.0, abs(b)):
@@ -799,12 +855,13 @@ def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float, tau: float) ->
     """(eps, s, r): a CLT estimate of eps(d) (an approximation, not a bound), the standard
     deviation s of the composed loss under P and its Berry–Esseen ratio r = sum E|L - m|^3 / s^3.
 
-    Each step's loss under P is binned on 4096 cells of its window; the variances add up to
-    s^2, and eps is that of G_mu with mu = s (a mu-GDP loss has variance mu^2: the CLT of Dong,
-    Roth & Su 2022, Thm 3.5); r says how far from Gaussian the sum may be.  It only chooses the
-    first grid; the bracket never depends on it.
+    Each step's loss under P is binned on 4096 cells of its window.  A mu-GDP loss has mean
+    mu^2 / 2 and variance mu^2 (the CLT of Dong, Roth & Su 2022, Thm 3.5); eps is that of G_mu
+    with the smaller of mu = s and mu = sqrt(2 mean) (a smaller estimate asks for a finer
+    first grid, which reaches the width in one pass more often); r says how far from Gaussian
+    the sum may be.  It only chooses the first grid; the bracket never depends on it.
     """
-    var = third = 0.0
+    var = third = kl = 0.0
     for loss, count in clean:
         lo, hi = loss.window(tau, "P")
         edges = np.linspace(lo, hi, 4097)
@@ -815,12 +872,14 @@ def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float, tau: float) ->
             continue
         mid = 0.5 * (edges[1:] + edges[:-1])
         mean = float(np.sum(mass * mid)) / total
+        kl += count * mean
         var += count * float(np.sum(mass * (mid - mean) ** 2)) / total
         third += count * float(np.sum(mass * np.abs(mid - mean) ** 3)) / total
     s = math.sqrt(var)
     if not s > 0:
         return 0.0, 0.0, math.inf
-    return float(_fast.epsilon_from_delta(min(s, 1e3), d)), s, third / s**3
+    mu = min(s, math.sqrt(2 * kl)) if kl > 0 else s
+    return float(_fast.epsilon_from_delta(min(mu, 1e3), d)), s, third / s**3
 
 
 def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: float) -> float:
@@ -866,7 +925,8 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     Refines the grid (the width is close to proportional to h) until ``(upper - lower) / lower
     <= rel_width``.  Two routes (``route``):
 
-    * ``"float"``: the float64 FFT lattice, from h = 1e-3, eta = min(1e-10, delta / 1e5); fast,
+    * ``"float"``: the float64 FFT lattice, from a first grid chosen a priori (a CLT estimate of
+      eps and the bracket's known width), eta = min(1e-8, delta rel_width / 20); fast,
       but its additive float errors stop it near delta = 1e-10;
     * ``"exact"``: the integer lattice (:mod:`gdpproof.numeric.intlattice`), no float
       assumption, any delta (a Fraction or a string such as "1e-400" is taken exactly), its
@@ -930,10 +990,18 @@ def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
 
 
+def _float_eta(d: float, w: float) -> float:
+    """The float route's Hoeffding failure probability for an eps bracket at delta ``d`` and
+    relative width ``w``: eta moves delta by at most eta / d = w / 20 relatively (a small part
+    of the width, which the refinement measures), and t grows only like sqrt(log(1/eta)) as
+    it shrinks; at most 1e-8."""
+    return min(1e-8, d * w / 20)
+
+
 def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, best: _Best) -> str:
     """The float route's refinement loop; offers its brackets to ``best``, returns why it stopped."""
     d = float(dq)
-    eta = min(1e-10, d * 1e-5)
+    eta = _float_eta(d, w)
     long_double = False
     previous = math.inf
     try:
@@ -1063,7 +1131,9 @@ def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _B
         if attempt and rw > 0.8 * previous:
             return f"the bracket stopped narrowing (grid step {h:.3g})"
         previous = rw
-        h = _next_step(h, w, rw, 0.1)
+        # once the lower end is positive and the bracket narrower than delta, its width is
+        # close to proportional to h: go there in one step (else at most tenfold)
+        h = _next_step(h, w, rw, 1e-3 if b.lower > 0 and rw < 0.5 else 0.1)
         if h < 2e-7:
             return f"grid step {h:.3g} is below the float route's limit"
     return f"{max_refinements} refinements"

@@ -215,14 +215,17 @@ def _convolve_power(r: _Lattice, b: _Lattice, k: int, trim: float) -> _Lattice:
     return _trimmed(c, r.k0 + k * b.k0 + start, trim + fft_err, err)
 
 
-def _log_mgf(w: np.ndarray, lam: float) -> float:
-    """An upper bound on log sum_j w_j e^{lam j} (w >= 0, j = 0, 1, ...): computed relative to
-    its largest exponent; the float errors (the exponents' rounding, about u |lam j| <= 1e-10
-    here, exp and the sum, n u <= 1e-9) are covered by 1e-6 added to the logarithm."""
-    x = lam * np.arange(len(w), dtype=float)
+def _log_mgf(log_w: np.ndarray, lam: float) -> float:
+    """An upper bound on log sum_j w_j e^{lam j} (j = 0, 1, ...), given log w (-inf where
+    w = 0): the terms are taken relative to the largest, which is 1, so those that underflow
+    lose less than n 5e-324 of the sum; the float errors (the exponents' rounding, about
+    u (|lam j| + |log w_j|) <= 1e-9 here, exp and the sum, n u <= 1e-9) are covered by 1e-6
+    added to the logarithm."""
+    x = lam * np.arange(len(log_w), dtype=float) + log_w
     top = float(np.max(x))
-    total = float(np.sum(w * np.exp(x - top)))
-    return -math.inf if total <= 0 else top + math.log(total) + 1e-6
+    if not math.isfinite(top):
+        return -math.inf
+    return top + math.log(float(np.sum(np.exp(x - top)))) + 1e-6
 
 
 def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float) -> tuple[int, float]:
@@ -249,6 +252,8 @@ def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float)
         return 0, math.inf
     mr, vr = moments(r.w)
     mb, vb = moments(b.w)
+    with np.errstate(divide="ignore"):
+        log_r, log_b = np.log(r.w), np.log(b.w)
     mean, var = mr + k * mb, vr + k * vb + 1.0
     start = min(max(0, int(round(mean - n / 2))), m - n)
     fold = 0.0
@@ -261,7 +266,7 @@ def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float)
         best = math.inf
         for shrink in (1, 4, 16, 64):  # heavier tails than Gaussian want a smaller lam
             lam = (1 if edge > mean else -1) * dist / var / shrink
-            log_bound = _log_mgf(r.w, lam) + k * _log_mgf(b.w, lam) - lam * edge
+            log_bound = _log_mgf(log_r, lam) + k * _log_mgf(log_b, lam) - lam * edge
             best = min(best, math.exp(min(log_bound, 700.0)))
             if best <= trim / 4:
                 break

@@ -18,8 +18,8 @@ outside, absolute and relative).  Times are the best of ``--repeats`` runs after
 every method, wall and CPU side by side (CPU is the steadier on a shared machine); ratios are
 gdpproof's CPU time over each peer's, and the T-scaling at sigma = 1, p = 0.01:
 time(T = 1e5) / time(T = 1e3) (configurations 6 and 1) and time(T = 1e6) / time(T = 1e2)
-(configurations 8 and 7; peers there only with ``--peers-on-scaling``, prv_accountant takes
-minutes at T = 1e6).  gdpproof's row also gives the number of compositions its refinement ran
+(configurations 8 and 7; peers there only with ``--peers-on-scaling``, off by default to keep
+the run short).  gdpproof's row also gives the number of compositions its refinement ran
 (passes) and the final grid.  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
 final grid of the larger ordering, the step a composition repeats.  A peer that is not
 installed is reported and skipped.

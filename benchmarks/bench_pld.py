@@ -5,18 +5,22 @@ For each configuration (Poisson-subsampled Gaussian, add/remove neighbours, delt
 - gdpproof ``dpsgd_epsilon(..., rel_width=0.01)``: the proven bracket [lower, upper] on epsilon
   (worse ordering), its relative width and its wall time;
 - the CLT epsilon of ``gdpproof.dpsgd_mu`` (Bu et al. 2020; an approximation, not a bound);
-- prv_accountant ``PRVAccountant(PoissonSubsampledGaussianMechanism, eps_error=rel_width * eps,
-  delta_error=1e-10).compute_epsilon``, at the *relative* accuracy gdpproof is asked for (eps is
-  gdpproof's upper end, so at eps = 25 prv is not asked for 40x the precision); its estimate is
-  compared and its own (lower, upper) and relative width are printed;
+- prv_accountant ``PRVAccountant(PoissonSubsampledGaussianMechanism, eps_error=rel_width / 2 * eps,
+  delta_error=1e-10).compute_epsilon``, at the *relative* accuracy gdpproof is asked for: prv's
+  ``eps_error`` is a +- half-width, so its interval is then about ``rel_width`` wide, like
+  gdpproof's bracket (eps is gdpproof's upper end, so at eps = 25 prv is not asked for 40x the
+  precision); its estimate is compared and both relative widths are printed;
 - dp_accounting ``from_gaussian_mechanism(sigma, sampling_prob=p, value_discretization_interval=1e-4,
   use_connect_dots=True).self_compose(T).get_epsilon_for_delta`` (pessimistic, both orderings);
 
 and says whether each peer's epsilon lies in gdpproof's bracket (otherwise by how much it is
 outside, absolute and relative).  Times are the best of ``--repeats`` runs after one warm-up of
 every method, wall and CPU side by side (CPU is the steadier on a shared machine); ratios are
-gdpproof's CPU time over each peer's, and time(T = 1e5) / time(T = 1e3) for configurations 6
-and 1.  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
+gdpproof's CPU time over each peer's, and the T-scaling at sigma = 1, p = 0.01:
+time(T = 1e5) / time(T = 1e3) (configurations 6 and 1) and time(T = 1e6) / time(T = 1e2)
+(configurations 8 and 7; peers there only with ``--peers-on-scaling``, off by default to keep
+the run short).  gdpproof's row also gives the number of compositions its refinement ran
+(passes) and the final grid.  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
 final grid of the larger ordering, the step a composition repeats.  A peer that is not
 installed is reported and skipped.
 
@@ -55,6 +59,8 @@ CONFIGS = [
     Config("sigma=2.0, p=0.001, T=100000", 2.0, 0.001, 100000),
     Config("sigma=0.8, p=0.1, T=10000", 0.8, 0.1, 10000),
     Config("sigma=1.0, p=0.01, T=100000", 1.0, 0.01, 100000),
+    Config("sigma=1.0, p=0.01, T=100", 1.0, 0.01, 100),
+    Config("sigma=1.0, p=0.01, T=1000000", 1.0, 0.01, 1000000),
 ]
 
 
@@ -67,6 +73,7 @@ class Row:
     wall_gdp: float
     t_fft: float  # CPU seconds of one FFT squaring of the final grid
     grid: int
+    passes: int
     peers: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # name -> (eps, CPU time, extra)
     walls: dict[str, float] = field(default_factory=dict)
 
@@ -105,9 +112,10 @@ def prv_runner(rel_width: float) -> Callable[[Config, float], tuple[float, str]]
 
     def run(c: Config, eps: float) -> tuple[float, str]:
         prv = PoissonSubsampledGaussianMechanism(noise_multiplier=c.sigma, sampling_probability=c.p)
-        acc = PRVAccountant(prvs=prv, max_self_compositions=c.steps, eps_error=rel_width * eps, delta_error=1e-10)
+        acc = PRVAccountant(prvs=prv, max_self_compositions=c.steps, eps_error=rel_width / 2 * eps,
+                            delta_error=1e-10)
         lo, est, up = acc.compute_epsilon(delta=DELTA, num_self_compositions=c.steps)
-        return float(est), f"its bracket [{lo:.4f}, {up:.4f}], rel. width {(up - lo) / lo:.2%}"
+        return float(est), f"its interval [{lo:.4f}, {up:.4f}], rel. width {(up - lo) / lo:.2%}"
     return run
 
 
@@ -141,8 +149,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="best of N timed runs per method (default 3)")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table for the README")
-    ap.add_argument("--configs", default="1,2,3,4,5,6", help="comma-separated configuration numbers (1-6)")
-    ap.add_argument("--rel-width", type=float, default=0.01, help="gdpproof rel_width, and prv's relative eps_error")
+    ap.add_argument("--configs", default="1,2,3,4,5,6,7,8", help="comma-separated configuration numbers (1-8)")
+    ap.add_argument("--rel-width", type=float, default=0.01,
+                    help="gdpproof rel_width; prv's eps_error is half of it times eps (a +- half-width)")
+    ap.add_argument("--peers-on-scaling", action="store_true",
+                    help="run the peers on configurations 7 and 8 (T = 1e2, 1e6) too")
     ap.add_argument("--dpa-interval", type=float, default=1e-4,
                     help="dp_accounting value_discretization_interval (default 1e-4)")
     args = ap.parse_args()
@@ -168,15 +179,17 @@ def main() -> None:
         br, t_gdp, w_gdp = best_of(lambda: dpsgd_epsilon(c.sigma, c.p, c.steps, DELTA, rel_width=args.rel_width),
                                    args.repeats)
         grid = max(len(d.lattice.w) for d in br.composition.directions if getattr(d, "lattice", None) is not None)
-        row = Row(c, float(acc.eps_clt), br.eps, t_gdp, w_gdp, fft_limit(grid, args.repeats), grid)
-        for name, runner in runners.items():
+        row = Row(c, float(acc.eps_clt), br.eps, t_gdp, w_gdp, fft_limit(grid, args.repeats), grid,
+                  br.composition.passes)
+        scaling_only = c in CONFIGS[6:] and not args.peers_on_scaling
+        for name, runner in ({} if scaling_only else runners).items():
             (eps, extra), t, w = best_of(lambda: runner(c, float(br.eps.upper)), args.repeats)
             row.peers[name] = (eps, t, extra)
             row.walls[name] = w
         rows.append(row)
 
     print(f"delta = {DELTA:g}; gdpproof rel_width = {args.rel_width:g}; prv_accountant eps_error = "
-          f"{args.rel_width:g} x eps, delta_error = 1e-10; dp_accounting interval = {args.dpa_interval:g}, "
+          f"{args.rel_width / 2:g} x eps, delta_error = 1e-10; dp_accounting interval = {args.dpa_interval:g}, "
           f"connect-the-dots; best of {args.repeats}; times CPU (wall); ratios of CPU times")
     if args.markdown:
         head = ["configuration", "CLT eps", "gdpproof bracket (rel. width, time)", "prv_accountant eps",
@@ -186,13 +199,14 @@ def main() -> None:
         for r in rows:
             cells = [r.cfg.label.replace("sigma", "σ"), f"{r.clt:.4f}",
                      f"[{r.bracket.lower:.4f}, {r.bracket.upper:.4f}] ({r.bracket.relative_width:.2%}, "
-                     f"{r.t_gdp:.2f} s CPU, {r.t_gdp / r.t_fft:.0f} x one FFT squaring of {r.grid:,} points)"]
+                     f"{r.t_gdp:.2f} s CPU, {r.passes} passes, {r.t_gdp / r.t_fft:.0f} x one FFT squaring of "
+                     f"{r.grid:,} points)"]
             for name in ("prv_accountant", "dp_accounting"):
                 if name in r.peers:
-                    eps, t, _ = r.peers[name]
+                    eps, t, extra = r.peers[name]
                     cells.append(f"{eps:.4f} ({position(eps, r.bracket)}, {t:.2f} s CPU; {extra or 'no width'})")
                 else:
-                    cells.append("not installed")
+                    cells.append("not run" if name in runners else "not installed")
             cells.append(", ".join(f"{ratio(r.t_gdp, t)} {n}" for n, (_, t, _) in r.peers.items()) or "n/a")
             print("| " + " | ".join(cells) + " |")
     else:
@@ -201,17 +215,19 @@ def main() -> None:
             print(f"  CLT eps (dpsgd_mu)    {r.clt:.4f}")
             print(f"  gdpproof bracket      [{r.bracket.lower:.4f}, {r.bracket.upper:.4f}]  rel. width "
                   f"{r.bracket.relative_width:.2%}  time {r.t_gdp:7.3f} s CPU ({r.wall_gdp:.3f} s wall)")
+            print(f"  passes                {r.passes} composition(s); final grid {r.grid:,} points")
             print(f"  limit                 one FFT squaring of the final grid ({r.grid:,} points): "
                   f"{r.t_fft * 1e3:.2f} ms CPU; gdpproof = {r.t_gdp / r.t_fft:.0f} x it")
             for name, (eps, t, extra) in r.peers.items():
                 print(f"  {name:<21} {eps:.4f}  {position(eps, r.bracket):<24} time {t:7.3f} s CPU "
                       f"({r.walls[name]:.3f} s wall)  gdpproof/{name} = {ratio(r.t_gdp, t)}  {extra}".rstrip())
     by_t = {r.cfg.steps: r for r in rows if r.cfg.sigma == 1.0 and r.cfg.p == 0.01}
-    if 1000 in by_t and 100000 in by_t:
-        lo, hi = by_t[1000], by_t[100000]
-        parts = [f"gdpproof {ratio(hi.t_gdp, lo.t_gdp)}"]
-        parts += [f"{n} {ratio(hi.peers[n][1], lo.peers[n][1])}" for n in hi.peers]
-        print("\nT-scaling, time(T=1e5) / time(T=1e3) at sigma=1.0, p=0.01: " + ", ".join(parts))
+    for small, large in ((1000, 100000), (100, 1000000)):
+        if small in by_t and large in by_t:
+            lo, hi = by_t[small], by_t[large]
+            parts = [f"gdpproof {ratio(hi.t_gdp, lo.t_gdp)}"]
+            parts += [f"{n} {ratio(hi.peers[n][1], lo.peers[n][1])}" for n in hi.peers if n in lo.peers]
+            print(f"\nT-scaling, time(T={large:.0e}) / time(T={small:.0e}) at sigma=1.0, p=0.01: " + ", ".join(parts))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from ._plain import short_number
 from .account import BRACKET_DIGITS, Account, _losses, account
 from .errors import InvalidParameterError, PrecisionError
 from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
-from .numeric.pld import _check_refinement, compose_losses, epsilon_bracket
+from .numeric.pld import _check_refinement, _float_eta, compose_losses, epsilon_bracket
 from .numeric.solve import mu_from_epsilon_delta
 
 __all__ = ["Calibration", "calibrate"]
@@ -214,7 +214,7 @@ def _estimator(delta: float, say: Callable[[str], None]) -> tuple[Callable[[Mech
     chosen on the first call and reused after (a warm start)."""
     state: dict[str, Any] = {}
     count = [0]
-    eta = min(1e-10, delta * 1e-5)
+    eta = _float_eta(delta, _COARSE_WIDTH)  # the one the first bracket used
 
     def estimate(m: Mechanism) -> float:
         parts = _losses(m)[0]

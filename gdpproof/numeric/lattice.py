@@ -7,7 +7,11 @@ See :mod:`gdpproof.numeric.pld` for the proof of the bracket this serves.  Here:
   rounding error as a proven interval and the range of that error;
 * :func:`_convolve`: zero-padded FFT convolution (no wrap-around), negatives clipped, tails
   trimmed, with the a-priori l1 error bound of Higham (2002), Thm 24.2;
-* :func:`_power`: repeated squaring, the early squarings in long double where numpy has one.
+* :func:`_power`: repeated squaring, the early squarings in long double where numpy has one
+  (where float64's bound, times the copies of the square, would exceed the caller's share);
+* :func:`_convolve_power`: r * b^k (k = 2, 3) by one FFT, the last squarings of
+  :func:`_power` fused with their products, on half the length when a Chernoff bound
+  (:func:`_window_start`) proves the mass folded by the cyclic convolution tiny.
 """
 
 from __future__ import annotations
@@ -55,9 +59,29 @@ class _Lattice:
     w: np.ndarray
     err: float
     _norms: tuple[float, float] | None = field(default=None, repr=False, compare=False)
+    _spectrum: tuple[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def l1(self) -> float:
-        return float(math.fsum(self.w.astype(float)))
+        """A lower bound on the sum of ``w`` (its entries are >= 0).
+
+        Where numpy's long double is 80-bit the float64 entries are summed in it: any order of
+        n additions errs by at most (n - 1) u_L times the exact sum (Higham 2002, eq. 4.4), and
+        the result is then rounded once to float64, so float(s) (1 - 2u - 2 n u_L) is below
+        the exact sum (n u_L < 1e-12 here).  Elsewhere ``math.fsum`` (correctly rounded), one
+        u charged.
+        """
+        n = len(self.w)
+        if U_LONG < U and n * U_LONG < 1e-12:
+            s = float(np.sum(self.w.astype(np.longdouble)))
+            return max(0.0, s * (1 - 2 * U - 2 * n * U_LONG))
+        return max(0.0, float(math.fsum(self.w.astype(float))) * (1 - 2 * U))
+
+    def spectrum(self, n: int) -> np.ndarray:
+        """``rfft(w, n)`` of a float64 lattice, kept for the last n asked: repeated squaring
+        multiplies a square into the result and then squares it, often at the same length."""
+        if self._spectrum is None or self._spectrum[0] != n:
+            self._spectrum = (n, np.fft.rfft(self.w, n))
+        return self._spectrum[1]
 
     def norms(self) -> tuple[float, float]:
         """Upper bounds on the l1 and l2 norms of ``w`` (float sums with their rounding charged)."""
@@ -77,6 +101,21 @@ class _Lattice:
         return _Lattice(self.k0, w, self.err + extra)
 
 
+def _fft_bound(a: _Lattice, b: _Lattice, n: int, u: float) -> float:
+    """The a-priori l1 error bound of the zero-padded FFT convolution of a and b at length n
+    (a power of 2) in a format with unit roundoff u (Higham 2002, Thm 24.2; :func:`_convolve`)."""
+    m = len(a.w) + len(b.w) - 1
+    beta = _fft_error_factor(n, u)
+    a1, a2 = a.norms()
+    b1, b2 = b.norms()
+    return math.sqrt(m) * (3 * beta + u) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)
+
+
+def _fft_length(a: _Lattice, b: _Lattice) -> int:
+    """The FFT length of a linear convolution of a and b: the power of 2 with no wrap-around."""
+    return 1 << (len(a.w) + len(b.w) - 2).bit_length()
+
+
 def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) -> _Lattice:
     """Linear convolution (zero-padded rfft, no wrap-around), negatives clipped, tails trimmed.
 
@@ -94,54 +133,196 @@ def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) ->
         c = np.convolve(a.w, b.w)
         fft_err = 2 * (min(la, lb) + 2) * u * float(np.sum(c))  # direct sums: gamma_n bound
     else:
-        n = 1 << (m - 1).bit_length()
+        n = _fft_length(a, b)
         if np.dtype(dtype) == np.longdouble:
             import scipy.fft as sfft
 
             fa = sfft.rfft(a.w, n)
             fb = fa if same else sfft.rfft(b.w, n)
             c = sfft.irfft(fa * fb, n)[:m]
-        else:
-            fa = np.fft.rfft(a.w, n)
-            fb = fa if same else np.fft.rfft(b.w, n)
+        else:  # the spectra are those numpy's rfft computes, kept for reuse (same bound)
+            fa = a.spectrum(n)
+            fb = fa if same else b.spectrum(n)
             c = np.fft.irfft(fa * fb, n)[:m]
-        beta = _fft_error_factor(n, u)
-        a1, a2 = a.norms()
-        b1, b2 = b.norms()
-        l2 = (3 * beta + u) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)
-        fft_err = math.sqrt(m) * l2
+        fft_err = _fft_bound(a, b, n, u)
     np.maximum(c, 0, out=c)
     a1e, b1e = a.norms()[0], b.norms()[0]
     err = a.err * (b1e + b.err) + b.err * (a1e + a.err) + a.err * b.err + fft_err
     # trim tails whose total mass is below `trim` (plus this convolution's error bound, the
     # level of its rounding noise) on each side; dropped mass is accounted for as lost
-    cut = trim + fft_err
+    return _trimmed(c, a.k0 + b.k0, trim + fft_err, err)
+
+
+def _convolve_power(r: _Lattice, b: _Lattice, k: int, trim: float) -> _Lattice:
+    """r * b^{*k} (k = 2 or 3) in float64 by one zero-padded FFT length (no wrap-around):
+    irfft(R B^k), the last squarings of a repeated squaring fused with the products they
+    serve (r * b * b: three FFTs where the square and then the product take five; r * b^3:
+    three where five or six), with no intermediate trims.
+
+    The error bound follows Higham (2002), Thm 24.2, as in :func:`_convolve`.  Let X = DFT(r),
+    Y = DFT(b) (length n, unnormalized), X^ = X + E_X, Y^ = Y + E_Y the computed spectra with
+    ||E_X||_2 <= beta ||X||_2 = beta sqrt(n) r2 (and so for Y), where r1, r2 and b1, b2 bound
+    the l1 and l2 norms of the float vectors transformed (r may be b).  Pointwise |X| <= r1,
+    |Y| <= b1 and |Y^| <= b1' = b1 + beta sqrt(n) b2, so |Y^^k - Y^k| <= k b1'^{k-1} |E_Y| and
+
+        X^ Y^^k - X Y^k = E_X Y^^k + X (Y^^k - Y^k),
+        ||.||_2 <= sqrt(n) (beta r2 b1'^k + k beta r1 b2 b1'^{k-1}) = sqrt(n) A;
+
+    the k complex products multiply X^ Y^^k by prod (1 + th_i), |th_i| <= sqrt 2 gamma_2
+    (Higham Lemma 3.5), so they add at most nu ||X^ Y^^k||_2 <= nu sqrt(n) (1 + beta) r2 b1'^k,
+    nu = (1 + sqrt 2 gamma_2)^k - 1.  With D = A + nu (1 + beta) r2 b1'^k, ||Z^ - Z||_2 <=
+    sqrt(n) D where Z = DFT(r * b^k) and ||Z||_2 = sqrt(n) ||r * b^k||_2 <= sqrt(n) r2 b1^k
+    (Young); the inverse FFT (its 1/n a power of 2, exact) errs by at most beta ||Z^||_2 /
+    sqrt(n), so the computed c^ has ||c^ - c||_2 <= (1 + beta) D + beta r2 b1^k, and the l1
+    error over the m = len(r) + k (len(b) - 1) entries kept is at most sqrt(m) times that (c is
+    0 beyond them; clipping negatives to 0 only moves c^ toward c >= 0).  The inputs' own
+    errors (l1, e_r and e_b) propagate as r~ * b~^k - r * b^k = e_r * b~^k + r * (b~^k - b^k),
+    with ||b~^k - b^k||_1 <= k ||e_b||_1 (b1 + ||e_b||_1)^{k-1}.
+    """
+    if k not in (2, 3):
+        raise ValueError(f"k={k}: must be 2 or 3")
+    u = U
+    m = len(r.w) + k * (len(b.w) - 1)
+    n = 1 << (m - 1).bit_length()
+    start, fold = 0, 0.0
+    if n >= 4096:  # half the length, where the mass beyond a window of n / 2 is proven tiny
+        start, fold = _window_start(r, b, k, n // 2, m, trim)
+        if fold <= trim:
+            n //= 2
+        else:
+            start, fold = 0, 0.0
+    fb = b.spectrum(n)
+    z = r.spectrum(n) * fb
+    for _ in range(k - 1):
+        z *= fb  # products, not complex powers (numpy's ** goes through exp and log)
+    c = np.fft.irfft(z, n)
+    if n >= m:
+        c = c[:m]
+    else:  # cyclic: entry i holds the linear entries i + j n; read the window [start, start + n)
+        c = np.roll(c, -(start % n))
+        m = n
+    beta = _fft_error_factor(n, u)
+    r1, r2 = r.norms()
+    b1, b2 = b.norms()
+    b1p = b1 + beta * math.sqrt(n) * b2
+    gamma2 = 2 * u / (1 - 2 * u)
+    nu = (1 + math.sqrt(2) * gamma2) ** k - 1
+    big_a = beta * r2 * b1p ** k + k * beta * r1 * b2 * b1p ** (k - 1)
+    big_d = big_a + nu * (1 + beta) * r2 * b1p ** k
+    fft_err = math.sqrt(m) * ((1 + beta) * big_d + beta * r2 * b1 ** k) * (1 + 8 * u)
+    np.maximum(c, 0, out=c)
+    err = r.err * (b1 + b.err) ** k + (r1 + r.err) * k * b.err * (b1 + b.err) ** (k - 1) + fft_err + fold
+    return _trimmed(c, r.k0 + k * b.k0 + start, trim + fft_err, err)
+
+
+def _log_mgf(log_w: np.ndarray, lam: float) -> float:
+    """An upper bound on log sum_j w_j e^{lam j} (j = 0, 1, ...), given log w (-inf where
+    w = 0): the terms are taken relative to the largest, which is 1, so those that underflow
+    lose less than n 5e-324 of the sum; the float errors (the exponents' rounding, about
+    u (|lam j| + |log w_j|) <= 1e-9 here, exp and the sum, n u <= 1e-9) are covered by 1e-6
+    added to the logarithm."""
+    x = lam * np.arange(len(log_w), dtype=float) + log_w
+    top = float(np.max(x))
+    if not math.isfinite(top):
+        return -math.inf
+    return top + math.log(float(np.sum(np.exp(x - top)))) + 1e-6
+
+
+def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float) -> tuple[int, float]:
+    """(start, fold): a window [start, start + n) of the linear convolution c = r * b^{*k}
+    (indices from 0) centred on its mean, and a proven upper bound on c's mass outside it.
+
+    Chernoff (Markov on e^{lam i}): for lam > 0, sum_{i >= e} c_i <= e^{-lam e} M(lam) and for
+    lam < 0, sum_{i <= s - 1} c_i <= e^{-lam (s - 1)} M(lam), where M(lam) = sum_i c_i e^{lam i}
+    = M_r(lam) M_b(lam)^k (the generating function of a convolution is the product), each M
+    bounded by :func:`_log_mgf`; lam = distance / variance (the Gaussian optimum; any lam is
+    valid: a few are tried, heavier tails want smaller ones).  A cyclic convolution of length
+    n folds exactly that mass into the window, so the window's l1 error grows by at most
+    ``fold``, and the mass outside is missing from the composed law, which the caller counts
+    as lost.  (inf, when the window cannot hold the
+    mean with room, or the bound exceeds ``trim``.)
+    """
+    def moments(w: np.ndarray) -> tuple[float, float]:
+        j = np.arange(len(w), dtype=float)
+        t = float(np.sum(w))
+        mean = float(w @ j) / t
+        return mean, float(w @ (j - mean) ** 2) / t
+
+    if not (float(np.sum(r.w)) > 0 and float(np.sum(b.w)) > 0):
+        return 0, math.inf
+    mr, vr = moments(r.w)
+    mb, vb = moments(b.w)
+    with np.errstate(divide="ignore"):
+        log_r, log_b = np.log(r.w), np.log(b.w)
+    mean, var = mr + k * mb, vr + k * vb + 1.0
+    start = min(max(0, int(round(mean - n / 2))), m - n)
+    fold = 0.0
+    for edge in (start + n, start - 1):
+        dist = abs(edge - mean)
+        if edge < 0 or edge >= m:
+            continue  # no linear entry beyond this side
+        if not dist > 3 * math.sqrt(var):
+            return start, math.inf
+        best = math.inf
+        for shrink in (1, 4, 16, 64):  # heavier tails than Gaussian want a smaller lam
+            lam = (1 if edge > mean else -1) * dist / var / shrink
+            log_bound = _log_mgf(log_r, lam) + k * _log_mgf(log_b, lam) - lam * edge
+            best = min(best, math.exp(min(log_bound, 700.0)))
+            if best <= trim / 4:
+                break
+        fold += best
+        if fold > trim:
+            return start, math.inf
+    return start, fold * (1 + 1e-9)
+
+
+def _trimmed(c: np.ndarray, k0: int, cut: float, err: float) -> _Lattice:
+    """The lattice c >= 0 at k0 with tails of mass about ``cut`` at most dropped from each end.
+
+    The dropped mass is not subtracted from ``err``: the caller counts all mass missing at the
+    end (``1 - l1``), so the float cumulative sums that choose the cuts (the right tail read as
+    total - prefix) need not be exact."""
+    m = len(c)
     cs = np.cumsum(c)
     lo = int(np.searchsorted(cs, cut, side="right"))
-    rcs = np.cumsum(c[::-1])
-    hi = m - int(np.searchsorted(rcs, cut, side="right"))
+    hi = min(m, int(np.searchsorted(cs, float(cs[-1]) - cut, side="left")) + 1)
     if hi <= lo:  # everything below the cut: keep the largest entry
         lo = int(np.argmax(c))
         hi = lo + 1
-    return _Lattice(a.k0 + b.k0 + lo, c[lo:hi].copy(), err)
+    return _Lattice(k0 + lo, c[lo:hi].copy(), err)
 
 
 #: Squarings whose error is later multiplied by more than this run in long double.
 LONG_DOUBLE_AMPLIFICATION = 64
 
 
-def _power(v: _Lattice, count: int, budget: float, all_long: bool = False) -> _Lattice:
+def _power(v: _Lattice, count: int, budget: float, all_long: bool = False,
+           fft_error: float | None = None) -> _Lattice:
     """v^{*count} by repeated squaring, dropping at most about ``budget`` of mass in all.
 
     The square of the l-th level appears count / 2^(l+1) times in the result, so both the mass
     trimmed from it and its rounding error are multiplied by that: trims are scaled down by it,
-    and the early squarings run in long double (where numpy has an 80-bit long double).
+    and the early squarings run in long double (where numpy has an 80-bit long double): those
+    repeated more than LONG_DOUBLE_AMPLIFICATION times, or, given ``fft_error`` (an l1 error
+    the caller can afford), those whose float64 bound times their copies exceeds its share
+    fft_error / levels.  Either way every convolution's own bound is charged; the choice only
+    moves cost between formats.
     """
     levels = max(1, count.bit_length())
     result: _Lattice | None = None
     base = v
     remaining = count
     while True:
+        if remaining in (2, 3) and not all_long and len(base.w) > 64 and (result is None or len(result.w) > 64):
+            # what is left is result * base^remaining: one FFT length for all of it, where
+            # float64's bound fits the share (as the separate squaring would in float64)
+            f64 = _fft_bound(base, base, _fft_length(base, base), U)
+            if fft_error is None or 3 * f64 <= fft_error / levels:
+                b64 = base.cast(np.float64)
+                r, k = (b64, remaining - 1) if result is None else (result, remaining)
+                result = _convolve(b64, b64, budget / (4 * levels)) if k == 1 else \
+                    _convolve_power(r, b64, k, budget / (4 * levels))
+                break
         if remaining & 1:
             trim = budget / (4 * levels)
             result = base.cast(np.float64) if result is None else _convolve(result, base, trim)
@@ -149,11 +330,17 @@ def _power(v: _Lattice, count: int, budget: float, all_long: bool = False) -> _L
         if not remaining:
             break
         copies = remaining  # copies of the new square in the result (at most)
-        precise = (all_long or copies > LONG_DOUBLE_AMPLIFICATION) and U_LONG < U
+        if fft_error is None:
+            precise = (all_long or copies > LONG_DOUBLE_AMPLIFICATION) and U_LONG < U
+        else:
+            f64 = _fft_bound(base, base, _fft_length(base, base), U) if len(base.w) > 64 else 0.0
+            precise = (all_long or copies * f64 > fft_error / levels) and U_LONG < U
         trim = budget / (4 * levels * copies)
         base = _convolve(base, base, trim, np.longdouble if precise else np.float64)
     assert result is not None
-    return result.cast(np.float64)
+    out = result.cast(np.float64)
+    out._spectrum = None  # not kept with the composed law
+    return out
 
 
 @dataclass

@@ -33,13 +33,19 @@ of S_R is composed exactly except for:
 * FFT rounding: each convolution (zero-padded, so there is no wrap-around) is charged the
   a-priori l1 error bound of Higham, *Accuracy and Stability of Numerical Algorithms* (2002),
   Thm 24.2, for an FFT of length 2^k, with twiddle factors accurate to 4u; the errors are
-  propagated through the repeated squaring.  The theorem is for radix-2 Cooley–Tukey; numpy's
+  propagated through the repeated squaring.  The last squarings and their products are one
+  FFT (r * b^k, :func:`~gdpproof.numeric.lattice._convolve_power`, its bound derived there),
+  cyclic on half the zero-padded length when a Chernoff bound proves the mass it folds into
+  the window tiny (that mass is charged as error; the mass outside the window is lost).  The theorem is for radix-2 Cooley–Tukey; numpy's
   pocketfft uses radix-4 and real-input passes, and that it obeys the same bound is an
   assumption (measured: actual / claimed error <= 3e-3 against exact integer convolution, in
   review, and checked against exact rationals in the test suite).  This is not interval
   arithmetic; the other steps of the proof are.
 
 The result is a :class:`Bound` whose ``lower`` is rounded down and ``upper`` rounded up.
+Both ends come from the same lattice law moved by the two ends of the shift interval, so the
+eps bracket is about 2 t wide whatever the lattice: :func:`epsilon_bracket` chooses its first
+grid from that and a CLT estimate of eps (usually the only grid it needs).
 Composition is by repeated squaring; after each convolution the tails below the trimming budget
 and the convolution's own error bound are dropped (and counted as lost), so memory is bounded
 by the width of the composed distribution on the grid, not by T.
@@ -154,6 +160,33 @@ class _Direction:
             cache = self.__dict__["_sorted_cache"] = (pts, w)
         return cache
 
+    def approx_eps(self, target: float, shift: float) -> float | None:
+        """A float estimate (not a bound) of the eps where sum_k w_k (1 - e^{eps - shift - s_k})_+
+        falls to ``target``: a starting point for the proven bisection, which checks it.
+
+        For c = eps - shift between neighbouring points s_{j-1} <= c < s_j the sum is
+        W_j - e^c E_j with the suffix sums W_j = sum_{k>=j} w_k and E_j = sum_{k>=j} w_k e^{-s_k}
+        (taken relative to the mode, so that nothing overflows), solved for c in each cell.
+        None when no cell holds the root or the lattice spans more than 600 in loss.
+        """
+        s, w = self._sorted()
+        if len(s) < 2 or not 0 < target or float(s[-1] - s[0]) > 600:
+            return None
+        cache = self.__dict__.get("_suffix_cache")
+        if cache is None:
+            ref = float(s[int(np.argmax(w))])
+            big_w = np.cumsum(w[::-1])[::-1]
+            big_e = np.cumsum((w * np.exp(ref - s))[::-1])[::-1]
+            cache = self.__dict__["_suffix_cache"] = (ref, big_w, big_e)
+        ref, big_w, big_e = cache
+        with np.errstate(all="ignore"):
+            c = ref + np.log((big_w - target) / big_e)
+        lo = np.concatenate(([-np.inf], s[:-1]))
+        inside = np.flatnonzero((big_w > target) & (c >= lo) & (c < s))
+        if not len(inside):
+            return None
+        return float(c[inside[-1]]) + shift
+
     def delta(self, eps: float) -> tuple[float, float]:
         """(lower, upper) for this ordering's delta(eps)."""
         return self.lower(eps), self.upper(eps)
@@ -227,6 +260,9 @@ class ComposedLoss:
     rel_width_asked: float | None = None
     #: The exact route's parameters (``intlattice.ExactPlan``); None for the float route.
     plan: Any = None
+    #: Set by :func:`epsilon_bracket` / :func:`delta_bracket`: how many compositions the
+    #: refinement ran to reach this one (1 when the first grid sufficed).
+    passes: int = 1
 
     def __repr__(self) -> str:
         """One line: what was composed, the grid and the route (not the lattice arrays)."""
@@ -282,8 +318,15 @@ class ComposedLoss:
             raise PrecisionError(f"delta={delta} is below this bracket's floor {floor:.3g} "
                                  f"(truncated mass, eta={self.eta:g} and float error): ask for a larger "
                                  "delta, or compose with a smaller eta or long_double=True")
-        e_up = 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True)
-        e_lo = 0.0 if lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False)
+        # float estimates of both ends narrow the proven bisections (any evaluation of the
+        # monotone predicates narrows them validly, so a poor estimate only costs steps)
+        guess_up = guess_lo = None
+        if self.route == FLOAT_ROUTE:
+            dd_f = float(d)
+            guess_up = _max_or_none(dd.approx_eps(dd_f - dd.slack - dd.lost, dd.shift[1]) for dd in self.directions)
+            guess_lo = _max_or_none(dd.approx_eps(dd_f + dd.slack, dd.shift[0]) for dd in self.directions)
+        e_up = 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True, guess=guess_up)
+        e_lo = 0.0 if lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False, guess=guess_lo)
         return Bound(min(e_lo, e_up), e_up)
 
     # -- the trade-off curve and the honest mu ---------------------------------------------
@@ -540,10 +583,26 @@ def _violations(mu: float, e_next: np.ndarray, d_here: np.ndarray, certified: Ca
     return False
 
 
-def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool) -> float:
+def _max_or_none(values: Any) -> float | None:
+    """The largest of the values, or None when any is None."""
+    out = [v for v in values]
+    return None if any(v is None for v in out) else max(out)
+
+
+def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool,
+              guess: float | None = None) -> float:
     """For a monotone predicate with ok(a) false and ok(b) true (``ok(x)``: f(x) <= target for a
     non-increasing f): the smallest x with ok(x) (want_le) or the largest x without it, to float
-    resolution, found by bisection."""
+    resolution, found by bisection.  A ``guess`` of the crossing is tried first, 1e-7 either
+    side: each evaluation keeps ok(a) false and ok(b) true, so it only narrows the search."""
+    if guess is not None and a < guess < b and math.isfinite(guess):
+        span = 1e-7 * max(1.0, abs(guess))
+        for x in (min(b, guess + span), max(a, guess - span)):
+            if a < x < b:
+                if ok(x):
+                    b = x
+                else:
+                    a = x
     for _ in range(200):
         m = 0.5 * (a + b)
         if m in (a, b) or b - a <= 1e-10 * max(1.0, abs(b)):
@@ -602,7 +661,8 @@ def _check_refinement(rel_width: Any, max_refinements: Any) -> float:
 
 
 def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
-                   eta: Any = 1e-12, long_double: bool = False, route: str = "float") -> ComposedLoss:
+                   eta: Any = 1e-12, long_double: bool = False, route: str = "float",
+                   fft_error: float | None = None) -> ComposedLoss:
     r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
 
     Parameters
@@ -626,6 +686,11 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         rounding together lose about 3 eta (exactly measured), so eta may be any rational
         (a Fraction or decimal string such as "1e-40"); the grid step is rounded down to an
         8-bit mantissa.  ``long_double`` does not apply to it.
+    fft_error : float, optional
+        Float route: the additive delta error the FFTs may cost.  The squarings whose float64
+        error bound, times the number of times their square is repeated, would exceed its share
+        run in long double, the others in float64 (every bound is charged either way).  None
+        (default): the squarings repeated more than 64 times run in long double.
 
     Examples
     --------
@@ -650,6 +715,10 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     eta = float(positive("eta", eta))
     if not 1e-300 < eta < 1e-3:
         raise _bad("eta", eta, "must be in (1e-300, 1e-3)")
+    if fft_error is not None:
+        fft_error = float(positive("fft_error", fft_error))
+        if not fft_error < 1e-3:
+            raise _bad("fft_error", fft_error, "must be in (0, 1e-3)")
     clean = _clean_parts(parts)
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
@@ -659,12 +728,13 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     steps = {law: [_discretize(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
     # Hoeffding: the rounding errors have range h_eff (h plus the float error of the bin edges)
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
-    t = _up(h_eff * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
+    t = _hoeffding_t(h_eff, total, eta)
     directions = []
     for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
         acc: _Lattice | None = None
         for step, (loss, count) in zip(steps[law], clean):
-            powered = _power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double))
+            powered = _power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
+                             fft_error=None if fft_error is None else fft_error / len(clean))
             acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
         d_lo = math.fsum(count * st.dbar[0] for st, (_, count) in zip(steps[law], clean))
@@ -681,6 +751,12 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         directions.append(_Direction(name, acc, h, sign, shift, slack, _up(lost)))
     return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
+
+
+def _hoeffding_t(h: float, total: int, eta: float) -> float:
+    """Hoeffding's deviation t = h sqrt(T log(1/eta) / 2) for T rounding errors of range h
+    (rounded up): half the width of the coupling's shift interval, hence of the eps bracket."""
+    return _up(h * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
 
 
 def _clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[PrivacyLoss, int]]:
@@ -729,8 +805,10 @@ class _Best:
     rw: float = math.inf
     bound: Bound | None = None
     comp: ComposedLoss | None = None
+    passes: int = 0                    # compositions offered so far
 
     def offer(self, b: Bound, comp: ComposedLoss, rw: float) -> None:
+        self.passes += 1
         # ties (a lower end of 0 gives 1 whatever the grid) go to the smaller upper end
         if self.bound is None or (rw, b.upper) < (self.rw, self.bound.upper):
             self.rw, self.bound, self.comp = rw, b, comp
@@ -741,7 +819,7 @@ def _finish(best: _Best, w: float, what: str, why: str) -> tuple[Bound, Composed
     if best.bound is None or best.comp is None:
         raise PrecisionError(f"{what}: no finite bracket ({why})")
     comp = best.comp
-    comp.rel_width_reached, comp.rel_width_asked = best.rw, w
+    comp.rel_width_reached, comp.rel_width_asked, comp.passes = best.rw, w, best.passes
     comp.target_met = best.rw <= w
     if not comp.target_met:
         warnings.warn(WidthNotReachedWarning(
@@ -755,6 +833,91 @@ def _next_step(h: float, w: float, rw: float, floor_step: float) -> float:
     return h * max(floor_step, min(0.9, 0.93 * w / rw))
 
 
+#: The first grid's bracket is aimed at this fraction of the width asked (the a-priori eps
+#: estimate is a CLT value, a few percent off where the composition is close to Gaussian).
+FIRST_AIM = 0.9
+#: Later grids aim at this fraction: the width is then measured and scales with h.
+REFINED_AIM = 0.95
+#: Where the composition is far from Gaussian (its Berry–Esseen ratio sum E|L - m|^3 / s^3 is
+#: above BERRY_ESSEEN_ROUGH) the CLT estimate can be several times too small: the first grid is
+#: then aimed at ROUGH_AIM times the width asked, a cheap pass whose midpoint sets the next.
+BERRY_ESSEEN_ROUGH = 0.25
+ROUGH_AIM = 8.0
+#: The share of the relative width asked that the float64 FFTs may cost in delta (an additive
+#: error FFT_SHARE w delta moves the eps bracket by a small part of its width).
+FFT_SHARE = 0.02
+#: The first grid is never chosen finer than this many points across the composed loss's
+#: estimated range (mean +- 7 standard deviations): a bad estimate costs a pass, not memory.
+FIRST_GRID_POINTS = 2**22
+
+
+def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float, tau: float) -> tuple[float, float, float]:
+    """(eps, s, r): a CLT estimate of eps(d) (an approximation, not a bound), the standard
+    deviation s of the composed loss under P and its Berry–Esseen ratio r = sum E|L - m|^3 / s^3.
+
+    Each step's loss under P is binned on 4096 cells of its window.  A mu-GDP loss has mean
+    mu^2 / 2 and variance mu^2 (the CLT of Dong, Roth & Su 2022, Thm 3.5); eps is that of G_mu
+    with the smaller of mu = s and mu = sqrt(2 mean) (a smaller estimate asks for a finer
+    first grid, which reaches the width in one pass more often); r says how far from Gaussian
+    the sum may be.  It only chooses the first grid; the bracket never depends on it.
+    """
+    var = third = kl = 0.0
+    for loss, count in clean:
+        lo, hi = loss.window(tau, "P")
+        edges = np.linspace(lo, hi, 4097)
+        mass = np.diff(np.clip(loss.cdf(edges, "P"), 0.0, 1.0))
+        mass = np.maximum(mass, 0.0)
+        total = float(np.sum(mass))
+        if not total > 0:
+            continue
+        mid = 0.5 * (edges[1:] + edges[:-1])
+        mean = float(np.sum(mass * mid)) / total
+        kl += count * mean
+        var += count * float(np.sum(mass * (mid - mean) ** 2)) / total
+        third += count * float(np.sum(mass * np.abs(mid - mean) ** 3)) / total
+    s = math.sqrt(var)
+    if not s > 0:
+        return 0.0, 0.0, math.inf
+    mu = min(s, math.sqrt(2 * kl)) if kl > 0 else s
+    return float(_fast.epsilon_from_delta(min(mu, 1e3), d)), s, third / s**3
+
+
+def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: float) -> float:
+    """The first grid step, chosen a priori so that usually no second grid is needed.
+
+    The eps bracket is the shift interval of the coupling wide (module doc: both ends come from
+    the same lattice law, moved by shift[0] and shift[1]), about 2 t = 2 h sqrt(T log(1/eta)/2):
+    known before composing.  So with an estimate e of eps (:func:`_clt_estimate`) the grid with
+    2 t = FIRST_AIM w e / (1 + w/2) meets (upper - lower) / lower <= w when e is right; a wrong
+    estimate only costs a second grid (:func:`_refined_step`).  Far from Gaussian, ROUGH_AIM
+    replaces FIRST_AIM (a coarse pass, then one aimed from its midpoint).  Clamped to [2e-7, 0.05], and
+    to at most FIRST_GRID_POINTS points across the composed loss's range.
+    """
+    total = sum(c for _, c in clean)
+    eps, s, rough = _clt_estimate(clean, d, eta / (16.0 * total))
+    if not eps > 0:
+        return 1e-3
+    h = (FIRST_AIM if rough <= BERRY_ESSEEN_ROUGH else ROUGH_AIM) * w * eps / (1 + w / 2) / (2 * _hoeffding_t(1.0, total, eta))
+    h = max(h, 14 * s / FIRST_GRID_POINTS)
+    return min(0.05, max(2e-7, h))
+
+
+def _refined_step(h: float, b: Bound, w: float) -> float:
+    """The next grid step after a bracket b on grid h that is wider than asked.
+
+    Once the lower end is positive and the bracket narrower than its value, the width is
+    proportional to h (it is the shift interval, 2 t plus T times the width of the mean
+    rounding error's interval, both proportional to h) and the midpoint estimates eps far
+    better than the width (the actual rounding deviation is about sqrt(T/12) h, Hoeffding's t
+    is sqrt(T log(1/eta)/2) h): aim at REFINED_AIM of the width asked there, in one step.
+    Otherwise (a bracket reaching 0) shrink h tenfold.
+    """
+    if b.lower > 0 and b.width < b.lower:
+        mid = 0.5 * (b.lower + b.upper)
+        return h * max(1e-3, min(0.9, REFINED_AIM * w * mid / (1 + w / 2) / b.width))
+    return 0.1 * h
+
+
 def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel_width: float = 0.01,
                     max_refinements: int = 5, route: str = "auto") -> tuple[Bound, ComposedLoss]:
     """The proven bracket on eps(delta) of a composition, refined to a relative width.
@@ -762,7 +925,8 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     Refines the grid (the width is close to proportional to h) until ``(upper - lower) / lower
     <= rel_width``.  Two routes (``route``):
 
-    * ``"float"``: the float64 FFT lattice, from h = 1e-3, eta = min(1e-10, delta / 1e5); fast,
+    * ``"float"``: the float64 FFT lattice, from a first grid chosen a priori (a CLT estimate of
+      eps and the bracket's known width), eta = min(1e-8, delta rel_width / 20); fast,
       but its additive float errors stop it near delta = 1e-10;
     * ``"exact"``: the integer lattice (:mod:`gdpproof.numeric.intlattice`), no float
       assumption, any delta (a Fraction or a string such as "1e-400" is taken exactly), its
@@ -826,21 +990,37 @@ def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
 
 
+def _float_eta(d: float, w: float) -> float:
+    """The float route's Hoeffding failure probability for an eps bracket at delta ``d`` and
+    relative width ``w``: eta moves delta by at most eta / d = w / 20 relatively (a small part
+    of the width, which the refinement measures), and t grows only like sqrt(log(1/eta)) as
+    it shrinks; at most 1e-8."""
+    return min(1e-8, d * w / 20)
+
+
 def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, best: _Best) -> str:
     """The float route's refinement loop; offers its brackets to ``best``, returns why it stopped."""
     d = float(dq)
-    eta = min(1e-10, d * 1e-5)
-    h = 1e-3
+    eta = _float_eta(d, w)
     long_double = False
     previous = math.inf
+    try:
+        h = _first_step(clean, d, w, eta)
+    except PrecisionError as exc:
+        return f"the float route stopped: {exc}"
+    # the FFTs may cost an additive delta error of FFT_SHARE w delta (long double where float64
+    # would exceed it): a small part of the width asked
+    fft_error = FFT_SHARE * w * d
     for attempt in range(max_refinements + 1):
         try:
-            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double)
+            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double,
+                                  fft_error=None if long_double else fft_error)
             # the additive error (FFT, truncation, eta) does not shrink with h: when it is a
             # visible part of delta, run in long double; when even that does not help, stop
             floor = comp.delta_floor()
             if floor > 0.02 * d and not long_double:
                 long_double = True
+                best.passes += 1
                 comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True)
                 floor = comp.delta_floor()
             b = _eps_at(comp, dq)
@@ -855,7 +1035,7 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
         if attempt and rw > 0.8 * previous:
             return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {floor:.2g})"
         previous = rw
-        h = _next_step(h, w, rw, 0.1)
+        h = _refined_step(h, b, w)
         if h < 2e-7:
             return f"grid step {h:.3g} is below the float route's limit"
     return f"{max_refinements} refinements"
@@ -954,7 +1134,9 @@ def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _B
         if attempt and rw > 0.8 * previous:
             return f"the bracket stopped narrowing (grid step {h:.3g})"
         previous = rw
-        h = _next_step(h, w, rw, 0.1)
+        # once the lower end is positive and the bracket narrower than delta, its width is
+        # close to proportional to h: go there in one step (else at most tenfold)
+        h = _next_step(h, w, rw, 1e-3 if b.lower > 0 and rw < 0.5 else 0.1)
         if h < 2e-7:
             return f"grid step {h:.3g} is below the float route's limit"
     return f"{max_refinements} refinements"

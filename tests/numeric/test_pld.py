@@ -252,6 +252,57 @@ def test_fft_error_bound_covers_exact_rational_convolution(seed):
     assert float(err) <= c.err, (float(err), c.err)
 
 
+@pytest.mark.parametrize(("seed", "k"), [(0, 2), (1, 2), (2, 3), (3, 3)])
+def test_fused_power_product_bound_covers_exact_integer_convolution(seed, k):
+    # r * b^k by one FFT (the last squarings of _power fused with their products) against the
+    # exact product of the same doubles (integers at 2^1100 by fmpz_poly), inputs with errors
+    rng = np.random.default_rng(seed)
+    n1, n2 = int(rng.integers(65, 400)), int(rng.integers(65, 400))
+    r, b = rng.random(n1) ** 8, rng.random(n2) ** 8
+    r /= r.sum()
+    b /= b.sum()
+    if seed % 2:
+        b[rng.integers(0, n2)] += 0.5
+        b /= b.sum()
+    lr, lb = lattice._Lattice(3, r, 1e-13 * seed), lattice._Lattice(-2, b, 2e-13 * seed)
+    c = lattice._convolve_power(lr, lb, k, trim=0.0)
+    scale = 2**1100
+    poly = lambda v: flint.fmpz_poly([int(Fraction(float(x)) * scale) for x in v])  # noqa: E731
+    exact = [int(x) for x in (poly(r) * poly(b) ** k).coeffs()] + [0] * (n1 + k * n2)
+    j = c.k0 - (3 - 2 * k)
+    got = [int(Fraction(float(x)) * scale ** (k + 1)) for x in c.w]
+    err = sum(abs(g - e) for g, e in zip(got, exact[j: j + len(got)])) + sum(exact[:j]) + sum(exact[j + len(got):])
+    own = c.err - lr.err * (1 + lb.err) ** k - (1 + lr.err) * k * lb.err * (1 + lb.err) ** (k - 1)  # this FFT's share
+    assert Fraction(err, scale ** (k + 1)) <= Fraction(own) * (1 - 1e-9), (float(Fraction(err, scale ** (k + 1))), own)
+    assert c.err > lr.err + k * lb.err  # the inputs' errors are carried
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fused_power_on_half_length_window_covers_exact_convolution(seed):
+    # long vectors with light tails: r * b^3 is computed cyclically on half the zero-padded
+    # length, on a window placed by the mean; the mass outside the window is bounded
+    # (Chernoff) and the window lies within err of the exact linear product there
+    rng = np.random.default_rng(seed)
+    j1, j2 = np.arange(3000.0), np.arange(1000.0)
+    r = np.exp(-0.5 * ((j1 - 1500) / 40) ** 2) * (1 + rng.random(3000))
+    b = np.exp(-np.abs(j2 - 400 - 100 * seed) / (6 + 4 * seed)) * (1 + rng.random(1000))
+    r /= r.sum()
+    b /= b.sum()
+    lr, lb = lattice._Lattice(0, r, 0.0), lattice._Lattice(0, b, 0.0)
+    m = 3000 + 3 * 999
+    start, fold = lattice._window_start(lr, lb, 3, 4096, m, 1e-12)
+    assert 0 < start < m - 4096 and 0 < fold <= 1e-12  # both tails fold
+    c = lattice._convolve_power(lr, lb, 3, trim=1e-12)
+    assert start <= c.k0 and c.k0 + len(c.w) <= start + 4096  # the half-length path was taken
+    scale = 2**1100
+    poly = lambda v: flint.fmpz_poly([int(Fraction(float(x)) * scale) for x in v])  # noqa: E731
+    exact = [int(x) for x in (poly(r) * poly(b) ** 3).coeffs()] + [0] * m
+    assert Fraction(sum(exact[:start]) + sum(exact[start + 4096:]), scale**4) <= Fraction(fold)
+    got = [int(Fraction(float(x)) * scale**4) for x in c.w]
+    err = sum(abs(g - e) for g, e in zip(got, exact[c.k0: c.k0 + len(got)]))
+    assert Fraction(err, scale**4) <= Fraction(c.err), (float(Fraction(err, scale**4)), c.err)
+
+
 def test_float_cdf_meets_the_assumed_accuracy():
     # CDF_ERROR is an assumption about scipy's ndtr; check it against arb on a dense grid
     xs = np.linspace(-40, 40, 4001)

@@ -46,7 +46,7 @@ from ..symbolic.symbols import z as Z
 from ._mp import arb_from_exact, arb_precision
 from .certify import Certified, arb_function, certify_enclosure
 
-__all__ = ["normaliser", "discrete_gaussian_delta", "cut", "check_sigma", "TABLE_BITS"]
+__all__ = ["normaliser", "discrete_gaussian_delta", "cut", "check_sigma", "check_sensitivity", "TABLE_BITS"]
 
 #: Working precision (bits) of the tables behind the float CDF and the partial means.
 TABLE_BITS = 128
@@ -133,6 +133,21 @@ def check_sigma(sigma: Any) -> sympy.Rational:
     return s
 
 
+def check_sensitivity(sensitivity: Any, largest: int | None = None) -> int:
+    """The sensitivity of an integer-valued query as an int: an integer >= 1 (at most ``largest``).
+
+    Every formula here assumes Delta >= 1 (the cut divides by 2 Delta; a negative Delta would
+    reverse it), and a non-integer is not truncated: bad input is refused by name."""
+    rule = "must be an integer >= 1" + ("" if largest is None else f" and <= {largest}") + \
+        " (the sensitivity of an integer-valued query)"
+    if isinstance(sensitivity, bool):
+        raise _bad("sensitivity", sensitivity, rule)
+    v = exact("sensitivity", sensitivity, symbolic=False)
+    if not (v.is_Integer and v >= 1 and (largest is None or v <= largest)):
+        raise _bad("sensitivity", sensitivity, rule)
+    return int(v)
+
+
 def normaliser(sigma: Any, *, digits: int = 30) -> Certified:
     """S(sigma) = sum over the integers of exp(-z^2/(2 sigma^2)), certified to ``digits`` digits
     (rounded to nearest): S = theta_3(0, e^{-1/(2 sigma^2)}).
@@ -157,8 +172,10 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
     Certified('0.398942278267', digits=12, rounding='up')
     """
     s = check_sigma(sigma)
-    d = int(sensitivity)
-    e = sympy.Rational(epsilon)
+    d = check_sensitivity(sensitivity)
+    e = exact("epsilon", epsilon, symbolic=False)
+    if not e.is_Rational:
+        raise _bad("epsilon", epsilon, "must be a finite rational number")
     c = cut(s, d, Fraction(int(e.p), int(e.q))) - 1
 
     def enclose(bits: int) -> flint.arb:
@@ -169,6 +186,23 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
 
     return certify_enclosure(enclose, digits=digits, rounding="up",
                              what=f"delta at epsilon={show(e)} of the discrete Gaussian (sigma={show(s)}, Delta={d})")
+
+
+def loss_tail_bound(n: int, s: flint.arb, delta: int) -> flint.arb:
+    r"""A ball [-B, B] containing sum_{|z| >= n} |L(z + shift)| W(z), shift in {0, Delta}, n >= 1.
+
+    |L(x)| = |Delta^2 - 2 Delta x|/(2 sigma^2) <= A + C |z| with A = 3 Delta^2/(2 sigma^2) and
+    C = Delta/sigma^2 (|x| <= |z| + Delta), and for z >= n, W(z) <= W(n) rho^{z - n} with
+    rho = W(n + 1)/W(n) (the ratio W(z + 1)/W(z) decreases in z: :data:`DG_RATIO`), so each
+    side is at most W(n) ((A + C n)/(1 - rho) + C rho/(1 - rho)^2) and B is twice that: valid
+    for every sigma and Delta (the partial means' tail beyond the table)."""
+    w, _, _, ratio = _kernels()
+    rho = ratio(flint.arb(n), s)
+    big_a = 3 * flint.arb(delta) ** 2 / (2 * s * s)
+    big_c = flint.arb(delta) / (s * s)
+    side = w(flint.arb(n), s) * ((big_a + big_c * n) / (1 - rho) + big_c * rho / (1 - rho) ** 2)
+    u = flint.arb((2 * side).upper())
+    return flint.arb(0, u) if u.is_finite() and u >= 0 else flint.arb("nan")
 
 
 class _Table:

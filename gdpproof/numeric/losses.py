@@ -470,7 +470,7 @@ class DiscreteGaussianLoss(CompiledLoss):
 
     def __init__(self, sigma: Any, sensitivity: Any) -> None:
         self.sigma_exact = _dg.check_sigma(sigma)
-        self.delta = int(sensitivity)
+        self.delta = _dg.check_sensitivity(sensitivity)
         self.name = f"discrete_gaussian(sigma={show(self.sigma_exact)}, Delta={self.delta})"
         super().__init__(sl.discrete_gaussian_loss(self.sigma_exact, sympy.Integer(self.delta)))
 
@@ -546,13 +546,9 @@ class DiscreteGaussianLoss(CompiledLoss):
             weights = _dg._weights(lo - shift, s)  # the recurrence holds for negative z too
             for xv in range(lo, hi + 1):
                 total += loss_at(flint.arb(xv), s, d) * next(weights)
+            # the atoms with |x - shift| >= N = M + 2 are not summed: their part is bounded in balls
+            total += _dg.loss_tail_bound(t.m + 2, s, self.delta)
             total /= t.S
-            # outside |x - shift| <= M + 1: W(M + 1) < TB(M) < 2^-1100 and W falls at least geometrically
-            # beyond, with ratio rho = e^{-(2M + 3)/(2 sigma^2)}, 1 - rho > 1/(2 sigma) (M > 30 sigma);
-            # so sum_{z > M} (1 + z) W(z) <= 2^-1100 ((M + 2)/(1 - rho) + 1/(1 - rho)^2) < 1e-310 for
-            # sigma <= MAX_SIGMA, and |L(x)| <= (Delta^2 + 2 Delta |x|)/(2 sigma^2) times that is far
-            # below 1e-300 for any Delta below 10^100
-            total += flint.arb(0, 1e-300)
         if not total.is_finite():
             raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({total})")
         return _outward(total)
@@ -570,9 +566,9 @@ class DiscreteLaplaceLoss(CompiledLoss):
 
     def __init__(self, eps: Any, sensitivity: Any) -> None:
         self.eps_exact = sympy.sympify(eps)
-        self.delta = int(sensitivity)
-        if not (self.eps_exact.is_positive and self.eps_exact.is_finite and 1 <= self.delta <= 10**5):
-            raise _bad("eps", eps, "must be a finite number > 0, with an integer sensitivity in [1, 10^5]")
+        self.delta = _dg.check_sensitivity(sensitivity, 10**5)
+        if not (self.eps_exact.is_positive and self.eps_exact.is_finite):
+            raise _bad("eps", eps, "must be a finite number > 0")
         self.name = f"discrete_laplace(eps={show(self.eps_exact)}, Delta={self.delta})"
         super().__init__(sl.discrete_laplace_loss(self.eps_exact, sympy.Integer(self.delta)))
         # atoms in increasing loss: j = Delta, ..., 0; the smallest double >= each loss

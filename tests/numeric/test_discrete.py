@@ -21,7 +21,9 @@ from gdpproof.mechanisms import (
     Repeated,
     mechanism_from_spec,
 )
-from gdpproof.numeric.discrete import discrete_gaussian_delta, normaliser
+from gdpproof.numeric._mp import arb_from_exact, arb_precision
+from gdpproof.numeric.discrete import discrete_gaussian_delta, loss_tail_bound, normaliser
+from gdpproof.numeric.losses import DiscreteGaussianLoss, DiscreteLaplaceLoss
 
 R = sympy.Rational
 SPAN = range(-40, 41)
@@ -169,6 +171,35 @@ def test_bad_inputs_and_specs() -> None:
     assert repr(mechanism_from_spec("discrete-gaussian:sigma=10/3,sensitivity=2,times=4")) == \
         "Repeated(DiscreteGaussianMechanism(sigma=10/3, sensitivity=2), 4)"
     assert mechanism_from_spec("discrete-laplace:scale=2") == DiscreteLaplaceMechanism(2)
+
+
+def test_numeric_layer_refuses_a_bad_sensitivity() -> None:
+    # the numeric functions are public too: a negative sensitivity reversed the cut (a certified
+    # delta of -0.85), 2.5 was truncated to 2, 0 divided by zero
+    for bad in (-1, 0, "2.5", True):
+        with pytest.raises(InvalidParameterError) as err:
+            discrete_gaussian_delta(1, bad, "1/2", digits=10)
+        assert err.value.argument == "sensitivity"
+        with pytest.raises(InvalidParameterError) as err:
+            DiscreteGaussianLoss(1, bad)
+        assert err.value.argument == "sensitivity"
+    with pytest.raises(InvalidParameterError) as err:
+        DiscreteLaplaceLoss(1, 10**5 + 1)
+    assert err.value.argument == "sensitivity"
+
+
+@pytest.mark.parametrize(("sigma", "delta", "n"), [(1, 3, 2), (R(1, 2), 10**20, 1), (2, 1, 7)])
+def test_partial_mean_tail_bound_contains_the_tail(sigma, delta, n) -> None:
+    # sum over |z| >= n of |L(z + shift)| W(z), shift 0 or Delta, against a 60-digit sum (the
+    # old constant 1e-300 did not depend on Delta: 1e-101 of tail at Delta = 1e150, sigma = 1)
+    s = mpmath.mpf(Fraction(sigma).numerator) / Fraction(sigma).denominator
+    with arb_precision(128):
+        bound = loss_tail_bound(n, arb_from_exact(sympy.Rational(sigma)), delta)
+        upper = mpmath.mpf(bound.upper().str(30, radius=False))
+    for shift in (0, delta):
+        tail = mpmath.fsum(abs(delta**2 - 2 * delta * (z + shift)) / (2 * s * s) * mpmath.exp(-mpmath.mpf(z) ** 2 / (2 * s * s))
+                           for z in list(range(n, n + 80)) + list(range(-n - 79, -n + 1)))
+        assert tail <= upper <= 10 * tail + DROPPED
 
 
 def test_loss_cdf_places_every_atom_exactly() -> None:

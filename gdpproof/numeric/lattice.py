@@ -208,7 +208,9 @@ def _convolve_power(r: _Lattice, b: _Lattice, k: int, trim: float) -> _Lattice:
     m = len(r.w) + k * (len(b.w) - 1)
     n = 1 << (m - 1).bit_length()
     start, fold = 0, 0.0
-    if n >= 4096:  # half the length, where the mass beyond a window of n / 2 is proven tiny
+    # half the length, where the mass beyond a window of n / 2 is proven tiny (and both inputs
+    # fit in it: rfft(w, n) would crop a longer one)
+    if n >= 4096 and max(len(r.w), len(b.w)) <= n // 2:
         start, fold = _window_start(r, b, k, n // 2, m, trim)
         if fold <= trim:
             n //= 2
@@ -240,15 +242,20 @@ def _convolve_power(r: _Lattice, b: _Lattice, k: int, trim: float) -> _Lattice:
 
 def _log_mgf(log_w: np.ndarray, lam: float) -> float:
     """An upper bound on log sum_j w_j e^{lam j} (j = 0, 1, ...), given log w (-inf where
-    w = 0): the terms are taken relative to the largest, which is 1, so those that underflow
-    lose less than n 5e-324 of the sum; the float errors (the exponents' rounding, about
-    u (|lam j| + |log w_j|) <= 1e-9 here, exp and the sum, n u <= 1e-9) are covered by 1e-6
-    added to the logarithm."""
-    x = lam * np.arange(len(log_w), dtype=float) + log_w
+    w = 0, each finite log w_j within a few u |log w_j| of its value): the terms are taken
+    relative to the largest, which is 1, so those that underflow lose less than n 5e-324 of the
+    sum.  The float errors are charged to the logarithm: the exponents x_j = lam j + log w_j and
+    x_j - top err by at most 8 u (|lam| n + max |log w_j|) (so each term by that factor), exp
+    and the logarithm by a few u, the sum of n terms by n u relatively; 1e-6 is added to cover
+    the last two (n u < 1e-9 for any length numpy holds) and the first is computed."""
+    n = len(log_w)
+    x = lam * np.arange(n, dtype=float) + log_w
     top = float(np.max(x))
     if not math.isfinite(top):
         return -math.inf
-    return top + math.log(float(np.sum(np.exp(x - top)))) + 1e-6
+    finite = log_w[np.isfinite(log_w)]
+    exponent_err = 8 * U * (abs(lam) * n + float(np.max(np.abs(finite))) + abs(top))
+    return top + math.log(float(np.sum(np.exp(x - top)))) + 1e-6 + exponent_err
 
 
 def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float) -> tuple[int, float]:
@@ -280,16 +287,19 @@ def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float)
     mean, var = mr + k * mb, vr + k * vb + 1.0
     start = min(max(0, int(round(mean - n / 2))), m - n)
     fold = 0.0
-    for edge in (start + n, start - 1):
-        dist = abs(edge - mean)
+    # the right side is the entries i >= start + n (lam > 0), the left one i <= start - 1 (lam < 0):
+    # the sign of lam is the side's, whatever the float mean says
+    for edge, side in ((start + n, 1), (start - 1, -1)):
+        dist = side * (edge - mean)
         if edge < 0 or edge >= m:
             continue  # no linear entry beyond this side
         if not dist > 3 * math.sqrt(var):
             return start, math.inf
         best = math.inf
         for shrink in (1, 4, 16, 64):  # heavier tails than Gaussian want a smaller lam
-            lam = (1 if edge > mean else -1) * dist / var / shrink
+            lam = side * dist / var / shrink
             log_bound = _log_mgf(log_r, lam) + k * _log_mgf(log_b, lam) - lam * edge
+            log_bound += 4 * U * (abs(log_bound) + abs(lam * edge))  # the sum's own rounding
             best = min(best, math.exp(min(log_bound, 700.0)))
             if best <= trim / 4:
                 break

@@ -507,3 +507,28 @@ def test_float_bounds_of_certified_lower_ends_round_down():
         c = Certified(text, digits=17, rounding="down", method="arb")
         f = _float_down(c)
         assert Fraction(f) <= c.to_fraction() < Fraction(math.nextafter(f, math.inf))  # the largest float below
+
+
+def test_fused_power_keeps_an_input_longer_than_half_the_length():
+    # r longer than half the zero-padded length (most of its mass near its end): the cyclic
+    # half-length path would crop r (rfft(w, n) drops entries beyond n), so the full length is
+    # used and no mass is lost (on the half length a third of it was)
+    j1, j2 = np.arange(5000.0), np.arange(100.0)
+    r = np.exp(-0.5 * ((j1 - 4000) / 200) ** 2)
+    b = np.exp(-0.5 * ((j2 - 50) / 10) ** 2)
+    c = lattice._convolve_power(lattice._Lattice(0, r / r.sum(), 0.0), lattice._Lattice(0, b / b.sum(), 0.0), 2,
+                                trim=1e-12)
+    assert abs(float(np.sum(c.w)) - 1) <= 1e-9  # trims of about 1e-12 a side (0.32 was lost)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_log_mgf_bound_holds_for_large_exponents(seed):
+    # lam j near 1e11: the exponents' rounding (about 1e-5 in the logarithm) is charged, not
+    # assumed below a fixed 1e-6 (which this case breaks), against a 50-digit log-sum-exp
+    rng = np.random.default_rng(seed)
+    log_w = -rng.random(1000) * 50
+    lam = float(rng.uniform(1e7, 1e8))
+    with mpmath.workdps(50):
+        exact = mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(lam) * j + mpmath.mpf(float(v)))
+                                       for j, v in enumerate(log_w)))
+        assert lattice._log_mgf(log_w, lam) >= exact

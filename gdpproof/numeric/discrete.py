@@ -36,7 +36,7 @@ import numpy as np
 import sympy
 
 from .._args import _bad, exact
-from ..errors import show
+from ..errors import PrecisionError, show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import Delta as DELTA
 from ..symbolic.symbols import ell as ELL
@@ -249,5 +249,11 @@ def _float_table(sigma: sympy.Rational) -> tuple[int, np.ndarray]:
     """(M, U) with U[a + M + 1] = P(X >= a) in float64 for a in [-M - 1, M + 1] (0 and 1 beyond)."""
     t = _table(sigma, 1100, TABLE_BITS)
     with arb_precision(TABLE_BITS):
-        vals = [float(t.upper(a).mid()) for a in range(-t.m - 1, t.m + 2)]
+        balls = [t.upper(a) for a in range(-t.m - 1, t.m + 2)]
+        vals = [float(b.mid()) for b in balls]
+        # each float is its ball's midpoint rounded once (within 2^-53 of values <= 1): the
+        # radii are checked far below CDF_ERROR (about 1e-30 at sigma = 10^4, 128 bits)
+        worst = max(float(b.rad()) for b in balls)
+    if not worst <= 1e-20:
+        raise PrecisionError(f"the discrete Gaussian's CDF table (sigma={show(sigma)}) is only accurate to {worst:.2g}")
     return t.m, np.array(vals)

@@ -32,6 +32,7 @@ that value); a bracket's lower end is rounded down.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -41,7 +42,7 @@ import sympy
 from ._args import _bad, exact, probability
 from ._plain import short_number
 from ._version import __version__
-from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
+from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, WidthNotReachedWarning, show
 from .mechanisms import (
     GDP,
     DiscreteGaussianMechanism,
@@ -530,10 +531,11 @@ def _exact_pairs(leaves: list, given: str, value: sympy.Expr, digits: int) -> Ce
 
 
 def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: sympy.Expr,
-             rel_width: float) -> tuple[Bound, ComposedLoss | None, list[str]]:
+             rel_width: float, width_notes: bool = True) -> tuple[Bound, ComposedLoss | None, list[str]]:
     """The bracket route: the proven bracket of the composition, with the given delta or epsilon
     rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
-    leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps)."""
+    leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
+    ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
     notes = []
     v = Fraction(int(value.p), int(value.q))
     inf_lo = inf_hi = Fraction(0)
@@ -559,7 +561,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
             lower = comp.epsilon(at).lower
-        return Bound(min(lower, b.upper), b.upper), comp, notes + _route_notes(comp)
+        return Bound(min(lower, b.upper), b.upper), comp, notes + _route_notes(comp, width_notes)
     if not parts:
         lo, hi = Fraction(0), Fraction(0)
         comp = None
@@ -571,24 +573,56 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         b, comp = delta_bracket(parts, e_down, rel_width=rel_width)
         low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
         lo, hi = Fraction(low_end), Fraction(b.upper)
-        if b.lower == 0 and b.upper > 0:
+        if b.lower == 0 and b.upper > 0 and width_notes:
             notes.append(f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the "
                          f"bracket resolves, about {comp.delta_floor():.2g}): the relative width does not apply, "
                          "the upper end is the proven answer")
     total_lo = inf_lo + (1 - inf_lo) * lo
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
-    return Bound(min(low, high), high), comp, notes + ([] if comp is None else _route_notes(comp))
+    return Bound(min(low, high), high), comp, notes + ([] if comp is None else _route_notes(comp, width_notes))
 
 
-def _route_notes(comp: ComposedLoss) -> list[str]:
+def _route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:
     """How the bracket was composed, and whether it reached the relative width asked."""
     notes = [f"composed on the {comp.route}"
              + (f" (assumes: {'; '.join(comp.assumptions)})" if comp.assumptions else " (no float assumption)")]
-    if not comp.target_met:
-        notes.append(f"the relative width asked ({comp.rel_width_asked:g}) was not reached: the bracket is proven "
-                     f"but {comp.rel_width_reached:.3g} wide (best effort)")
+    if width_notes and not comp.target_met:
+        notes.append(_width_note(comp))
     return notes
+
+
+def _width_note(comp: ComposedLoss) -> str:
+    return (f"the relative width asked ({comp.rel_width_asked:g}) was not reached: the bracket is proven "
+            f"but {comp.rel_width_reached:.3g} wide (best effort)")
+
+
+def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, value: sympy.Expr,
+                              rel_width: float) -> tuple[Bound, ComposedLoss | None, list[str]]:
+    """The bracket on delta(eps) at eps < 0 from the one at -eps (the hockey-stick identity).
+
+    The width asked and reached are those of the bracket reported, at eps: the one at -eps may
+    be one-sided ([0, upper]) or wide where the one at eps is narrow (its lower end is at least
+    1 - e^eps), so its notes, warning and ``target_met`` are not passed on as they are."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", WidthNotReachedWarning)
+        at_minus, comp, notes = _bracket(parts, revealing, "epsilon", -value, rel_width, width_notes=False)
+    for w in caught:
+        if not issubclass(w.category, WidthNotReachedWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    b = delta_bracket_at_negative(at_minus, Fraction(int(value.p), int(value.q)))
+    notes.append("epsilon < 0: delta(eps) = 1 - e^eps + e^eps delta(-eps) (the hockey-stick identity "
+                 "H_g(P||Q) = 1 - g + g H_(1/g)(Q||P), orderings swapped), from the bracket "
+                 f"[{at_minus.lower:.6g}, {at_minus.upper:.6g}] at -eps")
+    if comp is not None:
+        reached = b.width / b.upper if b.upper > 0 else 0.0
+        comp.rel_width_reached, comp.target_met = reached, reached <= rel_width
+        if not comp.target_met:
+            notes.append(_width_note(comp))
+            warnings.warn(WidthNotReachedWarning(f"delta at epsilon={show(value)}: reached a relative width of "
+                                                 f"{reached:.3g}, asked {rel_width:g}; the bracket {b} is proven, "
+                                                 "only wider"), stacklevel=3)
+    return b, comp, notes
 
 
 def clt_formula(m: Mechanism) -> str:
@@ -737,11 +771,10 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             reasons.append(f"bracket: {exc}")
             continue
         negative = given == "epsilon" and value < 0
-        b, comp, notes = _bracket(parts, revealing, given, -value if negative else value, width)
         if negative:
-            b = delta_bracket_at_negative(b, Fraction(int(value.p), int(value.q)))
-            notes.append("epsilon < 0: delta(eps) = 1 - e^eps + e^eps delta(-eps) (the hockey-stick identity "
-                         "H_g(P||Q) = 1 - g + g H_(1/g)(Q||P), orderings swapped), from the bracket at -eps")
+            b, comp, notes = _negative_epsilon_bracket(parts, revealing, value, width)
+        else:
+            b, comp, notes = _bracket(parts, revealing, given, value, width)
         if not doubles:
             notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
                          "private side: the upper end holds for the mechanism as given, the lower end for the "

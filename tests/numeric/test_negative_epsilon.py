@@ -105,3 +105,22 @@ def test_a_subsampling_envelope_at_negative_epsilon_by_reflection() -> None:
         x = mpmath.mpf("0.5")
         expect = 1 - mpmath.exp(-x) + mpmath.exp(-x) * mpmath.mpf(str(pos))
         assert abs(mpmath.mpf(str(neg)) - expect) <= mpmath.mpf(10) ** -14
+
+
+def test_one_sided_bracket_at_minus_epsilon_gives_a_narrow_reported_bracket() -> None:
+    # delta(7.5) = 0 (7.5 is the largest loss): the bracket there is [0, upper], one-sided and
+    # "wider than asked"; at -7.5 the reported bracket contains 1 - e^-7.5 and is narrow, so
+    # its notes, warning and target_met describe it, not the one at +7.5
+    import warnings
+
+    from gdpproof.errors import WidthNotReachedWarning
+    from gdpproof.mechanisms import DiscreteLaplaceMechanism
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WidthNotReachedWarning)
+        a = account(Repeated(DiscreteLaplaceMechanism(2, 3), 5), epsilon="-7.5", route="bracket")
+    exact = 1 - mpmath.exp(mpmath.mpf("-7.5"))
+    assert a.delta.lower <= exact <= a.delta.upper and a.delta.width <= 0.01 * a.delta.upper
+    assert a.to_dict()["target_met"] is True
+    assert not any("lower end of delta is 0" in n or "was not reached" in n for n in a.notes)
+    assert any("at -eps" in n for n in a.notes)

@@ -268,9 +268,12 @@ def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float)
     bounded by :func:`_log_mgf`; lam = distance / variance (the Gaussian optimum; any lam is
     valid: a few are tried, heavier tails want smaller ones).  A cyclic convolution of length
     n folds exactly that mass into the window, so the window's l1 error grows by at most
-    ``fold``, and the mass outside is missing from the composed law, which the caller counts
-    as lost.  (inf, when the window cannot hold the
-    mean with room, or the bound exceeds ``trim``.)
+    ``fold`` (charged to ``err``).  The total mass is unchanged by the folding, so ``1 - l1``
+    does not see the mass outside the window: it is covered by that same charge, since the
+    caller counts ``err`` as lost mass too (:func:`gdpproof.numeric.pld.compose_losses`: lost
+    = 1 - l1 + err).  The bound is Markov's inequality on the finite non-negative vectors, valid
+    whatever their tails (heavy ones only make it loose, and the full length is then used).
+    (inf, when the window cannot hold the mean with room, or the bound exceeds ``trim``.)
     """
     def moments(w: np.ndarray) -> tuple[float, float]:
         j = np.arange(len(w), dtype=float)

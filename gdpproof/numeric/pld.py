@@ -36,7 +36,8 @@ of S_R is composed exactly except for:
   propagated through the repeated squaring.  The last squarings and their products are one
   FFT (r * b^k, :func:`~gdpproof.numeric.lattice._convolve_power`, its bound derived there),
   cyclic on half the zero-padded length when a Chernoff bound proves the mass it folds into
-  the window tiny (that mass is charged as error; the mass outside the window is lost).  The theorem is for radix-2 Cooley–Tukey; numpy's
+  the window tiny (that mass is charged as error, and the error is also counted as lost
+  mass, which covers the mass outside the window: folding keeps the total).  The theorem is for radix-2 Cooley–Tukey; numpy's
   pocketfft uses radix-4 and real-input passes, and that it obeys the same bound is an
   assumption (measured: actual / claimed error <= 3e-3 against exact integer convolution, in
   review, and checked against exact rationals in the test suite).  This is not interval

@@ -41,6 +41,8 @@ from ._version import __version__
 from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
 from .mechanisms import (
     GDP,
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
     EpsDelta,
     FiniteMechanism,
     GaussianMechanism,
@@ -64,6 +66,7 @@ from .numeric.finite import (
     pairs_infinite_mass,
     pairs_table_size,
 )
+from .numeric.discrete import discrete_gaussian_delta
 from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
 from .numeric.pld import EXACT_ROUTE, ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
 from .numeric.profile import epsilon_from_profile
@@ -79,6 +82,10 @@ _METHODS = {
     "exact-finite": "exact composition of finitely supported privacy losses, certified in ball arithmetic",
     "bracket": "numerical composition of privacy-loss distributions with a proven error bracket",
 }
+
+#: How the exact route accounts one discrete Gaussian mechanism.
+DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e^eps Q(x))_+, a finite sum in "
+           "ball arithmetic plus a proven geometric tail bound (derivations/d14)")
 
 #: Significant digits shown for the ends of a numerical bracket (rounded outward): six, the
 #: accounting default (enough to compare with a paper's table; the full doubles stay in ``Bound``).
@@ -411,6 +418,11 @@ def _finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]
             atoms = tuple((a, b, None if b == 0 else Fraction(int((a / b).p), int((a / b).q)), 0, 0)
                           for a, b in leaf.masses())
             symmetric = symmetric and leaf.symmetric()
+        elif isinstance(leaf, DiscreteLaplaceMechanism):
+            # the output x <= 0, x = 1..Delta - 1, x >= Delta has ratio e^{(Delta - 2 min(max(x, 0), Delta)) / scale}
+            j = eps_index.setdefault(1 / leaf.scale, len(eps_index))
+            d = leaf.sensitivity
+            atoms = tuple((a, b, Fraction(1), d - 2 * i, j) for i, (a, b) in enumerate(leaf.masses()))
         elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)):
             k = leaf.k if isinstance(leaf, RandomizedResponse) else 2
             j = eps_index.setdefault(leaf.epsilon, len(eps_index))
@@ -457,6 +469,21 @@ def _ordering(m: Mechanism) -> str:
     if any(isinstance(leaf, _Subsampled) and leaf.neighbours == "add-remove" for leaf, _ in m.leaves()):
         return "the worse of remove and add (C_p)"
     return "both"
+
+
+def _single_discrete_gaussian(m: Mechanism) -> DiscreteGaussianMechanism | None:
+    leaves = m.leaves()
+    if len(leaves) == 1 and leaves[0][1] == 1 and isinstance(leaves[0][0], DiscreteGaussianMechanism):
+        return leaves[0][0]
+    return None
+
+
+def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: sympy.Expr, digits: int) -> Certified:
+    """One discrete Gaussian: delta(eps) is a sum over the integers, certified in ball arithmetic
+    with a proven tail (:func:`~gdpproof.numeric.discrete.discrete_gaussian_delta`); eps(delta) by
+    the monotone solve (no infinite loss: delta(eps) > 0 at every eps, with floor 0)."""
+    return _by_profile(lambda e, d: discrete_gaussian_delta(leaf.sigma, leaf.sensitivity, e, digits=d),
+                       lambda: Fraction(0), given, value, digits)
 
 
 def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
@@ -663,6 +690,10 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     reasons = []
     for r in candidates:
         if r == "exact":
+            dg = _single_discrete_gaussian(mechanism)
+            if dg is not None:
+                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
+                             digits, notes=(DG_NOTE,))
             f = _closed_form(mechanism)
             if f is None:
                 reasons.append("exact: no closed form for this mechanism")

@@ -180,8 +180,12 @@ class _Law:
 
     def __init__(self, loss: CompiledLoss, law: Law) -> None:
         self.loss, self.law = loss, law
-        self.cdf_fn = _law_kernel(loss.family, "cdf", law)
-        self.sf_fn = _law_kernel(loss.family, "sf", law)
+        hook = getattr(loss, "ball_law", None)  # a law whose CDF is a sum (the discrete Gaussian)
+        if hook is not None:
+            self.cdf_fn, self.sf_fn = hook(law)
+        else:
+            self.cdf_fn = _law_kernel(loss.family, "cdf", law)
+            self.sf_fn = _law_kernel(loss.family, "sf", law)
         self.params = loss._balls()
         self.lo, self.hi = loss.support()
 

@@ -31,17 +31,19 @@ import numpy as np
 import sympy
 
 from .._args import _bad, exact, positive, probability
-from ..errors import PrecisionError
+from ..errors import PrecisionError, show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
 from ..symbolic.symbols import x as X
 from ._mp import arb_from_exact, arb_precision
 from .bound import _down, _up
 from .certify import arb_function
+from . import discrete as _dg
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
-           "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "loss_from_law", "rounded_exactly"]
+           "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "DiscreteGaussianLoss", "loss_from_law",
+           "rounded_exactly"]
 
 #: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).
 CDF_ERROR = 1e-15
@@ -438,6 +440,104 @@ class SymmetricSubsampledGaussianLoss(CompiledLoss):
                                                                _exact_float("sample_rate", self.p)))
 
 
+class DiscreteGaussianLoss(CompiledLoss):
+    r"""The privacy loss of N_Z(0, sigma^2) against N_Z(Delta, sigma^2): L(x) = (Delta^2 - 2 Delta x)/(2 sigma^2)
+    at the integer x, an atom per integer.  sigma is kept exact (every cut is an exact integer).
+
+    Under P, P(L <= ell) = P(X >= c), c = DG_CUT(ell); under Q = N_Z(Delta, sigma^2),
+    P(X >= c - Delta); the survival functions are P(X <= c - 1) = P(X >= 1 - c) and its shift.
+    Both orderings have the same law, but the loss is reported as not symmetric to the lattices:
+    their reflection shortcut assumes no atoms.
+    """
+
+    def __init__(self, sigma: Any, sensitivity: Any) -> None:
+        self.sigma_exact = _dg.check_sigma(sigma)
+        self.delta = int(sensitivity)
+        self.name = f"discrete_gaussian(sigma={show(self.sigma_exact)}, Delta={self.delta})"
+        super().__init__(sl.discrete_gaussian_loss(self.sigma_exact, sympy.Integer(self.delta)))
+        self.symmetric = False
+
+    def _cuts(self, x: np.ndarray) -> np.ndarray:
+        """DG_CUT at every double of ``x``, exact (floats near an integer recomputed as rationals)."""
+        a, b = _dg._cut_line(self.sigma_exact, self.delta)
+        xs = np.asarray(x, dtype=float)
+        with np.errstate(all="ignore"):
+            t = float(a) + float(b) * xs
+        out = np.ceil(t)
+        # t carries a rounding error of a few units in 2^-52 of |A| + |B x|: cuts that close to an
+        # integer are recomputed exactly
+        with np.errstate(all="ignore"):
+            slack = 1e-12 * (1 + abs(float(a)) + np.abs(float(b) * xs))
+        near = ~np.isfinite(t) | (np.abs(t - np.round(t)) <= slack)
+        flat, fo = xs.reshape(-1), out.reshape(-1)
+        for i in np.flatnonzero(near.reshape(-1)):
+            v = flat[i]
+            fo[i] = (-np.inf if v > 0 else np.inf) if not math.isfinite(v) else _dg.cut(self.sigma_exact, self.delta, Fraction(v))
+        return out
+
+    def _upper_float(self, a: np.ndarray) -> np.ndarray:
+        m, u = _dg._float_table(self.sigma_exact)
+        idx = np.clip(a, -m - 1, m + 1)
+        idx = np.where(np.isfinite(idx), idx, np.where(a > 0, m + 1, -m - 1)).astype(np.int64)
+        return u[idx + m + 1]
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        c = self._cuts(x)
+        return self._upper_float(c - (self.delta if law == "Q" else 0))
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        c = self._cuts(x)
+        return self._upper_float(1 - c + (self.delta if law == "Q" else 0))
+
+    def ball_law(self, law: Law) -> tuple[Any, Any]:
+        """(cdf, sf) as functions of a ball ell (an exact double) at the current precision, for
+        the exact integer lattice."""
+        shift = self.delta if law == "Q" else 0
+
+        def table() -> _dg._Table:
+            prec = -(-flint.ctx.prec // 128) * 128  # a few tables, not one per precision asked
+            return _dg._table(self.sigma_exact, prec + 30, prec)
+
+        def at(e: flint.arb) -> int:
+            man, ex = e.mid().man_exp()
+            return _dg.cut(self.sigma_exact, self.delta, Fraction(int(man)) * Fraction(2) ** int(ex))
+
+        def cdf_fn(e: flint.arb, *params: Any) -> flint.arb:
+            return table().upper(at(e) - shift)
+
+        def sf_fn(e: flint.arb, *params: Any) -> flint.arb:
+            return table().upper(1 - at(e) + shift)
+
+        return cdf_fn, sf_fn
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        """E[L; a < L <= b]: the atoms x with DG_CUT(b) <= x < DG_CUT(a), summed in balls over the
+        table's range; beyond it the loss times the mass is bounded through the tail (module doc)."""
+        _, _, loss_at = _dg._kernels()
+        shift = self.delta if law == "Q" else 0
+        with arb_precision(PARTIAL_MEAN_BITS):
+            t = _dg._table(self.sigma_exact, 1100, _dg.TABLE_BITS)
+            s = arb_from_exact(self.sigma_exact)
+            w = _dg._kernels()[0]
+            lo = -t.m - 1 + shift if b == math.inf else max(_dg.cut(self.sigma_exact, self.delta, Fraction(b)), -t.m - 1 + shift)
+            hi = t.m + 1 + shift if a == -math.inf else min(_dg.cut(self.sigma_exact, self.delta, Fraction(a)) - 1,
+                                                            t.m + 1 + shift)
+            total = flint.arb(0)
+            d = flint.arb(self.delta)
+            for xv in range(lo, hi + 1):
+                total += loss_at(flint.arb(xv), s, d) * w(flint.arb(xv - shift), s)
+            total /= t.S
+            # outside |x - shift| <= M + 1: W(M + 1) < TB(M) < 2^-1100 and W falls at least geometrically
+            # beyond, with ratio rho = e^{-(2M + 3)/(2 sigma^2)}, 1 - rho > 1/(2 sigma) (M > 30 sigma);
+            # so sum_{z > M} (1 + z) W(z) <= 2^-1100 ((M + 2)/(1 - rho) + 1/(1 - rho)^2) < 1e-310 for
+            # sigma <= MAX_SIGMA, and |L(x)| <= (Delta^2 + 2 Delta |x|)/(2 sigma^2) times that is far
+            # below 1e-300 for any Delta below 10^100
+            total += flint.arb(0, 1e-300)
+        if not total.is_finite():
+            raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({total})")
+        return _outward(total)
+
+
 @functools.lru_cache(maxsize=None)
 def _x_kernel() -> Callable[..., np.ndarray]:
     fam = sl.SUBSAMPLED_GAUSSIAN
@@ -477,6 +577,8 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
     rounded parameter is dominated: its trade-off curve is lower).  A lower bound holds for the
     rounded law, whose parameters differ from the given ones by less than one part in 2^52.
     """
+    if law.family.name == "discrete_gaussian":  # kept exact: its cuts are computed in rationals
+        return DiscreteGaussianLoss(*law.values)
     values = [_safe_double(v, up=d > 0) for v, d in zip(law.values, law.family.riskier)]
     if law.family.name in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
         values[1] = min(values[1], 1.0)
@@ -484,5 +586,8 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
 
 
 def rounded_exactly(law: sl.LossLaw) -> bool:
-    """True when every parameter of ``law`` is a double (the compiled loss is the law itself)."""
+    """True when every parameter of ``law`` is a double (the compiled loss is the law itself), or
+    the family is compiled with exact parameters (the discrete Gaussian)."""
+    if law.family.name == "discrete_gaussian":
+        return True
     return all(v.is_Rational and sympy.Rational(float(v)) == v for v in law.values)

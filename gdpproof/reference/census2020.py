@@ -48,13 +48,14 @@ import sympy
 from .._args import _bad
 from ..account import Account, account
 from ..calibration import Calibration, calibrate_variance
-from ..mechanisms import Composed, DiscreteGaussianMechanism, GaussianMechanism, Mechanism, Repeated
+from ..mechanisms import GDP, Composed, DiscreteGaussianMechanism, GaussianMechanism, Mechanism, Repeated
+from ..numeric.certified import _decimal, round_fraction
 from ..numeric.solve import mu_from_epsilon_delta
 from ..numeric.zcdp import epsilon_from_zcdp
 from ..symbolic.symbols import Delta, sigma
 from ..symbolic.zcdp import CONVERSIONS, ZCDP_RHO_GAUSSIAN
 
-__all__ = ["Query", "Level", "Allocation", "LevelAccount", "load_allocation", "level_mechanism", "account_level",
+__all__ = ["Query", "Level", "Allocation", "Comparison", "LevelAccount", "load_allocation", "level_mechanism", "account_level",
            "reaccount", "format_table", "DATA_FILE", "SIGMA_DIGITS"]
 
 #: The shipped allocation file (inside ``gdpproof/reference/data``).
@@ -65,6 +66,9 @@ SIGMA_DIGITS = 30
 
 #: Digits of the published epsilon (certified, rounded down and up).
 _PUBLISHED_DIGITS = 15
+
+#: Digits of the continuous cross-check's epsilon (certified, its ends rounded outward).
+_CONTINUOUS_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -186,42 +190,34 @@ def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool 
 
 
 @dataclass(frozen=True)
-class LevelAccount:
-    """One level re-accounted.
+class Comparison:
+    """A level's f-DP account against one published conversion of its rho.
 
     Attributes
     ----------
-    level : Level
     conversion : str
         How the published epsilon was derived from rho ("cks" or "bun-steinke").
     published : tuple of Certified
         The published epsilon at delta, rounded down and up (:data:`_PUBLISHED_DIGITS` digits).
-    account : Account
-        The proven account of the level's discrete Gaussians (bracket route).
-    unused : tuple of Fraction
-        A proven interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends).
-    continuous : Account
-        The account of continuous Gaussians of the same sigmas (exact route, G_mu).
+    unused : tuple of Fraction or None
+        A proven interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends of the
+        bracket and of the published value); None when the discrete Gaussians were not accounted.
     continuous_unused : tuple of Fraction
+        The same for continuous Gaussians of the same sigmas.
     variance : Calibration or None
-        The smallest variance factor c (rounded up) whose proven epsilon meets the published one.
+        The smallest variance factor c (rounded up) whose proven epsilon meets the published one
+        (its lower end rounded down); None when not searched.
     continuous_variance_factor : Fraction
         The same for continuous Gaussians, in closed form: (mu / mu_target)^2, rounded up at
         ``variance_digits`` decimals (c < 1).
-    seconds : float
-        Wall time of this level.
     """
 
-    level: Level
     conversion: str
     published: tuple[Any, Any]
-    account: Account = field(repr=False)
-    unused: tuple[Fraction, Fraction]
-    continuous: Account = field(repr=False)
+    unused: tuple[Fraction, Fraction] | None
     continuous_unused: tuple[Fraction, Fraction]
     variance: Calibration | None = field(repr=False)
     continuous_variance_factor: Fraction
-    seconds: float
 
     @property
     def variance_reduction(self) -> Fraction | None:
@@ -235,22 +231,42 @@ class LevelAccount:
         return 1 - self.continuous_variance_factor
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready values (numbers as decimal strings, fractions as percentages to 4 digits)."""
-        d = {
-            "level": self.level.name, "rho": str(self.level.rho), "rho_decimal": f"{float(self.level.rho):.6f}",
-            "queries": len(self.level.queries), "conversion": self.conversion,
-            "published_eps": [str(self.published[0]), str(self.published[1])],
-            "eps_fdp": [str(self.account.eps_lower), str(self.account.eps_upper)],
-            "unused_percent": _percent_interval(self.unused),
-            "continuous_eps": [str(self.continuous.eps_lower), str(self.continuous.eps_upper)],
-            "continuous_unused_percent": _percent_interval(self.continuous_unused),
-            "continuous_variance_reduction_percent": _percent(self.continuous_variance_reduction, "down"),
-            "seconds": round(self.seconds, 2),
-        }
+        d = {"conversion": self.conversion, "published_eps": [str(self.published[0]), str(self.published[1])],
+             "unused_percent": _percent_interval(self.unused) if self.unused else None,
+             "continuous_unused_percent": _percent_interval(self.continuous_unused),
+             "continuous_variance_reduction_percent": _percent(self.continuous_variance_reduction, "down")}
         if self.variance is not None:
             d["variance_factor"] = self.variance.text
             d["variance_reduction_percent"] = _percent(self.variance_reduction, "down")
         return d
+
+
+@dataclass(frozen=True)
+class LevelAccount:
+    """One level re-accounted: the proven account of its discrete Gaussians, the exact account of
+    continuous Gaussians of the same sigmas, and one :class:`Comparison` per conversion."""
+
+    level: Level
+    account: Account | None = field(repr=False)
+    continuous: Account = field(repr=False)
+    comparisons: dict[str, Comparison] = field(repr=False)
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready values (numbers as decimal strings, percentages with 2 decimals, lower ends
+        rounded down and upper ends up)."""
+        return {"level": self.level.name, "rho": str(self.level.rho), "rho_decimal": f"{float(self.level.rho):.6f}",
+                "queries": len(self.level.queries), "measurements": 2 * len(self.level.queries),
+                "eps_fdp": [str(self.account.eps_lower), str(self.account.eps_upper)] if self.account else None,
+                "continuous_eps": [_sig(Fraction(self.continuous.eps_lower), "down"),
+                                   _sig(Fraction(self.continuous.eps_upper), "up")],
+                "comparisons": {k: v.to_dict() for k, v in self.comparisons.items()},
+                "seconds": round(self.seconds, 2)}
+
+
+def _sig(x: Fraction, rounding: str, digits: int = 6) -> str:
+    m, e = round_fraction(x, digits, rounding)
+    return str(_decimal(m, e, digits))
 
 
 def _percent(x: Fraction | None, rounding: str, digits: int = 2) -> str:
@@ -278,8 +294,8 @@ def _unused(a: Account, pub: tuple[Any, Any]) -> tuple[Fraction, Fraction]:
     return 1 - hi / Fraction(pub[0]), 1 - lo / Fraction(pub[1])
 
 
-def account_level(level: Level, *, delta: Any = None, conversion: str = "cks", rel_width: float = 1e-3,
-                  variance: bool = True, variance_digits: int = 4, variance_width: float | None = None,
+def account_level(level: Level, *, delta: Any = None, conversions: Any = CONVERSIONS, rel_width: float = 1e-3,
+                  discrete: bool = True, variance: bool = True, variance_digits: int = 4, variance_width: float | None = None,
                   progress: bool | TextIO = False) -> LevelAccount:
     """Re-account one level (see the module docstring).
 
@@ -288,41 +304,53 @@ def account_level(level: Level, *, delta: Any = None, conversion: str = "cks", r
     level : Level
     delta : real, optional
         The delta of the comparison (the allocation's, 1e-10, by default).
-    conversion : str
-        "cks" (the Bureau's DAS code) or "bun-steinke".
+    conversions : sequence of str
+        The published conversions to compare with: "cks" (the Bureau's DAS code) and/or
+        "bun-steinke".
     rel_width : float
         Relative width of the proven bracket on epsilon_fDP.
+    discrete : bool
+        Account the discrete Gaussians (the bracket route; seconds per level).  False keeps only
+        the continuous cross-check (exact, a fraction of a second).
     variance : bool
-        Also search the largest variance reduction (several compositions; the costly part).
+        Also search the largest variance reduction per conversion (several compositions each:
+        the costly part).
     variance_digits : int
         Significant digits of the variance factor c (rounded up).
     variance_width : float, optional
         The bracket width of that search (``rel_width`` by default).
+    progress : bool or file
+        Report the steps of the variance search.
 
     Returns
     -------
     LevelAccount
     """
-    if conversion not in CONVERSIONS:
-        raise _bad("conversion", conversion, f"must be one of {', '.join(CONVERSIONS)}")
+    conversions = (conversions,) if isinstance(conversions, str) else tuple(conversions)
+    for conv in conversions:
+        if conv not in CONVERSIONS:
+            raise _bad("conversions", conv, f"must be among {', '.join(CONVERSIONS)}")
     start = time.perf_counter()
     d = load_allocation().delta if delta is None else _rational(delta)
     dtext = str(sympy.Rational(d.numerator, d.denominator))
-    pub = _published(level, d, conversion)
-    proven = account(level_mechanism(level), delta=dtext, route="bracket", rel_width=rel_width)
-    cont = account(level_mechanism(level, continuous=True), delta=dtext)
+    proven = account(level_mechanism(level), delta=dtext, route="bracket", rel_width=rel_width) if discrete else None
     mu = level_mechanism(level, continuous=True).gdp_mu()
-    mu_target = mu_from_epsilon_delta(pub[0], dtext, digits=variance_digits + 8)  # rounded down
-    c_cont = _rational(mu**2) / Fraction(mu_target) ** 2
-    c_cont_up = Fraction(math.ceil(c_cont * 10**variance_digits), 10**variance_digits)  # c <= 1 here
-    calib = None
-    if variance:
-        calib = calibrate_variance(lambda c: level_mechanism(level, variance_factor=c), Fraction(pub[0]), dtext,
-                                   guess=float(c_cont), digits=variance_digits,
-                                   rel_width=variance_width or rel_width, lowest=1e-3, highest=1e3,
-                                   progress=progress)
-    return LevelAccount(level, conversion, pub, proven, _unused(proven, pub), cont, _unused(cont, pub), calib,
-                        c_cont_up, time.perf_counter() - start)
+    cont = account(GDP(mu), delta=dtext, digits=_CONTINUOUS_DIGITS)  # the same value: G_mu exactly
+    comparisons = {}
+    for conv in conversions:
+        pub = _published(level, d, conv)
+        mu_target = mu_from_epsilon_delta(pub[0], dtext, digits=variance_digits + 8)  # rounded down
+        c_cont = _rational(mu**2) / Fraction(mu_target) ** 2
+        c_cont_up = Fraction(math.ceil(c_cont * 10**variance_digits), 10**variance_digits)
+        calib = None
+        if variance and discrete:
+            calib = calibrate_variance(lambda c: level_mechanism(level, variance_factor=c), Fraction(pub[0]), dtext,
+                                       guess=float(c_cont), digits=variance_digits,
+                                       rel_width=variance_width or rel_width, lowest=1e-3, highest=1e3,
+                                       progress=progress)
+        comparisons[conv] = Comparison(conv, pub, _unused(proven, pub) if proven else None, _unused(cont, pub), calib,
+                                       c_cont_up)
+    return LevelAccount(level, proven, cont, comparisons, time.perf_counter() - start)
 
 
 def reaccount(levels: Any = None, **options: Any) -> list[LevelAccount]:
@@ -332,17 +360,20 @@ def reaccount(levels: Any = None, **options: Any) -> list[LevelAccount]:
     return [account_level(alloc.level(n), **options) for n in names]
 
 
-def format_table(rows: list[LevelAccount]) -> str:
-    """The per-level table as plain text (percentages: lower ends rounded down, upper ends up)."""
-    head = ("level", "rho", "published eps", "f-DP eps (proven)", "unused %", "var. reduction %",
+def format_table(rows: list[LevelAccount], conversion: str = "cks") -> str:
+    """The per-level table against one conversion, as plain text (percentages: lower ends rounded
+    down, upper ends up; a variance reduction rounded down)."""
+    head = ("level", "rho", "published eps", "f-DP eps (proven)", "unused %", "var. red. %",
             "Gaussian eps", "Gaussian unused %", "Gaussian var. red. %")
     lines = [head]
     for r in rows:
         d = r.to_dict()
-        lines.append((r.level.name, d["rho_decimal"], str(round(Fraction(r.published[1]), 6).__float__()),
-                      f"[{d['eps_fdp'][0]}, {d['eps_fdp'][1]}]", "[{}, {}]".format(*d["unused_percent"]),
-                      d.get("variance_reduction_percent", "-"),
-                      f"{d['continuous_eps'][1]}", "[{}, {}]".format(*d["continuous_unused_percent"]),
-                      d["continuous_variance_reduction_percent"]))
+        c = d["comparisons"][conversion]
+        dg = d["eps_fdp"] is not None
+        lines.append((r.level.name, d["rho_decimal"], _sig(Fraction(r.comparisons[conversion].published[0]), "down"),
+                      "[{}, {}]".format(*d["eps_fdp"]) if dg else "-",
+                      "[{}, {}]".format(*c["unused_percent"]) if dg else "-",
+                      c.get("variance_reduction_percent", "-"), "[{}, {}]".format(*d["continuous_eps"]),
+                      "[{}, {}]".format(*c["continuous_unused_percent"]), c["continuous_variance_reduction_percent"]))
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in lines)

@@ -38,7 +38,7 @@ from ..numeric.duality import tradeoff_from_delta
 from ..numeric.losses import GaussianLoss, SubsampledGaussianLoss
 from ..numeric.pld import compose_losses
 from ..numeric.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
-from ..reference import SHIPPED, check_shipped, verify_table
+from ..reference import SHIPPED, census2020, check_shipped, verify_table
 from ..simulation.mechanisms import GaussianMechanism as SimulatedGaussianMechanism
 from ..simulation.mechanisms import SubsampledGaussianMechanism as SimulatedSubsampledGaussianMechanism
 from ..simulation.runner import simulate
@@ -295,6 +295,45 @@ def account_routes(digits: int) -> CheckResult:
         f"0.2% brackets agree ({coarse.epsilon}, {fine.epsilon})", rows)
 
 
+
+#: Su, Su & Wang (arXiv:2410.09296), abstract: the unused share of each level's epsilon and the
+#: noise-variance reduction that keeps it, over the eight levels they study (percent).
+PAPER_UNUSED = (Fraction("8.50"), Fraction("13.76"))
+PAPER_VARIANCE = (Fraction("15.08"), Fraction("24.82"))
+
+
+def census_2020() -> CheckResult:
+    """The 2020 Census redistricting persons file (the Bureau's production allocations), per level:
+    continuous Gaussians of the production sigmas (exactly G_mu) against the published epsilon at
+    delta = 1e-10.  Against the classical zCDP conversion the unused budget and the variance
+    reduction must fall inside the paper's ranges; against the Bureau's own (CKS) conversion they
+    are smaller, and the detail says so (the discrete Gaussians themselves: notebook 06)."""
+    rows = census2020.reaccount(discrete=False)
+    data: dict[str, Any] = {r.level.name: r.to_dict() for r in rows}
+
+    def spans(conv: str) -> tuple[list[Fraction], list[Fraction]]:
+        unused = [Fraction(x) for r in rows for x in r.comparisons[conv].to_dict()["continuous_unused_percent"]]
+        var = [Fraction(r.comparisons[conv].to_dict()["continuous_variance_reduction_percent"]) for r in rows]
+        return unused, var
+
+    bs_unused, bs_var = spans("bun-steinke")
+    cks_unused, cks_var = spans("cks")
+    inside = all(PAPER_UNUSED[0] <= u <= PAPER_UNUSED[1] for u in bs_unused) and \
+        all(PAPER_VARIANCE[0] <= v <= PAPER_VARIANCE[1] for v in bs_var)
+    tighter = all(r.comparisons["cks"].published[1] < r.comparisons["bun-steinke"].published[0] for r in rows)
+
+    def pct(values: list[Fraction]) -> str:
+        return f"{float(min(values)):.2f}%-{float(max(values)):.2f}%"
+
+    return CheckResult.judged(
+        inside and tighter,
+        f"6 levels (US ... Block), production rho: against the classical conversion rho + 2 sqrt(rho log(1/delta)) "
+        f"{pct(bs_unused)} of eps unused and {pct(bs_var)} variance reduction, inside the paper's "
+        f"{float(PAPER_UNUSED[0]):.2f}%-{float(PAPER_UNUSED[1]):.2f}% and {float(PAPER_VARIANCE[0]):.2f}%-"
+        f"{float(PAPER_VARIANCE[1]):.2f}%; against the Bureau's own conversion (CKS Cor. 13, the DAS code) only "
+        f"{pct(cks_unused)} and {pct(cks_var)}: the paper's ranges match the classical conversion (notebook 06)",
+        data)
+
 def monte_carlo() -> CheckResult:
     """Simulated mechanisms (numpy only) inside the theory's curves: the Gaussian mechanism against G_1, and
     50 DP-SGD steps against the proven bracket, each with band confidence 1 - 1e-6."""
@@ -506,6 +545,8 @@ def report_checks(digits: int, *, quick: bool = False) -> list[Check]:
         Check("one door: account's routes (exact, exact-finite, bracket) check each other", COMPOSITION,
               partial(account_routes, digits)),
         Check("Monte Carlo: simulated mechanisms agree with the theory", COMPOSITION, monte_carlo),
+        Check("2020 Census redistricting persons: unused budget per level against the paper's ranges", COMPOSITION,
+              census_2020, quick=False),
         Check("reference tables: shipped tables recomputed and spot-checked", TABLES, reference_tables),
     ]
     prop = "property (hypothesis, fixed seed): "

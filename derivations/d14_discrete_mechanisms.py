@@ -83,12 +83,19 @@ def main() -> None:
     assert len(root) == 1 and sympy.simplify(root[0] - sl.DG_CUT.args[0]) == 0
     assert sympy.diff(sl.DG_LOSS_AT, x) == -Delta / sigma**2  # decreasing: L <= ell iff x >= root
     step = sympy.simplify(W.xreplace({z: z + 1}) / W)
-    assert sympy.simplify(step - exp(-(2 * z + 1) / (2 * sigma**2))) == 0
+    assert sympy.simplify(step - sl.DG_RATIO) == 0
+    assert sympy.simplify(sl.DG_RATIO.xreplace({z: z + 1}) / sl.DG_RATIO - exp(-1 / sigma**2)) == 0
     n = sympy.Symbol("n", nonnegative=True, integer=True)
     rho = step.xreplace({z: n + 1})     # the largest ratio from z = n + 1 on
     series = W.xreplace({z: n + 1}) / (1 - rho)
     assert sympy.simplify(series - sl.DG_TAIL_BOUND.xreplace({x: n})) == 0
-    mpmath.mp.dps = 60
+    with mpmath.workdps(60):
+        _numeric_checks()
+    _laplace_checks()
+    print("d14: discrete Gaussian and discrete Laplace mechanisms: verified")
+
+
+def _numeric_checks() -> None:
     for s_v, n_v in ((Fraction(3, 2), 2), (Fraction(4), 10), (Fraction(1, 3), 0)):
         s_m = mpmath.mpf(s_v.numerator) / s_v.denominator
         w = lambda t: mpmath.exp(-mpmath.mpf(t) ** 2 / (2 * s_m**2))  # noqa: E731
@@ -106,6 +113,9 @@ def main() -> None:
             shipped = discrete_gaussian_delta(sympy.Rational(s_v.numerator, s_v.denominator), d_v,
                                               sympy.Rational(e_v.numerator, e_v.denominator), digits=40).to_fraction()
             assert abs(Fraction(mpmath.nstr(brute, 58, strip_zeros=False)) - shipped) <= shipped * Fraction(1, 10**38)
+
+
+def _laplace_checks() -> None:
     # (c) discrete Laplace: the merged masses are geometric sums with the stated ratios
     r = sympy.Symbol("r", positive=True)
     c = (1 - r) / (1 + r)
@@ -121,7 +131,6 @@ def main() -> None:
         last = masses[-1]
         assert sympy.simplify(last[1] - 1 / (1 + exp(-epsilon))) == 0
         assert sympy.simplify(last[0] - exp(-d_v * epsilon) / (1 + exp(-epsilon))) == 0
-    print("d14: discrete Gaussian and discrete Laplace mechanisms: verified")
 
 
 if __name__ == "__main__":

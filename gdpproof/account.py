@@ -7,15 +7,18 @@ reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest firs
     A closed form: compositions of Gaussian mechanisms are exactly G_mu with
     mu = sqrt(sum mu_i^2) (DRS Cor. 3.3); single mechanisms with a closed-form trade-off
     (Laplace, randomized response and its n-fold composition, (eps, delta)-DP) have a closed-form
-    privacy profile.  Digits are certified in ball arithmetic.
+    privacy profile; one discrete Gaussian mechanism has its profile as a sum over the integers,
+    evaluated with a proven tail (:mod:`gdpproof.numeric.discrete`).  Digits are certified in ball
+    arithmetic.
 ``exact-finite``
-    Finitely supported losses (randomized response, pure and (eps, delta)-DP, with different
-    parameters) composed exactly in ball arithmetic (:mod:`gdpproof.numeric.finite`); certified digits.
+    Finitely supported losses (randomized response, pure and (eps, delta)-DP, discrete Laplace,
+    finite pairs, with different parameters) composed exactly in ball arithmetic
+    (:mod:`gdpproof.numeric.finite`); certified digits.
 ``bracket``
     Numerical composition of the privacy-loss distributions with a proven error bracket
-    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response and subsampled
-    Gaussian mechanisms (Poisson or fixed-size batches, add/remove or replace-one neighbours) in
-    any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
+    (:mod:`gdpproof.numeric.pld`): Gaussian, Laplace, randomized response, discrete Gaussian,
+    discrete Laplace and subsampled Gaussian mechanisms (Poisson or fixed-size batches, add/remove
+    or replace-one neighbours) in any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
     bounds the mechanism; the lower end bounds it too where the dominating pair is attained
     (add/remove), and otherwise (replace-one, composed) only the pair (the statement says which).
 
@@ -54,6 +57,7 @@ from .mechanisms import (
 )
 from .numeric.bound import Bound, assumptions_of, directed_double
 from .numeric.certify import Certified, _check_request, _decimal, certify, round_fraction
+from .numeric.duality import delta_bracket_at_negative
 from .numeric.dpsgd import _float_certified, clt_verdict, dpsgd_mu
 from .numeric.finite import (
     MAX_ATOMS,
@@ -82,6 +86,10 @@ _METHODS = {
     "exact-finite": "exact composition of finitely supported privacy losses, certified in ball arithmetic",
     "bracket": "numerical composition of privacy-loss distributions with a proven error bracket",
 }
+
+#: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
+#: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.
+MAX_DL_OUTPUTS = 256
 
 #: How the exact route accounts one discrete Gaussian mechanism.
 DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e^eps Q(x))_+, a finite sum in "
@@ -382,6 +390,8 @@ def _closed_form(m: Mechanism) -> TradeOff | None:
     if mu is not None:
         return gaussian(mu)
     for leaf, n in m.leaves():
+        if isinstance(leaf, DiscreteLaplaceMechanism):
+            return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
         # n copies of (eps, delta) carry (1 - delta)^n as an exact rational: millions of digits
         # for large n, which the exact-finite route evaluates in balls instead
         if isinstance(leaf, EpsDelta) and leaf.delta != 0 and n > 4096:
@@ -418,6 +428,8 @@ def _finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]
             atoms = tuple((a, b, None if b == 0 else Fraction(int((a / b).p), int((a / b).q)), 0, 0)
                           for a, b in leaf.masses())
             symmetric = symmetric and leaf.symmetric()
+        elif isinstance(leaf, DiscreteLaplaceMechanism) and leaf.sensitivity > MAX_DL_OUTPUTS:
+            return None  # a ball per output and atom: beyond this the bracket is faster
         elif isinstance(leaf, DiscreteLaplaceMechanism):
             # the output x <= 0, x = 1..Delta - 1, x >= Delta has ratio e^{(Delta - 2 min(max(x, 0), Delta)) / scale}
             j = eps_index.setdefault(1 / leaf.scale, len(eps_index))
@@ -627,8 +639,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         What ran (:mod:`gdpproof.mechanisms`).
     delta, epsilon : real
         Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``,
-        the smallest delta (any real epsilon on the exact routes: delta(eps) >= 1 - e^eps > 0 at
-        eps < 0, where the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1).
+        the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where the
+        guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes
+        it from its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
     digits : int or None
         Significant digits of the reported numbers: certified digits on the exact routes (30 by
         default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
@@ -680,7 +693,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     else:
         given = "epsilon"
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
-        # the exact routes evaluate it there, the bracket route refuses it
+        # the exact routes evaluate it there, the bracket route from its bracket at -eps
         value = exact("epsilon", epsilon, symbolic=False)
     if not value.is_Rational:
         raise _bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
@@ -718,22 +731,27 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
-        if given == "epsilon" and value < 0:
-            reasons.append("bracket: epsilon < 0 is evaluated on the exact routes only")
-            continue
         try:
             parts, doubles, revealing = _losses(mechanism)
         except NotSupportedError as exc:
             reasons.append(f"bracket: {exc}")
             continue
-        b, comp, notes = _bracket(parts, revealing, given, value, width)
+        negative = given == "epsilon" and value < 0
+        b, comp, notes = _bracket(parts, revealing, given, -value if negative else value, width)
+        if negative:
+            b = delta_bracket_at_negative(b, Fraction(int(value.p), int(value.q)))
+            notes.append("epsilon < 0: delta(eps) = 1 - e^eps + e^eps delta(-eps) (the hockey-stick identity "
+                         "H_g(P||Q) = 1 - g + g H_(1/g)(Q||P), orderings swapped), from the bracket at -eps")
         if not doubles:
             notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
                          "private side: the upper end holds for the mechanism as given, the lower end for the "
                          "rounded parameters (within one part in 2^52)")
         ordering = "both"
         if comp is not None and not all(loss.symmetric for loss, _ in parts):
-            ordering = comp.worse_ordering(b.upper if given == "delta" else float(value))
+            ordering = comp.worse_ordering(b.upper if given == "delta" else abs(float(value)))
+            names = [d.name for d in comp.directions]
+            if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
+                ordering = names[1] if ordering == names[0] else names[0]
         return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes))
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
 

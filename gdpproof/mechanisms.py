@@ -488,8 +488,9 @@ class DiscreteLaplaceMechanism(Mechanism):
     & Sundararajan 2009, the geometric mechanism; Canonne, Kamath & Steinke 2020, Def. 4).
 
     The privacy loss of the pair (P_0, P_Delta) takes the Delta + 1 values (Delta - 2x)/scale,
-    x = 0..Delta: a finite pair (:meth:`masses`), accounted exactly (routes ``exact`` and
-    ``exact-finite``); it is (Delta/scale)-DP.
+    x = 0..Delta: a finite pair (:meth:`masses`), composed exactly (route ``exact-finite``) where
+    the table of losses allows, and by the proven bracket beyond (or mixed with mechanisms whose
+    loss is not finite); it is (Delta/scale)-DP.
 
     >>> DiscreteLaplaceMechanism(scale=2, sensitivity=3).masses()[0]
     (1/(exp(-1/2) + 1), exp(-3/2)/(exp(-1/2) + 1))
@@ -514,8 +515,7 @@ class DiscreteLaplaceMechanism(Mechanism):
         return finite_tradeoff(self.masses())
 
     def loss_law(self) -> sl.LossLaw:
-        raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
-                                "the numerical bracket takes the named families only")
+        return sl.discrete_laplace_loss(1 / self.scale, sympy.Integer(self.sensitivity))
 
 
 @dataclass(frozen=True, repr=False)

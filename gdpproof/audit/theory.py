@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..simulation.mechanisms import (
+    DiscreteGaussianMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
@@ -80,7 +81,10 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
     - :class:`~gdpproof.simulation.SubsampledGaussianMechanism`: the proven bracket of the
       T-fold curve of p G_{1/sigma} + (1 - p) Id by numerical composition, in the ordering the
       simulation runs (the example absent in P, present in Q: the "add" ordering), on the grid
-      of :func:`dpsgd_grid_step`.
+      of :func:`dpsgd_grid_step`;
+    - :class:`~gdpproof.simulation.DiscreteGaussianMechanism`: the proven bracket of the T-fold
+      curve of N_Z(0, sigma^2) against N_Z(Delta, sigma^2) by numerical composition (the pair is
+      symmetric: both orderings have this curve), on the same grid.
 
     Raises
     ------
@@ -118,6 +122,18 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
         return TheoryCurve(lower, upper, f"proven bracket of the {mechanism.steps}-fold curve (numerical "
                                          f"composition, grid {h:.2g}; one neighbouring direction: the example "
                                          "absent, then present)")
+    if isinstance(mechanism, DiscreteGaussianMechanism):
+        from fractions import Fraction
+
+        from ..numeric.losses import DiscreteGaussianLoss
+        from ..numeric.pld import compose_losses
+
+        h = dpsgd_grid_step(mechanism.steps)
+        loss = DiscreteGaussianLoss(Fraction(mechanism.sigma), mechanism.sensitivity)
+        comp = compose_losses([(loss, mechanism.steps)], grid_step=h)
+        lower, upper = comp.tradeoff_curves("P||Q")
+        return TheoryCurve(lower, upper, f"proven bracket of the {mechanism.steps}-fold discrete Gaussian curve "
+                                         f"(numerical composition, grid {h:.2g})")
     from ..errors import InvalidParameterError
 
     raise InvalidParameterError(argument="mechanism", value=mechanism,

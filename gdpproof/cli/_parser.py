@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "EXAMPLES", "build_parser"]
 
-TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "dpsgd")
+TABLE_KINDS = ("delta", "epsilon", "mu", "sigma", "tradeoff", "subsampled", "rr-composition", "discrete-gaussian-delta",
+               "dpsgd")
 
 #: command -> the module of gdpproof.cli whose ``run(args) -> int`` carries it out.
 COMMANDS = {
@@ -215,7 +216,8 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", action="append", metavar="SPEC",
                    help="a mechanism KIND:key=value,... (repeat to compose): gaussian (sigma, sensitivity), gdp (mu), "
                         "laplace (scale, sensitivity), rr (epsilon), pure-dp (epsilon), eps-delta (epsilon, delta), "
-                        "dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
+                        "discrete-gaussian (sigma, integer sensitivity), discrete-laplace (scale, integer "
+                        "sensitivity), dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
                         "and times=")
     p.add_argument("--spec", metavar="FILE", help="the mechanisms from a TOML or JSON file (a list 'mechanisms')")
     p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0")
@@ -269,7 +271,8 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("kind", nargs="?", choices=TABLE_KINDS,
                    help="delta (--mu --eps), epsilon (--mu --delta), mu (--eps --delta), sigma (--eps --delta "
                         "[--sensitivity]), tradeoff (--mu --alpha), subsampled (--mu --sample-rate --alpha), "
-                        "rr-composition (--eps --n --alpha), dpsgd (--sigma --sample-rate --steps --delta)")
+                        "rr-composition (--eps --n --alpha), discrete-gaussian-delta (--sigma [--sensitivity] --eps), "
+                        "dpsgd (--sigma --sample-rate --steps --delta)")
     for name in ("mu", "eps", "delta", "alpha", "sigma", "sample-rate", "steps", "n", "sensitivity"):
         p.add_argument(f"--{name}", dest=f"grid_{name.replace('-', '_')}", metavar="GRID", help=f"{name} grid")
     p.add_argument("--digits", type=int, default=30, help="certified significant digits (default 30)")

@@ -14,6 +14,8 @@ mapping, and the accountant accepts exactly what it maps):
 ``GaussianDpEvent(s)``                                 ``GaussianMechanism(sigma=s)`` (sensitivity 1: s is std/C)
 ``LaplaceDpEvent(s)``                                  ``LaplaceMechanism(scale=s)`` (L1 sensitivity 1)
 (under ``REPLACE_ONE``)                                 the same with sensitivity 2
+``DiscreteLaplaceDpEvent(a, C)``                       ``DiscreteLaplaceMechanism(scale=1/a, sensitivity=C)`` (2C
+                                                       under ``REPLACE_ONE``; a = 0 or infinity reveals the data)
 ``PoissonSampledDpEvent(q, e)``, e Gaussian            ``PoissonSampled(GDP(mu), q)``, mu the exact GDP of e
 ``SelfComposedDpEvent(e, n)``                          ``Repeated(m, n)``
 ``ComposedDpEvent([e1, ...])``                         ``Composed(m1, ...)``
@@ -64,12 +66,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import sympy
 from dp_accounting import dp_event, privacy_accountant
 
 from ..account import Account
 from ..errors import InvalidParameterError, NotSupportedError
-from ..mechanisms import (GDP, Composed, GaussianMechanism, LaplaceMechanism, Mechanism, PoissonSampled,
-                          SampledWithoutReplacement)
+from ..mechanisms import (GDP, Composed, DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism, Mechanism,
+                          PoissonSampled, SampledWithoutReplacement)
 from ._common import (
     REVEALS,
     cached_account,
@@ -127,6 +130,20 @@ def _noise(event: Any, name: str, relation: NeighboringRelation) -> Mechanism | 
     if name == "gaussian" or s == 0 or math.isinf(s):
         return gaussian(s, sensitivity)
     return LaplaceMechanism(scale=s, sensitivity=sensitivity)
+
+
+def _discrete_laplace(event: Any, relation: NeighboringRelation) -> Mechanism:
+    """The discrete Laplace event: pmf proportional to exp(-a |x|), so scale 1/a; a = 0 (no
+    distribution: dp_accounting counts it as non-private) and a = infinity (no noise) reveal the data."""
+    a = noise_parameter(event.noise_parameter, "DiscreteLaplaceDpEvent.noise_parameter")
+    c = event.sensitivity
+    if isinstance(c, bool) or not isinstance(c, int) or c < 1:
+        raise InvalidParameterError(argument="DiscreteLaplaceDpEvent.sensitivity", value=c,
+                                    rule="must be a positive integer")
+    if a == 0 or math.isinf(a):
+        return REVEALS
+    sensitivity = 2 * c if relation is NeighboringRelation.REPLACE_ONE else c
+    return DiscreteLaplaceMechanism(scale=1 / sympy.Rational(a), sensitivity=sensitivity)
 
 
 def _count(n: Any, what: str) -> int:
@@ -196,6 +213,8 @@ def mechanism_from_event(event: dp_event.DpEvent, *,
         return _noise(event, "gaussian", rel)
     if isinstance(event, dp_event.LaplaceDpEvent):
         return _noise(event, "laplace", rel)
+    if isinstance(event, dp_event.DiscreteLaplaceDpEvent):
+        return _discrete_laplace(event, rel)
     if isinstance(event, dp_event.PoissonSampledDpEvent):
         return _poisson(event, rel)
     if isinstance(event, dp_event.SelfComposedDpEvent):

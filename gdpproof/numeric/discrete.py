@@ -35,8 +35,8 @@ import flint
 import numpy as np
 import sympy
 
-from .._args import _bad
-from ..errors import PrecisionError, show
+from .._args import _bad, exact
+from ..errors import show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import Delta as DELTA
 from ..symbolic.symbols import ell as ELL
@@ -51,15 +51,27 @@ __all__ = ["normaliser", "discrete_gaussian_delta", "cut", "check_sigma", "TABLE
 #: Working precision (bits) of the tables behind the float CDF and the partial means.
 TABLE_BITS = 128
 
-#: The largest sigma accounted (the tables hold about 40 sigma entries).
-MAX_SIGMA = 10**5
+#: The largest sigma accounted (the sums and tables hold up to about 40 sigma terms).
+MAX_SIGMA = 10**4
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels() -> tuple[Any, Any, Any]:
-    """The weight W(z), the tail bound TB(n) and the loss L(x), compiled to ball functions."""
+def _kernels() -> tuple[Any, Any, Any, Any]:
+    """The weight W(z), the tail bound TB(n), the loss L(x) and the ratio W(z + 1)/W(z), compiled
+    to ball functions."""
     return (arb_function(sl.DG_WEIGHT, (Z, SIGMA)), arb_function(sl.DG_TAIL_BOUND, (X, SIGMA)),
-            arb_function(sl.DG_LOSS_AT, (X, SIGMA, DELTA)))
+            arb_function(sl.DG_LOSS_AT, (X, SIGMA, DELTA)), arb_function(sl.DG_RATIO, (Z, SIGMA)))
+
+
+def _weights(a: int, s: flint.arb) -> Any:
+    """W(a), W(a + 1), ... as balls, by the recurrence W(z + 1) = W(z) rho(z), rho(z + 1) = rho(z) q,
+    q = rho(1)/rho(0) = e^{-1/sigma^2} (two products a term; every ball contains its value)."""
+    w, _, _, ratio = _kernels()
+    term, rho = w(flint.arb(a), s), ratio(flint.arb(a), s)
+    q = ratio(flint.arb(1), s) / ratio(flint.arb(0), s)
+    while True:
+        yield term
+        term, rho = term * rho, rho * q
 
 
 @functools.lru_cache(maxsize=64)
@@ -84,19 +96,25 @@ def _interval(hi: flint.arb) -> flint.arb:
 
 def _upper_sum(a: int, s: flint.arb) -> flint.arb:
     """G(a) = sum_{z >= a} W(z) for a >= 1, at the current precision, with the proven tail."""
-    w, tb, _ = _kernels()
-    stop = flint.arb(2) ** -(flint.ctx.prec + 10)
+    tb = _kernels()[1]
+    prec = flint.ctx.prec
+    stop = flint.arb(2) ** -(prec + 10)
+    # W(a + d)/W(a) <= e^{-d^2/(2 sigma^2)}: after this many terms the rest is below 2^-(prec + 10)
+    # of the first; the tail bound holds wherever the sum stops (balls too wide to decide the
+    # criterion just stop there, and the enclosure is then wide: the caller raises the precision)
+    last = a + int(math.ceil(_sigma_float(s) * math.sqrt(2 * math.log(2) * (prec + 10)))) + 1
     total = flint.arb(0)
     n = a
-    while True:
-        term = w(flint.arb(n), s)
+    for term in _weights(a, s):
         total += term
-        if term < stop * total or (total == 0 and term.upper() < stop):
+        if n >= last or term < stop * total:
             break
         n += 1
-        if n - a > 50 * MAX_SIGMA:  # pragma: no cover - the terms fall like e^{-d^2/(2 sigma^2)}
-            raise PrecisionError(f"the discrete Gaussian sum from {a} did not settle")
     return total + _interval(tb(flint.arb(n), s))
+
+
+def _sigma_float(s: flint.arb) -> float:
+    return float(s.upper())
 
 
 def _normaliser_ball(s: flint.arb) -> flint.arb:
@@ -109,7 +127,7 @@ def _G(a: int, s: flint.arb, big_s: flint.arb) -> flint.arb:
 
 
 def check_sigma(sigma: Any) -> sympy.Rational:
-    s = sympy.sympify(sigma)
+    s = exact("sigma", sigma, symbolic=False)
     if not (s.is_Rational and 0 < s <= MAX_SIGMA):
         raise _bad("sigma", sigma, f"must be a rational number in (0, {MAX_SIGMA}]")
     return s
@@ -157,7 +175,7 @@ class _Table:
     """G(a)/S for |a| <= M as balls at one precision; beyond M, the proven tail interval."""
 
     def __init__(self, sigma: sympy.Rational, depth: int) -> None:
-        w, tb, _ = _kernels()
+        tb = _kernels()[1]
         s = arb_from_exact(sigma)
         # the range: W(M + 1) below 2^-depth (e^{-(M+1)^2/(2 s^2)}), checked with the ball
         m = int(math.ceil(float(sigma) * math.sqrt(2 * math.log(2) * depth))) + 1
@@ -167,8 +185,10 @@ class _Table:
         tail = _interval(tb(flint.arb(m), s))
         g = [flint.arb(0)] * (m + 2)   # g[a] = G(a), a = 1..m + 1
         g[m + 1] = tail
+        weights = _weights(1, s)
+        ws = [next(weights) for _ in range(m)]
         for a in range(m, 0, -1):
-            g[a] = g[a + 1] + w(flint.arb(a), s)
+            g[a] = g[a + 1] + ws[a - 1]
         self.S = 1 + 2 * g[1]
         self.g = g
         self.tail = tail / self.S

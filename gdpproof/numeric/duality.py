@@ -23,6 +23,7 @@ from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import epsilon_prime as EPS_PRIME
 from ..symbolic.symbols import t as T
 from ._mp import arb_endpoints, arb_from_exact, arb_precision
+from .bound import Bound, directed_double
 from .certify import Certified, _check_request, arb_function, certify, certify_enclosure, working_bits
 from .evaluate import parse_alpha
 from .optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
@@ -30,6 +31,7 @@ from ..symbolic.special import fold
 
 __all__ = [
     "delta_value",
+    "delta_bracket_at_negative",
     "conjugate_value",
     "inverse_value",
     "tightest_mu",
@@ -450,3 +452,32 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
         return max(b1[0], b2[0], Fraction(0)), max(b1[1], b2[1], Fraction(0))
 
     return certify_enclosure(enclose, digits=digits, rounding="down", what=lambda: f"envelope at alpha={show(a)}")
+
+
+def delta_bracket_at_negative(at_minus: Bound, epsilon: Fraction) -> Bound:
+    """A proven bracket on delta(eps) at ``epsilon`` < 0 from one on delta(-eps) (``at_minus``).
+
+    By the hockey-stick identity (:data:`gdpproof.symbolic.duality.DELTA_AT_NEGATIVE_EPSILON`)
+    delta(eps) = 1 - e^eps + e^eps delta(-eps) for the worse of the two orderings; the map is
+    increasing in delta(-eps), so each end maps to the same end, evaluated in ball arithmetic and
+    rounded outward to doubles.  The relative width shrinks by the factor e^eps delta(-eps) /
+    delta(eps).
+
+    >>> import math
+    >>> from fractions import Fraction
+    >>> b = delta_bracket_at_negative(Bound(0.25, 0.25), Fraction(-1))
+    >>> b.lower <= 1 - 0.75 * math.exp(-1) <= b.upper, b.width < 1e-15
+    (True, True)
+    """
+    if not epsilon < 0:
+        raise InvalidParameterError(f"epsilon={show(epsilon)} must be negative here")
+    fn = arb_function(sd.DELTA_AT_NEGATIVE_EPSILON, (EPS, sd.DELTA))
+    with arb_precision(128):
+        e = arb_of_fraction(Fraction(epsilon))
+        lo = arb_endpoints(fn(e, arb_of_fraction(Fraction(at_minus.lower))))
+        hi = arb_endpoints(fn(e, arb_of_fraction(Fraction(at_minus.upper))))
+    if lo is None or hi is None:
+        raise PrecisionError(f"delta at epsilon={show(epsilon)}: the identity's ball is not finite")
+    low = max(0.0, directed_double(lo[0], up=False))
+    high = min(1.0, directed_double(hi[1], up=True))
+    return Bound(min(low, high), high)

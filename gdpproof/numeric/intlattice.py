@@ -554,7 +554,7 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
 
     # a symmetric pair without atoms: the Q-law of L is the P-law of -L, so the Q||P direction is
     # the reflection of the P||Q one (with atoms, an atom on a bin edge would round the other way)
-    symmetric = all(loss.symmetric and loss.law.family.atoms is None and loss.support() == (-math.inf, math.inf)
+    symmetric = all(loss.symmetric and not loss.has_atoms and loss.support() == (-math.inf, math.inf)
                     for loss, _ in parts)
     dirs: list[_ExactDirection] = []
     step_bins, final_len = 0, 0

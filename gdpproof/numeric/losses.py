@@ -36,13 +36,14 @@ from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
 from ..symbolic.symbols import x as X
 from ._mp import arb_from_exact, arb_precision
-from .bound import _down, _up
+from .bound import _down, _up, directed_double
 from .certify import arb_function
 from . import discrete as _dg
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
-           "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "DiscreteGaussianLoss", "loss_from_law",
+           "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "DiscreteGaussianLoss", "DiscreteLaplaceLoss",
+           "loss_from_law",
            "rounded_exactly"]
 
 #: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).
@@ -236,6 +237,11 @@ class CompiledLoss(PrivacyLoss):
             raise PrecisionError(f"{self.name}: cannot bound the support's end {value}")
         lo, hi = _outward(ball)
         return lo if which == "support_lo" else hi  # the support, widened outward
+
+    @property
+    def has_atoms(self) -> bool:
+        """True when the law of the loss has atoms (finitely many listed in the family, or a lattice law)."""
+        return self.law.family.atoms is not None
 
     def _balls(self) -> list[flint.arb]:
         return [arb_from_exact(v) for v in self._exact]
@@ -446,16 +452,17 @@ class DiscreteGaussianLoss(CompiledLoss):
 
     Under P, P(L <= ell) = P(X >= c), c = DG_CUT(ell); under Q = N_Z(Delta, sigma^2),
     P(X >= c - Delta); the survival functions are P(X <= c - 1) = P(X >= 1 - c) and its shift.
-    Both orderings have the same law, but the loss is reported as not symmetric to the lattices:
-    their reflection shortcut assumes no atoms.
+    Both orderings have the same law (symmetric); the exact lattice's reflection shortcut is not
+    taken (:attr:`has_atoms`: an atom on a bin edge would be rounded the other way).
     """
+
+    has_atoms = True  # type: ignore[assignment]
 
     def __init__(self, sigma: Any, sensitivity: Any) -> None:
         self.sigma_exact = _dg.check_sigma(sigma)
         self.delta = int(sensitivity)
         self.name = f"discrete_gaussian(sigma={show(self.sigma_exact)}, Delta={self.delta})"
         super().__init__(sl.discrete_gaussian_loss(self.sigma_exact, sympy.Integer(self.delta)))
-        self.symmetric = False
 
     def _cuts(self, x: np.ndarray) -> np.ndarray:
         """DG_CUT at every double of ``x``, exact (floats near an integer recomputed as rationals)."""
@@ -472,7 +479,10 @@ class DiscreteGaussianLoss(CompiledLoss):
         flat, fo = xs.reshape(-1), out.reshape(-1)
         for i in np.flatnonzero(near.reshape(-1)):
             v = flat[i]
-            fo[i] = (-np.inf if v > 0 else np.inf) if not math.isfinite(v) else _dg.cut(self.sigma_exact, self.delta, Fraction(v))
+            if not math.isfinite(v):
+                fo[i] = -np.inf if v > 0 else np.inf
+            else:
+                fo[i] = _dg.cut(self.sigma_exact, self.delta, Fraction(v))
         return out
 
     def _upper_float(self, a: np.ndarray) -> np.ndarray:
@@ -513,19 +523,19 @@ class DiscreteGaussianLoss(CompiledLoss):
     def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
         """E[L; a < L <= b]: the atoms x with DG_CUT(b) <= x < DG_CUT(a), summed in balls over the
         table's range; beyond it the loss times the mass is bounded through the tail (module doc)."""
-        _, _, loss_at = _dg._kernels()
+        loss_at = _dg._kernels()[2]
         shift = self.delta if law == "Q" else 0
         with arb_precision(PARTIAL_MEAN_BITS):
             t = _dg._table(self.sigma_exact, 1100, _dg.TABLE_BITS)
             s = arb_from_exact(self.sigma_exact)
-            w = _dg._kernels()[0]
-            lo = -t.m - 1 + shift if b == math.inf else max(_dg.cut(self.sigma_exact, self.delta, Fraction(b)), -t.m - 1 + shift)
-            hi = t.m + 1 + shift if a == -math.inf else min(_dg.cut(self.sigma_exact, self.delta, Fraction(a)) - 1,
-                                                            t.m + 1 + shift)
+            first, last = -t.m - 1 + shift, t.m + 1 + shift
+            lo = first if b == math.inf else max(_dg.cut(self.sigma_exact, self.delta, Fraction(b)), first)
+            hi = last if a == -math.inf else min(_dg.cut(self.sigma_exact, self.delta, Fraction(a)) - 1, last)
             total = flint.arb(0)
             d = flint.arb(self.delta)
+            weights = _dg._weights(lo - shift, s)  # the recurrence holds for negative z too
             for xv in range(lo, hi + 1):
-                total += loss_at(flint.arb(xv), s, d) * w(flint.arb(xv - shift), s)
+                total += loss_at(flint.arb(xv), s, d) * next(weights)
             total /= t.S
             # outside |x - shift| <= M + 1: W(M + 1) < TB(M) < 2^-1100 and W falls at least geometrically
             # beyond, with ratio rho = e^{-(2M + 3)/(2 sigma^2)}, 1 - rho > 1/(2 sigma) (M > 30 sigma);
@@ -536,6 +546,99 @@ class DiscreteGaussianLoss(CompiledLoss):
         if not total.is_finite():
             raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({total})")
         return _outward(total)
+
+
+class DiscreteLaplaceLoss(CompiledLoss):
+    r"""The privacy loss of DLap(0) against DLap(Delta) (P(z) proportional to e^{-eps |z|}, eps = 1/scale):
+    Delta + 1 atoms, (Delta - 2j) eps with the masses DL_P_MASS, DL_Q_MASS (j = 0..Delta).  The
+    parameters stay exact: each atom's loss is compared with a double through the smallest double
+    at or above it (exact), and the masses are balls, summed outward from each end (the float
+    CDF and SF are those sums rounded once, within one unit in the last place).
+    """
+
+    has_atoms = True  # type: ignore[assignment]
+
+    def __init__(self, eps: Any, sensitivity: Any) -> None:
+        self.eps_exact = sympy.sympify(eps)
+        self.delta = int(sensitivity)
+        if not (self.eps_exact.is_positive and self.eps_exact.is_finite and 1 <= self.delta <= 10**5):
+            raise _bad("eps", eps, "must be a finite number > 0, with an integer sensitivity in [1, 10^5]")
+        self.name = f"discrete_laplace(eps={show(self.eps_exact)}, Delta={self.delta})"
+        super().__init__(sl.discrete_laplace_loss(self.eps_exact, sympy.Integer(self.delta)))
+        # atoms in increasing loss: j = Delta, ..., 0; the smallest double >= each loss
+        self._js = list(range(self.delta, -1, -1))
+        self._thresholds = np.array([self._threshold(i) for i in self._js])
+
+    def _threshold(self, i: int) -> float:
+        """The smallest double at or above the loss of the merged output i."""
+        loss = self.law.substitute(sl.DL_LOSS_AT.xreplace({sl.j: sympy.Integer(i)}))
+        if not loss.is_Rational:
+            return _safe_double(loss, up=True)
+        try:
+            return directed_double(Fraction(int(loss.p), int(loss.q)), up=True)
+        except OverflowError:
+            return math.inf if loss > 0 else -math.inf
+
+    def _median(self, law: Law) -> float:
+        return 0.0
+
+    @functools.lru_cache(maxsize=8)
+    def _sums(self, law: Law, bits: int) -> tuple[list[flint.arb], list[flint.arb], list[flint.arb]]:
+        """(masses, below, above) as balls at ``bits``: below[k] the mass of the k lowest atoms,
+        above[k] the mass of the others."""
+        fn = _dl_mass_kernel(law)
+        with arb_precision(bits):
+            e, d = arb_from_exact(self.eps_exact), flint.arb(self.delta)
+            masses = [fn(flint.arb(i), e, d) for i in self._js]
+            below, above = [flint.arb(0)], [flint.arb(0)]
+            for m in masses:
+                below.append(below[-1] + m)
+            for m in reversed(masses):
+                above.append(above[-1] + m)
+            above.reverse()
+        return masses, below, above
+
+    def _count(self, x: np.ndarray) -> np.ndarray:
+        """How many atoms have loss <= x (exact: x >= the smallest double at or above the loss)."""
+        return np.searchsorted(self._thresholds, np.asarray(x, dtype=float), side="right")
+
+    def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        _, below, _ = self._sums(law, PARTIAL_MEAN_BITS)
+        table = np.array([float(b.mid()) for b in below])
+        return table[self._count(x)]
+
+    def sf(self, x: np.ndarray, law: Law) -> np.ndarray:
+        _, _, above = self._sums(law, PARTIAL_MEAN_BITS)
+        table = np.array([float(b.mid()) for b in above])
+        return table[self._count(x)]
+
+    def ball_law(self, law: Law) -> tuple[Any, Any]:
+        """(cdf, sf) as functions of a ball ell (an exact double), for the exact integer lattice."""
+
+        def sums() -> tuple[Any, Any, Any]:
+            return self._sums(law, -(-flint.ctx.prec // 128) * 128)
+
+        def count(e: flint.arb) -> int:
+            return int(self._count(np.array([float(e.mid())]))[0])
+
+        return (lambda e, *params: +sums()[1][count(e)]), (lambda e, *params: +sums()[2][count(e)])
+
+    def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
+        """E[L; a < L <= b]: the atoms with loss in (a, b], in balls."""
+        masses, _, _ = self._sums(law, PARTIAL_MEAN_BITS)
+        lo, hi = int(self._count(np.array([a]))[0]), int(self._count(np.array([b]))[0])
+        with arb_precision(PARTIAL_MEAN_BITS):
+            e = arb_from_exact(self.eps_exact)
+            total = flint.arb(0)
+            for k in range(lo, hi):
+                total += (self.delta - 2 * self._js[k]) * e * masses[k]
+        return _outward(total)
+
+
+@functools.lru_cache(maxsize=None)
+def _dl_mass_kernel(law: Law) -> Callable[..., flint.arb]:
+    """The ball function (j, eps, Delta) of a merged output's mass under ``law``."""
+    return arb_function(sl.DL_P_MASS if law == "P" else sl.DL_Q_MASS, (sl.j, sl.epsilon, sl.Delta))
 
 
 @functools.lru_cache(maxsize=None)
@@ -579,6 +682,8 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
     """
     if law.family.name == "discrete_gaussian":  # kept exact: its cuts are computed in rationals
         return DiscreteGaussianLoss(*law.values)
+    if law.family.name == "discrete_laplace":  # kept exact: its atoms are compared exactly
+        return DiscreteLaplaceLoss(*law.values)
     values = [_safe_double(v, up=d > 0) for v, d in zip(law.values, law.family.riskier)]
     if law.family.name in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
         values[1] = min(values[1], 1.0)
@@ -588,6 +693,6 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
 def rounded_exactly(law: sl.LossLaw) -> bool:
     """True when every parameter of ``law`` is a double (the compiled loss is the law itself), or
     the family is compiled with exact parameters (the discrete Gaussian)."""
-    if law.family.name == "discrete_gaussian":
+    if law.family.name in ("discrete_gaussian", "discrete_laplace"):
         return True
     return all(v.is_Rational and sympy.Rational(float(v)) == v for v in law.values)

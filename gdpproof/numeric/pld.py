@@ -886,8 +886,11 @@ def _epsilon_exact(clean: list, dq: Fraction, w: float, max_refinements: int, be
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
-        # the width is proportional to h once the lower end is positive: go there in one step
-        h = _next_step(comp.h, w, rw, 1 / 1024 if b.lower > 0 else 1 / 16)
+        # the width is close to proportional to h once the lower end is positive: go there in one
+        # step, aiming the absolute width at w times the bracket's midpoint (the coarse lower end
+        # is far below eps, so width / lower would ask for a grid many times finer than needed)
+        steer = b.width / ((b.lower + b.upper) / 2) if b.lower > 0 else rw
+        h = _next_step(comp.h, w, steer, 1 / 1024 if b.lower > 0 else 1 / 16)
     return f"{max_refinements} refinements"
 
 

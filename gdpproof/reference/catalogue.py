@@ -31,6 +31,8 @@ SHIPPED: dict[str, dict[str, Any]] = {
                                          alpha="1e-10,0.01,0.2,0.5,0.9"),
     "rr_composition": dict(kind="rr-composition", digits=30, eps="0.1,1", n="1,10,100,1000",
                            alpha="0.001,0.05,0.2,0.5,0.9"),
+    "discrete_gaussian_delta": dict(kind="discrete-gaussian-delta", digits=30, sigma="0.5,1,1.5,5,20",
+                                    sensitivity="1,2", eps="0,0.5,1,3"),
     "dpsgd": dict(kind="dpsgd", digits=20, sigma="0.8,1,2", sample_rate="0.01", steps="1000", delta="1e-5"),
 }
 

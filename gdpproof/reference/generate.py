@@ -286,8 +286,8 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     kind : str
         ``"delta"`` (grid mu, eps), ``"epsilon"`` (mu, delta), ``"mu"`` (eps, delta), ``"sigma"``
         (eps, delta, sensitivity=1), ``"tradeoff"`` (mu, alpha), ``"subsampled"`` (mu,
-        sample_rate, alpha), ``"rr-composition"`` (eps, n, alpha) or ``"dpsgd"`` (sigma,
-        sample_rate, steps, delta).
+        sample_rate, alpha), ``"rr-composition"`` (eps, n, alpha), ``"discrete-gaussian-delta"``
+        (sigma, sensitivity=1, eps) or ``"dpsgd"`` (sigma, sample_rate, steps, delta).
     digits : int
         Significant digits of every value (the DP-SGD bracket has 6).
     out : path, optional

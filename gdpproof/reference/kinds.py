@@ -121,6 +121,14 @@ def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
     return [acc.mu_clt, acc.eps_clt, acc.eps_lower, acc.eps_upper]
 
 
+def _discrete_gaussian_delta(row: dict[str, str], digits: int) -> list[Certified]:
+    from .._args import exact
+    from ..numeric.discrete import discrete_gaussian_delta
+
+    return [discrete_gaussian_delta(exact("sigma", row["sigma"], symbolic=False), _integer(row, "sensitivity"),
+                                    exact("eps", row["eps"], symbolic=False), digits=digits)]
+
+
 _LOSS_UP = "rounded up: a privacy loss is never understated"
 _TRADEOFF_DOWN = "rounded down: no test does better than the tabulated type II error"
 
@@ -141,6 +149,10 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          ("mu", "sample_rate", "alpha"), frozenset(), (Column("beta", "down", _TRADEOFF_DOWN),), _subsampled),
     Kind("rr-composition", "n-fold randomized response f_{eps,0}^{(x)n} (the two binomials' Neyman-Pearson curve)",
          ("eps", "n", "alpha"), frozenset({"n"}), (Column("beta", "down", _TRADEOFF_DOWN),), _rr),
+    Kind("discrete-gaussian-delta", "delta(eps) of the discrete Gaussian mechanism N_Z(0, sigma^2) at integer "
+                                    "sensitivity Delta (Canonne, Kamath & Steinke 2020; sigma the scale, not the "
+                                    "standard deviation)", ("sigma", "sensitivity", "eps"), frozenset({"sensitivity"}),
+         (Column("delta", "up", _LOSS_UP),), _discrete_gaussian_delta, defaults=(("sensitivity", "1"),)),
     Kind("dpsgd", "DP-SGD (Poisson sampling): the CLT mu and eps (an approximation, Bu, Dong, Long & Su 2020) "
                   "beside the proven eps bracket of the numerical composition",
          ("sigma", "sample_rate", "steps", "delta"), frozenset({"steps"}),

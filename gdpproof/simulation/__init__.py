@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .curves import CurveCheck, EmpiricalCurve, dkw_half_width
 from .mechanisms import (
+    DiscreteGaussianMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
@@ -20,6 +21,7 @@ from .runner import simulate
 
 __all__ = [
     "CurveCheck",
+    "DiscreteGaussianMechanism",
     "EmpiricalCurve",
     "GaussianMechanism",
     "LaplaceMechanism",

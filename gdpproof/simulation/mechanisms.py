@@ -181,6 +181,37 @@ class LaplaceMechanism(Mechanism):
         return np.where(y <= 0, -mu, np.where(y >= d, mu, (2 * y - d) / self.scale))
 
 
+class DiscreteGaussianMechanism(Mechanism):
+    """q(S) + Z, Z ~ N_Z(0, sigma^2) (masses proportional to exp(-z^2/(2 sigma^2)) on the
+    integers; sigma the scale, not the standard deviation), on an integer query with neighbours
+    ``sensitivity`` apart, ``steps`` times.  P: q = 0, Q: q = sensitivity.  Statistic: the sum of
+    (2 Delta y - Delta^2)/(2 sigma^2), the exact log-likelihood ratio log(dQ/dP).
+
+    Z is drawn by inverse CDF from its masses on |z| <= 40 sigma + 1 (the mass beyond is below
+    e^{-800}), computed in float64: the sampled law is within 1e-12 of N_Z(0, sigma^2) in total
+    variation, far below any confidence band of a Monte Carlo run."""
+
+    def __init__(self, sigma: float = 1.0, sensitivity: int = 1, *, steps: int = 1) -> None:
+        self.sigma = _positive("sigma", sigma, upper=1e5)
+        self.sensitivity = _positive("sensitivity", sensitivity, integer=True, upper=10**6)
+        self.steps = _positive("steps", steps, integer=True, upper=10**6)
+        self.name = (f"discrete_gaussian_mechanism(sigma={self.sigma:g}, sensitivity={self.sensitivity}, "
+                     f"steps={self.steps})")
+        m = int(math.ceil(40 * self.sigma)) + 1
+        self._support = np.arange(-m, m + 1)
+        w = np.exp(-self._support.astype(float) ** 2 / (2 * self.sigma**2))
+        self._cdf = np.cumsum(w / w.sum())
+
+    def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
+        out = np.zeros(n)
+        d = self.sensitivity
+        for _ in range(self.steps):
+            idx = np.minimum(np.searchsorted(self._cdf, rng.random(n), side="right"), len(self._support) - 1)
+            y = self._support[idx] + (d if law == "Q" else 0)
+            out += (2 * d * y - d * d) / (2 * self.sigma**2)
+        return out
+
+
 class UserMechanism(Mechanism):
     """Any mechanism given as two samplers and a score.
 

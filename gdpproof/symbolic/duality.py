@@ -21,6 +21,7 @@ __all__ = [
     "DELTA",
     "MU_FROM_PURE_EPSILON",
     "GAUSSIAN_TOUCHING_ALPHA",
+    "DELTA_AT_NEGATIVE_EPSILON",
     "piecewise_form",
     "pointwise_mu",
     "pointwise_mu_points",
@@ -43,6 +44,13 @@ MU_FROM_PURE_EPSILON = -2 * Phi_inv(1 / (1 + sympy.exp(epsilon)))
 #: The alpha where the supporting line 1 - delta(epsilon) - e^epsilon alpha touches G_mu
 #: (DRS Prop. 2.12 with Cor. 2.13): Phi(-epsilon/mu - mu/2).
 GAUSSIAN_TOUCHING_ALPHA = Phi(-epsilon / mu - mu / 2)
+
+#: delta(eps) from delta(-eps) (``delta`` stands for delta(-eps)): the hockey-stick identity
+#: H_g(P||Q) = 1 - g + g H_{1/g}(Q||P) (integrate (p - g q)_+ - (g q - p)_+ = p - g q), so with the
+#: two orderings swapped delta(eps) = 1 - e^eps + e^eps delta(-eps) for the max over both orderings
+#: (and for each ordering of a pair with the other's delta).  A bracket at eps < 0 is computed
+#: from one at -eps by it (the map is increasing in delta(-eps), so a bracket maps to a bracket).
+DELTA_AT_NEGATIVE_EPSILON = 1 - sympy.exp(epsilon) + sympy.exp(epsilon) * delta
 
 
 def piecewise_form(expr: sympy.Expr) -> sympy.Expr:

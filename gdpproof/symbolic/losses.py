@@ -43,7 +43,9 @@ parameters onto these):
   law of step Delta/sigma^2, unbounded).  Its CDF and partial means are sums over the integers: the
   numeric side (:mod:`gdpproof.numeric.discrete`) evaluates them from :data:`DG_WEIGHT`,
   :data:`DG_CUT` and :data:`DG_TAIL_BOUND` with a proven tail.
-* discrete Laplace (no family: a finite pair, :func:`discrete_laplace_masses`).
+* ``discrete_laplace``: P = DLap(0), Q = DLap(Delta) (P(z) proportional to e^{-eps |z|}, eps = 1/scale);
+  the loss takes the Delta + 1 values (Delta - 2j) eps on the merged outputs j = 0..Delta, with the
+  masses :data:`DL_P_MASS`, :data:`DL_Q_MASS` (:func:`discrete_laplace_masses`; a finite pair).
 
 References: Dong, Roth & Su (2022), Cor. 2.13 and Thm 4.2; Koskela, Jälkö & Honkela (2020) and
 Gopi, Lee & Wutschitz (2021) for privacy-loss distributions.
@@ -64,8 +66,9 @@ from .symbols import Delta, Phi, alpha, ell, epsilon, epsilon_prime, k, mu, p, p
 __all__ = ["LossFamily", "LossLaw", "FAMILIES", "gaussian_loss", "randomized_response_loss", "laplace_loss",
            "subsampled_gaussian_loss", "symmetric_subsampled_gaussian_loss", "k_randomized_response_loss",
            "K_RR_MASSES", "k_randomized_response_tradeoff", "finite_pair_tradeoff", "pair_delta",
-           "DISCRETE_GAUSSIAN", "discrete_gaussian_loss", "discrete_laplace_masses", "DG_WEIGHT", "DG_LOSS_AT",
-           "DG_CUT", "DG_TAIL_BOUND", "DG_DELTA"]
+           "DISCRETE_GAUSSIAN", "discrete_gaussian_loss", "discrete_laplace_masses",
+           "DISCRETE_LAPLACE", "discrete_laplace_loss", "DL_LOSS_AT", "DL_P_MASS", "DL_Q_MASS", "DG_WEIGHT", "DG_LOSS_AT",
+           "DG_CUT", "DG_TAIL_BOUND", "DG_DELTA", "DG_RATIO"]
 
 LAWS = ("P", "Q")
 
@@ -359,6 +362,8 @@ DG_WEIGHT = exp(-z**2 / (2 * sigma**2))
 DG_LOSS_AT = (Delta**2 - 2 * Delta * x) / (2 * sigma**2)
 #: The smallest integer x with L(x) <= ell: L(x) <= ell iff x >= (Delta^2 - 2 sigma^2 ell)/(2 Delta).
 DG_CUT = sympy.ceiling((Delta**2 - 2 * sigma**2 * ell) / (2 * Delta))
+#: The ratio W(z + 1)/W(z): the weights are summed by this recurrence (one product per term).
+DG_RATIO = exp(-(2 * z + 1) / (2 * sigma**2))
 #: A bound on sum_{z > n} W(z) for an integer n >= 0: the ratio W(z + 1)/W(z) = e^{-(2z + 1)/(2 sigma^2)}
 #: is at most e^{-(2n + 3)/(2 sigma^2)} for z >= n + 1, so the tail is below a geometric series.
 DG_TAIL_BOUND = DG_WEIGHT.xreplace({z: x + 1}) / (1 - exp(-(2 * x + 3) / (2 * sigma**2)))
@@ -370,8 +375,9 @@ _dg_sfP = sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT - 1)) / _S
 _dg_sfQ = sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT - 1 - Delta)) / _S
 #: delta(eps') of the pair: the outputs x < (Delta^2 - 2 sigma^2 eps')/(2 Delta) have L(x) > eps', so
 #: delta = P(X <= c) - e^eps' Q(X <= c) with c = DG_CUT(eps') - 1 (the hockey-stick divergence).
-DG_DELTA = (sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT.xreplace({ell: epsilon_prime}) - 1))
-            - exp(epsilon_prime) * sympy.Sum(DG_WEIGHT, (z, -sympy.oo, DG_CUT.xreplace({ell: epsilon_prime}) - 1 - Delta))) / _S
+_c = DG_CUT.xreplace({ell: epsilon_prime}) - 1
+DG_DELTA = (sympy.Sum(DG_WEIGHT, (z, -sympy.oo, _c))
+            - exp(epsilon_prime) * sympy.Sum(DG_WEIGHT, (z, -sympy.oo, _c - Delta))) / _S
 
 DISCRETE_GAUSSIAN = LossFamily(
     name="discrete_gaussian",
@@ -385,8 +391,38 @@ DISCRETE_GAUSSIAN = LossFamily(
     symmetric=True,
 )
 
+# ---------------------------------------------------------------------------------------------
+# discrete Laplace: P = DLap(0), Q = DLap(Delta), P(z) = (1 - r)/(1 + r) r^|z|, r = e^{-eps} (d14)
+# ---------------------------------------------------------------------------------------------
+
+#: The index of a merged output: j = 0 for x <= 0, j = x for 0 < x < Delta, j = Delta for x >= Delta.
+j = sympy.Symbol("j", integer=True, nonnegative=True)
+_r = exp(-epsilon)
+#: The loss (|x - Delta| - |x|) eps on the j-th merged output.
+DL_LOSS_AT = (Delta - 2 * j) * epsilon
+#: Its P-mass (geometric sums for the two ends: sum_{z <= 0} (1 - r)/(1 + r) r^|z| = 1/(1 + r)).
+DL_P_MASS = Piecewise((1 / (1 + _r), sympy.Eq(j, 0)), (_r**Delta / (1 + _r), sympy.Eq(j, Delta)),
+                      ((1 - _r) * _r**j / (1 + _r), True))
+#: Its Q-mass: the P-mass of the mirror output Delta - j.
+DL_Q_MASS = DL_P_MASS.xreplace({j: Delta - j})
+_in = lambda cond: Piecewise((1, cond), (0, True))  # noqa: E731
+
+DISCRETE_LAPLACE = LossFamily(
+    name="discrete_laplace",
+    parameters=(epsilon, Delta),
+    orderings=("P||Q", "Q||P"),
+    cdf={"P": sympy.Sum(DL_P_MASS * _in(DL_LOSS_AT <= ell), (j, 0, Delta)),
+         "Q": sympy.Sum(DL_Q_MASS * _in(DL_LOSS_AT <= ell), (j, 0, Delta))},
+    sf={"P": sympy.Sum(DL_P_MASS * _in(DL_LOSS_AT > ell), (j, 0, Delta)),
+        "Q": sympy.Sum(DL_Q_MASS * _in(DL_LOSS_AT > ell), (j, 0, Delta))},
+    support=(-Delta * epsilon, Delta * epsilon),
+    median={"P": sympy.Integer(0), "Q": sympy.Integer(0)},
+    riskier=(1, 1),
+    symmetric=True,
+)
+
 FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, K_RANDOMIZED_RESPONSE, LAPLACE, SUBSAMPLED_GAUSSIAN,
-                                SYMMETRIC_SUBSAMPLED_GAUSSIAN, DISCRETE_GAUSSIAN)}
+                                SYMMETRIC_SUBSAMPLED_GAUSSIAN, DISCRETE_GAUSSIAN, DISCRETE_LAPLACE)}
 
 
 def gaussian_loss(mu_: sympy.Expr) -> LossLaw:
@@ -420,27 +456,23 @@ def k_randomized_response_loss(epsilon_: sympy.Expr, k_: sympy.Expr) -> LossLaw:
     return LossLaw(K_RANDOMIZED_RESPONSE, (sympy.sympify(epsilon_), sympy.sympify(k_)))
 
 
+def discrete_laplace_loss(eps_: sympy.Expr, delta_: sympy.Expr) -> LossLaw:
+    """The loss of DLap(0) against DLap(Delta) at eps = 1/scale (a discrete Laplace mechanism)."""
+    return LossLaw(DISCRETE_LAPLACE, (sympy.sympify(eps_), sympy.sympify(delta_)))
+
+
 def discrete_gaussian_loss(sigma_: sympy.Expr, delta_: sympy.Expr) -> LossLaw:
     """The loss of N_Z(0, sigma^2) against N_Z(Delta, sigma^2) (a discrete Gaussian mechanism)."""
     return LossLaw(DISCRETE_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(delta_)))
 
 
 def discrete_laplace_masses(eps_: sympy.Expr, sensitivity: int) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
-    r"""The worst pair of the discrete Laplace mechanism, P = DLap(0), Q = DLap(Delta), P(z) =
-    (1 - r)/(1 + r) r^|z|, r = e^{-eps} (eps = 1/scale), as the masses (P(o), Q(o)) of its
-    Delta + 1 kinds of outputs, on which the loss (|x - Delta| - |x|) eps is constant:
-
-    * x <= 0 (loss Delta eps): P = 1/(1 + r), Q = r^Delta/(1 + r) (geometric sums);
-    * x = j, 0 < j < Delta (loss (Delta - 2j) eps): P = (1 - r) r^j/(1 + r), Q = (1 - r) r^(Delta - j)/(1 + r);
-    * x >= Delta (loss -Delta eps): P = r^Delta/(1 + r), Q = 1/(1 + r).
-
-    Merging outputs of equal likelihood ratio changes no test's power (derivations/d14)."""
-    r = exp(-sympy.sympify(eps_))
-    d = int(sensitivity)
-    out = [(1 / (1 + r), r**d / (1 + r))]
-    out += [((1 - r) * r**j / (1 + r), (1 - r) * r**(d - j) / (1 + r)) for j in range(1, d)]
-    out.append((r**d / (1 + r), 1 / (1 + r)))
-    return tuple(out)
+    r"""The worst pair of the discrete Laplace mechanism at eps = 1/scale and an integer Delta as the
+    masses (P(o), Q(o)) of its Delta + 1 kinds of outputs, j = 0..Delta (:data:`DL_P_MASS`,
+    :data:`DL_Q_MASS` at each j; the loss there is :data:`DL_LOSS_AT`)."""
+    vals = {epsilon: sympy.sympify(eps_), Delta: sympy.Integer(int(sensitivity))}
+    return tuple((DL_P_MASS.xreplace({**vals, j: sympy.Integer(i)}), DL_Q_MASS.xreplace({**vals, j: sympy.Integer(i)}))
+                 for i in range(int(sensitivity) + 1))
 
 
 # ---------------------------------------------------------------------------------------------

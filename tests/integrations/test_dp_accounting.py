@@ -27,6 +27,7 @@ from gdpproof.integrations.dp_accounting import GdpproofAccountant, mechanism_fr
 from gdpproof.mechanisms import (  # noqa: E402
     GDP,
     Composed,
+    DiscreteLaplaceMechanism,
     EpsDelta,
     GaussianMechanism,
     LaplaceMechanism,
@@ -54,6 +55,8 @@ G, L, P, S, C = dpa.GaussianDpEvent, dpa.LaplaceDpEvent, dpa.PoissonSampledDpEve
     (G(0.0), EpsDelta(0, 1)),
     (P(0.25, dpa.NonPrivateDpEvent()), EpsDelta(0, 0.25)),
     (C([dpa.NoOpDpEvent(), G(2.0)]), GaussianMechanism(2.0)),
+    (dpa.dp_event.DiscreteLaplaceDpEvent(0.5, 2), DiscreteLaplaceMechanism(2, 2)),
+    (dpa.dp_event.DiscreteLaplaceDpEvent(0.0, 1), EpsDelta(0, 1)),
 ])
 def test_mechanism_from_event(event, expected):
     assert mechanism_from_event(event) == expected
@@ -159,6 +162,19 @@ def test_dpsgd_against_dp_accountings_rdp_and_pld():
     assert eps <= rdp
     pld = dpa.pld.PLDAccountant().compose(event).get_epsilon(1e-5)
     assert 0.99 * float(b.eps_lower) <= pld <= 1.01 * eps
+
+
+def test_discrete_laplace_event_exact_against_pld():
+    """The discrete Laplace event is a finite pair: gdpproof's delta is exact (certified), and
+    dp_accounting's PLD (pessimistic discretization) lies above it, within 1e-6 relative."""
+    event = S(dpa.dp_event.DiscreteLaplaceDpEvent(0.5, 2), 3)
+    b = GdpproofAccountant().compose(event).get_delta_bracket(1.0)
+    assert b.route == "exact-finite"
+    assert mechanism_from_event(event, neighboring_relation=REL.REPLACE_ONE) == \
+        Repeated(DiscreteLaplaceMechanism(2, 4), 3)
+    pld = dpa.pld.PLDAccountant().compose(event).get_delta(1.0)
+    exact = float(b.delta)
+    assert exact * (1 - 1e-12) <= pld <= exact * (1 + 1e-6)
 
 
 def test_composed_event_against_rdp_and_pld():

@@ -17,7 +17,7 @@ import pytest
 
 import gdpproof
 from gdpproof.errors import PrecisionError, WidthNotReachedWarning
-from gdpproof.mechanisms import RandomizedResponse, Repeated
+from gdpproof.mechanisms import GDP, RandomizedResponse, Repeated, dpsgd
 from gdpproof.numeric.bound import FLOAT_ROUTE_ASSUMPTIONS
 from gdpproof.numeric import intlattice
 from gdpproof.numeric._mp import arb_precision
@@ -146,3 +146,26 @@ def test_compose_losses_exact_takes_a_rational_eta_and_names_its_route() -> None
     assert b.lower < 0.1269367375066 < b.upper
     f = compose_losses([(GaussianLoss(0.5), 4)], grid_step=1e-2)
     assert f.route == FLOAT_ROUTE and f.assumptions == FLOAT_ROUTE_ASSUMPTIONS
+
+
+def test_issue_done_when_thousandfold_gaussian_at_delta_1e_50() -> None:
+    # 1000-fold G_0.05 is exactly G_{sqrt(1000) 0.05}: the exact route certifies its eps (20 digits,
+    # rounded up, so the truth lies in [e (1 - 1e-18), e]); the bracket route composes numerically
+    mech = Repeated(GDP("0.05"), 1000)
+    acc = gdpproof.account(mech, delta="1e-50", route="bracket")
+    e = gdpproof.account(mech, delta="1e-50", route="exact", digits=20).epsilon.to_fraction()
+    assert Fraction(acc.epsilon.lower) <= e * (1 - Fraction(1, 10**18)) and e <= Fraction(acc.epsilon.upper), acc
+    assert acc.epsilon.relative_width <= 0.01
+    assert acc.composition.route == EXACT_ROUTE
+
+
+def test_dpsgd_at_delta_1e_30_lies_below_dp_accounting_rdp() -> None:
+    # dp_accounting's PLD accountant answers inf at 1e-30 (its masses are truncated far above it);
+    # its RDP accountant is an upper estimate the proven bracket must not exceed
+    dpa = pytest.importorskip("dp_accounting")
+    sigma, q, steps = 1.0, 0.05, 50
+    acc = gdpproof.account(dpsgd(sigma, q, steps), delta=1e-30)
+    rdp = dpa.rdp.RdpAccountant()
+    rdp.compose(dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), steps))
+    assert acc.epsilon.upper <= rdp.get_epsilon(1e-30)
+    assert acc.epsilon.relative_width <= 0.01 and acc.composition.route == EXACT_ROUTE

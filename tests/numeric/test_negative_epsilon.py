@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
-import pytest
 import sympy
 
 import gdpproof
 from gdpproof import account
-from gdpproof.errors import NotSupportedError
-from gdpproof.mechanisms import Composed, FiniteMechanism, GDP, LaplaceMechanism, RandomizedResponse, Repeated
+from gdpproof.mechanisms import (Composed, EpsDelta, FiniteMechanism, GDP, LaplaceMechanism, RandomizedResponse,
+                                 Repeated, dpsgd)
 
 
 def _gaussian_closed_form(mu, eps, dps=50):
@@ -75,10 +76,20 @@ def test_negative_epsilon_on_an_asymmetric_finite_pair_against_the_definition() 
     _rounded_up_matches(a.delta, mpmath.mpf(str(sympy.N(worst, 40))), 20)
 
 
-def test_negative_epsilon_is_refused_on_the_bracket_route() -> None:
-    with pytest.raises(NotSupportedError, match="epsilon < 0"):
-        account(Repeated(LaplaceMechanism(1), 3), epsilon=-1)
-    assert account(GDP(1), epsilon=-1, digits=12).route == "exact"
+def test_bracket_route_at_negative_epsilon_contains_the_exact_values() -> None:
+    # the bracket route maps its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps); the
+    # references are computed at eps itself: the exact-finite hockey-stick sums and the closed form
+    for m in (Repeated(RandomizedResponse("0.5"), 20), Composed(RandomizedResponse(1), EpsDelta(1, "1e-3")),
+              Repeated(GDP("0.25"), 16)):
+        b = account(m, epsilon="-0.5", route="bracket")
+        exact = account(m, epsilon="-0.5", digits=20).delta.to_fraction()
+        assert Fraction(b.delta.lower) <= exact <= Fraction(b.delta.upper) * (1 + Fraction(1, 10**18)), (m, b)
+        assert b.delta.relative_width <= 0.01 and "hockey-stick identity" in " ".join(b.notes)
+    # an asymmetric composition: the worse ordering at eps < 0 is the other one of the worse at -eps
+    m = Repeated(LaplaceMechanism(1), 3)
+    assert account(m, epsilon=-1).route == "bracket"
+    d = dpsgd(1, "0.05", 10)
+    assert {account(d, epsilon="-0.5").ordering, account(d, epsilon="0.5").ordering} == {"add", "remove"}
 
 
 def test_a_subsampling_envelope_at_negative_epsilon_by_reflection() -> None:

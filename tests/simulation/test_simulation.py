@@ -21,6 +21,7 @@ from scipy.special import ndtr, ndtri
 import gdpproof
 from gdpproof.numeric.clt import gaussian_mixture
 from gdpproof.simulation import (
+    DiscreteGaussianMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     RandomizedResponse,
@@ -71,6 +72,19 @@ def test_laplace_mechanism_follows_the_laplace_curve(sensitivity, scale):
     f = gdpproof.laplace(sensitivity / scale)
     curve = simulate(LaplaceMechanism(sensitivity, scale), SAMPLES, seed=7, confidence=1 - 1e-6)
     assert curve.check(f.evaluate_fast).inside
+
+
+def test_discrete_gaussian_inside_its_proven_bracket_and_a_smaller_sigma_outside():
+    # 2-fold N_Z(0, 1.5^2) against N_Z(1, 1.5^2): the band at confidence 1 - 1e-6 holds the proven
+    # bracket of its curve (false failure <= 1e-6); sigma = 1 traces a curve far below it
+    from gdpproof.audit.theory import theory_of
+
+    theory = theory_of(DiscreteGaussianMechanism(1.5, 1, steps=2))
+    assert not theory.exact
+    curve = simulate(DiscreteGaussianMechanism(1.5, 1, steps=2), SAMPLES, seed=13, confidence=1 - 1e-6)
+    assert curve.check(theory.lower, upper=theory.upper).inside
+    smaller = simulate(DiscreteGaussianMechanism(1.0, 1, steps=2), SAMPLES, seed=14, confidence=1 - 1e-6)
+    assert not smaller.check(theory.lower, upper=theory.upper).inside
 
 
 def test_subsampled_gaussian_within_berry_esseen_band_widened_by_monte_carlo():

@@ -141,8 +141,11 @@ def load_allocation() -> Allocation:
                       tuple(levels))
 
 
-def _rational(x: Any) -> Fraction:
-    r = sympy.Rational(x)
+def _rational(x: Any, name: str = "value") -> Fraction:
+    try:
+        r = sympy.Rational(x)
+    except (TypeError, ValueError, sympy.SympifyError):
+        raise _bad(name, x, "must be an exact real number (a decimal, a fraction or an int)") from None
     return Fraction(int(r.p), int(r.q))
 
 
@@ -174,7 +177,7 @@ def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool 
     >>> level_mechanism(lv).leaves()[0]
     (DiscreteGaussianMechanism(sigma=34.8541111100781112968874226669, sensitivity=1), 2)
     """
-    c = _rational(variance_factor)
+    c = _rational(variance_factor, "variance_factor")
     if not c > 0:
         raise _bad("variance_factor", variance_factor, "must be > 0")
     parts = []
@@ -331,7 +334,9 @@ def account_level(level: Level, *, delta: Any = None, conversions: Any = CONVERS
         if conv not in CONVERSIONS:
             raise _bad("conversions", conv, f"must be among {', '.join(CONVERSIONS)}")
     start = time.perf_counter()
-    d = load_allocation().delta if delta is None else _rational(delta)
+    d = load_allocation().delta if delta is None else _rational(delta, "delta")
+    if not 0 < d < 1:
+        raise _bad("delta", delta, "must be in (0, 1)")
     dtext = str(sympy.Rational(d.numerator, d.denominator))
     proven = account(level_mechanism(level), delta=dtext, route="bracket", rel_width=rel_width) if discrete else None
     mu = level_mechanism(level, continuous=True).gdp_mu()

@@ -127,6 +127,10 @@ def test_bad_input_is_refused_with_argument_value_and_rule():
         a.level("Nation")
     with pytest.raises(InvalidParameterError, match="variance_factor=0 must be > 0"):
         census.level_mechanism(a.level("US"), variance_factor=0)
+    with pytest.raises(InvalidParameterError, match="variance_factor='most' must be an exact real number"):
+        census.level_mechanism(a.level("US"), variance_factor="most")
+    with pytest.raises(InvalidParameterError, match=r"delta=2 must be in \(0, 1\)"):
+        census.account_level(a.level("US"), delta=2)
     with pytest.raises(InvalidParameterError, match="conversions='rdp' must be among cks, bun-steinke"):
         census.account_level(a.level("US"), conversions="rdp")
     with pytest.raises(InvalidParameterError, match=r"delta='1/2' must be in \(0, 1/e\)"):

@@ -28,9 +28,9 @@ The level is accounted alone, as in Su, Su & Wang (arXiv:2410.09296), who report
 unused and 15.08%-24.82% variance reduction over the eight levels they study (their per-level
 table could not be read from here; see the notebook ``06_census_2020`` for the comparison).
 
-**Exactness.**  ``DiscreteGaussianMechanism`` takes a rational scale, and sigma_q = rho_q^(-1/2)
-is irrational: each sigma is rounded *down* to :data:`SIGMA_DIGITS` significant digits (less
-noise), a relative change of 1e-30, far below any bracket width here.
+**Exactness.**  sigma_q = (c / rho_q)^(1/2) is irrational, but its square is rational, which is
+all the discrete Gaussian's pmf sees: ``DiscreteGaussianMechanism`` takes it exactly as the
+square root of a rational, so no parameter is rounded.
 """
 
 from __future__ import annotations
@@ -56,13 +56,10 @@ from ..symbolic.symbols import Delta, sigma
 from ..symbolic.zcdp import CONVERSIONS, ZCDP_RHO_GAUSSIAN
 
 __all__ = ["Query", "Level", "Allocation", "Comparison", "LevelAccount", "load_allocation", "level_mechanism", "account_level",
-           "reaccount", "format_table", "DATA_FILE", "SIGMA_DIGITS"]
+           "reaccount", "format_table", "DATA_FILE"]
 
 #: The shipped allocation file (inside ``gdpproof/reference/data``).
 DATA_FILE = "census2020_pl94_persons.json"
-
-#: Significant digits of each rational sigma (rounded down) given to DiscreteGaussianMechanism.
-SIGMA_DIGITS = 30
 
 #: Digits of the published epsilon (certified, rounded down and up).
 _PUBLISHED_DIGITS = 15
@@ -156,13 +153,6 @@ def _sigma_squared(rho_q: Fraction, c: Fraction) -> Fraction:
     return c * unit / (rho_q / 2)
 
 
-def _sqrt_down(x: Fraction, digits: int) -> Fraction:
-    """sqrt(x) rounded down to ``digits`` significant digits (integer arithmetic)."""
-    e = (math.floor(math.log10(x.numerator) - math.log10(x.denominator)) // 2) - digits + 1
-    scaled = x / Fraction(10) ** (2 * e)  # sqrt(x) = sqrt(scaled) 10^e, sqrt(scaled) ~ 10^(digits-1)
-    return Fraction(math.isqrt(scaled.numerator // scaled.denominator)) * Fraction(10) ** e
-
-
 def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool = False) -> Mechanism:
     """The mechanism that ran at one level: per query, two discrete Gaussian coordinates of
     sensitivity 1 and scale sigma_q (sigma_q^2 = c / rho_q with c = ``variance_factor``).
@@ -175,7 +165,7 @@ def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool 
     >>> m.gdp_mu()**2 == 2 * sympy.Rational(lv.rho.numerator, lv.rho.denominator)
     True
     >>> level_mechanism(lv).leaves()[0]
-    (DiscreteGaussianMechanism(sigma=34.8541111100781112968874226669, sensitivity=1), 2)
+    (DiscreteGaussianMechanism(sigma=339*sqrt(33587206)/56368, sensitivity=1), 2)
     """
     c = _rational(variance_factor, "variance_factor")
     if not c > 0:
@@ -186,8 +176,7 @@ def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool 
         if continuous:
             m: Mechanism = GaussianMechanism(sigma=sympy.sqrt(sympy.Rational(s2.numerator, s2.denominator)))
         else:
-            s = _sqrt_down(s2, SIGMA_DIGITS)
-            m = DiscreteGaussianMechanism(sigma=sympy.Rational(s.numerator, s.denominator))
+            m = DiscreteGaussianMechanism(sigma=sympy.sqrt(sympy.Rational(s2.numerator, s2.denominator)))
         parts.append(Repeated(m, 2))
     return Composed(*parts)
 

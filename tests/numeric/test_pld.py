@@ -235,6 +235,21 @@ def test_dpsgd_uniform_sampling_has_no_bracket():
 # -- the error model: FFT bound and CDF accuracy -------------------------------------------
 
 
+def _exact_convolution(a, b) -> list[Fraction]:
+    """The exact convolution of two arrays of floats.  A float is m / 2^k exactly: scaled by the
+    largest such 2^k every value is an integer, so the n1 * n2 products and sums are of integers
+    (exact, and much cheaper than of Fractions), divided by that power of two squared at the end."""
+    fa, fb = [Fraction(x) for x in a], [Fraction(x) for x in b]
+    scale = max(f.denominator for f in fa + fb)  # a power of two, divisible by every denominator
+    ia = [f.numerator * (scale // f.denominator) for f in fa]
+    ib = [f.numerator * (scale // f.denominator) for f in fb]
+    out = [0] * (len(ia) + len(ib) - 1)
+    for i, x in enumerate(ia):
+        for j, y in enumerate(ib):
+            out[i + j] += x * y
+    return [Fraction(v, scale * scale) for v in out]
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_fft_error_bound_covers_exact_rational_convolution(seed):
     rng = np.random.default_rng(seed)
@@ -248,11 +263,7 @@ def test_fft_error_bound_covers_exact_rational_convolution(seed):
         a /= a.sum()
     la, lb = lattice._Lattice(0, a, 0.0), lattice._Lattice(0, b, 0.0)
     c = lattice._convolve(la, lb, trim=0.0)
-    fa, fb = [Fraction(x) for x in a], [Fraction(x) for x in b]
-    exact = [Fraction(0)] * (n1 + n2 - 1)
-    for i, x in enumerate(fa):
-        for j, y in enumerate(fb):
-            exact[i + j] += x * y
+    exact = _exact_convolution(a, b)
     err = sum(abs(Fraction(float(v)) - e) for v, e in zip(c.w, exact[c.k0: c.k0 + len(c.w)]))
     err += sum(exact[: c.k0]) + sum(exact[c.k0 + len(c.w):])
     assert float(err) <= c.err, (float(err), c.err)

@@ -58,11 +58,16 @@ def rr_delta(eps, n: int, eps_prime) -> mpmath.mpf:
     """n-fold randomized response: sum_k (P(k) - e^{eps'} Q(k))_+ over the number k of +eps losses."""
     e, ep = _mp(eps), _mp(eps_prime)
     q = CTX.exp(e) / (1 + CTX.exp(e))
+    weight = CTX.exp(ep)
+    # P(k) = C(n, k) q^k (1 - q)^(n - k) and Q(k) = C(n, k) (1 - q)^k q^(n - k), term by term from
+    # k = 0 (P(k + 1) / P(k) = (n - k) / (k + 1) * q / (1 - q)): n rounding steps at 60 digits
+    pk, qk = (1 - q) ** n, q**n
+    up, down = q / (1 - q), (1 - q) / q
     total = CTX.zero
     for k in range(n + 1):
-        pk = CTX.binomial(n, k) * q**k * (1 - q) ** (n - k)
-        qk = CTX.binomial(n, k) * (1 - q) ** k * q ** (n - k)
-        total += max(CTX.zero, pk - CTX.exp(ep) * qk)
+        total += max(CTX.zero, pk - weight * qk)
+        ratio = CTX.mpf(n - k) / (k + 1)
+        pk, qk = pk * ratio * up, qk * ratio * down
     return total
 
 

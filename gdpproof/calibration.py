@@ -328,7 +328,7 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     >>> c.text_of(c.neighbour)
     '2.25'
     >>> c
-    Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97668, 1.99484] <= 2 at delta=1E-5)
+    Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
     """
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:
@@ -390,7 +390,7 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
     ...                        guess=2.0, digits=3)
     >>> c
-    Calibration(variance_factor=2.27 (rounded up), eps in [1.98584, 1.9976] <= 2 at delta=1E-5)
+    Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
     >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
     ('2.26', True)
     """

@@ -12,8 +12,7 @@ Ratios in one run (CPU seconds; the machine is shared, so the ratios are the fig
 4. DP-SGD at delta = 1e-30 against dp_accounting's upper estimates: its PLD accountant returns
    inf there (its float masses are truncated far above 1e-30), its RDP accountant an upper
    bound the proven bracket must lie below;
-5. for one Census geolevel (``--census``, needs the Census module), the time to the paper's
-   tolerance.
+5. for one Census geolevel, the time to the paper's tolerance: ``benchmarks/bench_census.py``.
 
 The limits in the same run: one ``fmpz_poly`` squaring of the final vector and one arb erfc at
 the working precision (as in ``bench_small_delta.py``).

@@ -43,7 +43,7 @@ from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_
 from .numeric.pld import _check_refinement, _float_eta, compose_losses, epsilon_bracket
 from .numeric.solve import mu_from_epsilon_delta
 
-__all__ = ["Calibration", "calibrate"]
+__all__ = ["Calibration", "calibrate", "calibrate_variance"]
 
 #: What can be solved for, with the direction the answer is rounded (the safe side).
 PARAMETERS = {"noise_multiplier": "up", "steps": "down", "sample_rate": "down", "batch_size": "down"}
@@ -59,7 +59,8 @@ class Calibration:
     Attributes
     ----------
     parameter : str
-        What was solved for: "noise_multiplier", "steps", "sample_rate" or "batch_size".
+        What was solved for: "noise_multiplier", "steps", "sample_rate" or "batch_size"
+        (:func:`calibrate`), or "variance_factor" (:func:`calibrate_variance`).
     value : sympy.Rational or int
         The answer, exact (``text`` is the same number as shown).
     rounding : str
@@ -73,8 +74,9 @@ class Calibration:
     neighbour_account : Account
         Its account: the upper end is above the target (its bracket lies above the target or
         straddles it), so no closer value is proven at this width.
-    schedule : Schedule
-        The sampling rate and steps at the answer, with the rule that gave them.
+    schedule : Schedule or None
+        The sampling rate and steps at the answer, with the rule that gave them (None for
+        :func:`calibrate_variance`).
     evaluations : int
         Compositions run in all (coarse estimates and accounts).
     """
@@ -90,7 +92,7 @@ class Calibration:
     account: Account = field(repr=False)
     neighbour: Any = field(repr=False)
     neighbour_account: Account = field(repr=False)
-    schedule: Schedule = field(repr=False)
+    schedule: Schedule | None = field(repr=False)
     evaluations: int = field(repr=False, default=0)
 
     def __repr__(self) -> str:
@@ -114,14 +116,15 @@ class Calibration:
     def statement(self) -> str:
         """One paragraph for a paper: the answer, the schedule and the proven guarantee."""
         what = {"noise_multiplier": "noise multiplier sigma", "steps": "number of steps T",
-                "sample_rate": "sampling rate q", "batch_size": "batch size B"}[self.parameter]
+                "sample_rate": "sampling rate q", "batch_size": "batch size B",
+                "variance_factor": "noise-variance factor c"}[self.parameter]
         how = f" ({self.digits} significant digits, rounded {self.rounding})" if self.digits else ""
         lines = [f"The {what} {self.text}{how} has a proven epsilon <= {_text(self.target_epsilon)} at delta = "
                  f"{_text(self.delta)}, and the next value toward less noise, {self.text_of(self.neighbour)}, "
                  f"does not (its bracket is [{self.neighbour_account.eps_lower}, {self.neighbour_account.eps_upper}] at "
                  f"rel_width {self.rel_width:g}).",
                  self.account.statement()]
-        if self.schedule.rule:
+        if self.schedule is not None and self.schedule.rule:
             lines.append(f"Schedule: {self.schedule.rule}.")
         return "\n".join(lines)
 
@@ -136,12 +139,13 @@ class Calibration:
         d.update({
             "solved_for": self.parameter, self.parameter: self.text, "rounding": self.rounding,
             "digits": self.digits, "target_eps": _text(self.target_epsilon),
-            "sample_rate": _text(self.schedule.sample_rate), "steps": self.schedule.steps,
-            "schedule_rule": self.schedule.rule or None,
             "neighbour": {self.parameter: self.text_of(self.neighbour), "eps_lower": str(n.eps_lower),
                           "eps_upper": str(n.eps_upper)},
             "rel_width": str(self.rel_width), "evaluations": self.evaluations,
         })
+        if self.schedule is not None:
+            d.update({"sample_rate": _text(self.schedule.sample_rate), "steps": self.schedule.steps,
+                      "schedule_rule": self.schedule.rule or None})
         return d
 
 
@@ -324,7 +328,7 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     >>> c.text_of(c.neighbour)
     '2.25'
     >>> c
-    Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97668, 1.99484] <= 2 at delta=1E-5)
+    Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
     """
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:
@@ -345,6 +349,66 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     estimate, spent = _solve(problem, t, dd, width, say)
     return _settle(problem, estimate, sympy.Rational(target), sympy.Rational(d), width, say, spent)
 
+
+
+def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, delta: Any, *, guess: float,
+                       digits: int = 4, rel_width: float = 0.01, lowest: float = 1e-6, highest: float = 1e6,
+                       progress: bool | TextIO = False) -> Calibration:
+    r"""The smallest common factor c on every noise variance whose proven epsilon meets a target.
+
+    ``build(c)`` returns the mechanism with every noise variance multiplied by c (every scale by
+    sqrt(c)); epsilon must decrease as c grows.  The search is :func:`calibrate`'s (coarse
+    estimates steer, proven accounts decide): the answer c has ``digits`` significant digits,
+    rounded up (more noise), its proven upper end of epsilon at delta is at most the target, and
+    the next value down (one unit of the last digit) is not proven at ``rel_width``.  1 - c is
+    then a noise-variance reduction that provably keeps the target.
+
+    Parameters
+    ----------
+    build : callable
+        c (an exact sympy Rational) -> Mechanism.
+    target_epsilon, delta : real
+        The target guarantee.
+    guess : float
+        Where to start (a closed-form estimate: for Gaussian noise, (mu / mu_target)^2).
+    digits, rel_width, progress
+        As in :func:`calibrate`.
+    lowest, highest : float
+        The search domain of c.
+
+    Returns
+    -------
+    Calibration
+        ``parameter == "variance_factor"``, ``schedule`` None.
+
+    Examples
+    --------
+    Three Laplace mechanisms of scale sqrt(c) (variance 2c), for epsilon 2 at delta 1e-5:
+
+    >>> import sympy
+    >>> from gdpproof.mechanisms import LaplaceMechanism, Repeated
+    >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
+    ...                        guess=2.0, digits=3)
+    >>> c
+    Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
+    >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
+    ('2.26', True)
+    """
+    target = positive("target_epsilon", target_epsilon, symbolic=False)
+    if not target.is_Rational:
+        raise _bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
+    d = probability("delta", delta, symbolic=False)
+    if not 0 < d < 1 or not d.is_Rational:
+        raise _bad("delta", delta, "must be a rational number in (0, 1)")
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
+        raise _bad("digits", digits, "must be an integer in [1, 8]")
+    if not 0 < lowest <= guess <= highest:
+        raise _bad("guess", guess, f"must lie in [lowest, highest] = [{lowest}, {highest}], lowest > 0")
+    width = _check_refinement(rel_width, 5)
+    say = _sayer(progress)
+    problem = _Problem("variance_factor", lambda c: (build(c), None), digits, True, False, guess, lowest, highest)
+    estimate, spent = _solve(problem, float(target), float(d), width, say)
+    return _settle(problem, estimate, sympy.Rational(target), sympy.Rational(d), width, say, spent)
 
 def _sayer(progress: bool | TextIO) -> Callable[[str], None]:
     if not progress:

@@ -465,8 +465,9 @@ class DiscreteGaussianMechanism(Mechanism):
 
     def __post_init__(self) -> None:
         s = _positive_finite("sigma", self.sigma)
-        if not s.is_Rational:
-            raise _bad("sigma", self.sigma, "must be a rational number (a decimal or a fraction)")
+        if not (s**2).is_Rational:  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
+            raise _bad("sigma", self.sigma, "must be a rational number or the square root of one "
+                       "(e.g. sympy.sqrt(sympy.Rational(5, 2)))")
         _frozen(self, sigma=s, sensitivity=_integer_sensitivity(self.sensitivity))
 
     def __repr__(self) -> str:

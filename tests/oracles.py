@@ -114,22 +114,33 @@ def binomial_pairs(n: int, e_eps: Fraction):
 
 def rr_composition_mp(eps, n: int, alpha, dps: int = 60) -> Fraction:
     """n-fold randomized response at alpha by summing binomial terms in mpmath (any eps)."""
+    return rr_composition_mp_many(eps, n, (alpha,), dps)[0]
+
+
+def rr_composition_mp_many(eps, n: int, alphas, dps: int = 60) -> list[Fraction]:
+    """:func:`rr_composition_mp` at each of ``alphas``, in one walk over the binomial terms
+    (the walk up to a point is the same for every alpha: it is done once, not once per alpha)."""
     ctx = mpmath.MPContext()
     ctx.dps = dps
     e = ctx.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
-    a = ctx.mpf(Fraction(alpha).numerator) / Fraction(alpha).denominator
+    todo = sorted((ctx.mpf(Fraction(a).numerator) / Fraction(a).denominator, i) for i, a in enumerate(alphas))
+    out = [Fraction(0)] * len(todo)
     q0 = 1 / (1 + ctx.exp(e))
     q1 = 1 - q0
     term = q0**n  # P(K = 0) under Binomial(n, q1)
     qterm = q1**n  # Q(K = 0) under Binomial(n, q0)
+    up, down = ctx.exp(e), ctx.exp(-e)  # the same two factors every step: computed once
     acc_a, acc_b = ctx.zero, ctx.one
     for k in range(n + 1):
-        if acc_a + term >= a:
+        while todo and acc_a + term >= todo[0][0]:
             # inside segment k: beta falls with slope Q(k)/P(k) = e^{eps (n - 2k)}
-            m = _frac(acc_b - (a - acc_a) * ctx.exp(e * (n - 2 * k)))
-            return m
+            a, i = todo.pop(0)
+            out[i] = _frac(acc_b - (a - acc_a) * ctx.exp(e * (n - 2 * k)))
+        if not todo:
+            break
         acc_a += term
         acc_b -= qterm
-        term = term * (n - k) / (k + 1) * ctx.exp(e)
-        qterm = qterm * (n - k) / (k + 1) * ctx.exp(-e)
-    return Fraction(0)
+        ratio = ctx.mpf(n - k) / (k + 1)
+        term = term * ratio * up
+        qterm = qterm * ratio * down
+    return out

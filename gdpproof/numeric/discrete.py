@@ -126,10 +126,14 @@ def _G(a: int, s: flint.arb, big_s: flint.arb) -> flint.arb:
     return _upper_sum(a, s) if a >= 1 else big_s - _upper_sum(1 - a, s)
 
 
-def check_sigma(sigma: Any) -> sympy.Rational:
+def check_sigma(sigma: Any) -> sympy.Expr:
+    """sigma as an exact sympy number whose square is rational (a rational, or the square root of
+    one such as ``sympy.sqrt(Rational(5, 2))``: the pmf and the loss only see sigma^2, so every cut
+    stays an exact integer)."""
     s = exact("sigma", sigma, symbolic=False)
-    if not (s.is_Rational and 0 < s <= MAX_SIGMA):
-        raise _bad("sigma", sigma, f"must be a rational number in (0, {MAX_SIGMA}]")
+    square = s**2  # sympy squares sqrt(r) to r exactly; anything else stays irrational and is refused
+    if not (square.is_Rational and 0 < square <= MAX_SIGMA**2):
+        raise _bad("sigma", sigma, f"must be a rational number, or the square root of one, in (0, {MAX_SIGMA}]")
     return s
 
 

@@ -8,6 +8,8 @@
   a third party's) at higher precision and lists every wrong value.
 * :func:`read_table` reads a table back, or one of the tables shipped in ``reference/data``
   (:data:`SHIPPED`), which :func:`regenerate_shipped` rebuilds byte for byte.
+* :mod:`gdpproof.reference.census2020` re-accounts the 2020 U.S. Census redistricting persons
+  file from the Bureau's production allocations (shipped with their provenance).
 """
 
 from .generate import TableSpec, make_table

@@ -38,7 +38,7 @@ from ..numeric.duality import tradeoff_from_delta
 from ..numeric.losses import GaussianLoss, SubsampledGaussianLoss
 from ..numeric.pld import compose_losses
 from ..numeric.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
-from ..reference import SHIPPED, check_shipped, verify_table
+from ..reference import SHIPPED, census2020, check_shipped, verify_table
 from ..simulation.mechanisms import GaussianMechanism as SimulatedGaussianMechanism
 from ..simulation.mechanisms import SubsampledGaussianMechanism as SimulatedSubsampledGaussianMechanism
 from ..simulation.runner import simulate
@@ -295,6 +295,58 @@ def account_routes(digits: int) -> CheckResult:
         f"0.2% brackets agree ({coarse.epsilon}, {fine.epsilon})", rows)
 
 
+
+#: Su, Su & Wang (arXiv:2410.09296), abstract: the unused share of each level's epsilon and the
+#: noise-variance reduction that keeps it, over the eight levels they study (percent).
+PAPER_UNUSED = (Fraction("8.50"), Fraction("13.76"))
+PAPER_VARIANCE = (Fraction("15.08"), Fraction("24.82"))
+
+
+def census_2020() -> CheckResult:
+    """The 2020 Census redistricting persons file (the Bureau's production allocations), per level,
+    against the published epsilon at delta = 1e-10: continuous Gaussians of the production sigmas
+    (exactly G_mu) at all six levels, and the discrete Gaussians themselves (a 2% proven bracket)
+    at the two extreme levels (US: the smallest rho and the largest unused share; State: the
+    largest rho).  Against the classical zCDP conversion the continuous unused shares and variance
+    reductions must fall inside the paper's ranges and the discrete intervals must meet them, each
+    discrete bracket holding the continuous epsilon; against the Bureau's own (CKS) conversion the
+    shares are smaller, and the detail says so (every level's discrete Gaussians: notebook 06)."""
+    rows = census2020.reaccount(discrete=False)
+    discrete = {r.level.name: r for r in census2020.reaccount(["US", "State"], rel_width=0.02, variance=False)}
+    data: dict[str, Any] = {r.level.name: r.to_dict() for r in rows}
+    data.update({f"{name} (discrete)": r.to_dict() for name, r in discrete.items()})
+
+    def spans(conv: str) -> tuple[list[Fraction], list[Fraction]]:
+        unused = [Fraction(x) for r in rows for x in r.comparisons[conv].to_dict()["continuous_unused_percent"]]
+        var = [Fraction(r.comparisons[conv].to_dict()["continuous_variance_reduction_percent"]) for r in rows]
+        return unused, var
+
+    bs_unused, bs_var = spans("bun-steinke")
+    cks_unused, cks_var = spans("cks")
+    inside = all(PAPER_UNUSED[0] <= u <= PAPER_UNUSED[1] for u in bs_unused) and \
+        all(PAPER_VARIANCE[0] <= v <= PAPER_VARIANCE[1] for v in bs_var)
+    tighter = all(r.comparisons["cks"].published[1] < r.comparisons["bun-steinke"].published[0] for r in rows)
+    agree = True
+    for r in discrete.values():
+        lo, hi = (Fraction(x) for x in r.comparisons["bun-steinke"].to_dict()["unused_percent"])
+        agree = agree and lo <= PAPER_UNUSED[1] and hi >= PAPER_UNUSED[0] and \
+            r.account.eps_lower <= r.continuous.eps_upper and r.continuous.eps_lower <= r.account.eps_upper
+
+    def pct(values: list[Fraction]) -> str:
+        return f"{float(min(values)):.2f}%-{float(max(values)):.2f}%"
+
+    shown = "; ".join(f"{name} discrete eps in [{r.account.eps_lower}, {r.account.eps_upper}]"
+                      for name, r in discrete.items())
+    return CheckResult.judged(
+        inside and tighter and agree,
+        f"6 levels (US ... Block), production rho: against the classical conversion rho + 2 sqrt(rho log(1/delta)) "
+        f"{pct(bs_unused)} of eps unused and {pct(bs_var)} variance reduction, inside the paper's "
+        f"{float(PAPER_UNUSED[0]):.2f}%-{float(PAPER_UNUSED[1]):.2f}% and {float(PAPER_VARIANCE[0]):.2f}%-"
+        f"{float(PAPER_VARIANCE[1]):.2f}%; against the Bureau's own conversion (CKS Cor. 13, the DAS code) only "
+        f"{pct(cks_unused)} and {pct(cks_var)}: the paper's ranges match the classical conversion ({shown}, "
+        "holding the continuous eps; notebook 06)",
+        data)
+
 def monte_carlo() -> CheckResult:
     """Simulated mechanisms (numpy only) inside the theory's curves: the Gaussian mechanism against G_1, and
     50 DP-SGD steps against the proven bracket, each with band confidence 1 - 1e-6."""
@@ -506,6 +558,8 @@ def report_checks(digits: int, *, quick: bool = False) -> list[Check]:
         Check("one door: account's routes (exact, exact-finite, bracket) check each other", COMPOSITION,
               partial(account_routes, digits)),
         Check("Monte Carlo: simulated mechanisms agree with the theory", COMPOSITION, monte_carlo),
+        Check("2020 Census redistricting persons: unused budget per level against the paper's ranges", COMPOSITION,
+              census_2020, quick=False),
         Check("reference tables: shipped tables recomputed and spot-checked", TABLES, reference_tables),
     ]
     prop = "property (hypothesis, fixed seed): "

@@ -16,12 +16,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NOTEBOOKS", "notebook_html", "render_notebooks"]
+__all__ = ["NOTEBOOKS", "REPORT_ENVIRONMENT", "notebook_html", "render_notebooks"]
 
 #: The notebooks of a source checkout (absent from an installed wheel: then nothing is rendered).
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+#: Set for the kernels the report runs: notebooks that have a small configuration for the test
+#: suite run their full one here (06_census_2020: every level's discrete Gaussians).
+REPORT_ENVIRONMENT = {"GDPPROOF_CENSUS_FULL": "1"}
 
 
 def _text(value: Any) -> str:
@@ -92,9 +96,10 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
     out.mkdir(exist_ok=True)
     root = str(Path(__file__).resolve().parents[2])
     rows = []
-    old = os.environ.get("PYTHONPATH")
+    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", *REPORT_ENVIRONMENT)}
     # the kernel imports this checkout's gdpproof even where the package is not installed
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, old]))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
+    os.environ.update(REPORT_ENVIRONMENT)
     try:
         for path in paths:
             nb = nbformat.read(path, as_version=4)
@@ -112,8 +117,9 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
             rows.append({"name": path.stem, "status": status, "detail": detail,
                          "html": f"notebooks/{target.name}"})
     finally:
-        if old is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = old
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return rows

@@ -66,3 +66,9 @@ def Phi_inv(q: sympy.Expr) -> sympy.Expr:
 SYMPY_GAVE_UP: tuple[type[BaseException], ...] = (
     NotImplementedError, ValueError, TypeError, OverflowError, MemoryError, RecursionError,
     sympy.PolynomialError)
+
+#: A zero-concentrated DP parameter (rho-zCDP); rho > 0.
+rho = sympy.Symbol("rho", positive=True)
+#: A Renyi divergence order; order > 1.
+order = sympy.Symbol("order", positive=True)
+__all__ += ["rho", "order"]

@@ -77,6 +77,20 @@ def test_normaliser_and_single_delta_against_mpmath() -> None:
     assert discrete_gaussian_delta(5, 1, R(e.numerator, e.denominator), digits=15).to_fraction() <= Fraction(1, 10**6)
 
 
+def test_sigma_given_as_the_square_root_of_a_rational() -> None:
+    # the pmf sees sigma^2 only: sigma = sqrt(5/2) is exact (the Census scales are of this kind)
+    sigma = sympy.sqrt(R(5, 2))
+    s2 = mpmath.mpf(5) / 2
+    w = {x: mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2)) for x in range(-60, 62)}
+    total = mpmath.fsum(w.values())
+    brute = _hockey([(w.get(x, 0) / total, w.get(x - 1, 0) / total) for x in range(-60, 62)], Fraction(1, 2))
+    d = account(DiscreteGaussianMechanism(sigma), epsilon=R(1, 2), digits=40).delta.to_fraction()
+    b = Fraction(mpmath.nstr(brute, 58, strip_zeros=False))
+    assert b <= d <= b * (1 + Fraction(1, 10**38)) + Fraction(1, 10**80)
+    with pytest.raises(InvalidParameterError, match="square root"):
+        DiscreteGaussianMechanism(sympy.pi)
+
+
 @pytest.mark.parametrize("sigma", [5, 20])
 def test_delta_at_zero_approaches_the_gaussian(sigma: int) -> None:
     """At eps = 0 and Delta = 1, delta is 1/S for the discrete Gaussian and 2 Phi(1/(2 sigma)) - 1

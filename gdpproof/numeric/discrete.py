@@ -132,7 +132,7 @@ def check_sigma(sigma: Any) -> sympy.Expr:
     stays an exact integer)."""
     s = exact("sigma", sigma, symbolic=False)
     square = s**2  # sympy squares sqrt(r) to r exactly; anything else stays irrational and is refused
-    if not (square.is_Rational and 0 < square <= MAX_SIGMA**2):
+    if not (s.is_positive and square.is_Rational and 0 < square <= MAX_SIGMA**2):  # -1 squares to 1 too
         raise _bad("sigma", sigma, f"must be a rational number, or the square root of one, in (0, {MAX_SIGMA}]")
     return s
 

@@ -200,6 +200,12 @@ def test_numeric_layer_refuses_a_bad_sensitivity() -> None:
     with pytest.raises(InvalidParameterError) as err:
         DiscreteLaplaceLoss(1, 10**5 + 1)
     assert err.value.argument == "sensitivity"
+    # sigma may be the square root of a rational, but not negative (-1 squares to 1: it took
+    # 65536 bits to a PrecisionError, and the loss an IndexError)
+    for bad in (-1, "-3/2", -sympy.sqrt(2)):
+        with pytest.raises(InvalidParameterError) as err:
+            discrete_gaussian_delta(bad, 1, 0, digits=10)
+        assert err.value.argument == "sigma"
 
 
 @pytest.mark.parametrize(("sigma", "delta", "n"), [(1, 3, 2), (R(1, 2), 10**20, 1), (2, 1, 7)])

@@ -12,11 +12,22 @@ mixture, and "add").
 **How the bracket is proven.**  Each loss is rounded to the nearest point of the grid h Z:
 R = h round(L / h), bins ((k - 1/2) h, (k + 1/2) h].  The rounding error D = R - L lies in an
 interval of length h, is independent across steps and has a mean dbar we compute (from the grid
-masses and the partial mean of L, an integral).  Hoeffding's inequality gives, except with
-probability eta, |S_R - S - T dbar| <= t = h sqrt(T log(1/eta) / 2); since (1 - e^{eps - s})_+ is
+masses and the partial mean of L, an integral).  A concentration inequality gives, except with
+probability eta on each side, |S_R - S - T dbar| <= t; since (1 - e^{eps - s})_+ is
 non-decreasing in s and lies in [0, 1],
 
     E g(S_R - T dbar - t) - eta  <=  delta(eps)  <=  E g(S_R - T dbar + t) + eta.
+
+t is the smaller of two proven deviations, for each law:
+
+* Hoeffding (range h): t = h sqrt(T log(1/eta) / 2);
+* Bernstein (Boucheron, Lugosi & Massart 2013, Thm 2.10): the centred errors X = D - E D satisfy
+  X <= h (both signs) and E X^2 <= E D^2 <= v, a bound computed per step from the float CDF on
+  cells of width h / M of each bin (:func:`~gdpproof.numeric.lattice._second_moment`, its
+  errors charged), so with V = sum v and l = log(1/eta), P(sum X >= t) <= eta at
+  t = h l / 3 + sqrt((h l / 3)^2 + 2 V l).  On a law smooth on the scale h, v is near the
+  uniform's h^2 / 12 (0.35 to 0.40 of h^2 / 4), so for many steps t is about 0.6 of Hoeffding's
+  and the grid for a given width about 1.6 times coarser.
 
 So one lattice distribution gives both sides, and the bracket is about 2 t wide in epsilon:
 it shrinks like h sqrt(T), not like h T as rounding all losses up or down would.  The lattice law
@@ -95,7 +106,7 @@ from . import fast as _fast
 from .bound import FLOAT_ROUTE_ASSUMPTIONS, U, Bound, _down, _float_down, _up
 from .intlattice import ROUTE as EXACT_ROUTE
 from .intlattice import compose_exact
-from .lattice import _convolve, _discretize, _Lattice, _power
+from .lattice import BULK_TAIL, SUBCELL_POINTS, _convolve, _discretize, _Lattice, _power
 from .losses import (
     CDF_ERROR,
     GaussianLoss,
@@ -671,11 +682,12 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     parts : sequence of (PrivacyLoss, count)
         The mechanisms, in any order (composition commutes).
     grid_step : float
-        The grid h.  The bracket on epsilon is about 2 h sqrt(T log(1/eta) / 2) wide; halving h
+        The grid h.  The bracket on epsilon is about 2 t wide, t = h sqrt(T log(1/eta) / 2)
+        (Hoeffding) or, for many steps, about 0.6 of that (Bernstein, module doc); halving h
         halves it and doubles the work.
     eta : float
-        The Hoeffding failure probability; it is added to the upper and subtracted from the
-        lower delta, so deltas below ~10 eta are not resolved.
+        The coupling's failure probability (Hoeffding's or Bernstein's); it is added to the upper
+        and subtracted from the lower delta, so deltas below ~10 eta are not resolved.
     long_double : bool
         Run every squaring in long double (about 3 times slower, a 2048 times smaller FFT error
         bound where numpy's long double is 80-bit): for small delta, where the float64 bound
@@ -727,11 +739,14 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     kolm = total * (5 * CDF_ERROR + 2 * U)
     orderings = _orderings(clean)
     steps = {law: [_discretize(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
-    # Hoeffding: the rounding errors have range h_eff (h plus the float error of the bin edges)
+    # the rounding errors have range h_eff (h plus the float error of the bin edges) and second
+    # moments bounded per step: Hoeffding or Bernstein, whichever is smaller, per law
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
-    t = _hoeffding_t(h_eff, total, eta)
+    ts = {law: _coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
+          for law in "PQ"}
     directions = []
     for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
+        t = ts[law]
         acc: _Lattice | None = None
         for step, (loss, count) in zip(steps[law], clean):
             powered = _power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
@@ -750,7 +765,7 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
         slack = eta + kolm + acc.err
         directions.append(_Direction(name, acc, h, sign, shift, slack, _up(lost)))
-    return ComposedLoss(tuple(clean), h, eta, t, (directions[0], directions[1]), route=FLOAT_ROUTE,
+    return ComposedLoss(tuple(clean), h, eta, max(ts.values()), (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
 
 
@@ -758,6 +773,25 @@ def _hoeffding_t(h: float, total: int, eta: float) -> float:
     """Hoeffding's deviation t = h sqrt(T log(1/eta) / 2) for T rounding errors of range h
     (rounded up): half the width of the coupling's shift interval, hence of the eps bracket."""
     return _up(h * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
+
+
+def _bernstein_t(b: float, var: float, eta: float) -> float:
+    """Bernstein's deviation for independent centred X_i <= b with sum E X_i^2 <= var (rounded
+    up): P(sum X_i >= t) <= exp(-t^2 / (2 (var + b t / 3))) (Boucheron, Lugosi & Massart,
+    *Concentration Inequalities*, 2013, Thm 2.10), which is eta at
+    t = b l / 3 + sqrt((b l / 3)^2 + 2 var l), l = log(1/eta)."""
+    ell = math.log(1 / eta) * (1 + 4 * U)
+    x = b * ell / 3
+    return _up((x + math.sqrt(x * x + 2 * var * ell)) * (1 + 8 * U))
+
+
+def _coupling_t(h_eff: float, seconds: Sequence[tuple[float, int]], eta: float) -> float:
+    """The coupling's deviation t for one law: the smaller of Hoeffding's (range h_eff) and
+    Bernstein's, whose X_i = D_i - E D_i have X_i <= h_eff / 2 + |E D_i| <= h_eff (both tails)
+    and E X_i^2 = Var D_i <= E D_i^2, bounded per step in ``seconds`` as (bound, count)."""
+    total = sum(c for _, c in seconds)
+    var = _up(math.fsum(s * c for s, c in seconds) * (1 + 4 * U))
+    return min(_hoeffding_t(h_eff, total, eta), _bernstein_t(h_eff, var, eta))
 
 
 def _clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[PrivacyLoss, int]]:
@@ -847,14 +881,19 @@ ROUGH_AIM = 8.0
 #: The share of the relative width asked that the float64 FFTs may cost in delta (an additive
 #: error FFT_SHARE w delta moves the eps bracket by a small part of its width).
 FFT_SHARE = 0.02
+#: The ratio of lattice._second_moment's bound to h^2 / 4 the first grid is aimed with (its
+#: value on a smooth law with 16 cells a bin; an aim, never part of a bound).
+AIM_SECOND = 0.4
 #: The first grid is never chosen finer than this many points across the composed loss's
 #: estimated range (mean +- 7 standard deviations): a bad estimate costs a pass, not memory.
 FIRST_GRID_POINTS = 2**22
 
 
-def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float, tau: float) -> tuple[float, float, float]:
-    """(eps, s, r): a CLT estimate of eps(d) (an approximation, not a bound), the standard
-    deviation s of the composed loss under P and its Berry–Esseen ratio r = sum E|L - m|^3 / s^3.
+def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float,
+                  tau: float) -> tuple[float, float, float, float]:
+    """(eps, s, r, bulk): a CLT estimate of eps(d) (an approximation, not a bound), the standard
+    deviation s of the composed loss under P, its Berry–Esseen ratio r = sum E|L - m|^3 / s^3
+    and the widest step's bulk (between its BULK_TAIL quantiles, to a cell, under P).
 
     Each step's loss under P is binned on 4096 cells of its window.  A mu-GDP loss has mean
     mu^2 / 2 and variance mu^2 (the CLT of Dong, Roth & Su 2022, Thm 3.5); eps is that of G_mu
@@ -862,7 +901,7 @@ def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float, tau: float) ->
     first grid, which reaches the width in one pass more often); r says how far from Gaussian
     the sum may be.  It only chooses the first grid; the bracket never depends on it.
     """
-    var = third = kl = 0.0
+    var = third = kl = bulk = 0.0
     for loss, count in clean:
         lo, hi = loss.window(tau, "P")
         edges = np.linspace(lo, hi, 4097)
@@ -872,33 +911,44 @@ def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float, tau: float) ->
         if not total > 0:
             continue
         mid = 0.5 * (edges[1:] + edges[:-1])
+        cum = np.cumsum(mass) / total
+        cells = np.searchsorted(cum, 1 - BULK_TAIL) - np.searchsorted(cum, BULK_TAIL) + 2
+        bulk = max(bulk, float(cells) * (hi - lo) / 4096)
         mean = float(np.sum(mass * mid)) / total
         kl += count * mean
         var += count * float(np.sum(mass * (mid - mean) ** 2)) / total
         third += count * float(np.sum(mass * np.abs(mid - mean) ** 3)) / total
     s = math.sqrt(var)
     if not s > 0:
-        return 0.0, 0.0, math.inf
+        return 0.0, 0.0, math.inf, 0.0
     mu = min(s, math.sqrt(2 * kl)) if kl > 0 else s
-    return float(_fast.epsilon_from_delta(min(mu, 1e3), d)), s, third / s**3
+    return float(_fast.epsilon_from_delta(min(mu, 1e3), d)), s, third / s**3, bulk
 
 
 def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: float) -> float:
     """The first grid step, chosen a priori so that usually no second grid is needed.
 
     The eps bracket is the shift interval of the coupling wide (module doc: both ends come from
-    the same lattice law, moved by shift[0] and shift[1]), about 2 t = 2 h sqrt(T log(1/eta)/2):
-    known before composing.  So with an estimate e of eps (:func:`_clt_estimate`) the grid with
+    the same lattice law, moved by shift[0] and shift[1]), about 2 t: Hoeffding's
+    2 h sqrt(T log(1/eta)/2), or Bernstein's with the second moment AIM_SECOND h^2 / 4 where the
+    per-step bulk fits lattice._second_moment's cells, known before composing (an aim: the
+    second-moment bound is computed, and charged, when composing).  So with an estimate e of eps (:func:`_clt_estimate`) the grid with
     2 t = FIRST_AIM w e / (1 + w/2) meets (upper - lower) / lower <= w when e is right; a wrong
     estimate only costs a second grid (:func:`_refined_step`).  Far from Gaussian, ROUGH_AIM
     replaces FIRST_AIM (a coarse pass, then one aimed from its midpoint).  Clamped to [2e-7, 0.05], and
     to at most FIRST_GRID_POINTS points across the composed loss's range.
     """
     total = sum(c for _, c in clean)
-    eps, s, rough = _clt_estimate(clean, d, eta / (16.0 * total))
+    eps, s, rough, bulk = _clt_estimate(clean, d, eta / (16.0 * total))
     if not eps > 0:
         return 1e-3
-    h = (FIRST_AIM if rough <= BERRY_ESSEEN_ROUGH else ROUGH_AIM) * w * eps / (1 + w / 2) / (2 * _hoeffding_t(1.0, total, eta))
+    aim = (FIRST_AIM if rough <= BERRY_ESSEEN_ROUGH else ROUGH_AIM) * w * eps / (1 + w / 2)
+    h = aim / (2 * _hoeffding_t(1.0, total, eta))
+    # Bernstein's t, with the second-moment bound a smooth law usually gets (AIM_SECOND h^2 / 4),
+    # where the bulk is narrow enough for the cells of lattice._second_moment
+    t_b = _bernstein_t(1.0, total * AIM_SECOND / 4, eta)
+    if 4 * bulk / (aim / (2 * t_b)) <= SUBCELL_POINTS:
+        h = max(h, aim / (2 * t_b))
     h = max(h, 14 * s / FIRST_GRID_POINTS)
     return min(0.05, max(2e-7, h))
 
@@ -909,8 +959,8 @@ def _refined_step(h: float, b: Bound, w: float) -> float:
     Once the lower end is positive and the bracket narrower than its value, the width is
     proportional to h (it is the shift interval, 2 t plus T times the width of the mean
     rounding error's interval, both proportional to h) and the midpoint estimates eps far
-    better than the width (the actual rounding deviation is about sqrt(T/12) h, Hoeffding's t
-    is sqrt(T log(1/eta)/2) h): aim at REFINED_AIM of the width asked there, in one step.
+    better than the width (the actual rounding deviation is about sqrt(T/12) h, the coupling's
+    t about sqrt(T log(1/eta)/6) h or more): aim at REFINED_AIM of the width asked there, in one step.
     Otherwise (a bracket reaching 0) shrink h tenfold.
     """
     if b.lower > 0 and b.width < b.lower:
@@ -992,7 +1042,7 @@ def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
 
 
 def _float_eta(d: float, w: float) -> float:
-    """The float route's Hoeffding failure probability for an eps bracket at delta ``d`` and
+    """The float route's coupling failure probability for an eps bracket at delta ``d`` and
     relative width ``w``: eta moves delta by at most eta / d = w / 20 relatively (a small part
     of the width, which the refinement measures), and t grows only like sqrt(log(1/eta)) as
     it shrinks; at most 1e-8."""

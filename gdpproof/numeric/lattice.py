@@ -387,9 +387,13 @@ class _StepLaw:
     dbar: tuple[float, float]          # interval for E[R - L]
     h_eff: float                       # range of R - L, float edges included
     second: float = math.inf           # upper bound on E[(R - L)^2] (:func:`_second_moment`)
+    bulk_bins: int = -1                # bins between the BULK_TAIL quantiles (-1: not computed)
 
 
-def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float) -> _StepLaw:
+def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool = True) -> _StepLaw:
+    """One step's loss under ``law`` rounded to h Z (window at tail mass tau), with the mean of its
+    rounding error D, its range and, with ``moments``, a bound on E[D^2] (else the trivial one,
+    bulk_bins -1)."""
     lo, hi = loss.window(tau, law)
     k_lo = math.floor(lo / h + 0.5)
     k_hi = math.ceil(hi / h - 0.5)
@@ -432,8 +436,9 @@ def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float) -> _StepLaw:
         raise PrecisionError(f"{loss.name}: the mean rounding error [{d_lo:.3g}, {d_hi:.3g}] is outside "
                              f"+-h/2 = {half:.3g}; the loss is not resolved on this grid")
     d_lo, d_hi = max(d_lo, -half), min(d_hi, half)
-    second = _second_moment(loss, law, h, k_lo, cdf, sf, h_eff, edge_err)
-    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), h_eff, second)
+    second, bulk_bins = ((0.5 * h_eff) ** 2 * (1 + 4 * U), -1) if not moments else \
+        _second_moment(loss, law, h, k_lo, cdf, sf, h_eff, edge_err)
+    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), h_eff, second, bulk_bins)
 
 
 #: :func:`_second_moment` evaluates the CDF at most this many times per step law.
@@ -442,10 +447,26 @@ SUBCELL_POINTS = 2**16
 BULK_TAIL = 1e-6
 
 
+def _cells(bins: int) -> int:
+    """The cells a bin :func:`_second_moment` cuts ``bins`` bins into: a power of 2 in [4, 64]
+    with at most SUBCELL_POINTS cells in all, or 0 (too many bins: the trivial bound)."""
+    m = 64
+    while m > 4 and bins * m > SUBCELL_POINTS:
+        m //= 2
+    return m if bins * m <= SUBCELL_POINTS else 0
+
+
+def _cell_factor(m: int) -> float:
+    """The bound of :func:`_second_moment` over h^2 / 4 for a law smooth on the scale h, with m
+    cells a bin (1 for m = 0, the trivial bound): an estimate, for choosing grids."""
+    return (m + 2) * (m + 1) / (6 * m * m) if m else 1.0
+
+
 def _second_moment(loss: PrivacyLoss, law: Law, h: float, k_lo: int, cdf: np.ndarray, sf: np.ndarray,
-                   h_eff: float, edge_err: float) -> float:
+                   h_eff: float, edge_err: float) -> tuple[float, int]:
     r"""An upper bound on E[D^2], D = R - L the rounding error of one step (for Bernstein's
-    inequality in :func:`gdpproof.numeric.pld.compose_losses`; the trivial bound is h_eff^2 / 4).
+    inequality in :func:`gdpproof.numeric.pld.compose_losses`; the trivial bound is h_eff^2 / 4),
+    and the number of bins of the bulk.
 
     Each bin ((k - 1/2) h, (k + 1/2) h] of the bulk is cut into M cells of width h / M (M a power
     of 2 in [4, 64], at most SUBCELL_POINTS cells in all, else the trivial bound); on cell r of bin k,
@@ -469,11 +490,9 @@ def _second_moment(loss: PrivacyLoss, law: Law, h: float, k_lo: int, cdf: np.nda
     i0 = max(0, int(np.searchsorted(cdf, BULK_TAIL, side="right")) - 1)
     i1 = min(n, max(i0 + 1, int(np.searchsorted(-sf, -BULK_TAIL, side="left"))))
     bins = i1 - i0
-    m = 64
-    while m > 4 and bins * m > SUBCELL_POINTS:
-        m //= 2
-    if bins * m > SUBCELL_POINTS or not 2 * edge_err < h / m:
-        return trivial
+    m = _cells(bins)
+    if not m or not 2 * edge_err < h / m:
+        return trivial, bins
     j = np.arange(bins * m + 1, dtype=float)
     x = (k_lo + i0 - 0.5 + j / m) * h     # j / m and the sum are exact: one rounding, as the bins'
     f = np.clip(loss.cdf(x, law), 0.0, 1.0)
@@ -484,5 +503,5 @@ def _second_moment(loss: PrivacyLoss, law: Law, h: float, k_lo: int, cdf: np.nda
     inside = float(np.sum(mass.reshape(bins, m) @ c)) * (1 + (bins * m + 8) * U)
     outside = float(f[0]) + (1.0 - float(f[-1])) + 2 * CDF_ERROR   # the same float edges as the cells
     bound = inside + trivial * (2 * CDF_ERROR * bins * m + outside)
-    return min(trivial, bound * (1 + 4 * U))
+    return min(trivial, bound * (1 + 4 * U)), bins
 

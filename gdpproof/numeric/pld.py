@@ -106,7 +106,7 @@ from . import fast as _fast
 from .bound import FLOAT_ROUTE_ASSUMPTIONS, U, Bound, _down, _float_down, _up
 from .intlattice import ROUTE as EXACT_ROUTE
 from .intlattice import compose_exact
-from .lattice import BULK_TAIL, SUBCELL_POINTS, _convolve, _discretize, _Lattice, _power
+from .lattice import BULK_TAIL, SUBCELL_POINTS, _cell_factor, _cells, _convolve, _discretize, _Lattice, _power
 from .losses import (
     CDF_ERROR,
     GaussianLoss,
@@ -275,6 +275,9 @@ class ComposedLoss:
     #: Set by :func:`epsilon_bracket` / :func:`delta_bracket`: how many compositions the
     #: refinement ran to reach this one (1 when the first grid sufficed).
     passes: int = 1
+    #: Float route: per law, each part's (E D^2 bound / h^2, bulk bins, count), and h_eff / h:
+    #: what :func:`_predicted_t` needs to aim the next grid (never part of a bound).
+    coupling_model: Any = None
 
     def __repr__(self) -> str:
         """One line: what was composed, the grid and the route (not the lattice arrays)."""
@@ -738,7 +741,10 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     budget = eta / 4.0                     # mass trimmed after convolutions, in all
     kolm = total * (5 * CDF_ERROR + 2 * U)
     orderings = _orderings(clean)
-    steps = {law: [_discretize(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
+    # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
+    # BERNSTEIN_MIN_STEPS steps its t gains too little (t_B / t_H > 0.75) to pay for them
+    moments = total >= BERNSTEIN_MIN_STEPS
+    steps = {law: [_discretize(loss, law, h, tau, moments) for loss, _ in clean] for law in "PQ"}
     # the rounding errors have range h_eff (h plus the float error of the bin edges) and second
     # moments bounded per step: Hoeffding or Bernstein, whichever is smaller, per law
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
@@ -765,8 +771,11 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
         slack = eta + kolm + acc.err
         directions.append(_Direction(name, acc, h, sign, shift, slack, _up(lost)))
-    return ComposedLoss(tuple(clean), h, eta, max(ts.values()), (directions[0], directions[1]), route=FLOAT_ROUTE,
+    comp = ComposedLoss(tuple(clean), h, eta, max(ts.values()), (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
+    comp.coupling_model = [[(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
+                           for law in "PQ"], h_eff / h
+    return comp
 
 
 def _hoeffding_t(h: float, total: int, eta: float) -> float:
@@ -881,6 +890,10 @@ ROUGH_AIM = 8.0
 #: The share of the relative width asked that the float64 FFTs may cost in delta (an additive
 #: error FFT_SHARE w delta moves the eps bracket by a small part of its width).
 FFT_SHARE = 0.02
+#: Compositions of fewer steps use Hoeffding's t alone (module doc): Bernstein's would gain
+#: less than a quarter of the width there, and the cells of its second-moment bound cost CDF
+#: values comparable with the composition itself.
+BERNSTEIN_MIN_STEPS = 256
 #: The ratio of lattice._second_moment's bound to h^2 / 4 the first grid is aimed with (its
 #: value on a smooth law with 16 cells a bin; an aim, never part of a bound).
 AIM_SECOND = 0.4
@@ -947,13 +960,28 @@ def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: f
     # Bernstein's t, with the second-moment bound a smooth law usually gets (AIM_SECOND h^2 / 4),
     # where the bulk is narrow enough for the cells of lattice._second_moment
     t_b = _bernstein_t(1.0, total * AIM_SECOND / 4, eta)
-    if 4 * bulk / (aim / (2 * t_b)) <= SUBCELL_POINTS:
+    if total >= BERNSTEIN_MIN_STEPS and 4 * bulk / (aim / (2 * t_b)) <= SUBCELL_POINTS:
         h = max(h, aim / (2 * t_b))
     h = max(h, 14 * s / FIRST_GRID_POINTS)
     return min(0.05, max(2e-7, h))
 
 
-def _refined_step(h: float, b: Bound, w: float) -> float:
+def _predicted_t(comp: ComposedLoss, h_new: float) -> float:
+    """An estimate (not a bound) of the coupling's t on grid ``h_new``: each step's second-moment
+    bound scaled by h_new^2 and by the cell factor at the bins the bulk will have there."""
+    laws, ratio = comp.coupling_model
+    ts = []
+    for parts in laws:
+        seconds = []
+        for per_h2, bins, count in parts:
+            factor = 1.0 if bins < 0 else \
+                _cell_factor(_cells(math.ceil(bins * comp.h / h_new))) / _cell_factor(_cells(bins))
+            seconds.append((min(per_h2 * factor, ratio * ratio / 4) * h_new * h_new, count))
+        ts.append(_coupling_t(h_new * ratio, seconds, comp.eta))
+    return max(ts)
+
+
+def _refined_step(h: float, b: Bound, w: float, comp: ComposedLoss | None = None) -> float:
     """The next grid step after a bracket b on grid h that is wider than asked.
 
     Once the lower end is positive and the bracket narrower than its value, the width is
@@ -965,7 +993,16 @@ def _refined_step(h: float, b: Bound, w: float) -> float:
     """
     if b.lower > 0 and b.width < b.lower:
         mid = 0.5 * (b.lower + b.upper)
-        return h * max(1e-3, min(0.9, REFINED_AIM * w * mid / (1 + w / 2) / b.width))
+        r0 = REFINED_AIM * w * mid / (1 + w / 2) / b.width
+        new = h * r0
+        if comp is not None and comp.coupling_model is not None and \
+                any(bins >= 0 for parts in comp.coupling_model[0] for _, bins, _ in parts):
+            # the width scales like t, and t / h changes with h where the second-moment bound's
+            # cells do (fewer a bin as the bins multiply): aim at t(h_new) = r0 t(h)
+            t_old = _predicted_t(comp, h)
+            for _ in range(3):
+                new = h * r0 * (t_old / h) / (_predicted_t(comp, new) / new)
+        return h * max(1e-3, min(0.9, new / h))
     return 0.1 * h
 
 
@@ -1086,7 +1123,7 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
         if attempt and rw > 0.8 * previous:
             return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {floor:.2g})"
         previous = rw
-        h = _refined_step(h, b, w)
+        h = _refined_step(h, b, w, comp)
         if h < 2e-7:
             return f"grid step {h:.3g} is below the float route's limit"
     return f"{max_refinements} refinements"

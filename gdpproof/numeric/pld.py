@@ -738,7 +738,7 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     clean = _clean_parts(parts)
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
-    budget = eta / 4.0                     # mass trimmed after convolutions, in all
+    budget = eta / 4.0                     # mass trimmed after convolutions (x 1.5 with the fused step's fold)
     kolm = total * (5 * CDF_ERROR + 2 * U)
     orderings = _orderings(clean)
     # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below

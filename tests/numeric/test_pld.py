@@ -299,11 +299,13 @@ def test_fused_power_product_bound_covers_exact_integer_convolution(seed, k):
     assert c.err > lr.err + k * lb.err  # the inputs' errors are carried
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_fused_power_on_half_length_window_covers_exact_convolution(seed):
+@pytest.mark.parametrize("seed, trim, fold_budget", [(0, 1e-12, None), (1, 1e-12, None), (0, 1e-150, 1e-12)])
+def test_fused_power_on_half_length_window_covers_exact_convolution(seed, trim, fold_budget, monkeypatch):
     # long vectors with light tails: r * b^3 is computed cyclically on half the zero-padded
     # length, on a window placed by the mean; the mass outside the window is bounded
-    # (Chernoff) and the window lies within err of the exact linear product there
+    # (Chernoff) and the window lies within err of the exact linear product there.  With a
+    # fold budget above the trim (what _power gives its last step) the half length is taken
+    # where the trim alone would refuse it
     rng = np.random.default_rng(seed)
     j1, j2 = np.arange(3000.0), np.arange(1000.0)
     r = np.exp(-0.5 * ((j1 - 1500) / 40) ** 2) * (1 + rng.random(3000))
@@ -314,7 +316,15 @@ def test_fused_power_on_half_length_window_covers_exact_convolution(seed):
     m = 3000 + 3 * 999
     start, fold = lattice._window_start(lr, lb, 3, 4096, m, 1e-12)
     assert 0 < start < m - 4096 and 0 < fold <= 1e-12  # both tails fold
-    c = lattice._convolve_power(lr, lb, 3, trim=1e-12)
+    lengths = []
+    irfft = np.fft.irfft
+    monkeypatch.setattr(np.fft, "irfft", lambda z, n: lengths.append(n) or irfft(z, n))
+    if fold_budget is not None:
+        assert fold > trim
+        lattice._convolve_power(lr, lb, 3, trim=trim)
+        assert lengths == [8192]  # the trim alone refuses the half length
+    c = lattice._convolve_power(lr, lb, 3, trim=trim, fold_budget=fold_budget)
+    assert lengths[-1] == 4096
     assert start <= c.k0 and c.k0 + len(c.w) <= start + 4096  # the half-length path was taken
     scale = 2**1100
     poly = lambda v: flint.fmpz_poly([int(Fraction(float(x)) * scale) for x in v])  # noqa: E731

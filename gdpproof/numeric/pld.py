@@ -21,13 +21,17 @@ non-decreasing in s and lies in [0, 1],
 t is the smaller of two proven deviations, for each law:
 
 * Hoeffding (range h): t = h sqrt(T log(1/eta) / 2);
-* Bernstein (Boucheron, Lugosi & Massart 2013, Thm 2.10): the centred errors X = D - E D satisfy
-  X <= h (both signs) and E X^2 <= E D^2 <= v, a bound computed per step from the float CDF on
-  cells of width h / M of each bin (:func:`~gdpproof.numeric.lattice._second_moment`, its
-  errors charged), so with V = sum v and l = log(1/eta), P(sum X >= t) <= eta at
-  t = h l / 3 + sqrt((h l / 3)^2 + 2 V l).  On a law smooth on the scale h, v is near the
-  uniform's h^2 / 12 (0.35 to 0.40 of h^2 / 4), so for many steps t is about 0.6 of Hoeffding's
-  and the grid for a given width about 1.6 times coarser.
+* Bernstein (Boucheron, Lugosi & Massart 2013, Thm 2.10, Cor. 2.11): the centred errors
+  X = D - E D satisfy X <= h (both signs) and E X^2 <= E D^2 <= v, a bound computed per step
+  from the float CDF on cells of width h / M of each bin
+  (:func:`~gdpproof.numeric.lattice._second_moment`, its errors charged), so with V = sum v and
+  l = log(1/eta), P(sum X >= t) <= eta at t = h l / 3 + sqrt((h l / 3)^2 + 2 V l).  On a law
+  smooth on the scale h, v is near the uniform's h^2 / 12 (0.35 to 0.40 of h^2 / 4), so for
+  many steps t is about 0.6 of Hoeffding's and the grid for a given width about 1.6 times
+  coarser.  Used from BERNSTEIN_MIN_STEPS steps (below, Hoeffding alone).
+
+Either way the failure probability eta is charged to delta exactly as before: added to the upper
+bound and subtracted from the lower (each side uses one tail).
 
 So one lattice distribution gives both sides, and the bracket is about 2 t wide in epsilon:
 it shrinks like h sqrt(T), not like h T as rounding all losses up or down would.  The lattice law
@@ -787,7 +791,7 @@ def _hoeffding_t(h: float, total: int, eta: float) -> float:
 def _bernstein_t(b: float, var: float, eta: float) -> float:
     """Bernstein's deviation for independent centred X_i <= b with sum E X_i^2 <= var (rounded
     up): P(sum X_i >= t) <= exp(-t^2 / (2 (var + b t / 3))) (Boucheron, Lugosi & Massart,
-    *Concentration Inequalities*, 2013, Thm 2.10), which is eta at
+    *Concentration Inequalities*, 2013, Thm 2.10 and Cor. 2.11 with c = b / 3), which is eta at
     t = b l / 3 + sqrt((b l / 3)^2 + 2 var l), l = log(1/eta)."""
     ell = math.log(1 / eta) * (1 + 4 * U)
     x = b * ell / 3

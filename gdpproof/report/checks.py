@@ -532,7 +532,7 @@ def derivation(path: Path) -> CheckResult:
 
 
 def report_checks(digits: int, *, quick: bool = False) -> list[Check]:
-    """Every check of the report, in the order it shows them; ``quick`` leaves out derivations and peer audits.
+    """Every check of the report, in the order it shows them; ``quick`` leaves out the slow ones (derivations, peer audits, the Census re-accounting).
 
     Building the list computes nothing: each check runs when its ``run()`` is called.
     """

@@ -189,7 +189,11 @@ def test_kill_and_resume_gives_the_same_bytes(tmp_path, how, uninterrupted_table
     # poll that sees the first journalled chunk and the signal.  That says nothing about the resume, so the
     # interruption is set up again (at most five times) until the signal lands mid-run.
     for _ in range(5):
-        proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # SIGINT back to its default in the child: a test run started in the background (``make
+        # test &``) ignores SIGINT, children inherit that, and Python then installs no
+        # KeyboardInterrupt handler, so the signal would be ignored rather than tested
+        proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # wait for at least two journalled chunks
             if journal.exists() and journal.read_text().count("\n") >= 2 + 50:

@@ -410,6 +410,7 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     estimate, spent = _solve(problem, float(target), float(d), width, say)
     return _settle(problem, estimate, sympy.Rational(target), sympy.Rational(d), width, say, spent)
 
+
 def _sayer(progress: bool | TextIO) -> Callable[[str], None]:
     if not progress:
         return lambda text: None

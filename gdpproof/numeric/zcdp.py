@@ -20,7 +20,7 @@ from typing import Any
 
 import sympy
 
-from .._args import _bad
+from .._args import _bad, exact, rational
 from .._certified import Certified
 from ..errors import PrecisionError
 from ..symbolic.symbols import delta as delta_symbol
@@ -37,11 +37,7 @@ _SYMBOLS = (order, rho_symbol, delta_symbol)
 
 
 def _exact(name: str, value: Any) -> sympy.Rational:
-    try:
-        v = sympy.Rational(value) if not isinstance(value, float) else sympy.Rational(Fraction(value))
-    except (TypeError, ValueError, sympy.SympifyError):
-        raise _bad(name, value, "must be an exact real number (a decimal, a fraction or an int)") from None
-    return v
+    return rational(name, exact(name, value, symbolic=False))
 
 
 def epsilon_from_zcdp(rho: Any, delta: Any, *, conversion: str = "cks", digits: int = 20,

@@ -16,8 +16,11 @@ production code at commit ``289ee46``, with the file of each number) and, per le
   (:func:`gdpproof.account`, the bracket route) and compares it with the **published** epsilon,
   rho converted by the Bureau's formula (``conversion="cks"``: Canonne, Kamath & Steinke 2020,
   Cor. 13, as in the DAS code) or by the classical one (``"bun-steinke"``):
-  unused budget = 1 - epsilon_fDP / epsilon_published, a proven interval from the two ends of the
-  bracket;
+  unused budget = 1 - epsilon_fDP / epsilon_published, an interval from the two ends of the
+  bracket and of the published value: proven for ``"bun-steinke"`` (certified in balls); for
+  ``"cks"`` the published value, an infimum over Renyi orders, is computed by mpmath at two
+  precisions that must agree (method ``"mpmath-2prec"``, DESIGN §2: evidence, not a
+  ball-arithmetic proof), so the interval is proven given those 15 digits;
 * finds the largest common noise-variance reduction 1 - c (every sigma_q^2 times c) whose proven
   epsilon still meets the published one (:func:`gdpproof.calibration.calibrate_variance`, c
   rounded up);
@@ -192,8 +195,10 @@ class Comparison:
     published : tuple of Certified
         The published epsilon at delta, rounded down and up (:data:`_PUBLISHED_DIGITS` digits).
     unused : tuple of Fraction or None
-        A proven interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends of the
-        bracket and of the published value); None when the discrete Gaussians were not accounted.
+        An interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends of the bracket
+        and of the published value), proven given the published value's digits (certified for
+        "bun-steinke", two agreeing mpmath precisions for "cks": ``published[0].method``); None
+        when the discrete Gaussians were not accounted.
     continuous_unused : tuple of Fraction
         The same for continuous Gaussians of the same sigmas.
     variance : Calibration or None

@@ -347,6 +347,7 @@ def census_2020() -> CheckResult:
         "holding the continuous eps; notebook 06)",
         data)
 
+
 def monte_carlo() -> CheckResult:
     """Simulated mechanisms (numpy only) inside the theory's curves: the Gaussian mechanism against G_1, and
     50 DP-SGD steps against the proven bracket, each with band confidence 1 - 1e-6."""

@@ -273,6 +273,16 @@ def _edge_values(dist: _Law, edges: list[float], left: list[bool], prec: int) ->
     return vals
 
 
+def _bin_mass(vals: list[flint.arb], left: list[bool], i: int) -> flint.arb:
+    """The mass between edges i and i + 1 from :func:`_edge_values` (CDF at left edges, SF at
+    right ones): a difference of the small side's values."""
+    if left[i + 1]:
+        return vals[i + 1] - vals[i]
+    if not left[i]:
+        return vals[i] - vals[i + 1]
+    return 1 - vals[i] - vals[i + 1]
+
+
 def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, prec: int | None = None) -> _IntStep:
     prec = K + 40 if prec is None else prec
     dist = _Law(loss, law)
@@ -289,12 +299,7 @@ def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, pre
     v: list[int] = []
     weighted = flint.arb(0)
     for i in range(n):
-        if left[i + 1]:
-            m = vals[i + 1] - vals[i]
-        elif not left[i]:
-            m = vals[i] - vals[i + 1]
-        else:
-            m = 1 - vals[i] - vals[i + 1]
+        m = _bin_mass(vals, left, i)
         m = m.intersection(flint.arb(0.5, 0.5)) if m.overlaps(flint.arb(0.5, 0.5)) else m
         v.append(_floor_scaled(m, K))
         weighted += m * (k_lo + i)

@@ -1,0 +1,284 @@
+r"""Dominating and dominated pairs on a grid: the *pairs* discretization of the float route.
+
+For one mechanism and one ordering (P, Q) with privacy loss L = log dP/dQ, write the hockey
+stick as a function of y = e^eps,
+
+    D(y) = E_P[(1 - y e^{-L})_+],     y > 0.
+
+A non-negative measure with P-masses p_k at grid losses l_k has the curve
+Lambda(y) = sum_k p_k (1 - y e^{-l_k})_+.  Two facts carry the proof:
+
+**Composition keeps the order** (the lemma).  If Lambda_t <= D_t (or >= D_t) for every y > 0
+and every step t, the composed curves keep the order: the composed curve of independent steps
+is E_{P_1}[D_rest(y e^{-L_1})], and g(u) = D_rest(y u) is convex, non-increasing and bounded,
+so g(u) = g(inf) + int (c - u)_+ dnu(c) with nu >= 0; each (c - u)_+ = c (1 - u / c)_+ is one of
+the curves compared, and the constant term compares the total masses (the limits y -> 0 of
+the curves).  So the P-formula sum_k w_k (1 - e^{eps - s_k})_+ of the composed grid masses is
+an upper (lower) bound on the mechanism's delta(eps), for every real eps, whatever the totals
+(sub-probabilities are fine).  The measure need not come from a pair of distributions.
+
+**Upper: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi, "Connect the
+dots: tighter discrete approximations of privacy loss distributions", PETS 2022).  The
+outcomes with loss in the bin (l_i, l_{i+1}] have P-mass P_i and Q-mass Q_i; moving their
+P-mass to the two ends of the bin with the same P- and Q-mass,
+
+    to l_{i+1}:  x_{i+1} E_i / (x_{i+1} - x_i),     to l_i:  x_i F_i / (x_{i+1} - x_i),
+    E_i = P_i - x_i Q_i >= 0,   F_i = x_{i+1} Q_i - P_i >= 0,   x_j = e^{l_j},
+
+is a mean-preserving spread of u = e^{-L} under P, and u -> (1 - y u)_+ is convex: Jensen
+gives Lambda >= D bin by bin.  P-mass below l_0 goes to l_0 (its loss rounded up: each term
+grows), P-mass above the top l_n to +infinity (it counts 1).  Its error is second order in
+the grid step: the bracket narrows like h^2, not like h sqrt(T) as the coupling's does.
+
+**Lower: below the chords.**  D is convex with D'(y) = -Q(L > log y), so on [x_j, x_{j+1}] D
+lies above its two end tangents and the chord exceeds D by at most g_j = E_j F_j / ((x_{j+1} -
+x_j) Q_j) (the chord's excess over the larger tangent, at its worst where they cross; at most
+(x_{j+1} - x_j) Q_j / 4, and near 0 when the cell's mass sits at one end).  A curve Lambda with
+kinks only at grid points is below D on [x_j, x_{j+1}] when one of these holds:
+
+    (a) Lambda(x_j) <= D(x_j) - g_j and Lambda(x_{j+1}) <= D(x_{j+1}) - g_j  (below the chord less g_j);
+    (b) Lambda(x_j) <= D(x_j) and its slope there is <= -Q(L > l_j)     (below the right tangent);
+    (c) Lambda(x_{j+1}) <= D(x_{j+1}) and its slope >= -Q(L > l_{j+1})  (below the left tangent;
+        Q(L >= l) >= Q(L > l));
+
+and it is 0 beyond its last kink, and on [0, x_0] (a line) below D(y) >= P(L > l_0) - y Q(L > l_0)
+when Lambda(0) <= P(L > l_0) and Lambda(x_0) <= D(x_0).  The masses are built in float64 as the
+greatest convex minorant of the points (x_j, D(x_j) - max(g_{j-1}, g_j)) and (x_n, 0)
+(pool-adjacent-violators on the slopes), rounded down, and then **verified**: every condition
+above is checked in ball arithmetic on the masses as stored, so the construction may be
+approximate and the bound is still proven.  A failed check raises PrecisionError (the caller
+falls back to the coupling).
+
+All bin masses are arb balls (the loss's compiled CDF and survival function at
+``PRECISION`` bits, the CDF below the median and the SF above, so small masses keep their
+relative accuracy), so this discretization assumes nothing about float CDFs; the composition
+of the grid masses is the float route's FFT (``lattice._power``), with its proven l1 bound.
+An atom of the loss on a grid point is handled: the Q||P ordering's bins are closed on the
+other side, and its tails Q(L' >= l) are then used where the proof has Q(L' > l) (each check
+only becomes stricter, the chord gap only larger).  Losses that declare atoms (finite and
+lattice laws: randomized response, the discrete Gaussian and Laplace) are left to the coupling.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import flint
+import numpy as np
+
+from ..errors import PrecisionError
+from .bound import _up
+from .intlattice import _bin_mass, _edge_values, _Law, arb_precision
+from .lattice import _Lattice
+from .losses import CompiledLoss, PrivacyLoss
+
+__all__ = ["PairStep", "pair_steps", "supports_pairs", "PRECISION"]
+
+#: Working precision of the bin masses (bits): the masses' relative error must stay far below
+#: 1 / (steps x grid points) so that rounding them outward costs nothing visible.
+PRECISION = 80
+#: The lower curve aims this fraction of the chord gap below the bound it is checked against,
+#: so that float64 construction errors never fail the ball check.
+MARGIN = 1e-3
+#: The most grid points one step's pair may have.
+MAX_POINTS = 2_000_000
+
+
+@dataclass
+class PairStep:
+    """One step's dominating (``upper``) and dominated (``lower``) grid masses for one ordering,
+    on the points k h of L (the Q||P ordering's own loss is -L: its masses sit at -k h)."""
+
+    upper: _Lattice        # P-masses, each rounded up
+    lower: _Lattice        # P-masses, each rounded down, verified
+    excess: float          # upper bound on sum(upper) minus the exact total of the dominating masses
+    infinite: float        # upper bound on the dominating pair's P-mass at +infinity
+
+
+def supports_pairs(loss: PrivacyLoss) -> bool:
+    """True when :func:`pair_steps` can discretize ``loss``: a compiled loss without atoms."""
+    return isinstance(loss, CompiledLoss) and not loss.has_atoms
+
+
+def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, PairStep]:
+    """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``.
+
+    ``h`` must have a short mantissa (``intlattice.grid_step_exact``) so that every grid point
+    k h is a double, the same in float and in arb.
+    """
+    if not supports_pairs(loss):
+        raise PrecisionError(f"{loss.name}: the pairs discretization needs a compiled loss without atoms")
+    lo = min(loss.window(tau, "P")[0], loss.window(tau, "Q")[0])
+    hi = max(loss.window(tau, "P")[1], loss.window(tau, "Q")[1])
+    k_lo, k_hi = math.floor(lo / h), math.ceil(hi / h)
+    if k_hi - k_lo < 2:
+        k_hi = k_lo + 2
+    n = k_hi - k_lo
+    if n > MAX_POINTS:
+        raise PrecisionError(f"grid of {n} points for {loss.name}: too fine for the pairs discretization")
+    with arb_precision(PRECISION):
+        ells = [(k_lo + j) * h for j in range(n + 1)]
+        laws = {law: _Law(loss, law) for law in "PQ"}
+        med = float(loss._median("P"))
+        left = [e <= med for e in ells]
+        vals = {law: _edge_values(laws[law], ells, left, PRECISION) for law in "PQ"}
+        bins, below, above = {}, {}, {}
+        for law in "PQ":
+            v = vals[law]
+            bins[law] = [_nonneg(_bin_mass(v, left, i)) for i in range(n)]
+            below[law] = _nonneg(v[0] if left[0] else 1 - v[0])          # mass at L <= l_0
+            above[law] = _nonneg(v[n] if not left[n] else 1 - v[n])      # mass at L > l_n
+        xs = [flint.arb(e).exp() for e in ells]
+        # P||Q: the loss L on the points l_j.  Q||P: the loss -L under Q on the points -l_{n-j}
+        # (no atoms: P(-L > -l) = P(L < l) = P(L <= l)).
+        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], n)
+        inv = [1 / x for x in reversed(xs)]
+        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], n)
+    up1, low1, ex1, inf1 = first
+    up2, low2, ex2, inf2 = second
+    return (PairStep(_Lattice(k_lo, up1, 0.0), _Lattice(k_lo, low1, 0.0), ex1, inf1),
+            PairStep(_Lattice(k_lo, up2[::-1].copy(), 0.0), _Lattice(k_lo, low2[::-1].copy(), 0.0), ex2, inf2))
+
+
+def _nonneg(b: flint.arb) -> flint.arb:
+    """A ball known to hold a non-negative number, its negative part cut (radius kept honest)."""
+    if b.upper() < 0:
+        raise PrecisionError(f"a probability enclosed as {b} < 0: the bin masses did not settle")
+    return b if b.lower() >= 0 else b.intersection(flint.arb(b.upper() / 2, b.upper() / 2))
+
+
+def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb, top_q: flint.arb,
+              n: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Upper and lower P-masses on the points l_0 < ... < l_n (x_j = e^{l_j}) of one ordering
+    whose bins (l_i, l_{i+1}] have P-mass pb[i] and Q-mass qb[i]; ``bottom`` is the P-mass at
+    or below l_0, ``top_p``/``top_q`` the P-/Q-mass above l_n.  Returns (upper, lower, excess,
+    P-mass at +infinity)."""
+    dx = [xs[i + 1] - xs[i] for i in range(n)]
+    e = [_nonneg(pb[i] - xs[i] * qb[i]) for i in range(n)]
+    f = [_nonneg(xs[i + 1] * qb[i] - pb[i]) for i in range(n)]
+    # -- upper: connect the dots, each mass rounded up
+    up = np.zeros(n + 1)
+    up_exact = [flint.arb(0)] * (n + 1)
+    up_exact[0] = bottom
+    for i in range(n):
+        up_exact[i + 1] = up_exact[i + 1] + xs[i + 1] * e[i] / dx[i]
+        up_exact[i] = up_exact[i] + xs[i] * f[i] / dx[i]
+    excess = flint.arb(0)
+    for j in range(n + 1):
+        up[j] = _up(float(up_exact[j].upper()))
+        excess += flint.arb(up[j]) - up_exact[j].lower()
+    # -- the curve D at the points, from the top: D_j = D_{j+1} + E_j + dx_j Q(L > l_{j+1})
+    qt = [flint.arb(0)] * (n + 1)
+    pt = [flint.arb(0)] * (n + 1)
+    qt[n], pt[n] = top_q, top_p
+    for j in range(n - 1, -1, -1):
+        qt[j] = qt[j + 1] + qb[j]
+        pt[j] = pt[j + 1] + pb[j]
+    d_lo = [0.0] * (n + 1)          # lower ends of D(x_j) (D(x_n) >= 0 is all that is used)
+    dj = flint.arb(0)
+    for j in range(n - 1, -1, -1):
+        dj = dj + e[j] + dx[j] * qt[j + 1]
+        d_lo[j] = float(dj.lower())
+    gap = [_gap(e[i], f[i], dx[i], qb[i]) for i in range(n)]
+    lower = _lower_masses(xs, d_lo, gap, n, float(pt[0].lower()), [float(v.lower()) for v in qt])
+    _verify(lower, xs, pt, qt, e, dx, qb, gap, n)
+    return up, lower, _up(float(excess.upper())), _up(float(top_p.upper()))
+
+
+def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:
+    """Upper bound on the chord's excess over D on one cell: D lies above its tangents at both
+    ends (slopes -Q(L > l_j) and -Q(L > l_{j+1}), which differ by the cell's Q-mass q), so the
+    excess is at most theta (1 - theta) q dx with theta the chord slope's place between them:
+    E F / (dx q) (E + F = dx q), at most dx q / 4."""
+    if not q.lower() > 0:
+        return float((dx * q / 4).upper()) * (1 + 1e-15) if q.upper() > 0 else 0.0
+    return _up(float((e * f / (dx * q)).upper()))
+
+
+def _lower_masses(xs: list, d_lo: list[float], gap: list[float], n: int, mass: float,
+                  qt_lo: list[float]) -> np.ndarray:
+    """Float64 P-masses of the greatest convex minorant of the points (x_j, D_j - max(g_{j-1},
+    g_j)(1 + MARGIN)) for j < m and (x_m, 0), with m the first point where that value is <= 0
+    (or n): the curve is 0 from x_m on.  The point before the anchor is lowered to at most
+    (x_m - x_{m-1}) Q(L > l_m) so that the last cell passes check (c) (D(x_m) may be 0 or only
+    known to be >= 0).  Rounded down; the total is then brought to ``mass`` (a lower bound on
+    P(L > l_0)) by a mass at x_0 (which moves nothing from x_0 on), or down to it by trimming
+    the lowest masses; checked by :func:`_verify`."""
+    x = np.array([float(v.mid()) for v in xs])
+    g = np.array(gap)
+    eta = np.maximum(np.concatenate(([0.0], g)), np.concatenate((g, [0.0])))
+    b = np.array(d_lo) - eta * (1 + MARGIN)
+    nonpos = np.flatnonzero(b[1:] <= 0)
+    m = int(nonpos[0]) + 1 if len(nonpos) else n
+    b = b[: m + 1].copy()
+    b[m] = 0.0
+    dxf = np.diff(x[: m + 1])
+    b[m - 1] = max(0.0, min(b[m - 1], dxf[m - 1] * qt_lo[m] * (1 - 1e-6)))
+    slopes = np.diff(b) / dxf
+    # pool adjacent violators: non-decreasing slopes, weights dx (the greatest convex minorant)
+    vals: list[float] = []
+    wts: list[float] = []
+    cnt: list[int] = []
+    for s, w in zip(slopes.tolist(), dxf.tolist()):
+        vals.append(s)
+        wts.append(w)
+        cnt.append(1)
+        while len(vals) > 1 and vals[-2] > vals[-1]:
+            s2, w2, c2 = vals.pop(), wts.pop(), cnt.pop()
+            vals[-1] = (vals[-1] * wts[-1] + s2 * w2) / (wts[-1] + w2)
+            wts[-1] += w2
+            cnt[-1] += c2
+    pooled = np.minimum(np.repeat(np.array(vals), cnt), 0.0)
+    # anchored at (x_m, 0): slope 0 beyond; the masses are the slope jumps times x
+    jumps = np.diff(np.concatenate((pooled, [0.0])))
+    p = np.zeros(n + 1)
+    p[1: m + 1] = np.maximum(jumps, 0.0) * x[1: m + 1] * (1 - 1e-12)
+    # the left end: Lambda(0) = sum p <= P(L > l_0).  A mass at x_0 changes nothing from x_0 on
+    # and raises Lambda(0): it takes what is left; trimming the lowest masses only lowers the curve
+    extra = float(np.sum(p)) - mass * (1 - 1e-12)
+    if extra < 0:
+        p[0] = -extra
+        return p
+    j = 0
+    while extra > 0 and j <= n:
+        cut = min(float(p[j]), extra)
+        p[j] -= cut
+        extra -= cut
+        j += 1
+    return p
+
+
+def _verify(p: np.ndarray, xs: list, pt: list, qt: list, e: list, dx: list, qb: list,
+            gap: list[float], n: int) -> None:
+    """Check in ball arithmetic that the masses ``p`` (at the points x_j) give a curve below D
+    (module doc: conditions (a)-(c) on each interval, the left end); trims the lowest masses
+    when the left end fails; raises PrecisionError when an interval fails."""
+    # Lambda(x_j) = SP_j - x_j SQ_j with SP_j = sum_{k > j} p_k, SQ_j = sum_{k > j} p_k / x_k;
+    # the slope on (x_j, x_{j+1}) is -SQ_j
+    sp = [flint.arb(0)] * (n + 1)
+    sq = [flint.arb(0)] * (n + 1)
+    for j in range(n - 1, -1, -1):
+        pk = flint.arb(float(p[j + 1]))
+        sp[j] = sp[j + 1] + pk
+        sq[j] = sq[j + 1] + pk / xs[j + 1]
+    total = sp[0] + flint.arb(float(p[0]))
+    if not total <= pt[0]:
+        raise PrecisionError("pairs: the lower curve's total mass exceeds P(L > l_0)")
+    lam = [sp[j] - xs[j] * sq[j] for j in range(n + 1)]
+    d = [flint.arb(0)] * (n + 1)
+    dj = flint.arb(0)
+    for j in range(n - 1, -1, -1):
+        dj = dj + e[j] + dx[j] * qt[j + 1]
+        d[j] = dj
+    if not lam[0] <= d[0]:
+        raise PrecisionError(f"pairs: the lower curve is above D at the grid's first point ({lam[0]} > {d[0]})")
+    for j in range(n):
+        if lam[j] <= 0:
+            break  # Lambda is 0 from here on
+        gj = flint.arb(gap[j])
+        ok = (lam[j] <= d[j] - gj and lam[j + 1] <= d[j + 1] - gj) \
+            or (lam[j] <= d[j] and -sq[j] <= -qt[j]) \
+            or (lam[j + 1] <= d[j + 1] and -sq[j] >= -qt[j + 1])
+        if not ok:
+            raise PrecisionError(f"pairs: the lower curve could not be verified below D on cell {j} of {n}")

@@ -114,7 +114,8 @@ class _LawPrinter(_codegen._Printer):
 
 @functools.lru_cache(maxsize=None)
 def _law_kernel(family: str, kind: str, law: Law) -> Any:
-    """The arb function (ell, *parameters) of a family's CDF or survival function.
+    """The arb function (ell, *parameters) of a family's CDF or survival function under ``law``
+    ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once).
 
     Straight-line code (common subexpressions once, the ball operations of
     :func:`~gdpproof.numeric.compile_arb.arb_function` otherwise) from the kernel generator's
@@ -123,21 +124,25 @@ def _law_kernel(family: str, kind: str, law: Law) -> Any:
     branches of a Piecewise, which changes nothing: each ball holds its subexpression's value.
     """
     fam = sl.FAMILIES[family]
-    expr = getattr(fam, kind)[law]
+    exprs = [getattr(fam, kind)[one] for one in law]  # law "P", "Q", or "PQ" for both at once
     symbols = (ELL, *fam.parameters)
     try:
-        replacements, (reduced,) = sympy.cse(expr)
+        replacements, reduced = sympy.cse(exprs)
         constants: dict[str, str] = {}
         printer = _LawPrinter(symbols, True, constants)
         for sym, sub in replacements:
             printer.args[sym] = printer.expr(sub)
-        result = printer.expr(reduced)
+        results = [printer.expr(r) for r in reduced]
     except TypeError:
-        return arb_function(expr, symbols)
+        if len(exprs) > 1:
+            fns = [arb_function(e, symbols) for e in exprs]
+            return lambda *a: tuple(fn(*a) for fn in fns)
+        return arb_function(exprs[0], symbols)
     params = ", ".join(f"x{i}" for i in range(len(symbols)))
     body = "\n".join(printer.lines)
+    balls = ", ".join(f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results)
     src = (f"def kernel({params}):\n{body}\n"
-           f"    return {result} if isinstance({result}, flint.arb) else flint.arb({result})\n")
+           f"    return {balls if len(results) > 1 else balls[1:-1]}\n")
     namespace: dict[str, Any] = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx,
                                  "relation": relation}
     for name, ball in constants.items():

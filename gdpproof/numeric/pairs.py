@@ -69,7 +69,7 @@ import numpy as np
 
 from ..errors import PrecisionError
 from .bound import _up
-from .intlattice import _bin_mass, _edge_values, _Law, arb_precision
+from .intlattice import _bin_mass, _Law, _law_kernel, arb_precision
 from .lattice import _Lattice
 from .losses import CompiledLoss, PrivacyLoss
 
@@ -117,28 +117,103 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
     n = k_hi - k_lo
     if n > MAX_POINTS:
         raise PrecisionError(f"grid of {n} points for {loss.name}: too fine for the pairs discretization")
+    idx = _cell_edges(loss, k_lo, n, h)
+    c = len(idx) - 1
     with arb_precision(PRECISION):
-        ells = [(k_lo + j) * h for j in range(n + 1)]
-        laws = {law: _Law(loss, law) for law in "PQ"}
+        ells = [(k_lo + j) * h for j in idx]
         med = float(loss._median("P"))
         left = [e <= med for e in ells]
-        vals = {law: _edge_values(laws[law], ells, left, PRECISION) for law in "PQ"}
+        vals = _edge_values_both(loss, ells, left)
         bins, below, above = {}, {}, {}
         for law in "PQ":
             v = vals[law]
-            bins[law] = [_nonneg(_bin_mass(v, left, i)) for i in range(n)]
+            bins[law] = [_nonneg(_bin_mass(v, left, i)) for i in range(c)]
             below[law] = _nonneg(v[0] if left[0] else 1 - v[0])          # mass at L <= l_0
-            above[law] = _nonneg(v[n] if not left[n] else 1 - v[n])      # mass at L > l_n
+            above[law] = _nonneg(v[c] if not left[c] else 1 - v[c])      # mass at L > l_top
         xs = [flint.arb(e).exp() for e in ells]
-        # P||Q: the loss L on the points l_j.  Q||P: the loss -L under Q on the points -l_{n-j}
-        # (no atoms: P(-L > -l) = P(L < l) = P(L <= l)).
-        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], n)
+        # P||Q: the loss L on the points l_j.  Q||P: the loss -L under Q on the points -l_{c-j}
+        # (bins closed on the other side, tails with >=: module doc).
+        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], c)
         inv = [1 / x for x in reversed(xs)]
-        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], n)
+        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c)
+    where = np.array(idx)
+
+    def spread(v: np.ndarray) -> _Lattice:
+        w = np.zeros(n + 1)
+        w[where] = v
+        return _Lattice(k_lo, w, 0.0)
+
     up1, low1, ex1, inf1 = first
     up2, low2, ex2, inf2 = second
-    return (PairStep(_Lattice(k_lo, up1, 0.0), _Lattice(k_lo, low1, 0.0), ex1, inf1),
-            PairStep(_Lattice(k_lo, up2[::-1].copy(), 0.0), _Lattice(k_lo, low2[::-1].copy(), 0.0), ex2, inf2))
+    return (PairStep(spread(up1), spread(low1), ex1, inf1),
+            PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2, inf2))
+
+
+#: Cells away from the bulk merge grid steps while their chord-gap estimate stays below this
+#: fraction of the largest one-step cell's (module doc).
+MERGE_SHARE = 0.05
+#: ... and at most this many grid steps, and this wide in loss: in a tail that decides delta
+#: (few large losses, large eps) a wide cell's error is first order in its width.
+MAX_MERGE = 16
+MERGE_WIDTH = 2e-3
+
+
+def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float) -> list[int]:
+    """The offsets j (0 = k_lo, ..., n) of the cell edges: every grid point where the loss has
+    mass, wider cells (many grid steps) in its tails, where a cell's chord gap (about its
+    width times x Q for P||Q, P / x for Q||P) stays below MERGE_SHARE times the largest gap of a
+    one-step cell.  Float CDFs choose them; the proof holds for any cells with edges on the
+    grid (masses sit only at their edges), so the choice only trades accuracy for ball work."""
+    e = (k_lo + np.arange(n + 1, dtype=float)) * h
+    mass = {}
+    for law in "PQ":
+        with np.errstate(all="ignore"):
+            from_cdf = np.diff(np.clip(loss.cdf(e, law), 0.0, 1.0))
+            from_sf = -np.diff(np.clip(loss.sf(e, law), 0.0, 1.0))
+        mass[law] = np.maximum(np.nan_to_num(np.where(e[1:] <= 0, from_cdf, from_sf)), 0.0)
+    x_hi, x_lo = np.exp(e[1:]), np.exp(e[:-1])
+    unit = h * np.maximum(x_hi * mass["Q"], mass["P"] / x_lo)
+    limit = MERGE_SHARE * float(np.max(unit)) if len(unit) else 0.0
+    cum_p = np.concatenate(([0.0], np.cumsum(mass["P"])))
+    cum_q = np.concatenate(([0.0], np.cumsum(mass["Q"])))
+    cap = max(1, min(MAX_MERGE, int(MERGE_WIDTH / h)))
+    edges = [0]
+    j = 0
+    while j < n:
+        k = j + 1
+        # widen the cell [j, k] while its gap estimate stays under the limit (doubling, then back)
+        step = 1
+        while k + step <= n and k + step - j <= cap:
+            t = k + step
+            width = (t - j) * h
+            gap = width * max(math.exp(e[t]) * (cum_q[t] - cum_q[j]), (cum_p[t] - cum_p[j]) / math.exp(e[j]))
+            if not gap <= limit:
+                break
+            k = t
+            step *= 2
+        edges.append(k)
+        j = k
+    return edges
+
+
+def _edge_values_both(loss: CompiledLoss, ells: list[float], left: list[bool]) -> dict[str, list]:
+    """For each law, the CDF at the edges marked ``left`` and the SF at the others, as balls
+    (both laws from one kernel call: their common subexpressions once); 0 or 1 outside the
+    support, an undecided ball replaced by [0, 1]."""
+    kernels = {True: _law_kernel(loss.family, "cdf", "PQ"), False: _law_kernel(loss.family, "sf", "PQ")}
+    params = loss._balls()
+    s_lo, s_hi = loss.support()
+    out: dict[str, list] = {"P": [], "Q": []}
+    for e, is_cdf in zip(ells, left):
+        if e < s_lo:
+            pair = (flint.arb(0 if is_cdf else 1),) * 2
+        elif e >= s_hi:
+            pair = (flint.arb(1 if is_cdf else 0),) * 2
+        else:
+            pair = tuple(_Law._clip(b) for b in kernels[is_cdf](flint.arb(e), *params))
+        out["P"].append(pair[0])
+        out["Q"].append(pair[1])
+    return out
 
 
 def _nonneg(b: flint.arb) -> flint.arb:

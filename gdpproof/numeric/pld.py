@@ -266,24 +266,37 @@ class _Direction:
 class _PairDirection(_Direction):
     """One ordering on the pairs discretization (:mod:`gdpproof.numeric.pairs`): the upper end
     from the composed dominating masses (this object's lattice, no shift), the lower end from
-    the composed dominated masses (``low``, whose slack is its FFT bound)."""
+    the composed dominated masses (``low``, whose slack is its FFT bound), composed when first
+    needed: an eps(delta) bracket needs it only for the worse ordering (where the upper bound
+    is already at most the target, the lower one is too, and is not composed)."""
 
-    low: _Direction | None = None
+    make_low: Callable[[], _Direction] | None = None
+
+    @property
+    def low(self) -> _Direction:
+        built = self.__dict__.get("_low")
+        if built is None:
+            assert self.make_low is not None
+            built = self.__dict__["_low"] = self.make_low()
+        return built
 
     def lower(self, eps: float) -> float:
-        assert self.low is not None
         return self.low.lower(eps)
 
     def lower_gt(self, eps: float, target: float) -> bool:
+        if self.upper(eps) <= target:
+            return False
         return self.lower(eps) > target
 
     def guess_lower(self, target: float) -> float | None:
-        assert self.low is not None
+        # an estimate only: the upper lattice's where the dominated one is not composed yet
+        if "_low" not in self.__dict__:
+            return self.guess_upper(target)
         return self.low.guess_lower(target)
 
     def top(self) -> float:
-        assert self.low is not None
-        return max(super().top(), self.low.top())
+        built = self.__dict__.get("_low")
+        return super().top() if built is None else max(super().top(), built.top())
 
 
 @dataclass
@@ -875,12 +888,15 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     directions = []
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
         up = compose([st[o].upper for st in steps])
-        low = compose([st[o].lower for st in steps])
         log_excess = math.fsum(count * math.log1p(st[o].excess) for st, (_, count) in zip(steps, clean))
         excess = _up(math.expm1(_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
         lost = max(0.0, 1.0 - up.l1()) + up.err + excess + 4 * U
-        low_dir = _Direction(name, low, h, sign, (0.0, 0.0), low.err, 0.0)
-        directions.append(_PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), low=low_dir))
+
+        def make_low(o: int = o, sign: int = sign, name: str = name) -> _Direction:
+            low = compose([st[o].lower for st in steps])
+            return _Direction(name, low, h, sign, (0.0, 0.0), low.err, 0.0)
+
+        directions.append(_PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), make_low=make_low))
     comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=PAIRS_ASSUMPTIONS)
     comp.discretization = "pairs"
@@ -1226,20 +1242,23 @@ def _pairs_first_step(clean: list, d: float, w: float, eta: float) -> float | No
     return min(0.05, max(2e-7, h))
 
 
-#: The pairs are tried first where a cost model says they are cheaper: each step's grid point
-#: costs PAIRS_POINT_COST times what one composed grid point costs one composition (ball
-#: arithmetic, about 0.2 ms, against about 0.6 us), and the pairs run four compositions where
-#: the coupling runs two.  Measured (DP-SGD at delta 1e-5):
-#: sigma 2, p 0.001, T 1e5: pairs 0.3-0.4 s on a grid 12 times coarser, the coupling 0.7-1.1 s;
-#: sigma 1, p 0.01, T 1e3 to 1e6 and the MNIST run: the coupling 2-5 times faster.  Only a
-#: choice of cost: either way the bracket is proven.
-PAIRS_POINT_COST = 300.0
-#: ... and only when the model gives them at most this fraction of the coupling's cost.
-PAIRS_GAIN = 0.5
+#: The pairs are tried first where the coupling's first grid is both large (at least
+#: PAIRS_MIN_POINTS points across the composed loss, mean +- 7 standard deviations) and at least
+#: PAIRS_RATIO times finer than theirs: there they win clearly; elsewhere the coupling is as
+#: fast or faster (their masses cost ball arithmetic and they compose twice as many lattices).
+#: Measured (DP-SGD at delta 1e-5, one run, CPU): sigma 2, p 0.001, T 1e5 (ratio 12): 0.2 s
+#: against 1.0 s; the MNIST run (ratio 11): 0.5 s against 0.9 s; sigma 1, p 0.01, T 1e5 and
+#: 1e6 (ratios 7 and 4, eps 25 and 139, where a few large losses decide delta and their width
+#: model does not fit): 3 passes, 2-4 times slower.  Either way the bracket is proven.
+PAIRS_MIN_POINTS = 100_000
+PAIRS_RATIO = 8.0
+#: When their first grid misses the width asked by more than this factor anyway, the coupling
+#: takes over.
+PAIRS_GIVE_UP = 4.0
 
 
 def _pairs_pay(clean: list, d: float, w: float) -> bool:
-    """Whether :func:`epsilon_bracket` should try the pairs discretization first."""
+    """Whether :func:`epsilon_bracket` tries the pairs discretization first (a choice of cost)."""
     eta = _float_eta(d, w)
     try:
         h_p = _pairs_first_step(clean, d, w, eta)
@@ -1250,12 +1269,7 @@ def _pairs_pay(clean: list, d: float, w: float) -> bool:
         return False
     total = sum(c for _, c in clean)
     _, s, _, _ = _clt_estimate(clean, d, eta / (16.0 * total))
-    tau = eta / (16.0 * total)
-    step_points = sum(max(loss.window(tau, law)[1] for law in "PQ") - min(loss.window(tau, law)[0] for law in "PQ")
-                      for loss, _ in clean) / h_p
-    cost_pairs = PAIRS_POINT_COST * step_points + 4 * 14 * s / h_p
-    cost_coupling = 2 * 14 * s / h_c
-    return cost_pairs <= PAIRS_GAIN * cost_coupling
+    return 14 * s / h_c >= PAIRS_MIN_POINTS and h_p >= PAIRS_RATIO * h_c
 
 
 def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, best: _Best,
@@ -1298,6 +1312,8 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
             return ""
         if floor > 0.2 * d:
             return f"delta is within a factor 5 of the float route's floor {floor:.2g}"
+        if pairs and not attempt and rw > PAIRS_GIVE_UP * w:
+            return f"the pairs' first grid gave a relative width of {rw:.3g} (their cost model does not fit this composition)"
         if attempt and rw > (0.95 if pairs else 0.8) * previous:
             return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {floor:.2g})"
         previous = rw

@@ -20,7 +20,7 @@ gdpproof's CPU time over each peer's, and the T-scaling at sigma = 1, p = 0.01:
 time(T = 1e5) / time(T = 1e3) (configurations 6 and 1) and time(T = 1e6) / time(T = 1e2)
 (configurations 8 and 7; peers there only with ``--peers-on-scaling``, off by default to keep
 the run short).  gdpproof's row also gives the number of compositions its refinement ran
-(passes) and the final grid.  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
+(passes), the final grid and its discretization (``pairs`` or ``coupling``, ``gdpproof.numeric.pld``).  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
 final grid of the larger ordering, the step a composition repeats.  A peer that is not
 installed is reported and skipped.
 
@@ -74,6 +74,7 @@ class Row:
     t_fft: float  # CPU seconds of one FFT squaring of the final grid
     grid: int
     passes: int
+    how: str = "coupling"  # the discretization of the final grid (pairs or coupling)
     peers: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # name -> (eps, CPU time, extra)
     walls: dict[str, float] = field(default_factory=dict)
 
@@ -180,7 +181,7 @@ def main() -> None:
                                    args.repeats)
         grid = max(len(d.lattice.w) for d in br.composition.directions if getattr(d, "lattice", None) is not None)
         row = Row(c, float(acc.eps_clt), br.eps, t_gdp, w_gdp, fft_limit(grid, args.repeats), grid,
-                  br.composition.passes)
+                  br.composition.passes, getattr(br.composition, "discretization", "coupling"))
         scaling_only = c in CONFIGS[6:] and not args.peers_on_scaling
         for name, runner in ({} if scaling_only else runners).items():
             (eps, extra), t, w = best_of(lambda: runner(c, float(br.eps.upper)), args.repeats)
@@ -199,7 +200,7 @@ def main() -> None:
         for r in rows:
             cells = [r.cfg.label.replace("sigma", "σ"), f"{r.clt:.4f}",
                      f"[{r.bracket.lower:.4f}, {r.bracket.upper:.4f}] ({r.bracket.relative_width:.2%}, "
-                     f"{r.t_gdp:.2f} s CPU, {r.passes} passes, {r.t_gdp / r.t_fft:.0f} x one FFT squaring of "
+                     f"{r.t_gdp:.2f} s CPU, {r.passes} passes, {r.how}, {r.t_gdp / r.t_fft:.0f} x one FFT squaring of "
                      f"{r.grid:,} points)"]
             for name in ("prv_accountant", "dp_accounting"):
                 if name in r.peers:
@@ -215,7 +216,7 @@ def main() -> None:
             print(f"  CLT eps (dpsgd_mu)    {r.clt:.4f}")
             print(f"  gdpproof bracket      [{r.bracket.lower:.4f}, {r.bracket.upper:.4f}]  rel. width "
                   f"{r.bracket.relative_width:.2%}  time {r.t_gdp:7.3f} s CPU ({r.wall_gdp:.3f} s wall)")
-            print(f"  passes                {r.passes} composition(s); final grid {r.grid:,} points")
+            print(f"  passes                {r.passes} composition(s); final grid {r.grid:,} points ({r.how})")
             print(f"  limit                 one FFT squaring of the final grid ({r.grid:,} points): "
                   f"{r.t_fft * 1e3:.2f} ms CPU; gdpproof = {r.t_gdp / r.t_fft:.0f} x it")
             for name, (eps, t, extra) in r.peers.items():

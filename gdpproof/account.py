@@ -585,7 +585,9 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
 
 def _route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:
     """How the bracket was composed, and whether it reached the relative width asked."""
-    notes = [f"composed on the {comp.route}"
+    how = ", pairs discretization: dominating and dominated grid masses" \
+        if getattr(comp, "discretization", "") == "pairs" else ""
+    notes = [f"composed on the {comp.route}{how}"
              + (f" (assumes: {'; '.join(comp.assumptions)})" if comp.assumptions else " (no float assumption)")]
     if width_notes and not comp.target_met:
         notes.append(_width_note(comp))

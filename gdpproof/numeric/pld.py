@@ -66,6 +66,18 @@ Composition is by repeated squaring; after each convolution the tails below the 
 and the convolution's own error bound are dropped (and counted as lost), so memory is bounded
 by the width of the composed distribution on the grid, not by T.
 
+**A second discretization: pairs** (``compose_losses(..., discretization="pairs")``,
+:mod:`gdpproof.numeric.pairs`).  Instead of one rounded law and a shift, each step gives two
+grid measures: a dominating one (connect the dots: each cell's mass spread to its two ends with
+its P- and Q-mass kept; Jensen) and a dominated one (below the hockey-stick curve's chords by a
+proven gap, checked in ball arithmetic).  Composing each by the same FFT gives the upper and the
+lower end directly; no eta, no shift.  Their error is second order in the grid step, so on many
+steps of a loss narrow on the grid (DP-SGD with small sampling rates) a grid 10 to 20 times
+coarser reaches the same width; where a few large losses decide delta (large eps) their error
+is closer to first order and the coupling is cheaper.  :func:`epsilon_bracket` tries them
+first where the coupling's grid would be large and much finer (``_pairs_pay``).  Their masses
+are arb balls, so they assume only the FFT bound (``PAIRS_ASSUMPTIONS``).
+
 **Two routes for the lattice law** (``ComposedLoss.route``).  The float64 FFT lattice above
 (``FLOAT_ROUTE``; ``ComposedLoss.assumptions`` lists its three assumptions) has additive errors
 (T x the CDF error, the FFT bound, eta) that put a floor near delta = 1e-10.  The exact integer

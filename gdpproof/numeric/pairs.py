@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import flint
 import numpy as np
@@ -121,15 +122,14 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
     c = len(idx) - 1
     with arb_precision(PRECISION):
         ells = [(k_lo + j) * h for j in idx]
-        med = float(loss._median("P"))
-        left = [e <= med for e in ells]
+        left = {law: [e <= float(loss._median(law)) for e in ells] for law in "PQ"}
         vals = _edge_values_both(loss, ells, left)
         bins, below, above = {}, {}, {}
         for law in "PQ":
-            v = vals[law]
-            bins[law] = [_nonneg(_bin_mass(v, left, i)) for i in range(c)]
-            below[law] = _nonneg(v[0] if left[0] else 1 - v[0])          # mass at L <= l_0
-            above[law] = _nonneg(v[c] if not left[c] else 1 - v[c])      # mass at L > l_top
+            v, lf = vals[law], left[law]
+            bins[law] = [_nonneg(_bin_mass(v, lf, i)) for i in range(c)]
+            below[law] = _nonneg(v[0] if lf[0] else 1 - v[0])          # mass at L <= l_0
+            above[law] = _nonneg(v[c] if not lf[c] else 1 - v[c])      # mass at L > l_top
         xs = [flint.arb(e).exp() for e in ells]
         # P||Q: the loss L on the points l_j.  Q||P: the loss -L under Q on the points -l_{c-j}
         # (bins closed on the other side, tails with >=: module doc).
@@ -196,24 +196,56 @@ def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float) -> list[int]:
     return edges
 
 
-def _edge_values_both(loss: CompiledLoss, ells: list[float], left: list[bool]) -> dict[str, list]:
-    """For each law, the CDF at the edges marked ``left`` and the SF at the others, as balls
-    (both laws from one kernel call: their common subexpressions once); 0 or 1 outside the
-    support, an undecided ball replaced by [0, 1]."""
+def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, list[bool]]) -> dict[str, list]:
+    """For each law, the CDF at the edges ``left[law]`` marks (left of that law's median) and
+    the SF at the others, as balls: both laws from one kernel call (their common subexpressions
+    once; both kernels between the two medians); 0 or 1 outside the support, an undecided ball
+    replaced by [0, 1]."""
     kernels = {True: _law_kernel(loss.family, "cdf", "PQ"), False: _law_kernel(loss.family, "sf", "PQ")}
     params = loss._balls()
     s_lo, s_hi = loss.support()
     out: dict[str, list] = {"P": [], "Q": []}
-    for e, is_cdf in zip(ells, left):
+    for i, e in enumerate(ells):
+        kinds = (left["P"][i], left["Q"][i])
         if e < s_lo:
-            pair = (flint.arb(0 if is_cdf else 1),) * 2
+            pair = tuple(flint.arb(0 if k else 1) for k in kinds)
         elif e >= s_hi:
-            pair = (flint.arb(1 if is_cdf else 0),) * 2
+            pair = tuple(flint.arb(1 if k else 0) for k in kinds)
         else:
-            pair = tuple(_Law._clip(b) for b in kernels[is_cdf](flint.arb(e), *params))
+            x = flint.arb(e)
+            first = kernels[kinds[0]](x, *params)
+            second = first if kinds[1] == kinds[0] else kernels[kinds[1]](x, *params)
+            pair = (_Law._clip(first[0]), _Law._clip(second[1]))
+            for j in (0, 1):
+                if not _relative(pair[j]):
+                    pair = _sharper(pair, j, kernels[kinds[j]], x, loss)
         out["P"].append(pair[0])
         out["Q"].append(pair[1])
     return out
+
+
+#: An edge value is re-evaluated at a higher precision when its ball's radius exceeds this
+#: fraction of its magnitude: a tail value of one law is multiplied by up to e^{|l|} in the
+#: other ordering's masses, so it needs relative, not absolute, accuracy.
+RELATIVE = 2.0 ** -48
+
+
+def _relative(b: flint.arb) -> bool:
+    return bool(b.rad() <= RELATIVE * abs(b.mid())) or (b.is_exact() and b.is_zero())
+
+
+def _sharper(pair: tuple, j: int, kernel: Any, x: flint.arb, loss: CompiledLoss) -> tuple:
+    """``pair`` with its law-j value re-evaluated at more bits: those below 1 that the value
+    has, plus 64 (twice at most; a ball that stays wide is kept: it is still an enclosure)."""
+    value = pair[j]
+    for _ in range(2):
+        top = value.upper()
+        bits = 64 + (max(0, -int(top.man_exp()[1]) - int(top.man_exp()[0]).bit_length()) if top > 0 else 64)
+        with arb_precision(PRECISION + bits):
+            value = _Law._clip(kernel(flint.arb(x.mid()), *loss._balls())[j])
+        if _relative(value):
+            break
+    return (value, pair[1]) if j == 0 else (pair[0], value)
 
 
 def _nonneg(b: flint.arb) -> flint.arb:

@@ -41,6 +41,7 @@ from ._kernels import (
     gaussian_dual,
     gaussian_dual_halley,
     gaussian_dual_halley_mu,
+    gaussian_dual_slope,
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
@@ -286,43 +287,43 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], b
 
 
 def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, increasing: bool,
-                span: tuple[float, float]) -> float | None:
-    """A float64 root of the monotone g inside ``span`` by safeguarded Newton; None if none is
-    found there.
+                span: tuple[float, float], start: float = 1.0) -> float | None:
+    """A float64 root of the monotone g inside ``span`` by safeguarded Newton from ``start``;
+    None if none is found there.
 
-    The root is bracketed from 1 by doubling or halving until g changes sign; Newton then runs
-    inside the bracket, bisecting when a step leaves it, and stops when a step falls below 1e-8
-    relative (the error is then about its square: float noise).  Only a starting point for
-    ball Newton, which the certification checks.
+    Each evaluation's sign tells on which side of the root it lies, which bounds the root; a
+    Newton step that leaves those bounds or ``span`` (or, while the root is bounded on one side
+    only, moves by more than a factor 8) is replaced by doubling or halving towards the root,
+    or by bisection once both sides are known.  It stops when
+    a step falls below 1e-8 relative (the error is then about its square: float noise).  Only a
+    starting point for ball Newton, which the certification checks.
     """
     try:
-        a = 1.0
-        ga = g(a)
-        if ga == 0:
-            return a
-        sign = ga > 0
-        factor = 0.5 if sign == increasing else 2.0  # towards the root
-        b = a
-        while (g(b) > 0) == sign:
-            a, b = b, b * factor
-            if not span[0] <= b <= span[1]:
+        below = above = None  # points known to lie below (above) the root
+        x = start
+        for _ in range(300):
+            if not span[0] <= x <= span[1]:
                 return None
-        lo, hi = (a, b) if a < b else (b, a)
-        glo_positive = sign if lo == a else not sign
-        x = b
-        for _ in range(60):
             gx = g(x)
             if gx == 0:
                 return x
-            if (gx > 0) == glo_positive:
-                lo = x
+            if (gx < 0) == increasing:
+                below = x
             else:
-                hi = x
+                above = x
             step = x - gx / dg(x)
-            inside = lo < step < hi
-            converged = inside and abs(step - x) <= 1e-8 * abs(x)
-            x = step if inside else (lo + hi) / 2
-            if converged or hi - lo <= 1e-15 * hi:
+            bounded = below is not None and above is not None
+            if span[0] <= step <= span[1] and (below is None or step > below) and (above is None or step < above) \
+                    and (bounded or x / 8 <= step <= 8 * x):
+                if abs(step - x) <= 1e-8 * abs(x):
+                    x = step
+                    break
+                x = step
+            elif bounded:
+                x = (below + above) / 2
+            else:
+                x = x * 2 if above is None else x / 2
+            if below is not None and above is not None and above - below <= 1e-15 * above:
                 break
         return x if math.isfinite(x) and x > 0 else None
     except (ValueError, ZeroDivisionError, OverflowError):
@@ -331,11 +332,22 @@ def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, in
 
 def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
     """A float64 estimate of epsilon with log delta_mu(epsilon) = log_target; None outside the
-    float range."""
+    float range.
+
+    Newton starts from the root of the leading term: delta_mu(eps) ~ Phi(-z) with
+    z = eps/mu - mu/2, and Phi(-z) ~ phi(z)/z gives z^2 + log z^2 = -2 log delta - log(2 pi),
+    solved by one fixed-point step; four Newton steps then usually reach float precision (from
+    eps = 1 it took about ten evaluations more).
+    """
     if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
         return None
+    start = 1.0
+    t = -2 * log_target - 1.8378770664093453  # log(2 pi)
+    if t > 2:
+        start = max(mu * (math.sqrt(t - math.log(t)) + mu / 2), 1e-6)
     return _float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
-                       lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7))
+                       lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7),
+                       start=start)
 
 
 def _float_mu_guess(eps: float, log_target: float) -> float | None:
@@ -483,20 +495,11 @@ def _clearly_positive_root(mu: float, log_delta: float) -> bool:
         return False
 
 
-def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fraction | None) -> Fraction:
-    """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified).
-
-    From a float64 root when one exists (then Newton on delta itself if the target is given
-    as a number), else from a bracket found by doubling, Newton on log delta.
-    """
+def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
+    """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified):
+    Newton on log delta from a float64 root when one exists, else from a bracket found by
+    doubling."""
     guess = _float_epsilon_guess(float(mf), float(log_target.mid())) if mf < 10**300 else None
-    if guess is not None and target is not None:
-        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
-            am = arb_of_fraction(mf)  # made here, at the Newton precision
-            value, slope, curve = gaussian_dual_halley(x, am)  # two erfcs: the derivatives share one
-            return value - arb_of_fraction(target), slope, curve
-
-        return _newton(flint.arb(guess), delta_step, bits)
 
     def log_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
         am = arb_of_fraction(mf)
@@ -506,6 +509,56 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int, target: Fracti
         return _newton(flint.arb(guess), log_step, bits)
     hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
     return _newton(hi, log_step, bits)
+
+
+def _delta_root(guess: float, mf: Fraction, df: Fraction, bits: int) -> Fraction:
+    """An estimate of the epsilon where delta_mu(epsilon) = df (not certified), from its float64
+    root ``guess``: one Halley step on delta in balls reaches the digits (the error goes from
+    about 1e-16 to about its cube); a step too large to have converged goes on in
+    :func:`_newton`."""
+    x = flint.arb(guess)
+
+    def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
+        value, slope, curve = gaussian_dual_halley(x, arb_of_fraction(mf))  # two erfcs for all three
+        return value - arb_of_fraction(df), slope, curve
+
+    with arb_precision(bits + 8 + max(0, -_magnitude(x))):  # the precision _newton runs at
+        g, dg, ddg = delta_step(x)
+        new = (x - 2 * g * dg / (2 * dg * dg - g * ddg)).mid()
+        # _newton's stopping rule for Halley: a step this small leaves an error far below the digits
+        if new.is_finite() and new > 0 and abs(new - x) <= x * flint.arb(2) ** (-(bits + 8) // 3 + 8):
+            return fraction_of_exact_arb(new)
+    return _newton(x, delta_step, bits)
+
+
+def _certify_epsilon_by_tangent(est: Fraction, mf: Fraction, df: Fraction, digits: int) -> Certified | None:
+    """Both sign checks of the answer c (the estimate rounded up) from ONE evaluation at c, or
+    None when that evaluation does not decide them (then :func:`_certify_boundary` does).
+
+    c is admissible when the ball of delta_mu(c) is <= delta.  The decimal c' one unit below c
+    is not admissible when delta_mu(c') > delta, and that follows from the same evaluation:
+    delta_mu is convex in s = e^eps (it is the supremum over alpha of 1 - alpha - s G_mu(alpha),
+    affine in s; Dong, Roth & Su 2022, Prop. 2.12), so it lies above its tangent in s at c:
+    delta_mu(c') >= delta_mu(c) + delta_mu'(c) (e^(c'-c) - 1), with delta_mu' the
+    epsilon-derivative (d/ds = e^-eps d/deps).  The kernel that gives delta_mu(c) gives a ball
+    of delta_mu'(c) from the same two erfcs, so the answer costs two erfcs instead of four.
+    The tangent falls short of delta_mu(c') by a relative (c - c')^2 or so, far below the
+    unit's effect from about 6 digits on; with fewer digits, or a root within that of c', it
+    may not decide.
+    """
+    c = round_fraction(est, digits, "up")
+    if c[0] <= 0:
+        return None
+    point = _value(c)
+    with arb_precision(working_bits(digits)):
+        value, slope = gaussian_dual_slope(arb_of_fraction(point), arb_of_fraction(mf))
+        target = arb_of_fraction(df)
+        if not value <= target:  # c not proven admissible
+            return None
+        tangent = value + slope * arb_of_fraction(_value(_step(c, digits, up=False)) - point).expm1()
+        if not tangent > target:  # c' not proven inadmissible
+            return None
+    return Certified(_decimal(c[0], c[1], digits), digits=digits, rounding="up", method="arb")
 
 
 def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
@@ -536,11 +589,14 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     if not _clearly_positive_root(mu_float, log_delta_float) and _delta_le(mf, Fraction(0), df, digits):
         return _zero(digits, "up")
     bits = working_bits(digits)
-    with arb_precision(bits + 64):
-        log_target = arb_of_fraction(df).log()
-    est = _epsilon_root(mf, log_target, bits, df)
-    return _certify_boundary(est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up",
-                             increasing_ok=True)
+    guess = _float_epsilon_guess(mu_float, log_delta_float) if mu_float < math.inf else None
+    if guess is not None:
+        est = _delta_root(guess, mf, df, bits)
+    else:
+        with arb_precision(bits + 64):
+            est = _epsilon_root(mf, arb_of_fraction(df).log(), bits)
+    return _certify_epsilon_by_tangent(est, mf, df, digits) or _certify_boundary(
+        est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
 
 
 def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Certified:
@@ -577,7 +633,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
 
     bits = working_bits(digits)
     with arb_precision(bits + 64):
-        est = _epsilon_root(mf, arb_of_fraction(lf), bits, None)
+        est = _epsilon_root(mf, arb_of_fraction(lf), bits)
     return _certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True)
 
 

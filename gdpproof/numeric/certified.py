@@ -190,10 +190,6 @@ def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
 _POW10 = tuple(10**k for k in range(128))
 
 
-def _pow10(k: int) -> int:
-    return _POW10[k] if k < 128 else 10**k
-
-
 def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
     """Directed rounding of a ball, away from 0, in integers: the decimal's text, or None.
 
@@ -219,19 +215,20 @@ def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
     else:
         return None
     n = ((lo.bit_length() - 1) * 30102) // 100000  # <= log10(lo) (0.30102 < log10 2)
-    while lo >= _pow10(n + 1):
+    while lo >= (_POW10[n + 1] if n < 127 else 10 ** (n + 1)):
         n += 1
     k = n + 1 - digits  # lo has n + 1 digits
     if k < 0:
         return None
     p = _POW10[k] if k < 128 else 10**k
+    # hi >= lo, so hi rounds as lo does when it does not pass the next multiple of p
     if rounding == "up":
         a = -(-lo // p)
-        if a != -(-hi // p):
+        if hi > a * p:
             return None
     else:
         a = lo // p
-        if a != hi // p:
+        if hi >= (a + 1) * p:
             return None
     exp = int(e) + k
     if a >= (_POW10[digits] if digits < 128 else 10**digits):  # a ceiling carried into a new digit
@@ -282,7 +279,7 @@ def certify_enclosure(
             if isinstance(box, flint.arb) and box.is_finite():
                 text = _directed_text(box, digits, rounding)
                 if text is not None:
-                    return Certified(text, digits=digits, rounding=rounding, method="arb")
+                    return _certified_arb(text, digits, rounding)
             if isinstance(box, flint.arb) and _is_extreme(box):
                 value = _decide_arb(box, digits, rounding)
                 if value is not None:
@@ -339,7 +336,18 @@ def certify_exact_balls(fn: Callable[..., flint.arb], values: Sequence[flint.arb
     bits = _WORKING_BITS.get(digits) or working_bits(digits)
     # arb's decimal conversion does not depend on the precision set (it picks its own)
     text = _directed_text(call_at_precision(bits, fn, values), digits, rounding)
-    return None if text is None else Certified(text, digits=digits, rounding=rounding, method="arb")
+    return None if text is None else _certified_arb(text, digits, rounding)
+
+
+_new_decimal = Decimal.__new__
+
+
+def _certified_arb(text: str, digits: int, rounding: str) -> Certified:
+    """``Certified(text, digits=digits, rounding=rounding, method="arb")`` for a decimal string
+    from :func:`_directed_text`, without the keyword-argument call (the hot path's last step)."""
+    obj = _new_decimal(Certified, text)
+    obj.digits, obj.rounding, obj.method = digits, rounding, "arb"
+    return obj
 
 
 def certify_balls(

@@ -313,11 +313,11 @@ def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, in
                 above = x
             step = x - gx / dg(x)
             bounded = below is not None and above is not None
-            if span[0] <= step <= span[1] and (below is None or step > below) and (above is None or step < above) \
-                    and (bounded or x / 8 <= step <= 8 * x):
-                if abs(step - x) <= 1e-8 * abs(x):
-                    x = step
-                    break
+            inside = (below is None or step > below) and (above is None or step < above)
+            if abs(step - x) <= 1e-8 * abs(x):  # converged (a step below one ulp lands on a bound)
+                x = step if inside else x
+                break
+            if inside and span[0] <= step <= span[1] and (bounded or x / 8 <= step <= 8 * x):
                 x = step
             elif bounded:
                 x = (below + above) / 2
@@ -334,17 +334,22 @@ def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
     """A float64 estimate of epsilon with log delta_mu(epsilon) = log_target; None outside the
     float range.
 
-    Newton starts from the root of the leading term: delta_mu(eps) ~ Phi(-z) with
-    z = eps/mu - mu/2, and Phi(-z) ~ phi(z)/z gives z^2 + log z^2 = -2 log delta - log(2 pi),
-    solved by one fixed-point step; four Newton steps then usually reach float precision (from
-    eps = 1 it took about ten evaluations more).
+    Newton starts from the root of the tail's leading term: with z = eps/mu - mu/2,
+    delta_mu(eps) = Phi(-z) - e^eps Phi(-z - mu) ~ phi(z) (1/z - 1/(z + mu)) (Mills' ratio, and
+    e^eps phi(z + mu) = phi(z)), so z^2 = -2 log delta - log(2 pi) + 2 log mu - 2 log z
+    - 2 log(z + mu), one fixed-point step from z^2 = -2 log delta - log(2 pi); within 2% of the
+    root for delta <= 1e-2, three Newton steps then usually reach float precision (from eps = 1
+    it took about ten evaluations more).
     """
     if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
         return None
     start = 1.0
     t = -2 * log_target - 1.8378770664093453  # log(2 pi)
-    if t > 2:
-        start = max(mu * (math.sqrt(t - math.log(t)) + mu / 2), 1e-6)
+    if t > 1:
+        z = math.sqrt(t)
+        z2 = t + 2 * (math.log(mu) - math.log(z) - math.log(z + mu))
+        if z2 > 0:
+            start = max(mu * (math.sqrt(z2) + mu / 2), 1e-6)
     return _float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
                        lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7),
                        start=start)
@@ -511,16 +516,16 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
     return _newton(hi, log_step, bits)
 
 
-def _delta_root(guess: float, mf: Fraction, df: Fraction, bits: int) -> Fraction:
-    """An estimate of the epsilon where delta_mu(epsilon) = df (not certified), from its float64
-    root ``guess``: one Halley step on delta in balls reaches the digits (the error goes from
-    about 1e-16 to about its cube); a step too large to have converged goes on in
-    :func:`_newton`."""
+def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> Fraction:
+    """An estimate of the epsilon where delta_mu(epsilon) = target (not certified), from its
+    float64 root ``guess``: one Halley step on delta in balls reaches the digits (the error goes
+    from about 1e-16 to about its cube); a step too large to have converged goes on in
+    :func:`_newton`.  ``mu`` and ``target`` are balls of the exact values (made once)."""
     x = flint.arb(guess)
 
     def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
-        value, slope, curve = gaussian_dual_halley(x, arb_of_fraction(mf))  # two erfcs for all three
-        return value - arb_of_fraction(df), slope, curve
+        value, slope, curve = gaussian_dual_halley(x, mu)  # two erfcs for all three
+        return value - target, slope, curve
 
     with arb_precision(bits + 8 + max(0, -_magnitude(x))):  # the precision _newton runs at
         g, dg, ddg = delta_step(x)
@@ -531,7 +536,12 @@ def _delta_root(guess: float, mf: Fraction, df: Fraction, bits: int) -> Fraction
     return _newton(x, delta_step, bits)
 
 
-def _certify_epsilon_by_tangent(est: Fraction, mf: Fraction, df: Fraction, digits: int) -> Certified | None:
+def _arb_decimal(m: int, e: int) -> flint.arb:
+    """A ball of m * 10^e at the current precision."""
+    return flint.arb(m * 10**e) if e >= 0 else flint.arb(flint.fmpq(m, 10**-e))
+
+
+def _certify_epsilon_by_tangent(est: Fraction, mu: flint.arb, target: flint.arb, digits: int) -> Certified | None:
     """Both sign checks of the answer c (the estimate rounded up) from ONE evaluation at c, or
     None when that evaluation does not decide them (then :func:`_certify_boundary` does).
 
@@ -544,21 +554,19 @@ def _certify_epsilon_by_tangent(est: Fraction, mf: Fraction, df: Fraction, digit
     of delta_mu'(c) from the same two erfcs, so the answer costs two erfcs instead of four.
     The tangent falls short of delta_mu(c') by a relative (c - c')^2 or so, far below the
     unit's effect from about 6 digits on; with fewer digits, or a root within that of c', it
-    may not decide.
+    may not decide.  ``mu`` and ``target`` are balls of the exact values.
     """
-    c = round_fraction(est, digits, "up")
-    if c[0] <= 0:
+    m, e = round_fraction(est, digits, "up")
+    if m <= 0:
         return None
-    point = _value(c)
+    unit = e - 1 if m == 10 ** (digits - 1) else e  # c' = c - 10^unit (1.000 -> 0.9999)
     with arb_precision(working_bits(digits)):
-        value, slope = gaussian_dual_slope(arb_of_fraction(point), arb_of_fraction(mf))
-        target = arb_of_fraction(df)
+        value, slope = gaussian_dual_slope(_arb_decimal(m, e), mu)
         if not value <= target:  # c not proven admissible
             return None
-        tangent = value + slope * arb_of_fraction(_value(_step(c, digits, up=False)) - point).expm1()
-        if not tangent > target:  # c' not proven inadmissible
+        if not value + slope * _arb_decimal(-1, unit).expm1() > target:  # c' not proven inadmissible
             return None
-    return Certified(_decimal(c[0], c[1], digits), digits=digits, rounding="up", method="arb")
+    return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="arb")
 
 
 def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
@@ -589,13 +597,15 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     if not _clearly_positive_root(mu_float, log_delta_float) and _delta_le(mf, Fraction(0), df, digits):
         return _zero(digits, "up")
     bits = working_bits(digits)
+    with arb_precision(bits + 64):  # balls of the exact mu and delta, valid at every precision
+        mu_ball, target = arb_of_fraction(mf), arb_of_fraction(df)
     guess = _float_epsilon_guess(mu_float, log_delta_float) if mu_float < math.inf else None
     if guess is not None:
-        est = _delta_root(guess, mf, df, bits)
+        est = _delta_root(guess, mu_ball, target, bits)
     else:
         with arb_precision(bits + 64):
-            est = _epsilon_root(mf, arb_of_fraction(df).log(), bits)
-    return _certify_epsilon_by_tangent(est, mf, df, digits) or _certify_boundary(
+            est = _epsilon_root(mf, target.log(), bits)
+    return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or _certify_boundary(
         est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
 
 

@@ -190,8 +190,54 @@ def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
 _POW10 = tuple(10**k for k in range(128))
 
 
+#: 10^k as exact balls (arb holds an integer exactly at every precision), k < 400.
+_TEN_BALLS = tuple(flint.arb(10**k) for k in range(400))
+
+
+def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
+    """Directed rounding of a ball of moderate magnitude by arb's own ceiling (or floor): the
+    decimal's text, or None when this route does not decide it (then :func:`_decimal_text`
+    tries).
+
+    With k chosen from the float value so that x * 10^k has ``digits`` digits before the
+    point, the exact value v in x has ceil(v * 10^k) = a when the ceiling of the ball x * 10^k
+    (which contains v * 10^k) is the single integer a; then v rounded up to ``digits`` digits
+    is a * 10^-k (a carry to 10^digits is renormalised; a count of digits off by one, from a
+    float near a power of ten, returns None).  Floors likewise for rounding down.
+    """
+    f = abs(float(x))
+    if not 1e-290 < f < 1e290:
+        return None
+    k = digits - 1 - math.floor(math.log10(f))
+    if k >= 400:
+        return None
+    y = x * _TEN_BALLS[k] if k >= 0 else x / _TEN_BALLS[-k]  # a ball of every v * 10^k
+    c = (y.ceil() if up else y.floor()).unique_fmpz()
+    if c is None:
+        return None
+    a = int(c)
+    top = _POW10[digits] if digits < 128 else 10**digits
+    if abs(a) >= top:
+        if abs(a) != top:
+            return None
+        a, k = a // 10, k - 1  # a ceiling (or a negative floor) carried into a new digit
+    elif abs(a) * 10 < top:
+        return None
+    return f"{a}E{-k}"
+
+
 def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
-    """Directed rounding of a ball, away from 0, in integers: the decimal's text, or None.
+    """Directed rounding of a ball ("up" or "down"): the decimal's text, or None when neither
+    :func:`_scaled_text` (arb's ceiling or floor, the faster) nor :func:`_decimal_text` (arb's
+    decimal conversion, for any magnitude) decides it; anything else ("nearest") returns None
+    and the caller takes the general route."""
+    if rounding not in ("up", "down"):
+        return None
+    return _scaled_text(x, digits, rounding == "up") or _decimal_text(x, digits, rounding)
+
+
+def _decimal_text(x: flint.arb, digits: int, rounding: str) -> str | None:
+    """Directed rounding of a ball ("up" or "down") in integers: the decimal's text, or None.
 
     arb gives integers (m, r, e) with the ball inside [m - r, m + r] * 10^e (``mid_rad_10exp``,
     its outward-rounded decimal conversion, with a few digits more than asked).  Every value v
@@ -200,10 +246,8 @@ def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
     exponent is right: lo >= 10^(d+k-1), so the quotient has d digits, or d + 1 for a ceiling
     that carried to exactly 10^d (a power of ten, renormalised), and a floor that agrees with
     hi's is below 10^d since lo's is.  Anything else (a ball around 0, too wide, not finite,
-    "nearest") returns None and the caller takes the general route.
+    "nearest") returns None.
     """
-    if rounding not in ("up", "down"):
-        return None
     m, r, e = x.mid_rad_10exp(digits + 4)
     m, r = int(m), int(r)
     lo, hi = m - r, m + r

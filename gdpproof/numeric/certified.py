@@ -205,6 +205,13 @@ def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
     is a * 10^-k (a carry to 10^digits is renormalised; a count of digits off by one, from a
     float near a power of ten, returns None).  Floors likewise for rounding down.
     """
+    me = _scaled_round(x, digits, up)
+    return None if me is None else f"{me[0]}E{me[1]}"
+
+
+def _scaled_round(x: flint.arb, digits: int, up: bool) -> tuple[int, int] | None:
+    """:func:`_scaled_text`'s rounding as integers (m, e), value m * 10^e with ``digits``
+    digits in m, or None when it does not decide."""
     f = abs(float(x))
     if not 1e-290 < f < 1e290:
         return None
@@ -223,7 +230,7 @@ def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
         a, k = a // 10, k - 1  # a ceiling (or a negative floor) carried into a new digit
     elif abs(a) * 10 < top:
         return None
-    return f"{a}E{-k}"
+    return a, -k
 
 
 def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:

@@ -23,6 +23,7 @@ that compile other expressions (pure DP, error rates).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -47,6 +48,7 @@ from ._kernels import (
 )
 from ._mp import arb_of_fraction, arb_precision, call_at_precision, fraction_of_exact_arb
 from .certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, certify_exact_balls, round_fraction
+from .certified import _certified_arb, _scaled_round
 from .certified import MAX_DIGITS, working_bits
 
 __all__ = [
@@ -516,24 +518,40 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
     return _newton(hi, log_step, bits)
 
 
-def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> Fraction:
-    """An estimate of the epsilon where delta_mu(epsilon) = target (not certified), from its
-    float64 root ``guess``: one Halley step on delta in balls reaches the digits (the error goes
-    from about 1e-16 to about its cube); a step too large to have converged goes on in
-    :func:`_newton`.  ``mu`` and ``target`` are balls of the exact values (made once)."""
+def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> flint.arb:
+    """An estimate of the epsilon where delta_mu(epsilon) = target (not certified), as an exact
+    ball, from its float64 root ``guess``: one Halley step on delta in balls reaches the digits
+    (the error goes from about 1e-16 to about its cube); a step too large to have converged goes
+    on in :func:`_newton`.  ``mu`` and ``target`` are balls of the exact values (made once)."""
     x = flint.arb(guess)
 
     def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
         value, slope, curve = gaussian_dual_halley(x, mu)  # two erfcs for all three
         return value - target, slope, curve
 
-    with arb_precision(bits + 8 + max(0, -_magnitude(x))):  # the precision _newton runs at
+    # the precision _newton runs at (frexp gives the float's binary exponent, as _magnitude)
+    extra = 8 + max(0, -math.frexp(guess)[1])
+    with arb_precision(bits + extra):
         g, dg, ddg = delta_step(x)
         new = (x - 2 * g * dg / (2 * dg * dg - g * ddg)).mid()
         # _newton's stopping rule for Halley: a step this small leaves an error far below the digits
-        if new.is_finite() and new > 0 and abs(new - x) <= x * flint.arb(2) ** (-(bits + 8) // 3 + 8):
-            return fraction_of_exact_arb(new)
-    return _newton(x, delta_step, bits)
+        if new.is_finite() and new > 0 and abs(new - x) <= x * _halley_tolerance(bits):
+            return new
+    with arb_precision(bits + extra + 64):
+        return arb_of_fraction(_newton(x, delta_step, bits))  # exact: a midpoint of that many bits
+
+
+@functools.lru_cache(maxsize=64)
+def _halley_tolerance(bits: int) -> flint.arb:
+    """2^(-(bits + 8) // 3 + 8), _newton's tolerance for a Halley step (an exact ball)."""
+    return flint.arb(2) ** (-(bits + 8) // 3 + 8)
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_expm1(unit: int, bits: int) -> flint.arb:
+    """A ball of e^(-10^unit) - 1 at ``bits`` of precision (balls are immutable: cached)."""
+    with arb_precision(bits):
+        return _arb_decimal(-1, unit).expm1()
 
 
 def _arb_decimal(m: int, e: int) -> flint.arb:
@@ -541,7 +559,7 @@ def _arb_decimal(m: int, e: int) -> flint.arb:
     return flint.arb(m * 10**e) if e >= 0 else flint.arb(flint.fmpq(m, 10**-e))
 
 
-def _certify_epsilon_by_tangent(est: Fraction, mu: flint.arb, target: flint.arb, digits: int) -> Certified | None:
+def _certify_epsilon_by_tangent(est: flint.arb, mu: flint.arb, target: flint.arb, digits: int) -> Certified | None:
     """Both sign checks of the answer c (the estimate rounded up) from ONE evaluation at c, or
     None when that evaluation does not decide them (then :func:`_certify_boundary` does).
 
@@ -554,19 +572,22 @@ def _certify_epsilon_by_tangent(est: Fraction, mu: flint.arb, target: flint.arb,
     of delta_mu'(c) from the same two erfcs, so the answer costs two erfcs instead of four.
     The tangent falls short of delta_mu(c') by a relative (c - c')^2 or so, far below the
     unit's effect from about 6 digits on; with fewer digits, or a root within that of c', it
-    may not decide.  ``mu`` and ``target`` are balls of the exact values.
+    may not decide.  ``est`` is a ball of the estimate (any point of it may be taken as c's
+    source: only c is certified); ``mu`` and ``target`` are balls of the exact values.
     """
-    m, e = round_fraction(est, digits, "up")
-    if m <= 0:
-        return None
-    unit = e - 1 if m == 10 ** (digits - 1) else e  # c' = c - 10^unit (1.000 -> 0.9999)
-    with arb_precision(working_bits(digits)):
+    bits = working_bits(digits)
+    with arb_precision(bits):
+        me = _scaled_round(est, digits, True)  # c (the scaling is rounded at this precision)
+        if me is None or me[0] <= 0:
+            return None
+        m, e = me
+        unit = e - 1 if m == 10 ** (digits - 1) else e  # c' = c - 10^unit (1.000 -> 0.9999)
         value, slope = gaussian_dual_slope(_arb_decimal(m, e), mu)
         if not value <= target:  # c not proven admissible
             return None
-        if not value + slope * _arb_decimal(-1, unit).expm1() > target:  # c' not proven inadmissible
+        if not value + slope * _unit_expm1(unit, bits) > target:  # c' not proven inadmissible
             return None
-    return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="arb")
+    return _certified_arb(f"{m}E{e}", digits, "up")
 
 
 def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
@@ -584,6 +605,18 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     >>> gdpproof.epsilon_from_delta(1, "1e-1000", digits=10)
     Certified('68.22326031', digits=10, rounding='up')
     """
+    if type(mu) is float and type(delta) is float and type(digits) is int and 0.0 < mu <= 1e300 \
+            and 0.0 < delta < 1.0 and 1 <= digits <= MAX_DIGITS:
+        # the hot path: floats are exact balls, so no Fraction is made unless the tangent
+        # certificate does not decide (then the general route below starts over)
+        log_delta = math.log(delta)
+        guess = _float_epsilon_guess(mu, log_delta) if _clearly_positive_root(mu, log_delta) else None
+        if guess is not None:
+            mu_ball, target = flint.arb(mu), flint.arb(delta)
+            answer = _certify_epsilon_by_tangent(_delta_root(guess, mu_ball, target, working_bits(digits)),
+                                                 mu_ball, target, digits)
+            if answer is not None:
+                return answer
     _check_request(digits, "up")
     m = _nonneg("mu", mu)
     d = _probability("delta", delta)
@@ -602,11 +635,14 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     guess = _float_epsilon_guess(mu_float, log_delta_float) if mu_float < math.inf else None
     if guess is not None:
         est = _delta_root(guess, mu_ball, target, bits)
+        estimate = fraction_of_exact_arb(est)
     else:
         with arb_precision(bits + 64):
-            est = _epsilon_root(mf, target.log(), bits)
+            estimate = _epsilon_root(mf, target.log(), bits)
+        with arb_precision(estimate.numerator.bit_length() + estimate.denominator.bit_length()):
+            est = arb_of_fraction(estimate)  # exact: a dyadic of fewer bits than that
     return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or _certify_boundary(
-        est, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
+        estimate, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
 
 
 def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Certified:

@@ -203,7 +203,9 @@ def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
     point, the exact value v in x has ceil(v * 10^k) = a when the ceiling of the ball x * 10^k
     (which contains v * 10^k) is the single integer a; then v rounded up to ``digits`` digits
     is a * 10^-k (a carry to 10^digits is renormalised; a count of digits off by one, from a
-    float near a power of ten, returns None).  Floors likewise for rounding down.
+    float near a power of ten, returns None).  Floors likewise for rounding down.  The scaling
+    is rounded at the precision set: call it at the working precision (at 53 bits a 30-digit
+    ball never decides here).
     """
     me = _scaled_round(x, digits, up)
     return None if me is None else f"{me[0]}E{me[1]}"
@@ -385,9 +387,14 @@ def certify_exact_balls(fn: Callable[..., flint.arb], values: Sequence[flint.arb
     decides).  The hot path of the conversions: the caller has checked ``digits`` (an int in
     [1, MAX_DIGITS]) and ``rounding`` ("up" or "down")."""
     bits = _WORKING_BITS.get(digits) or working_bits(digits)
-    # arb's decimal conversion does not depend on the precision set (it picks its own)
-    text = _directed_text(call_at_precision(bits, fn, values), digits, rounding)
+    # the rounding scales the ball at the precision set: at the working one, with the evaluation
+    text = call_at_precision(bits, _evaluate_and_round, (fn, values, digits, rounding))
     return None if text is None else _certified_arb(text, digits, rounding)
+
+
+def _evaluate_and_round(fn: Callable[..., flint.arb], values: Sequence[flint.arb], digits: int,
+                        rounding: str) -> str | None:
+    return _directed_text(fn(*values), digits, rounding)
 
 
 _new_decimal = Decimal.__new__

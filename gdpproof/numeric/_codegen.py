@@ -60,6 +60,9 @@ def fused_kernels() -> list[tuple[str, str, tuple[sympy.Expr, ...], tuple[sympy.
         # erfcs, and from a float64 start one step reaches 30 digits
         ("gaussian_dual_halley", "delta_mu(epsilon) and its first two epsilon-derivatives (unsimplified)",
          (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, EPS), sympy.diff(GAUSSIAN_DUAL, EPS, 2)), (EPS, MU)),
+        # for certifying epsilon(delta): delta and its slope at the answer, from the same two erfcs
+        ("gaussian_dual_slope", "delta_mu(epsilon) and its epsilon-derivative (unsimplified)",
+         (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, EPS)), (EPS, MU)),
         ("gaussian_dual_halley_mu", "delta_mu(epsilon) and its first two mu-derivatives (unsimplified)",
          (GAUSSIAN_DUAL, sympy.diff(GAUSSIAN_DUAL, MU), sympy.diff(GAUSSIAN_DUAL, MU, 2)), (EPS, MU)),
     ]

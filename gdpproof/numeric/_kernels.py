@@ -16,7 +16,7 @@ import flint
 
 from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
-__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
+__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
 
 _C_1_1 = flint.arb(1)
 _C_1_16 = flint.arb(flint.fmpq(1, 16))
@@ -308,6 +308,46 @@ def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint
     t51 = t50 + t43
     t52 = t51 + t49
     return (t15 if isinstance(t15, flint.arb) else flint.arb(t15)), (t30 if isinstance(t30, flint.arb) else flint.arb(t30)), (t52 if isinstance(t52, flint.arb) else flint.arb(t52))
+
+
+def gaussian_dual_slope(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """delta_mu(epsilon) and its epsilon-derivative (unsimplified); x0 = epsilon, x1 = mu.
+
+    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
+    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)*mu) - sqrt(2)*exp(-(epsilon/mu - mu/2)**2/2)/(2*sqrt(pi)*mu)
+    """
+    t0 = _at_precision(_K0)
+    t1 = _C_m1_2 * x1
+    t2 = 1 / x1
+    t3 = x0 * t2
+    t4 = t1 + t3
+    t5 = t0 * t4
+    t6 = arb_erfc(t5)
+    t7 = _C_1_2 * t6
+    t8 = _C_1_2 * x1
+    t9 = t8 + t3
+    t10 = t0 * t9
+    t11 = arb_erfc(t10)
+    t12 = x0.exp()
+    t13 = _C_m1_2 * t11
+    t14 = t13 * t12
+    t15 = t7 + t14
+    t16 = _at_precision(_K1)
+    t17 = t4 ** 2
+    t18 = _C_m1_2 * t17
+    t19 = t18.exp()
+    t20 = t16 * t2
+    t21 = t20 * t19
+    t22 = _at_precision(_K2)
+    t23 = t9 ** 2
+    t24 = _C_m1_2 * t23
+    t25 = t24.exp()
+    t26 = t22 * t2
+    t27 = t26 * t12
+    t28 = t27 * t25
+    t29 = t14 + t21
+    t30 = t29 + t28
+    return (t15 if isinstance(t15, flint.arb) else flint.arb(t15)), (t30 if isinstance(t30, flint.arb) else flint.arb(t30))
 
 
 def gaussian_dual_halley_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:

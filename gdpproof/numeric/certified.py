@@ -190,12 +190,63 @@ def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
 _POW10 = tuple(10**k for k in range(128))
 
 
-def _pow10(k: int) -> int:
-    return _POW10[k] if k < 128 else 10**k
+#: 10^k as exact balls (arb holds an integer exactly at every precision), k < 400.
+_TEN_BALLS = tuple(flint.arb(10**k) for k in range(400))
+
+
+def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
+    """Directed rounding of a ball of moderate magnitude by arb's own ceiling (or floor): the
+    decimal's text, or None when this route does not decide it (then :func:`_decimal_text`
+    tries).
+
+    With k chosen from the float value so that x * 10^k has ``digits`` digits before the
+    point, the exact value v in x has ceil(v * 10^k) = a when the ceiling of the ball x * 10^k
+    (which contains v * 10^k) is the single integer a; then v rounded up to ``digits`` digits
+    is a * 10^-k (a carry to 10^digits is renormalised; a count of digits off by one, from a
+    float near a power of ten, returns None).  Floors likewise for rounding down.  The scaling
+    is rounded at the precision set: call it at the working precision (at 53 bits a 30-digit
+    ball never decides here).
+    """
+    me = _scaled_round(x, digits, up)
+    return None if me is None else f"{me[0]}E{me[1]}"
+
+
+def _scaled_round(x: flint.arb, digits: int, up: bool) -> tuple[int, int] | None:
+    """:func:`_scaled_text`'s rounding as integers (m, e), value m * 10^e with ``digits``
+    digits in m, or None when it does not decide."""
+    f = abs(float(x))
+    if not 1e-290 < f < 1e290:
+        return None
+    k = digits - 1 - math.floor(math.log10(f))
+    if k >= 400:
+        return None
+    y = x * _TEN_BALLS[k] if k >= 0 else x / _TEN_BALLS[-k]  # a ball of every v * 10^k
+    c = (y.ceil() if up else y.floor()).unique_fmpz()
+    if c is None:
+        return None
+    a = int(c)
+    top = _POW10[digits] if digits < 128 else 10**digits
+    if abs(a) >= top:
+        if abs(a) != top:
+            return None
+        a, k = a // 10, k - 1  # a ceiling (or a negative floor) carried into a new digit
+    elif abs(a) * 10 < top:
+        return None
+    return a, -k
 
 
 def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
-    """Directed rounding of a ball, away from 0, in integers: the decimal's text, or None.
+    """Directed rounding of a ball ("up" or "down"): the decimal's text, or None when neither
+    :func:`_scaled_text` (arb's ceiling or floor, the faster) nor :func:`_decimal_text` (arb's
+    decimal conversion, for any magnitude) decides it; anything else ("nearest") returns None
+    and the caller takes the general route."""
+    if rounding not in ("up", "down"):
+        return None
+    return _scaled_text(x, digits, rounding == "up") or _decimal_text(x, digits, rounding)
+
+
+def _decimal_text(x: flint.arb, digits: int, rounding: str) -> str | None:
+    """Directed rounding of a ball ("up" or "down") in integers: the decimal's text, or None.
 
     arb gives integers (m, r, e) with the ball inside [m - r, m + r] * 10^e (``mid_rad_10exp``,
     its outward-rounded decimal conversion, with a few digits more than asked).  Every value v
@@ -204,10 +255,8 @@ def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
     exponent is right: lo >= 10^(d+k-1), so the quotient has d digits, or d + 1 for a ceiling
     that carried to exactly 10^d (a power of ten, renormalised), and a floor that agrees with
     hi's is below 10^d since lo's is.  Anything else (a ball around 0, too wide, not finite,
-    "nearest") returns None and the caller takes the general route.
+    "nearest") returns None.
     """
-    if rounding not in ("up", "down"):
-        return None
     m, r, e = x.mid_rad_10exp(digits + 4)
     m, r = int(m), int(r)
     lo, hi = m - r, m + r
@@ -219,19 +268,20 @@ def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
     else:
         return None
     n = ((lo.bit_length() - 1) * 30102) // 100000  # <= log10(lo) (0.30102 < log10 2)
-    while lo >= _pow10(n + 1):
+    while lo >= (_POW10[n + 1] if n < 127 else 10 ** (n + 1)):
         n += 1
     k = n + 1 - digits  # lo has n + 1 digits
     if k < 0:
         return None
     p = _POW10[k] if k < 128 else 10**k
+    # hi >= lo, so hi rounds as lo does when it does not pass the next multiple of p
     if rounding == "up":
         a = -(-lo // p)
-        if a != -(-hi // p):
+        if hi > a * p:
             return None
     else:
         a = lo // p
-        if a != hi // p:
+        if hi >= (a + 1) * p:
             return None
     exp = int(e) + k
     if a >= (_POW10[digits] if digits < 128 else 10**digits):  # a ceiling carried into a new digit
@@ -282,7 +332,7 @@ def certify_enclosure(
             if isinstance(box, flint.arb) and box.is_finite():
                 text = _directed_text(box, digits, rounding)
                 if text is not None:
-                    return Certified(text, digits=digits, rounding=rounding, method="arb")
+                    return _certified_arb(text, digits, rounding)
             if isinstance(box, flint.arb) and _is_extreme(box):
                 value = _decide_arb(box, digits, rounding)
                 if value is not None:
@@ -337,9 +387,25 @@ def certify_exact_balls(fn: Callable[..., flint.arb], values: Sequence[flint.arb
     decides).  The hot path of the conversions: the caller has checked ``digits`` (an int in
     [1, MAX_DIGITS]) and ``rounding`` ("up" or "down")."""
     bits = _WORKING_BITS.get(digits) or working_bits(digits)
-    # arb's decimal conversion does not depend on the precision set (it picks its own)
-    text = _directed_text(call_at_precision(bits, fn, values), digits, rounding)
-    return None if text is None else Certified(text, digits=digits, rounding=rounding, method="arb")
+    # the rounding scales the ball at the precision set: at the working one, with the evaluation
+    text = call_at_precision(bits, _evaluate_and_round, (fn, values, digits, rounding))
+    return None if text is None else _certified_arb(text, digits, rounding)
+
+
+def _evaluate_and_round(fn: Callable[..., flint.arb], values: Sequence[flint.arb], digits: int,
+                        rounding: str) -> str | None:
+    return _directed_text(fn(*values), digits, rounding)
+
+
+_new_decimal = Decimal.__new__
+
+
+def _certified_arb(text: str, digits: int, rounding: str) -> Certified:
+    """``Certified(text, digits=digits, rounding=rounding, method="arb")`` for a decimal string
+    from :func:`_directed_text`, without the keyword-argument call (the hot path's last step)."""
+    obj = _new_decimal(Certified, text)
+    obj.digits, obj.rounding, obj.method = digits, rounding, "arb"
+    return obj
 
 
 def certify_balls(

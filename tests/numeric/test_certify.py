@@ -146,17 +146,24 @@ def test_an_exact_value_outside_the_proven_enclosure_is_refused():
         certify_enclosure(enclose, digits=2, rounding="down", exact=lambda: sympy.Rational(7, 40))
 
 
-def test_directed_rounding_in_arb_equals_the_fraction_route():
-    # certify_enclosure rounds most balls in integers from arb's decimal conversion
-    # (_directed_text); where that decides, it must give exactly the decimal the exact-Fraction
+@pytest.mark.parametrize("route", ["scaled", "decimal"])
+def test_directed_rounding_in_arb_equals_the_fraction_route(route):
+    # certify_enclosure rounds most balls in arb: by arb's ceiling or floor of the ball scaled by
+    # a power of ten (_scaled_text), else in integers from arb's decimal conversion
+    # (_decimal_text); where a route decides, it must give exactly the decimal the exact-Fraction
     # route gives
     import random
 
     import flint
 
     from gdpproof.numeric._mp import arb_endpoints, arb_precision
-    from gdpproof.numeric.certified import _decide, _directed_text
+    from gdpproof.numeric.certified import _decide, _decimal_text, _scaled_text
 
+    if route == "scaled":
+        def _directed_text(x, digits, rounding):
+            return _scaled_text(x, digits, rounding == "up")
+    else:
+        _directed_text = _decimal_text
     rng = random.Random(5)
     decided = 0
     for _ in range(3000):
@@ -192,3 +199,27 @@ def test_float_hot_path_of_delta_matches_the_oracle():
         value = gdpproof.delta_from_epsilon(mu, eps, digits=digits)
         assert value.method == "arb" and len(value.as_tuple().digits) == digits, value
         assert_certified(value, gaussian_delta(Fraction(mu), Fraction(eps)), digits)
+
+
+def test_scaled_rounding_carries_and_signs():
+    # the ceiling (or a negative floor) that carries into a new digit is renormalised: just
+    # below 1 rounds up to 1.00, just above -1 rounds down to -1.00; the other direction there
+    # has one digit fewer than the float's magnitude announced, which this route may decline
+    # (the other routes settle it); a ball across a decimal decides nothing
+    import flint
+
+    from gdpproof.numeric._mp import arb_precision
+    from gdpproof.numeric.certified import _scaled_text
+
+    with arb_precision(132):
+        below_one = 1 - flint.arb(2) ** -100  # exact
+        assert Decimal(_scaled_text(below_one, 3, True)) == 1
+        assert Decimal(_scaled_text(-below_one, 3, False)) == -1
+        assert _scaled_text(below_one, 3, False) in (None, "999E-3")
+        assert _scaled_text(-below_one, 3, True) in (None, "-999E-3")
+    assert str(certify_enclosure(lambda bits: below_one, digits=3, rounding="down")) == "0.999"
+    assert str(certify_enclosure(lambda bits: -below_one, digits=3, rounding="up")) == "-0.999"
+    with arb_precision(132):
+        assert _scaled_text(flint.arb("0.125", "1e-20"), 2, True) == "13E-2"
+        assert _scaled_text(flint.arb("0.13", "1e-20"), 2, True) is None  # 0.12999.. and 0.13000..1 differ
+        assert _scaled_text(flint.arb(1) / 3, 30, True) == "3" * 29 + "4E-30"

@@ -260,3 +260,65 @@ def test_fast_root_finder_stops_at_float_resolution():
     got = _log_root(f, np.full(1000, 1e-12), np.full(1000, 1e4))
     assert np.max(np.abs(got / roots - 1)) <= 4e-15
     assert len(calls) <= 40, len(calls)
+
+
+def test_epsilon_tangent_certificate_equals_the_unit_steps():
+    # epsilon_from_delta certifies the answer c and the decimal below it from one evaluation at c
+    # (the tangent of delta in e^eps); each answer must be the one the two separate sign checks
+    # of _certify_boundary give, at 40 digits too, and at the decade boundary where the decimal
+    # below 10.000... is 9.999... (its unit ten times smaller)
+    from gdpproof.numeric import solve
+
+    rng = np.random.default_rng(21)
+    cases = [(str(round(float(rng.uniform(0.3, 4)), 4)), f"{float(10 ** rng.uniform(-12, -1)):.6e}",
+              int(rng.choice([6, 20, 40]))) for _ in range(6)]
+    # delta_mu(10 - 1e-45) rounded up at 60 digits: the root lies within 1e-45 below 10
+    near_ten = gdpproof.delta_from_epsilon(1, Fraction(10) - Fraction(1, 10**45), digits=60)
+    cases.append((1, near_ten, 40))
+    taken = []
+    tangent = solve._certify_epsilon_by_tangent
+
+    def spy(*args):
+        result = tangent(*args)
+        taken.append(result is not None)
+        return result
+
+    for mu, delta, digits in cases:
+        solve._certify_epsilon_by_tangent = spy
+        try:
+            fast_answer = gdpproof.epsilon_from_delta(mu, delta, digits=digits)
+            solve._certify_epsilon_by_tangent = lambda *args: None  # the separate checks only
+            slow_answer = gdpproof.epsilon_from_delta(mu, delta, digits=digits)
+        finally:
+            solve._certify_epsilon_by_tangent = tangent
+        assert str(fast_answer) == str(slow_answer), (mu, delta, digits)
+    assert all(taken) and len(taken) == len(cases)
+    assert str(fast_answer) == "10." + "0" * 38  # the decade boundary case, certified by the tangent
+
+
+def test_float_epsilon_start_reaches_the_root_in_few_steps():
+    # the float64 Newton starts at the root of the tail's leading term: in the benchmark's range
+    # it needs at most four evaluations of log delta (ten or more from eps = 1), and a step below
+    # one ulp ends it (the case below bisected on for 30 evaluations), at the root
+    from gdpproof.numeric import solve
+    from gdpproof.numeric._kernels import gaussian_log_dual_float
+
+    calls = []
+
+    def counted(x, mu):
+        calls.append(x)
+        return gaussian_log_dual_float(x, mu)
+
+    rng = np.random.default_rng(22)
+    cases = [(1.2247112447863504, 0.0007152807752890482)]
+    cases += [(float(rng.uniform(0.5, 3)), float(10 ** rng.uniform(-10, -2))) for _ in range(30)]
+    original = solve.gaussian_log_dual_float
+    solve.gaussian_log_dual_float = counted
+    try:
+        for mu, delta in cases:
+            calls.clear()
+            root = solve._float_epsilon_guess(mu, math.log(delta))
+            assert len(calls) <= 4, (mu, delta, len(calls))
+            assert math.isclose(float(gaussian_delta(Fraction(mu), Fraction(root))), delta, rel_tol=1e-12)
+    finally:
+        solve.gaussian_log_dual_float = original

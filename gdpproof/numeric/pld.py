@@ -1379,7 +1379,9 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     """The proven bracket on delta(eps) of a composition, refined to a relative width.
 
     The twin of :func:`epsilon_bracket`: refines the grid until ``(upper - lower) / upper <=
-    rel_width``.  ``route="float"``: from h = 1e-3, eta = 1e-12; ``"exact"``: the integer
+    rel_width``.  ``route="float"``: the pairs discretization first where it applies (its first
+    grid from the eps width that moves log delta by rel_width, usually the only one), then the
+    coupling from h = 1e-3, eta = 1e-12; ``"exact"``: the integer
     lattice, whose budget follows the delta found (a tenth of rel_width times its lower end);
     ``"auto"``: the float route, and the exact one when delta(eps) is too close to the float
     floor.  When delta(eps) is 0 (beyond the largest loss) or below what the route resolves,
@@ -1401,42 +1403,77 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     best = _Best()
     why = ""
     if r in ("float", "auto"):
-        why = _delta_float(clean, e, w, max_refinements, best)
+        why = _delta_float(clean, e, w, max_refinements, best, "pairs")
+        if best.rw > w:
+            why = _delta_float(clean, e, w, max_refinements, best)
         if best.rw <= w or r == "float":
             return _finish(best, w, "delta_bracket", why)
     why = _delta_exact(clean, e, w, max_refinements, best)
     return _finish(best, w, "delta_bracket", why)
 
 
-def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _Best) -> str:
+def _pairs_delta_step(clean: list, e: float, w: float, eta: float) -> float | None:
+    """The pairs' first grid step for delta(eps) to a relative width w: the eps width that moves
+    log delta by w (its slope about eps / s^2 + 1 for a near-Gaussian loss, s the composed loss's
+    standard deviation), from the same model as :func:`_pairs_first_step`.  None where the
+    pairs do not apply."""
+    h_eps = _pairs_first_step(clean, 1e-5, w, eta)
+    if h_eps is None:
+        return None
+    total = sum(c for _, c in clean)
+    _, s, _, _ = _clt_estimate(clean, 1e-5, eta / (16.0 * total))
+    e_eff = max(e, s)
+    # h_eps aims a relative eps width w; here the absolute eps width is w / (e/s^2 + 1)
+    return min(0.05, max(2e-7, h_eps * math.sqrt(1 / ((e_eff / (s * s) + 1) * e_eff))))
+
+
+def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _Best,
+                 discretization: str = "coupling") -> str:
+    """The float route's loop for delta(eps); on the pairs discretization from
+    :func:`_pairs_delta_step`, each refinement aimed by the h^2 law."""
+    pairs = discretization == "pairs"
     eta = 1e-12
-    h = 1e-3
+    if pairs:
+        try:
+            first = _pairs_delta_step(clean, e, w, eta)
+        except PrecisionError as exc:
+            return f"the float route stopped (pairs): {exc}"
+        if first is None:
+            return "the pairs discretization does not apply"
+        h = first
+    else:
+        h = 1e-3
     long_double = False
     previous = math.inf
     for attempt in range(max_refinements + 1):
         try:
-            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double)
+            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double, discretization=discretization)
             b, floor = comp.delta(e), comp.delta_floor()
             if floor > 0.02 * b.upper and not long_double:
                 long_double = True
-                comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True)
+                comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True, discretization=discretization)
                 b, floor = comp.delta(e), comp.delta_floor()
         except PrecisionError as exc:
-            if best.bound is None:
+            if best.bound is None and not pairs:
                 raise
-            return f"the float route stopped: {exc}"
+            return f"the float route stopped ({discretization}): {exc}"
         rw = 0.0 if b.upper == 0 else b.width / b.upper
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
         if floor > 0.2 * b.upper:
             return f"delta there is within a factor 5 of the float route's floor {floor:.2g}"
-        if attempt and rw > 0.8 * previous:
+        if pairs and not attempt and rw > PAIRS_GIVE_UP * w:
+            return f"the pairs' first grid gave a relative width of {rw:.3g}"
+        if attempt and rw > (0.95 if pairs else 0.8) * previous:
             return f"the bracket stopped narrowing (grid step {h:.3g})"
         previous = rw
-        # once the lower end is positive and the bracket narrower than delta, its width is
-        # close to proportional to h: go there in one step (else at most tenfold)
-        h = _next_step(h, w, rw, 1e-3 if b.lower > 0 and rw < 0.5 else 0.1)
+        if pairs:
+            h *= max(0.1, min(0.9, math.sqrt(REFINED_AIM * w / rw))) if b.lower > 0 and rw < 0.5 else 0.3
+        else:
+            # once the lower end is positive and the bracket narrower than delta, its width is
+            # close to proportional to h: go there in one step (else at most tenfold)
+            h = _next_step(h, w, rw, 1e-3 if b.lower > 0 and rw < 0.5 else 0.1)
         if h < 2e-7:
             return f"grid step {h:.3g} is below the float route's limit"
     return f"{max_refinements} refinements"

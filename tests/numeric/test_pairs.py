@@ -10,7 +10,7 @@ import gdpproof.numeric.pairs as pairs
 from gdpproof.errors import InvalidParameterError, PrecisionError
 from gdpproof.numeric.intlattice import grid_step_exact
 from gdpproof.numeric.pld import (GaussianLoss, RandomizedResponseLoss, SubsampledGaussianLoss, compose_losses,
-                                  epsilon_bracket)
+                                  delta_bracket, epsilon_bracket)
 
 
 def test_four_gaussians_hold_g1():
@@ -74,3 +74,11 @@ def test_epsilon_bracket_takes_pairs_where_they_pay():
     assert comp.discretization == "pairs" and comp.target_met
     assert b.lower < 0.6035 < b.upper and b.relative_width <= 0.01  # dp_accounting's PLD: 0.6035
     assert np.isfinite(comp.honest_mu().mu.upper)
+
+
+def test_delta_bracket_takes_pairs():
+    # delta(1.8) of DP-SGD (sigma 1, p 0.01, T 1000): one pairs grid; the coupling took 4 grids
+    b, comp = delta_bracket([(SubsampledGaussianLoss(1.0, 0.01), 1000)], 1.8)
+    assert comp.discretization == "pairs" and comp.passes == 1 and b.width <= 0.01 * b.upper
+    eps = comp.epsilon(b.upper)
+    assert eps.lower <= 1.8  # the same composition's eps at the upper delta

@@ -98,7 +98,8 @@ class PairStep:
 
 
 def supports_pairs(loss: PrivacyLoss) -> bool:
-    """True when :func:`pair_steps` can discretize ``loss``: a compiled loss without atoms."""
+    """True when :func:`pair_steps` can discretize ``loss``: a compiled loss whose family declares
+    no atoms (atoms it does not declare, such as Laplace's at +-mu, are handled: module doc)."""
     return isinstance(loss, CompiledLoss) and not loss.has_atoms
 
 
@@ -359,8 +360,11 @@ def _lower_masses(xs: list, d_lo: list[float], gap: list[float], n: int, mass: f
 def _verify(p: np.ndarray, xs: list, pt: list, qt: list, e: list, dx: list, qb: list,
             gap: list[float], n: int) -> None:
     """Check in ball arithmetic that the masses ``p`` (at the points x_j) give a curve below D
-    (module doc: conditions (a)-(c) on each interval, the left end); trims the lowest masses
-    when the left end fails; raises PrecisionError when an interval fails."""
+    (module doc: the masses non-negative, conditions (a)-(c) on each interval, the left end);
+    raises PrecisionError when any of them fails (nothing is adjusted here)."""
+    # the composition lemma needs a measure: masses >= 0 (this also refuses NaN)
+    if not bool(np.all(p >= 0)):
+        raise PrecisionError("pairs: the lower curve has a negative or undefined mass")
     # Lambda(x_j) = SP_j - x_j SQ_j with SP_j = sum_{k > j} p_k, SQ_j = sum_{k > j} p_k / x_k;
     # the slope on (x_j, x_{j+1}) is -SQ_j
     sp = [flint.arb(0)] * (n + 1)
@@ -383,9 +387,11 @@ def _verify(p: np.ndarray, xs: list, pt: list, qt: list, e: list, dx: list, qb: 
     for j in range(n):
         if lam[j] <= 0:
             break  # Lambda is 0 from here on
+        # D >= 0: a curve that is 0 at x_{j+1} is below D there even where the ball of D(x_{j+1})
+        # reaches below 0 (an atom of the loss on x_{j+1}, whose E is then 0 exactly)
         gj = flint.arb(gap[j])
         ok = (lam[j] <= d[j] - gj and lam[j + 1] <= d[j + 1] - gj) \
             or (lam[j] <= d[j] and -sq[j] <= -qt[j]) \
-            or (lam[j + 1] <= d[j + 1] and -sq[j] >= -qt[j + 1])
+            or ((lam[j + 1] <= 0 or lam[j + 1] <= d[j + 1]) and -sq[j] >= -qt[j + 1])
         if not ok:
             raise PrecisionError(f"pairs: the lower curve could not be verified below D on cell {j} of {n}")

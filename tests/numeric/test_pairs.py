@@ -9,8 +9,9 @@ import pytest
 import gdpproof.numeric.pairs as pairs
 from gdpproof.errors import InvalidParameterError, PrecisionError
 from gdpproof.numeric.intlattice import grid_step_exact
-from gdpproof.numeric.pld import (GaussianLoss, RandomizedResponseLoss, SubsampledGaussianLoss, compose_losses,
-                                  delta_bracket, epsilon_bracket)
+from gdpproof.numeric.losses import SymmetricSubsampledGaussianLoss
+from gdpproof.numeric.pld import (GaussianLoss, LaplaceLoss, RandomizedResponseLoss, SubsampledGaussianLoss,
+                                  compose_losses, delta_bracket, epsilon_bracket)
 
 
 def test_four_gaussians_hold_g1():
@@ -82,3 +83,43 @@ def test_delta_bracket_takes_pairs():
     assert comp.discretization == "pairs" and comp.passes == 1 and b.width <= 0.01 * b.upper
     eps = comp.epsilon(b.upper)
     assert eps.lower <= 1.8  # the same composition's eps at the upper delta
+
+
+def test_laplace_atoms_on_grid_points():
+    # Laplace(mu 1) has atoms at +-1, grid points of h 1/4; D(e^eps) = 1 - e^{(eps - 1)/2} on
+    # [0, 1].  The Q||P curve is 0 at the atom while the ball of D there reaches below 0: D >= 0
+    # must let the last cell pass (it was refused)
+    c = compose_losses([(LaplaceLoss(1.0), 1)], grid_step=0.25, discretization="pairs")
+    for eps in (0.0, 0.3, 0.75, 1.0, 2.0):
+        value = max(0.0, float(1 - mpmath.exp((eps - 1) / 2)))
+        per = c.delta_by_ordering(eps)
+        for b in per.values():
+            assert b.lower <= value <= b.upper
+        assert per["Q||P"].lower >= 0.85 * value
+
+
+def test_symmetric_subsampled_gaussian_atom_at_zero():
+    # an atom at L = 0, a grid point; for eps >= 0 delta is the "remove" ordering's of the
+    # subsampled Gaussian: with x = sigma^2 log((e^eps - 1 + p) / p) + 1/2,
+    # delta = (1 - p) Phi(-x / sigma) + p Phi((1 - x) / sigma) - e^eps Phi(-x / sigma)
+    sigma, p = mpmath.mpf(1), mpmath.mpf("0.25")
+    c = compose_losses([(SymmetricSubsampledGaussianLoss(1.0, 0.25), 1)], grid_step=0.02, discretization="pairs")
+    for eps in (0.0, 0.2, 1.0):
+        x = sigma**2 * mpmath.log((mpmath.exp(eps) - 1 + p) / p) + mpmath.mpf(1) / 2
+        value = float((1 - p) * mpmath.ncdf(-x / sigma) + p * mpmath.ncdf((1 - x) / sigma)
+                      - mpmath.exp(eps) * mpmath.ncdf(-x / sigma))
+        for b in c.delta_by_ordering(eps).values():
+            assert b.lower <= value <= b.upper and b.width <= 0.02 * value
+
+
+def test_a_negative_lower_mass_is_refused(monkeypatch):
+    real = pairs._lower_masses
+
+    def signed(*args):
+        p = real(*args)
+        p[len(p) // 2] = -1e-3  # only lowers the curve, but the composition needs a measure
+        return p
+
+    monkeypatch.setattr(pairs, "_lower_masses", signed)
+    with pytest.raises(PrecisionError, match="negative"):
+        pairs.pair_steps(GaussianLoss(1.0), grid_step_exact(0.01), 1e-12)

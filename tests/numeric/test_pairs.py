@@ -123,3 +123,14 @@ def test_a_negative_lower_mass_is_refused(monkeypatch):
     monkeypatch.setattr(pairs, "_lower_masses", signed)
     with pytest.raises(PrecisionError, match="negative"):
         pairs.pair_steps(GaussianLoss(1.0), grid_step_exact(0.01), 1e-12)
+
+
+def test_a_large_loss_keeps_its_precision():
+    # G_10: L reaches 180 on this window, where the Q-masses are multiplied by e^180: their edge
+    # values need relative accuracy (at 80 bits of absolute accuracy E and F blew up and the lower
+    # curve was refused)
+    c = compose_losses([(GaussianLoss(10.0), 1)], grid_step=0.125, eta=1e-4, discretization="pairs")
+    for eps in (30.0, 50.0, 70.0):
+        value = float(mpmath.ncdf(-eps / 10 + 5) - mpmath.exp(eps) * mpmath.ncdf(-eps / 10 - 5))
+        for b in c.delta_by_ordering(eps).values():
+            assert b.lower <= value <= b.upper and b.width <= 2e-3 * value

@@ -299,8 +299,8 @@ def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:
     ends (slopes -Q(L > l_j) and -Q(L > l_{j+1}), which differ by the cell's Q-mass q), so the
     excess is at most theta (1 - theta) q dx with theta the chord slope's place between them:
     E F / (dx q) (E + F = dx q), at most dx q / 4."""
-    if not q.lower() > 0:
-        return float((dx * q / 4).upper()) * (1 + 1e-15) if q.upper() > 0 else 0.0
+    if not q.lower() > 0:  # (rounded up by a step, not by a relative bump: that fails on subnormals)
+        return _up(float((dx * q / 4).upper())) if q.upper() > 0 else 0.0
     return _up(float((e * f / (dx * q)).upper()))
 
 

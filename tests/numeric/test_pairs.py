@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import flint
 import mpmath
 import numpy as np
 import pytest
@@ -134,3 +135,11 @@ def test_a_large_loss_keeps_its_precision():
         value = float(mpmath.ncdf(-eps / 10 + 5) - mpmath.exp(eps) * mpmath.ncdf(-eps / 10 - 5))
         for b in c.delta_by_ordering(eps).values():
             assert b.lower <= value <= b.upper and b.width <= 2e-3 * value
+
+
+def test_the_chord_gap_is_rounded_up_on_subnormals():
+    # a cell whose Q-mass is enclosed as 0 +/- k 1.3e-321: the gap bound dx q / 4 is subnormal,
+    # where multiplying by 1 + 1e-15 does not move a double (it came out below half the time)
+    for k in range(1, 60):
+        q = flint.arb(0, flint.arb(k) * flint.arb("1.3e-321"))
+        assert flint.arb(pairs._gap(flint.arb(0), flint.arb(0), flint.arb(1), q)) >= (q / 4).upper()

@@ -53,10 +53,12 @@ All bin masses are arb balls (the loss's compiled CDF and survival function at
 ``PRECISION`` bits, the CDF below the median and the SF above, so small masses keep their
 relative accuracy), so this discretization assumes nothing about float CDFs; the composition
 of the grid masses is the float route's FFT (``lattice._power``), with its proven l1 bound.
-An atom of the loss on a grid point is handled: the Q||P ordering's bins are closed on the
-other side, and its tails Q(L' >= l) are then used where the proof has Q(L' > l) (each check
-only becomes stricter, the chord gap only larger).  Losses that declare atoms (finite and
-lattice laws: randomized response, the discrete Gaussian and Laplace) are left to the coupling.
+An atom of the loss on a grid point (Laplace's at +-mu, the symmetric subsampled Gaussian's
+at 0) is handled: the Q||P ordering's bins are closed on the other side, and its tails
+Q(L' >= l) are then used where the proof has Q(L' > l) (each check only becomes stricter, the
+chord gap only larger; the curve D at the atom's point, where E is 0, may be enclosed by a ball
+reaching below 0, and D >= 0 is used there).  Losses that declare atoms (finite and lattice
+laws: randomized response, the discrete Gaussian and Laplace) are left to the coupling.
 """
 
 from __future__ import annotations

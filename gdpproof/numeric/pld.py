@@ -348,7 +348,10 @@ class ComposedLoss:
     discretization: str = "coupling"
     #: Pairs: a function giving a coupling composition on the same grid, whose rounded losses are
     #: a post-processing of the outputs: its Neyman–Pearson points serve the trade-off curves
-    #: (the pairs' masses are not the law of any test statistic).
+    #: (the pairs' masses are not the law of any test statistic).  Those points rest on the
+    #: coupling's FLOAT_ASSUMPTIONS (float CDFs, bin edges), not only on ``assumptions``: so do the
+    #: upper ends of ``tradeoff`` / ``tradeoff_curves`` and honest_mu's ``mu_tail`` and ``gap``
+    #: upper end on a pairs composition (delta, epsilon and honest_mu's ``mu`` do not use them).
     np_source: Any = None
 
     def __repr__(self) -> str:

@@ -86,6 +86,8 @@ PRECISION = 80
 MARGIN = 1e-3
 #: The most grid points one step's pair may have.
 MAX_POINTS = 2_000_000
+#: The largest |loss| on a step's grid: e^{+-loss} must be a finite, normal double.
+MAX_LOSS = 700.0
 
 
 @dataclass
@@ -121,6 +123,11 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
     n = k_hi - k_lo
     if n > MAX_POINTS:
         raise PrecisionError(f"grid of {n} points for {loss.name}: too fine for the pairs discretization")
+    if max(-k_lo * h, k_hi * h) > MAX_LOSS:
+        # the lower curve is built in float64 from x_j = e^{l_j} and 1 / x_j: refused before the
+        # balls (at many more bits where the loss is large) are paid for
+        raise PrecisionError(f"{loss.name}: its loss reaches {max(-lo, hi):.4g} on the grid, where e^loss is "
+                             f"beyond float64 (the pairs discretization takes |loss| <= {MAX_LOSS})")
     idx = _cell_edges(loss, k_lo, n, h)
     c = len(idx) - 1
     with arb_precision(PRECISION):

@@ -143,3 +143,10 @@ def test_the_chord_gap_is_rounded_up_on_subnormals():
     for k in range(1, 60):
         q = flint.arb(0, flint.arb(k) * flint.arb("1.3e-321"))
         assert flint.arb(pairs._gap(flint.arb(0), flint.arb(0), flint.arb(1), q)) >= (q / 4).upper()
+
+
+def test_a_loss_beyond_float64_is_refused_before_the_balls():
+    # G_38 reaches L = 900 on its window: e^L overflows the float construction of the lower
+    # curve, so it is refused up front (before, its balls were paid for and it failed on NaN)
+    with pytest.raises(PrecisionError, match="beyond float64"):
+        compose_losses([(GaussianLoss(38.0), 1)], grid_step=0.5, eta=1e-6, discretization="pairs")

@@ -214,6 +214,11 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
     kernels = {True: _law_kernel(loss.family, "cdf", "PQ"), False: _law_kernel(loss.family, "sf", "PQ")}
     params = loss._balls()
     s_lo, s_hi = loss.support()
+    # no value is multiplied by more than e^{|l|} on this grid: an absolute accuracy of
+    # 2^-(PRECISION + extra) is all the masses need, however small the value (a far tail, such as
+    # Phi(-2000) at the floor of a subsampled Gaussian with sigma 200, would want millions of bits)
+    extra = math.ceil(max(abs(ells[0]), abs(ells[-1])) / math.log(2)) + 8
+    enough = flint.arb(2) ** -(PRECISION + extra)
     out: dict[str, list] = {"P": [], "Q": []}
     for i, e in enumerate(ells):
         kinds = (left["P"][i], left["Q"][i])
@@ -227,8 +232,8 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
             second = first if kinds[1] == kinds[0] else kernels[kinds[1]](x, *params)
             pair = (_Law._clip(first[0]), _Law._clip(second[1]))
             for j in (0, 1):
-                if not _relative(pair[j]):
-                    pair = _sharper(pair, j, kernels[kinds[j]], x, loss)
+                if not (_relative(pair[j]) or pair[j].rad() <= enough):
+                    pair = _sharper(pair, j, kernels[kinds[j]], x, loss, 64 + extra)
         out["P"].append(pair[0])
         out["Q"].append(pair[1])
     return out
@@ -236,7 +241,8 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
 
 #: An edge value is re-evaluated at a higher precision when its ball's radius exceeds this
 #: fraction of its magnitude: a tail value of one law is multiplied by up to e^{|l|} in the
-#: other ordering's masses, so it needs relative, not absolute, accuracy.
+#: other ordering's masses, so it needs relative, not absolute, accuracy (down to an absolute
+#: 2^-(PRECISION + |l| / log 2), which is all that product needs: :func:`_edge_values_both`).
 RELATIVE = 2.0 ** -48
 
 
@@ -244,16 +250,17 @@ def _relative(b: flint.arb) -> bool:
     return bool(b.rad() <= RELATIVE * abs(b.mid())) or (b.is_exact() and b.is_zero())
 
 
-def _sharper(pair: tuple, j: int, kernel: Any, x: flint.arb, loss: CompiledLoss) -> tuple:
+def _sharper(pair: tuple, j: int, kernel: Any, x: flint.arb, loss: CompiledLoss, most: int) -> tuple:
     """``pair`` with its law-j value re-evaluated at more bits: those below 1 that the value
-    has, plus 64 (twice at most; a ball that stays wide is kept: it is still an enclosure)."""
+    has, plus 64, at most ``most`` (twice at most; a ball that stays wide is kept: it is still an
+    enclosure)."""
     value = pair[j]
     for _ in range(2):
         top = value.upper()
         bits = 64 + (max(0, -int(top.man_exp()[1]) - int(top.man_exp()[0]).bit_length()) if top > 0 else 64)
-        with arb_precision(PRECISION + bits):
+        with arb_precision(PRECISION + min(bits, most)):
             value = _Law._clip(kernel(flint.arb(x.mid()), *loss._balls())[j])
-        if _relative(value):
+        if _relative(value) or bits >= most:
             break
     return (value, pair[1]) if j == 0 else (pair[0], value)
 

@@ -150,3 +150,22 @@ def test_a_loss_beyond_float64_is_refused_before_the_balls():
     # curve, so it is refused up front (before, its balls were paid for and it failed on NaN)
     with pytest.raises(PrecisionError, match="beyond float64"):
         compose_losses([(GaussianLoss(38.0), 1)], grid_step=0.5, eta=1e-6, discretization="pairs")
+
+
+def test_far_tail_values_get_only_the_bits_the_masses_need(monkeypatch):
+    # sigma 200, p near 1: at the support's floor log(1 - p) = -10.8 the CDFs are about
+    # Phi(-2000) = 1e-870000; sharpening them to relative accuracy asked millions of bits (13 s
+    # an edge).  No value is multiplied by more than e^{|l|}: 2^-(80 + 24) absolute is enough
+    real = pairs.arb_precision
+
+    def capped(bits):
+        assert bits <= pairs.PRECISION + 64 + 32, bits
+        return real(bits)
+
+    monkeypatch.setattr(pairs, "arb_precision", capped)
+    c = compose_losses([(SubsampledGaussianLoss(200.0, 0.99998), 1)], grid_step=0.02, eta=1e-12,
+                       discretization="pairs")
+    # a subsampled Gaussian step at eps 0: P(X > x) - Q(X > x) with x = 1/2 (p = 1 would be G_{1/200})
+    value = float(0.99998 * (mpmath.ncdf(mpmath.mpf(1) / 400) - mpmath.ncdf(-mpmath.mpf(1) / 400)))
+    for b in c.delta_by_ordering(0.0).values():
+        assert b.lower <= value <= b.upper <= value * (1 + 1e-6)  # (the lower end is loose on this grid)

@@ -98,7 +98,6 @@ class PairStep:
     upper: _Lattice        # P-masses, each rounded up
     lower: _Lattice        # P-masses, each rounded down, verified
     excess: float          # upper bound on sum(upper) minus the exact total of the dominating masses
-    infinite: float        # upper bound on the dominating pair's P-mass at +infinity
 
 
 def supports_pairs(loss: PrivacyLoss) -> bool:
@@ -153,10 +152,9 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
         w[where] = v
         return _Lattice(k_lo, w, 0.0)
 
-    up1, low1, ex1, inf1 = first
-    up2, low2, ex2, inf2 = second
-    return (PairStep(spread(up1), spread(low1), ex1, inf1),
-            PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2, inf2))
+    up1, low1, ex1 = first
+    up2, low2, ex2 = second
+    return (PairStep(spread(up1), spread(low1), ex1), PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2))
 
 
 #: Cells away from the bulk merge grid steps while their chord-gap estimate stays below this
@@ -273,11 +271,12 @@ def _nonneg(b: flint.arb) -> flint.arb:
 
 
 def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb, top_q: flint.arb,
-              n: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+              n: int) -> tuple[np.ndarray, np.ndarray, float]:
     """Upper and lower P-masses on the points l_0 < ... < l_n (x_j = e^{l_j}) of one ordering
     whose bins (l_i, l_{i+1}] have P-mass pb[i] and Q-mass qb[i]; ``bottom`` is the P-mass at
-    or below l_0, ``top_p``/``top_q`` the P-/Q-mass above l_n.  Returns (upper, lower, excess,
-    P-mass at +infinity)."""
+    or below l_0, ``top_p``/``top_q`` the P-/Q-mass above l_n (the dominating measure's P-mass
+    at +infinity is top_p: the composition counts it as the mass its lattice misses).  Returns
+    (upper, lower, excess)."""
     dx = [xs[i + 1] - xs[i] for i in range(n)]
     e = [_nonneg(pb[i] - xs[i] * qb[i]) for i in range(n)]
     f = [_nonneg(xs[i + 1] * qb[i] - pb[i]) for i in range(n)]
@@ -307,7 +306,7 @@ def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb,
     gap = [_gap(e[i], f[i], dx[i], qb[i]) for i in range(n)]
     lower = _lower_masses(xs, d_lo, gap, n, float(pt[0].lower()), [float(v.lower()) for v in qt])
     _verify(lower, xs, pt, qt, e, dx, qb, gap, n)
-    return up, lower, _up(float(excess.upper())), _up(float(top_p.upper()))
+    return up, lower, _up(float(excess.upper()))
 
 
 def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:

@@ -75,8 +75,10 @@ lower end directly; no eta, no shift.  Their error is second order in the grid s
 steps of a loss narrow on the grid (DP-SGD with small sampling rates) a grid 10 to 20 times
 coarser reaches the same width; where a few large losses decide delta (large eps) their error
 is closer to first order and the coupling is cheaper.  :func:`epsilon_bracket` tries them
-first where the coupling's grid would be large and much finer (``_pairs_pay``).  Their masses
-are arb balls, so they assume only the FFT bound (``PAIRS_ASSUMPTIONS``).
+first where the coupling's grid would be large and much finer (``_pairs_pay``), and
+:func:`delta_bracket` wherever they apply.  Their masses are arb balls, so they assume only the
+FFT bound (``PAIRS_ASSUMPTIONS``), and so do their trade-off curves: the upper ends come from
+points of the dominated measure (:func:`_pair_np_points`), the lower ends from delta's upper.
 
 **Two routes for the lattice law** (``ComposedLoss.route``).  The float64 FFT lattice above
 (``FLOAT_ROUTE``; ``ComposedLoss.assumptions`` lists its three assumptions) has additive errors
@@ -283,6 +285,7 @@ class _PairDirection(_Direction):
     is already at most the target, the lower one is too, and is not composed)."""
 
     make_low: Callable[[], _Direction] | None = None
+    low_total: float = 1.0             # upper bound on the composed dominated measure's total mass
 
     @property
     def low(self) -> _Direction:
@@ -346,13 +349,6 @@ class ComposedLoss:
     #: point, module doc) or ``"pairs"`` (dominating and dominated grid masses,
     #: :mod:`gdpproof.numeric.pairs`; eta and t are then 0).
     discretization: str = "coupling"
-    #: Pairs: a function giving a coupling composition on the same grid, whose rounded losses are
-    #: a post-processing of the outputs: its Neyman–Pearson points serve the trade-off curves
-    #: (the pairs' masses are not the law of any test statistic).  Those points rest on the
-    #: coupling's FLOAT_ASSUMPTIONS (float CDFs, bin edges), not only on ``assumptions``: so do the
-    #: upper ends of ``tradeoff`` / ``tradeoff_curves`` and honest_mu's ``mu_tail`` and ``gap``
-    #: upper end on a pairs composition (delta, epsilon and honest_mu's ``mu`` do not use them).
-    np_source: Any = None
 
     def __repr__(self) -> str:
         """One line: what was composed, the grid and the route (not the lattice arrays)."""
@@ -455,11 +451,13 @@ class ComposedLoss:
         cache = self.__dict__.setdefault("_np_cache", {})
         if max_points in cache:
             return cache[max_points]
-        if self.np_source is not None:
-            source = self.__dict__.get("_np_comp")
-            if source is None:
-                source = self.__dict__["_np_comp"] = self.np_source()
-            cache[max_points] = source._np_points(max_points)
+        if self.discretization == "pairs":
+            a0, b0 = _pair_np_points(self.directions[0])
+            a1, b1 = _pair_np_points(self.directions[1])  # points of T(Q, P): (b, a) for T(P, Q)
+            a, b = np.concatenate((a0, b1)), np.concatenate((b0, a1))
+            step = max(1, len(a) // max_points)
+            order = np.argsort(a, kind="stable")
+            cache[max_points] = (a[order][::step], b[order][::step])
             return cache[max_points]
         dp, dq = self.directions
         lo = min(dp.lattice.k0, dq.lattice.k0)
@@ -645,6 +643,38 @@ class HonestMu:
     eps_max: float
     delta_min: float
     mu_tail: float
+
+
+def _pair_np_points(d: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Points (a, b) with T(a) <= b for the trade-off T of one ordering X||Y of a pairs
+    composition, from its composed dominated measure W (P-masses w_j at the ordering's own
+    losses s_j): for A_k = {s > s_k}, a_k = 1 - W(A_k) and b_k = sum_{j > k} w_j e^{-s_j}.
+
+    Why: T(a) = sup over real eps of e^{-eps} (1 - a - delta(eps)) (the trade-off is the envelope
+    of its supporting lines; DRS Prop. 2.12), and delta >= delta_W for every eps (the pairs'
+    lemma), so T is below the envelope of the lines of delta_W, whose vertices are these points
+    (between the kinks s_k each line is monotone in eps; below the lattice delta >= 1 - e^eps
+    gives T(a) <= 1 - a).  The computed lattice differs from W by at most its l1 bound err,
+    plus the mass its trims dropped (at most ``low_total`` minus the kept mass, beyond its ends:
+    above the top it adds at most that times e^{-s_top} to every b): so a_k gets + err and b_k
+    + err e^{-s_{k+1}} + trimmed e^{-s_top}, with the float sums' rounding (relative (n + 8) u).
+    """
+    low = d.low
+    s, w = low._sorted()
+    n = len(w)
+    err = low.lattice.err
+    kept = float(np.sum(w)) * (1 - (n + 8) * U) - err
+    trimmed = max(0.0, d.low_total - kept)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-s)
+        p_suf = np.concatenate((np.cumsum(w[::-1])[::-1][1:], [0.0]))
+        q_suf = np.concatenate((np.cumsum((w * e)[::-1])[::-1][1:], [0.0]))
+        nxt = np.concatenate((e[1:], [e[-1]]))
+        pad = (n + 8) * U
+        a = np.minimum(1.0, 1.0 - p_suf * (1 - pad) + err + 4 * U)
+        b = q_suf * (1 + pad) + err * nxt * (1 + 4 * U) + trimmed * float(e[-1]) * (1 + 4 * U) + 4 * U
+    b = np.where(np.isfinite(b), np.minimum(1.0, b), 1.0)
+    return a, b
 
 
 def _lower_hull(pts: np.ndarray) -> np.ndarray:
@@ -911,11 +941,15 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
             low = compose([st[o].lower for st in steps])
             return _Direction(name, low, h, sign, (0.0, 0.0), low.err, 0.0)
 
-        directions.append(_PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), make_low=make_low))
+        # the dominated measure's total mass, bounded above (the product of the steps' totals)
+        log_total = math.fsum(count * math.log(max(_up(math.fsum(st[o].lower.w)), 1e-300))
+                              for st, (_, count) in zip(steps, clean))
+        low_total = math.exp(log_total + 1e-12 * (1 + abs(log_total)))
+        directions.append(_PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), make_low=make_low,
+                                         low_total=low_total))
     comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=PAIRS_ASSUMPTIONS)
     comp.discretization = "pairs"
-    comp.np_source = lambda: compose_losses(clean, grid_step=h, eta=max(eta, 1e-12))
     return comp
 
 

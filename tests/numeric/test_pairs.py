@@ -169,3 +169,15 @@ def test_far_tail_values_get_only_the_bits_the_masses_need(monkeypatch):
     value = float(0.99998 * (mpmath.ncdf(mpmath.mpf(1) / 400) - mpmath.ncdf(-mpmath.mpf(1) / 400)))
     for b in c.delta_by_ordering(0.0).values():
         assert b.lower <= value <= b.upper <= value * (1 + 1e-6)  # (the lower end is loose on this grid)
+
+
+def test_tradeoff_points_from_the_dominated_measure():
+    # G_{1/2} four times is G_1: every trade-off bracket holds G_1(alpha) = Phi(Phi^-1(1 - alpha) - 1)
+    c = compose_losses([(GaussianLoss(0.5), 4)], grid_step=5e-3, discretization="pairs")
+    for alpha in (0.001, 0.05, 0.3, 0.7):
+        exact = float(mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * alpha - 1) - 1))
+        for ordering in (None, "P||Q", "Q||P"):
+            b = c.tradeoff(alpha, ordering)
+            assert b.lower <= exact <= b.upper and b.width < 2e-3
+    hm = c.honest_mu()
+    assert hm.mu.lower <= 1.0 <= hm.mu.upper and hm.mu_tail <= 1.0 + 1e-9

@@ -285,7 +285,6 @@ class _PairDirection(_Direction):
     is already at most the target, the lower one is too, and is not composed)."""
 
     make_low: Callable[[], _Direction] | None = None
-    low_total: float = 1.0             # upper bound on the composed dominated measure's total mass
 
     @property
     def low(self) -> _Direction:
@@ -499,7 +498,8 @@ class ComposedLoss:
         if ordering is not None and ordering not in names:
             raise _bad("ordering", ordering, f"must be None or one of {names}")
         eps, dups = self._eps_grid_each()
-        ee = np.exp(eps)[:, None]
+        with np.errstate(over="ignore"):
+            ee = np.exp(eps)[:, None]
         if ordering is None:
             d_xy = d_yx = np.maximum(dups[0], dups[1])[:, None]
             pts = self._upper_points()
@@ -512,7 +512,11 @@ class ComposedLoss:
 
         def lower(alpha: Any) -> np.ndarray:
             x = np.atleast_1d(np.asarray(alpha, dtype=float))[None, :]
-            lines = np.maximum(np.maximum(0.0, 1 - d_yx - ee * x), (1 - d_xy - x) / ee)
+            # e^eps overflows beyond eps ~ 709 (a loss that large): its line is 1 - delta at
+            # alpha = 0 (not inf x 0 = NaN) and -inf elsewhere
+            with np.errstate(invalid="ignore"):
+                slope = np.where(x > 0, ee * x, 0.0)
+            lines = np.maximum(np.maximum(0.0, 1 - d_yx - slope), (1 - d_xy - x) / ee)
             return np.maximum(0.0, np.max(lines, axis=0) * (1 - 8 * U) - 4 * U)
 
         def upper(alpha: Any) -> np.ndarray:
@@ -654,17 +658,17 @@ def _pair_np_points(d: Any) -> tuple[np.ndarray, np.ndarray]:
     of its supporting lines; DRS Prop. 2.12), and delta >= delta_W for every eps (the pairs'
     lemma), so T is below the envelope of the lines of delta_W, whose vertices are these points
     (between the kinks s_k each line is monotone in eps; below the lattice delta >= 1 - e^eps
-    gives T(a) <= 1 - a).  The computed lattice differs from W by at most its l1 bound err,
-    plus the mass its trims dropped (at most ``low_total`` minus the kept mass, beyond its ends:
-    above the top it adds at most that times e^{-s_top} to every b): so a_k gets + err and b_k
-    + err e^{-s_{k+1}} + trimmed e^{-s_top}, with the float sums' rounding (relative (n + 8) u).
+    gives T(a) <= 1 - a).  W may be any measure below the composed dominated one, since
+    delta_W only grows with each w_j: take the exact composition of the steps' masses with the
+    same windows and trims (they drop mass, anywhere on the intermediate lattices).  The
+    computed lattice differs from it by at most its l1 bound err, so a_k gets + err and b_k
+    + err e^{-s_{k+1}} (e^{-s} largest at the lowest point of the sum), with the float sums'
+    rounding (relative (n + 8) u).  Where e^{-s} overflows (s below -709) b is 1.
     """
     low = d.low
     s, w = low._sorted()
     n = len(w)
     err = low.lattice.err
-    kept = float(np.sum(w)) * (1 - (n + 8) * U) - err
-    trimmed = max(0.0, d.low_total - kept)
     with np.errstate(over="ignore", invalid="ignore"):
         e = np.exp(-s)
         p_suf = np.concatenate((np.cumsum(w[::-1])[::-1][1:], [0.0]))
@@ -672,7 +676,7 @@ def _pair_np_points(d: Any) -> tuple[np.ndarray, np.ndarray]:
         nxt = np.concatenate((e[1:], [e[-1]]))
         pad = (n + 8) * U
         a = np.minimum(1.0, 1.0 - p_suf * (1 - pad) + err + 4 * U)
-        b = q_suf * (1 + pad) + err * nxt * (1 + 4 * U) + trimmed * float(e[-1]) * (1 + 4 * U) + 4 * U
+        b = q_suf * (1 + pad) + err * nxt * (1 + 4 * U) + 4 * U
     b = np.where(np.isfinite(b), np.minimum(1.0, b), 1.0)
     return a, b
 
@@ -941,12 +945,7 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
             low = compose([st[o].lower for st in steps])
             return _Direction(name, low, h, sign, (0.0, 0.0), low.err, 0.0)
 
-        # the dominated measure's total mass, bounded above (the product of the steps' totals)
-        log_total = math.fsum(count * math.log(max(_up(math.fsum(st[o].lower.w)), 1e-300))
-                              for st, (_, count) in zip(steps, clean))
-        low_total = math.exp(log_total + 1e-12 * (1 + abs(log_total)))
-        directions.append(_PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), make_low=make_low,
-                                         low_total=low_total))
+        directions.append(_PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), make_low=make_low))
     comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=PAIRS_ASSUMPTIONS)
     comp.discretization = "pairs"

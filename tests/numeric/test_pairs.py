@@ -181,3 +181,29 @@ def test_tradeoff_points_from_the_dominated_measure():
             assert b.lower <= exact <= b.upper and b.width < 2e-3
     hm = c.honest_mu()
     assert hm.mu.lower <= 1.0 <= hm.mu.upper and hm.mu_tail <= 1.0 + 1e-9
+
+
+def test_tradeoff_points_hold_when_the_trims_drop_mass():
+    # eta 5e-4: the trims drop ~2.5e-5 of the dominated measure, from intermediate lattices (not
+    # only beyond the final ends); every point still lies above G_2 (the exact curve of G_{1/2}
+    # composed 16 times), its margin far below the mass dropped
+    from gdpproof.numeric.pld import _pair_np_points
+    c = compose_losses([(GaussianLoss(0.5), 16)], grid_step=0.05, eta=5e-4, discretization="pairs")
+    assert c.directions[0].low.lattice.l1() < 1 - 1e-5
+    a, b = _pair_np_points(c.directions[0])
+    inner = (a > 0) & (a < 1)
+    assert inner.sum() > 100
+    for x, y in zip(a[inner], b[inner]):
+        assert y >= mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(x) - 1) - 2)
+
+
+def test_tradeoff_at_zero_where_e_eps_overflows():
+    # G_25 three times: eps reaches beyond 709 on the trade-off's eps grid, where e^eps is inf;
+    # the lower curve at alpha = 0 was inf x 0 = NaN (tradeoff raised ValueError)
+    c = compose_losses([(GaussianLoss(25.0), 3)], grid_step=0.5, eta=1e-6, discretization="pairs")
+    assert c._eps_grid()[0][-1] > 710
+    for ordering in (None, "P||Q"):
+        b = c.tradeoff(0.0, ordering)
+        assert 0.99 < b.lower <= 1.0 <= b.upper
+        b = c.tradeoff(1e-300, ordering)  # G_{25 sqrt 3}(1e-300) is about 1.6e-10
+        assert b.lower <= mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(1 - mpmath.mpf(2e-300)) - 25 * mpmath.sqrt(3)) <= b.upper

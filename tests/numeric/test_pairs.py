@@ -207,3 +207,12 @@ def test_tradeoff_at_zero_where_e_eps_overflows():
         assert 0.99 < b.lower <= 1.0 <= b.upper
         b = c.tradeoff(1e-300, ordering)  # G_{25 sqrt 3}(1e-300) is about 1.6e-10
         assert b.lower <= mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(1 - mpmath.mpf(2e-300)) - 25 * mpmath.sqrt(3)) <= b.upper
+
+
+def test_delta_bracket_keeps_the_pairs_cap_on_points():
+    # delta's grid is finer than epsilon's: G_30 at eps 100 asked 283,000 points of a step (37 s
+    # of balls, where the coupling takes 0.2 s); the cap PAIRS_MAX_POINTS now applies to it too
+    from gdpproof.numeric import pld
+    assert pld._pairs_delta_step([(GaussianLoss(30.0), 1)], 100.0, 0.01, 1e-12) is None
+    h = pld._pairs_delta_step([(GaussianLoss(5.0), 1)], 20.0, 0.01, 1e-12)
+    assert h is not None and not pld._pairs_too_fine([(GaussianLoss(5.0), 1)], h, 1e-12)

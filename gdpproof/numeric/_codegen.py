@@ -31,9 +31,10 @@ from pathlib import Path
 
 import sympy
 
+from ..symbolic.symbols import delta as DELTA
 from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import mu as MU
-from ..symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
+from ..symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_EPSILON_TAIL_START, GAUSSIAN_LOG_DUAL
 
 __all__ = ["kernels", "fused_kernels", "float_kernels", "source", "main"]
 
@@ -76,6 +77,8 @@ def float_kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]
          sympy.diff(GAUSSIAN_LOG_DUAL, EPS), (EPS, MU)),
         ("gaussian_dlog_dual_mu_float", "d GAUSSIAN_LOG_DUAL / d mu in float64",
          sympy.diff(GAUSSIAN_LOG_DUAL, MU), (EPS, MU)),
+        ("gaussian_epsilon_start_float", "GAUSSIAN_EPSILON_TAIL_START in float64 (a Newton start)",
+         GAUSSIAN_EPSILON_TAIL_START, (DELTA, MU)),
     ]
 
 

@@ -16,7 +16,7 @@ import flint
 
 from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
-__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float']
+__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float', 'gaussian_epsilon_start_float']
 
 _C_1_1 = flint.arb(1)
 _C_1_16 = flint.arb(flint.fmpq(1, 16))
@@ -645,3 +645,32 @@ def gaussian_dlog_dual_mu_float(x0: float, x1: float) -> float:
         t81 = t75 + t80
         t0 = t81
     return t0
+
+
+def gaussian_epsilon_start_float(x0: float, x1: float) -> float:
+    """GAUSSIAN_EPSILON_TAIL_START in float64 (a Newton start); x0 = delta, x1 = mu.
+
+    mu*(mu/2 + sqrt(-2*log(delta) + 2*log(mu) - 2*log(mu + sqrt(-2*log(delta) - log(2*pi))) - 2*log(sqrt(-2*log(delta) - log(2*pi))) - log(2*pi)))
+    """
+    t0 = 2.0 * math.pi
+    t1 = math.log(t0)
+    t2 = -1.0 * t1
+    t3 = math.log(x0)
+    t4 = -2.0 * t3
+    t5 = t2 + t4
+    t6 = math.sqrt(t5)
+    t7 = math.log(t6)
+    t8 = -2.0 * t7
+    t9 = x1 + t6
+    t10 = math.log(t9)
+    t11 = -2.0 * t10
+    t12 = math.log(x1)
+    t13 = 2.0 * t12
+    t14 = t5 + t8
+    t15 = t14 + t11
+    t16 = t15 + t13
+    t17 = math.sqrt(t16)
+    t18 = 0.5 * x1
+    t19 = t17 + t18
+    t20 = x1 * t19
+    return t20

@@ -298,14 +298,13 @@ def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb,
     for j in range(n - 1, -1, -1):
         qt[j] = qt[j + 1] + qb[j]
         pt[j] = pt[j + 1] + pb[j]
-    d_lo = [0.0] * (n + 1)          # lower ends of D(x_j) (D(x_n) >= 0 is all that is used)
-    dj = flint.arb(0)
+    d = [flint.arb(0)] * (n + 1)    # D(x_n) >= 0 is all that is used of the top
     for j in range(n - 1, -1, -1):
-        dj = dj + e[j] + dx[j] * qt[j + 1]
-        d_lo[j] = float(dj.lower())
+        d[j] = d[j + 1] + e[j] + dx[j] * qt[j + 1]
     gap = [_gap(e[i], f[i], dx[i], qb[i]) for i in range(n)]
-    lower = _lower_masses(xs, d_lo, gap, n, float(pt[0].lower()), [float(v.lower()) for v in qt])
-    _verify(lower, xs, pt, qt, e, dx, qb, gap, n)
+    lower = _lower_masses(xs, [float(v.lower()) for v in d], gap, n, float(pt[0].lower()),
+                          [float(v.lower()) for v in qt])
+    _verify(lower, xs, pt, qt, d, gap, n)
     return up, lower, _up(float(excess.upper()))
 
 
@@ -372,10 +371,10 @@ def _lower_masses(xs: list, d_lo: list[float], gap: list[float], n: int, mass: f
     return p
 
 
-def _verify(p: np.ndarray, xs: list, pt: list, qt: list, e: list, dx: list, qb: list,
-            gap: list[float], n: int) -> None:
-    """Check in ball arithmetic that the masses ``p`` (at the points x_j) give a curve below D
-    (module doc: the masses non-negative, conditions (a)-(c) on each interval, the left end);
+def _verify(p: np.ndarray, xs: list, pt: list, qt: list, d: list, gap: list[float], n: int) -> None:
+    """Check in ball arithmetic that the masses ``p`` (at the points x_j) give a curve below the
+    balls ``d`` of D(x_j) (module doc: the masses non-negative, conditions (a)-(c) on each
+    interval, the left end);
     raises PrecisionError when any of them fails (nothing is adjusted here)."""
     # the composition lemma needs a measure: masses >= 0 (this also refuses NaN)
     if not bool(np.all(p >= 0)):
@@ -392,11 +391,6 @@ def _verify(p: np.ndarray, xs: list, pt: list, qt: list, e: list, dx: list, qb: 
     if not total <= pt[0]:
         raise PrecisionError("pairs: the lower curve's total mass exceeds P(L > l_0)")
     lam = [sp[j] - xs[j] * sq[j] for j in range(n + 1)]
-    d = [flint.arb(0)] * (n + 1)
-    dj = flint.arb(0)
-    for j in range(n - 1, -1, -1):
-        dj = dj + e[j] + dx[j] * qt[j + 1]
-        d[j] = dj
     if not lam[0] <= d[0]:
         raise PrecisionError(f"pairs: the lower curve is above D at the grid's first point ({lam[0]} > {d[0]})")
     for j in range(n):

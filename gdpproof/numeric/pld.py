@@ -1090,26 +1090,42 @@ def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float,
     """
     var = third = kl = bulk = 0.0
     for loss, count in clean:
-        lo, hi = loss.window(tau, "P")
-        edges = np.linspace(lo, hi, 4097)
-        mass = np.diff(np.clip(loss.cdf(edges, "P"), 0.0, 1.0))
-        mass = np.maximum(mass, 0.0)
-        total = float(np.sum(mass))
-        if not total > 0:
+        moments = _step_moments(loss, tau)
+        if moments is None:
             continue
-        mid = 0.5 * (edges[1:] + edges[:-1])
-        cum = np.cumsum(mass) / total
-        cells = np.searchsorted(cum, 1 - BULK_TAIL) - np.searchsorted(cum, BULK_TAIL) + 2
-        bulk = max(bulk, float(cells) * (hi - lo) / 4096)
-        mean = float(np.sum(mass * mid)) / total
+        mean, second, absolute_third, step_bulk = moments
+        bulk = max(bulk, step_bulk)
         kl += count * mean
-        var += count * float(np.sum(mass * (mid - mean) ** 2)) / total
-        third += count * float(np.sum(mass * np.abs(mid - mean) ** 3)) / total
+        var += count * second
+        third += count * absolute_third
     s = math.sqrt(var)
     if not s > 0:
         return 0.0, 0.0, math.inf, 0.0
     mu = min(s, math.sqrt(2 * kl)) if kl > 0 else s
     return float(_fast.epsilon_from_delta(min(mu, 1e3), d)), s, third / s**3, bulk
+
+
+def _step_moments(loss: PrivacyLoss, tau: float) -> tuple[float, float, float, float] | None:
+    """(mean, variance, E|L - mean|^3, bulk width) of one step's loss under P, binned on 4096
+    cells of its window at tail ``tau`` (None when the cells hold no mass); kept per tau on the
+    loss, like its window: the grid choices of both discretizations ask for it several times."""
+    cache = loss.__dict__.setdefault("_moments_cache", {})
+    key = float(tau)
+    if key not in cache:
+        lo, hi = loss.window(tau, "P")
+        edges = np.linspace(lo, hi, 4097)
+        mass = np.maximum(np.diff(np.clip(loss.cdf(edges, "P"), 0.0, 1.0)), 0.0)
+        total = float(np.sum(mass))
+        if not total > 0:
+            cache[key] = None
+        else:
+            mid = 0.5 * (edges[1:] + edges[:-1])
+            cum = np.cumsum(mass) / total
+            cells = np.searchsorted(cum, 1 - BULK_TAIL) - np.searchsorted(cum, BULK_TAIL) + 2
+            mean = float(np.sum(mass * mid)) / total
+            cache[key] = (mean, float(np.sum(mass * (mid - mean) ** 2)) / total,
+                          float(np.sum(mass * np.abs(mid - mean) ** 3)) / total, float(cells) * (hi - lo) / 4096)
+    return cache[key]
 
 
 def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: float) -> float:

@@ -43,6 +43,7 @@ from ._kernels import (
     gaussian_dual_halley,
     gaussian_dual_halley_mu,
     gaussian_dual_slope,
+    gaussian_epsilon_start_float,
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
@@ -332,27 +333,28 @@ def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, in
         return None
 
 
+#: log delta below which GAUSSIAN_EPSILON_TAIL_START is the Newton start (its t exceeds 1).
+_TAIL_FROM = -(1 + math.log(2 * math.pi)) / 2
+
+
 def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
     """A float64 estimate of epsilon with log delta_mu(epsilon) = log_target; None outside the
     float range.
 
-    Newton starts from the root of the tail's leading term: with z = eps/mu - mu/2,
-    delta_mu(eps) = Phi(-z) - e^eps Phi(-z - mu) ~ phi(z) (1/z - 1/(z + mu)) (Mills' ratio, and
-    e^eps phi(z + mu) = phi(z)), so z^2 = -2 log delta - log(2 pi) + 2 log mu - 2 log z
-    - 2 log(z + mu), one fixed-point step from z^2 = -2 log delta - log(2 pi).  Only a start
-    (the asymptotics are rough at delta near 1e-2): for mu in [0.5, 3] and delta in
-    [1e-10, 1e-2] it is within 0.5% of the root at the median and 11% at worst, and three
-    Newton steps usually reach float precision (from eps = 1 it took about ten evaluations more).
+    Newton starts from the tail's leading term (``GAUSSIAN_EPSILON_TAIL_START`` of
+    :mod:`gdpproof.symbolic.tradeoff`, its generated float kernel), or from eps = 1 where that is
+    not meant (delta above about 0.22, where t <= 1) or not real (the bracket under its square
+    root negative): three
+    Newton steps usually reach float precision from it (from eps = 1 about ten evaluations more).
     """
     if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
         return None
     start = 1.0
-    t = -2 * log_target - 1.8378770664093453  # log(2 pi)
-    if t > 1:
-        z = math.sqrt(t)
-        z2 = t + 2 * (math.log(mu) - math.log(z) - math.log(z + mu))
-        if z2 > 0:
-            start = max(mu * (math.sqrt(z2) + mu / 2), 1e-6)
+    if log_target < _TAIL_FROM:  # t = -2 log delta - log(2 pi) > 1: the tail form applies
+        try:
+            start = max(gaussian_epsilon_start_float(math.exp(log_target), mu), 1e-6)
+        except (ValueError, OverflowError):  # the bracket under the square root is negative
+            start = 1.0
     return _float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
                        lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7),
                        start=start)

@@ -95,7 +95,9 @@ def schemes() -> None:
     for label, sigma, b, n, steps in SCHEME_CONFIGS:
         base = None
         for sampling, rel in (("poisson", "add-remove"), ("fixed-batch", "replace-one"), ("fixed-batch", "add-remove")):
-            m = dpsgd(sigma, batch_size=b, dataset_size=n, steps=steps, sampling=sampling, neighbours=rel)
+            # the same effective noise: sigma is over C, and fixed-size batches have sensitivity 2C
+            s = sigma if sampling == "poisson" else 2 * sigma
+            m = dpsgd(s, batch_size=b, dataset_size=n, steps=steps, sampling=sampling, neighbours=rel)
             a, wall, cpu = timed(lambda: account(m, delta="1e-5"))
             base = cpu if base is None else base
             print(f"| {label} | {sampling}, {rel} | [{a.eps_lower}, {a.eps_upper}] | {wall:.2f} | {cpu:.2f} | "

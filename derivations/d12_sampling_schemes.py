@@ -6,7 +6,11 @@ multiplier is s/Delta, as dp_accounting's ``GaussianDpEvent(noise_multiplier)`` 
 standard deviation of the Gaussian noise to the l2-sensitivity of the function to which it is
 added"; its RDP accountant takes ``SampledWithoutReplacementDpEvent`` under ``REPLACE_ONE``).  For
 a sum of contributions clipped to norm C: Delta = C when a record is added or removed, 2C when one
-is replaced.  Units: Delta = 1, sigma = s/Delta, mu = 1/sigma.  R = (R_P, R_Q) is the Poisson
+is replaced; with fixed-size batches, 2C under add/remove as well (the batch has no free slot: a
+removed record's place is taken by another, so one contribution moves from +C to -C).  DP-SGD's
+noise multiplier in gdpproof (``dpsgd``, ``--sigma``) is s/C, so sigma here is it over
+Delta / C = 2 except for Poisson sampling under add/remove (``dpsgd_sensitivity``).
+Units: Delta = 1, sigma = s/Delta, mu = 1/sigma.  R = (R_P, R_Q) is the Poisson
 add/remove pair R_P = (1 - q) N(0, sigma^2) + q N(1, sigma^2), R_Q = N(0, sigma^2) (d11),
 "remove" = R_P||R_Q, "add" = R_Q||R_P.  H_g(A||B) = int (dA - g dB)_+ is the hockey-stick
 divergence, delta(eps) = H_{e^eps}.

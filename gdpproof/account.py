@@ -141,6 +141,10 @@ class Account:
         digits of a bracket's decimal ends (rounded outward) on the bracket route.
     composition : ComposedLoss or None
         The numerical composition behind a bracket (delta at other eps, trade-off bounds).
+    rounded_parameters : bool
+        True when parameters that are not doubles were rounded to the neighbouring double on the
+        less private side for the bracket: the upper end holds for the mechanism as given, the
+        lower end for the parameters as doubles.
     """
 
     mechanism: Mechanism
@@ -154,13 +158,19 @@ class Account:
     clt: CLTApproximation | None = None
     notes: tuple[str, ...] = ()
     composition: ComposedLoss | None = field(default=None, repr=False, compare=False)
+    rounded_parameters: bool = False
 
     def __repr__(self) -> str:
         """One line: the mechanism, the route and the answer (``str`` is the full statement)."""
         what, lo, hi = (("eps", self.eps_lower, self.eps_upper) if self.given == "delta"
                         else ("delta", self.delta_lower, self.delta_upper))
         given = self.delta if self.given == "delta" else self.epsilon
-        answer = f"{what} in [{lo}, {hi}] (proven)" if self.route == "bracket" else f"{what} = {hi} (rounded up)"
+        if not self.pair_tight:
+            answer = f"{what} <= {hi} (proven; the dominating pair's lower end {lo})"
+        elif self.route == "bracket":
+            answer = f"{what} in [{lo}, {hi}] (proven)"
+        else:
+            answer = f"{what} = {hi} (rounded up)"
         extra = ("" if self.mu is None else f", mu = {self.mu}") + (
             "" if self.clt is None else f", mu_clt = {self.clt.mu} (CLT approximation)")
         return f"Account({self.mechanism!r}, route={self.route!r}, {self.given}={short_number(given)}: {answer}{extra})"
@@ -195,8 +205,16 @@ class Account:
         return value, value
 
     @property
+    def pair_tight(self) -> bool:
+        """True when the lower ends (:attr:`eps_lower`, :attr:`delta_lower`, the honest mu's) hold
+        for the mechanism; False when they hold only for its dominating pair (replace-one
+        compositions: the mechanism's privacy is then proven only from above)."""
+        return _pair_tight(self.mechanism)
+
+    @property
     def eps_lower(self) -> Any:
-        """A proven lower bound on epsilon (rounded down)."""
+        """A proven lower bound on epsilon (rounded down): the mechanism's where
+        :attr:`pair_tight`, else only its dominating pair's."""
         return self._ends(self.epsilon)[0]
 
     @property
@@ -206,7 +224,8 @@ class Account:
 
     @property
     def delta_lower(self) -> Any:
-        """A proven lower bound on delta (rounded down)."""
+        """A proven lower bound on delta (rounded down): the mechanism's where :attr:`pair_tight`,
+        else only its dominating pair's."""
         return self._ends(self.delta)[0]
 
     @property
@@ -256,8 +275,9 @@ class Account:
             assumed = self.assumptions
             tail = ("; the proof assumes " + " and ".join(assumed) if assumed
                     else "; in exact integer and ball arithmetic, no float assumption")
-            where = (f"the exact {what} lies in [{lo}, {hi}]" if tight else
-                     f"the {what} of its dominating pair lies in [{lo}, {hi}] (the mechanism's is at most {hi}; "
+            doubles = " for the parameters as doubles" if self.rounded_parameters else ""
+            where = (f"the exact {what}{doubles} lies in [{lo}, {hi}]" if tight else
+                     f"the {what} of its dominating pair{doubles} lies in [{lo}, {hi}] (the mechanism's is at most {hi}; "
                      f"{lo} is a lower bound for the pair, not for the mechanism)")
             how = (f"a proven upper bound; {where}, by numerical composition of "
                    f"privacy-loss distributions with a proven error bracket{order}{tail}")
@@ -269,9 +289,13 @@ class Account:
         gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
         if honest_mu and self.mu is None:
             h = self.honest_mu_decimals()
-            if h is not None:
+            if h is not None and tight:
                 gdp = (f"; its honest μ (the smallest μ with the mechanism μ-GDP at every δ ≥ {h['delta_min']}) "
-                       f"lies in [{h['mu_lower']}, {h['mu_upper']}]")
+                       f"lies in [{h['mu_lower']}, {h['mu_upper']}]"
+                       + (" (its lower end for the parameters as doubles)" if self.rounded_parameters else ""))
+            elif h is not None:
+                gdp = (f"; its honest μ (the smallest μ with the mechanism μ-GDP at every δ ≥ {h['delta_min']}) "
+                       f"is at most {h['mu_upper']}, and its dominating pair's is at least {h['mu_lower']}")
         return (f"The mechanism {self.mechanism!r} satisfies {main} ({how}{gdp}{_sampling_phrase(self.mechanism)}; "
                 f"gdpproof {__version__}).")
 
@@ -294,13 +318,14 @@ class Account:
                                "assumptions": list(self.assumptions)}
         scheme = self.mechanism.sampling()
         out["sampling"], out["neighbours"] = scheme if scheme is not None else (None, None)
-        out["pair_tight"] = _pair_tight(self.mechanism)
+        out["pair_tight"] = tight = _pair_tight(self.mechanism)
+        lower = "" if tight else "pair_"  # a lower end that holds for the dominating pair only says so
         if self.given == "delta":
             out["delta"] = _fmt(self.delta)
-            out["eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)
+            out[f"{lower}eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)
         else:
             out["epsilon"] = _fmt(self.epsilon)
-            out["delta_lower"], out["delta_upper"] = str(self.delta_lower), str(self.delta_upper)
+            out[f"{lower}delta_lower"], out["delta_upper"] = str(self.delta_lower), str(self.delta_upper)
         if self.mu is not None:
             out["mu"] = str(self.mu)
         if self.clt is not None:
@@ -606,13 +631,29 @@ def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: l
     The width asked and reached are those of the bracket reported, at eps: the one at -eps may
     be one-sided ([0, upper]) or wide where the one at eps is narrow (its lower end is at least
     1 - e^eps), so its notes, warning and ``target_met`` are not passed on as they are."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", WidthNotReachedWarning)
-        at_minus, comp, notes = _bracket(parts, revealing, "epsilon", -value, rel_width, width_notes=False)
-    for w in caught:
-        if not issubclass(w.category, WidthNotReachedWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    b = delta_bracket_at_negative(at_minus, Fraction(int(value.p), int(value.q)))
+    eps = Fraction(int(value.p), int(value.q))
+    # delta(eps) >= 1 - e^eps, and a width w at -eps is e^eps w at eps: the bracket at -eps needs
+    # only *absolute* accuracy (a tiny delta(-eps) need not be resolved relatively).  A first pass
+    # at the loosest relative width; a second only if its width at eps misses the target, at the
+    # relative width at -eps that the first pass's ends show to be enough.
+    asked = 10.0
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", WidthNotReachedWarning)
+            at_minus, comp, notes = _bracket(parts, revealing, "epsilon", -value, asked, width_notes=False)
+        for w in caught:
+            if not issubclass(w.category, WidthNotReachedWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        b = delta_bracket_at_negative(at_minus, eps)
+        if b.upper == 0 or b.width <= rel_width * b.upper or at_minus.upper == 0:
+            break
+        # relative width needed at -eps: rel_width delta(eps) / (e^eps delta(-eps)), bounded below
+        # with delta(eps) >= b.lower and delta(-eps) <= at_minus.upper
+        g = math.exp(float(eps))
+        needed = rel_width * b.lower / (g * at_minus.upper)
+        if needed >= asked:
+            break
+        asked = min(10.0, max(1e-4, needed * 0.9))
     notes.append("epsilon < 0: delta(eps) = 1 - e^eps + e^eps delta(-eps) (the hockey-stick identity "
                  "H_g(P||Q) = 1 - g + g H_(1/g)(Q||P), orderings swapped), from the bracket "
                  f"[{at_minus.lower:.6g}, {at_minus.upper:.6g}] at -eps")
@@ -787,15 +828,17 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             names = [d.name for d in comp.directions]
             if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
                 ordering = names[1] if ordering == names[0] else names[0]
-        return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes))
+        return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes),
+                     rounded=not doubles)
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
 
 
 def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
-          mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = ()) -> Account:
+          mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = (),
+          rounded: bool = False) -> Account:
     try:
         clt = _dpsgd_clt(m, given, value, digits, result)
     except (PrecisionError, InvalidParameterError):
         clt = None  # auxiliary: never takes the main answer down
     eps, delta = (result, value) if given == "delta" else (value, result)
-    return Account(m, route, given, eps, delta, ordering, digits, mu, clt, notes, comp)
+    return Account(m, route, given, eps, delta, ordering, digits, mu, clt, notes, comp, rounded)

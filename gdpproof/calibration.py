@@ -4,15 +4,20 @@ r"""Calibrating DP-SGD to a target (epsilon, delta) with proven answers.
 fixed-size batches, either neighbouring relation: :func:`gdpproof.mechanisms.dpsgd`) and a
 target (epsilon, delta):
 
-* the smallest noise multiplier sigma, with ``digits`` significant digits, rounded up;
-* or, for a given sigma, the largest number of steps, the largest sampling rate (``digits``
-  significant digits, rounded down) or the largest batch size;
+* a noise multiplier sigma, with ``digits`` significant digits, rounded up;
+* or, for a given sigma, a number of steps, a sampling rate (``digits`` significant digits,
+  rounded down) or a batch size;
 
 whose **proven** upper end of epsilon at delta (:func:`gdpproof.account`'s bracket, at
 ``rel_width``) is at most the target.  The answer comes with the account at it, and with the
 account one step further (one unit of the last digit for sigma or the rate, one step or one record
-for the integers), whose bracket breaks the target or straddles it: no closer value is proven at
-this width.  A narrower ``rel_width`` moves the answer closer to the true boundary.
+for the integers), whose bracket breaks the target or straddles it: that next value is **not
+proven** to meet the target at this width (its true epsilon may still meet it; where the bracket
+straddles the target, it is undecided).  What is proven is that the answer meets the target.
+It is not proven the smallest such sigma (or the largest steps, rate or batch): the true epsilon
+falls as the noise grows, but the proven upper end, which depends on the grid, is not shown
+monotone, and only the adjacent value is checked.  A narrower ``rel_width`` moves the answer
+closer to the true boundary.
 
 **How.**  The search first estimates where epsilon(x) crosses the target, on a coarse grid: the
 midpoint of a bracket about 4 % wide is within a few parts in 10^5 of the true epsilon (the
@@ -119,10 +124,11 @@ class Calibration:
                 "sample_rate": "sampling rate q", "batch_size": "batch size B",
                 "variance_factor": "noise-variance factor c"}[self.parameter]
         how = f" ({self.digits} significant digits, rounded {self.rounding})" if self.digits else ""
-        lines = [f"The {what} {self.text}{how} has a proven epsilon <= {_text(self.target_epsilon)} at delta = "
-                 f"{_text(self.delta)}, and the next value toward less noise, {self.text_of(self.neighbour)}, "
-                 f"does not (its bracket is [{self.neighbour_account.eps_lower}, {self.neighbour_account.eps_upper}] at "
-                 f"rel_width {self.rel_width:g}).",
+        lines = [f"The {what} {self.text}{how} meets the target: its epsilon is proven <= "
+                 f"{_text(self.target_epsilon)} at delta = {_text(self.delta)}.  The next value toward less noise, "
+                 f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} (its "
+                 f"bracket is [{self.neighbour_account.eps_lower}, {self.neighbour_account.eps_upper}]; its true "
+                 "epsilon may still meet the target).",
                  self.account.statement()]
         if self.schedule is not None and self.schedule.rule:
             lines.append(f"Schedule: {self.schedule.rule}.")
@@ -319,7 +325,8 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
 
     Examples
     --------
-    The smallest sigma, to 3 digits, for (2, 1e-5)-DP over 100 steps at q = 0.1:
+    A sigma, to 3 digits, proven to give (2, 1e-5)-DP over 100 steps at q = 0.1 (the next value
+    down, 2.25, is not proven to at the default width):
 
     >>> from gdpproof import calibrate
     >>> c = calibrate(2, "1e-5", sample_rate="0.1", steps=100, digits=3)
@@ -354,7 +361,8 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
 def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, delta: Any, *, guess: float,
                        digits: int = 4, rel_width: float = 0.01, lowest: float = 1e-6, highest: float = 1e6,
                        progress: bool | TextIO = False) -> Calibration:
-    r"""The smallest common factor c on every noise variance whose proven epsilon meets a target.
+    r"""A common factor c on every noise variance whose proven epsilon meets a target (the next value
+    down is not proven to meet it at ``rel_width``; c is not proven the smallest).
 
     ``build(c)`` returns the mechanism with every noise variance multiplied by c (every scale by
     sqrt(c)); epsilon must decrease as c grows.  The search is :func:`calibrate`'s (coarse

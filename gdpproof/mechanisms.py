@@ -21,15 +21,17 @@ spec files):
 ``dpsgd(noise_multiplier, sample_rate, steps)``  Repeated(PoissonSampled(GaussianMechanism(sigma), p), T); ``sampling="fixed-batch"``
 ========================================  ===========================================================
 
-**Neighbouring relations and sensitivity.**  ``sensitivity`` (and a noise multiplier, sigma over
-it) is the L2 sensitivity of the query on a batch under the change the relation allows, as in
-dp_accounting (``GaussianDpEvent(noise_multiplier)``: noise standard deviation over "the
-l2-sensitivity of the function to which it is added"): for a sum of contributions clipped to
-norm C, C when a record is added or removed, 2C when one is replaced.  Fixed-size batches always
-change by a replacement (also when the datasets differ by adding or removing a record), so the
-inner mechanism of :class:`SampledWithoutReplacement` carries the replace sensitivity (2C for a
-clipped sum).  Under Poisson sampling with replace-one neighbours a batch may also gain or lose
-the record, and the inner sensitivity must bound both changes (2C for a clipped sum covers C).
+**Neighbouring relations and sensitivity.**  ``sensitivity`` is the L2 sensitivity of the query
+on a batch under the change the relation allows: for a sum of contributions clipped to norm C,
+C when a record is added or removed, 2C when one is replaced.  Fixed-size batches always change
+by a replacement (also when the datasets differ by adding or removing a record: the removed
+record's slot is taken by another), so the inner mechanism of :class:`SampledWithoutReplacement`
+carries the replace sensitivity (2C for a clipped sum) under either relation.  Under Poisson
+sampling with replace-one neighbours a batch may also gain or lose the record, and the inner
+sensitivity must bound both changes (2C for a clipped sum covers C).  A noise multiplier
+(:func:`dpsgd`, ``sigma`` of a subsampled spec) is the noise over the clipping norm C, as in
+Opacus and dp_accounting's DP-SGD, and the scheme and relation set the sensitivity
+(:func:`dpsgd_sensitivity`: C for Poisson under add/remove, 2C otherwise).
 Shuffled epochs ("shuffle and iterate": each record in exactly one batch per epoch) have no known
 tight accounting and are not what these values describe (``derivations/d12_sampling_schemes.py``).
 
@@ -71,7 +73,7 @@ from .symbolic.tradeoff import TradeOff, eps_delta, finite_tradeoff, gaussian, k
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
-           "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "dpsgd", "mechanism_from_spec",
+           "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "dpsgd", "dpsgd_sensitivity", "sensitivity_note", "mechanism_from_spec",
            "mechanism_from_dict", "mechanism_from_file", "show_number", "NEIGHBOURS", "SAMPLINGS"]
 
 
@@ -660,7 +662,7 @@ class PoissonSampled(_Subsampled):
 class SampledWithoutReplacement(_Subsampled):
     """``mechanism`` run on a batch of ``sample_size`` records drawn without replacement from the
     ``dataset_size`` records (rate q = B/N).  The inner sensitivity is the query's change when one
-    record of the batch is replaced (2C for a sum clipped to C).
+    record of the batch is replaced (2C for a sum clipped to C), under either relation.
 
     ``neighbours="replace-one"`` (default; N is public): trade-off C_q(f) (DRS Thm 4.2); the
     dominating pair is the symmetric pair of C_q(G_mu), attained at each step in either ordering,
@@ -849,18 +851,53 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     return Schedule(q, t, rule, e, b, n)
 
 
+def dpsgd_sensitivity(sampling: str, neighbours: str) -> int:
+    """The L2 sensitivity of a batch sum of contributions clipped to norm 1, by sampling scheme and
+    neighbouring relation: 1 for Poisson sampling under add/remove (the batch gains or loses the
+    record), 2 otherwise (replace-one moves one contribution from +C to -C; a fixed-size batch has
+    no free slot, so removing a record lets another record take its place: Balle, Barthe &
+    Gaboardi 2018, Zhu, Dong & Wang 2022, Lebeda et al. 2024; derivation d12).
+
+    >>> [dpsgd_sensitivity(s, n) for s in SAMPLINGS for n in NEIGHBOURS]
+    [1, 2, 2, 2]
+    """
+    if not isinstance(sampling, str) or sampling not in SAMPLINGS:
+        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+    return 1 if (sampling, _relation(neighbours)) == ("poisson", "add-remove") else 2
+
+
+_WHY_2C = {("poisson", "replace-one"): "a replaced record moves the sum from +C to -C",
+           ("fixed-batch", "replace-one"): "a replaced record moves the sum from +C to -C",
+           ("fixed-batch", "add-remove"): "a removed record's batch slot is taken by another record"}
+
+
+def sensitivity_note(sampling: str, neighbours: str) -> str:
+    """One line saying which sensitivity a noise multiplier is read against, and why.
+
+    >>> sensitivity_note("fixed-batch", "add-remove")
+    "sensitivity 2C (fixed-batch, add-remove: a removed record's batch slot is taken by another record), so the effective noise multiplier is sigma/2"
+    """
+    c = dpsgd_sensitivity(sampling, neighbours)
+    if c == 1:
+        return f"sensitivity C ({sampling}, {neighbours}), so the effective noise multiplier is sigma"
+    return (f"sensitivity 2C ({sampling}, {neighbours}: {_WHY_2C[(sampling, neighbours)]}), so the effective "
+            "noise multiplier is sigma/2")
+
+
 def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, epochs: Any = None,
           batch_size: Any = None, dataset_size: Any = None, sampling: str = "poisson",
           neighbours: str | None = None) -> Repeated:
-    """DP-SGD: ``steps`` steps, each the Gaussian mechanism with noise multiplier sigma (noise
-    standard deviation over the sensitivity) on a batch sampled at rate p.
+    """DP-SGD: ``steps`` steps, each a Gaussian sum of per-record contributions clipped to norm C,
+    with noise of standard deviation ``noise_multiplier`` x C, on a batch sampled at rate p.
 
     ``sampling="poisson"`` (each record enters with probability p; default neighbours
-    add-remove, where the sensitivity is the clipping norm C) or ``"fixed-batch"`` (B of the N
-    records drawn without replacement, p = B/N; default neighbours replace-one).  As in
-    dp_accounting, sigma is the noise over the sensitivity under the relation: with replace-one
-    neighbours a clipped sum moves by up to 2C, so noise of standard deviation s C is
-    ``noise_multiplier = s/2`` there.  With fixed-size batches the privacy depends on B and N only
+    add-remove) or ``"fixed-batch"`` (B of the N records drawn without replacement, p = B/N;
+    default neighbours replace-one).  The noise multiplier is over the clipping norm C, as in
+    Opacus and dp_accounting's DP-SGD; the scheme and the relation set the sensitivity of the batch
+    sum (:func:`dpsgd_sensitivity`): C for Poisson sampling under add/remove, 2C otherwise (a
+    replaced record moves the sum by up to 2C, and with fixed-size batches a removed record's slot
+    is taken by another record, so add/remove moves it by up to 2C too).  With C = 1 the step is
+    ``GaussianMechanism(noise_multiplier, sensitivity)``.  With fixed-size batches the privacy depends on B and N only
     through B/N, and this function records the rate as its reduced fraction (600/60000 as 1 of 100);
     :class:`SampledWithoutReplacement` keeps the sizes as given.  Shuffled epochs ("shuffle and
     iterate") have no known tight accounting: gdpproof does not account them, and accounting them
@@ -874,19 +911,18 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
     >>> dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000)
     Repeated(PoissonSampled(GaussianMechanism(sigma=11/10, sensitivity=1), sample_rate=8/1875), 14063)
     >>> dpsgd(1.0, "0.01", 1000, sampling="fixed-batch")
-    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=1), sample_size=1, dataset_size=100, neighbours='replace-one'), 1000)
-    >>> dpsgd(1.0, batch_size=600, dataset_size=60000, steps=1000, sampling="fixed-batch")
-    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=1), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=1, dataset_size=100, neighbours='replace-one'), 1000)
+    >>> dpsgd(1.0, batch_size=600, dataset_size=60000, steps=1000, sampling="fixed-batch", neighbours="add-remove")
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='add-remove'), 1000)
     """
     if not isinstance(sampling, str) or sampling not in SAMPLINGS:
         raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
     s = dpsgd_schedule(sample_rate=sample_rate, steps=steps, epochs=epochs, batch_size=batch_size,
                        dataset_size=dataset_size)
-    step = GaussianMechanism(noise_multiplier)
+    rel = ("add-remove" if sampling == "poisson" else "replace-one") if neighbours is None else _relation(neighbours)
+    step = GaussianMechanism(noise_multiplier, dpsgd_sensitivity(sampling, rel))
     if sampling == "poisson":
-        return Repeated(PoissonSampled(step, s.sample_rate, "add-remove" if neighbours is None else neighbours),
-                        s.steps)
-    rel = "replace-one" if neighbours is None else neighbours
+        return Repeated(PoissonSampled(step, s.sample_rate, rel), s.steps)
     if s.batch_size is not None and s.dataset_size is not None:  # the sizes as given
         return Repeated(SampledWithoutReplacement(step, s.batch_size, s.dataset_size, rel), s.steps)
     q = s.sample_rate
@@ -936,7 +972,15 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     (sigma, sample-rate or batch-size and dataset-size, steps or epochs, sampling, neighbours).
     ``sample-rate`` wraps the mechanism in :class:`PoissonSampled`, or ``sample-size`` and
     ``dataset-size`` in :class:`SampledWithoutReplacement` (``neighbours`` naming the relation of
-    either), then ``times`` in :class:`Repeated`.  Keys may use ``_`` for ``-``.
+    either), then ``times`` in :class:`Repeated`.  Keys may use ``_`` for ``-``.  Inside a
+    subsample, a mechanism whose ``sensitivity`` is not given takes the batch sum's sensitivity in
+    units of the clipping norm (:func:`dpsgd_sensitivity`): 1 for Poisson sampling under add/remove,
+    2 under replace-one and for fixed-size batches under either relation; ``sigma`` is then the
+    noise over the clipping norm, as ``dpsgd``'s noise multiplier.
+
+    >>> mechanism_from_dict({"kind": "gaussian", "sigma": 1, "sample-size": 1, "dataset-size": 100,
+    ...                      "neighbours": "add-remove"})
+    SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=1, dataset_size=100, neighbours='add-remove')
 
     >>> mechanism_from_dict({"kind": "gaussian", "sigma": "10/3", "times": 10})
     Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10)
@@ -973,6 +1017,9 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     if "neighbours" in wrap and not (fixed or "sample-rate" in wrap):
         raise SpecError(f"{where}: neighbours applies to a subsample (sample-rate, or sample-size and dataset-size)")
     try:
+        if "sensitivity" in keys and "sensitivity" not in items and (fixed or "sample-rate" in wrap):
+            kwargs["sensitivity"] = dpsgd_sensitivity("fixed-batch" if fixed else "poisson",
+                                                      wrap.get("neighbours", "replace-one" if fixed else "add-remove"))
         m = make(**kwargs)
         relation = {"neighbours": wrap["neighbours"]} if "neighbours" in wrap else {}
         if "sample-rate" in wrap:
@@ -994,7 +1041,7 @@ def mechanism_from_spec(text: str) -> Mechanism:
     >>> mechanism_from_spec("gaussian:sigma=1,sample-rate=0.01,times=1000")
     Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
     >>> mechanism_from_spec("gaussian:sigma=1,sample-size=600,dataset-size=60000,neighbours=replace-one,times=1000")
-    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=1), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
     """
     if not isinstance(text, str):
         raise SpecError(f"mechanism {text!r}: a spec is a string KIND:key=value,...")

@@ -82,7 +82,7 @@ def test_dpsgd_gamma_is_labelled_by_sampling() -> None:
     poisson = gdpproof.dpsgd_mu("1.1", "256/60000", 100, digits=6, gamma=False, exact=False)
     uniform = gdpproof.dpsgd_mu("1.1", "256/60000", 100, sampling="uniform", digits=6, gamma=False, exact=False)
     assert poisson.gamma_approximation and "not a bound" in poisson.gamma_note
-    assert not uniform.gamma_approximation and "bound" in uniform.gamma_note
+    assert not uniform.gamma_approximation and "proven bound" in uniform.gamma_note and "G_mu_T" in uniform.gamma_note
     assert "error term of an approximation, not a bound" in APPROXIMATION_NOTE
 
 

@@ -180,3 +180,18 @@ def float_option(name: str, value: str | None, *, required_for: str) -> float:
         return float(value)
     except ValueError:
         raise Usage(f"{name}={value!r} must be a number") from None
+
+
+def sensitivity_of(mechanism: Any) -> str:
+    """The sensitivity a DP-SGD run's noise multiplier is read against, in units of the clipping
+    norm C ("1C" or "2C"), from its sampling scheme and neighbouring relation."""
+    from ..mechanisms import dpsgd_sensitivity
+
+    return f"{dpsgd_sensitivity(*(mechanism.sampling() or ('', '')))}C"
+
+
+def noise_line(mechanism: Any) -> str:
+    """The headline's line on what sigma means for a DP-SGD run."""
+    from ..mechanisms import sensitivity_note
+
+    return f"sigma is the noise over the clipping norm C; {sensitivity_note(*(mechanism.sampling() or ('', '')))}"

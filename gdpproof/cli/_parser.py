@@ -158,7 +158,7 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
                    help="the target epsilon >= 0 (> 0 for dpsgd)")
     p.add_argument("--delta", required=True, help="delta in [0, 1] (in (0, 1) for dpsgd)")
     p.add_argument("--sensitivity", help="gaussian: L2 sensitivity (default 1)")
-    p.add_argument("--sigma", help="dpsgd: the noise multiplier (leave out to solve for it)")
+    p.add_argument("--sigma", help="dpsgd: the noise multiplier, over the clipping norm C (leave out to solve for it)")
     p.add_argument("--sample-rate", dest="sample_rate", help="dpsgd: sampling probability q (or --batch-size with "
                    "--dataset-size; leave both out to solve for it)")
     p.add_argument("--steps", help="dpsgd: number of steps T (or --epochs; leave both out to solve for it)")
@@ -174,7 +174,9 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
                    help="dpsgd: poisson (default) or fixed-batch (B of N without replacement; 'uniform' is the same)")
     p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
                    help="dpsgd: the neighbouring relation (default add-remove with poisson, replace-one with "
-                        "fixed-batch); sigma is the noise over the sensitivity under it")
+                        "fixed-batch); sigma is the noise over the clipping norm C, and the sensitivity is C "
+                        "with poisson under add-remove, 2C otherwise (a fixed-size batch moves by 2C under "
+                        "add-remove too: a removed record's slot is taken by another)")
     p.add_argument("--progress", action="store_true", help="dpsgd: report each step of the search on stderr")
     p.add_argument("--digits", type=int, default=None,
                    help="significant digits (default: 30 for gaussian, certified; 4 for dpsgd's sigma or q)")
@@ -220,7 +222,7 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                         "sensitivity), dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
                         "and times=")
     p.add_argument("--spec", metavar="FILE", help="the mechanisms from a TOML or JSON file (a list 'mechanisms')")
-    p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0")
+    p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0 (the noise over the clipping norm C)")
     p.add_argument("--sample-rate", dest="sample_rate", help="DP-SGD: sampling probability p in (0, 1]")
     p.add_argument("--steps", help="DP-SGD: number of steps T >= 1")
     p.add_argument("--epochs", help="DP-SGD: epochs E instead of --steps: T = ceil(E N / B) = ceil(E / q)")
@@ -232,8 +234,9 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                         "without replacement, p = B/N; 'uniform' is the same); default poisson")
     p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
                    help="DP-SGD: the neighbouring relation (default add-remove with poisson, replace-one with "
-                        "fixed-batch); sigma is the noise over the sensitivity under it (2C for a sum clipped to C "
-                        "under replace-one)")
+                        "fixed-batch); sigma is the noise over the clipping norm C, and the sensitivity is C "
+                        "with poisson under add-remove, 2C otherwise (a fixed-size batch moves by 2C under "
+                        "add-remove too: a removed record's slot is taken by another)")
     p.add_argument("--delta", help="report the smallest eps at this delta")
     p.add_argument("--eps", help="report the smallest delta at this eps")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),

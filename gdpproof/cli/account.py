@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, num
+from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, num, sensitivity_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,16 +76,20 @@ def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule)
 
     formula = clt_formula(mechanism)
     scheme = mechanism.sampling() or (None, None)
+    sigma, _, _ = mechanism.dpsgd_parameters() or (None, None, None)  # over the sensitivity the scheme sets
     with flags(FLAGS):
-        acc = dpsgd_mu(args.sigma, s.sample_rate, s.steps, sampling=formula, delta=args.delta,
+        acc = dpsgd_mu(sigma, s.sample_rate, s.steps, sampling=formula, delta=args.delta,
                        digits=args.digits, gamma_digits=min(args.digits, 6), exact=False)
     print(f"gdpproof: warning: {acc.note}", file=sys.stderr)
     payload = {"sigma": args.sigma, "sample_rate": str(s.sample_rate), "steps": s.steps, "sampling": scheme[0],
-               "neighbours": scheme[1], "clt_formula": formula, "schedule_rule": s.rule or None,
+               "neighbours": scheme[1], "sensitivity": sensitivity_of(mechanism), "clt_formula": formula,
+               "schedule_rule": s.rule or None,
                "route": None, "mu_clt": num(acc.mu_clt), "gamma": None if acc.gamma is None else num(acc.gamma),
+               "mu_T": None if acc.mu_T is None else num(acc.mu_T),
                "approximation": True, "digits": acc.mu_clt.digits, "certified": acc.mu_clt.method,
-               "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up"}}
-    text = ([f"schedule  : {s.rule}"] if s.rule else []) + [f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
+               "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up", "mu_T": "up"}}
+    text = ([f"schedule  : {s.rule}"] if s.rule else []) + [f"noise   : {noise_line(mechanism)}",
+                                                             f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
     if acc.eps_clt is not None:
         payload.update({"delta": args.delta, "eps_clt": num(acc.eps_clt)})
         text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
@@ -128,14 +132,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"gdpproof: warning: {w.message}", file=sys.stderr)
     payload = a.to_dict()
     what, lo, hi = ("eps", a.eps_lower, a.eps_upper) if a.given == "delta" else ("delta", a.delta_lower, a.delta_upper)
-    rounding = {f"{what}_lower": "down", f"{what}_upper": "up"}
+    pair = "" if a.pair_tight else "pair_"  # lower ends that hold for the dominating pair only (to_dict's keys)
+    rounding = {f"{pair}{what}_lower": "down", f"{what}_upper": "up"}
     text = [f"mechanism : {a.mechanism!r}", f"route     : {a.route} ({a.method})"]
-    if schedule is not None and schedule.rule:
-        payload["schedule_rule"] = schedule.rule
-        text.insert(1, f"schedule  : {schedule.rule}")
-    if a.route == "bracket":
-        text.append(f"{what:<9} in [{lo}, {hi}]   proven (lower rounded down, upper up)"
-                    + ("" if a.ordering == "both" else f"; worse ordering: {a.ordering}"))
+    if schedule is not None:
+        payload["sensitivity"] = sensitivity_of(mechanism)
+        text.insert(1, f"noise     : {noise_line(mechanism)}")
+        if schedule.rule:
+            payload["schedule_rule"] = schedule.rule
+            text.insert(1, f"schedule  : {schedule.rule}")
+    order = "" if a.ordering == "both" else f"; worse ordering: {a.ordering}"
+    if not a.pair_tight:
+        text.append(f"{what:<9} <= {hi}   proven for the mechanism (rounded up){order}")
+        text.append(f"{'pair':<9} : the dominating pair's {what} is >= {lo} (rounded down); a lower bound for "
+                    "the pair, not for the mechanism")
+    elif a.route == "bracket":
+        text.append(f"{what:<9} in [{lo}, {hi}]   proven (lower rounded down, upper up){order}")
     else:
         text.append(f"{what:<9} = {hi}   certified, rounded up")
     if a.mu is not None:
@@ -144,11 +156,16 @@ def run(args: argparse.Namespace) -> int:
     elif a.route == "bracket" and args.honest_mu:
         h = a.honest_mu_decimals()  # the tightest GDP description over the range the bracket resolves
         if h is not None:
-            payload.update({"honest_mu_lower": str(h["mu_lower"]), "honest_mu_upper": str(h["mu_upper"]),
+            payload.update({f"{pair}honest_mu_lower": str(h["mu_lower"]), "honest_mu_upper": str(h["mu_upper"]),
                             "honest_mu_delta_min": str(h["delta_min"])})
-            rounding.update({"honest_mu_lower": "down", "honest_mu_upper": "up", "honest_mu_delta_min": "up"})
-            text.append(f"mu        in [{h['mu_lower']}, {h['mu_upper']}]   honest mu: the smallest mu with the "
-                        f"mechanism mu-GDP at every delta >= {h['delta_min']} lies here (proven)")
+            rounding.update({f"{pair}honest_mu_lower": "down", "honest_mu_upper": "up", "honest_mu_delta_min": "up"})
+            if a.pair_tight:
+                text.append(f"mu        in [{h['mu_lower']}, {h['mu_upper']}]   honest mu: the smallest mu with the "
+                            f"mechanism mu-GDP at every delta >= {h['delta_min']} lies here (proven)")
+            else:
+                text.append(f"mu        <= {h['mu_upper']}   honest mu: the smallest mu with the mechanism mu-GDP "
+                            f"at every delta >= {h['delta_min']} is at most this (proven); its dominating pair's "
+                            f"is >= {h['mu_lower']} (a lower bound for the pair, not for the mechanism)")
     gamma = None
     if a.clt is not None:
         print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)
@@ -164,8 +181,9 @@ def run(args: argparse.Namespace) -> int:
                                    exact=False)
             gamma = clt_account.gamma
             payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits,
+                            "mu_T": None if clt_account.mu_T is None else num(clt_account.mu_T),
                             "gamma_approximation": clt_account.gamma_approximation})
-            rounding["gamma"] = "up"
+            rounding.update({"gamma": "up", "mu_T": "up"})
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation, not a bound)")
         if a.clt.epsilon is not None:
             payload["eps_clt"] = num(a.clt.epsilon)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, num
+from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, num, sensitivity_of
 
 FLAGS = {**COMMON_FLAGS, "epsilon": "--eps", "delta": "--delta", "sensitivity": "--sensitivity"}
 DPSGD_FLAGS = {**COMMON_FLAGS, "target_epsilon": "--target-eps", "delta": "--delta", "noise_multiplier": "--sigma",
@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _dpsgd(args: argparse.Namespace) -> int:
     if args.sensitivity is not None:
-        raise Usage(f"--sensitivity={args.sensitivity}: DP-SGD's sensitivity is the clipping norm, 1 (sigma is the "
-                    "noise multiplier)")
+        raise Usage(f"--sensitivity={args.sensitivity}: DP-SGD's sensitivity is set by --sampling and --neighbours "
+                    "(C with poisson and add-remove, 2C otherwise; sigma is the noise over the clipping norm C)")
     from ..calibration import calibrate
 
     digits = 4 if args.digits is None else args.digits
@@ -60,17 +60,17 @@ def _dpsgd(args: argparse.Namespace) -> int:
     a, n = c.account, c.neighbour_account
     name = {"noise_multiplier": "sigma", "steps": "steps", "sample_rate": "q", "batch_size": "batch"}[c.parameter]
     how = f"{c.digits} significant digits, rounded {c.rounding}" if c.digits else f"rounded {c.rounding}"
-    text = [f"{name:<9} = {c.text}   ({how}: its proven eps <= {c.to_dict()['target_eps']}, and the next "
-            f"{'smaller' if c.rounding == 'up' else 'larger'} value's is not)",
+    text = [f"{name:<9} = {c.text}   ({how}): meets the target, its eps proven <= {c.to_dict()['target_eps']}",
             f"eps       in [{a.eps_lower}, {a.eps_upper}]   proven at delta = {c.to_dict()['delta']} (lower rounded "
             "down, upper up)",
-            f"{'next':<9} = {c.text_of(c.neighbour)}   eps in [{n.eps_lower}, {n.eps_upper}]: above the target or "
-            "straddling it",
+            f"{'next':<9} = {c.text_of(c.neighbour)}   eps in [{n.eps_lower}, {n.eps_upper}]: not proven to meet the "
+            "target at this width (its true eps may still meet it)",
             f"schedule  : q = {c.to_dict()['sample_rate']}, T = {c.schedule.steps}"
             + (f"   ({c.schedule.rule})" if c.schedule.rule else "")]
+    text.insert(1, f"noise     : {noise_line(a.mechanism)}")
     if a.clt is not None:
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation at the answer, not a bound)")
     text.append(f"cost      : {c.evaluations} compositions")
     text.append(c.statement())
-    emit(args, c.to_dict(), "\n".join(text))
+    emit(args, {**c.to_dict(), "sensitivity": sensitivity_of(a.mechanism)}, "\n".join(text))
     return 0

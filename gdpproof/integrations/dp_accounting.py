@@ -22,7 +22,8 @@ mapping, and the accountant accepts exactly what it maps):
 ``NoOpDpEvent()``, zero counts, q = 0, s = infinity    nothing (no privacy loss)
 ``NonPrivateDpEvent()``, s = 0                         ``EpsDelta(0, 1)``: reveals the data (epsilon = inf)
 ``PoissonSampledDpEvent(q, non-private)``              ``EpsDelta(0, q)``: reveals it when the record is sampled
-``SampledWithoutReplacementDpEvent(N, B, e)``          ``SampledWithoutReplacement(GDP(mu), B, N, relation)``
+``SampledWithoutReplacementDpEvent(N, B, e)``          ``SampledWithoutReplacement(GDP(mu), B, N, relation)``,
+                                                       e read with the replace-one sensitivity under either relation
 =====================================================  =======================================================
 
 A Poisson-sampled event whose inner events are Gaussian (nested compositions of them included,
@@ -37,7 +38,10 @@ the Gaussian event; its RDP accountant reads sensitivity 1 under both relations,
 understates replace-one; for fixed-size batches it is the only dp_accounting accountant, and
 with that reading its epsilon can lie below gdpproof's proven lower end).  Sampled events keep
 the relation: ``PoissonSampled(..., neighbours="replace-one")`` and
-``SampledWithoutReplacement(..., neighbours=...)`` (derivation d12).  Other events
+``SampledWithoutReplacement(..., neighbours=...)`` (derivation d12).  A fixed-size batch has no
+free slot: removing a record lets another take its place, so the batch sum moves by up to 2C
+under ``ADD_OR_REMOVE_ONE`` too, and the event inside ``SampledWithoutReplacementDpEvent`` has
+sensitivity 2 under either relation (Balle, Barthe & Gaboardi 2018; Zhu, Dong & Wang 2022).  Other events
 (``RandomizedResponseDpEvent``, ``ZCDpEvent``, tree aggregation, ...) are unsupported in
 dp_accounting's convention: :meth:`~GdpproofAccountant.supports` is False and ``compose`` raises
 :class:`EventNotSupportedError`, which is both dp_accounting's ``UnsupportedEventError`` and
@@ -109,8 +113,10 @@ def _relation(relation: NeighboringRelation) -> str:
 def _without_replacement(event: dp_event.SampledWithoutReplacementDpEvent,
                          relation: NeighboringRelation) -> Mechanism | None:
     """A fixed-size batch of ``sample_size`` of ``source_dataset_size`` records, under either
-    relation (:class:`~gdpproof.mechanisms.SampledWithoutReplacement`, derivation d12)."""
-    inner = mechanism_from_event(event.event, neighboring_relation=relation)
+    relation (:class:`~gdpproof.mechanisms.SampledWithoutReplacement`, derivation d12).  The batch
+    changes by a replacement under either relation (a removed record's slot is taken by another),
+    so the inner event is read with the replace-one sensitivity (2 in units of the clip)."""
+    inner = mechanism_from_event(event.event, neighboring_relation=NeighboringRelation.REPLACE_ONE)
     b = _count(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size")
     n = _count(event.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size")
     if inner is None or b == 0:

@@ -640,6 +640,11 @@ class HonestMu:
     mu_tail : float
         A certified lower bound on the tightest mu over the whole curve (no range restriction):
         a statement about every delta, not an end of ``mu``.
+
+    All of these describe the composition of the losses given.  Where those are a dominating
+    pair that the mechanism need not attain (:attr:`gdpproof.Account.pair_tight` false: replace-one
+    compositions), only ``mu.upper`` bounds the mechanism; ``mu.lower``, ``mu_tail`` and ``gap``
+    are the pair's, not the mechanism's.
     """
 
     mu: Bound

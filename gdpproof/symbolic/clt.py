@@ -89,7 +89,11 @@ def _abs_cube(L: sympy.Expr, lo: sympy.Expr, hi: sympy.Expr, shift: sympy.Expr) 
     total = sympy.Integer(0)
     for a, b in zip(cuts, cuts[1:]):
         mid = (a + b) / 2
-        sign = 1 if sympy.N(g.xreplace({alpha: mid}), 30) >= 0 else -1
+        value = sympy.N(g.xreplace({alpha: mid}), 30)
+        if not value.is_real:  # an antiderivative on the wrong branch of log (a logistic family's kl)
+            raise SymbolicError(f"the closed form of a CLT functional left the real line ({value}); "
+                                "it is found by quadrature instead")
+        sign = 1 if value >= 0 else -1
         total += sign * _integrate(sympy.expand(g**3), a, b)
     return total
 
@@ -123,6 +127,10 @@ def functional_expressions(f: Any) -> dict[str, sympy.Expr]:
     pieces = log_slope_pieces(f)
     kl = sympy.simplify(-sum(_integrate(L, lo, hi) for L, lo, hi in pieces))
     k2 = sympy.simplify(sum(_integrate(sympy.expand(L**2), lo, hi) for L, lo, hi in pieces))
+    for name, v in (("kl", kl), ("kappa2", k2)):
+        if not sympy.N(v, 30).is_real:
+            raise SymbolicError(f"the closed form of {name} left the real line ({sympy.N(v, 15)}); "
+                                "it is found by quadrature instead")
     k3 = sympy.simplify(sum(_abs_cube(L, lo, hi, sympy.Integer(0)) for L, lo, hi in pieces))
     kb3 = sympy.simplify(sum(_abs_cube(L, lo, hi, kl) for L, lo, hi in pieces))
     return {"kl": kl, "kappa2": k2, "kappa3": k3, "bar_kappa3": kb3}
@@ -143,10 +151,12 @@ MU_CLT_UNIFORM = sqrt(2) * p * sqrt(n * (exp(1 / sigma**2) * Phi(3 / (2 * sigma)
 APPROXIMATION_NOTE = (
     "mu_clt is a central-limit approximation (Dong, Roth & Su 2022; Bu, Dong, Long & Su 2020), not a bound: "
     "for realistic (sigma, p, T) it can understate the true privacy loss, and eps_clt is not a guarantee. "
-    "gamma is the Berry-Esseen error term (DRS Thm 3.5) of the CLT for the per-step curve behind the formula. "
-    "poisson: p G_1/sigma + (1-p) Id (one direction) is not symmetric, the theorem is stated for symmetric "
-    "curves, so gamma is the error term of an approximation, not a bound; uniform: C_p(G_1/sigma) is symmetric "
-    "and gamma bounds the distance of its T-fold composition to G_mu as trade-off curves."
+    "gamma is the Berry-Esseen error term (DRS Thm 3.5) of the T-fold per-step curve behind the formula, around "
+    "G_mu_T with mu_T = 2 ||kl||_1 / sqrt(||kappa2||_1 - ||kl||_2^2) of that finite T (not around mu_clt, its "
+    "T -> infinity limit). poisson: p G_1/sigma + (1-p) Id (one direction) is not symmetric, the theorem is "
+    "stated for symmetric curves, so gamma is the error term of an approximation, not a bound; uniform: "
+    "C_p(G_1/sigma) is symmetric and G_mu_T(a + gamma) - gamma <= its T-fold composition <= G_mu_T(a - gamma) + "
+    "gamma is proven."
 )
 
 

@@ -469,7 +469,14 @@ def test_account_fixed_batch_and_neighbours(capsys):
     obj = json.loads(out)
     assert code == 0 and obj["route"] == "bracket" and "understate" in err
     assert (obj["sampling"], obj["neighbours"], obj["pair_tight"]) == ("fixed-batch", "replace-one", False)
-    assert float(obj["eps_lower"]) <= float(obj["eps_upper"]) and "not for the mechanism" in obj["statement"]
+    # only the dominating pair's lower end is proven: the JSON and the headline say so
+    assert "eps_lower" not in obj and float(obj["pair_eps_lower"]) <= float(obj["eps_upper"])
+    assert "not for the mechanism" in obj["statement"] and obj["sensitivity"] == "2C"
+    assert obj["rounding"]["pair_eps_lower"] == "down"
+    code, out, _ = run(capsys, "account", "--sigma", "1", "--sample-rate", "600/60000", "--steps", "100",
+                       "--sampling", "fixed-batch", "--delta", "1e-5", "--rel-width", "0.05")
+    assert code == 0 and f"eps       <= " in out and "a lower bound for the pair, not for the mechanism" in out
+    assert "proven (lower rounded down" not in out and "sensitivity 2C" in out
     code, out, _ = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "100",
                        "--neighbours", "replace-one", "--json")
     obj = json.loads(out)

@@ -82,7 +82,9 @@ def test_sampled_events_keep_the_relation():
     wor = dpa.SampledWithoutReplacementDpEvent(60000, 600, G(1.0))
     assert mechanism_from_event(wor, neighboring_relation=REL.REPLACE_ONE) == SampledWithoutReplacement(
         GaussianMechanism(1.0, sensitivity=2), 600, 60000, "replace-one")
-    assert mechanism_from_event(wor) == SampledWithoutReplacement(GaussianMechanism(1.0), 600, 60000, "add-remove")
+    # a fixed-size batch has no free slot: under add/remove the sum moves by up to 2C as well
+    assert mechanism_from_event(wor) == SampledWithoutReplacement(GaussianMechanism(1.0, sensitivity=2), 600, 60000,
+                                                                  "add-remove")
     assert mechanism_from_event(P(0.1, G(1.0)), neighboring_relation=REL.REPLACE_ONE) == PoissonSampled(
         GaussianMechanism(1.0, sensitivity=2), 0.1, "replace-one")
     assert mechanism_from_event(dpa.SampledWithoutReplacementDpEvent(100, 0, G(1.0))) is None

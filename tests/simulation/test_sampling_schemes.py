@@ -9,6 +9,10 @@ delta(eps) = P(L > eps) - e^eps Q(L > eps) is compared with the bracket gdpproof
 the true ones, together with probability >= 1 - 1e-6 (5e-7 per law, uniformly in the threshold),
 so |delta_hat - delta| <= w_P + e^eps w_Q for every eps: the false-failure probability of each
 test is at most 1e-6.
+
+Under add/remove (D' is D without x, N - 1 records) the batch still has B records: x's slot is
+taken by another record, so the batch sum moves by up to 2C there too, and DP-SGD's noise
+multiplier (noise over C) is read against the sensitivity 2C.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from gdpproof import account
-from gdpproof.mechanisms import GaussianMechanism, SampledWithoutReplacement
+from gdpproof.mechanisms import GaussianMechanism, SampledWithoutReplacement, dpsgd
 from gdpproof.simulation import UserMechanism
 from gdpproof.simulation.curves import dkw_half_width
 
@@ -33,8 +37,10 @@ EPS = (0.0, 0.3, 0.8, 1.5)
 def _sampler(contributions: np.ndarray):
     """Outputs of one step on a dataset: a uniform B-subset of the records (real draws without
     replacement), the sum of its contributions, plus N(0, SIGMA^2)."""
+    size = contributions.size
+
     def sample(rng: np.random.Generator, n: int) -> np.ndarray:
-        keys = rng.random((n, N))
+        keys = rng.random((n, size))
         batch = np.argpartition(keys, B, axis=1)[:, :B]
         return contributions[batch].sum(axis=1) + SIGMA * rng.standard_normal(n)
     return sample
@@ -42,7 +48,7 @@ def _sampler(contributions: np.ndarray):
 
 def _law(contributions: np.ndarray):
     """The log-density of the output on a dataset: the mixture over the batch sums."""
-    sums = np.array([contributions[list(s)].sum() for s in _subsets()])
+    sums = np.array([contributions[list(s)].sum() for s in _subsets(contributions.size)])
     values, counts = np.unique(np.round(sums, 12), return_counts=True)
     logw = np.log(counts / counts.sum())
 
@@ -52,9 +58,9 @@ def _law(contributions: np.ndarray):
     return logpdf
 
 
-def _subsets():
+def _subsets(size: int):
     from itertools import combinations
-    return combinations(range(N), B)
+    return combinations(range(size), B)
 
 
 def _empirical_delta(d: np.ndarray, d_prime: np.ndarray, seed: int) -> tuple[dict, float, float]:
@@ -103,3 +109,27 @@ def test_fixed_batch_step_with_other_contributions_stays_below_the_bracket():
     emp, w_p, w_q = _empirical_delta(d, d_prime, seed=2026)
     for e in EPS:
         assert emp[e] <= bracket[e].upper + w_p + math.exp(e) * w_q, (e, emp[e], bracket[e])
+
+
+def test_fixed_batch_step_under_add_remove_attains_the_2C_bracket():
+    # D: x = +C and the others -C; D' = D without x (N - 1 records): a batch of D' is B records at -C,
+    # a batch of D holds x with probability q = B/N, and then the sum is 2C higher (x's slot is
+    # not empty in D', another -C record fills it)
+    d = np.full(N, -C)
+    d[0] = C
+    d_prime = np.full(N - 1, -C)
+    step = dpsgd(SIGMA / C, batch_size=B, dataset_size=N, steps=1, sampling="fixed-batch", neighbours="add-remove")
+    a = account(step, epsilon=EPS[0], route="bracket", rel_width=0.05)
+    bracket = {e: a.composition.delta(e) for e in EPS}
+    forward, w_p, w_q = _empirical_delta(d, d_prime, seed=2027)
+    backward, _, _ = _empirical_delta(d_prime, d, seed=2028)
+    for e in EPS:
+        band = w_p + math.exp(e) * w_q
+        b = bracket[e]
+        assert b.lower - band <= forward[e] <= b.upper + band, (e, forward[e], b)  # the worse ordering: tight
+        assert backward[e] <= b.upper + band, (e, backward[e], b)
+    # read with sensitivity C (the earlier, unsafe reading) the bracket at eps = 0 is far below what
+    # the sampler shows (about 0.049 against 0.096, the band 0.012)
+    unsafe = account(SampledWithoutReplacement(GaussianMechanism(SIGMA / C, sensitivity=1), B, N, "add-remove"),
+                     epsilon=EPS[0], route="bracket", rel_width=0.05)
+    assert unsafe.delta.upper + w_p + w_q < forward[EPS[0]]

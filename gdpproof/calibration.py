@@ -103,8 +103,9 @@ class Calibration:
     def __repr__(self) -> str:
         b = self.account.epsilon
         delta = short_number(self.delta)  # a double as its shortest repr, not its 60 exact digits
+        eps = f"eps in [{b.lower:.6g}, {b.upper:.6g}]" if self.account.pair_tight else f"eps <= {b.upper:.6g}"
         return (f"Calibration({self.parameter}={self.text} (rounded {self.rounding}), "
-                f"eps in [{b.lower:.6g}, {b.upper:.6g}] <= {_text(self.target_epsilon)} "
+                f"{eps} <= {_text(self.target_epsilon)} "
                 f"at delta={_text(self.delta) if '/' in delta else delta})")
 
     @property
@@ -145,7 +146,8 @@ class Calibration:
         d.update({
             "solved_for": self.parameter, self.parameter: self.text, "rounding": self.rounding,
             "digits": self.digits, "target_eps": _text(self.target_epsilon),
-            "neighbour": {self.parameter: self.text_of(self.neighbour), "eps_lower": str(n.eps_lower),
+            "neighbour": {self.parameter: self.text_of(self.neighbour),
+                          ("eps_lower" if n.pair_tight else "pair_eps_lower"): str(n.eps_lower),
                           "eps_upper": str(n.eps_upper)},
             "rel_width": str(self.rel_width), "evaluations": self.evaluations,
         })

@@ -61,10 +61,13 @@ def _dpsgd(args: argparse.Namespace) -> int:
     name = {"noise_multiplier": "sigma", "steps": "steps", "sample_rate": "q", "batch_size": "batch"}[c.parameter]
     how = f"{c.digits} significant digits, rounded {c.rounding}" if c.digits else f"rounded {c.rounding}"
     text = [f"{name:<9} = {c.text}   ({how}): meets the target, its eps proven <= {c.to_dict()['target_eps']}",
-            f"eps       in [{a.eps_lower}, {a.eps_upper}]   proven at delta = {c.to_dict()['delta']} (lower rounded "
-            "down, upper up)",
-            f"{'next':<9} = {c.text_of(c.neighbour)}   eps in [{n.eps_lower}, {n.eps_upper}]: not proven to meet the "
-            "target at this width (its true eps may still meet it)",
+            (f"eps       in [{a.eps_lower}, {a.eps_upper}]   proven at delta = {c.to_dict()['delta']} (lower rounded "
+             "down, upper up)" if a.pair_tight else
+             f"eps       <= {a.eps_upper}   proven at delta = {c.to_dict()['delta']} (rounded up; the dominating pair's "
+             f"eps >= {a.eps_lower}, a lower bound for the pair, not for the mechanism)"),
+            f"{'next':<9} = {c.text_of(c.neighbour)}   eps {'in' if n.pair_tight else '<='} "
+            f"{f'[{n.eps_lower}, {n.eps_upper}]' if n.pair_tight else n.eps_upper}: not proven to meet the target at "
+            "this width (its true eps may still meet it)",
             f"schedule  : q = {c.to_dict()['sample_rate']}, T = {c.schedule.steps}"
             + (f"   ({c.schedule.rule})" if c.schedule.rule else "")]
     text.insert(1, f"noise     : {noise_line(a.mechanism)}")

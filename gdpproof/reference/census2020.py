@@ -21,9 +21,10 @@ production code at commit ``289ee46``, with the file of each number) and, per le
   ``"cks"`` the published value, an infimum over Renyi orders, is computed by mpmath at two
   precisions that must agree (method ``"mpmath-2prec"``, DESIGN §2: evidence, not a
   ball-arithmetic proof), so the interval is proven given those 15 digits;
-* finds the largest common noise-variance reduction 1 - c (every sigma_q^2 times c) whose proven
-  epsilon still meets the published one (:func:`gdpproof.calibration.calibrate_variance`, c
-  rounded up);
+* finds a common noise-variance reduction 1 - c (every sigma_q^2 times c) whose proven epsilon
+  still meets the published one, while the next value of c down is not proven to
+  (:func:`gdpproof.calibration.calibrate_variance`, c rounded up; not proven the largest
+  reduction);
 * repeats both with continuous Gaussians of the same sigmas (exactly G_mu, mu^2 = 2 rho_level) as
   a cross-check.
 
@@ -202,8 +203,8 @@ class Comparison:
     continuous_unused : tuple of Fraction
         The same for continuous Gaussians of the same sigmas.
     variance : Calibration or None
-        The smallest variance factor c (rounded up) whose proven epsilon meets the published one
-        (its lower end rounded down); None when not searched.
+        A variance factor c (rounded up) whose proven epsilon meets the published one, the next
+        value down not proven to (c is not proven the smallest); None when not searched.
     continuous_variance_factor : Fraction
         The same for continuous Gaussians, in closed form: (mu / mu_target)^2, rounded up at
         ``variance_digits`` decimals (c < 1).
@@ -310,7 +311,7 @@ def account_level(level: Level, *, delta: Any = None, conversions: Any = CONVERS
         Account the discrete Gaussians (the bracket route; seconds per level).  False keeps only
         the continuous cross-check (exact, a fraction of a second).
     variance : bool
-        Also search the largest variance reduction per conversion (several compositions each:
+        Also search a variance reduction per conversion (the calibration's) (several compositions each:
         the costly part).
     variance_digits : int
         Significant digits of the variance factor c (rounded up).

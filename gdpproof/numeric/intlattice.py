@@ -238,8 +238,14 @@ class _Law:
                     near = m
             return k_mid + sign * far
 
-        k_lo = outward(lambda k: bool(self.cdf((k - 0.5) * h) <= t), -1)
-        k_hi = outward(lambda k: bool(self.sf((k + 0.5) * h) <= t), 1)
+        # the balls must resolve values below tau: a far tail evaluated at fewer bits than tau has
+        # (a discrete Gaussian's table ends at 2^-(bits + 30), an interval [0, 2^-(...)] beyond it)
+        # never falls below it
+        bits = max(flint.ctx.prec, -(Fraction(tau).numerator.bit_length() - Fraction(tau).denominator.bit_length())
+                   + 64)
+        with arb_precision(bits):
+            k_lo = outward(lambda k: bool(self.cdf((k - 0.5) * h) <= t), -1)
+            k_hi = outward(lambda k: bool(self.sf((k + 0.5) * h) <= t), 1)
         return k_lo, k_hi
 
 

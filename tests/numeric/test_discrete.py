@@ -136,6 +136,13 @@ def _composition_checks() -> None:
     pairs = [(p3.get(y, 0), p3.get(y - 3, 0)) for y in range(-130, 131)]
     at = lambda v: _hockey(pairs, Fraction(v))  # noqa: E731
     assert at(c.epsilon.lower) + DROPPED >= mpmath.mpf("1e-20") >= at(c.epsilon.upper) - DROPPED
+    # far below the double range of a table at the working precision (the lattice's tails are
+    # resolved at the bits tau needs; before, delta near 1e-50 ... 1e-60 was refused)
+    q3 = _convolve(_convolve(q1, q1), q1)
+    pairs2 = [(q3.get(y, 0), q3.get(y - 3, 0)) for y in range(-130, 131)]
+    at2 = lambda v: _hockey(pairs2, Fraction(v))  # noqa: E731
+    d = account(Repeated(DiscreteGaussianMechanism(2), 3), delta="1e-55")
+    assert at2(d.epsilon.lower) + DROPPED >= mpmath.mpf("1e-55") >= at2(d.epsilon.upper) - DROPPED
 
 
 def test_discrete_laplace_exact_and_pure() -> None:

@@ -129,14 +129,30 @@ class flags:  # noqa: N801 - used as a context manager: ``with flags({...}):``
             raise Usage(exc.renamed(self.names, self.typed)) from None
 
 
+def write_out(text: str) -> None:
+    """Write ``text`` to stdout whole.  A buffered write of a large text can return after a part
+    of it when the reader closes the pipe (``| head -1``), and ``print`` drops the rest without a
+    word; here the rest is written again, so the closed pipe raises BrokenPipeError (exit 141)."""
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a StringIO put in place by a caller
+        stream.write(text)
+        return
+    stream.flush()
+    view = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    while view:
+        view = view[buffer.write(view) or 0:]
+    buffer.flush()
+
+
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     """Print ``payload`` as one JSON object with ``--json``, else ``text``."""
     if getattr(args, "json", False):
         import json
 
-        print(json.dumps(payload, indent=None, sort_keys=True))
+        write_out(json.dumps(payload, indent=None, sort_keys=True) + "\n")
     else:
-        print(text)
+        write_out(text + "\n")
 
 
 def labelled(name: str, value: Any, note: str = "", width: int = 0) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from ._common import Usage, emit, int_option
+from ._common import Usage, emit, int_option, write_out
 
 
 @contextlib.contextmanager
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         with _table_executor(args) as executor:
             table = make_table(args.kind, digits=args.digits, workers=workers, executor=executor,
                                progress=progress, computed_on=where, **grid)
-        print(table.render("json" if args.json and args.format is None else (args.format or "csv")), end="")
+        write_out(table.render("json" if args.json and args.format is None else (args.format or "csv")))
         return 0
     journal = args.out + ".partial"
     resumed = 0

@@ -70,17 +70,51 @@ class _StoreOnce(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+class _StoreTrueOnce(argparse._StoreTrueAction):
+    """argparse's ``store_true``, refusing a flag given twice (``--json --json``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if option_string is not None and self.dest in given:
+            parser.error(f"{option_string} is given twice; give it once")
+        given[self.dest] = True
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _control_character(words: list[str]) -> str | None:
+    """Why a command-line word is refused for holding a control character (a newline would split
+    the output line that echoes it), or None."""
+    for i, word in enumerate(words):
+        if word.isprintable():
+            continue
+        if word.startswith("--") and "=" in word:
+            name, value = word.split("=", 1)
+        elif i and words[i - 1].startswith("--"):
+            name, value = words[i - 1], word
+        else:
+            name, value = f"argument {i + 1}", word
+        return (f"{name}={value!r} holds a newline, tab or other control character: give each value on one line, "
+                "without them")
+    return None
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with DESIGN §3's usage error (one line, exit 2), no option given twice, and the
-    light help formatter."""
+    """argparse with DESIGN §3's usage error (one line, exit 2), no option given twice, no
+    control character in a value, and the light help formatter."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
+        self.register("action", "store_true", _StoreTrueOnce)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        words = [w for w in (sys.argv[1:] if args is None else args) if isinstance(w, str)]
+        why = _control_character(words)
+        if why is not None:
+            self.error(why)
         namespace, extras = super().parse_known_args(args, namespace)
         namespace.__dict__.pop(_GIVEN, None)
         return namespace, extras
@@ -98,7 +132,7 @@ def one_line(message: object, limit: int = 2000) -> str:
 def add_common(p: argparse.ArgumentParser, digits: bool = True, default_digits: int = 30) -> None:
     """``--digits`` (where the command computes numbers; ``default_digits`` by default) and ``--json``."""
     if digits:
-        p.add_argument("--digits", type=int, default=default_digits,
+        p.add_argument("--digits", type=integer, default=default_digits,
                        help=f"certified significant digits (default {default_digits})")
     p.add_argument("--json", action="store_true", help="print one JSON object (numbers as decimal strings)")
 
@@ -177,22 +211,40 @@ def num(value: Any) -> str:
     return str(value)
 
 
-def int_option(name: str, value: str, low: int = 1) -> int:
-    """The integer option ``name``, at least ``low``."""
+def ascii_number(text: str) -> bool:
+    """Whether ``text`` is written as the README's numbers are: ASCII, no ``_`` and no space
+    (``int`` and ``float`` also read '١', '２', '1_0' and ' 5')."""
+    return isinstance(text, str) and text.isascii() and "_" not in text and not any(c.isspace() for c in text)
+
+
+def integer(text: str) -> int:
+    """An argparse ``type``: an integer in ASCII digits (``argument --digits: ...`` otherwise)."""
+    if not ascii_number(text):
+        raise argparse.ArgumentTypeError(f"{text!r} must be an integer in ASCII digits (no '_', no space)")
     try:
-        v = int(value)
+        return int(text)
     except ValueError:
-        raise Usage(f"{name}={value!r} must be an integer >= {low}") from None
-    if v < low:
-        raise Usage(f"{name}={value!r} must be an integer >= {low}")
+        raise argparse.ArgumentTypeError(f"{text!r} must be an integer") from None
+
+
+def int_option(name: str, value: str, low: int = 1) -> int:
+    """The integer option ``name``, at least ``low``, in ASCII digits."""
+    try:
+        v = int(value) if ascii_number(value) else None
+    except ValueError:
+        v = None
+    if v is None or v < low:
+        raise Usage(f"{name}={value!r} must be an integer >= {low} (ASCII digits)")
     return v
 
 
 def float_option(name: str, value: str | None, *, required_for: str) -> float:
-    """The number option ``name``, which ``required_for`` needs."""
+    """The number option ``name``, which ``required_for`` needs, in ASCII."""
     if value is None:
         raise Usage(f"{name} is required for {required_for}")
     try:
-        return float(value)
+        if ascii_number(value):
+            return float(value)
     except ValueError:
-        raise Usage(f"{name}={value!r} must be a number") from None
+        pass
+    raise Usage(f"{name}={value!r} must be a number (ASCII digits, an optional sign, '.' and 'e' exponent)")

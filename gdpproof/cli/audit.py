@@ -5,10 +5,11 @@ float-level findings, within a few float64 ulps or --rtol, are counted apart and
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from ..errors import GdpproofError, InvalidParameterError
-from ._common import COMMON_FLAGS, Usage, emit, int_option
+from ._common import COMMON_FLAGS, Usage, ascii_number, emit, int_option
 from ._usercode import call_user, import_function, user_code
 
 
@@ -30,9 +31,9 @@ def _accountant(args: argparse.Namespace) -> int:
     if args.peer not in PEERS:
         raise Usage(f"PEER={args.peer!r} is not a known peer (known: {', '.join(PEERS)})")
     try:
-        rtol = float(args.rtol)
+        rtol = float(args.rtol) if ascii_number(args.rtol) else math.nan
     except ValueError:
-        raise Usage(f"--rtol={args.rtol!r} must be a number in [0, 1)") from None
+        rtol = math.nan
     if not 0 <= rtol < 1:
         raise Usage(f"--rtol={args.rtol!r} must be a number in [0, 1)")
     seed = int_option("--seed", args.seed, low=0)

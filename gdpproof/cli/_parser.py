@@ -167,10 +167,10 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
                    "q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="dpsgd: dataset size N; with --sigma, --steps or "
                    "--epochs and no batch size, the largest batch size is solved for")
-    p.add_argument("--rel-width", dest="rel_width", default="0.01",
+    p.add_argument("--rel-width", dest="rel_width",
                    help="dpsgd: relative width of the proven brackets (default 0.01; narrower brings the "
                         "answer closer to the true boundary, at more cost)")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+    p.add_argument("--sampling", choices=("poisson", "fixed-batch", "uniform"),
                    help="dpsgd: poisson (default) or fixed-batch (B of N without replacement; 'uniform' is the same)")
     p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
                    help="dpsgd: the neighbouring relation (default add-remove with poisson, replace-one with "
@@ -227,7 +227,7 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", dest="batch_size", help="DP-SGD: batch size B with --dataset-size instead of "
                    "--sample-rate: q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="DP-SGD: dataset size N (with --batch-size)")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+    p.add_argument("--sampling", choices=("poisson", "fixed-batch", "uniform"),
                    help="DP-SGD: poisson (each record with probability p) or fixed-batch (B of N records drawn "
                         "without replacement, p = B/N; 'uniform' is the same); default poisson")
     p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
@@ -238,7 +238,7 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", help="report the smallest delta at this eps")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),
                    help="force a route (default: the strongest that applies)")
-    p.add_argument("--rel-width", dest="rel_width", default="0.01",
+    p.add_argument("--rel-width", dest="rel_width",
                    help="relative width of a numerical bracket (default 0.01)")
     p.add_argument("--honest-mu", dest="honest_mu", action="store_true",
                    help="on the bracket route, also bracket the honest mu (the tightest GDP description, with "

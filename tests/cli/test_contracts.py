@@ -51,3 +51,78 @@ def test_a_value_with_a_newline_or_control_character_is_refused(argv, shown, cap
     # a trailing newline split the output line that echoes the value ("of 1\n-GDP at eps = 1")
     err = _refused(argv, capsys)
     assert err.startswith(f"gdpproof: error: {shown} holds a newline, tab or other control character"), err
+
+
+RAISERS = '''
+from gdpproof.errors import InvalidParameterError, PrecisionError
+from gdpproof.simulation import Mechanism
+
+def sampler_precision():
+    def sample(rng, n):
+        raise PrecisionError("the sampler's own PrecisionError")
+    return sample, sample
+
+class _Raises(Mechanism):
+    def scores(self, rng, n, law):
+        raise PrecisionError("the mechanism's own PrecisionError")
+
+def mechanism_precision():
+    return _Raises()
+
+def factory_invalid():
+    raise InvalidParameterError(argument="mu", value="-1", rule="must be >= 0")
+'''
+
+
+@pytest.fixture(scope="module")
+def raisers(tmp_path_factory):
+    path = tmp_path_factory.mktemp("raisers") / "h3_raisers.py"
+    path.write_text(RAISERS)
+    (path.parent / "h3_raises_on_import.py").write_text(
+        "from gdpproof.errors import PrecisionError\nraise PrecisionError('at import')\n")
+    return path
+
+
+@pytest.mark.parametrize("argv, error", [
+    (["audit", "mechanism", "--module", "{mods}:sampler_precision", "--claimed-mu", "1", "--seed", "1",
+      "--samples", "1000"], "PrecisionError: the sampler's own PrecisionError"),
+    (["audit", "mechanism", "--module", "{mods}:factory_invalid", "--claimed-mu", "1", "--seed", "1"],
+     "InvalidParameterError: mu='-1' must be >= 0"),
+    (["simulate", "module", "--module", "{mods}:mechanism_precision", "--mu", "1", "--seed", "1", "--samples",
+      "1000"], "PrecisionError: the mechanism's own PrecisionError"),
+    (["simulate", "module", "--module", "{mods}:factory_invalid", "--mu", "1", "--seed", "1", "--samples", "1000"],
+     "InvalidParameterError: mu='-1' must be >= 0"),
+    (["simulate", "module", "--module", "{dir}/h3_raises_on_import.py:f", "--mu", "1", "--seed", "1", "--samples",
+      "1000"], "cannot import"),
+], ids=["audit-sampler", "audit-factory", "simulate-mechanism", "simulate-factory", "import"])
+def test_gdpproof_errors_raised_by_a_user_module_are_exit_2_naming_it(argv, error, raisers, capsys):
+    # they were exit 3 (PrecisionError) or exit 2 without the module's name
+    words = [a.replace("{mods}", str(raisers)).replace("{dir}", str(raisers.parent)) for a in argv]
+    err = _refused(words, capsys)
+    module = next(w for w in words if ".py:" in w)
+    assert f"--module={module!r}" in err and error in err, err
+
+
+def test_a_module_file_leaves_its_folder_last_on_sys_path(tmp_path, monkeypatch):
+    # it stayed first: a json.py beside the module would have shadowed every later import of json
+    import sys
+
+    from gdpproof.cli._usercode import import_function
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "h3_pathmod.py").write_text("def f():\n    return 1\n")
+    func, name = import_function(f"{tmp_path}/h3_pathmod.py:f")
+    assert func() == 1 and name == "f"
+    assert sys.path[-1] == str(tmp_path) and sys.path.count(str(tmp_path)) == 1
+
+
+@pytest.mark.parametrize("argv, refused", [
+    (["calibrate", "--eps", "1", "--delta", "1e-5", "--sampling", "poisson"], "--sampling=poisson"),
+    (["calibrate", "--eps", "1", "--delta", "1e-5", "--rel-width", "0.01"], "--rel-width=0.01"),
+    (["account", "--mechanism", "gdp:mu=1", "--delta", "1e-5", "--sampling", "poisson"], "--sampling=poisson"),
+    (["account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "10", "--rel-width", "0.01"],
+     "--rel-width=0.01"),
+])
+def test_an_option_that_does_not_apply_is_refused_even_at_its_default(argv, refused, capsys):
+    # calibrate (gaussian) ignored --sampling poisson and --rel-width 0.01: they equalled the defaults
+    assert refused in _refused(argv, capsys)

@@ -126,3 +126,15 @@ def test_a_module_file_leaves_its_folder_last_on_sys_path(tmp_path, monkeypatch)
 def test_an_option_that_does_not_apply_is_refused_even_at_its_default(argv, refused, capsys):
     # calibrate (gaussian) ignored --sampling poisson and --rel-width 0.01: they equalled the defaults
     assert refused in _refused(argv, capsys)
+
+
+@pytest.mark.parametrize("text, code, verdict", [
+    ("mu,eps,delta\n-1,1,0.5\n", 3, "no value could be checked"),
+    ("mu,eps,delta\n", 0, "the table has no rows; nothing was checked"),
+])
+def test_verify_with_no_checkable_value_does_not_say_every_value_is_right(tmp_path, capsys, text, code, verdict):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    assert main(["table", "--verify", str(path)]) == code
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith(f"(0 values, at 10 extra digits): {verdict}") and "right" not in out, out

@@ -138,3 +138,18 @@ def test_verify_with_no_checkable_value_does_not_say_every_value_is_right(tmp_pa
     assert main(["table", "--verify", str(path)]) == code
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith(f"(0 values, at 10 extra digits): {verdict}") and "right" not in out, out
+
+
+def test_the_exact_route_certifies_800_gaussians_of_different_sigma():
+    # issue 33: exit 3 ("could not certify 20 digits of the gaussian(mu=sqrt(<2,781 characters>)) at
+    # alpha=0"): the floor 1 - G_mu(0) was evaluated in balls, which are not finite at alpha = 0,
+    # and mu's rational was too long for an exact attempt; G_mu(0) = 1 for every finite mu
+    from fractions import Fraction
+
+    import gdpproof
+    from gdpproof.mechanisms import Composed, GaussianMechanism
+
+    m = Composed(*[GaussianMechanism(sigma=str(Fraction(2000 + i, 100))) for i in range(800)])
+    a = gdpproof.account(m, delta="1e-5", digits=6)
+    assert a.route == "exact" and str(a.eps_upper) == "5.38960" and str(a.mu) == "1.19549"
+    assert str(gdpproof.epsilon_from_delta("1.19548475769433638361094298679", "1e-5", digits=6)) == "5.38960"

@@ -530,8 +530,10 @@ def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int
     if given == "epsilon":
         return f.delta(value, digits=digits), mu_c
     target = Fraction(int(value.p), int(value.q))
-    # delta(eps) >= 1 - f(0) at every eps: when that is >= delta, no eps works (proven)
-    f0 = f.evaluate(0, digits=20, rounding="up").to_fraction()
+    # delta(eps) >= 1 - f(0) at every eps: when that is >= delta, no eps works (proven).  G_mu(0) = 1
+    # for every finite mu, known without evaluating it: the ball of Phi(Phi^-1(1) - mu) is not
+    # finite, and a mu of many digits (800 Gaussians of different sigma) gets no exact attempt
+    f0 = Fraction(1) if mu is not None and mu.is_finite else f.evaluate(0, digits=20, rounding="up").to_fraction()
     return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, floor=1 - f0), mu_c
 
 

@@ -124,7 +124,7 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
                                          "exact curve for n = 1 only (check a claim with gdp_claim)")
     if isinstance(mechanism, LaplaceMechanism):
         mu = mechanism.sensitivity / mechanism.scale
-        return TheoryCurve(_fast(laplace(mu)), None, f"Laplace trade-off, mu = {mu:.6g} (exact)")
+        return TheoryCurve(_one_at_zero(_fast(laplace(mu))), None, f"Laplace trade-off, mu = {mu:.6g} (exact)")
     if isinstance(mechanism, SubsampledGaussianMechanism):
         from ..numeric.pld import SubsampledGaussianLoss, compose_losses
 
@@ -162,6 +162,18 @@ def gdp_claim(mu: float) -> TheoryCurve:
     from ..symbolic.tradeoff import gaussian
 
     return TheoryCurve(_fast(gaussian(mu)), None, f"the claim: f >= G_mu, mu = {mu:g} (one-sided check)")
+
+
+def _one_at_zero(curve: Curve) -> Curve:
+    """``curve`` with f(0) = 1 (the Laplace curve's, full support: no test of size 0 rejects): its
+    float64 kernel takes 1 - e^mu alpha there, 1 - inf * 0 = NaN once e^mu overflows (mu > 709.78)."""
+
+    def f(alpha: np.ndarray) -> np.ndarray:
+        a = np.asarray(alpha, dtype=float)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.where(a == 0, 1.0, curve(a))
+
+    return f
 
 
 def _fast(f: object) -> Curve:

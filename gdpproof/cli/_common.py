@@ -70,17 +70,51 @@ class _StoreOnce(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+class _StoreTrueOnce(argparse._StoreTrueAction):
+    """argparse's ``store_true``, refusing a flag given twice (``--json --json``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if option_string is not None and self.dest in given:
+            parser.error(f"{option_string} is given twice; give it once")
+        given[self.dest] = True
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _control_character(words: list[str]) -> str | None:
+    """Why a command-line word is refused for holding a control character (a newline would split
+    the output line that echoes it), or None."""
+    for i, word in enumerate(words):
+        if word.isprintable():
+            continue
+        if word.startswith("--") and "=" in word:
+            name, value = word.split("=", 1)
+        elif i and words[i - 1].startswith("--"):
+            name, value = words[i - 1], word
+        else:
+            name, value = f"argument {i + 1}", word
+        return (f"{name}={value!r} holds a newline, tab or other control character: give each value on one line, "
+                "without them")
+    return None
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with DESIGN §3's usage error (one line, exit 2), no option given twice, and the
-    light help formatter."""
+    """argparse with DESIGN §3's usage error (one line, exit 2), no option given twice, no
+    control character in a value, and the light help formatter."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
+        self.register("action", "store_true", _StoreTrueOnce)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        words = [w for w in (sys.argv[1:] if args is None else args) if isinstance(w, str)]
+        why = _control_character(words)
+        if why is not None:
+            self.error(why)
         namespace, extras = super().parse_known_args(args, namespace)
         namespace.__dict__.pop(_GIVEN, None)
         return namespace, extras
@@ -98,7 +132,7 @@ def one_line(message: object, limit: int = 2000) -> str:
 def add_common(p: argparse.ArgumentParser, digits: bool = True, default_digits: int = 30) -> None:
     """``--digits`` (where the command computes numbers; ``default_digits`` by default) and ``--json``."""
     if digits:
-        p.add_argument("--digits", type=int, default=default_digits,
+        p.add_argument("--digits", type=integer, default=default_digits,
                        help=f"certified significant digits (default {default_digits})")
     p.add_argument("--json", action="store_true", help="print one JSON object (numbers as decimal strings)")
 
@@ -129,14 +163,30 @@ class flags:  # noqa: N801 - used as a context manager: ``with flags({...}):``
             raise Usage(exc.renamed(self.names, self.typed)) from None
 
 
+def write_out(text: str) -> None:
+    """Write ``text`` to stdout whole.  A buffered write of a large text can return after a part
+    of it when the reader closes the pipe (``| head -1``), and ``print`` drops the rest without a
+    word; here the rest is written again, so the closed pipe raises BrokenPipeError (exit 141)."""
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a StringIO put in place by a caller
+        stream.write(text)
+        return
+    stream.flush()
+    view = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    while view:
+        view = view[buffer.write(view) or 0:]
+    buffer.flush()
+
+
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     """Print ``payload`` as one JSON object with ``--json``, else ``text``."""
     if getattr(args, "json", False):
         import json
 
-        print(json.dumps(payload, indent=None, sort_keys=True))
+        write_out(json.dumps(payload, indent=None, sort_keys=True) + "\n")
     else:
-        print(text)
+        write_out(text + "\n")
 
 
 def labelled(name: str, value: Any, note: str = "", width: int = 0) -> str:
@@ -161,25 +211,43 @@ def num(value: Any) -> str:
     return str(value)
 
 
-def int_option(name: str, value: str, low: int = 1) -> int:
-    """The integer option ``name``, at least ``low``."""
+def ascii_number(text: str) -> bool:
+    """Whether ``text`` is written as the README's numbers are: ASCII, no ``_`` and no space
+    (``int`` and ``float`` also read '١', '２', '1_0' and ' 5')."""
+    return isinstance(text, str) and text.isascii() and "_" not in text and not any(c.isspace() for c in text)
+
+
+def integer(text: str) -> int:
+    """An argparse ``type``: an integer in ASCII digits (``argument --digits: ...`` otherwise)."""
+    if not ascii_number(text):
+        raise argparse.ArgumentTypeError(f"{text!r} must be an integer in ASCII digits (no '_', no space)")
     try:
-        v = int(value)
+        return int(text)
     except ValueError:
-        raise Usage(f"{name}={value!r} must be an integer >= {low}") from None
-    if v < low:
-        raise Usage(f"{name}={value!r} must be an integer >= {low}")
+        raise argparse.ArgumentTypeError(f"{text!r} must be an integer") from None
+
+
+def int_option(name: str, value: str, low: int = 1) -> int:
+    """The integer option ``name``, at least ``low``, in ASCII digits."""
+    try:
+        v = int(value) if ascii_number(value) else None
+    except ValueError:
+        v = None
+    if v is None or v < low:
+        raise Usage(f"{name}={value!r} must be an integer >= {low} (ASCII digits)")
     return v
 
 
 def float_option(name: str, value: str | None, *, required_for: str) -> float:
-    """The number option ``name``, which ``required_for`` needs."""
+    """The number option ``name``, which ``required_for`` needs, in ASCII."""
     if value is None:
         raise Usage(f"{name} is required for {required_for}")
     try:
-        return float(value)
+        if ascii_number(value):
+            return float(value)
     except ValueError:
-        raise Usage(f"{name}={value!r} must be a number") from None
+        pass
+    raise Usage(f"{name}={value!r} must be a number (ASCII digits, an optional sign, '.' and 'e' exponent)")
 
 
 def sensitivity_of(mechanism: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from ._common import Parser, add_common
+from ._common import Parser, add_common, integer
 from ._family import KINDS, add_family_options
 
 TYPE_CHECKING = False
@@ -167,10 +167,10 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
                    "q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="dpsgd: dataset size N; with --sigma, --steps or "
                    "--epochs and no batch size, the largest batch size is solved for")
-    p.add_argument("--rel-width", dest="rel_width", default="0.01",
+    p.add_argument("--rel-width", dest="rel_width",
                    help="dpsgd: relative width of the proven brackets (default 0.01; narrower brings the "
                         "answer closer to the true boundary, at more cost)")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+    p.add_argument("--sampling", choices=("poisson", "fixed-batch", "uniform"),
                    help="dpsgd: poisson (default) or fixed-batch (B of N without replacement; 'uniform' is the same)")
     p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
                    help="dpsgd: the neighbouring relation (default add-remove with poisson, replace-one with "
@@ -178,7 +178,7 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
                         "with poisson under add-remove, 2C otherwise (a fixed-size batch moves by 2C under "
                         "add-remove too: a removed record's slot is taken by another)")
     p.add_argument("--progress", action="store_true", help="dpsgd: report each step of the search on stderr")
-    p.add_argument("--digits", type=int, default=None,
+    p.add_argument("--digits", type=integer, default=None,
                    help="significant digits (default: 30 for gaussian, certified; 4 for dpsgd's sigma or q)")
     p.add_argument("--json", action="store_true", help="print one JSON object (numbers as decimal strings)")
 
@@ -196,7 +196,7 @@ def _tightest_mu_options(p: argparse.ArgumentParser) -> None:
 
 def _check_options(p: argparse.ArgumentParser) -> None:
     add_family_options(p)
-    p.add_argument("--points", type=int, default=64, help="uniform grid size (default 64)")
+    p.add_argument("--points", type=integer, default=64, help="uniform grid size (default 64)")
     add_common(p, digits=False)
 
 
@@ -229,7 +229,7 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", dest="batch_size", help="DP-SGD: batch size B with --dataset-size instead of "
                    "--sample-rate: q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="DP-SGD: dataset size N (with --batch-size)")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "fixed-batch", "uniform"),
+    p.add_argument("--sampling", choices=("poisson", "fixed-batch", "uniform"),
                    help="DP-SGD: poisson (each record with probability p) or fixed-batch (B of N records drawn "
                         "without replacement, p = B/N; 'uniform' is the same); default poisson")
     p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
@@ -241,7 +241,7 @@ def _account_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", help="report the smallest delta at this eps")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),
                    help="force a route (default: the strongest that applies)")
-    p.add_argument("--rel-width", dest="rel_width", default="0.01",
+    p.add_argument("--rel-width", dest="rel_width",
                    help="relative width of a numerical bracket (default 0.01)")
     p.add_argument("--honest-mu", dest="honest_mu", action="store_true",
                    help="on the bracket route, also bracket the honest mu (the tightest GDP description, with "
@@ -284,13 +284,15 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     for name in ("mu", "eps", "delta", "alpha", "sigma", "sample-rate", "steps", "n", "sensitivity", "eps0",
                  "delta0", "k"):
         p.add_argument(f"--{name}", dest=f"grid_{name.replace('-', '_')}", metavar="GRID", help=f"{name} grid")
-    p.add_argument("--digits", type=int, default=30, help="certified significant digits (default 30)")
+    p.add_argument("--digits", type=integer, default=30, help="certified significant digits (default 30)")
     p.add_argument("--format", choices=("csv", "json", "latex", "markdown"),
                    help="output format (default: from the --out suffix, else csv)")
     p.add_argument("--out", help="write the table here (atomically; a journal OUT.partial allows --resume)")
     p.add_argument("--workers", default=None, help="processes (default: the number of CPUs, at most 8)")
-    p.add_argument("--scheduler", help="a dask.distributed scheduler address to run the chunks on")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial")
+    p.add_argument("--scheduler", help="a dask.distributed scheduler address to run the chunks on: a cluster you "
+                   "control (it exchanges pickles; its rows are trusted and the table's header names it)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial (its rows "
+                   "are recomputed and must match it)")
     p.add_argument("--verify", metavar="FILE", help="recompute FILE's rows at higher precision (exit 1 if any value "
                    "is wrong); KIND, if given, must be FILE's kind")
     p.add_argument("--sample", default=None, help="rows to check with --verify: a number or 'all' (default: every row "
@@ -352,13 +354,13 @@ def _audit_options(p: argparse.ArgumentParser) -> None:
     q.add_argument("--confidence", default="0.999999",
                    help="probability the bounds hold: a true claim is a violation w.p. <= 1 - C (default 1 - 1e-6)")
     q.add_argument("--workers", default="1", help="processes (default 1: in this process)")
-    q.add_argument("--digits", type=int, default=6, help="digits of mu_low and delta_low, rounded down (default 6)")
+    q.add_argument("--digits", type=integer, default=6, help="digits of mu_low and delta_low, rounded down (default 6)")
     q.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
 def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="report", help="output folder (default ./report)")
-    p.add_argument("--digits", type=int, default=30, help="certified digits in the report (default 30)")
+    p.add_argument("--digits", type=integer, default=30, help="certified digits in the report (default 30)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--quick", action="store_true",
                    help="skip the derivations, the peer audits, the numerical-composition figures and the notebooks "

@@ -65,7 +65,7 @@ def _mechanism(args: argparse.Namespace) -> tuple[Mechanism, Schedule | None]:
 
 
 def _scheme(args: argparse.Namespace) -> str:
-    return "fixed-batch" if args.sampling == "uniform" else args.sampling
+    return "fixed-batch" if args.sampling == "uniform" else args.sampling or "poisson"
 
 
 def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule) -> int:
@@ -104,14 +104,14 @@ def run(args: argparse.Namespace) -> int:
     if args.delta is not None and args.eps is not None:
         raise Usage(f"--delta={args.delta} and --eps={args.eps}: give one (--delta reports eps, --eps reports delta)")
     dpsgd_flags = bool(_dpsgd_given(args))
-    if args.sampling != "poisson" and not dpsgd_flags:
+    if args.sampling is not None and not dpsgd_flags:  # refused even at the default: never ignored
         raise Usage(f"--sampling={args.sampling} applies only to DP-SGD (--sigma, --sample-rate, --steps)")
     if args.neighbours is not None and not dpsgd_flags:
         raise Usage(f"--neighbours={args.neighbours} applies only to DP-SGD (--sigma, --sample-rate, --steps); "
                     "in a spec, give neighbours= with the subsample")
     mechanism, schedule = _mechanism(args)
     if schedule is not None and args.delta is None and args.eps is None:
-        if args.rel_width != "0.01":
+        if args.rel_width is not None:
             raise Usage(f"--rel-width={args.rel_width} applies only with --delta or --eps "
                         "(it sets the width of the proven bracket)")
         if args.route is not None:
@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
 
     with flags(FLAGS), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits, rel_width=args.rel_width,
+        a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits,
+                    rel_width="0.01" if args.rel_width is None else args.rel_width,
                     route=args.route)
     for w in caught:  # best effort, for one: a line each, as the command line says things
         print(f"gdpproof: warning: {w.message}", file=sys.stderr)

@@ -5,10 +5,11 @@ float-level findings, within a few float64 ulps or --rtol, are counted apart and
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
-from ..errors import GdpproofError, InvalidParameterError
-from ._common import COMMON_FLAGS, Usage, emit, int_option
+from ..errors import InvalidParameterError
+from ._common import COMMON_FLAGS, Usage, ascii_number, emit, int_option
 from ._usercode import call_user, import_function, user_code
 
 
@@ -30,9 +31,9 @@ def _accountant(args: argparse.Namespace) -> int:
     if args.peer not in PEERS:
         raise Usage(f"PEER={args.peer!r} is not a known peer (known: {', '.join(PEERS)})")
     try:
-        rtol = float(args.rtol)
+        rtol = float(args.rtol) if ascii_number(args.rtol) else math.nan
     except ValueError:
-        raise Usage(f"--rtol={args.rtol!r} must be a number in [0, 1)") from None
+        rtol = math.nan
     if not 0 <= rtol < 1:
         raise Usage(f"--rtol={args.rtol!r} must be a number in [0, 1)")
     seed = int_option("--seed", args.seed, low=0)
@@ -66,18 +67,17 @@ def _mechanism(args: argparse.Namespace) -> int:
     samples = int_option("--samples", args.samples, low=MIN_SAMPLES)
     seed = int_option("--seed", args.seed, low=0)
     workers = int_option("--workers", args.workers)
+    def about_an_option(exc: BaseException) -> bool:
+        return isinstance(exc, InvalidParameterError) and exc.argument in MECHANISM_FLAGS
+
     try:
-        with user_code(f"the mechanism from --module={args.module_spec!r}", "failed:"):
+        with user_code(f"the mechanism from --module={args.module_spec!r}", "failed:", own=about_an_option):
             report = audit_mechanism(sample_p, sample_q, samples=samples, seed=seed, claimed_mu=args.claimed_mu,
                                      claimed_epsilon=args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                      score=rest[0] if rest else None, confidence=args.confidence, digits=args.digits,
                                      workers=workers, progress=not args.json and samples >= 10**7)
-    except InvalidParameterError as exc:
-        if exc.argument in MECHANISM_FLAGS:  # an option: name it as typed
-            raise Usage(exc.renamed(MECHANISM_FLAGS)) from None
-        raise Usage(f"the mechanism from --module={args.module_spec!r}: {exc}") from None
-    except GdpproofError as exc:
-        raise Usage(f"the mechanism from --module={args.module_spec!r}: {exc}") from None
+    except InvalidParameterError as exc:  # an option: name it as typed
+        raise Usage(exc.renamed(MECHANISM_FLAGS)) from None
     payload = report.as_dict()
     payload["module"] = args.module_spec
     emit(args, payload, f"{'mechanism':<16}{args.module_spec}\n{report}")

@@ -18,18 +18,19 @@ DPSGD_FLAGS = {**COMMON_FLAGS, "target_epsilon": "--target-eps", "delta": "--del
                "sample_rate": "--sample-rate", "steps": "--steps", "epochs": "--epochs", "batch_size": "--batch-size",
                "dataset_size": "--dataset-size", "rel_width": "--rel-width", "sampling": "--sampling",
                "neighbours": "--neighbours"}
-_DPSGD_ONLY = ("sigma", "sample_rate", "steps", "epochs", "batch_size", "dataset_size", "neighbours")
+_DPSGD_ONLY = ("sigma", "sample_rate", "steps", "epochs", "batch_size", "dataset_size", "rel_width", "sampling",
+               "neighbours")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.target == "dpsgd":
         return _dpsgd(args)
-    given = [f"--{name.replace('_', '-')}" for name in _DPSGD_ONLY if getattr(args, name) is not None]
-    if args.sampling != "poisson":
-        given.append("--sampling")
-    if given or args.progress or args.rel_width != "0.01":
-        extra = given + (["--progress"] if args.progress else []) + (["--rel-width"] if args.rel_width != "0.01" else [])
-        raise Usage(f"{', '.join(extra)}: DP-SGD options; use 'gdpproof calibrate dpsgd ...'")
+    # a DP-SGD option given here is refused, even at its default value (--sampling poisson): never ignored
+    given = [f"--{name.replace('_', '-')}={getattr(args, name)}" for name in _DPSGD_ONLY
+             if getattr(args, name) is not None] + (["--progress"] if args.progress else [])
+    if given:
+        raise Usage(f"{', '.join(given)}: DP-SGD options, which calibrate gaussian does not take; use "
+                    "'gdpproof calibrate dpsgd ...'")
     from ..numeric.solve import mu_from_epsilon_delta, sigma_from_epsilon_delta
 
     digits = 30 if args.digits is None else args.digits
@@ -54,8 +55,9 @@ def _dpsgd(args: argparse.Namespace) -> int:
     with flags(DPSGD_FLAGS):
         c = calibrate(args.epsilon, args.delta, noise_multiplier=args.sigma, sample_rate=args.sample_rate,
                       steps=args.steps, epochs=args.epochs, batch_size=args.batch_size,
-                      dataset_size=args.dataset_size, digits=digits, rel_width=args.rel_width,
-                      sampling="fixed-batch" if args.sampling == "uniform" else args.sampling,
+                      dataset_size=args.dataset_size, digits=digits,
+                      rel_width="0.01" if args.rel_width is None else args.rel_width,
+                      sampling="fixed-batch" if args.sampling == "uniform" else args.sampling or "poisson",
                       neighbours=args.neighbours, progress=args.progress)
     a, n = c.account, c.neighbour_account
     name = {"noise_multiplier": "sigma", "steps": "steps", "sample_rate": "q", "batch_size": "batch"}[c.parameter]

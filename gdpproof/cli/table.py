@@ -5,17 +5,22 @@ atomically and resumable; or ``[KIND] --verify FILE``: recompute a table's rows 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from ._common import Usage, emit, int_option
+from ._common import Usage, emit, int_option, write_out
 
 
-def _table_executor(args: argparse.Namespace) -> Any:
+@contextlib.contextmanager
+def _table_executor(args: argparse.Namespace) -> Iterator[Any]:
+    """The executor of ``--scheduler`` (None without), its client closed when the table is done."""
     if args.scheduler is None:
-        return None
+        yield None
+        return
     try:
         from distributed import Client
     except ImportError:
@@ -25,9 +30,13 @@ def _table_executor(args: argparse.Namespace) -> Any:
         raise Usage(f"--scheduler={args.scheduler!r}: the scheme {scheme}:// is not supported here (tcp:// only); "
                     "for tls or ucx, connect a dask Client in Python and pass make_table(executor=...)")
     try:
-        return Client(args.scheduler, timeout=10).get_executor()
+        client = Client(args.scheduler, timeout=10)
     except Exception as exc:  # noqa: BLE001 - dask raises many kinds on a bad address: one line, exit 2
         raise Usage(f"--scheduler={args.scheduler!r}: cannot connect ({type(exc).__name__}: {exc})") from None
+    try:
+        yield client.get_executor()
+    finally:
+        client.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,10 +61,13 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.digits <= 4000:
         raise Usage(f"--digits={args.digits} must be an integer in [1, 4000]")
     workers = min(os.cpu_count() or 1, 8) if args.workers is None else int_option("--workers", args.workers)
+    # a cluster's rows come back as pickles and are not recomputed here: the table says whose they are
+    where = None if args.scheduler is None else f"the dask cluster at {args.scheduler}"
     if args.out is None:
-        table = make_table(args.kind, digits=args.digits, workers=workers, executor=_table_executor(args),
-                           progress=progress, **grid)
-        print(table.render("json" if args.json and args.format is None else (args.format or "csv")), end="")
+        with _table_executor(args) as executor:
+            table = make_table(args.kind, digits=args.digits, workers=workers, executor=executor,
+                               progress=progress, computed_on=where, **grid)
+        write_out(table.render("json" if args.json and args.format is None else (args.format or "csv")))
         return 0
     journal = args.out + ".partial"
     resumed = 0
@@ -65,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
     elif args.resume:
         print(f"gdpproof: note: --resume: there is no {journal} to resume; computing every row", file=sys.stderr)
     try:
-        table = make_table(args.kind, digits=args.digits, out=args.out, format=args.format, workers=workers,
-                           executor=_table_executor(args), resume=args.resume, progress=progress, **grid)
+        with _table_executor(args) as executor:
+            table = make_table(args.kind, digits=args.digits, out=args.out, format=args.format, workers=workers,
+                               executor=executor, resume=args.resume, progress=progress, computed_on=where,
+                               **grid)
     except KeyboardInterrupt:
         print(f"\ngdpproof: interrupted; finished rows are kept in {journal}: rerun the same command with "
               "--resume", file=sys.stderr)
@@ -75,10 +89,13 @@ def run(args: argparse.Namespace) -> int:
     payload = {"out": args.out, "kind": table.kind, "rows": str(len(table.rows)), "resumed_rows": str(resumed),
                "computed_rows": str(len(table.rows) - resumed), "digits": args.digits,
                "certified": header.get("certified", "")}
+    if where is not None:
+        payload["computed_on"] = header["computed on"]
     roundings = ", ".join(f"{c} rounded {r}" for c, r in table.rounding.items())
     emit(args, payload, f"wrote {args.out}: table {table.kind}, {len(table.rows)} rows at {args.digits} digits "
                          f"({resumed} resumed, {len(table.rows) - resumed} computed); "
-                         f"certified: {header.get('certified', 'not stated')}; {roundings or 'rounding not stated'}")
+                         f"certified: {header.get('certified', 'not stated')}; {roundings or 'rounding not stated'}"
+                         + (f"; computed on {header['computed on']}" if where is not None else ""))
     return 0
 
 

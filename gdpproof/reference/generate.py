@@ -9,12 +9,18 @@ on the specification, never on the workers.
 Writing to a file is crash-safe.  Each finished chunk is appended to a journal ``OUT.partial``
 (flushed and synced), the table is rendered only when every row is known, written to a
 temporary file in the same folder and renamed over ``OUT``; the journal is then removed.  After
-an interruption (Ctrl-C, kill, power loss) ``resume=True`` reads the journal, recomputes only
-the missing rows, and produces the same bytes an uninterrupted run would.  Each journal line
+an interruption (Ctrl-C, kill, power loss) ``resume=True`` reads the journal, computes the
+missing rows, and produces the same bytes an uninterrupted run would.  Each journal line
 carries a digest over its row and the run's fingerprint, and is checked against the grid (an
 index on it, a decimal value and a known method per column): a journal with a line that fails
 is refused, never copied into a table.  While a run writes ``OUT`` it holds a lock on the
 journal, so a second run on the same ``OUT`` is told that another run holds it.
+
+The digest catches damage, not forgery: it is unkeyed, and anyone who can write the journal can
+recompute it.  So no value is taken from a journal on trust: every resumed row is recomputed,
+with the missing ones, and must equal its journal line byte for byte; a row that differs stops
+the run (nothing is written) and names the line.  What a resume saves is the journal's writes
+and syncs of those rows, not their computation.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._progress import Progress
-from ..errors import GdpproofError, InvalidParameterError
+from ..errors import GdpproofError, InvalidParameterError, show
 from .grid import parse_grid
 from .kinds import KINDS, Kind
 from .table import Table, format_for_path
@@ -115,8 +121,9 @@ class TableSpec:
         """The input tuples, row-major in the kind's variable order."""
         return list(itertools.product(*(points for _, _, points in self.grid)))
 
-    def header(self, methods: Mapping[str, int]) -> tuple[tuple[str, str], ...]:
-        """The header fields of the table, given how many values each method certified."""
+    def header(self, methods: Mapping[str, int], computed_on: str | None = None) -> tuple[tuple[str, str], ...]:
+        """The header fields of the table, given how many values each method certified (and
+        where, when not in this process or its own pool: ``computed_on``)."""
         k = self.kind_info
         ver = versions()
         bracket = [c.name for c in k.columns if not c.certified]
@@ -129,6 +136,8 @@ class TableSpec:
                ("digits", digits),
                ("certified", "; ".join(f"{c} value{'s' if c != 1 else ''} by {m} ({_METHODS.get(m, m)})"
                                       for m, c in sorted(methods.items()))),
+               *([("computed on", f"{computed_on}; its results are trusted as they came back, not re-checked")]
+                 if computed_on else []),
                ("grid", "; ".join(f"{n} = {t}" for n, t, _ in self.grid))]
         out.extend((c.name, c.meaning) for c in k.columns)
         return tuple(out)
@@ -230,26 +239,42 @@ def _valid_row(line: bytes, fingerprint: str, total: int, columns: int) -> tuple
     return index, values, methods
 
 
-def _load_journal(path: Path, fingerprint: str, total: int, columns: int) -> dict[int, tuple[list[str], list[str]]]:
-    """The rows a journal holds, each checked (:func:`_valid_row`); a journal with any line that
-    fails is refused, never copied into a table."""
+def _load_journal(path: Path, fingerprint: str, total: int, columns: int
+                  ) -> dict[int, tuple[list[str], list[str], int]]:
+    """The rows a journal holds (values, methods, line number), each checked
+    (:func:`_valid_row`); a journal with any line that fails is refused."""
     lines = path.read_bytes().split(b"\n")
     if len(lines) < 2 or lines[0] != _JOURNAL_MAGIC.encode() or lines[1] != fingerprint.encode():
         raise InvalidParameterError(
             f"resume: {path} was written for a different table (kind, digits, grid or package versions "
             "differ); delete it, or rerun with the original arguments")
-    done: dict[int, tuple[list[str], list[str]]] = {}
+    done: dict[int, tuple[list[str], list[str], int]] = {}
     for number, line in enumerate(lines[2:-1], 3):  # the last piece is "" or a line cut by the interruption
         row = _valid_row(line, fingerprint, total, columns)
-        if row is None or (row[0] in done and done[row[0]] != row[1:]):
+        if row is None or (row[0] in done and done[row[0]][:2] != row[1:]):
             raise InvalidParameterError(
                 f"resume: line {number} of {path} fails its check (damaged or edited: its digest, its row's place "
                 "on the grid or its values); nothing of it is used: delete the journal to start again")
-        done[row[0]] = row[1:]
+        done.setdefault(row[0], (*row[1:], number))
     # drop a line cut by the interruption, so that appending starts on a fresh line
     with open(path, "r+b") as fh:
         fh.truncate(len(b"\n".join(lines[:-1]) + b"\n"))
     return done
+
+
+def _check_claim(claim: tuple[list[str], list[str], int], index: int, inputs: tuple[str, ...], values: list[str],
+                 methods: list[str], spec: TableSpec, out: Path | None) -> None:
+    """A journal row must be what recomputing it gives, byte for byte (the digest proves nothing
+    against someone who can write the journal: it is unkeyed)."""
+    if (claim[0], claim[1]) == (values, methods):
+        return
+    k = spec.kind_info
+    j = next(c for c in range(len(values)) if (claim[0][c], claim[1][c]) != (values[c], methods[c]))
+    where = ", ".join(f"{n}={v}" for n, v in zip(k.variables, inputs))
+    raise InvalidParameterError(
+        f"resume: line {claim[2]} of {_journal_path(out or Path())} says {k.columns[j].name}={show(claim[0][j])} "
+        f"(by {claim[1][j]}) for row {index + 1} ({where}), but recomputing it gives {values[j]} (by {methods[j]}): "
+        "the journal was edited or damaged; nothing of it is used: delete it to start again")
 
 
 def _lock(journal: IO[str], path: Path) -> None:
@@ -284,7 +309,8 @@ class _naming:  # noqa: N801 - a context manager
 
 def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | None = None, format: str | None = None,
                workers: int | None = None, executor: Executor | None = None, resume: bool = False,
-               progress: bool = False, chunk_rows: int | None = None, **grid: Any) -> Table:
+               progress: bool = False, chunk_rows: int | None = None, computed_on: str | None = None,
+               **grid: Any) -> Table:
     """A certified reference table; written atomically to ``out`` when given.
 
     Parameters
@@ -302,9 +328,15 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         Rows run in chunks on ``executor``, or on a process pool of ``workers`` processes, or in
         this process (``workers`` None or 1).  The result does not depend on them.
     resume : bool
-        Continue from ``OUT.partial`` left by an interrupted run with the same arguments.
+        Continue from ``OUT.partial`` left by an interrupted run with the same arguments.  The
+        journal's rows are recomputed too and must equal it byte for byte
+        (:class:`InvalidParameterError` naming the line otherwise): a journal is never trusted.
     progress : bool
         A progress bar on stderr (rows, rows per second, time remaining).
+    computed_on : str, optional
+        Where ``executor`` runs when that is not this machine (``"the dask cluster at
+        tcp://..."``): named in the table's header, since rows that come back from there are
+        trusted, not recomputed here.
     **grid
         One specification per grid variable: ``"0.5,1,2"``, ``"lin:0:1:11"``, ``"log:1e-10:1e-2:9"``
         or a sequence of numbers.  Grid points are decimals: a float in a sequence is taken as
@@ -325,9 +357,13 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     total = len(inputs)
     path = Path(out) if out is not None else None
     fmt = format_for_path(path or "", format)
+    if computed_on is not None and (not isinstance(computed_on, str) or not computed_on.isprintable()
+                                    or not computed_on.strip()):
+        raise InvalidParameterError(f"computed_on={show(computed_on)} must be a non-empty printable string")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidParameterError(f"workers={workers!r} must be a positive integer")
     done: dict[int, tuple[list[str], list[str]]] = {}
+    claimed: dict[int, tuple[list[str], list[str], int]] = {}  # the journal's rows, to be recomputed
     journal = None
     fingerprint = spec.fingerprint()
     if path is not None:
@@ -355,16 +391,17 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                 "on the command line), or delete it to start again")
         else:
             try:
-                done = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns))
+                claimed = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns))
             except BaseException:
                 journal.close()
                 raise
-    todo = [(i, inputs[i]) for i in range(total) if i not in done]
+    # the journal's rows first: a forged one stops the run before the missing rows are computed
+    todo = [(i, inputs[i]) for i in sorted(claimed)] + [(i, inputs[i]) for i in range(total) if i not in claimed]
     n_workers = workers or 1
     # enough chunks that the last ones finish together (tail imbalance <= one small chunk)
     size = chunk_rows or max(1, min(128, -(-len(todo) // (16 * n_workers))))
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-    bar = Progress(total, f"table {kind}", unit="rows", enabled=progress, done=len(done))
+    bar = Progress(total, f"table {kind}", unit="rows", enabled=progress)
     own = None
     if executor is None and n_workers > 1 and len(chunks) > 1:
         from .._pool import process_pool
@@ -379,7 +416,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         for rows in results:
             for index, values, methods in rows:
                 done[index] = (values, methods)
-                if journal is not None:
+                if index in claimed:
+                    _check_claim(claimed[index], index, inputs[index], values, methods, spec, path)
+                elif journal is not None:
                     with _naming(_journal_path(path or Path())):
                         journal.write(_journal_line(fingerprint, index, values, methods))
             if journal is not None:
@@ -408,7 +447,7 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
             methods[m] = methods.get(m, 0) + 1
         rows_out.append(tuple(inputs[i]) + tuple(values))
     k = spec.kind_info
-    table = Table(kind, k.header, tuple(rows_out), spec.header(methods), {c.name: c.rounding for c in k.columns})
+    table = Table(kind, k.header, tuple(rows_out), spec.header(methods, computed_on), {c.name: c.rounding for c in k.columns})
     if path is not None and journal is not None:
         try:  # the lock is held until the table is in place and the journal gone
             write_atomic(path, table.render(fmt))
@@ -419,8 +458,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
 
 
 def _file_mode(path: Path) -> int:
-    """The mode a plain ``open(path, "w")`` would give (mkstemp's files are private)."""
-    if path.exists():
+    """The mode a plain ``open(path, "w")`` would give (mkstemp's files are private); a symlink's
+    target is not consulted (the rename replaces the link, not its target)."""
+    if path.is_file() and not path.is_symlink():
         return path.stat().st_mode & 0o777
     mask = os.umask(0)
     os.umask(mask)

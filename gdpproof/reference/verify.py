@@ -110,7 +110,10 @@ class TableVerification:
         head = (f"{self.source}: table {self.kind}, {len(self.checked) - len(self.unchecked)} of {self.rows} rows "
                 f"checked, {self.coverage()} ({self.values_checked} values, at {self.extra_digits} extra "
                 f"digits{tol})")
-        lines = [head + (": every checked value is right" if self.ok else f": {len(self.mismatches)} wrong")]
+        verdict = (f": {len(self.mismatches)} wrong" if not self.ok
+                   else ": every checked value is right" if self.values_checked
+                   else ": no value could be checked" if self.rows else ": the table has no rows; nothing was checked")
+        lines = [head + verdict]
         lines += [f"  {m}" for m in self.mismatches]
         lines += [f"  row {r} could not be checked: {why}" for r, why in self.unchecked]
         return "\n".join(lines)

@@ -92,6 +92,8 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
         return [{"name": p.stem, "status": "skipped", "html": "",
                  "detail": "not rendered: the notebooks extra (nbformat, nbclient, ipykernel) is not installed"}
                 for p in paths]
+    from ..reference.generate import write_atomic
+
     out = folder / "notebooks"
     out.mkdir(exist_ok=True)
     root = str(Path(__file__).resolve().parents[2])
@@ -111,9 +113,7 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
                 status, detail = "failed", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}" \
                     if str(exc).strip() else type(exc).__name__
             target = out / f"{path.stem}.html"
-            tmp = target.with_name(target.name + ".tmp")
-            tmp.write_text(notebook_html(nb, path.stem))
-            tmp.replace(target)
+            write_atomic(target, notebook_html(nb, path.stem))
             rows.append({"name": path.stem, "status": status, "detail": detail,
                          "html": f"notebooks/{target.name}"})
     finally:

@@ -1,7 +1,8 @@
 """Writes the report: ``summary.json`` (every number a decimal string) and a self-contained ``index.html``.
 
 No mathematics and no checks: it lays out the summary that :mod:`gdpproof.report.runner` collected.
-Both files are written to a temporary name and renamed, so a reader never sees half a report.
+Both files are written to a fresh temporary file beside them (a random name, created exclusively:
+a planted file or symlink is never followed) and renamed, so a reader never sees half a report.
 """
 
 from __future__ import annotations
@@ -13,15 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..reference.generate import write_atomic
 from .figures import Figure
 
 __all__ = ["render_html", "write_files"]
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 def _row(r: dict[str, Any]) -> str:
@@ -103,5 +99,5 @@ not failures of gdpproof) or <i>skipped</i> when the library is not installed.</
 
 def write_files(folder: Path, summary: dict[str, Any], figures: Sequence[Figure] = ()) -> None:
     """Write ``folder/summary.json``, then ``folder/index.html``."""
-    _atomic_write(folder / "summary.json", json.dumps(summary, indent=2))
-    _atomic_write(folder / "index.html", render_html(summary, figures))
+    write_atomic(folder / "summary.json", json.dumps(summary, indent=2))
+    write_atomic(folder / "index.html", render_html(summary, figures))

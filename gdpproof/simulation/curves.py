@@ -27,6 +27,17 @@ def dkw_half_width(n: int, failure: float) -> float:
     return math.sqrt(math.log(2 / failure) / (2 * n))
 
 
+def _finite(curve: Callable[[np.ndarray], np.ndarray], alpha: np.ndarray) -> np.ndarray:
+    """``curve(alpha)``, refused when a value is not finite: a NaN would read as a violation."""
+    values = np.asarray(curve(alpha), dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        a = float(np.asarray(alpha, dtype=float)[bad][0])
+        raise ValueError(f"the theory's curve is {float(values[bad][0])} at alpha={a!r}: it must be finite in [0, 1] "
+                         "(a non-finite value would read as a violation)")
+    return values
+
+
 @dataclass(frozen=True)
 class CurveCheck:
     """The verdict of :meth:`EmpiricalCurve.check`.
@@ -78,12 +89,12 @@ class EmpiricalCurve:
         """
         ea, eb = self.half_width
         top = theory if upper is None else upper
-        lo = np.asarray(theory(np.clip(self.alpha + ea, 0.0, 1.0)), dtype=float) - eb
-        hi = np.asarray(top(np.clip(self.alpha - ea, 0.0, 1.0)), dtype=float) + eb
+        lo = _finite(theory, np.clip(self.alpha + ea, 0.0, 1.0)) - eb
+        hi = _finite(top, np.clip(self.alpha - ea, 0.0, 1.0)) + eb
         below = np.maximum(lo - self.beta, 0.0)
         above = np.maximum(self.beta - hi, 0.0) if self.exact else np.zeros_like(below)
         violation = float(np.max(np.maximum(below, above))) if len(self.beta) else 0.0
-        deviation = float(np.max(np.abs(self.beta - np.asarray(theory(self.alpha), dtype=float)))) if len(self.beta) else 0.0
+        deviation = float(np.max(np.abs(self.beta - _finite(theory, self.alpha)))) if len(self.beta) else 0.0
         return CurveCheck(violation == 0.0, violation, deviation, (ea, eb), self.confidence, not self.exact)
 
     def plot(self, ax: Any = None, theory: Callable[[np.ndarray], np.ndarray] | None = None,

@@ -75,3 +75,24 @@ def test_simulate_cli_takes_k_for_randomized_response(capsys):
     assert "exact 3-ary randomized response" in capsys.readouterr().out
     assert main(["simulate", "laplace", "--scale", "1", "--k", "3", "--samples", "100", "--seed", "2"]) == 2
     assert "--k=3 does not apply to mechanism laplace" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("scale", ["1e-3", "0.0014", "1e-300"])
+def test_laplace_at_a_small_scale_is_inside_its_band_not_a_nan_violation(scale, capsys):
+    # issue 33: e^mu overflows for mu > 709.78, and the float kernel's 1 - e^mu * alpha at alpha = 0
+    # was NaN, printed as "max deviation = nan ... OUTSIDE the band"; f(0) = 1 (full support)
+    from gdpproof.cli import main
+
+    t = theory_of(LaplaceMechanism(1.0, float(scale)))
+    assert t.lower(np.array([0.0]))[0] == 1.0 and np.isfinite(t.lower(ALPHAS)).all()
+    assert main(["simulate", "laplace", "--scale", scale, "--samples", "10000", "--seed", "1", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"inside": true' in out and "nan" not in out
+
+
+def test_a_curve_check_refuses_a_theory_that_is_not_finite():
+    from gdpproof.simulation import simulate
+
+    curve = simulate(LaplaceMechanism(1.0, 1.0), 1000, seed=1)
+    with pytest.raises(ValueError, match="the theory's curve is nan at alpha="):
+        curve.check(lambda a: np.where(np.asarray(a) == 0, np.nan, 0.5))

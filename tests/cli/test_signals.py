@@ -54,3 +54,17 @@ def test_ctrl_c_with_workers_ends_at_once():
             proc.wait()
     lines = [x for x in err.decode().replace("\r", "\n").splitlines() if x and not x.startswith("simulate: ")]
     assert proc.returncode == 130 and out == b"" and lines == ["gdpproof: interrupted"], err[-500:]
+
+
+def test_a_table_whose_reader_closes_the_pipe_exits_141():
+    """``gdpproof table ... | head -1`` (issue 33): a buffered write of the table (here 120 kB, more
+    than a pipe holds) returned after the first 64 kB when the reader went away, the rest was
+    dropped without a word and the status was 0; now the rest is written again and fails: 141."""
+    cmd = [sys.executable, "-m", "gdpproof.cli", "table", "delta", "--mu", "lin:0.1:5:300", "--eps", "1",
+           "--digits", "400", "--workers", "1", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.readline().startswith(b"# table: delta")
+    proc.stdout.close()  # what head -1 does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141 and err == b""

@@ -63,6 +63,25 @@ def test_a_line_from_another_run_fails_its_digest(tmp_path):
         make_table("delta", out=out, resume=True, **SPEC)
 
 
+@pytest.mark.parametrize("value, method", [("1e-9", "exact"), ("0.5", "arb"), ("Infinity", "arb"), ("-0", "exact"),
+                                           ("1e999999999", "arb"), ("0.1269367376", "exact")])
+def test_a_forged_journal_line_with_a_right_digest_is_caught_by_recomputing_it(tmp_path, value, method, capsys):
+    # issue 33: the digest is unkeyed, so a forger writes a line the project's own helpers sign;
+    # delta(mu=1, eps=1) = 0.1269367376 rounded up (the last case: the right value, a forged method)
+    spec = TableSpec.build("delta", 10, {"mu": "0.5,1", "eps": "1"})
+    fp = spec.fingerprint()
+    journal = tmp_path / "t.csv.partial"
+    journal.write_text(_JOURNAL_MAGIC + "\n" + fp + "\n" + _journal_line(fp, 1, [value], [method]))
+    out = tmp_path / "t.csv"
+    args = ["table", "delta", "--mu", "0.5,1", "--eps", "1", "--digits", "10", "--out", str(out), "--resume",
+            "--no-progress"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 3 of" in err and f"delta={value!r} (by {method}) for row 2 (mu=1, eps=1)" \
+        in err and "recomputing it gives 0.1269367376 (by arb)" in err, err
+    assert not out.exists() and journal.exists()
+
+
 def test_an_honest_journal_resumes_to_the_same_bytes(tmp_path):
     fresh = tmp_path / "fresh.csv"
     make_table("delta", out=fresh, **SPEC)

@@ -141,6 +141,21 @@ def test_dask_executor_gives_the_same_table():
     assert got == make_table("delta", **spec)
 
 
+def test_a_table_computed_on_a_cluster_names_it_in_its_header(tmp_path, capsys):
+    # issue 33: a cluster's rows come back as pickles and are trusted, not recomputed: the table says whose
+    distributed = pytest.importorskip("distributed", reason="the scale extra (dask[distributed]) is not installed")
+    out = tmp_path / "t.csv"
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as c:
+        assert main(["table", "delta", "--mu", "0.5,1", "--eps", "1", "--digits", "10", "--out", str(out),
+                     "--scheduler", c.scheduler_address, "--no-progress", "--json"]) == 0
+    label = f"the dask cluster at {c.scheduler_address}; its results are trusted as they came back, not re-checked"
+    assert json.loads(capsys.readouterr().out)["computed_on"] == label
+    assert f"# computed on: {label}\n" in out.read_text()
+    assert dict(read_table(out).header)["computed on"] == label
+    # computed here, the table carries no such line
+    assert "computed on" not in make_table("delta", mu="0.5,1", eps="1", digits=10).render("csv")
+
+
 def test_a_row_that_cannot_be_certified_is_named():
     # delta(1e9) of G_1 is about 10^(-2.2e17): beyond what a decimal can hold
     with pytest.raises(gdpproof.PrecisionError, match=r"row 2 \(mu=1, eps=1000000000\): the value is about"):

@@ -209,3 +209,25 @@ def test_an_executed_notebook_is_rendered_with_its_text_and_png_outputs(tmp_path
     assert "<pre class=out>True\n</pre>" in page and f'src="data:image/png;base64,{png}"' in page
     assert "&lt;Figure&gt;" not in page and "0.5 &amp; 1" in page and "<pre class=err>E: v</pre>" in page
     assert render_notebooks(tmp_path, []) [0]["status"] == "skipped"
+
+def test_the_report_files_are_written_through_fresh_temporary_files_not_planted_ones(tmp_path):
+    # issue 33: index.html.tmp and summary.json.tmp had fixed names, and a symlink planted there
+    # was followed (the report written into its target)
+    import os
+
+    outside = tmp_path / "outside"
+    outside.write_text("keep me\n")
+    folder = tmp_path / "report"
+    folder.mkdir()
+    for name in ("index.html.tmp", "summary.json.tmp", "index.html"):
+        (folder / name).symlink_to(outside)
+    summary = runner.summarize([], digits=7, quick=True, index=folder / "index.html")
+    render.write_files(folder, summary, [])
+    assert outside.read_text() == "keep me\n"
+    assert not (folder / "index.html").is_symlink() and "<html" in (folder / "index.html").read_text()
+    assert json.loads((folder / "summary.json").read_text())["total"] == 0
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (folder / "index.html").stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's private mode
+    assert sorted(p.name for p in folder.iterdir()) == ["index.html", "index.html.tmp", "summary.json",
+                                                        "summary.json.tmp"]  # the planted links left alone

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -23,7 +24,7 @@ from ._plain import plain_value
 from ._counts import count, seed
 from .errors import InvalidParameterError, show
 
-__all__ = ["exact", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats",
+__all__ = ["exact", "sympy_value", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats",
            "count", "seed"]
 
 
@@ -93,6 +94,27 @@ def _convert(name: str, value: Any, symbolic: bool) -> sympy.Expr:
     return sympy.Integer(x.numerator) if x.denominator == 1 else sympy.Rational(x.numerator, x.denominator)
 
 
+def sympy_value(value: Any) -> sympy.Basic:
+    """A value the library built itself (an expression, a relation, a bool, a number) as a sympy
+    object, without parsing anything: ``sympy.sympify`` would read a string, or each string inside
+    a tuple or list, as Python code, so gdpproof never calls it.
+
+    >>> sympy_value(2), sympy_value(True)
+    (2, True)
+    >>> sympy_value("2")
+    Traceback (most recent call last):
+    ...
+    TypeError: str is not a sympy value (strings and containers are never parsed)
+    """
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool):
+        return sympy.true if value else sympy.false
+    if isinstance(value, numbers.Number):
+        return _convert("value", value, True)
+    raise TypeError(f"{type(value).__name__} is not a sympy value (strings and containers are never parsed)")
+
+
 def rational(name: str, value: sympy.Expr) -> sympy.Expr:
     """Raise unless ``value`` is a rational number (solvers take exact rational inputs)."""
     if not value.is_Rational and value not in (sympy.oo, -sympy.oo):
@@ -102,8 +124,7 @@ def rational(name: str, value: sympy.Expr) -> sympy.Expr:
 
 def check(name: str, original: Any, value: sympy.Expr, condition: Any, rule: str) -> None:
     """Raise when ``condition`` (a sympy relational in ``value``) is provably false."""
-    verdict = sympy.sympify(condition)
-    if verdict is sympy.false:
+    if sympy_value(condition) is sympy.false:
         raise _bad(name, original, rule)
 
 
@@ -121,7 +142,7 @@ def _sign_known(v: sympy.Expr, relation: str) -> bool | None:
     # only the relation asked for: building all three would decide v <= 1 too, which for
     # sqrt(1 + 10^-20000) costs sympy minutes
     cond = v >= 0 if relation == "ge0" else v > 0 if relation == "gt0" else v <= 1
-    return False if sympy.sympify(cond) is sympy.false else None
+    return False if sympy_value(cond) is sympy.false else None
 
 
 def nonnegative(name: str, value: Any, *, symbolic: bool = True, infinite: bool = False) -> sympy.Expr:

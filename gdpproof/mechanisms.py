@@ -962,6 +962,13 @@ class SpecError(InvalidParameterError):
     """A mechanism spec that cannot be read; the message names the part at fault."""
 
 
+#: Largest spec file read (bytes): a spec lists a few mechanisms; ``--spec /dev/zero`` must not
+#: take all memory.
+MAX_SPEC_BYTES = 4 * 2**20
+#: Deepest nesting of lists and tables in a spec file (its mechanisms need 3: file, list, table).
+MAX_SPEC_DEPTH = 16
+
+
 def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") -> Mechanism:
     """A mechanism from a mapping ``{"kind": KIND, param: value, ..., "times": N, "sample-rate": q}``.
 
@@ -1060,7 +1067,8 @@ def mechanism_from_spec(text: str) -> Mechanism:
 
 def mechanism_from_file(path: str) -> Mechanism:
     """A mechanism from a TOML or JSON file: a list ``mechanisms`` of tables as in
-    :func:`mechanism_from_dict` (composed), e.g. in TOML::
+    :func:`mechanism_from_dict` (composed).  Files larger than :data:`MAX_SPEC_BYTES`, nested deeper
+    than :data:`MAX_SPEC_DEPTH` or giving a key twice in one object are refused.  E.g. in TOML::
 
         [[mechanisms]]
         kind = "gaussian"
@@ -1069,21 +1077,52 @@ def mechanism_from_file(path: str) -> Mechanism:
     """
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         raise SpecError(f"spec file {path!r}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError(f"spec file {path!r}: larger than {MAX_SPEC_BYTES:,} bytes, the most a spec file may hold")
+    fmt = "JSON" if path.endswith(".json") else "TOML"
     try:
-        if path.endswith(".json"):
-            data = json.loads(raw.decode("utf-8"), parse_float=str, parse_int=str)
+        if fmt == "JSON":
+            data = json.loads(raw.decode("utf-8"), parse_float=str, parse_int=str,
+                              object_pairs_hook=lambda pairs: _json_object(path, pairs))
         else:
-            import tomllib
+            import tomllib  # TOML refuses duplicate keys itself
 
             data = tomllib.loads(raw.decode("utf-8"), parse_float=str)
+    except SpecError:
+        raise
+    except RecursionError:
+        raise SpecError(f"spec file {path!r}: nested deeper than {MAX_SPEC_DEPTH} levels of lists and tables") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise SpecError(f"spec file {path!r}: not valid {'JSON' if path.endswith('.json') else 'TOML'} ({exc})") from None
+        raise SpecError(f"spec file {path!r}: not valid {fmt} ({exc})") from None
+    _check_depth(path, data)
     if not isinstance(data, Mapping) or not isinstance(data.get("mechanisms"), list) or not data["mechanisms"]:
         raise SpecError(f"spec file {path!r}: needs a non-empty list 'mechanisms' of tables")
     parts = [mechanism_from_dict(d, where=f"spec file {path!r}, mechanisms[{i}]")
              for i, d in enumerate(data["mechanisms"])]
     return parts[0] if len(parts) == 1 else Composed(*parts)
+
+
+def _json_object(path: str, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key comes twice (json keeps the last silently, so
+    ``{"sigma": "1", "sigma": "100"}`` would account sigma = 100)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise SpecError(f"spec file {path!r}: the key {key!r} is given twice in one object")
+        out[key] = value
+    return out
+
+
+def _check_depth(path: str, data: Any) -> None:
+    """Refuse lists and tables nested deeper than :data:`MAX_SPEC_DEPTH` (iteratively: no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > MAX_SPEC_DEPTH:
+                raise SpecError(f"spec file {path!r}: nested deeper than {MAX_SPEC_DEPTH} levels of lists and tables")
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
 

@@ -138,6 +138,63 @@ def test_spec_files_toml_and_json(tmp_path) -> None:
         mechanism_from_file(str(tmp_path / "e.json"))
 
 
+def _spec_files(tmp_path) -> dict[str, tuple[str, str]]:
+    """name -> (path, the message's needle) of spec files that must be refused (issue 33)."""
+    from gdpproof.mechanisms import MAX_SPEC_BYTES, MAX_SPEC_DEPTH
+
+    files = {
+        "duplicate key": ("dup.json", '{"mechanisms": [{"kind": "gaussian", "sigma": "1", "sigma": "100"}]}',
+                          "the key 'sigma' is given twice in one object"),
+        "duplicate key at the top": ("top.json", '{"mechanisms": [], "mechanisms": [{"kind": "gdp", "mu": 1}]}',
+                                     "the key 'mechanisms' is given twice"),
+        "too large": ("big.toml", "#" * (MAX_SPEC_BYTES + 1), f"larger than {MAX_SPEC_BYTES:,} bytes"),
+        "nested beyond the parser (JSON)": ("deep.json", '{"mechanisms": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                                            f"nested deeper than {MAX_SPEC_DEPTH} levels"),
+        "nested beyond the parser (TOML)": ("deep.toml", "mechanisms = " + "[" * 100_000 + "]" * 100_000 + "\n",
+                                            f"nested deeper than {MAX_SPEC_DEPTH} levels"),
+        "nested in a value": ("value.json", '{"mechanisms": [{"kind": "gdp", "mu": ' + "[" * 900 + "]" * 900 + "}]}",
+                              f"nested deeper than {MAX_SPEC_DEPTH} levels"),
+        "nested tables (TOML)": ("tables.toml", "a = " + "{b=" * 5000 + "1" + "}" * 5000 + "\n",
+                                 f"nested deeper than {MAX_SPEC_DEPTH} levels"),
+    }
+    out = {}
+    for name, (file, text, needle) in files.items():
+        (tmp_path / file).write_text(text, encoding="utf-8")
+        out[name] = (str(tmp_path / file), needle)
+    return out
+
+
+def test_spec_files_bounded_unique_keys_shallow(tmp_path) -> None:
+    for name, (path, needle) in _spec_files(tmp_path).items():
+        with pytest.raises(SpecError) as info:
+            mechanism_from_file(path)
+        assert needle in str(info.value) and repr(path) in str(info.value), name
+    ok = tmp_path / "ok.json"  # the same keys in different objects are fine
+    ok.write_text('{"mechanisms": [{"kind": "gdp", "mu": "1"}, {"kind": "gdp", "mu": "2"}]}', encoding="utf-8")
+    assert mechanism_from_file(str(ok)) == Composed(GDP(1), GDP(2))
+
+
+def test_spec_file_reads_stop_at_the_bound(tmp_path) -> None:
+    # an endless file (--spec /dev/zero grew until memory ran out) is refused after the bound
+    import os
+
+    from gdpproof.mechanisms import MAX_SPEC_BYTES
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero here")
+    with pytest.raises(SpecError, match=f"larger than {MAX_SPEC_BYTES:,} bytes"):
+        mechanism_from_file("/dev/zero")
+
+
+def test_bad_spec_files_exit_2_on_the_command_line(tmp_path, capsys) -> None:
+    from gdpproof.cli import main
+
+    for name, (path, needle) in _spec_files(tmp_path).items():
+        code = main(["account", "--spec", path, "--delta", "1e-5"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and needle in err and err.count("\n") == 1 and "Traceback" not in err, name
+
+
 def test_repr_shows_parameters_as_written() -> None:
     assert repr(dpsgd(1.0, 0.01, 1000)) == \
         "Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=0.01), 1000)"

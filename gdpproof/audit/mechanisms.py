@@ -130,8 +130,10 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     ----------
     sample_p, sample_q : callable
         ``sample_p(rng, n)`` returns n outputs of M(S), ``sample_q(rng, n)`` of M(S'), for a
-        ``numpy.random.Generator`` rng: an array of shape (n,) (scalar outputs) or (n, d), finite.
-        All their randomness must come from rng (then the result is a function of ``seed``).
+        ``numpy.random.Generator`` rng: an array of shape (n,) (scalar outputs) or (n, d), finite,
+        of real numbers that float64 holds exactly (floats, bools, integers up to 2^53 in
+        magnitude); complex, object and larger integer outputs are refused, since the cast
+        could hide a leak: map them to float64 yourself.  All their randomness must come from rng (then the result is a function of ``seed``).
         For ``workers`` > 1 they must be picklable (module-level functions).
     samples : int
         Outputs per data set, at least 1000; half choose the test, half measure it.
@@ -167,8 +169,8 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     Raises
     ------
     InvalidParameterError
-        Bad arguments, or a sampler or score returning outputs of the wrong shape, non-finite
-        outputs or NaN scores (the message names the sampler).  Exceptions raised inside the
+        Bad arguments, or a sampler or score returning outputs of the wrong shape or type,
+        non-finite outputs or NaN scores (the message names the sampler).  Exceptions raised inside the
         caller's samplers propagate unchanged.
 
     References

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import sympy
 
+from .._args import sympy_value
 from ..symbolic.symbols import delta as DELTA
 from ..symbolic.symbols import epsilon as EPS
 from ..symbolic.symbols import mu as MU
@@ -302,7 +303,7 @@ def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...]
               arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]]) -> str:
     printer = _Printer(symbols, arb, constants, hoisted if arb else None)
     exprs = expr if isinstance(expr, tuple) else (expr,)
-    results = [printer.expr(sympy.sympify(e)) for e in exprs]
+    results = [printer.expr(sympy_value(e)) for e in exprs]
     kind = "flint.arb" if arb else "float"
     params = ", ".join(f"x{i}: {kind}" for i in range(len(symbols)))
     names = ", ".join(f"x{i} = {s}" for i, s in enumerate(symbols))

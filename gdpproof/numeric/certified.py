@@ -374,8 +374,7 @@ def _exact_value(exact: Callable[[], Any]) -> Fraction | None:
         return Fraction(value)
     import sympy  # a sympy value: sympy is loaded already
 
-    value = sympy.sympify(value)
-    if value.is_Rational:
+    if isinstance(value, sympy.Rational):  # anything else (a string above all) is not read
         return Fraction(int(value.p), int(value.q))
     return None
 

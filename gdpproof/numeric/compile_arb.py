@@ -17,6 +17,7 @@ from typing import Any
 import flint
 import sympy
 
+from .._args import sympy_value
 from ..symbolic.special import fold
 from ..symbolic.symbols import SYMPY_GAVE_UP
 from ._ballfun import arb_erfc, arb_erfcx, relation
@@ -41,7 +42,7 @@ def arb_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> ArbFn:
     valid across a breakpoint.
     """
     index = {s: i for i, s in enumerate(symbols)}
-    node = _compile(sympy.sympify(expr), index)
+    node = _compile(sympy_value(expr), index)
 
     def fn(*args: flint.arb) -> flint.arb:
         out = node(args)

@@ -327,8 +327,9 @@ def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: s
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
     depend on the display; "understates by at least X" is proven (X rounded down)."""
-    e20 = _eps_clt(sympy.sympify(noise_multiplier), sympy.sympify(sample_rate), steps, sampling,
-                   sympy.sympify(delta), 20)
+    e20 = _eps_clt(positive("noise_multiplier", noise_multiplier, symbolic=False),
+                   probability("sample_rate", sample_rate, symbolic=False), steps, sampling,
+                   probability("delta", delta, symbolic=False), 20)
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
     if clt_hi < lo:

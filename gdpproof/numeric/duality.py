@@ -416,7 +416,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
     delta : sympy.Expr or str
         delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).  A
         string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
-        nothing in it is executed, so untrusted strings are safe.
+        nothing in it is executed, so untrusted strings are safe.  Containers are refused.
     alpha : real in [0, 1].
 
     Examples
@@ -430,7 +430,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
 
     chk(digits, "down")
     a = parse_alpha(alpha)
-    dexpr = sympy.sympify(formula("delta", delta))  # a string is parsed, never executed
+    dexpr = formula("delta", delta)  # a string is parsed, never executed
     extra = dexpr.free_symbols - {EPS}
     if extra:
         raise InvalidParameterError(f"delta={dexpr} has free symbols {sorted(map(str, extra))} besides epsilon")

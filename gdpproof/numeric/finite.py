@@ -45,7 +45,7 @@ from typing import Any
 import flint
 import sympy
 
-from .._args import _bad
+from .._args import _bad, sympy_value
 from ..errors import NotSupportedError, show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import epsilon as EPS
@@ -163,7 +163,7 @@ def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: 
     def exact() -> sympy.Expr | None:
         # beyond the largest finite loss only the revealing outcome is left: delta = delta_inf,
         # an exact number that a ball straddles at every precision when it is a short decimal
-        if sympy.sympify(sum(n * e for e, _, n in groups) <= epsilon) is not sympy.true:
+        if sympy_value(sum(n * e for e, _, n in groups) <= epsilon) is not sympy.true:
             return None
         if sum(n * int(sympy.Rational(d).q).bit_length() for _, d, n in groups if d.is_Rational) > 10**6:
             return None  # the exact power would have millions of digits; the balls must decide
@@ -461,7 +461,7 @@ def _infinite_mass_exact(key: tuple, epsilon: sympy.Expr, wanted: tuple[bool, ..
         top[1] += n * sympy.Max(*(-v for v in losses))
     out = []
     for rev in wanted:
-        if sympy.sympify(top[int(rev)] <= epsilon) is not sympy.true:
+        if sympy_value(top[int(rev)] <= epsilon) is not sympy.true:
             return None
         out.append(1 - keep[int(rev)])
     return max(out)

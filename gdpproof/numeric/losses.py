@@ -160,7 +160,7 @@ def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..
         assert fam.x_of_ell is not None
         return arb_function(fam.x_of_ell, (ELL, *fam.parameters))
     end = fam.support[0 if which == "support_lo" else 1]
-    return arb_function(sympy.sympify(end), fam.parameters)
+    return arb_function(end, fam.parameters)
 
 
 @functools.lru_cache(maxsize=None)
@@ -241,7 +241,7 @@ class CompiledLoss(PrivacyLoss):
         with arb_precision(PARTIAL_MEAN_BITS):
             ball = _ball_kernel(self.family, which)(*self._balls())
         if ball.is_nan():  # an end at infinity for these parameters (log(1 - p) at p = 1)
-            value = self.law.substitute(sympy.sympify(expr))
+            value = self.law.substitute(expr)
             if value.is_infinite or value is sympy.zoo:
                 return -math.inf if which == "support_lo" else math.inf
             raise PrecisionError(f"{self.name}: cannot bound the support's end {value}")
@@ -565,7 +565,7 @@ class DiscreteLaplaceLoss(CompiledLoss):
     has_atoms = True  # type: ignore[assignment]
 
     def __init__(self, eps: Any, sensitivity: Any) -> None:
-        self.eps_exact = sympy.sympify(eps)
+        self.eps_exact = exact("eps", eps, symbolic=False)
         self.delta = _dg.check_sensitivity(sensitivity, 10**5)
         if not (self.eps_exact.is_positive and self.eps_exact.is_finite):
             raise _bad("eps", eps, "must be a finite number > 0")

@@ -22,6 +22,7 @@ from typing import Any
 import flint
 import sympy
 
+from .._args import sympy_value
 from ..symbolic.duality import piecewise_form
 from ..symbolic.symbols import SYMPY_GAVE_UP
 from ..symbolic.symbols import alpha as ALPHA
@@ -137,8 +138,8 @@ def _piecewise_proofs(f: Any) -> dict[str, str]:
 def _huge(v: Any) -> bool:
     """True for a number beyond 10^6 in magnitude (False for anything that is not a number)."""
     try:
-        return bool(abs(sympy.sympify(v)) > 10**6)
-    except (TypeError, ValueError, sympy.SympifyError):
+        return bool(abs(sympy_value(v)) > 10**6)
+    except (TypeError, ValueError):
         return False
 
 

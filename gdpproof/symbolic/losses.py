@@ -61,6 +61,9 @@ import sympy
 from sympy import Piecewise, Rational, exp, log, tanh
 from sympy.codegen.cfunctions import expm1, log1p
 
+from .._args import count, exact
+from ..errors import InvalidParameterError
+
 from .symbols import Delta, Phi, alpha, ell, epsilon, epsilon_prime, k, mu, p, phi, sigma, x, z
 
 __all__ = ["LossFamily", "LossLaw", "FAMILIES", "gaussian_loss", "randomized_response_loss", "laplace_loss",
@@ -133,6 +136,14 @@ class LossLaw:
     @property
     def name(self) -> str:
         return self.family.name
+
+    def __post_init__(self) -> None:
+        # every value through the exact-number gate (sympify would run a string's code)
+        if not isinstance(self.values, (tuple, list)) or len(self.values) != len(self.family.parameters):
+            raise InvalidParameterError(argument="values", value=self.values,
+                                        rule=f"must be {len(self.family.parameters)} values for {self.family.name}")
+        object.__setattr__(self, "values", tuple(exact(s.name, v, infinite=True)
+                                                 for s, v in zip(self.family.parameters, self.values)))
 
     def parameters(self) -> dict[str, sympy.Expr]:
         """The parameter values by symbol name."""
@@ -427,52 +438,53 @@ FAMILIES = {f.name: f for f in (GAUSSIAN, RANDOMIZED_RESPONSE, K_RANDOMIZED_RESP
 
 def gaussian_loss(mu_: sympy.Expr) -> LossLaw:
     """The loss of N(0, 1) against N(mu, 1) (a Gaussian mechanism with sensitivity/sigma = mu)."""
-    return LossLaw(GAUSSIAN, (sympy.sympify(mu_),))
+    return LossLaw(GAUSSIAN, (mu_,))
 
 
 def randomized_response_loss(epsilon_: sympy.Expr) -> LossLaw:
     """The loss of randomized response with parameter eps (also the worst pair of eps-DP)."""
-    return LossLaw(RANDOMIZED_RESPONSE, (sympy.sympify(epsilon_),))
+    return LossLaw(RANDOMIZED_RESPONSE, (epsilon_,))
 
 
 def laplace_loss(mu_: sympy.Expr) -> LossLaw:
     """The loss of Lap(0, 1) against Lap(mu, 1) (a Laplace mechanism with sensitivity/scale = mu)."""
-    return LossLaw(LAPLACE, (sympy.sympify(mu_),))
+    return LossLaw(LAPLACE, (mu_,))
 
 
 def subsampled_gaussian_loss(sigma_: sympy.Expr, p_: sympy.Expr) -> LossLaw:
     """The loss of one Poisson-subsampled Gaussian step (noise sigma, sensitivity 1, rate p)."""
-    return LossLaw(SUBSAMPLED_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(p_)))
+    return LossLaw(SUBSAMPLED_GAUSSIAN, (sigma_, p_))
 
 
 def symmetric_subsampled_gaussian_loss(sigma_: sympy.Expr, p_: sympy.Expr) -> LossLaw:
     """The loss of the pair with trade-off C_p(G_{1/sigma}): one subsampled Gaussian step (noise sigma,
     sensitivity 1, rate p) under replace-one neighbours (derivations/d12)."""
-    return LossLaw(SYMMETRIC_SUBSAMPLED_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(p_)))
+    return LossLaw(SYMMETRIC_SUBSAMPLED_GAUSSIAN, (sigma_, p_))
 
 
 def k_randomized_response_loss(epsilon_: sympy.Expr, k_: sympy.Expr) -> LossLaw:
     """The loss of k-ary randomized response (k >= 2 outputs; k = 2 is binary randomized response)."""
-    return LossLaw(K_RANDOMIZED_RESPONSE, (sympy.sympify(epsilon_), sympy.sympify(k_)))
+    return LossLaw(K_RANDOMIZED_RESPONSE, (epsilon_, k_))
 
 
 def discrete_laplace_loss(eps_: sympy.Expr, delta_: sympy.Expr) -> LossLaw:
     """The loss of DLap(0) against DLap(Delta) at eps = 1/scale (a discrete Laplace mechanism)."""
-    return LossLaw(DISCRETE_LAPLACE, (sympy.sympify(eps_), sympy.sympify(delta_)))
+    return LossLaw(DISCRETE_LAPLACE, (eps_, delta_))
 
 
 def discrete_gaussian_loss(sigma_: sympy.Expr, delta_: sympy.Expr) -> LossLaw:
     """The loss of N_Z(0, sigma^2) against N_Z(Delta, sigma^2) (a discrete Gaussian mechanism)."""
-    return LossLaw(DISCRETE_GAUSSIAN, (sympy.sympify(sigma_), sympy.sympify(delta_)))
+    return LossLaw(DISCRETE_GAUSSIAN, (sigma_, delta_))
 
 
 def discrete_laplace_masses(eps_: sympy.Expr, sensitivity: int) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
     r"""The worst pair of the discrete Laplace mechanism at eps = 1/scale and an integer Delta as the
     masses (P(o), Q(o)) of its Delta + 1 kinds of outputs, j = 0..Delta (:data:`DL_P_MASS`,
     :data:`DL_Q_MASS` at each j; the loss there is :data:`DL_LOSS_AT`)."""
-    vals = {epsilon: sympy.sympify(eps_), Delta: sympy.Integer(int(sensitivity))}
+    n = count("sensitivity", sensitivity)
+    vals = {epsilon: exact("epsilon", eps_, infinite=True), Delta: sympy.Integer(n)}
     return tuple((DL_P_MASS.xreplace({**vals, j: sympy.Integer(i)}), DL_Q_MASS.xreplace({**vals, j: sympy.Integer(i)}))
-                 for i in range(int(sensitivity) + 1))
+                 for i in range(n + 1))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,16 +15,23 @@ turned into a sympy expression node by node, allowing only
 No attribute access, subscripts, keywords, lambdas, comprehensions or strings: untrusted strings
 are safe to pass.  Anything else raises :class:`~gdpproof.errors.InvalidParameterError`, naming
 the argument and what is not allowed.
+
+:func:`formula` is the one gate for formula arguments, whatever their type: a sympy expression
+is already a tree (no code), a plain number is read by the exact-number parser of
+:mod:`gdpproof._args`, and everything else (lists, tuples, sets, dicts, numpy arrays, other
+objects) is refused: ``sympify`` would read each string inside a container as Python.
 """
 
 from __future__ import annotations
 
 import ast
+import numbers
 from fractions import Fraction
 from typing import Any
 
 import sympy
 
+from .._args import exact
 from .._plain import plain_value
 from ..errors import InvalidParameterError, show
 from . import symbols as _symbols
@@ -51,8 +58,12 @@ _BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: l
            ast.Div: lambda a, b: a / b}
 
 
-def formula(name: str, value: Any) -> Any:
-    """``value`` itself unless it is a string; a string parsed by the restricted grammar above.
+def formula(name: str, value: Any) -> sympy.Expr:
+    """``value`` as a sympy expression: a string parsed by the restricted grammar above, a sympy
+    expression as it is, a plain number exactly (``0.1`` as 1/10, a float as its binary value).
+
+    Anything else is refused, containers included (their strings are not read one by one: no
+    formula argument of gdpproof is a container).
 
     >>> formula("density", "exp(-abs(x))/2")
     exp(-Abs(x))/2
@@ -60,9 +71,17 @@ def formula(name: str, value: Any) -> Any:
     Traceback (most recent call last):
     ...
     gdpproof.errors.InvalidParameterError: density='().__class__' is not an allowed formula: attribute access ('.')
+    >>> formula("density", ["exp(-abs(x))/2"])
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: density=['exp(-abs(x))/2'] must be a formula: a string or a sympy expression (got list)
     """
     if not isinstance(value, str):
-        return value
+        if isinstance(value, sympy.Expr):
+            return value
+        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            return exact(name, value, infinite=True)
+        raise _refuse(name, value, f"must be a formula: a string or a sympy expression (got {type(value).__name__})")
     if len(value) > MAX_LENGTH:
         raise _refuse(name, value, f"is longer than {MAX_LENGTH:,} characters")
     try:
@@ -75,7 +94,7 @@ def formula(name: str, value: Any) -> Any:
         raise _refuse(name, value, "is nested too deeply") from None
 
 
-def _refuse(name: str, value: str, rule: str) -> InvalidParameterError:
+def _refuse(name: str, value: Any, rule: str) -> InvalidParameterError:
     return InvalidParameterError(argument=name, value=value, rule=rule)
 
 

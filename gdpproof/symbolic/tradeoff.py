@@ -43,6 +43,14 @@ __all__ = [
 ]
 
 
+def _params(name: str, value: Any) -> tuple[tuple[sympy.Symbol, sympy.Expr], ...]:
+    """``value`` as TradeOff parameters: (symbol, value) pairs, each value exact."""
+    if not isinstance(value, (tuple, list)) or not all(
+            isinstance(pv, (tuple, list)) and len(pv) == 2 and isinstance(pv[0], sympy.Symbol) for pv in value):
+        raise _bad(name, value, "must be a tuple of (sympy Symbol, value) pairs")
+    return tuple((s, exact(s.name, v, infinite=True)) for s, v in value)
+
+
 @dataclass(frozen=True, slots=True)
 class TradeOff:
     """A trade-off function f(alpha) as a sympy expression with named parameters.
@@ -70,6 +78,18 @@ class TradeOff:
     name: str = "tradeoff"
     symmetric: bool | None = None
     dual_template: sympy.Expr | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        # what a caller hands in passes the gates: a formula string is read by the restricted
+        # grammar, a number exactly, and containers are refused (sympy would run their strings)
+        if not isinstance(self.template, sympy.Expr):
+            object.__setattr__(self, "template", formula("template", self.template))
+        if self.dual_template is not None and not isinstance(self.dual_template, sympy.Expr):
+            object.__setattr__(self, "dual_template", formula("dual_template", self.dual_template))
+        if type(self.params) is not tuple or not all(
+                type(pv) is tuple and len(pv) == 2 and isinstance(pv[0], sympy.Symbol) and isinstance(pv[1], sympy.Expr)
+                for pv in self.params):
+            object.__setattr__(self, "params", _params("params", self.params))
 
     # -- the expression ----------------------------------------------------------------------
 
@@ -538,6 +558,7 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
         A probability density on the real line in ``variable``.  A string is read by the
         restricted grammar of :func:`gdpproof.symbolic.parse.formula` (numbers, names, ``+ - * /
         **`` and a list of functions): nothing in it is executed, so untrusted strings are safe.
+        Containers (lists, tuples, arrays, ...) are refused.
     variable : sympy.Symbol or str, optional
         The density's variable; defaults to its only free symbol.
     mu : real or sympy expression, optional
@@ -560,8 +581,8 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
     """
     from .symbols import mu as MU
 
-    dens = sympy.sympify(formula("density", density))  # a string is parsed, never executed
-    variable = formula("variable", variable)
+    dens = formula("density", density)  # a string is parsed, never executed
+    variable = None if variable is None else formula("variable", variable)
     if variable is not None and not isinstance(variable, sympy.Symbol):
         raise InvalidParameterError(argument="variable", value=variable, rule="must be a symbol")
     if variable is None:

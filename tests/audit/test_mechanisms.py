@@ -356,17 +356,54 @@ def _vector(rng, n):
     return rng.standard_normal((n, 2))
 
 
+def _int60(rng, n):
+    return np.full(n, 2**60 + 1, dtype=np.int64)
+
+
+def _complex(rng, n):
+    return rng.standard_normal(n) + 100j
+
+
+def _objects(rng, n):
+    return [2**70] * n
+
+
+def _long_double(rng, n):
+    return rng.standard_normal(n).astype(np.longdouble) + np.longdouble(2) ** -60
+
+
 @pytest.mark.parametrize("sampler,needle", [
     (_wrong_length, "sample_q returned shape (32769,) for n=32768"),
     (_nan, "sample_q returned non-finite outputs"),
     (_text, "sample_q returned list, not an array of numbers"),
     (_three_d, "sample_q returned shape (32768, 2, 2)"),
     (_vector, "sample_p returned shape (32768,) but sample_q returned shape (32768, 2)"),
+    # outputs a cast to float64 would change: a leak in what it drops would go unseen (issue 33)
+    (_int60, "sample_q returned the integer 1152921504606846977, beyond 2^53 in magnitude"),
+    (_complex, "sample_q returned complex numbers (complex128)"),
+    (_objects, "sample_q returned an array of Python objects (list of int)"),
+    pytest.param(_long_double, f"sample_q returned {np.dtype(np.longdouble)} outputs that float64 cannot hold exactly",
+                 marks=pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is double here")),
 ])
 def test_bad_sampler_outputs_are_named(sampler, needle):
     with pytest.raises(InvalidParameterError) as info:
         audit_mechanism(P0, sampler, samples=100_000, seed=1, claimed_mu=1)
     assert needle in str(info.value)
+
+
+def test_outputs_that_float64_holds_exactly_are_audited():
+    # small integers, bools and float32 are exact in float64: audited as they are
+    for sampler in (lambda rng, n: rng.integers(-2**53, 2**53, n), lambda rng, n: rng.random(n) < 0.5,
+                    lambda rng, n: rng.standard_normal(n).astype(np.float32)):
+        assert audit_mechanism(sampler, sampler, samples=2000, seed=1, claimed_mu=1).violation is False
+
+
+def test_a_score_that_a_cast_would_change_is_refused():
+    with pytest.raises(InvalidParameterError, match="score returned complex numbers"):
+        audit_mechanism(P0, Q1, samples=1000, seed=1, claimed_mu=1, score=lambda x: x + 1j)
+    with pytest.raises(InvalidParameterError, match=r"score returned the integer -?\d+, beyond 2\^53"):
+        audit_mechanism(P0, Q1, samples=1000, seed=1, claimed_mu=1,
+                        score=lambda x: np.full(len(x), 2**60, dtype=np.int64) + (x > 0))
 
 
 def test_bad_score_and_user_exceptions():

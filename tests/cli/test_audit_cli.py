@@ -81,3 +81,16 @@ def test_peer_not_installed_exits_2_naming_the_install(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "opacus.accountants.analysis.gdp", None)
     code, out, err = run(capsys, "audit", "accountant", "opacus")
     assert code == 2 and out == "" and "pip install opacus" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("spec", "needle"), [
+    ("tests.audit.samplers:low_bit_leak", "beyond 2^53 in magnitude"),
+    ("tests.audit.samplers:imaginary_leak", "returned complex numbers"),
+])
+def test_leaks_a_float64_cast_would_hide_exit_2(capsys, spec, needle):
+    # the attack's samplers (issue 33): a total leak in the low bit of an int64, or in an imaginary
+    # part, gave "no evidence of violation" once the outputs were cast to float64
+    code, out, err = run(capsys, "audit", "mechanism", "--module", spec, "--claimed-mu", "1", "--samples", "2000",
+                         "--seed", "1")
+    assert code == 2 and out == "" and needle in err and "map the outputs to float64 yourself" in err
+    assert err.count("\n") == 1 and "Traceback" not in err

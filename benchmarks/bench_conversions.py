@@ -37,7 +37,7 @@ from scipy.stats import norm
 
 import gdpproof
 from gdpproof import fast
-from gdpproof.numeric.certified import working_bits
+from gdpproof.numeric.engine.certified import working_bits
 
 DIGITS = 30
 

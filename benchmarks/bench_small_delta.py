@@ -2,7 +2,7 @@
 
 For each configuration (Poisson-subsampled Gaussian, add/remove neighbours) and delta in
 {1e-9, 1e-12, 1e-30} it runs ``epsilon_bracket(..., rel_width=0.01)`` (``route="auto"``, which
-takes the exact integer lattice of :mod:`gdpproof.numeric.intlattice` below 1e-7) and prints the
+takes the exact integer lattice of :mod:`gdpproof.accounting.exact_lattice` below 1e-7) and prints the
 proven bracket, its relative width, whether the width was met, the route, wall and CPU time, and
 the exact route's plan (grid step h, scale bits K, per-step bins, final vector length).
 
@@ -26,8 +26,8 @@ import warnings
 
 import flint
 
-from gdpproof.numeric._mp import arb_precision
-from gdpproof.numeric.pld import SubsampledGaussianLoss, epsilon_bracket
+from gdpproof.numeric.engine._mp import arb_precision
+from gdpproof.accounting.pld import SubsampledGaussianLoss, epsilon_bracket
 
 CONFIGS = {
     "sigma1": (1.0, 0.01, 1000),

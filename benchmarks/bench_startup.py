@@ -6,7 +6,7 @@ Measures, in one run, fresh interpreters (nothing cached but the file system and
   ``--version`` import neither sympy nor scipy; ``gdpproof/__init__`` loads its names lazily);
 - ``gdpproof convert --mu 1 --eps 1`` against ``python -c "import flint, numpy"`` (the two
   libraries a certified conversion cannot do without).  Target: ratio <= 2.  ``convert``
-  imports only ``gdpproof.numeric.solve``, so this budget holds once that module no longer
+  imports only ``gdpproof.numeric.tradeoff.solve``, so this budget holds once that module no longer
   needs sympy (a certified path without sympy in ``gdpproof/numeric``).
 
 How the console is started: ``--via module`` runs ``python -m gdpproof.cli`` (runpy adds a

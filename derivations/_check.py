@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import sympy
 
-from gdpproof.numeric.certify import certify
+from gdpproof.numeric.engine.certify import certify
 
 DIGITS = 50
 

@@ -28,7 +28,7 @@ import sympy
 from sympy import exp, oo, pi, sqrt
 
 import gdpproof
-from gdpproof.numeric.clt import gaussian_mixture
+from gdpproof.numeric.tradeoff.clt import gaussian_mixture
 
 
 def main() -> None:

@@ -80,7 +80,7 @@ import sympy
 from sympy import exp, sqrt
 
 import gdpproof
-from gdpproof.numeric.losses import SubsampledGaussianLoss, SymmetricSubsampledGaussianLoss
+from gdpproof.accounting.losses import SubsampledGaussianLoss, SymmetricSubsampledGaussianLoss
 from gdpproof.symbolic import losses as shipped_laws
 from gdpproof.symbols import p, sigma
 from gdpproof.symbols import x as X

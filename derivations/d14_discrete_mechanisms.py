@@ -45,7 +45,7 @@ import mpmath
 import sympy
 from sympy import exp, log
 
-from gdpproof.numeric.discrete import discrete_gaussian_delta, normaliser
+from gdpproof.accounting.discrete import discrete_gaussian_delta, normaliser
 from gdpproof.symbolic import losses as sl
 from gdpproof.symbolic.symbols import Delta, ell, epsilon, sigma, x, z
 

@@ -32,7 +32,7 @@ from . import numeric as _numeric  # noqa: F401  registers the engines TradeOff'
 
 #: module (relative to this package) -> the public names it provides, imported on first use.
 _LAZY: dict[str, tuple[str, ...]] = {
-    "account": (
+    "accounting.routes": (
         "account", "Account", "CLTApproximation",
     ),
     "calibration": (
@@ -46,29 +46,29 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "audit": (
         "MechanismAudit", "audit_mechanism",
     ),
-    "numeric.certify": (
+    "numeric.engine.certify": (
         "Certified",
     ),
-    "numeric.clt": (
+    "numeric.tradeoff.clt": (
         "BerryEsseenBand", "Functionals", "bar_kappa3", "berry_esseen", "functionals", "kappa2", "kappa3", "kl",
     ),
-    "numeric.dpsgd": (
+    "accounting.dpsgd": (
         "DPSGDAccount", "DPSGDBracket", "dpsgd_epsilon", "dpsgd_mu",
     ),
-    "numeric.duality": (
+    "numeric.tradeoff.duality": (
         "mu_from_points", "tradeoff_from_delta",
     ),
-    "numeric.pld": (
+    "accounting.pld": (
         "Bound", "ComposedLoss", "GaussianLoss", "HonestMu", "LaplaceLoss",
         "PrivacyLoss", "RandomizedResponseLoss", "SubsampledGaussianLoss", "compose_losses",
         "epsilon_bracket",
     ),
-    "numeric.solve": (
+    "numeric.tradeoff.solve": (
         "beta_from_mu", "delta_from_epsilon", "epsilon_from_delta", "epsilon_from_log_delta",
         "log_delta_from_epsilon", "mu_from_epsilon_delta", "mu_from_error_rates",
         "mu_from_pure_epsilon", "mu_from_sigma", "sigma_from_epsilon_delta", "sigma_from_error_rates",
     ),
-    "numeric.validity": (
+    "numeric.tradeoff.validity": (
         "ValidityReport", "Verdict", "check_tradeoff",
     ),
     "reference": (
@@ -93,7 +93,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
     from typing import Any
 
     from . import symbols
-    from .account import Account, CLTApproximation, account
+    from .accounting.routes import Account, CLTApproximation, account
     from .audit import MechanismAudit, audit_mechanism
     from .calibration import Calibration, calibrate
     from .mechanisms import (
@@ -113,8 +113,8 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         dpsgd,
         dpsgd_schedule,
     )
-    from .numeric.certify import Certified
-    from .numeric.clt import (
+    from .numeric.engine.certify import Certified
+    from .numeric.tradeoff.clt import (
         BerryEsseenBand,
         Functionals,
         bar_kappa3,
@@ -124,9 +124,9 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         kappa3,
         kl,
     )
-    from .numeric.dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
-    from .numeric.duality import mu_from_points, tradeoff_from_delta
-    from .numeric.pld import (
+    from .accounting.dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
+    from .numeric.tradeoff.duality import mu_from_points, tradeoff_from_delta
+    from .accounting.pld import (
         Bound,
         ComposedLoss,
         GaussianLoss,
@@ -138,7 +138,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         compose_losses,
         epsilon_bracket,
     )
-    from .numeric.solve import (
+    from .numeric.tradeoff.solve import (
         beta_from_mu,
         delta_from_epsilon,
         epsilon_from_delta,
@@ -151,7 +151,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         sigma_from_epsilon_delta,
         sigma_from_error_rates,
     )
-    from .numeric.validity import ValidityReport, Verdict, check_tradeoff
+    from .numeric.tradeoff.validity import ValidityReport, Verdict, check_tradeoff
     from .reference import Table, TableVerification, make_table, read_table, verify_table
     from .symbolic.composition import compose, rr_composition, self_compose, subsample, with_delta
     from .symbolic.tradeoff import (

@@ -2,8 +2,8 @@
 
 It lives below both layers (it imports only the standard library and :mod:`gdpproof.errors`)
 so that :mod:`gdpproof.symbolic` can name the type its numeric methods return without
-importing :mod:`gdpproof.numeric`; :mod:`gdpproof.numeric.certified` and
-:mod:`gdpproof.numeric.certify` re-export it, and the numeric layer produces it.
+importing :mod:`gdpproof.numeric`; :mod:`gdpproof.numeric.engine.certified` and
+:mod:`gdpproof.numeric.engine.certify` re-export it, and the numeric layer produces it.
 """
 
 from __future__ import annotations

@@ -42,11 +42,11 @@ import sympy
 
 from ._args import _bad, positive, probability
 from ._plain import short_number
-from .account import BRACKET_DIGITS, Account, _losses, account
+from .accounting.routes import BRACKET_DIGITS, Account, _losses, account
 from .errors import InvalidParameterError, PrecisionError
 from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
-from .numeric.pld import _check_refinement, _float_eta, compose_losses, epsilon_bracket
-from .numeric.solve import mu_from_epsilon_delta
+from .accounting.pld import _check_refinement, _float_eta, compose_losses, epsilon_bracket
+from .numeric.tradeoff.solve import mu_from_epsilon_delta
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]
 

@@ -12,6 +12,6 @@ outside that domain, or where the formula is ill-conditioned, are computed by th
 array([3.82924923e-01, 1.26936738e-01, 5.79372169e-07])
 """
 
-from .numeric.fast import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
+from .numeric.engine.fast import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
 
 __all__ = ["delta_from_epsilon", "epsilon_from_delta", "mu_from_epsilon_delta", "sigma_from_epsilon_delta"]

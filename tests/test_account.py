@@ -27,7 +27,7 @@ from gdpproof.mechanisms import (
     Repeated,
     dpsgd,
 )
-from gdpproof.numeric.dpsgd import dpsgd_epsilon
+from gdpproof.accounting.dpsgd import dpsgd_epsilon
 
 
 def _in(value, bound) -> bool:

@@ -20,8 +20,8 @@ from sympy import E, Piecewise, Rational
 import gdpproof
 from gdpproof import TradeOff, berry_esseen, subsample
 from gdpproof.errors import InvalidParameterError
-from gdpproof.numeric.bound import FLOAT_ROUTE_ASSUMPTIONS
-from gdpproof.numeric.clt import NON_SYMMETRIC_NOTE, gaussian_mixture
+from gdpproof.numeric.engine.bound import FLOAT_ROUTE_ASSUMPTIONS
+from gdpproof.numeric.tradeoff.clt import NON_SYMMETRIC_NOTE, gaussian_mixture
 from gdpproof.symbolic.clt import APPROXIMATION_NOTE
 from gdpproof.symbolic.duality import is_symmetric
 from gdpproof.symbols import alpha
@@ -100,8 +100,8 @@ def test_cli_compose_clt_names_what_gamma_is(capsys) -> None:
 
 def test_readme_honest_mu_holds_under_the_delta_reading() -> None:
     # the README example: its lower end must be refuted at a point the delta reading covers
-    from gdpproof.numeric import fast
-    from gdpproof.numeric.solve import delta_from_epsilon
+    from gdpproof.numeric.engine import fast
+    from gdpproof.numeric.tradeoff.solve import delta_from_epsilon
 
     c = gdpproof.compose_losses([(gdpproof.SubsampledGaussianLoss(1.0, 0.01), 1000)], grid_step=7e-5)
     hm = c.honest_mu()
@@ -152,7 +152,7 @@ def test_envelope_pure_dp_level_is_sharp() -> None:
 
 def test_account_and_dpsgd_json_name_the_assumptions() -> None:
     from gdpproof.mechanisms import GaussianMechanism, LaplaceMechanism, Composed, Repeated
-    from gdpproof.numeric.dpsgd import dpsgd_epsilon
+    from gdpproof.accounting.dpsgd import dpsgd_epsilon
 
     bracket = gdpproof.account(Composed(Repeated(GaussianMechanism(sigma=3), 4), LaplaceMechanism(scale=10)),
                                delta="1e-5", rel_width=0.1)

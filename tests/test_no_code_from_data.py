@@ -52,7 +52,7 @@ def _location_family_json() -> None:
 
 
 def _clt_verdict(value: object) -> None:
-    from gdpproof.numeric.dpsgd import clt_verdict
+    from gdpproof.accounting.dpsgd import clt_verdict
 
     c = gdpproof.Certified("1", digits=3, rounding="up", method="exact")
     clt_verdict(value, "0.01", 10, "poisson", "1e-5", c, c)
@@ -76,7 +76,7 @@ REPRODUCERS = [
     ("discrete_laplace_masses", lambda: sl.discrete_laplace_masses(PAYLOAD, 1), "epsilon"),
     ("discrete_laplace_masses(sensitivity)", lambda: sl.discrete_laplace_masses(1, PAYLOAD), "sensitivity"),
     ("LossLaw", lambda: sl.LossLaw(sl.GAUSSIAN, ([PAYLOAD],)), "mu"),
-    ("DiscreteLaplaceLoss", lambda: __import__("gdpproof.numeric.losses").numeric.losses.DiscreteLaplaceLoss(
+    ("DiscreteLaplaceLoss", lambda: __import__("gdpproof.accounting.losses").accounting.losses.DiscreteLaplaceLoss(
         PAYLOAD, 1), "eps"),
     ("clt_verdict", lambda: _clt_verdict(PAYLOAD), "noise_multiplier"),
     ("TradeOff(template)", lambda: gdpproof.TradeOff([PAYLOAD]), "template"),
@@ -96,8 +96,8 @@ def test_reproducers_are_refused_without_running_code(cwd, call, argument):
 
 
 def test_internal_helpers_do_not_read_strings(cwd):
-    from gdpproof.numeric.certified import _exact_value
-    from gdpproof.numeric.validity import _huge
+    from gdpproof.numeric.engine.certified import _exact_value
+    from gdpproof.numeric.tradeoff.validity import _huge
 
     for value in _containers(PAYLOAD).values():
         assert _huge(value) is False and _exact_value(lambda v=value: v) is None
@@ -189,7 +189,7 @@ FORBIDDEN = {"sympify", "_sympify", "S", "parse_expr"}
 FORBIDDEN_BUILTINS = {"eval", "exec"}
 #: Modules allowed a forbidden call, and why.  The kernels of intlattice.py are printed by gdpproof
 #: from the loss families' own expressions (module constants, no user text) and compiled once.
-ALLOWED = {"gdpproof/numeric/intlattice.py": {"eval", "exec"}}
+ALLOWED = {"gdpproof/accounting/exact_lattice.py": {"eval", "exec"}}
 
 
 def forbidden_calls(source: str) -> list[tuple[int, str]]:

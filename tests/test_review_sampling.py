@@ -22,7 +22,7 @@ import pytest
 from gdpproof import account, berry_esseen, calibrate, location_family
 from gdpproof.cli import main
 from gdpproof.mechanisms import dpsgd
-from gdpproof.numeric.dpsgd import dpsgd_mu
+from gdpproof.accounting.dpsgd import dpsgd_mu
 
 CTX = mpmath.MPContext()
 CTX.dps = 50

@@ -15,8 +15,8 @@ import numpy as np
 from scipy.special import betainccinv, ndtr, ndtri
 
 from ..errors import PrecisionError
-from ..numeric._mp import arb_endpoints, arb_precision
-from ..numeric.certify import Certified, certify_enclosure, round_fraction
+from ..numeric.engine._mp import arb_endpoints, arb_precision
+from ..numeric.engine.certify import Certified, certify_enclosure, round_fraction
 
 __all__ = ["clopper_pearson_upper"]
 

@@ -26,8 +26,8 @@ _MAX_DIGITS = 240
 
 
 def _certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
-    from ..numeric.dpsgd import dpsgd_mu
-    from ..numeric.solve import (beta_from_mu, delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta,
+    from ..accounting.dpsgd import dpsgd_mu
+    from ..numeric.tradeoff.solve import (beta_from_mu, delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta,
                                  sigma_from_epsilon_delta)
 
     if quantity == "delta_from_epsilon":
@@ -47,14 +47,14 @@ def _certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _composition(sigma: float, p: float, steps: int) -> Any:
-    from ..numeric.pld import SubsampledGaussianLoss, compose_losses
+    from ..accounting.pld import SubsampledGaussianLoss, compose_losses
 
     return compose_losses([(SubsampledGaussianLoss(sigma, p), steps)], grid_step=1e-4)
 
 
 @functools.lru_cache(maxsize=64)
 def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
-    from ..numeric.dpsgd import dpsgd_epsilon
+    from ..accounting.dpsgd import dpsgd_epsilon
 
     sigma, p, steps = float(args[0]), float(args[1]), int(args[2])
     if quantity == "dpsgd_epsilon":
@@ -66,7 +66,7 @@ def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
                 if width == 0.1:
                     raise
     if quantity == "dpsgd_mu":
-        from ..numeric.pld import Bound
+        from ..accounting.pld import Bound
 
         honest = _composition(sigma, p, steps).honest_mu()
         # mu_tail is a proven lower bound on the tightest mu over every delta, which the bracket

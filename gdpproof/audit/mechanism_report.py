@@ -10,7 +10,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..numeric.certify import Certified, round_fraction
+from ..numeric.engine.certify import Certified, round_fraction
 from .bounds import _decimal
 
 __all__ = ["MechanismAudit", "VIOLATION", "NO_EVIDENCE"]

@@ -76,7 +76,7 @@ from .._args import nonnegative, probability
 from .._counts import count
 from .._counts import seed as seed_value
 from ..errors import InvalidParameterError
-from ..numeric.solve import mu_from_error_rates
+from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks
 from .blackbox import Sampler, _BlackBox
 from .bounds import (

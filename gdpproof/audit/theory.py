@@ -126,7 +126,7 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
         mu = mechanism.sensitivity / mechanism.scale
         return TheoryCurve(_one_at_zero(_fast(laplace(mu))), None, f"Laplace trade-off, mu = {mu:.6g} (exact)")
     if isinstance(mechanism, SubsampledGaussianMechanism):
-        from ..numeric.pld import SubsampledGaussianLoss, compose_losses
+        from ..accounting.pld import SubsampledGaussianLoss, compose_losses
 
         h = dpsgd_grid_step(mechanism.steps)
         comp = compose_losses([(SubsampledGaussianLoss(mechanism.sigma, mechanism.p), mechanism.steps)], grid_step=h)
@@ -137,8 +137,8 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
     if isinstance(mechanism, DiscreteGaussianMechanism):
         from fractions import Fraction
 
-        from ..numeric.losses import DiscreteGaussianLoss
-        from ..numeric.pld import compose_losses
+        from ..accounting.losses import DiscreteGaussianLoss
+        from ..accounting.pld import compose_losses
 
         h = dpsgd_grid_step(mechanism.steps)
         loss = DiscreteGaussianLoss(Fraction(mechanism.sigma), mechanism.sensitivity)

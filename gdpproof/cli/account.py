@@ -71,8 +71,8 @@ def _scheme(args: argparse.Namespace) -> str:
 def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule) -> int:
     """DP-SGD without a query: the CLT approximation alone (of the dominating pair's composition:
     :func:`gdpproof.account.clt_formula`)."""
-    from ..account import clt_formula
-    from ..numeric.dpsgd import dpsgd_mu
+    from ..accounting.routes import clt_formula
+    from ..accounting.dpsgd import dpsgd_mu
 
     formula = clt_formula(mechanism)
     scheme = mechanism.sampling() or (None, None)
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.delta is None and args.eps is None:
         raise Usage("give --delta (to get eps) or --eps (to get delta)")
 
-    from ..account import account, clt_formula
+    from ..accounting.routes import account, clt_formula
 
     import warnings
 
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         params = a.mechanism.dpsgd_parameters()
         formula = clt_formula(a.mechanism)
         if params is not None:  # the Berry-Esseen gamma of the per-step curve behind the formula
-            from ..numeric.dpsgd import dpsgd_mu
+            from ..accounting.dpsgd import dpsgd_mu
 
             gamma_digits = min(args.digits, 6)
             clt_account = dpsgd_mu(*params, sampling=formula, digits=args.digits, gamma_digits=gamma_digits,

@@ -2,7 +2,7 @@
 
 * ``calibrate [gaussian] --eps E --delta D [--sensitivity S]``: the smallest Gaussian noise sigma
   for (epsilon, delta)-DP (certified, rounded up), and the mu it gives (rounded down), from the
-  certified solvers of :mod:`gdpproof.numeric.solve`;
+  certified solvers of :mod:`gdpproof.numeric.tradeoff.solve`;
 * ``calibrate dpsgd --target-eps E --delta D ...``: DP-SGD's sigma (or steps, or sampling rate)
   with a proven epsilon, through :func:`gdpproof.calibrate`.
 """
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if given:
         raise Usage(f"{', '.join(given)}: DP-SGD options, which calibrate gaussian does not take; use "
                     "'gdpproof calibrate dpsgd ...'")
-    from ..numeric.solve import mu_from_epsilon_delta, sigma_from_epsilon_delta
+    from ..numeric.tradeoff.solve import mu_from_epsilon_delta, sigma_from_epsilon_delta
 
     digits = 30 if args.digits is None else args.digits
     sensitivity = "1" if args.sensitivity is None else args.sensitivity

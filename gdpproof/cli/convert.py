@@ -1,6 +1,6 @@
 """``gdpproof convert``: mu-GDP <-> (epsilon, delta)-DP, given exactly two of --mu, --eps, --delta.
 
-Imports only the certified solvers of :mod:`gdpproof.numeric.solve` (not the symbolic layer's
+Imports only the certified solvers of :mod:`gdpproof.numeric.tradeoff.solve` (not the symbolic layer's
 trade-off values), so that a conversion starts quickly.
 """
 
@@ -17,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
     given = [n for n in ("mu", "epsilon", "delta") if getattr(args, n) is not None]
     if len(given) != 2:
         raise Usage(f"convert takes exactly two of --mu, --eps, --delta (got {len(given)})")
-    from ..numeric.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta
+    from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta
 
     with flags(FLAGS):
         if args.delta is None:

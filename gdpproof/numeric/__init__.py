@@ -3,7 +3,7 @@
 Importing this package (which importing any of its modules does first) registers the numeric
 engines that :class:`gdpproof.symbolic.tradeoff.TradeOff` calls by name
 (:mod:`gdpproof.symbolic.engines`): the symbolic layer never imports this one.  Registration is
-cheap: each engine imports its module on first call, so ``import gdpproof.numeric.solve`` still
+cheap: each engine imports its module on first call, so ``import gdpproof.numeric.tradeoff.solve`` still
 loads neither sympy nor scipy.
 """
 
@@ -18,55 +18,55 @@ from ..symbolic import engines as _engines
 
 
 def _tradeoff_value(f: Any, alpha: Any, **kwargs: Any) -> Any:
-    from .evaluate import tradeoff_value
+    from .engine.evaluate import tradeoff_value
 
     return tradeoff_value(f, alpha, **kwargs)
 
 
 def _expression_value(expr: Any, alpha: Any, **kwargs: Any) -> Any:
-    from .evaluate import expression_value
+    from .engine.evaluate import expression_value
 
     return expression_value(expr, alpha, **kwargs)
 
 
 def _tradeoff_mpmath(f: Any, alpha: Any, **kwargs: Any) -> Any:
-    from .evaluate import tradeoff_mpmath
+    from .engine.evaluate import tradeoff_mpmath
 
     return tradeoff_mpmath(f, alpha, **kwargs)
 
 
 def _tradeoff_values_fast(f: Any, alpha: Any) -> Any:
-    from .fast import tradeoff_values
+    from .engine.fast import tradeoff_values
 
     return tradeoff_values(f, alpha)
 
 
 def _delta_value(f: Any, epsilon: Any, **kwargs: Any) -> Any:
-    from .duality import delta_value
+    from .tradeoff.duality import delta_value
 
     return delta_value(f, epsilon, **kwargs)
 
 
 def _conjugate_value(f: Any, y: Any, **kwargs: Any) -> Any:
-    from .duality import conjugate_value
+    from .tradeoff.duality import conjugate_value
 
     return conjugate_value(f, y, **kwargs)
 
 
 def _inverse_value(f: Any, alpha: Any, **kwargs: Any) -> Any:
-    from .duality import inverse_value
+    from .tradeoff.duality import inverse_value
 
     return inverse_value(f, alpha, **kwargs)
 
 
 def _tightest_mu(f: Any, **kwargs: Any) -> Any:
-    from .duality import tightest_mu
+    from .tradeoff.duality import tightest_mu
 
     return tightest_mu(f, **kwargs)
 
 
 def _check_tradeoff(f: Any, **kwargs: Any) -> Any:
-    from .validity import check_tradeoff
+    from .tradeoff.validity import check_tradeoff
 
     return check_tradeoff(f, **kwargs)
 

@@ -50,12 +50,12 @@ from typing import Any, TextIO
 import sympy
 
 from .._args import _bad
-from ..account import Account, account
+from ..accounting.routes import Account, account
 from ..calibration import Calibration, calibrate_variance
 from ..mechanisms import GDP, Composed, DiscreteGaussianMechanism, GaussianMechanism, Mechanism, Repeated
-from ..numeric.certified import _decimal, round_fraction
-from ..numeric.solve import mu_from_epsilon_delta
-from ..numeric.zcdp import epsilon_from_zcdp
+from ..numeric.engine.certified import _decimal, round_fraction
+from ..numeric.tradeoff.solve import mu_from_epsilon_delta
+from ..numeric.tradeoff.zcdp import epsilon_from_zcdp
 from ..symbolic.symbols import Delta, sigma
 from ..symbolic.zcdp import CONVERSIONS, ZCDP_RHO_GAUSSIAN
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 import mpmath
 
 from ..errors import InvalidParameterError, show
-from ..numeric.certify import round_fraction
+from ..numeric.engine.certify import round_fraction
 
 __all__ = ["GRID_DIGITS", "MAX_POINTS", "parse_grid", "canonical"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidParameterError
-from ..numeric.certify import Certified
+from ..numeric.engine.certify import Certified
 
 __all__ = ["Column", "Kind", "KINDS", "kind_for_columns"]
 
@@ -54,31 +54,31 @@ class Kind:
 
 
 def _delta(row: dict[str, str], digits: int) -> list[Certified]:
-    from ..numeric.solve import delta_from_epsilon
+    from ..numeric.tradeoff.solve import delta_from_epsilon
 
     return [delta_from_epsilon(row["mu"], row["eps"], digits=digits)]
 
 
 def _epsilon(row: dict[str, str], digits: int) -> list[Certified]:
-    from ..numeric.solve import epsilon_from_delta
+    from ..numeric.tradeoff.solve import epsilon_from_delta
 
     return [epsilon_from_delta(row["mu"], row["delta"], digits=digits)]
 
 
 def _mu(row: dict[str, str], digits: int) -> list[Certified]:
-    from ..numeric.solve import mu_from_epsilon_delta
+    from ..numeric.tradeoff.solve import mu_from_epsilon_delta
 
     return [mu_from_epsilon_delta(row["eps"], row["delta"], digits=digits)]
 
 
 def _sigma(row: dict[str, str], digits: int) -> list[Certified]:
-    from ..numeric.solve import sigma_from_epsilon_delta
+    from ..numeric.tradeoff.solve import sigma_from_epsilon_delta
 
     return [sigma_from_epsilon_delta(row["eps"], row["delta"], row["sensitivity"], digits=digits)]
 
 
 def _tradeoff(row: dict[str, str], digits: int) -> list[Certified]:
-    from ..numeric.solve import beta_from_mu
+    from ..numeric.tradeoff.solve import beta_from_mu
 
     return [beta_from_mu(row["mu"], row["alpha"], digits=digits)]
 
@@ -142,7 +142,7 @@ def _dp_delta(row: dict[str, str], digits: int) -> list[Certified]:
 
 def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
     from ..errors import PrecisionError
-    from ..numeric.dpsgd import dpsgd_mu
+    from ..accounting.dpsgd import dpsgd_mu
 
     acc = dpsgd_mu(row["sigma"], row["sample_rate"], _integer(row, "steps"), delta=row["delta"], digits=digits,
                    gamma=False)
@@ -153,7 +153,7 @@ def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
 
 def _discrete_gaussian_delta(row: dict[str, str], digits: int) -> list[Certified]:
     from .._args import exact
-    from ..numeric.discrete import discrete_gaussian_delta
+    from ..accounting.discrete import discrete_gaussian_delta
 
     return [discrete_gaussian_delta(exact("sigma", row["sigma"], symbolic=False), _integer(row, "sensitivity"),
                                     exact("eps", row["eps"], symbolic=False), digits=digits)]

@@ -37,7 +37,7 @@ from .._progress import Progress
 from .._plain import MAX_DECIMAL_EXPONENT
 from .._typing import Real
 from ..errors import GdpproofError, InvalidParameterError, show
-from ..numeric.certify import Certified
+from ..numeric.engine.certify import Certified
 from .generate import _text
 from .kinds import KINDS
 from .table import Table, read_table

@@ -29,15 +29,15 @@ import numpy as np
 import sympy
 from hypothesis import HealthCheck, given, settings
 
-from ..account import account
+from ..accounting.routes import account
 from ..audit import PEERS, PeerNotInstalledError, audit_accountant
 from ..mechanisms import Composed, EpsDelta, GaussianMechanism, LaplaceMechanism, PureDP, RandomizedResponse, Repeated
-from ..numeric.clt import berry_esseen
-from ..numeric.dpsgd import dpsgd_mu
-from ..numeric.duality import tradeoff_from_delta
-from ..numeric.losses import GaussianLoss, SubsampledGaussianLoss
-from ..numeric.pld import compose_losses
-from ..numeric.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
+from ..numeric.tradeoff.clt import berry_esseen
+from ..accounting.dpsgd import dpsgd_mu
+from ..numeric.tradeoff.duality import tradeoff_from_delta
+from ..accounting.losses import GaussianLoss, SubsampledGaussianLoss
+from ..accounting.pld import compose_losses
+from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
 from ..reference import SHIPPED, census2020, check_shipped, verify_table
 from ..simulation.mechanisms import GaussianMechanism as SimulatedGaussianMechanism
 from ..simulation.mechanisms import SubsampledGaussianMechanism as SimulatedSubsampledGaussianMechanism

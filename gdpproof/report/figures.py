@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..numeric.clt import berry_esseen
-from ..numeric.dpsgd import dpsgd_epsilon, dpsgd_mu
-from ..numeric.fast import delta_from_epsilon as fast_delta_from_epsilon
+from ..numeric.tradeoff.clt import berry_esseen
+from ..accounting.dpsgd import dpsgd_epsilon, dpsgd_mu
+from ..numeric.engine.fast import delta_from_epsilon as fast_delta_from_epsilon
 from ..symbolic.composition import rr_composition, subsample
 from ..symbolic.tradeoff import gaussian, randomized_response
 from .checks import families

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from .._progress import Progress
 from .._version import __version__
 from ..errors import GdpproofError, InvalidParameterError
-from ..numeric.certify import _check_request
+from ..numeric.engine.certify import _check_request
 from .checks import PEER_AUDITS, Check, CheckResult, Outcome, report_checks
 from .figures import topic_figures
 from .notebooks import render_notebooks

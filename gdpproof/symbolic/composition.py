@@ -311,7 +311,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     vertices of f_p and f_p^{-1}).  Curved non-symmetric f (numeric parameters) get the
     envelope as a :class:`~gdpproof.symbolic.special.symmetrized` node: its values are
     certified (rounded down) between a supporting line of the conjugate and values and chords
-    of min{f_p, f_p^{-1}} (:mod:`gdpproof.numeric.envelope`); ``delta`` uses the conjugates of
+    of min{f_p, f_p^{-1}} (:mod:`gdpproof.numeric.tradeoff.envelope`); ``delta`` uses the conjugates of
     f_p and f_p^{-1} (exact, rounded up); ``evaluate_fast``, ``evaluate_mpmath`` and
     :func:`~gdpproof.check_tradeoff` work; the CLT functionals (``kl``, ``kappa2``, ...) are
     refused with NotSupportedError (log|C'| has kinks where the bridging segments meet the

@@ -286,7 +286,7 @@ def symmetrize(f: Any) -> Any:
     minimum is the union of two polygons, so the envelope is the lower convex hull of the
     vertices of f and of f^{-1} (the reflected vertices).  Curved non-symmetric f (numeric
     parameters) get :func:`envelope`, a :class:`~gdpproof.symbolic.special.symmetrized` node
-    evaluated to certified digits by :mod:`gdpproof.numeric.envelope`: the familiar closed form
+    evaluated to certified digits by :mod:`gdpproof.numeric.tradeoff.envelope`: the familiar closed form
     (f on [0, xbar], a slope -1 segment, f^{-1} after) is the envelope only when also
     f <= f^{-1} on [0, xbar], which fails for some f (for example slopes -3/2, -1, -3/5).
     """

@@ -1,7 +1,7 @@
 r"""The laws of the privacy loss of each mechanism family, in both orderings, as sympy expressions.
 
 For a pair of output distributions (P, Q) the privacy loss is L = log(dP/dQ)(o).  The numerical
-composition (:mod:`gdpproof.numeric.pld`) and the exact finite composition need, for each law
+composition (:mod:`gdpproof.accounting.pld`) and the exact finite composition need, for each law
 ("P": o ~ P, "Q": o ~ Q):
 
 * ``cdf``: P(L <= ell) and ``sf``: P(L > ell), written in tail-safe forms (no 1 - (1 - x));
@@ -41,7 +41,7 @@ parameters onto these):
   & Steinke 2020), P(z) = W(z)/S, W(z) = exp(-z^2/(2 sigma^2)), S = sum_z W(z) (= theta_3(0,
   e^{-1/(2 sigma^2)})); L(x) = (Delta^2 - 2 Delta x)/(2 sigma^2), one atom per integer x (a lattice
   law of step Delta/sigma^2, unbounded).  Its CDF and partial means are sums over the integers: the
-  numeric side (:mod:`gdpproof.numeric.discrete`) evaluates them from :data:`DG_WEIGHT`,
+  numeric side (:mod:`gdpproof.accounting.discrete`) evaluates them from :data:`DG_WEIGHT`,
   :data:`DG_CUT` and :data:`DG_TAIL_BOUND` with a proven tail.
 * ``discrete_laplace``: P = DLap(0), Q = DLap(Delta) (P(z) proportional to e^{-eps |z|}, eps = 1/scale);
   the loss takes the Delta + 1 values (Delta - 2j) eps on the merged outputs j = 0..Delta, with the

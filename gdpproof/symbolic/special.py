@@ -46,7 +46,7 @@ class _CurveNode(sympy.Function):
     """A function of a trade-off curve ``Lambda(t, h(t))`` and one number, evaluated numerically.
 
     The printers pass h, h' and h'' as lambdas, so the numeric layer's routine (named like the
-    class) gets everything it needs; in ball arithmetic :mod:`gdpproof.numeric.special` compiles
+    class) gets everything it needs; in ball arithmetic :mod:`gdpproof.numeric.engine.special` compiles
     the same three bodies.
     """
 
@@ -140,7 +140,7 @@ class symmetrized(_CurveNode):
     h(1) = 0 and h(0) <= 1 (a trade-off curve such as f_p = p f + (1 - p) Id) is DRS's Symm(h),
     and C_p(f) = symmetrized(f_p) (Thm 4.2).  An optional third argument is the exact value at
     v = 0, min{h(0), h^{-1}(0)}, when the caller knows it (for f_p with p < 1 it is f_p(0)).  It has no closed form for a curved h that is not
-    symmetric; :mod:`gdpproof.numeric.envelope` encloses it between a supporting line of the
+    symmetric; :mod:`gdpproof.numeric.tradeoff.envelope` encloses it between a supporting line of the
     conjugate (below) and values and chords of min{h, h^{-1}} (above).  Its derivative in v is
     :class:`symmetrized_slope`.
     """

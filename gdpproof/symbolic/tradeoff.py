@@ -236,7 +236,7 @@ class TradeOff:
     def check(self, *, points: int = 64, digits: int = 20) -> Any:
         """Check that f is a trade-off function; see :func:`gdpproof.check_tradeoff`.
 
-        Returns a :class:`gdpproof.numeric.validity.ValidityReport`.
+        Returns a :class:`gdpproof.numeric.tradeoff.validity.ValidityReport`.
         """
         return engines.lookup("check_tradeoff")(self, points=points, digits=digits)
 

@@ -1,6 +1,6 @@
 """The three numerical assumptions of the float PLD route, measured on the machine the suite runs on.
 
-:data:`gdpproof.numeric.bound.FLOAT_ROUTE_ASSUMPTIONS` names them; every "proven" bracket of the
+:data:`gdpproof.numeric.engine.bound.FLOAT_ROUTE_ASSUMPTIONS` names them; every "proven" bracket of the
 float route rests on them, so each is checked here against exact arithmetic:
 
 1. the float64 CDF and survival function of each loss family's kernel err by at most
@@ -23,9 +23,9 @@ import flint
 import numpy as np
 import pytest
 
-from gdpproof.numeric import lattice
-from gdpproof.numeric.bound import FLOAT_ROUTE_ASSUMPTIONS, U
-from gdpproof.numeric.losses import (
+from gdpproof.accounting import coupling as lattice
+from gdpproof.numeric.engine.bound import FLOAT_ROUTE_ASSUMPTIONS, U
+from gdpproof.accounting.losses import (
     CDF_ERROR,
     GaussianLoss,
     LaplaceLoss,

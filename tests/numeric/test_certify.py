@@ -9,7 +9,7 @@ import pytest
 import sympy
 
 import gdpproof
-from gdpproof.numeric.certify import Certified, certify, certify_enclosure, round_fraction
+from gdpproof.numeric.engine.certify import Certified, certify, certify_enclosure, round_fraction
 from gdpproof.symbols import alpha
 from tests.oracles import assert_certified, gaussian_delta, gaussian_tradeoff, pure_dp_mu
 
@@ -156,8 +156,8 @@ def test_directed_rounding_in_arb_equals_the_fraction_route(route):
 
     import flint
 
-    from gdpproof.numeric._mp import arb_endpoints, arb_precision
-    from gdpproof.numeric.certified import _decide, _decimal_text, _scaled_text
+    from gdpproof.numeric.engine._mp import arb_endpoints, arb_precision
+    from gdpproof.numeric.engine.certified import _decide, _decimal_text, _scaled_text
 
     if route == "scaled":
         def _directed_text(x, digits, rounding):
@@ -208,8 +208,8 @@ def test_scaled_rounding_carries_and_signs():
     # (the other routes settle it); a ball across a decimal decides nothing
     import flint
 
-    from gdpproof.numeric._mp import arb_precision
-    from gdpproof.numeric.certified import _scaled_text
+    from gdpproof.numeric.engine._mp import arb_precision
+    from gdpproof.numeric.engine.certified import _scaled_text
 
     with arb_precision(132):
         below_one = 1 - flint.arb(2) ** -100  # exact

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import gdpproof
-from gdpproof.numeric import clt, functionals as clt_functionals
-from gdpproof.numeric._mp import private_context
+from gdpproof.numeric.tradeoff import clt
+from gdpproof.numeric.tradeoff import functionals as clt_functionals
+from gdpproof.numeric.engine._mp import private_context
 from tests import oracles
 
 
@@ -232,7 +233,7 @@ def test_berry_esseen_mu_that_is_a_short_decimal_is_certified():
 def test_each_dpsgd_formula_is_the_clt_of_its_per_step_curve():
     """The quadrature CLT mu of T-fold p G + (1-p) Id is close to the Poisson formula, and that of
     T-fold C_p(G) to the fixed-batch one (the finite-p CLT mu converges to them as p -> 0, p sqrt T fixed)."""
-    from gdpproof.numeric.clt import gaussian_mixture
+    from gdpproof.numeric.tradeoff.clt import gaussian_mixture
 
     sigma, p, T = "1.1", "256/60000", 14062
     poisson = gdpproof.dpsgd_mu(sigma, p, T, digits=8, gamma=False).mu_clt

@@ -18,9 +18,9 @@ import pytest
 from scipy.stats import norm
 
 from gdpproof import GDP, RandomizedResponse, Repeated, account
-from gdpproof.numeric.lattice import _discretize
-from gdpproof.numeric.losses import GaussianLoss, RandomizedResponseLoss
-from gdpproof.numeric.pld import _bernstein_t, _hoeffding_t, compose_losses
+from gdpproof.accounting.coupling import _discretize
+from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
+from gdpproof.accounting.pld import _bernstein_t, _hoeffding_t, compose_losses
 
 
 def _in(value, bound) -> bool:

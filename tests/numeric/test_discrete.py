@@ -21,9 +21,9 @@ from gdpproof.mechanisms import (
     Repeated,
     mechanism_from_spec,
 )
-from gdpproof.numeric._mp import arb_from_exact, arb_precision
-from gdpproof.numeric.discrete import discrete_gaussian_delta, loss_tail_bound, normaliser
-from gdpproof.numeric.losses import DiscreteGaussianLoss, DiscreteLaplaceLoss
+from gdpproof.numeric.engine._mp import arb_from_exact, arb_precision
+from gdpproof.accounting.discrete import discrete_gaussian_delta, loss_tail_bound, normaliser
+from gdpproof.accounting.losses import DiscreteGaussianLoss, DiscreteLaplaceLoss
 
 R = sympy.Rational
 SPAN = range(-40, 41)
@@ -236,8 +236,8 @@ def test_loss_cdf_places_every_atom_exactly() -> None:
     import flint
     import numpy as np
 
-    from gdpproof.numeric._mp import arb_precision
-    from gdpproof.numeric.losses import CDF_ERROR, DiscreteGaussianLoss
+    from gdpproof.numeric.engine._mp import arb_precision
+    from gdpproof.accounting.losses import CDF_ERROR, DiscreteGaussianLoss
 
     loss = DiscreteGaussianLoss(1, 1)
     p0 = _dg_pmf(Fraction(1))

@@ -29,7 +29,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import gdpproof
-from gdpproof.numeric._mp import mpf_to_fraction
+from gdpproof.numeric.engine._mp import mpf_to_fraction
 from gdpproof.symbols import alpha as ALPHA
 from gdpproof.symbolic.special import symmetrized
 from gdpproof.symbols import x as X

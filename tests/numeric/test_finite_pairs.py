@@ -21,7 +21,7 @@ from gdpproof.mechanisms import (
     Repeated,
     mechanism_from_spec,
 )
-from gdpproof.numeric.finite import pairs_delta
+from gdpproof.accounting.finite import pairs_delta
 
 
 def _pair(m):

@@ -1,4 +1,4 @@
-"""The exact integer lattice (gdpproof.numeric.intlattice) and the best-effort brackets.
+"""The exact integer lattice (gdpproof.accounting.exact_lattice) and the best-effort brackets.
 
 Each test is a few seconds at most: coarse widths, few steps.  The references are exact:
 k-fold G_mu is G_{mu sqrt k} (certified conversions), randomized response composes to the
@@ -18,10 +18,10 @@ import pytest
 import gdpproof
 from gdpproof.errors import PrecisionError, WidthNotReachedWarning
 from gdpproof.mechanisms import GDP, RandomizedResponse, Repeated, dpsgd
-from gdpproof.numeric.bound import FLOAT_ROUTE_ASSUMPTIONS
-from gdpproof.numeric import intlattice
-from gdpproof.numeric._mp import arb_precision
-from gdpproof.numeric.pld import (
+from gdpproof.numeric.engine.bound import FLOAT_ROUTE_ASSUMPTIONS
+from gdpproof.accounting import exact_lattice as intlattice
+from gdpproof.numeric.engine._mp import arb_precision
+from gdpproof.accounting.pld import (
     EXACT_ROUTE,
     FLOAT_ROUTE,
     GaussianLoss,

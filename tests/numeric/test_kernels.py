@@ -1,8 +1,8 @@
-"""The generated kernels (gdpproof/numeric/_kernels.py) are fresh and equal the compiled forms.
+"""The generated kernels (gdpproof/numeric/engine/_kernels.py) are fresh and equal the compiled forms.
 
 The freshness test is the scipy ``_precompute`` discipline: the committed file must be exactly
 what the generator writes today.  The equality tests check that each arb kernel returns the
-same ball as :func:`gdpproof.numeric.compile_arb.arb_function` on the same expression (same
+same ball as :func:`gdpproof.numeric.engine.compile_arb.arb_function` on the same expression (same
 midpoint, same radius), so both certified routes give the same digits.
 """
 
@@ -14,14 +14,15 @@ from fractions import Fraction
 import flint
 import pytest
 
-from gdpproof.numeric import _codegen, _kernels
-from gdpproof.numeric._mp import arb_of_fraction, arb_precision
-from gdpproof.numeric.compile_arb import arb_function
+from gdpproof.numeric.engine import _codegen
+from gdpproof.numeric.engine import _kernels
+from gdpproof.numeric.engine._mp import arb_of_fraction, arb_precision
+from gdpproof.numeric.engine.compile_arb import arb_function
 
 
 def test_committed_kernels_are_what_the_generator_writes():
     assert _codegen.TARGET.read_text(encoding="utf-8") == _codegen.source(), (
-        "gdpproof/numeric/_kernels.py is stale: run python -m gdpproof.numeric._codegen"
+        "gdpproof/numeric/engine/_kernels.py is stale: run python -m gdpproof.numeric.engine._codegen"
     )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gdpproof.mechanisms import GDP, LaplaceMechanism, PoissonSampled, RandomizedResponse
-from gdpproof.numeric.losses import (
+from gdpproof.accounting.losses import (
     CDF_ERROR,
     GaussianLoss,
     LaplaceLoss,
@@ -197,7 +197,7 @@ def _sym_cdf(sigma, p, ell, law):
 
 
 def test_symmetric_subsampled_gaussian_against_its_densities() -> None:
-    from gdpproof.numeric.losses import SymmetricSubsampledGaussianLoss
+    from gdpproof.accounting.losses import SymmetricSubsampledGaussianLoss
 
     sigma, p = 0.9, 0.05
     loss = SymmetricSubsampledGaussianLoss(sigma, p)

@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 
 import gdpproof
 from gdpproof.errors import InvalidParameterError, PrecisionError
-from gdpproof.numeric import lattice, losses
-from gdpproof.numeric.dpsgd import dpsgd_epsilon
-from gdpproof.numeric.pld import (
+from gdpproof.accounting import coupling as lattice
+from gdpproof.accounting import losses
+from gdpproof.accounting.dpsgd import dpsgd_epsilon
+from gdpproof.accounting.pld import (
     Bound,
     GaussianLoss,
     LaplaceLoss,
@@ -478,7 +479,7 @@ def test_rounding_noise_does_not_grow_the_lattice():
 def test_tradeoff_bracket_of_one_ordering_contains_its_curve():
     # one Poisson-subsampled step, example absent (P) then present (Q): T(N0, mixture) is
     # p G_1 + (1 - p) Id exactly (the "add" ordering of SubsampledGaussianLoss)
-    from gdpproof.numeric.clt import gaussian_mixture
+    from gdpproof.numeric.tradeoff.clt import gaussian_mixture
 
     f = gaussian_mixture(1, Fraction(1, 5))
     c = compose_losses([(SubsampledGaussianLoss(1.0, 0.2), 1)], grid_step=5e-4)
@@ -532,8 +533,8 @@ def test_float_bounds_of_certified_lower_ends_round_down():
     # and can land above them (0.1 becomes 0.1000000000000000055...): they must round down
     from fractions import Fraction
 
-    from gdpproof.numeric.certify import Certified
-    from gdpproof.numeric.pld import _float_down
+    from gdpproof.numeric.engine.certify import Certified
+    from gdpproof.accounting.pld import _float_down
 
     for text in ("0.1", "0.3", "2.2250738585072014e-308", "1"):
         c = Certified(text, digits=17, rounding="down", method="arb")

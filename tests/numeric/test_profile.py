@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 
 from gdpproof.errors import PrecisionError
-from gdpproof.numeric.certify import Certified, _decimal, round_fraction
-from gdpproof.numeric.profile import epsilon_from_profile
+from gdpproof.numeric.engine.certify import Certified, _decimal, round_fraction
+from gdpproof.numeric.tradeoff.profile import epsilon_from_profile
 
 
 def _rational_profile(x: Fraction, digits: int) -> Certified:

@@ -13,9 +13,10 @@ import sympy
 
 from gdpproof import _args
 from gdpproof.errors import InvalidParameterError
-from gdpproof.numeric import _rational, solve
-from gdpproof.numeric.certified import Certified
-from gdpproof.numeric.certify import certify
+from gdpproof.numeric.engine import _rational
+from gdpproof.numeric.tradeoff import solve
+from gdpproof.numeric.engine.certified import Certified
+from gdpproof.numeric.engine.certify import certify
 from gdpproof.symbolic.symbols import epsilon as EPS
 from gdpproof.symbolic.symbols import mu as MU
 from gdpproof.symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL

@@ -182,7 +182,7 @@ def test_error_rate_readings():
 def test_certified_agrees_with_mpmath_route():
     # the lambdified mpmath evaluator of the same symbolic delta agrees with the ball route
     g = gdpproof.gaussian("0.7")
-    from gdpproof.numeric.evaluate import _mp_eval
+    from gdpproof.numeric.engine.evaluate import _mp_eval
     from gdpproof.symbolic.symbols import epsilon, mu
     from gdpproof.symbolic.tradeoff import GAUSSIAN_DUAL
 
@@ -247,7 +247,7 @@ def test_fast_limits_and_bad_input():
 def test_fast_root_finder_stops_at_float_resolution():
     # the Illinois iteration stops each entry once its bracket is below the float64 resolution:
     # far fewer evaluations than the 80 of fixed bisection, and the root of a known function
-    from gdpproof.numeric.fast import _log_root
+    from gdpproof.numeric.engine.fast import _log_root
 
     rng = np.random.default_rng(4)
     roots = 10 ** rng.uniform(-6, 3, 1000)
@@ -267,7 +267,7 @@ def test_epsilon_tangent_certificate_equals_the_unit_steps():
     # (the tangent of delta in e^eps); each answer must be the one the two separate sign checks
     # of _certify_boundary give, at 40 digits too, and at the decade boundary where the decimal
     # below 10.000... is 9.999... (its unit ten times smaller)
-    from gdpproof.numeric import solve
+    from gdpproof.numeric.tradeoff import solve
 
     rng = np.random.default_rng(21)
     cases = [(str(round(float(rng.uniform(0.3, 4)), 4)), f"{float(10 ** rng.uniform(-12, -1)):.6e}",
@@ -300,8 +300,8 @@ def test_float_epsilon_start_reaches_the_root_in_few_steps():
     # the float64 Newton starts at the root of the tail's leading term: in the benchmark's range
     # it needs at most four evaluations of log delta (ten or more from eps = 1), and a step below
     # one ulp ends it (the case below bisected on for 30 evaluations), at the root
-    from gdpproof.numeric import solve
-    from gdpproof.numeric._kernels import gaussian_log_dual_float
+    from gdpproof.numeric.tradeoff import solve
+    from gdpproof.numeric.engine._kernels import gaussian_log_dual_float
 
     calls = []
 

@@ -2,7 +2,7 @@
 
 The subprocess imports the numeric modules under a stand-in for the package ``gdpproof``
 (whose ``__init__`` re-exports everything and is made lazy separately), so what is measured is
-what :mod:`gdpproof.numeric.solve` itself loads.  (An invalid argument still loads sympy to
+what :mod:`gdpproof.numeric.tradeoff.solve` itself loads.  (An invalid argument still loads sympy to
 format its error through ``gdpproof._args._bad``, the one place that formats argument errors.)
 """
 
@@ -22,7 +22,7 @@ import json, sys, types
 from fractions import Fraction
 from decimal import Decimal
 pkg = types.ModuleType("gdpproof"); pkg.__path__ = [sys.argv[1]]; sys.modules["gdpproof"] = pkg
-from gdpproof.numeric.solve import (delta_from_epsilon, epsilon_from_delta, log_delta_from_epsilon,
+from gdpproof.numeric.tradeoff.solve import (delta_from_epsilon, epsilon_from_delta, log_delta_from_epsilon,
     mu_from_epsilon_delta, mu_from_sigma, sigma_from_epsilon_delta)
 out = [
     delta_from_epsilon(1, 1), delta_from_epsilon("0.5", 20, digits=10), delta_from_epsilon(0.3, Fraction(7, 2)),
@@ -44,7 +44,7 @@ def test_conversions_load_neither_sympy_nor_scipy():
     from fractions import Fraction
     from decimal import Decimal
 
-    from gdpproof.numeric import solve
+    from gdpproof.numeric.tradeoff import solve
 
     expected = [
         solve.delta_from_epsilon(1, 1), solve.delta_from_epsilon("0.5", 20, digits=10),

@@ -19,7 +19,7 @@ from gdpproof import account
 from gdpproof.calibration import calibrate_variance
 from gdpproof.errors import InvalidParameterError
 from gdpproof.mechanisms import LaplaceMechanism
-from gdpproof.numeric.zcdp import epsilon_from_zcdp
+from gdpproof.numeric.tradeoff.zcdp import epsilon_from_zcdp
 from gdpproof.reference import census2020 as census
 
 

@@ -111,7 +111,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and ps --ppid")
 def test_workers_die_with_their_parent_and_a_second_run_is_told_of_the_lock(tmp_path):
     out = tmp_path / "long.csv"
-    cmd = [sys.executable, "-m", "gdpproof.cli", "table", "epsilon", "--mu", "lin:0.1:5:3000", "--delta", "1e-5",
+    cmd = [sys.executable, "-m", "gdpproof.cli", "table", "epsilon", "--mu", "lin:0.1:5:30000", "--delta", "1e-5",
            "--digits", "200", "--workers", "2", "--no-progress", "--out", str(out)]
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

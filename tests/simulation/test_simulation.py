@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy.special import ndtr, ndtri
 
 import gdpproof
-from gdpproof.numeric.clt import gaussian_mixture
+from gdpproof.numeric.tradeoff.clt import gaussian_mixture
 from gdpproof.simulation import (
     DiscreteGaussianMechanism,
     GaussianMechanism,
@@ -187,7 +187,7 @@ def test_bad_input_is_named(call, match):
 def test_one_subsampled_step_is_p_g_plus_one_minus_p_id_and_not_the_reverse():
     # steps = 1: T(P, Q) = p G_{1/sigma} + (1 - p) Id exactly; its inverse (the other ordering)
     # is rejected (a direction check).  False failure <= 1e-6 for the first assertion.
-    from gdpproof.numeric.clt import gaussian_mixture
+    from gdpproof.numeric.tradeoff.clt import gaussian_mixture
 
     f = gaussian_mixture(2, "0.3")  # sigma = 0.5
     curve = simulate(SubsampledGaussianMechanism(0.5, 0.3), SAMPLES, seed=21)

@@ -212,8 +212,8 @@ def test_wide_balls_are_enclosed_by_monotonicity():
     """A ball of alpha spanning many segments: the enclosure contains the values at both ends."""
     import flint
 
-    from gdpproof.numeric._mp import arb_precision
-    from gdpproof.numeric.special import arb_rr_slope, arb_rr_value
+    from gdpproof.numeric.engine._mp import arb_precision
+    from gdpproof.numeric.engine.special import arb_rr_slope, arb_rr_value
 
     with arb_precision(100):
         n, eps = flint.arb(200), flint.arb("0.1")

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gdpproof
-from gdpproof.numeric._mp import arb_precision
-from gdpproof.numeric.special import arb_implicit_inverse
+from gdpproof.numeric.engine._mp import arb_precision
+from gdpproof.numeric.engine.special import arb_implicit_inverse
 from gdpproof.symbols import alpha as ALPHA
 from tests import oracles
 

@@ -1,0 +1,351 @@
+r"""DP-SGD: the proven epsilon bracket and the CLT approximation beside it.
+
+T steps of Poisson-subsampled Gaussian noise (noise multiplier sigma, sampling rate p,
+sensitivity 1, add/remove neighbours):
+
+* :func:`dpsgd_epsilon`: the proven bracket on eps(delta), the T-fold composition of the
+  subsampled Gaussian loss in both orderings (:func:`gdpproof.accounting.pld.epsilon_bracket`, the
+  engine behind :func:`gdpproof.account`'s ``bracket`` route);
+* :func:`dpsgd_mu`: the CLT mu of Bu, Dong, Long & Su (2020), from the expressions in
+  :mod:`gdpproof.symbolic.clt`, **an approximation**, with the proven bracket beside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import flint
+import numpy as np
+import sympy
+
+from .._args import _bad, positive, probability
+from .._plain import short_number as _short
+from ..errors import InvalidParameterError, PrecisionError
+from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
+from ..symbolic.composition import _count, subsample
+from ..symbolic.symbols import n as N
+from ..symbolic.symbols import p as P
+from ..symbolic.symbols import sigma as SIGMA
+from ..symbolic.tradeoff import gaussian
+from ..numeric.engine._mp import arb_from_exact
+from ..numeric.engine.bound import Bound, assumptions_of
+from ..numeric.engine.certify import Certified, _decimal, arb_function, certify_enclosure, round_fraction
+from ..numeric.tradeoff.clt import berry_esseen
+from .losses import SubsampledGaussianLoss
+from .pld import ComposedLoss, _check_delta_exact, epsilon_bracket
+from ..numeric.tradeoff.solve import epsilon_from_delta
+
+__all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
+
+
+@dataclass
+class DPSGDBracket:
+    """The proven epsilon bracket of Poisson-subsampled DP-SGD at one delta.
+
+    Attributes
+    ----------
+    eps : Bound
+        lower <= eps(delta) <= upper for the worse of the add and remove orderings.
+    ordering : str
+        Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
+    grid_step, eta : float
+        The grid and Hoeffding failure probability used (:func:`compose_losses`).
+    composition : ComposedLoss
+        For delta(eps) at other eps.
+
+    The bracket is proven under the numerical assumptions :attr:`assumptions` names (those of
+    the float route, :data:`~gdpproof.numeric.engine.bound.FLOAT_ROUTE_ASSUMPTIONS`, unless the
+    composition names others); :meth:`to_dict` carries them.
+    target_met : bool
+        False when the relative width asked was not reached (best effort: ``eps`` is proven but
+        wider; a :class:`~gdpproof.errors.WidthNotReachedWarning` was issued).
+    """
+
+    noise_multiplier: float
+    sample_rate: float
+    steps: int
+    delta: float
+    eps: Bound
+    ordering: str
+    grid_step: float
+    eta: float
+    composition: ComposedLoss
+    target_met: bool = True
+
+    def __repr__(self) -> str:
+        """One line: the inputs and the proven bracket (not the composition's lattices)."""
+        return (f"DPSGDBracket(sigma={_short(self.noise_multiplier)}, sample_rate={_short(self.sample_rate)}, "
+                f"steps={self.steps}, delta={self.delta!r}: eps in {self.eps} (proven), ordering={self.ordering!r}"
+                + ("" if self.target_met else ", target width not met") + ")")
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """The numerical assumptions the bracket rests on (:func:`~gdpproof.numeric.engine.bound.assumptions_of`)."""
+        return assumptions_of(self.composition)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The bracket as JSON-ready values: the ends as 8-digit decimals rounded outward, the
+        inputs as the doubles used, and the ``assumptions`` the proof rests on."""
+        return {"noise_multiplier": repr(self.noise_multiplier), "sample_rate": repr(self.sample_rate),
+                "steps": self.steps, "delta": repr(self.delta),
+                "eps_lower": str(_float_certified(self.eps.lower, 8, "down")),
+                "eps_upper": str(_float_certified(self.eps.upper, 8, "up")),
+                "ordering": self.ordering, "grid_step": repr(self.grid_step), "eta": repr(self.eta),
+                "certified": "pld", "assumptions": list(self.assumptions)}
+
+
+def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, *,
+                  rel_width: float = 0.01, max_refinements: int = 5) -> DPSGDBracket:
+    r"""Proven bracket on epsilon(delta) for T steps of Poisson-subsampled Gaussian DP-SGD.
+
+    Add/remove neighbours, sensitivity 1 (clipping norm 1), noise multiplier sigma, sampling
+    rate p: the T-fold composition of :class:`SubsampledGaussianLoss` in both orderings, the
+    worse one reported.  The grid is refined until ``(upper - lower) / lower <= rel_width``; where
+    that cannot be reached the narrowest proven bracket is returned with ``target_met=False`` and
+    a :class:`~gdpproof.errors.WidthNotReachedWarning` (:func:`~gdpproof.accounting.pld.epsilon_bracket`,
+    which also picks the float or the exact integer lattice from delta; ``delta`` may be a string
+    such as "1e-30", taken exactly).
+
+    Examples
+    --------
+    >>> from gdpproof.accounting.dpsgd import dpsgd_epsilon
+    >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+    >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
+    (True, True)
+    """
+    loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
+        raise _bad("steps", steps, "must be an integer in [1, 10^9]")
+    exact = _check_delta_exact(delta)
+    d = float(exact)  # the record's float (0.0 below the double range); the bracket uses ``exact``
+    b, comp = epsilon_bracket([(loss, int(steps))], exact, rel_width=rel_width, max_refinements=max_refinements)
+    ordering = comp.worse_ordering(b.upper)
+    return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp, comp.target_met)
+
+
+@dataclass(frozen=True)
+class DPSGDAccount:
+    """The CLT accounting of DP-SGD: an approximation, labelled as one.
+
+    Attributes
+    ----------
+    mu_clt : Certified
+        p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
+    eps_clt : Certified or None
+        The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
+    eps_lower, eps_upper : Certified or None
+        The proven bracket on the true epsilon at ``delta`` (Poisson sampling, add/remove
+        neighbours, the worse ordering) from :func:`gdpproof.accounting.pld.dpsgd_epsilon`: lower
+        rounded down, upper rounded up.  None for uniform sampling or without delta.
+    verdict : str or None
+        "the CLT understates eps by at least X", "the CLT overstates eps by at least X" or
+        "eps_clt lies inside the proven bracket".
+    exact : DPSGDBracket or None
+        The full numerical composition (its ``composition.delta(eps)`` gives other points).
+    mu_T : Certified or None
+        The finite-T CLT mu of DRS Thm 3.5, 2 ||kl||_1 / sqrt(||kappa2||_1 - ||kl||_2^2) of the
+        T-fold per-step curve (rounded up): the centre of the Berry–Esseen band that :attr:`gamma`
+        belongs to.  It differs from :attr:`mu_clt`, the T -> infinity limit of the formula (for
+        sigma = 1, p = 0.01, T = 1000 under the uniform formula: 0.52888 against 0.54079).  None
+        with gamma.
+    gamma : Certified or None
+        Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the formula, around
+        G_{mu_T} (not G_{mu_clt}):
+        p G_{1/sigma} + (1 - p) Id for Poisson, C_p(G_{1/sigma}) for uniform; None if not asked for.
+        For Poisson it is **the error term of an approximation, not a bound**
+        (:attr:`gamma_approximation`): the mixture is not symmetric and DRS Thm 3.5 is stated for
+        symmetric curves.  The proven band of the symmetrised curve C_p(G_{1/sigma}), whose CLT mu is
+        the uniform formula, is ``berry_esseen(subsample(gaussian(1/sigma), p), n=T)``.
+    approximation : bool
+        Always True: read :attr:`note`.
+    """
+
+    noise_multiplier: Any
+    sample_rate: Any
+    steps: int
+    sampling: str
+    mu_clt: Certified
+    eps_clt: Certified | None
+    delta: Any
+    gamma: Certified | None
+    approximation: bool = True
+    note: str = APPROXIMATION_NOTE
+    eps_lower: Certified | None = None
+    eps_upper: Certified | None = None
+    verdict: str | None = None
+    exact: Any = None
+    mu_T: Certified | None = None
+
+    def __repr__(self) -> str:
+        """One line: the inputs, mu_clt (labelled an approximation) and what else was computed
+        (the :attr:`note` and the full :attr:`exact` bracket stay attributes)."""
+        parts = [f"sigma={_short(self.noise_multiplier)}", f"sample_rate={_short(self.sample_rate)}",
+                 f"steps={self.steps}", f"sampling={self.sampling!r}",
+                 f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
+        if self.eps_clt is not None:
+            parts.append(f"eps_clt={self.eps_clt} at delta={_short(self.delta)} (approximation)")
+        if self.eps_upper is not None:
+            parts.append(f"eps in [{self.eps_lower}, {self.eps_upper}] (proven)")
+        if self.gamma is not None:
+            parts.append(f"gamma={self.gamma} around mu_T={self.mu_T}")
+        return f"DPSGDAccount({', '.join(parts)})"
+
+    @property
+    def gamma_approximation(self) -> bool:
+        """True when :attr:`gamma` is the error term of an approximation, not a proven band
+        (Poisson: the per-step curve p G + (1 - p) Id is not symmetric, DRS Thm 3.5 needs symmetry)."""
+        return self.sampling == "poisson"
+
+    @property
+    def gamma_note(self) -> str:
+        """How to read :attr:`gamma` (one phrase, for displays)."""
+        mu_t = "" if self.mu_T is None else f", mu_T = {self.mu_T}"
+        if self.gamma_approximation:
+            return (f"error term of an approximation around G_mu_T{mu_t} (Berry-Esseen, DRS Thm 3.5, "
+                    "for the non-symmetric T-fold p G_1/sigma + (1-p) Id), not a bound")
+        return (f"Berry-Esseen band (DRS Thm 3.5) around G_mu_T{mu_t}, a proven bound: G_mu_T(a + gamma) - gamma "
+                "<= T-fold C_p(G_1/sigma)(a) <= G_mu_T(a - gamma) + gamma")
+
+    @property
+    def understated(self) -> bool | None:
+        """True when eps_clt is below the proven lower bound on the true epsilon."""
+        if self.eps_clt is None or self.eps_lower is None:
+            return None
+        return self.eps_clt < self.eps_lower
+
+
+def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str) -> Callable[[int], flint.arb]:
+    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM."""
+    fn = arb_function(MU_CLT_POISSON if sampling == "poisson" else MU_CLT_UNIFORM, (SIGMA, P, N))
+
+    def enclose(bits: int) -> flint.arb:
+        return fn(arb_from_exact(sigma), arb_from_exact(p), flint.arb(steps))
+
+    return enclose
+
+
+def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: str = "poisson",
+             delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4,
+             exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+    r"""The CLT mu of DP-SGD (Bu, Dong, Long & Su 2020) and the epsilon at delta it suggests.
+
+    ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)) (Bu et al.; TF Privacy's
+    ``compute_mu_poisson``), the CLT limit of T-fold f_p = p G_{1/sigma} + (1 - p) Id, the trade-off
+    of one neighbouring direction of a Poisson-subsampled step.
+    ``sampling="uniform"``: mu = sqrt(2) p sqrt(T (e^{1/sigma^2} Phi(1.5/sigma) + 3 Phi(-0.5/sigma) - 2))
+    (DRS §5; TF Privacy's ``compute_mu_uniform``), the CLT limit of T-fold C_p(G_{1/sigma}),
+    the symmetrized curve of DRS Thm 4.2.
+
+    **This is an approximation and can understate the true privacy loss** for realistic
+    (sigma, p, T).  The result carries beside it the Berry–Esseen gamma of that T-fold curve
+    (computed by quadrature to ``gamma_digits`` digits); for Poisson sampling that curve is not
+    symmetric, so gamma is the error term of an approximation, not a bound
+    (:attr:`DPSGDAccount.gamma_approximation`).  The symmetrized C_p(G_{1/sigma}), which covers
+    both neighbouring directions and has a proven Berry–Esseen band, has the larger (uniform) CLT mu.
+
+    Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
+
+    With ``delta`` given and Poisson sampling, the true epsilon is bracketed beside it
+    (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.accounting.pld.dpsgd_epsilon`)
+    and :attr:`DPSGDAccount.verdict` says whether the CLT understates it.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
+    >>> acc.mu_clt, acc.eps_clt, acc.approximation
+    (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
+    """
+    sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
+    try:
+        p = probability("sample_rate", sample_rate, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("sample_rate", sample_rate, "must be in (0, 1]") from None
+    if p == 0:
+        raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+    T = _count("steps", steps)
+    if sampling not in ("poisson", "uniform"):
+        raise _bad("sampling", sampling, "must be 'poisson' or 'uniform'")
+    try:
+        d = None if delta is None else probability("delta", delta, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("delta", delta, "must be in (0, 1)") from None
+    if d is not None and not 0 < d < 1:
+        raise _bad("delta", delta, "must be in (0, 1)")
+    mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
+                           what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
+    eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
+    g = mu_t = None
+    if gamma:
+        step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
+        try:
+            band = berry_esseen(step, n=T, digits=gamma_digits)
+            g, mu_t = band.gamma, band.mu
+        except PrecisionError:
+            g = mu_t = None  # gamma is auxiliary: its failure must not take the main result down
+    acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g, mu_T=mu_t)
+    if exact and d is not None and eps is not None and sampling == "poisson":
+        acc = _with_bracket(acc, rel_width)
+    return acc
+
+
+def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
+             digits: int) -> Certified:
+    """eps at delta of G_mu for the exact CLT mu, rounded up to ``digits`` digits.
+
+    mu is known only as an enclosure, so eps is computed at mu rounded down and up to more
+    digits; eps is increasing in mu, so when both round up to the same decimal, that decimal
+    is the exact eps rounded up (not merely an upper bound from a rounded mu).
+    """
+    d = str(delta) if delta.is_Integer else sympy.Rational(delta)
+    ball = _mu_clt_ball(sigma, p, steps, sampling)
+    for extra in (5, 15, 40):
+        lo = certify_enclosure(ball, digits=digits + extra, rounding="down", what="CLT mu")
+        hi = certify_enclosure(ball, digits=digits + extra, rounding="up", what="CLT mu")
+        e_lo = epsilon_from_delta(str(lo), d, digits=digits)
+        e_hi = epsilon_from_delta(str(hi), d, digits=digits)
+        if e_lo == e_hi:
+            return e_hi
+    raise PrecisionError(f"eps_clt to {digits} digits: eps at the CLT mu cannot be settled")
+
+
+def _float_certified(x: float, digits: int, rounding: str) -> Certified:
+    """A float bound as a decimal with ``digits`` digits, rounded in the given direction."""
+    if x == 0:
+        return Certified(0, digits=digits, rounding=rounding, method="pld")
+    m, e = round_fraction(Fraction(x), digits, rounding)
+    return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
+
+
+def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
+                eps_lower: Certified, eps_upper: Certified) -> str:
+    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket.
+
+    eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
+    depend on the display; "understates by at least X" is proven (X rounded down)."""
+    e20 = _eps_clt(positive("noise_multiplier", noise_multiplier, symbolic=False),
+                   probability("sample_rate", sample_rate, symbolic=False), steps, sampling,
+                   probability("delta", delta, symbolic=False), 20)
+    clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
+    lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
+    if clt_hi < lo:
+        gap = _float_certified(float(lo - clt_hi), 3, "down")
+        return f"the CLT understates eps by at least {gap} ({float(gap) / float(lo):.1%} of eps_lower)"
+    if clt_lo > hi:
+        gap = _float_certified(float(clt_lo - hi), 3, "down")
+        share = f" ({float(gap) / float(hi):.1%} of eps_upper)" if hi > 0 else " (eps_upper is 0)"
+        return f"the CLT overstates eps by at least {gap}{share}"
+    return "eps_clt lies inside the proven bracket"
+
+
+def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
+    r = dpsgd_epsilon(float(acc.noise_multiplier), float(acc.sample_rate), acc.steps, float(acc.delta),
+                      rel_width=rel_width)
+    lo = _float_certified(r.eps.lower, 6, "down")
+    hi = _float_certified(r.eps.upper, 6, "up")
+    verdict = clt_verdict(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)
+    return dataclasses.replace(acc, eps_lower=lo, eps_upper=hi, verdict=verdict, exact=r)

@@ -1,0 +1,615 @@
+r"""The exact integer lattice: composition of privacy losses with a proven bracket at any delta.
+
+The float route (:mod:`gdpproof.accounting.coupling`) carries additive errors (the float64 CDF,
+the FFT) that stop it near delta = 1e-10.  This route has none: every number is an integer or
+an arb ball, so it resolves delta = 1e-30, 1e-100 or 1e-400 (for the price of more bits).
+
+**The lattice law.**  As in :mod:`gdpproof.accounting.pld`, each loss is rounded to the nearest
+point of h Z, R = k h on the bin (e_k, e_{k+1}], e_k = (k - 1/2) h, so that D = R - L lies in
+[-h/2, h/2) and has a mean dbar; the T-fold sum S_R = R_1 + ... + R_T has the lattice law
+m^{*T}, m_k = P(e_k < L <= e_{k+1}), *on all of Z* (a probability vector).  The grid step h has
+a short mantissa, so every edge e_k is a double and exact.
+
+**One integer vector, bounded below pointwise.**  Per step, the masses are enclosed in arb
+balls, as differences of the compiled CDF left of the median and of the survival function right
+of it (so the tails keep their accuracy), and turned into integers at the scale 2^K:
+v_k = max(0, floor(lower(m_k) 2^K)), so v_k 2^{-K} <= m_k.  Bins outside a window (tails of mass
+<= tau each side) get v_k = 0.  Vectors are composed with ``fmpz_poly`` products, which are
+exact; after each product the scale 2^{2K} is brought back to 2^K with floor division, and
+tails are trimmed (dropped).  Each of these operations maps a vector below the true one to a
+vector below the true one: products of non-negative vectors preserve the pointwise order
+(a <= a', b <= b' gives a*b <= a'*b'), floor division and dropping only lower entries.  So the
+final vector V (scale 2^K) satisfies V 2^{-K} <= m^{*T} pointwise, and the rest
+r = m^{*T} - V 2^{-K} is non-negative with total mass
+
+    |r|_1 = 1 - |V|_1 2^{-K}         (the *deficit*, an exact rational).
+
+No upper vector is needed: for any g with 0 <= g <= 1,
+
+    sum_k V_k 2^{-K} g(k)  <=  E g(S_R)  <=  sum_k V_k 2^{-K} g(k) + |r|_1.
+
+This holds for both orderings: delta_{P||Q}(eps) = E_P g(S) and delta_{Q||P}(eps) = E_Q g(-S),
+g(s) = (1 - e^{eps - s})_+ in [0, 1], so mass that was dropped (trimmed tails, floor losses, the
+outside of the window) is counted as contributing 1 to the upper bound and 0 to the lower,
+wherever it was and whatever the sign.  (The float route's "move it to +infinity" is the same
+argument: an atom where g = 1.)
+
+**The coupling.**  Hoeffding's inequality for the independent D_i (range h, mean dbar_i): except
+with probability eta on each side, |sum D_i - sum dbar_i| <= t = h sqrt(T log(1/eta) / 2), and
+g is non-decreasing, so
+
+    E g(S_R - sum dbar - t) - eta  <=  delta(eps)  <=  E g(S_R - sum dbar + t) + eta
+
+(for Q||P the argument is -S = -S_R + sum D and the shifts change sign).  dbar is enclosed in
+arb: E[D; window] = h sum_k k m_k - E[L; window] (the partial mean of the compiled law, a ball)
+and |E[D; outside]| <= (h/2) P(outside), intersected with [-h/2, h/2].
+
+**Evaluating delta(eps).**  sum_{k: kh + c > eps} V_k (1 - e^{eps - c - kh}) =
+A_j - e^{eps - c - jh} C_j with the exact integer tail sums A_j and the arb sums C_j =
+sum_{k >= j} V_k e^{-(k - j) h} (kept at checkpoints), so each evaluation is a ball of a few
+dozen operations; the cut index j is found in exact rational arithmetic.  Comparisons with the
+target delta (a rational, any size) are made between balls: nothing here is a float until the
+final :class:`~gdpproof.numeric.engine.bound.Bound`, whose ends are rounded outward.
+
+**Choosing K.**  Floor losses are at most one unit per entry of each product, multiplied by the
+number of times that product enters the result; K is chosen so that they, the window tails,
+the trimming and eta each stay below a quarter of the delta budget (a fraction of the target
+delta), and the deficit that results is measured exactly, so a bad estimate costs width, never
+soundness.  The cost is one ``fmpz_poly`` product per squaring, of vectors whose length is the
+support of the composed law at the 2^{-K} level and whose entries have about 2K bits.
+
+Assumptions: none beyond python-flint's ball arithmetic (arb) and integer arithmetic being
+correct.  The partial means come from :meth:`CompiledLoss.partial_mean` (balls).
+
+References: as :mod:`gdpproof.accounting.pld`; the pointwise-order argument is that of the
+pessimistic/optimistic PLD bounds of Meiser & Mohammadi (CCS 2018) and Koskela et al. (2020),
+made exact by integer arithmetic.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import flint
+import numpy as np
+import sympy
+
+from ..errors import PrecisionError
+from ..symbolic import losses as sl
+from ..symbolic.symbols import ell as ELL
+from ..numeric.engine import _codegen
+from ..numeric.engine._ballfun import arb_erfc, arb_erfcx, relation
+from ..numeric.engine._mp import arb_from_exact, arb_precision
+from ..numeric.engine.bound import _down, _up, directed_double
+from ..numeric.engine.certify import arb_function
+from .coupling import _Lattice
+from .losses import CompiledLoss, Law, PrivacyLoss
+
+__all__ = ["ROUTE", "compose_exact", "grid_step_exact"]
+
+#: The name of this route (``ComposedLoss.route``).
+ROUTE = "exact integer lattice"
+
+#: Entries between checkpoints of the arb tail sums (memory against time per evaluation).
+_BLOCK = 64
+
+
+#: The largest per-step window, in bins (about 100 ms of ball arithmetic per 1000 bins).
+MAX_STEP_BINS = 4_000_000
+
+
+class _LawPrinter(_codegen._Printer):
+    """The kernel generator's arb printer, with the two functions the loss laws add."""
+
+    def expr(self, e: Any, indent: int = 1) -> str:
+        name = type(e).__name__
+        if self.arb and name in ("expm1", "log1p"):
+            return self._tmp(f"{self.expr(e.args[0], indent)}.{name}()", indent)
+        return super().expr(e, indent)
+
+
+@functools.lru_cache(maxsize=None)
+def _law_kernel(family: str, kind: str, law: Law) -> Any:
+    """The arb function (ell, *parameters) of a family's CDF or survival function under ``law``
+    ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once).
+
+    Straight-line code (common subexpressions once, the ball operations of
+    :func:`~gdpproof.numeric.engine.compile_arb.arb_function` otherwise) from the kernel generator's
+    printer: about four times faster than the compiled tree, which is the fallback for any
+    expression the printer has no form for.  Common subexpressions are evaluated outside the
+    branches of a Piecewise, which changes nothing: each ball holds its subexpression's value.
+    """
+    fam = sl.FAMILIES[family]
+    exprs = [getattr(fam, kind)[one] for one in law]  # law "P", "Q", or "PQ" for both at once
+    symbols = (ELL, *fam.parameters)
+    try:
+        replacements, reduced = sympy.cse(exprs)
+        constants: dict[str, str] = {}
+        printer = _LawPrinter(symbols, True, constants)
+        for sym, sub in replacements:
+            printer.args[sym] = printer.expr(sub)
+        results = [printer.expr(r) for r in reduced]
+    except TypeError:
+        if len(exprs) > 1:
+            fns = [arb_function(e, symbols) for e in exprs]
+            return lambda *a: tuple(fn(*a) for fn in fns)
+        return arb_function(exprs[0], symbols)
+    params = ", ".join(f"x{i}" for i in range(len(symbols)))
+    body = "\n".join(printer.lines)
+    balls = ", ".join(f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results)
+    src = (f"def kernel({params}):\n{body}\n"
+           f"    return {balls if len(results) > 1 else balls[1:-1]}\n")
+    namespace: dict[str, Any] = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx,
+                                 "relation": relation}
+    for name, ball in constants.items():
+        namespace[name] = eval(ball, {"flint": flint})  # noqa: S307 - our own printed constant
+    exec(compile(src, f"<{family}.{kind}[{law}]>", "exec"), namespace)  # noqa: S102 - printed above
+    return namespace["kernel"]
+
+
+def grid_step_exact(h: float) -> float:
+    """The largest double <= h with an 8-bit mantissa: every bin edge (k - 1/2) h is then a
+    double (for |k| < 2^43), so the edges are exact in float and arb alike."""
+    if not h > 0:
+        raise PrecisionError(f"grid step {h} is not positive")
+    m, e = math.frexp(h)
+    return math.ldexp(math.floor(m * 256) / 256, e)
+
+
+def _edges(k_lo: int, k_hi: int, h: float) -> list[float]:
+    """The edges (k - 1/2) h for k in [k_lo, k_hi]: exact doubles, since h has an 8-bit
+    mantissa (:func:`grid_step_exact`) and |2k - 1| < 2^45 (checked)."""
+    m, _ = math.frexp(h)
+    if m * 256 != math.floor(m * 256) or max(abs(k_lo), abs(k_hi)) >= 2**44:
+        raise PrecisionError(f"the bin edges of the grid step {h!r} are not all doubles")
+    return [(k - 0.5) * h for k in range(k_lo, k_hi + 1)]
+
+
+def _floor_scaled(ball: flint.arb, K: int) -> int:
+    """max(0, floor(lower(ball) 2^K)), exactly."""
+    lo = ball.lower()
+    if not lo.is_finite():
+        return 0
+    man, ex = lo.man_exp()
+    man, ex = int(man), int(ex) + K
+    v = man << ex if ex >= 0 else man >> -ex  # >> floors
+    return max(0, v)
+
+
+class _Law:
+    """The ball CDF/SF of one law of a compiled loss, 0/1 outside the support."""
+
+    def __init__(self, loss: CompiledLoss, law: Law) -> None:
+        self.loss, self.law = loss, law
+        hook = getattr(loss, "ball_law", None)  # a law whose CDF is a sum (the discrete Gaussian)
+        if hook is not None:
+            self.cdf_fn, self.sf_fn = hook(law)
+        else:
+            self.cdf_fn = _law_kernel(loss.family, "cdf", law)
+            self.sf_fn = _law_kernel(loss.family, "sf", law)
+        self.params = loss._balls()
+        self.lo, self.hi = loss.support()
+
+    def cdf(self, e: float) -> flint.arb:
+        """P(L <= e), a ball (0 below the support, 1 at and above its top)."""
+        return self._at(self.cdf_fn, e, 0, 1)
+
+    def sf(self, e: float) -> flint.arb:
+        """P(L > e), a ball (1 below the support, 0 at and above its top)."""
+        return self._at(self.sf_fn, e, 1, 0)
+
+    def _at(self, fn: Any, e: float, below: int, above: int) -> flint.arb:
+        if e < self.lo:
+            return flint.arb(below)
+        if e >= self.hi:
+            return flint.arb(above)
+        return self._clip(fn(flint.arb(e), *self.params))
+
+    @staticmethod
+    def _clip(b: flint.arb) -> flint.arb:
+        # a probability: an undecided ball (nan, or wider than [0, 1]) is replaced by [0, 1]
+        if not b.is_finite():
+            return flint.arb(0.5, 0.5)
+        return b.intersection(flint.arb(0.5, 0.5)) if b.overlaps(flint.arb(0.5, 0.5)) else b
+
+    def bins(self, tau: Fraction, h: float) -> tuple[int, int]:
+        """Lattice indices (k_lo, k_hi) with P(L <= (k_lo - 1/2) h) <= tau and
+        P(L > (k_hi + 1/2) h) <= tau, decided by the balls (galloping, then integer bisection)."""
+        t = arb_from_exact(tau)
+        k_mid = round(float(self.loss._median(self.law)) / h)
+
+        def outward(ok: Any, sign: int) -> int:
+            """The k nearest k_mid (going by ``sign``) with ok(k); ok is monotone that way."""
+            near, far = 0, 1
+            while not ok(k_mid + sign * far):
+                near, far = far, 2 * far
+                if far > 2**43:
+                    raise PrecisionError(f"{self.loss.name}: the tails of the privacy loss do not fall below "
+                                         f"{float(tau):.3g} on this grid")
+            while far - near > 1:
+                m = (near + far) // 2
+                if ok(k_mid + sign * m):
+                    far = m
+                else:
+                    near = m
+            return k_mid + sign * far
+
+        # the balls must resolve values below tau: a far tail evaluated at fewer bits than tau has
+        # (a discrete Gaussian's table ends at 2^-(bits + 30), an interval [0, 2^-(...)] beyond it)
+        # never falls below it
+        bits = max(flint.ctx.prec, -(Fraction(tau).numerator.bit_length() - Fraction(tau).denominator.bit_length())
+                   + 64)
+        with arb_precision(bits):
+            k_lo = outward(lambda k: bool(self.cdf((k - 0.5) * h) <= t), -1)
+            k_hi = outward(lambda k: bool(self.sf((k + 0.5) * h) <= t), 1)
+        return k_lo, k_hi
+
+
+@dataclass
+class _IntStep:
+    """One step's loss on the lattice: integer lower bounds of its masses at scale 2^K, and the
+    mean rounding error as a rational interval."""
+
+    k0: int
+    v: list[int]
+    dbar: tuple[Fraction, Fraction]
+
+
+def _edge_values(dist: _Law, edges: list[float], left: list[bool], prec: int) -> list[flint.arb]:
+    """CDF (left edges) or SF (right edges) at every edge, each with absolute accuracy about
+    2^-prec: evaluated outward from the median, so that each value bounds the next one (both
+    functions decrease outward) and the precision drops by the bits below 1 that it has."""
+    vals: list[Any] = [None] * len(edges)
+    split = sum(left)
+    tolerance = flint.arb(2) ** -prec
+    for side in (range(split - 1, -1, -1), range(split, len(edges))):
+        below = 0  # the previous value on this side is < 2^-below
+        reduce = True  # until a form turns out to lose accuracy (1 - erfc(z)/2 in a tail)
+        for i in side:
+            fn = dist.cdf if left[i] else dist.sf
+            with arb_precision(max(64, prec - below)):
+                val = fn(edges[i])
+            if below and not val.rad() <= tolerance:
+                reduce, below = False, 0
+                val = fn(edges[i])
+            vals[i] = val
+            up = val.upper()
+            if reduce and up > 0:
+                man, ex = up.man_exp()
+                below = max(0, -(int(man).bit_length() + int(ex)) - 8)
+    return vals
+
+
+def _bin_mass(vals: list[flint.arb], left: list[bool], i: int) -> flint.arb:
+    """The mass between edges i and i + 1 from :func:`_edge_values` (CDF at left edges, SF at
+    right ones): a difference of the small side's values."""
+    if left[i + 1]:
+        return vals[i + 1] - vals[i]
+    if not left[i]:
+        return vals[i] - vals[i + 1]
+    return 1 - vals[i] - vals[i + 1]
+
+
+def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, prec: int | None = None) -> _IntStep:
+    prec = K + 40 if prec is None else prec
+    dist = _Law(loss, law)
+    k_lo, k_hi = dist.bins(tau, h)
+    n = k_hi - k_lo + 1
+    if n > MAX_STEP_BINS:
+        raise PrecisionError(f"grid of {n} points for {loss.name}: too fine for the exact lattice (ask for a "
+                             "larger rel_width or delta)")
+    edges = _edges(k_lo, k_hi + 1, h)
+    med = float(loss._median(law))
+    # CDF left of the median, SF right of it: the masses are differences of small numbers
+    left = [e <= med for e in edges]
+    vals = _edge_values(dist, edges, left, prec)
+    v: list[int] = []
+    weighted = flint.arb(0)
+    for i in range(n):
+        m = _bin_mass(vals, left, i)
+        m = m.intersection(flint.arb(0.5, 0.5)) if m.overlaps(flint.arb(0.5, 0.5)) else m
+        v.append(_floor_scaled(m, K))
+        weighted += m * (k_lo + i)
+    outside = (dist.cdf(edges[0]) if left[0] else 1 - vals[0]) + (vals[-1] if not left[-1] else 1 - dist.cdf(edges[-1]))
+    pm_lo, pm_hi = loss.partial_mean(edges[0], edges[-1], law)
+    pm = flint.arb(pm_lo).union(flint.arb(pm_hi))
+    half = flint.arb(h) / 2
+    d = weighted * flint.arb(h) - pm
+    d = d + flint.arb(0, 1) * half * flint.arb(outside.upper())
+    d_lo = _fraction(d.lower())
+    d_hi = _fraction(d.upper())
+    hh = Fraction(h) / 2
+    if not (d.is_finite() and d_lo <= hh and d_hi >= -hh):
+        raise PrecisionError(f"{loss.name}: the mean rounding error {d} is not resolved on this grid")
+    return _IntStep(k_lo, v, (max(d_lo, -hh), min(d_hi, hh)))
+
+
+def _fraction(b: flint.arb) -> Fraction:
+    """The exact rational value of an exact ball (an endpoint)."""
+    man, ex = b.man_exp()
+    man, ex = int(man), int(ex)
+    return Fraction(man << ex) if ex >= 0 else Fraction(man, 1 << -ex)
+
+
+# ---------------------------------------------------------------------------------------------
+# integer composition
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _IntVec:
+    """Integers at scale 2^K on the points k0, k0 + 1, ... (a lower bound on a lattice law)."""
+
+    k0: int
+    poly: flint.fmpz_poly
+
+
+def _trim(x: _IntVec, units: int) -> _IntVec:
+    """Drop entries from both ends whose total (per end) is at most ``units``."""
+    p = x.poly
+    n = p.length()
+    if n == 0 or units <= 0:
+        return x
+    acc, i = 0, 0
+    while i < n - 1:
+        acc += int(p[i])
+        if acc > units:
+            break
+        i += 1
+    acc, j = 0, n
+    while j - 1 > i:
+        acc += int(p[j - 1])
+        if acc > units:
+            break
+        j -= 1
+    if j < n:
+        p = p.truncate(j)
+    if i > 0:
+        p = p.right_shift(i)
+    return _IntVec(x.k0 + i, p)
+
+
+def _product(a: _IntVec, b: _IntVec, K: int, trim_units: int) -> _IntVec:
+    """a * b brought back to scale 2^K with floor division, tails trimmed (all lower a value)."""
+    c = (a.poly * b.poly) // (flint.fmpz(1) << K)
+    k0 = a.k0 + b.k0
+    # the low end may now be zeros (floored away): find the first non-zero entry
+    return _trim(_IntVec(k0, c), trim_units)
+
+
+def _power(step: _IntVec, count: int, K: int, trim_units: Any) -> _IntVec:
+    """step^{*count} by repeated squaring; trim_units(copies) is the trimming allowance of a
+    product that enters the result ``copies`` times."""
+    result: _IntVec | None = None
+    base = step
+    remaining = count
+    while True:
+        if remaining & 1:
+            result = base if result is None else _product(result, base, K, trim_units(1))
+        remaining >>= 1
+        if not remaining:
+            break
+        base = _product(base, base, K, trim_units(remaining))
+    assert result is not None
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# a composed direction: delta(eps) from the integer vector
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _ExactDirection:
+    """The composed lattice law of one ordering as integers (scale 2^K), with the coupling
+    shift and the exact deficit.  Points are sign * k h; ``u`` lists the entries in increasing
+    order of their points, the first at q0 h."""
+
+    name: str
+    h: float
+    sign: int
+    shift: tuple[float, float]
+    K: int
+    k0: int
+    coeffs: list[int]
+    eta: Fraction
+    deficit: Fraction
+    _tails: Any = field(default=None, repr=False)
+
+    @property
+    def lost(self) -> float:
+        """The deficit (mass not in the vector), rounded up: it counts as 1 in the upper bound."""
+        return _up(float(self.deficit))
+
+    @property
+    def slack(self) -> float:
+        return _up(float(self.eta))
+
+    def span(self) -> tuple[int, int]:
+        """The smallest and largest lattice index k carried."""
+        return self.k0, self.k0 + len(self.coeffs) - 1
+
+    @functools.cached_property
+    def lattice(self) -> _Lattice:
+        """A float64 view (masses rounded to nearest, the rounding charged to ``err``) for the
+        trade-off curves and the honest mu of :class:`~gdpproof.accounting.pld.ComposedLoss`."""
+        w = np.array([math.ldexp(float(c), -self.K) if c.bit_length() < 1000 + self.K else 0.0
+                      for c in self.coeffs])
+        return _Lattice(self.k0, w, 2 ** -52 * float(np.sum(w)) + len(w) * 5e-324)
+
+    def _prepare(self) -> tuple[int, list[int], list[int], list[flint.arb], flint.arb]:
+        if self._tails is None:
+            u = self.coeffs if self.sign > 0 else self.coeffs[::-1]
+            q0 = self.k0 if self.sign > 0 else -(self.k0 + len(self.coeffs) - 1)
+            prec = self.K + 64 + max(8, len(u).bit_length())
+            with arb_precision(prec):
+                r = (-flint.arb(self.h)).exp()
+                rb = r ** _BLOCK
+                n = len(u)
+                nb = (n + _BLOCK - 1) // _BLOCK
+                a_chk = [0] * (nb + 1)
+                c_chk = [flint.arb(0)] * (nb + 1)
+                for b in range(nb - 1, -1, -1):
+                    s, c = 0, flint.arb(0)
+                    end = min(n, (b + 1) * _BLOCK)
+                    for i in range(end - 1, b * _BLOCK - 1, -1):
+                        s += u[i]
+                        c = c * r + u[i]
+                    a_chk[b] = a_chk[b + 1] + s
+                    c_chk[b] = c + c_chk[b + 1] * (r ** (end - b * _BLOCK) if end - b * _BLOCK != _BLOCK else rb)
+            self._tails = (q0, u, a_chk, c_chk, prec)
+        return self._tails
+
+    def _sum(self, eps: float, c: float) -> flint.arb:
+        """sum over points p = (q0 + i) h with p + c > eps of u_i (1 - e^{eps - c - p}), times 2^-K."""
+        q0, u, a_chk, c_chk, prec = self._prepare()
+        n = len(u)
+        # first i with (q0 + i) h + c > eps, in exact rationals
+        x = (Fraction(eps) - Fraction(c)) / Fraction(self.h) - q0
+        j = max(0, math.floor(x) + 1)
+        if j >= n:
+            return flint.arb(0)
+        with arb_precision(prec):
+            b = j // _BLOCK
+            nxt = min(n, (b + 1) * _BLOCK)
+            r = (-flint.arb(self.h)).exp()
+            s, cc = 0, flint.arb(0)
+            for i in range(nxt - 1, j - 1, -1):
+                s += u[i]
+                cc = cc * r + u[i]
+            s += a_chk[b + 1]
+            cc += c_chk[b + 1] * r ** (nxt - j)
+            arg = flint.arb(eps) - flint.arb(c) - (q0 + j) * flint.arb(self.h)
+            total = flint.arb(s) - arg.exp() * cc
+            total = total * flint.arb(1, 0) / (flint.fmpz(1) << self.K)
+        return total
+
+    def upper_arb(self, eps: float) -> flint.arb:
+        with arb_precision(self._prepare()[4]):
+            return self._sum(eps, self.shift[1]) + arb_from_exact(self.deficit + self.eta)
+
+    def lower_arb(self, eps: float) -> flint.arb:
+        with arb_precision(self._prepare()[4]):
+            return self._sum(eps, self.shift[0]) - arb_from_exact(self.eta)
+
+    def upper(self, eps: float) -> float:
+        """Proven upper bound on this ordering's delta(eps), rounded up (at most 1)."""
+        v = self.upper_arb(eps)
+        return min(1.0, _up(float(v.upper())))
+
+    def lower(self, eps: float) -> float:
+        """Proven lower bound on this ordering's delta(eps), rounded down (at least 0)."""
+        v = self.lower_arb(eps)
+        return max(0.0, _down(float(v.lower())))
+
+    def delta(self, eps: float) -> tuple[float, float]:
+        return self.lower(eps), self.upper(eps)
+
+    def upper_le(self, eps: float, target: Any) -> bool:
+        """True when the upper bound on delta(eps) is provably <= ``target`` (a rational)."""
+        with arb_precision(self._prepare()[4]):
+            return bool(self.upper_arb(eps) <= arb_from_exact(Fraction(target)))
+
+    def lower_gt(self, eps: float, target: Any) -> bool:
+        """True when the lower bound on delta(eps) is provably > ``target``."""
+        with arb_precision(self._prepare()[4]):
+            return bool(self.lower_arb(eps) > arb_from_exact(Fraction(target)))
+
+    def top(self) -> float:
+        """An eps beyond every point of the vector (delta there is the floor)."""
+        lo, hi = self.span()
+        return max(abs(lo), abs(hi)) * self.h + abs(self.shift[0]) + abs(self.shift[1]) + 1.0
+
+
+@dataclass
+class ExactPlan:
+    """The numbers an exact composition was run with (for reports and benchmarks)."""
+
+    h: float
+    K: int
+    eta: Fraction
+    budget: Fraction
+    step_bins: int
+    final_length: int
+
+
+def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, budget: Fraction,
+                  orderings: tuple[str, str]) -> tuple[tuple[_ExactDirection, _ExactDirection], float, Fraction,
+                                                       float, ExactPlan]:
+    """The two composed directions of the exact route, with h, eta and the Hoeffding t.
+
+    ``budget`` is the additive delta error allowed (eta, window tails, trimming and floor losses
+    each about a quarter of it); the deficit actually reached is exact and may differ.
+    """
+    for loss, _ in parts:
+        if not isinstance(loss, CompiledLoss):
+            raise PrecisionError(f"the exact lattice needs a compiled loss law, not {loss!r}")
+    h = grid_step_exact(grid_step)
+    total = sum(c for _, c in parts)
+    budget = Fraction(budget)
+    eta = budget / 4
+    tau = budget / (16 * total)                 # per step and side: 2 T tau <= budget / 8
+    levels = max(c.bit_length() for _, c in parts) + len(parts)
+    # K: floor losses (one unit per entry per product, times its copies) below budget / 4; the
+    # composed vector is estimated at T times the step's bins, capped by the window's growth
+    with arb_precision(128):
+        widths = [_Law(loss, "P").bins(tau, h) for loss, _ in parts]
+    n_est = max(2, sum(b - a + 1 for a, b in widths))
+    units = Fraction(total * n_est * 4 * (levels + 2)) / (budget / 4)
+    K = max(32, units.numerator.bit_length() - units.denominator.bit_length() + 3)  # >= log2(units) + 2
+    prec = K + 40
+    trim_total = budget / 8
+    nprod = 2 * levels
+
+    def trim_units(copies: int) -> int:
+        return int(trim_total * (1 << K) / (nprod * copies))
+
+    # a symmetric pair without atoms: the Q-law of L is the P-law of -L, so the Q||P direction is
+    # the reflection of the P||Q one (with atoms, an atom on a bin edge would round the other way)
+    symmetric = all(loss.symmetric and not loss.has_atoms and loss.support() == (-math.inf, math.inf)
+                    for loss, _ in parts)
+    dirs: list[_ExactDirection] = []
+    step_bins, final_len = 0, 0
+    dbar_sums = {}
+    vecs = {}
+    for law in ("P",) if symmetric else ("P", "Q"):
+        acc: _IntVec | None = None
+        d_lo = d_hi = Fraction(0)
+        for loss, count in parts:
+            with arb_precision(prec):
+                st = _int_step(loss, law, h, K, tau)
+            step_bins = max(step_bins, len(st.v))
+            d_lo += count * st.dbar[0]
+            d_hi += count * st.dbar[1]
+            powered = _power(_IntVec(st.k0, flint.fmpz_poly(st.v)), count, K, trim_units)
+            acc = powered if acc is None else _product(acc, powered, K, trim_units(1))
+        assert acc is not None
+        vecs[law] = acc
+        dbar_sums[law] = (d_lo, d_hi)
+    with arb_precision(128):
+        t_ball = flint.arb(h) * (-total * arb_from_exact(eta).log() / 2).sqrt()
+        t = _up(float(t_ball.upper()))
+    for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
+        src = law if law in vecs else "P"
+        acc = vecs[src]
+        d_lo, d_hi = dbar_sums[src]
+        coeffs = [int(c) for c in acc.poly.coeffs()]
+        final_len = max(final_len, len(coeffs))
+        deficit = 1 - Fraction(sum(coeffs), 1 << K)
+        if src == law:
+            k0 = acc.k0
+        else:  # the reflection: a symmetric pair's Q-law of L is the P-law of -L
+            k0 = -(acc.k0 + len(coeffs) - 1)
+            coeffs = coeffs[::-1]
+            d_lo, d_hi = -d_hi, -d_lo
+        # S = S_R - sum D: shift (c_low, c_high) of S_R (law P); of -S_R for the Q||P ordering
+        # formed exactly (Fractions; t is a double) and rounded outward once
+        lo, hi = (-d_hi - Fraction(t), -d_lo + Fraction(t)) if sign == 1 else (d_lo - Fraction(t), d_hi + Fraction(t))
+        shift = (directed_double(lo, up=False), directed_double(hi, up=True))
+        dirs.append(_ExactDirection(name, h, sign, shift, K, k0, coeffs, eta, deficit))
+    plan = ExactPlan(h, K, eta, budget, step_bins, final_len)
+    return (dirs[0], dirs[1]), h, eta, t, plan

@@ -1,0 +1,406 @@
+r"""Dominating and dominated pairs on a grid: the *pairs* discretization of the float route.
+
+For one mechanism and one ordering (P, Q) with privacy loss L = log dP/dQ, write the hockey
+stick as a function of y = e^eps,
+
+    D(y) = E_P[(1 - y e^{-L})_+],     y > 0.
+
+A non-negative measure with P-masses p_k at grid losses l_k has the curve
+Lambda(y) = sum_k p_k (1 - y e^{-l_k})_+.  Two facts carry the proof:
+
+**Composition keeps the order** (the lemma).  If Lambda_t <= D_t (or >= D_t) for every y > 0
+and every step t, the composed curves keep the order: the composed curve of independent steps
+is E_{P_1}[D_rest(y e^{-L_1})], and g(u) = D_rest(y u) is convex, non-increasing and bounded,
+so g(u) = g(inf) + int (c - u)_+ dnu(c) with nu >= 0; each (c - u)_+ = c (1 - u / c)_+ is one of
+the curves compared, and the constant term compares the total masses (the limits y -> 0 of
+the curves).  So the P-formula sum_k w_k (1 - e^{eps - s_k})_+ of the composed grid masses is
+an upper (lower) bound on the mechanism's delta(eps), for every real eps, whatever the totals
+(sub-probabilities are fine).  The measure need not come from a pair of distributions.
+
+**Upper: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi, "Connect the
+dots: tighter discrete approximations of privacy loss distributions", PETS 2022).  The
+outcomes with loss in the bin (l_i, l_{i+1}] have P-mass P_i and Q-mass Q_i; moving their
+P-mass to the two ends of the bin with the same P- and Q-mass,
+
+    to l_{i+1}:  x_{i+1} E_i / (x_{i+1} - x_i),     to l_i:  x_i F_i / (x_{i+1} - x_i),
+    E_i = P_i - x_i Q_i >= 0,   F_i = x_{i+1} Q_i - P_i >= 0,   x_j = e^{l_j},
+
+is a mean-preserving spread of u = e^{-L} under P, and u -> (1 - y u)_+ is convex: Jensen
+gives Lambda >= D bin by bin.  P-mass below l_0 goes to l_0 (its loss rounded up: each term
+grows), P-mass above the top l_n to +infinity (it counts 1).  Its error is second order in
+the grid step: the bracket narrows like h^2, not like h sqrt(T) as the coupling's does.
+
+**Lower: below the chords.**  D is convex with D'(y) = -Q(L > log y), so on [x_j, x_{j+1}] D
+lies above its two end tangents and the chord exceeds D by at most g_j = E_j F_j / ((x_{j+1} -
+x_j) Q_j) (the chord's excess over the larger tangent, at its worst where they cross; at most
+(x_{j+1} - x_j) Q_j / 4, and near 0 when the cell's mass sits at one end).  A curve Lambda with
+kinks only at grid points is below D on [x_j, x_{j+1}] when one of these holds:
+
+    (a) Lambda(x_j) <= D(x_j) - g_j and Lambda(x_{j+1}) <= D(x_{j+1}) - g_j  (below the chord less g_j);
+    (b) Lambda(x_j) <= D(x_j) and its slope there is <= -Q(L > l_j)     (below the right tangent);
+    (c) Lambda(x_{j+1}) <= D(x_{j+1}) and its slope >= -Q(L > l_{j+1})  (below the left tangent;
+        Q(L >= l) >= Q(L > l));
+
+and it is 0 beyond its last kink, and on [0, x_0] (a line) below D(y) >= P(L > l_0) - y Q(L > l_0)
+when Lambda(0) <= P(L > l_0) and Lambda(x_0) <= D(x_0).  The masses are built in float64 as the
+greatest convex minorant of the points (x_j, D(x_j) - max(g_{j-1}, g_j)) and (x_n, 0)
+(pool-adjacent-violators on the slopes), rounded down, and then **verified**: every condition
+above is checked in ball arithmetic on the masses as stored, so the construction may be
+approximate and the bound is still proven.  A failed check raises PrecisionError (the caller
+falls back to the coupling).
+
+All bin masses are arb balls (the loss's compiled CDF and survival function at
+``PRECISION`` bits, the CDF below the median and the SF above, so small masses keep their
+relative accuracy), so this discretization assumes nothing about float CDFs; the composition
+of the grid masses is the float route's FFT (``lattice._power``), with its proven l1 bound.
+An atom of the loss on a grid point (Laplace's at +-mu, the symmetric subsampled Gaussian's
+at 0) is handled: the Q||P ordering's bins are closed on the other side, and its tails
+Q(L' >= l) are then used where the proof has Q(L' > l) (each check only becomes stricter, the
+chord gap only larger; the curve D at the atom's point, where E is 0, may be enclosed by a ball
+reaching below 0, and D >= 0 is used there).  Losses that declare atoms (finite and lattice
+laws: randomized response, the discrete Gaussian and Laplace) are left to the coupling.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import flint
+import numpy as np
+
+from ..errors import PrecisionError
+from ..numeric.engine.bound import _up
+from .exact_lattice import _bin_mass, _Law, _law_kernel, arb_precision
+from .coupling import _Lattice
+from .losses import CompiledLoss, PrivacyLoss
+
+__all__ = ["PairStep", "pair_steps", "supports_pairs", "PRECISION"]
+
+#: Working precision of the bin masses (bits): the masses' relative error must stay far below
+#: 1 / (steps x grid points) so that rounding them outward costs nothing visible.
+PRECISION = 80
+#: The lower curve aims this fraction of the chord gap below the bound it is checked against,
+#: so that float64 construction errors never fail the ball check.
+MARGIN = 1e-3
+#: The most grid points one step's pair may have.
+MAX_POINTS = 2_000_000
+#: The largest |loss| on a step's grid: e^{+-loss} must be a finite, normal double.
+MAX_LOSS = 700.0
+
+
+@dataclass
+class PairStep:
+    """One step's dominating (``upper``) and dominated (``lower``) grid masses for one ordering,
+    on the points k h of L (the Q||P ordering's own loss is -L: its masses sit at -k h)."""
+
+    upper: _Lattice        # P-masses, each rounded up
+    lower: _Lattice        # P-masses, each rounded down, verified
+    excess: float          # upper bound on sum(upper) minus the exact total of the dominating masses
+
+
+def supports_pairs(loss: PrivacyLoss) -> bool:
+    """True when :func:`pair_steps` can discretize ``loss``: a compiled loss whose family declares
+    no atoms (atoms it does not declare, such as Laplace's at +-mu, are handled: module doc)."""
+    return isinstance(loss, CompiledLoss) and not loss.has_atoms
+
+
+def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, PairStep]:
+    """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``.
+
+    ``h`` must have a short mantissa (``intlattice.grid_step_exact``) so that every grid point
+    k h is a double, the same in float and in arb.
+    """
+    if not supports_pairs(loss):
+        raise PrecisionError(f"{loss.name}: the pairs discretization needs a compiled loss without atoms")
+    lo = min(loss.window(tau, "P")[0], loss.window(tau, "Q")[0])
+    hi = max(loss.window(tau, "P")[1], loss.window(tau, "Q")[1])
+    k_lo, k_hi = math.floor(lo / h), math.ceil(hi / h)
+    if k_hi - k_lo < 2:
+        k_hi = k_lo + 2
+    n = k_hi - k_lo
+    if n > MAX_POINTS:
+        raise PrecisionError(f"grid of {n} points for {loss.name}: too fine for the pairs discretization")
+    if max(-k_lo * h, k_hi * h) > MAX_LOSS:
+        # the lower curve is built in float64 from x_j = e^{l_j} and 1 / x_j: refused before the
+        # balls (at many more bits where the loss is large) are paid for
+        raise PrecisionError(f"{loss.name}: its loss reaches {max(-lo, hi):.4g} on the grid, where e^loss is "
+                             f"beyond float64 (the pairs discretization takes |loss| <= {MAX_LOSS})")
+    idx = _cell_edges(loss, k_lo, n, h)
+    c = len(idx) - 1
+    with arb_precision(PRECISION):
+        ells = [(k_lo + j) * h for j in idx]
+        left = {law: [e <= float(loss._median(law)) for e in ells] for law in "PQ"}
+        vals = _edge_values_both(loss, ells, left)
+        bins, below, above = {}, {}, {}
+        for law in "PQ":
+            v, lf = vals[law], left[law]
+            bins[law] = [_nonneg(_bin_mass(v, lf, i)) for i in range(c)]
+            below[law] = _nonneg(v[0] if lf[0] else 1 - v[0])          # mass at L <= l_0
+            above[law] = _nonneg(v[c] if not lf[c] else 1 - v[c])      # mass at L > l_top
+        xs = [flint.arb(e).exp() for e in ells]
+        # P||Q: the loss L on the points l_j.  Q||P: the loss -L under Q on the points -l_{c-j}
+        # (bins closed on the other side, tails with >=: module doc).
+        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], c)
+        inv = [1 / x for x in reversed(xs)]
+        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c)
+    where = np.array(idx)
+
+    def spread(v: np.ndarray) -> _Lattice:
+        w = np.zeros(n + 1)
+        w[where] = v
+        return _Lattice(k_lo, w, 0.0)
+
+    up1, low1, ex1 = first
+    up2, low2, ex2 = second
+    return (PairStep(spread(up1), spread(low1), ex1), PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2))
+
+
+#: Cells away from the bulk merge grid steps while their chord-gap estimate stays below this
+#: fraction of the largest one-step cell's (module doc).
+MERGE_SHARE = 0.05
+#: ... and at most this many grid steps, and this wide in loss: in a tail that decides delta
+#: (few large losses, large eps) a wide cell's error is first order in its width.
+MAX_MERGE = 16
+MERGE_WIDTH = 2e-3
+
+
+def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float) -> list[int]:
+    """The offsets j (0 = k_lo, ..., n) of the cell edges: every grid point where the loss has
+    mass, wider cells (many grid steps) in its tails, where a cell's chord gap (about its
+    width times x Q for P||Q, P / x for Q||P) stays below MERGE_SHARE times the largest gap of a
+    one-step cell.  Float CDFs choose them; the proof holds for any cells with edges on the
+    grid (masses sit only at their edges), so the choice only trades accuracy for ball work."""
+    e = (k_lo + np.arange(n + 1, dtype=float)) * h
+    mass = {}
+    for law in "PQ":
+        with np.errstate(all="ignore"):
+            from_cdf = np.diff(np.clip(loss.cdf(e, law), 0.0, 1.0))
+            from_sf = -np.diff(np.clip(loss.sf(e, law), 0.0, 1.0))
+        mass[law] = np.maximum(np.nan_to_num(np.where(e[1:] <= 0, from_cdf, from_sf)), 0.0)
+    x_hi, x_lo = np.exp(e[1:]), np.exp(e[:-1])
+    unit = h * np.maximum(x_hi * mass["Q"], mass["P"] / x_lo)
+    limit = MERGE_SHARE * float(np.max(unit)) if len(unit) else 0.0
+    cum_p = np.concatenate(([0.0], np.cumsum(mass["P"])))
+    cum_q = np.concatenate(([0.0], np.cumsum(mass["Q"])))
+    cap = max(1, min(MAX_MERGE, int(MERGE_WIDTH / h)))
+    edges = [0]
+    j = 0
+    while j < n:
+        k = j + 1
+        # widen the cell [j, k] while its gap estimate stays under the limit (doubling, then back)
+        step = 1
+        while k + step <= n and k + step - j <= cap:
+            t = k + step
+            width = (t - j) * h
+            gap = width * max(math.exp(e[t]) * (cum_q[t] - cum_q[j]), (cum_p[t] - cum_p[j]) / math.exp(e[j]))
+            if not gap <= limit:
+                break
+            k = t
+            step *= 2
+        edges.append(k)
+        j = k
+    return edges
+
+
+def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, list[bool]]) -> dict[str, list]:
+    """For each law, the CDF at the edges ``left[law]`` marks (left of that law's median) and
+    the SF at the others, as balls: both laws from one kernel call (their common subexpressions
+    once; both kernels between the two medians); 0 or 1 outside the support, an undecided ball
+    replaced by [0, 1]."""
+    kernels = {True: _law_kernel(loss.family, "cdf", "PQ"), False: _law_kernel(loss.family, "sf", "PQ")}
+    params = loss._balls()
+    s_lo, s_hi = loss.support()
+    # no value is multiplied by more than e^{|l|} on this grid: an absolute accuracy of
+    # 2^-(PRECISION + extra) is all the masses need, however small the value (a far tail, such as
+    # Phi(-2000) at the floor of a subsampled Gaussian with sigma 200, would want millions of bits)
+    extra = math.ceil(max(abs(ells[0]), abs(ells[-1])) / math.log(2)) + 8
+    enough = flint.arb(2) ** -(PRECISION + extra)
+    out: dict[str, list] = {"P": [], "Q": []}
+    for i, e in enumerate(ells):
+        kinds = (left["P"][i], left["Q"][i])
+        if e < s_lo:
+            pair = tuple(flint.arb(0 if k else 1) for k in kinds)
+        elif e >= s_hi:
+            pair = tuple(flint.arb(1 if k else 0) for k in kinds)
+        else:
+            x = flint.arb(e)
+            first = kernels[kinds[0]](x, *params)
+            second = first if kinds[1] == kinds[0] else kernels[kinds[1]](x, *params)
+            pair = (_Law._clip(first[0]), _Law._clip(second[1]))
+            for j in (0, 1):
+                if not (_relative(pair[j]) or pair[j].rad() <= enough):
+                    pair = _sharper(pair, j, kernels[kinds[j]], x, loss, 64 + extra)
+        out["P"].append(pair[0])
+        out["Q"].append(pair[1])
+    return out
+
+
+#: An edge value is re-evaluated at a higher precision when its ball's radius exceeds this
+#: fraction of its magnitude: a tail value of one law is multiplied by up to e^{|l|} in the
+#: other ordering's masses, so it needs relative, not absolute, accuracy (down to an absolute
+#: 2^-(PRECISION + |l| / log 2), which is all that product needs: :func:`_edge_values_both`).
+RELATIVE = 2.0 ** -48
+
+
+def _relative(b: flint.arb) -> bool:
+    return bool(b.rad() <= RELATIVE * abs(b.mid())) or (b.is_exact() and b.is_zero())
+
+
+def _sharper(pair: tuple, j: int, kernel: Any, x: flint.arb, loss: CompiledLoss, most: int) -> tuple:
+    """``pair`` with its law-j value re-evaluated at more bits: those below 1 that the value
+    has, plus 64, at most ``most`` (twice at most; a ball that stays wide is kept: it is still an
+    enclosure)."""
+    value = pair[j]
+    for _ in range(2):
+        top = value.upper()
+        bits = 64 + (max(0, -int(top.man_exp()[1]) - int(top.man_exp()[0]).bit_length()) if top > 0 else 64)
+        with arb_precision(PRECISION + min(bits, most)):
+            value = _Law._clip(kernel(flint.arb(x.mid()), *loss._balls())[j])
+        if _relative(value) or bits >= most:
+            break
+    return (value, pair[1]) if j == 0 else (pair[0], value)
+
+
+def _nonneg(b: flint.arb) -> flint.arb:
+    """A ball known to hold a non-negative number, its negative part cut (radius kept honest)."""
+    if b.upper() < 0:
+        raise PrecisionError(f"a probability enclosed as {b} < 0: the bin masses did not settle")
+    return b if b.lower() >= 0 else b.intersection(flint.arb(b.upper() / 2, b.upper() / 2))
+
+
+def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb, top_q: flint.arb,
+              n: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Upper and lower P-masses on the points l_0 < ... < l_n (x_j = e^{l_j}) of one ordering
+    whose bins (l_i, l_{i+1}] have P-mass pb[i] and Q-mass qb[i]; ``bottom`` is the P-mass at
+    or below l_0, ``top_p``/``top_q`` the P-/Q-mass above l_n (the dominating measure's P-mass
+    at +infinity is top_p: the composition counts it as the mass its lattice misses).  Returns
+    (upper, lower, excess)."""
+    dx = [xs[i + 1] - xs[i] for i in range(n)]
+    e = [_nonneg(pb[i] - xs[i] * qb[i]) for i in range(n)]
+    f = [_nonneg(xs[i + 1] * qb[i] - pb[i]) for i in range(n)]
+    # -- upper: connect the dots, each mass rounded up
+    up = np.zeros(n + 1)
+    up_exact = [flint.arb(0)] * (n + 1)
+    up_exact[0] = bottom
+    for i in range(n):
+        up_exact[i + 1] = up_exact[i + 1] + xs[i + 1] * e[i] / dx[i]
+        up_exact[i] = up_exact[i] + xs[i] * f[i] / dx[i]
+    excess = flint.arb(0)
+    for j in range(n + 1):
+        up[j] = _up(float(up_exact[j].upper()))
+        excess += flint.arb(up[j]) - up_exact[j].lower()
+    # -- the curve D at the points, from the top: D_j = D_{j+1} + E_j + dx_j Q(L > l_{j+1})
+    qt = [flint.arb(0)] * (n + 1)
+    pt = [flint.arb(0)] * (n + 1)
+    qt[n], pt[n] = top_q, top_p
+    for j in range(n - 1, -1, -1):
+        qt[j] = qt[j + 1] + qb[j]
+        pt[j] = pt[j + 1] + pb[j]
+    d = [flint.arb(0)] * (n + 1)    # D(x_n) >= 0 is all that is used of the top
+    for j in range(n - 1, -1, -1):
+        d[j] = d[j + 1] + e[j] + dx[j] * qt[j + 1]
+    gap = [_gap(e[i], f[i], dx[i], qb[i]) for i in range(n)]
+    lower = _lower_masses(xs, [float(v.lower()) for v in d], gap, n, float(pt[0].lower()),
+                          [float(v.lower()) for v in qt])
+    _verify(lower, xs, pt, qt, d, gap, n)
+    return up, lower, _up(float(excess.upper()))
+
+
+def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:
+    """Upper bound on the chord's excess over D on one cell: D lies above its tangents at both
+    ends (slopes -Q(L > l_j) and -Q(L > l_{j+1}), which differ by the cell's Q-mass q), so the
+    excess is at most theta (1 - theta) q dx with theta the chord slope's place between them:
+    E F / (dx q) (E + F = dx q), at most dx q / 4."""
+    if not q.lower() > 0:  # (rounded up by a step, not by a relative bump: that fails on subnormals)
+        return _up(float((dx * q / 4).upper())) if q.upper() > 0 else 0.0
+    return _up(float((e * f / (dx * q)).upper()))
+
+
+def _lower_masses(xs: list, d_lo: list[float], gap: list[float], n: int, mass: float,
+                  qt_lo: list[float]) -> np.ndarray:
+    """Float64 P-masses of the greatest convex minorant of the points (x_j, D_j - max(g_{j-1},
+    g_j)(1 + MARGIN)) for j < m and (x_m, 0), with m the first point where that value is <= 0
+    (or n): the curve is 0 from x_m on.  The point before the anchor is lowered to at most
+    (x_m - x_{m-1}) Q(L > l_m) so that the last cell passes check (c) (D(x_m) may be 0 or only
+    known to be >= 0).  Rounded down; the total is then brought to ``mass`` (a lower bound on
+    P(L > l_0)) by a mass at x_0 (which moves nothing from x_0 on), or down to it by trimming
+    the lowest masses; checked by :func:`_verify`."""
+    x = np.array([float(v.mid()) for v in xs])
+    g = np.array(gap)
+    eta = np.maximum(np.concatenate(([0.0], g)), np.concatenate((g, [0.0])))
+    b = np.array(d_lo) - eta * (1 + MARGIN)
+    nonpos = np.flatnonzero(b[1:] <= 0)
+    m = int(nonpos[0]) + 1 if len(nonpos) else n
+    b = b[: m + 1].copy()
+    b[m] = 0.0
+    dxf = np.diff(x[: m + 1])
+    b[m - 1] = max(0.0, min(b[m - 1], dxf[m - 1] * qt_lo[m] * (1 - 1e-6)))
+    slopes = np.diff(b) / dxf
+    # pool adjacent violators: non-decreasing slopes, weights dx (the greatest convex minorant)
+    vals: list[float] = []
+    wts: list[float] = []
+    cnt: list[int] = []
+    for s, w in zip(slopes.tolist(), dxf.tolist()):
+        vals.append(s)
+        wts.append(w)
+        cnt.append(1)
+        while len(vals) > 1 and vals[-2] > vals[-1]:
+            s2, w2, c2 = vals.pop(), wts.pop(), cnt.pop()
+            vals[-1] = (vals[-1] * wts[-1] + s2 * w2) / (wts[-1] + w2)
+            wts[-1] += w2
+            cnt[-1] += c2
+    pooled = np.minimum(np.repeat(np.array(vals), cnt), 0.0)
+    # anchored at (x_m, 0): slope 0 beyond; the masses are the slope jumps times x
+    jumps = np.diff(np.concatenate((pooled, [0.0])))
+    p = np.zeros(n + 1)
+    p[1: m + 1] = np.maximum(jumps, 0.0) * x[1: m + 1] * (1 - 1e-12)
+    # the left end: Lambda(0) = sum p <= P(L > l_0).  A mass at x_0 changes nothing from x_0 on
+    # and raises Lambda(0): it takes what is left; trimming the lowest masses only lowers the curve
+    extra = float(np.sum(p)) - mass * (1 - 1e-12)
+    if extra < 0:
+        p[0] = -extra
+        return p
+    j = 0
+    while extra > 0 and j <= n:
+        cut = min(float(p[j]), extra)
+        p[j] -= cut
+        extra -= cut
+        j += 1
+    return p
+
+
+def _verify(p: np.ndarray, xs: list, pt: list, qt: list, d: list, gap: list[float], n: int) -> None:
+    """Check in ball arithmetic that the masses ``p`` (at the points x_j) give a curve below the
+    balls ``d`` of D(x_j) (module doc: the masses non-negative, conditions (a)-(c) on each
+    interval, the left end);
+    raises PrecisionError when any of them fails (nothing is adjusted here)."""
+    # the composition lemma needs a measure: masses >= 0 (this also refuses NaN)
+    if not bool(np.all(p >= 0)):
+        raise PrecisionError("pairs: the lower curve has a negative or undefined mass")
+    # Lambda(x_j) = SP_j - x_j SQ_j with SP_j = sum_{k > j} p_k, SQ_j = sum_{k > j} p_k / x_k;
+    # the slope on (x_j, x_{j+1}) is -SQ_j
+    sp = [flint.arb(0)] * (n + 1)
+    sq = [flint.arb(0)] * (n + 1)
+    for j in range(n - 1, -1, -1):
+        pk = flint.arb(float(p[j + 1]))
+        sp[j] = sp[j + 1] + pk
+        sq[j] = sq[j + 1] + pk / xs[j + 1]
+    total = sp[0] + flint.arb(float(p[0]))
+    if not total <= pt[0]:
+        raise PrecisionError("pairs: the lower curve's total mass exceeds P(L > l_0)")
+    lam = [sp[j] - xs[j] * sq[j] for j in range(n + 1)]
+    if not lam[0] <= d[0]:
+        raise PrecisionError(f"pairs: the lower curve is above D at the grid's first point ({lam[0]} > {d[0]})")
+    for j in range(n):
+        if lam[j] <= 0:
+            break  # Lambda is 0 from here on
+        # D >= 0: a curve that is 0 at x_{j+1} is below D there even where the ball of D(x_{j+1})
+        # reaches below 0 (an atom of the loss on x_{j+1}, whose E is then 0 exactly)
+        gj = flint.arb(gap[j])
+        ok = (lam[j] <= d[j] - gj and lam[j + 1] <= d[j + 1] - gj) \
+            or (lam[j] <= d[j] and -sq[j] <= -qt[j]) \
+            or ((lam[j + 1] <= 0 or lam[j + 1] <= d[j + 1]) and -sq[j] >= -qt[j + 1])
+        if not ok:
+            raise PrecisionError(f"pairs: the lower curve could not be verified below D on cell {j} of {n}")

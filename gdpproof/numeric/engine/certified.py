@@ -1,0 +1,448 @@
+"""Certified digits without sympy: the :class:`Certified` result, directed decimal rounding, and
+the precision-doubling loop that turns ball enclosures into proven digits.
+
+To get ``digits`` significant digits, :func:`certify_enclosure` asks for an enclosure of the
+exact value at a working precision of about ``3.33 * digits + 32`` bits and doubles the
+precision until every number in the enclosure rounds to the same ``digits``-digit decimal in the
+requested direction.  That decimal is then right by construction: rounding is monotone, and the
+exact value lies in the enclosure.  :func:`certify_balls` does this for a function of arb balls
+(a compiled or generated kernel) at exact arguments.
+
+When the enclosure never decides (the exact value *is* a ``digits``-digit decimal, such as
+``f(0) = 1``), an optional exact evaluation is rounded instead; otherwise
+:class:`~gdpproof.errors.PrecisionError` is raised.  Nothing is returned that was not proven.
+
+This module imports neither sympy nor scipy (:mod:`gdpproof.numeric.engine.certify` adds the sympy
+compiler on top), so the certified conversions of :mod:`gdpproof.numeric.tradeoff.solve` start fast.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Literal
+
+import flint
+
+from ..._certified import Certified, _rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
+from ...errors import PrecisionError, show
+from ._mp import arb_endpoints, arb_from_exact, arb_precision, call_at_precision
+
+__all__ = [
+    "Certified",
+    "Rounding",
+    "MAX_BITS",
+    "MAX_DIGITS",
+    "certify_balls",
+    "certify_exact_balls",
+    "certify_enclosure",
+    "round_fraction",
+    "working_bits",
+]
+
+Rounding = Literal["up", "down", "nearest"]
+_ROUNDINGS = ("up", "down", "nearest")
+
+#: Precision ceiling in bits for the doubling loop (about 20,000 decimal digits).
+MAX_BITS = 1 << 16
+#: Largest number of digits a result may have (Python refuses to print ints above 4300 digits).
+MAX_DIGITS = 4000
+
+
+def working_bits(digits: int) -> int:
+    """The first working precision tried for ``digits`` decimal digits."""
+    return int(math.ceil(digits * 3.3219280948873626)) + 32
+
+
+#: working_bits(d) for the usual digit counts (the hot path of the conversions).
+_WORKING_BITS = {d: working_bits(d) for d in range(1, 101)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Directed decimal rounding of exact rationals
+# ---------------------------------------------------------------------------------------------
+
+
+def _floor_log10_int(n: int, d: int) -> int:
+    """floor(log10(n/d)) for positive integers, exactly."""
+    e = int((n.bit_length() - d.bit_length()) * 0.30102999566398120)
+    # the estimate is off by at most one or two; settle it with integer comparisons
+    while (n * 10 ** -e < d) if e < 0 else (n < d * 10**e):
+        e -= 1
+    while (n * 10 ** (-e - 1) >= d) if e + 1 <= 0 else (n >= d * 10 ** (e + 1)):
+        e += 1
+    return e
+
+
+def round_fraction(x: Fraction, digits: int, rounding: str) -> tuple[int, int]:
+    """Round ``x`` to ``digits`` significant decimal digits; returns ``(m, e)``, value ``m*10**e``.
+
+    ``rounding`` is ``"up"`` (towards +inf), ``"down"`` (towards -inf) or ``"nearest"``
+    (ties to even).  Integer arithmetic only.
+    """
+    n, d = x.numerator, x.denominator
+    if n == 0:
+        return 0, 0
+    e = _floor_log10_int(abs(n), d) - digits + 1
+    if e >= 0:
+        num, den = n, d * 10**e
+    else:
+        num, den = n * 10**-e, d
+    q, r = divmod(num, den)  # floor division: q = floor(x / 10**e)
+    if rounding == "up":
+        m = q + (r != 0)
+    elif rounding == "down":
+        m = q
+    else:
+        twice = 2 * r
+        m = q + (twice > den or (twice == den and q % 2 == 1))
+    if abs(m) >= 10**digits:  # rounding carried into a new digit: 10**digits * 10**e
+        m //= 10
+        e += 1
+    return m, e
+
+
+#: Python's Decimal holds exponents up to about 1e18 in magnitude.
+_DECIMAL_EXPONENT_LIMIT = 10**17
+
+
+def _decimal(m: int, e: int, digits: int) -> Decimal:
+    if m == 0:
+        return Decimal(0)
+    if abs(e) > _DECIMAL_EXPONENT_LIMIT:
+        raise PrecisionError(
+            f"the value is about 10^({show(e)}), beyond what a Decimal can hold; "
+            "use its logarithm (for delta: log_delta_from_epsilon)"
+        )
+    text = str(abs(m))
+    pad = digits - len(text)
+    if pad > 0:  # keep trailing zeros: they are certified digits too
+        text += "0" * pad
+        e -= pad
+    # from text: exact (the constructor does not round), and ten times faster than from a tuple
+    return Decimal(f"{'-' if m < 0 else ''}{text}E{e}")
+
+
+def _same(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    if a == b:
+        return True
+    (ma, ea), (mb, eb) = a, b
+    if ea > eb:
+        (ma, ea), (mb, eb) = (mb, eb), (ma, ea)
+    return ma == mb * 10 ** (eb - ea)
+
+
+def _decide(lo: Fraction, hi: Fraction, digits: int, rounding: str) -> Decimal | None:
+    a = round_fraction(lo, digits, rounding)
+    b = round_fraction(hi, digits, rounding)
+    if not _same(a, b):
+        return None
+    return _decimal(a[0], a[1], digits)
+
+
+#: Balls whose binary exponent exceeds this are rounded in arb (no giant Fractions).
+_HUGE_EXPONENT = 1 << 14
+
+
+def _is_extreme(x: flint.arb) -> bool:
+    if not x.is_finite() or x.is_zero():
+        return False
+    # a ball around 0 (like [+/- 2e-21714724092991118993]) is judged by its radius: turning
+    # that radius into a Fraction would build a 7e19-bit integer
+    part = x.rad() if x.mid().is_zero() else x.mid()
+    exp = int(part.man_exp()[1])
+    return abs(exp) > _HUGE_EXPONENT
+
+
+def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
+    """Directed decimal rounding of a ball of extreme magnitude (like 1e-217147240970).
+
+    The decimal exponent comes from a ball of log10|x|, the mantissa from x scaled by a power
+    of ten in ball arithmetic, so no number with a huge exponent is ever turned into a Fraction.
+    """
+    if x.contains(0):
+        return None
+    negative = x < 0
+    ax = -x if negative else x
+    lg = ax.log() / flint.arb(10).log()
+    e10 = lg.floor().unique_fmpz()
+    if e10 is None:
+        return None  # too close to a power of ten at this precision
+    e10 = int(e10)
+    scaled = ax * flint.arb(10) ** (digits - 1 - e10)
+    ends = arb_endpoints(scaled)
+    if ends is None:
+        return None
+    lo, hi = (-ends[1], -ends[0]) if negative else ends
+    pick = {"up": math.ceil, "down": math.floor}.get(rounding, round)
+    a, b = pick(lo), pick(hi)
+    if a != b:
+        return None
+    m, e = a, e10 - digits + 1
+    if abs(m) >= 10**digits:
+        m, e = m // 10, e + 1
+    return _decimal(m, e, digits)
+
+
+#: Powers of ten as ints, for the directed rounding of moderate digit counts.
+_POW10 = tuple(10**k for k in range(128))
+
+
+#: 10^k as exact balls (arb holds an integer exactly at every precision), k < 400.
+_TEN_BALLS = tuple(flint.arb(10**k) for k in range(400))
+
+
+def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
+    """Directed rounding of a ball of moderate magnitude by arb's own ceiling (or floor): the
+    decimal's text, or None when this route does not decide it (then :func:`_decimal_text`
+    tries).
+
+    With k chosen from the float value so that x * 10^k has ``digits`` digits before the
+    point, the exact value v in x has ceil(v * 10^k) = a when the ceiling of the ball x * 10^k
+    (which contains v * 10^k) is the single integer a; then v rounded up to ``digits`` digits
+    is a * 10^-k (a carry to 10^digits is renormalised; a count of digits off by one, from a
+    float near a power of ten, returns None).  Floors likewise for rounding down.  The scaling
+    is rounded at the precision set: call it at the working precision (at 53 bits a 30-digit
+    ball never decides here).
+    """
+    me = _scaled_round(x, digits, up)
+    return None if me is None else f"{me[0]}E{me[1]}"
+
+
+def _scaled_round(x: flint.arb, digits: int, up: bool) -> tuple[int, int] | None:
+    """:func:`_scaled_text`'s rounding as integers (m, e), value m * 10^e with ``digits``
+    digits in m, or None when it does not decide."""
+    f = abs(float(x))
+    if not 1e-290 < f < 1e290:
+        return None
+    k = digits - 1 - math.floor(math.log10(f))
+    if k >= 400:
+        return None
+    y = x * _TEN_BALLS[k] if k >= 0 else x / _TEN_BALLS[-k]  # a ball of every v * 10^k
+    c = (y.ceil() if up else y.floor()).unique_fmpz()
+    if c is None:
+        return None
+    a = int(c)
+    top = _POW10[digits] if digits < 128 else 10**digits
+    if abs(a) >= top:
+        if abs(a) != top:
+            return None
+        a, k = a // 10, k - 1  # a ceiling (or a negative floor) carried into a new digit
+    elif abs(a) * 10 < top:
+        return None
+    return a, -k
+
+
+def _directed_text(x: flint.arb, digits: int, rounding: str) -> str | None:
+    """Directed rounding of a ball ("up" or "down"): the decimal's text, or None when neither
+    :func:`_scaled_text` (arb's ceiling or floor, the faster) nor :func:`_decimal_text` (arb's
+    decimal conversion, for any magnitude) decides it; anything else ("nearest") returns None
+    and the caller takes the general route."""
+    if rounding not in ("up", "down"):
+        return None
+    return _scaled_text(x, digits, rounding == "up") or _decimal_text(x, digits, rounding)
+
+
+def _decimal_text(x: flint.arb, digits: int, rounding: str) -> str | None:
+    """Directed rounding of a ball ("up" or "down") in integers: the decimal's text, or None.
+
+    arb gives integers (m, r, e) with the ball inside [m - r, m + r] * 10^e (``mid_rad_10exp``,
+    its outward-rounded decimal conversion, with a few digits more than asked).  Every value v
+    of [lo, hi] = [m - r, m + r] then has, with lo at d + k digits, ceil(v / 10^k) (or floor)
+    between those of lo and hi; when the two agree that integer is the rounded decimal.  Its
+    exponent is right: lo >= 10^(d+k-1), so the quotient has d digits, or d + 1 for a ceiling
+    that carried to exactly 10^d (a power of ten, renormalised), and a floor that agrees with
+    hi's is below 10^d since lo's is.  Anything else (a ball around 0, too wide, not finite,
+    "nearest") returns None.
+    """
+    m, r, e = x.mid_rad_10exp(digits + 4)
+    m, r = int(m), int(r)
+    lo, hi = m - r, m + r
+    if lo > 0:
+        sign = ""
+    elif hi < 0:  # rounding -x the other way, then the sign back
+        lo, hi, sign = -hi, -lo, "-"
+        rounding = "down" if rounding == "up" else "up"
+    else:
+        return None
+    n = ((lo.bit_length() - 1) * 30102) // 100000  # <= log10(lo) (0.30102 < log10 2)
+    while lo >= (_POW10[n + 1] if n < 127 else 10 ** (n + 1)):
+        n += 1
+    k = n + 1 - digits  # lo has n + 1 digits
+    if k < 0:
+        return None
+    p = _POW10[k] if k < 128 else 10**k
+    # hi >= lo, so hi rounds as lo does when it does not pass the next multiple of p
+    if rounding == "up":
+        a = -(-lo // p)
+        if hi > a * p:
+            return None
+    else:
+        a = lo // p
+        if hi >= (a + 1) * p:
+            return None
+    exp = int(e) + k
+    if a >= (_POW10[digits] if digits < 128 else 10**digits):  # a ceiling carried into a new digit
+        a, exp = a // 10, exp + 1
+    if abs(exp) > _DECIMAL_EXPONENT_LIMIT:
+        return None
+    return f"{sign}{a}E{exp}"
+
+
+def _bad(name: str, value: Any, rule: str) -> Exception:
+    from ..._args import _bad as bad  # on error only (it loads sympy): one place formats argument errors
+
+    return bad(name, value, rule)
+
+
+def _check_request(digits: int, rounding: str) -> None:
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise _bad("digits", digits, "must be an int")
+    if not 1 <= digits <= MAX_DIGITS:
+        raise _bad("digits", digits, f"must be between 1 and {MAX_DIGITS}")
+    if rounding not in _ROUNDINGS:
+        raise _bad("rounding", rounding, f"must be one of {', '.join(_ROUNDINGS)}")
+
+
+def certify_enclosure(
+    enclose: Callable[[int], flint.arb | tuple[Fraction, Fraction] | None],
+    *,
+    digits: int,
+    rounding: str,
+    exact: Callable[[], Any] | None = None,
+    what: str | Callable[[], str] = "value",
+    max_bits: int = MAX_BITS,
+) -> Certified:
+    """Certify a quantity given by a precision-dependent enclosure.
+
+    ``enclose(bits)`` returns an arb ball (or exact endpoints ``(lo, hi)``) that contains the
+    exact value, computed at ``bits`` of working precision; the precision is doubled until the
+    enclosure decides ``digits`` digits in direction ``rounding``.  ``exact()``, if given, may
+    return the exact value as a sympy Rational for the cases a ball cannot decide.
+    """
+    _check_request(digits, rounding)
+    bits = working_bits(digits)
+    tried_exact = False
+    last = None
+    while bits <= max_bits:
+        with arb_precision(bits):
+            box = enclose(bits)
+            if isinstance(box, flint.arb) and box.is_finite():
+                text = _directed_text(box, digits, rounding)
+                if text is not None:
+                    return _certified_arb(text, digits, rounding)
+            if isinstance(box, flint.arb) and _is_extreme(box):
+                value = _decide_arb(box, digits, rounding)
+                if value is not None:
+                    return Certified(value, digits=digits, rounding=rounding, method="arb")
+                bits *= 2
+                continue
+            ends = arb_endpoints(box) if isinstance(box, flint.arb) else box
+        if ends is not None:
+            last = ends
+            value = _decide(ends[0], ends[1], digits, rounding)
+            if value is not None:
+                return Certified(value, digits=digits, rounding=rounding, method="arb")
+        if exact is not None and not tried_exact and (ends is None or bits >= 4 * working_bits(digits)):
+            tried_exact = True
+            value = _exact_value(exact)
+            # an "exact" value outside the last proven enclosure is wrong: refuse it (defence in depth)
+            if value is not None and last is not None and not last[0] <= value <= last[1]:
+                value = None
+            if value is not None:
+                m, e = round_fraction(value, digits, rounding)
+                return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="exact")
+        bits *= 2
+    width = "not finite" if last is None else f"[{float(last[0]):.3g}, {float(last[1]):.3g}]"
+    what = what() if callable(what) else what
+    raise PrecisionError(
+        f"could not certify {digits} digits of the {what} within {max_bits} bits of precision "
+        f"(last enclosure {width})"
+    )
+
+
+def _exact_value(exact: Callable[[], Any]) -> Fraction | None:
+    try:
+        value = exact()
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
+    if value is None:
+        return None
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return Fraction(value)
+    import sympy  # a sympy value: sympy is loaded already
+
+    if isinstance(value, sympy.Rational):  # anything else (a string above all) is not read
+        return Fraction(int(value.p), int(value.q))
+    return None
+
+
+def certify_exact_balls(fn: Callable[..., flint.arb], values: Sequence[flint.arb], digits: int,
+                        rounding: str) -> Certified | None:
+    """One evaluation of ``fn`` at exact balls (a float's or an int's, exact at every precision)
+    at the first working precision, rounded if it decides, else None (then :func:`certify_balls`
+    decides).  The hot path of the conversions: the caller has checked ``digits`` (an int in
+    [1, MAX_DIGITS]) and ``rounding`` ("up" or "down")."""
+    bits = _WORKING_BITS.get(digits) or working_bits(digits)
+    # the rounding scales the ball at the precision set: at the working one, with the evaluation
+    text = call_at_precision(bits, _evaluate_and_round, (fn, values, digits, rounding))
+    return None if text is None else _certified_arb(text, digits, rounding)
+
+
+def _evaluate_and_round(fn: Callable[..., flint.arb], values: Sequence[flint.arb], digits: int,
+                        rounding: str) -> str | None:
+    return _directed_text(fn(*values), digits, rounding)
+
+
+_new_decimal = Decimal.__new__
+
+
+def _certified_arb(text: str, digits: int, rounding: str) -> Certified:
+    """``Certified(text, digits=digits, rounding=rounding, method="arb")`` for a decimal string
+    from :func:`_directed_text`, without the keyword-argument call (the hot path's last step)."""
+    obj = _new_decimal(Certified, text)
+    obj.digits, obj.rounding, obj.method = digits, rounding, "arb"
+    return obj
+
+
+def certify_balls(
+    fn: Callable[..., flint.arb],
+    values: Sequence[Any],
+    *,
+    digits: int,
+    rounding: str,
+    exact: Callable[[], Any] | None = None,
+    what: str | Callable[[], str] = "value",
+    unit_interval: bool = False,
+) -> Certified:
+    """Certify ``fn(*values)`` for a function of arb balls at exact ``values`` (ints, Fractions
+    or exact sympy numbers, turned into balls at each working precision; or exact arb balls,
+    such as a float's, which are exact at every precision and passed as they are).
+
+    ``unit_interval=True`` states that the exact value is known to lie in [0, 1] (a
+    probability), so the ball may be intersected with it: 1 - 1e-54000 then rounds up to 1
+    without 180,000 bits of precision.  ``exact()``, if given, returns the exact value for the
+    cases no ball decides (see :func:`certify_enclosure`).
+    """
+
+    if all(type(v) is flint.arb for v in values):
+        # exact balls (a float's): first the one evaluation that usually decides, without the
+        # general loop's machinery; undecided, the loop below starts over
+        _check_request(digits, rounding)
+        first = certify_exact_balls(fn, values, digits, rounding)
+        if first is not None:
+            return first
+
+    def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction] | None:
+        args = [v if type(v) is flint.arb else arb_from_exact(v) for v in values]
+        out = fn(*args)
+        if unit_interval and out.is_finite() and not (out <= 1):
+            ends = arb_endpoints(out)  # near 1: a moderate magnitude, exact endpoints are cheap
+            if ends is None or ends[0] > 1:
+                return None
+            return ends[0], min(ends[1], Fraction(1))
+        return out
+
+    return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact, what=what)

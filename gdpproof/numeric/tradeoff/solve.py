@@ -1,0 +1,898 @@
+"""Certified conversions between mu-GDP, (epsilon, delta)-DP and the Gaussian mechanism's sigma.
+
+Every solver here returns the decimal that is *proven* to be the exact answer rounded in the
+safe direction.  It finds a candidate quickly (a float64 root by safeguarded Newton, then one
+or two Halley steps on delta in ball arithmetic; outside the float range, Newton on the
+logarithm of delta from a bracket it widens itself), then certifies it with two sign checks in
+ball arithmetic: for a result rounded up, the candidate c satisfies the privacy condition and the
+decimal just below c does not; for a result rounded down, the reverse.  If a check cannot be
+decided at the current precision the precision doubles; if the candidate is off by a unit it
+moves.  Nothing is returned unverified.
+
+References: Dong, Roth & Su (2022), Cor. 2.13 (delta of G_mu) and Balle & Wang (ICML 2018),
+Thm. 8 (the analytic Gaussian mechanism, sigma = sensitivity / mu).
+
+The formulas are the sympy expressions of :mod:`gdpproof.symbolic.tradeoff` (GAUSSIAN_DUAL,
+GAUSSIAN_LOG_DUAL and their derivatives), run as the arb kernels generated from them ahead of
+time (:mod:`gdpproof.numeric.engine._kernels`); float and int arguments go to arb as exact balls, with
+no Fraction on the way.  So delta from epsilon, epsilon from delta, mu and sigma
+from (epsilon, delta) import neither sympy nor scipy for plain arguments (int, float, Fraction,
+Decimal, decimal strings); sympy is loaded only for sympy arguments and for the conversions
+that compile other expressions (pure DP, error rates).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import flint
+
+from ...errors import InvalidParameterError, PrecisionError, show
+from ..engine._rational import is_sympy, nonnegative as _nonnegative_exact, positive as _positive_exact
+from ..engine._rational import probability as _probability_exact, rational as _rational_exact
+from ..engine._kernels import (
+    gaussian_dlog_dual_eps,
+    gaussian_dlog_dual_eps_float,
+    gaussian_dlog_dual_mu_float,
+    gaussian_dlog_dual_mu,
+    gaussian_dual,
+    gaussian_dual_halley,
+    gaussian_dual_halley_mu,
+    gaussian_dual_slope,
+    gaussian_epsilon_start_float,
+    gaussian_log_dual,
+    gaussian_log_dual_float,
+)
+from ..engine._mp import arb_of_fraction, arb_precision, call_at_precision, fraction_of_exact_arb
+from ..engine.certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, certify_exact_balls, round_fraction
+from ..engine.certified import _certified_arb, _scaled_round
+from ..engine.certified import MAX_DIGITS, working_bits
+
+__all__ = [
+    "delta_from_epsilon",
+    "log_delta_from_epsilon",
+    "epsilon_from_delta",
+    "epsilon_from_log_delta",
+    "mu_from_epsilon_delta",
+    "sigma_from_epsilon_delta",
+    "mu_from_sigma",
+    "mu_from_pure_epsilon",
+    "mu_from_error_rates",
+    "beta_from_mu",
+    "sigma_from_error_rates",
+]
+
+# the kernels, as functions of (epsilon, mu) balls: generated from the symbolic expressions
+_DUAL = gaussian_dual
+_LOG_DUAL = gaussian_log_dual
+_DLOG_DUAL_EPS = gaussian_dlog_dual_eps
+_DLOG_DUAL_MU = gaussian_dlog_dual_mu
+
+
+# ---------------------------------------------------------------------------------------------
+# argument checking
+# ---------------------------------------------------------------------------------------------
+
+
+# Arguments are exact Fractions (sympy-free for plain values; see _rational), with the rules
+# and messages of gdpproof._args.
+
+
+def _nonneg(name: str, value: Any, *, infinite: bool = False) -> Fraction:
+    return _nonnegative_exact(name, value, infinite=infinite)  # type: ignore[return-value]
+
+
+def _real(name: str, value: Any) -> Fraction:
+    """A finite real epsilon, exactly (negative allowed: delta(eps) is defined for every real eps)."""
+    return _rational_exact(name, value)  # type: ignore[return-value]
+
+
+def _one_minus_exp(e: Fraction, digits: int) -> Certified:
+    """delta(eps) = 1 - e^eps of the identity trade-off (mu = 0) at eps < 0."""
+    return certify_balls(lambda x: 1 - x.exp(), (e,), digits=digits, rounding="up", unit_interval=True,
+                         what=lambda: f"delta at mu=0, epsilon={show(e)}")
+
+
+def _positive(name: str, value: Any) -> Fraction:
+    return _positive_exact(name, value)
+
+
+def _probability(name: str, value: Any) -> Fraction:
+    return _probability_exact(name, value)
+
+
+def _exact_ball(value: Any) -> flint.arb | None:
+    """A finite float or an int >= 0 as its exact ball (exact at every precision), else None.
+
+    The hot path of the conversions: no Fraction, no parser.  Everything else (negative, NaN,
+    strings, Fractions, sympy numbers) goes through the one parser of plain numbers
+    (:mod:`gdpproof._plain`), which also words the errors.
+    """
+    kind = type(value)
+    if kind is float:
+        if 0.0 <= value < math.inf:
+            return flint.arb(value)
+    elif kind is int and value >= 0:
+        return flint.arb(value)
+    return None
+
+
+def _sympy_number(v: Fraction) -> Any:
+    import sympy
+
+    return sympy.Rational(v.numerator, v.denominator)
+
+
+def _exact_gaussian(log: bool, e: Fraction, m: Fraction) -> Any:
+    """The exact value sympy gives for the dual (or its log) at (e, m): the last resort of the
+    certification loop when no ball decides (it loads sympy, as it always did)."""
+    from ...symbolic.symbols import epsilon as EPS
+    from ...symbolic.symbols import mu as MU
+    from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
+    from ..engine.certify import _exact_substitution
+
+    expr = GAUSSIAN_LOG_DUAL if log else GAUSSIAN_DUAL
+    return _exact_substitution(expr, (EPS, MU), (_sympy_number(e), _sympy_number(m)))
+
+
+def _inf(digits: int, rounding: str) -> Certified:
+    return Certified("Infinity", digits=digits, rounding=rounding, method="exact")
+
+
+def _zero(digits: int, rounding: str) -> Certified:
+    return Certified(0, digits=digits, rounding=rounding, method="exact")
+
+
+# ---------------------------------------------------------------------------------------------
+# the certified monotone solver
+# ---------------------------------------------------------------------------------------------
+
+
+def _sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
+    """The sign of a quantity given by a ball at each precision; doubles until decided."""
+    bits = start_bits
+    while bits <= MAX_BITS:
+        v = call_at_precision(bits, g, (bits,))  # a ball's sign does not depend on the precision set
+        if v > 0:
+            return 1
+        if v < 0:
+            return -1
+        if v.is_exact() and v.is_zero():
+            return 0
+        bits *= 2
+    raise PrecisionError("could not decide a sign within the precision limit")
+
+
+def _step(me: tuple[int, int], digits: int, up: bool) -> tuple[int, int]:
+    """The next ``digits``-significant-digit decimal above (or below) the positive decimal
+    m * 10^e, as (m, e) with 10^(digits-1) <= m < 10^digits."""
+    m, e = me
+    if up:
+        return (m + 1, e) if m + 1 < 10 ** digits else (10 ** (digits - 1), e + 1)
+    if m == 10 ** (digits - 1):  # 1.000 -> 0.9999: the unit shrinks below a power of ten
+        return 10 ** digits - 1, e - 1
+    return m - 1, e
+
+
+def _value(me: tuple[int, int]) -> Fraction:
+    m, e = me
+    return Fraction(m * 10 ** e) if e >= 0 else Fraction(m, 10 ** -e)
+
+
+def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digits: int, rounding: str,
+                      increasing_ok: bool) -> Certified:
+    """The decimal on the safe side of a monotone boundary.
+
+    ``ok(x)`` is a certified test of the admissible side; admissible points form an interval
+    [x*, inf) when ``increasing_ok`` (round up: smallest admissible decimal) or (0, x*]
+    otherwise (round down: largest admissible decimal).  The estimate is usually right to the
+    last unit, and a few unit steps settle it; if not (an ill-conditioned boundary), the
+    boundary is bracketed by galloping and bisection with certified tests, then settled.
+    Decimals are kept as integer pairs (m, e), value m * 10^e.
+    """
+    if estimate <= 0:
+        raise PrecisionError("the boundary is not positive")
+    c = round_fraction(estimate, digits, rounding)
+    for attempt in range(2):
+        for _ in range(6):
+            if not ok(_value(c)):  # on the wrong side: one unit towards the admissible side
+                c = _step(c, digits, up=increasing_ok)
+                continue
+            beyond = _step(c, digits, up=not increasing_ok)  # one unit further out
+            if ok(_value(beyond)):
+                c = beyond
+                continue
+            return Certified(_decimal(c[0], c[1], digits), digits=digits, rounding=rounding, method="arb")
+        if attempt == 0:
+            c = round_fraction(_bisect_boundary(_value(c), ok, digits, increasing_ok), digits, rounding)
+            if c[0] <= 0:
+                raise PrecisionError("the boundary is not positive")
+    raise PrecisionError("the estimate of the boundary did not converge")
+
+
+def _bisect_boundary(c: Fraction, ok: Callable[[Fraction], bool], digits: int, increasing_ok: bool) -> Fraction:
+    """Bracket the boundary near c by galloping, then bisect it to 10^-(digits+3) relative."""
+    inside = ok(c)
+    width = c * Fraction(1, 10 ** (digits + 2))
+    # gallop away from c until the test flips: towards smaller x if c is on the upper side
+    go_down = inside == increasing_ok
+    other = c
+    for _ in range(4096):
+        other = c - width if go_down else c + width
+        if other <= 0:
+            other = Fraction(0)
+            break
+        if ok(other) != inside:
+            break
+        c, width = other, width * 2
+    lo, hi = (other, c) if go_down else (c, other)
+    while hi - lo > hi * Fraction(1, 10 ** (digits + 3)):
+        mid = (lo + hi) / 2
+        if ok(mid) == increasing_ok:
+            hi = mid
+        else:
+            lo = mid
+    return hi if increasing_ok else lo
+
+
+def _magnitude(x: flint.arb) -> int:
+    """The binary exponent of |x| (about log2 |x|); 0 for zero."""
+    if x.is_zero():
+        return 0
+    man, exp = x.mid().man_exp()
+    return int(man).bit_length() + int(exp)
+
+
+def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bits: int,
+            positive: bool = True, max_steps: int = 200) -> Fraction:
+    """Newton's method on midpoints (no rigour needed: the result is only a candidate); Halley's
+    when ``step`` returns the second derivative too, (g, g', g'').
+
+    Runs ``bits`` of precision (which carries 32 bits of margin over the digits) plus 8, plus
+    what the start's magnitude costs in cancellation (delta at mu = 1e-300 cancels 1000 bits),
+    so tiny roots are found as easily as ordinary ones.  (Not 32 more: arb's erfc costs twice
+    as much from about 148 bits, and a candidate needs no more than its digits.)
+    """
+    extra = 8 + max(0, -_magnitude(x0))
+    with arb_precision(bits + extra):
+        x = x0
+        order = None
+        for _ in range(max_steps):
+            g, dg, *more = step(x)
+            if not (g.is_finite() and dg.is_finite()) or dg.is_zero():
+                break
+            if order is None:
+                # convergence of order k: a step of size s leaves an error about C s^k, so a step
+                # below 2^-(bits/k - 8) leaves one far below the candidate's last decimal (bits
+                # carries 32 bits of margin over the digits); a candidate a unit off costs the
+                # certification one more sign check, never a wrong digit
+                order = 3 if more else 2
+                tolerance = flint.arb(2) ** (-(bits + 8) // order + 8)
+            if more and more[0].is_finite():
+                denominator = 2 * dg * dg - g * more[0]
+                new = (x - 2 * g * dg / denominator).mid() if not denominator.is_zero() else (x - g / dg).mid()
+            else:
+                new = (x - g / dg).mid()
+            if positive and new <= 0:
+                new = (x / 2).mid()
+            done = abs(new - x) <= abs(x) * tolerance
+            x = new
+            if done:
+                break
+        mid = x.mid()
+    if not mid.is_finite():
+        raise PrecisionError("Newton's method left the finite range")
+    return fraction_of_exact_arb(mid)  # a midpoint is exact: no endpoints to form
+
+
+def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, increasing: bool,
+                span: tuple[float, float], start: float = 1.0) -> float | None:
+    """A float64 root of the monotone g inside ``span`` by safeguarded Newton from ``start``;
+    None if none is found there.
+
+    Each evaluation's sign tells on which side of the root it lies, which bounds the root; a
+    Newton step that leaves those bounds or ``span`` (or, while the root is bounded on one side
+    only, moves by more than a factor 8) is replaced by doubling or halving towards the root,
+    or by bisection once both sides are known.  It stops when a step falls below 1e-8 relative
+    (the error is then about its square: float noise).  Only a starting point for ball Newton,
+    which the certification checks.
+    """
+    try:
+        below = above = None  # points known to lie below (above) the root
+        x = start
+        for _ in range(300):
+            if not span[0] <= x <= span[1]:
+                return None
+            gx = g(x)
+            if gx == 0:
+                return x
+            if (gx < 0) == increasing:
+                below = x
+            else:
+                above = x
+            step = x - gx / dg(x)
+            bounded = below is not None and above is not None
+            inside = (below is None or step > below) and (above is None or step < above)
+            if abs(step - x) <= 1e-8 * abs(x):  # converged; a step of an ulp may land on a bound
+                x = step if inside else x
+                break
+            if inside and span[0] <= step <= span[1] and (bounded or x / 8 <= step <= 8 * x):
+                x = step
+            elif bounded:
+                x = (below + above) / 2
+            else:
+                x = x * 2 if above is None else x / 2
+            if bounded and above - below <= 1e-15 * above:
+                break
+        return x if math.isfinite(x) and x > 0 else None
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+#: log delta below which GAUSSIAN_EPSILON_TAIL_START is the Newton start (its t exceeds 1).
+_TAIL_FROM = -(1 + math.log(2 * math.pi)) / 2
+
+
+def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
+    """A float64 estimate of epsilon with log delta_mu(epsilon) = log_target; None outside the
+    float range.
+
+    Newton starts from the tail's leading term (``GAUSSIAN_EPSILON_TAIL_START`` of
+    :mod:`gdpproof.symbolic.tradeoff`, its generated float kernel), or from eps = 1 where that is
+    not meant (delta above about 0.22, where t <= 1) or not real (the bracket under its square
+    root negative): three
+    Newton steps usually reach float precision from it (from eps = 1 about ten evaluations more).
+    """
+    if not (1e-3 <= mu <= 1e3) or not (-700 < log_target < 0):
+        return None
+    start = 1.0
+    if log_target < _TAIL_FROM:  # t = -2 log delta - log(2 pi) > 1: the tail form applies
+        try:
+            start = max(gaussian_epsilon_start_float(math.exp(log_target), mu), 1e-6)
+        except (ValueError, OverflowError):  # the bracket under the square root is negative
+            start = 1.0
+    return _float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
+                       lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7),
+                       start=start)
+
+
+def _float_mu_guess(eps: float, log_target: float) -> float | None:
+    """A float64 estimate of mu with log delta_mu(eps) = log_target; None outside the float range."""
+    if not (0 < eps <= 1e3) or not (-700 < log_target < 0):
+        return None
+    return _float_root(lambda x: gaussian_log_dual_float(eps, x) - log_target,
+                       lambda x: gaussian_dlog_dual_mu_float(eps, x), increasing=True, span=(1e-3, 1e3))
+
+
+def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
+    """Multiply ``start`` by ``factor`` until the certified sign of f turns non-positive.
+
+    The precision grows with the magnitude reached, so the cancellation of delta near a tiny
+    argument never stops the search early.
+    """
+    x = start
+    for _ in range(1 << 16):
+        with arb_precision(bits + 32 + max(0, -_magnitude(x))):
+            v = f(x)
+            if v <= 0:
+                return x
+        x = x * factor
+    raise PrecisionError("could not bracket the root")
+
+
+# ---------------------------------------------------------------------------------------------
+# delta from epsilon
+# ---------------------------------------------------------------------------------------------
+
+
+def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
+    r"""delta(epsilon) of mu-GDP, rounded up (a privacy loss).
+
+    .. math:: \delta_\mu(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2)
+              - e^\varepsilon \Phi(-\varepsilon/\mu - \mu/2)
+
+    (Dong, Roth & Su 2022, Cor. 2.13).  mu-GDP implies (epsilon, delta)-DP for this delta and
+    no smaller one.  mu = 0 gives delta = 0.  No underflow: delta = 1e-100000 is returned as
+    such; see :func:`log_delta_from_epsilon` for its logarithm.
+
+    Parameters
+    ----------
+    mu : real, mu >= 0 and finite.
+    epsilon : real and finite; at epsilon < 0 the closed form still holds (delta > 1 - e^eps
+        there: the guarantee P(S) <= e^eps Q(S) + delta is then weaker than trivial only
+        through delta, as in DRS Prop. 2.12, which holds for every real eps).
+    digits : int, significant digits (default 30).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.delta_from_epsilon(1, 1, digits=40)
+    Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+    >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
+    Certified('9.744331372E-348', digits=10, rounding='up')
+    """
+    if type(mu) is float and type(epsilon) is float and type(digits) is int and 0.0 < mu < math.inf \
+            and 0.0 <= epsilon < math.inf and 1 <= digits <= MAX_DIGITS:
+        # the hot path (DESIGN: near one arb erfc): two exact balls, one evaluation, rounded in
+        # integers; undecided, the general route below proves it
+        first = certify_exact_balls(_DUAL, (flint.arb(epsilon), flint.arb(mu)), digits, "up")
+        if first is not None:
+            return first
+    _check_request(digits, "up")
+    bm, be = _exact_ball(mu), _exact_ball(epsilon)
+    if bm is not None and be is not None and bm > 0:  # floats and ints: straight to balls
+        return certify_balls(_DUAL, (be, bm), digits=digits, rounding="up", unit_interval=True,
+                             exact=lambda: _exact_gaussian(False, Fraction(epsilon), Fraction(mu)),
+                             what=lambda: f"delta at mu={show(Fraction(mu))}, epsilon={show(Fraction(epsilon))}")
+    if is_sympy(mu):
+        return _delta_of_sympy_mu(mu, epsilon, digits)
+    m = _nonneg("mu", mu)
+    e = _real("epsilon", epsilon)  # the closed form holds for every real epsilon
+    if m == 0:
+        return _zero(digits, "up") if e >= 0 else _one_minus_exp(e, digits)
+    return certify_balls(_DUAL, (e, m), digits=digits, rounding="up", unit_interval=True,
+                         exact=lambda: _exact_gaussian(False, e, m), what=lambda: f"delta at mu={show(m)}, epsilon={show(e)}")
+
+
+def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
+    """delta_from_epsilon for a sympy mu, which may be irrational (sqrt(2)): compiled by sympy."""
+    from ..._args import nonnegative
+    from ...symbolic.symbols import epsilon as EPS
+    from ...symbolic.symbols import mu as MU
+    from ...symbolic.tradeoff import GAUSSIAN_DUAL
+    from ..engine.certify import certify
+
+    m = nonnegative("mu", mu)
+    e = _sympy_number(_real("epsilon", epsilon))
+    if m == 0:
+        return _zero(digits, "up")
+    if m.free_symbols:
+        raise InvalidParameterError(f"mu={m} is symbolic; numeric evaluation needs a number")
+    return certify(GAUSSIAN_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up", unit_interval=True,
+                   what=lambda: f"delta at mu={show(m)}, epsilon={show(e)}")
+
+
+def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
+    """The natural logarithm of delta_mu(epsilon), rounded up; for delta far below 1e-300.
+
+    mu = 0 gives -Infinity (delta = 0).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
+    Certified('-4999999528.54', digits=12, rounding='up')
+    """
+    _check_request(digits, "up")
+    m = _nonneg("mu", mu)
+    e = _nonneg("epsilon", epsilon)
+    if m == 0:
+        return Certified("-Infinity", digits=digits, rounding="up", method="exact")
+    return certify_balls(_LOG_DUAL, (e, m), digits=digits, rounding="up", exact=lambda: _exact_gaussian(True, e, m),
+                         what=lambda: f"log delta at mu={show(m)}, epsilon={show(e)}")
+
+
+def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) -> bool:
+    """Certified test delta_mu(eps) <= target."""
+    if mu_f == 0:
+        return True
+
+    def diff(bits: int) -> flint.arb:
+        return _DUAL(arb_of_fraction(eps_f), arb_of_fraction(mu_f)) - arb_of_fraction(target)
+
+    return _sign_of(diff, working_bits(digits)) <= 0
+
+
+# ---------------------------------------------------------------------------------------------
+# epsilon from delta
+# ---------------------------------------------------------------------------------------------
+
+
+def _clearly_positive_root(mu: float, log_delta: float) -> bool:
+    """Whether delta_mu(0) is far above the target by float64 (a 1e-6 relative margin), so the
+    certified test at epsilon = 0 may be skipped.  Only a cost decision: the answer's own two
+    sign checks prove it (delta above the target just below the answer means delta_mu(0) is too,
+    by monotonicity), and a wrong "yes" here only makes the certification refuse, never lie."""
+    if not (1e-3 <= mu <= 1e3 and -690 < log_delta < 0):
+        return False
+    try:
+        return gaussian_log_dual_float(0.0, mu) > log_delta + 1e-6
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+
+
+def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
+    """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified):
+    Newton on log delta from a float64 root when one exists, else from a bracket found by
+    doubling."""
+    guess = _float_epsilon_guess(float(mf), float(log_target.mid())) if mf < 10**300 else None
+
+    def log_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        am = arb_of_fraction(mf)
+        return _LOG_DUAL(x, am) - log_target, _DLOG_DUAL_EPS(x, am)
+
+    if guess is not None:
+        return _newton(flint.arb(guess), log_step, bits)
+    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
+    return _newton(hi, log_step, bits)
+
+
+def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> flint.arb:
+    """An estimate of the epsilon where delta_mu(epsilon) = target (not certified), as an exact
+    ball, from its float64 root ``guess``: one Halley step on delta in balls reaches the digits
+    (the error goes from about 1e-16 to about its cube); a step too large to have converged goes
+    on in :func:`_newton`.  ``mu`` and ``target`` are balls of the exact values (made once)."""
+    x = flint.arb(guess)
+
+    def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
+        value, slope, curve = gaussian_dual_halley(x, mu)  # two erfcs for all three
+        return value - target, slope, curve
+
+    # the precision _newton runs at (frexp gives the float's binary exponent, as _magnitude)
+    extra = 8 + max(0, -math.frexp(guess)[1])
+    with arb_precision(bits + extra):
+        g, dg, ddg = delta_step(x)
+        new = (x - 2 * g * dg / (2 * dg * dg - g * ddg)).mid()
+        # _newton's stopping rule for Halley: a step this small leaves an error far below the digits
+        if new.is_finite() and new > 0 and abs(new - x) <= x * _halley_tolerance(bits):
+            return new
+    with arb_precision(bits + extra + 64):
+        return arb_of_fraction(_newton(x, delta_step, bits))  # exact: a midpoint of that many bits
+
+
+@functools.lru_cache(maxsize=64)
+def _halley_tolerance(bits: int) -> flint.arb:
+    """2^(-(bits + 8) // 3 + 8), _newton's tolerance for a Halley step (an exact ball)."""
+    return flint.arb(2) ** (-(bits + 8) // 3 + 8)
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_expm1(unit: int, bits: int) -> flint.arb:
+    """A ball of e^(-10^unit) - 1 at ``bits`` of precision (balls are immutable: cached)."""
+    with arb_precision(bits):
+        return _arb_decimal(-1, unit).expm1()
+
+
+def _arb_decimal(m: int, e: int) -> flint.arb:
+    """A ball of m * 10^e at the current precision."""
+    return flint.arb(m * 10**e) if e >= 0 else flint.arb(flint.fmpq(m, 10**-e))
+
+
+def _certify_epsilon_by_tangent(est: flint.arb, mu: flint.arb, target: flint.arb, digits: int) -> Certified | None:
+    """Both sign checks of the answer c (the estimate rounded up) from ONE evaluation at c, or
+    None when that evaluation does not decide them (then :func:`_certify_boundary` does).
+
+    c is admissible when the ball of delta_mu(c) is <= delta.  The decimal c' one unit below c
+    is not admissible when delta_mu(c') > delta, and that follows from the same evaluation:
+    delta_mu is convex in s = e^eps (it is the supremum over alpha of 1 - G_mu(alpha) - s alpha,
+    affine in s; Dong, Roth & Su 2022, Prop. 2.12), so it lies above its tangent in s at c:
+    delta_mu(c') >= delta_mu(c) + delta_mu'(c) (e^(c'-c) - 1), with delta_mu' the
+    epsilon-derivative (d/ds = e^-eps d/deps).  The kernel that gives delta_mu(c) gives a ball
+    of delta_mu'(c) from the same two erfcs, so the answer costs two erfcs instead of four.
+    The tangent falls short of delta_mu(c') by a relative (c - c')^2 or so, far below the
+    unit's effect from about 6 digits on; with fewer digits, or a root within that of c', it
+    may not decide.  ``est`` is a ball of the estimate (any point of it may be taken as c's
+    source: only c is certified); ``mu`` and ``target`` are balls of the exact values.
+    """
+    bits = working_bits(digits)
+    with arb_precision(bits):
+        me = _scaled_round(est, digits, True)  # c (the scaling is rounded at this precision)
+        if me is None or me[0] <= 0:
+            return None
+        m, e = me
+        unit = e - 1 if m == 10 ** (digits - 1) else e  # c' = c - 10^unit (1.000 -> 0.9999)
+        value, slope = gaussian_dual_slope(_arb_decimal(m, e), mu)
+        if not value <= target:  # c not proven admissible
+            return None
+        if not value + slope * _unit_expm1(unit, bits) > target:  # c' not proven inadmissible
+            return None
+    return _certified_arb(f"{m}E{e}", digits, "up")
+
+
+def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
+    r"""The smallest epsilon >= 0 with delta_mu(epsilon) <= delta, rounded up (a privacy loss).
+
+    Limits: delta >= delta_mu(0) gives 0; delta = 0 gives Infinity (mu > 0); mu = 0 gives 0.
+    The root is bracketed by doubling, never by a fixed interval, so epsilon = 10^4 and
+    delta = 1e-100000 work.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.epsilon_from_delta(1, "1e-5", digits=20)
+    Certified('4.3771780956812246277', digits=20, rounding='up')
+    >>> gdpproof.epsilon_from_delta(1, "1e-1000", digits=10)
+    Certified('68.22326031', digits=10, rounding='up')
+    """
+    if type(mu) is float and type(delta) is float and type(digits) is int and 0.0 < mu <= 1e300 \
+            and 0.0 < delta < 1.0 and 1 <= digits <= MAX_DIGITS:
+        # the hot path: floats are exact balls, so no Fraction is made unless the tangent
+        # certificate does not decide (then the general route below starts over)
+        log_delta = math.log(delta)
+        guess = _float_epsilon_guess(mu, log_delta) if _clearly_positive_root(mu, log_delta) else None
+        if guess is not None:
+            mu_ball, target = flint.arb(mu), flint.arb(delta)
+            answer = _certify_epsilon_by_tangent(_delta_root(guess, mu_ball, target, working_bits(digits)),
+                                                 mu_ball, target, digits)
+            if answer is not None:
+                return answer
+    _check_request(digits, "up")
+    m = _nonneg("mu", mu)
+    d = _probability("delta", delta)
+    if m == 0:
+        return _zero(digits, "up")
+    if d == 0:
+        return _inf(digits, "up")
+    mf, df = m, d
+    mu_float = float(mf) if mf < 10**300 else math.inf
+    log_delta_float = math.log(df.numerator) - math.log(df.denominator)  # no underflow below 1e-308
+    if not _clearly_positive_root(mu_float, log_delta_float) and _delta_le(mf, Fraction(0), df, digits):
+        return _zero(digits, "up")
+    bits = working_bits(digits)
+    with arb_precision(bits + 64):  # balls of the exact mu and delta, valid at every precision
+        mu_ball, target = arb_of_fraction(mf), arb_of_fraction(df)
+    guess = _float_epsilon_guess(mu_float, log_delta_float) if mu_float < math.inf else None
+    if guess is not None:
+        est = _delta_root(guess, mu_ball, target, bits)
+        estimate = fraction_of_exact_arb(est)
+    else:
+        with arb_precision(bits + 64):
+            estimate = _epsilon_root(mf, target.log(), bits)
+        with arb_precision(estimate.numerator.bit_length() + estimate.denominator.bit_length()):
+            est = arb_of_fraction(estimate)  # exact: a dyadic of fewer bits than that
+    return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or _certify_boundary(
+        estimate, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
+
+
+def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Certified:
+    r"""The smallest epsilon >= 0 with log delta_mu(epsilon) <= log_delta, rounded up.
+
+    For targets below every float and beyond exact decimals (delta = 10^-10^9): the target is
+    given by its natural logarithm.  log_delta <= 0; -Infinity gives Infinity.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.epsilon_from_log_delta(1, -1e9, digits=15)
+    Certified('44721.8590505617', digits=15, rounding='up')
+    """
+    _check_request(digits, "up")
+    m = _nonneg("mu", mu)
+    ld = _rational_exact("log_delta", log_delta, infinite=True)
+    if ld > 0:
+        raise InvalidParameterError(f"log_delta={log_delta!r} must be <= 0")
+    if m == 0:
+        return _zero(digits, "up")
+    if ld == -math.inf:
+        return _inf(digits, "up")
+    mf, lf = m, Fraction(ld)
+
+    def log_le(eps_f: Fraction) -> bool:
+        def diff(bits: int) -> flint.arb:
+            return _LOG_DUAL(arb_of_fraction(eps_f), arb_of_fraction(mf)) - arb_of_fraction(lf)
+
+        return _sign_of(diff, working_bits(digits)) <= 0
+
+    if log_le(Fraction(0)):
+        return _zero(digits, "up")
+
+    bits = working_bits(digits)
+    with arb_precision(bits + 64):
+        est = _epsilon_root(mf, arb_of_fraction(lf), bits)
+    return _certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# mu from (epsilon, delta), sigma
+# ---------------------------------------------------------------------------------------------
+
+
+def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
+    """An estimate of the mu with delta_mu(ef) = df (not certified): ball Newton on delta from a
+    float64 root when one exists, else on log delta from a bracket found by halving."""
+    with arb_precision(bits + 64):
+        log_target = arb_of_fraction(df).log()
+    guess = _float_mu_guess(float(ef), float(log_target.mid())) if ef < 10**300 else None
+    if guess is not None:
+        def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
+            value, slope, curve = gaussian_dual_halley_mu(arb_of_fraction(ef), x)  # two erfcs
+            return value - arb_of_fraction(df), slope, curve
+
+        return _newton(flint.arb(guess), delta_step, bits)
+
+    def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
+        ae = arb_of_fraction(ef)
+        return _LOG_DUAL(ae, x) - log_target, _DLOG_DUAL_MU(ae, x)
+
+    lo = _bracket(lambda x: _LOG_DUAL(arb_of_fraction(ef), x) - log_target, flint.arb(1), 2 ** -8, bits)
+    return _newton(lo, step, bits)
+
+
+def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Certified:
+    r"""The largest mu with delta_mu(epsilon) <= delta, rounded down (a budget to stay within).
+
+    Every mu-GDP mechanism with the returned mu is (epsilon, delta)-DP.  delta = 0 gives 0;
+    delta = 1 gives Infinity.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
+    Certified('0.26805112321129421790', digits=20, rounding='down')
+    """
+    _check_request(digits, "down")
+    e = _nonneg("epsilon", epsilon)
+    d = _probability("delta", delta)
+    if d == 0:
+        return _zero(digits, "down")
+    if d == 1:
+        return _inf(digits, "down")
+    ef, df = e, d
+    est = _mu_estimate(ef, df, working_bits(digits))
+    return _certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
+                             increasing_ok=False)
+
+
+def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
+    r"""The smallest noise sigma making the Gaussian mechanism (epsilon, delta)-DP, rounded up.
+
+    The Gaussian mechanism with L2 sensitivity Delta and noise N(0, sigma^2 I) is exactly
+    (Delta/sigma)-GDP, so sigma = Delta / mu(epsilon, delta): the analytic Gaussian mechanism
+    (Balle & Wang 2018).  delta = 0 gives Infinity; delta = 1 or sensitivity = 0 gives 0.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=20)
+    Certified('3.7306316348159418323', digits=20, rounding='up')
+    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", sensitivity=2, digits=5)
+    Certified('7.4613', digits=5, rounding='up')
+    """
+    _check_request(digits, "up")
+    e = _nonneg("epsilon", epsilon)
+    d = _probability("delta", delta)
+    s = _nonneg("sensitivity", sensitivity)
+    if s == 0 or d == 1:
+        return _zero(digits, "up")
+    if d == 0:
+        return _inf(digits, "up")
+    ef, df, sf = e, d, s
+    est = sf / _mu_estimate(ef, df, working_bits(digits))
+    return _certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
+                             increasing_ok=True)
+
+
+def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
+    """mu = sensitivity / sigma, the exact GDP parameter of the Gaussian mechanism; rounded up.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_sigma(3, digits=10)
+    Certified('0.3333333334', digits=10, rounding='up')
+    """
+    _check_request(digits, "up")
+    sg = _positive("sigma", sigma)
+    s = _nonneg("sensitivity", sensitivity)
+    value = s / sg
+    m, e = round_fraction(value, digits, "up")
+    return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="exact")
+
+
+def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
+    """mu = -2 Phi^{-1}(1/(1 + e^epsilon)): epsilon-DP implies mu-GDP (DRS Cor. 2.11); rounded up.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_pure_epsilon(1, digits=15)
+    Certified('1.23203538534491', digits=15, rounding='up')
+    """
+    from ...symbolic.duality import MU_FROM_PURE_EPSILON
+    from ...symbolic.symbols import epsilon as EPS
+    from ..engine.certify import certify
+
+    _check_request(digits, "up")
+    e = _sympy_number(_real("epsilon", epsilon))
+    return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
+
+
+# ---------------------------------------------------------------------------------------------
+# the operational reading: attack error rates
+# ---------------------------------------------------------------------------------------------
+
+
+def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: str = "up") -> Certified:
+    r"""The mu a test with type I error alpha and type II error beta certifies.
+
+    .. math:: \mu = \max\{0,\ \Phi^{-1}(1 - \alpha) - \Phi^{-1}(\beta)\}
+
+    G_mu passes through (alpha, beta): a mechanism on which some test reaches these errors is
+    not mu'-GDP for any mu' < mu.  Rounded up by default (the mechanism's mu, a privacy loss);
+    pass ``rounding="down"`` for a lower bound to quote in an audit.  alpha = 0 with beta < 1
+    (or beta = 0 with alpha < 1) gives Infinity.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.mu_from_error_rates("0.05", "0.05", digits=15)
+    Certified('3.28970725390295', digits=15, rounding='up')
+    """
+    import sympy
+
+    from ...symbolic.duality import pointwise_mu_points
+    from ..engine.certify import certify
+
+    _check_request(digits, rounding)
+    a = _probability("alpha", alpha)
+    b = _probability("beta", beta)
+    if a + b >= 1:
+        return _zero(digits, rounding)
+    if a == 0 or b == 0:
+        return _inf(digits, rounding)
+    s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
+    return certify(pointwise_mu_points(s, u), (s, u), (_sympy_number(a), _sympy_number(b)), digits=digits,
+                   rounding=rounding, what="mu of the error rates")
+
+
+def beta_from_mu(mu: Any, alpha: Any, *, digits: int = 30) -> Certified:
+    """The smallest type II error any test reaches at type I error alpha against mu-GDP.
+
+    G_mu(alpha), rounded down: no attacker does better than the returned value.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.beta_from_mu(1, "0.05", digits=12)
+    Certified('0.740488977158', digits=12, rounding='down')
+    """
+    from ...symbolic.tradeoff import gaussian
+
+    return gaussian(mu).evaluate(alpha, digits=digits, rounding="down")
+
+
+def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
+    r"""The smallest sigma such that no test on the Gaussian mechanism beats (alpha, beta).
+
+    With sigma >= sensitivity / mu(alpha, beta) every test with type I error alpha has type II
+    error at least beta.  Rounded up.  alpha + beta = 1 gives Infinity (only infinite noise
+    forces the trivial trade-off); alpha + beta > 1 is impossible to force (the test ignoring
+    the output already beats it) and raises.
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.sigma_from_error_rates("0.05", "0.5", digits=12)
+    Certified('0.607956831912', digits=12, rounding='up')
+    """
+    import sympy
+
+    from ...symbolic.duality import pointwise_mu_points
+    from ..engine.certify import certify
+
+    _check_request(digits, "up")
+    a = _probability("alpha", alpha)
+    b = _probability("beta", beta)
+    s = _nonneg("sensitivity", sensitivity)
+    if a + b > 1:
+        raise InvalidParameterError(
+            f"alpha={alpha!r}, beta={beta!r}: alpha + beta must be <= 1 (a test that ignores the output "
+            "already reaches type II error 1 - alpha)"
+        )
+    if s == 0:
+        return _zero(digits, "up")
+    if a + b == 1:
+        return _inf(digits, "up")
+    if a == 0 or b == 0:
+        return _zero(digits, "up")
+    sv, uv = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
+    expr = sympy.Symbol("D", positive=True) / pointwise_mu_points(sv, uv)
+    values = tuple(_sympy_number(v) for v in (s, a, b))
+    return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), values, digits=digits, rounding="up",
+                   what="sigma for the error rates")
+
+

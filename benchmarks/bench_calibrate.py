@@ -53,7 +53,8 @@ def gdpproof_run(eps: float, delta: float, q: float, steps: int, width: float) -
 
 def limit_run(eps: float, delta: float, q: float, steps: int, sigma: float) -> tuple[str, float, float]:
     from gdpproof.accounting.losses import SubsampledGaussianLoss
-    from gdpproof.accounting.pld import compose_losses, epsilon_bracket
+    from gdpproof.accounting.compose import compose_losses
+    from gdpproof.accounting.search import epsilon_bracket
 
     parts = [(SubsampledGaussianLoss(sigma, q), steps)]
     _, comp = epsilon_bracket(parts, delta, rel_width=0.01)

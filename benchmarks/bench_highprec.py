@@ -36,7 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdpproof  # noqa: E402
 from bench_small_delta import _limits  # noqa: E402
 from gdpproof.mechanisms import GDP, Repeated, dpsgd  # noqa: E402
-from gdpproof.accounting.pld import SubsampledGaussianLoss, epsilon_bracket  # noqa: E402
+from gdpproof.accounting.losses import SubsampledGaussianLoss
+from gdpproof.accounting.search import epsilon_bracket  # noqa: E402
 
 R = TypeVar("R")
 

@@ -20,7 +20,7 @@ gdpproof's CPU time over each peer's, and the T-scaling at sigma = 1, p = 0.01:
 time(T = 1e5) / time(T = 1e3) (configurations 6 and 1) and time(T = 1e6) / time(T = 1e2)
 (configurations 8 and 7; peers there only with ``--peers-on-scaling``, off by default to keep
 the run short).  gdpproof's row also gives the number of compositions its refinement ran
-(passes), the final grid and its discretization (``pairs`` or ``coupling``, ``gdpproof.accounting.pld``).  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
+(passes), the final grid and its discretization (``pairs`` or ``coupling``, ``gdpproof.accounting.compose``).  The limit is measured in the same run: one FFT squaring (rfft, square, irfft) of the
 final grid of the larger ordering, the step a composition repeats.  A peer that is not
 installed is reported and skipped.
 

@@ -27,7 +27,8 @@ import warnings
 import flint
 
 from gdpproof.numeric.engine._mp import arb_precision
-from gdpproof.accounting.pld import SubsampledGaussianLoss, epsilon_bracket
+from gdpproof.accounting.losses import SubsampledGaussianLoss
+from gdpproof.accounting.search import epsilon_bracket
 
 CONFIGS = {
     "sigma1": (1.0, 0.01, 1000),

@@ -38,7 +38,7 @@ import numpy as np
 import sympy
 from sympy import exp, log, sqrt
 
-from gdpproof.accounting.pld import GaussianLoss, LaplaceLoss, SubsampledGaussianLoss
+from gdpproof.accounting.losses import GaussianLoss, LaplaceLoss, SubsampledGaussianLoss
 from gdpproof.symbolic import losses as shipped_laws
 from gdpproof.symbolic.tradeoff import GAUSSIAN_DUAL
 from gdpproof.symbols import ell as ELL

@@ -58,9 +58,19 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "numeric.tradeoff.duality": (
         "mu_from_points", "tradeoff_from_delta",
     ),
-    "accounting.pld": (
-        "Bound", "ComposedLoss", "GaussianLoss", "HonestMu", "LaplaceLoss",
-        "PrivacyLoss", "RandomizedResponseLoss", "SubsampledGaussianLoss", "compose_losses",
+    "numeric.engine.bound": (
+        "Bound",
+    ),
+    "accounting.composed": (
+        "ComposedLoss", "HonestMu",
+    ),
+    "accounting.losses": (
+        "GaussianLoss", "LaplaceLoss", "PrivacyLoss", "RandomizedResponseLoss", "SubsampledGaussianLoss",
+    ),
+    "accounting.compose": (
+        "compose_losses",
+    ),
+    "accounting.search": (
         "epsilon_bracket",
     ),
     "numeric.tradeoff.solve": (
@@ -126,18 +136,11 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
     )
     from .accounting.dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
     from .numeric.tradeoff.duality import mu_from_points, tradeoff_from_delta
-    from .accounting.pld import (
-        Bound,
-        ComposedLoss,
-        GaussianLoss,
-        HonestMu,
-        LaplaceLoss,
-        PrivacyLoss,
-        RandomizedResponseLoss,
-        SubsampledGaussianLoss,
-        compose_losses,
-        epsilon_bracket,
-    )
+    from .numeric.engine.bound import Bound
+    from .accounting.composed import ComposedLoss, HonestMu
+    from .accounting.losses import GaussianLoss, LaplaceLoss, PrivacyLoss, RandomizedResponseLoss, SubsampledGaussianLoss
+    from .accounting.compose import compose_losses
+    from .accounting.search import epsilon_bracket
     from .numeric.tradeoff.solve import (
         beta_from_mu,
         delta_from_epsilon,

@@ -45,7 +45,9 @@ from ._plain import short_number
 from .accounting.routes import BRACKET_DIGITS, Account, _losses, account
 from .errors import InvalidParameterError, PrecisionError
 from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
-from .accounting.pld import _check_refinement, _float_eta, compose_losses, epsilon_bracket
+from .accounting.composed import _check_refinement
+from .accounting.search import _float_eta, epsilon_bracket
+from .accounting.compose import compose_losses
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]

@@ -1,7 +1,7 @@
 r"""The lattice side of the numerical composition: per-step losses rounded to a grid, and their
 exact-but-for-float convolution with a proven l1 error bound.
 
-See :mod:`gdpproof.accounting.pld` for the proof of the bracket this serves.  Here:
+See :mod:`gdpproof.accounting.compose` for the proof of the bracket this serves.  Here:
 
 * :func:`_discretize`: one step's loss, rounded to the nearest point of h Z, with the mean of its
   rounding error as a proven interval and the range of that error;
@@ -272,7 +272,7 @@ def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float)
     n folds exactly that mass into the window, so the window's l1 error grows by at most
     ``fold`` (charged to ``err``).  The total mass is unchanged by the folding, so ``1 - l1``
     does not see the mass outside the window: it is covered by that same charge, since the
-    caller counts ``err`` as lost mass too (:func:`gdpproof.accounting.pld.compose_losses`: lost
+    caller counts ``err`` as lost mass too (:func:`gdpproof.accounting.compose.compose_losses`: lost
     = 1 - l1 + err).  The bound is Markov's inequality on the finite non-negative vectors, valid
     whatever their tails (heavy ones only make it loose, and the full length is then used).
     (inf, when the window cannot hold the mean with room, or the bound exceeds ``trim``.)
@@ -471,7 +471,7 @@ def _cell_factor(m: int) -> float:
 def _second_moment(loss: PrivacyLoss, law: Law, h: float, k_lo: int, cdf: np.ndarray, sf: np.ndarray,
                    h_eff: float, edge_err: float) -> tuple[float, int]:
     r"""An upper bound on E[D^2], D = R - L the rounding error of one step (for Bernstein's
-    inequality in :func:`gdpproof.accounting.pld.compose_losses`; the trivial bound is h_eff^2 / 4),
+    inequality in :func:`gdpproof.accounting.compose.compose_losses`; the trivial bound is h_eff^2 / 4),
     and the number of bins of the bulk.
 
     Each bin ((k - 1/2) h, (k + 1/2) h] of the bulk is cut into M cells of width h / M (M a power

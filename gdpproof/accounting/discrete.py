@@ -18,7 +18,7 @@ evaluated from the symbolic laws of :data:`gdpproof.symbolic.losses.DISCRETE_GAU
 :func:`discrete_gaussian_delta` certifies delta(eps) = P(X <= c) - e^eps Q(X <= c),
 c = DG_CUT(eps) - 1 (the outputs with L > eps), for every real eps: the pair is symmetric (the
 reflection x -> Delta - x swaps P and Q), so both orderings have this profile.
-:class:`~gdpproof.accounting.losses.DiscreteGaussianLoss` gives the numerical composition (:mod:`gdpproof.accounting.pld`,
+:class:`~gdpproof.accounting.losses.DiscreteGaussianLoss` gives the numerical composition (:mod:`gdpproof.accounting.compose`,
 :mod:`gdpproof.accounting.exact_lattice`) the CDF and survival function of the loss, in float64 from a
 table of balls (each value's error far below :data:`~gdpproof.accounting.losses.CDF_ERROR`) and as
 balls at any precision, and its partial means as proven intervals.

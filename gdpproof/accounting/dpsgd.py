@@ -4,7 +4,7 @@ T steps of Poisson-subsampled Gaussian noise (noise multiplier sigma, sampling r
 sensitivity 1, add/remove neighbours):
 
 * :func:`dpsgd_epsilon`: the proven bracket on eps(delta), the T-fold composition of the
-  subsampled Gaussian loss in both orderings (:func:`gdpproof.accounting.pld.epsilon_bracket`, the
+  subsampled Gaussian loss in both orderings (:func:`gdpproof.accounting.search.epsilon_bracket`, the
   engine behind :func:`gdpproof.account`'s ``bracket`` route);
 * :func:`dpsgd_mu`: the CLT mu of Bu, Dong, Long & Su (2020), from the expressions in
   :mod:`gdpproof.symbolic.clt`, **an approximation**, with the proven bracket beside it.
@@ -36,7 +36,8 @@ from ..numeric.engine.bound import Bound, assumptions_of
 from ..numeric.engine.certify import Certified, _decimal, arb_function, certify_enclosure, round_fraction
 from ..numeric.tradeoff.clt import berry_esseen
 from .losses import SubsampledGaussianLoss
-from .pld import ComposedLoss, _check_delta_exact, epsilon_bracket
+from .composed import ComposedLoss, _check_delta_exact
+from .search import epsilon_bracket
 from ..numeric.tradeoff.solve import epsilon_from_delta
 
 __all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
@@ -106,7 +107,7 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     rate p: the T-fold composition of :class:`SubsampledGaussianLoss` in both orderings, the
     worse one reported.  The grid is refined until ``(upper - lower) / lower <= rel_width``; where
     that cannot be reached the narrowest proven bracket is returned with ``target_met=False`` and
-    a :class:`~gdpproof.errors.WidthNotReachedWarning` (:func:`~gdpproof.accounting.pld.epsilon_bracket`,
+    a :class:`~gdpproof.errors.WidthNotReachedWarning` (:func:`~gdpproof.accounting.search.epsilon_bracket`,
     which also picks the float or the exact integer lattice from delta; ``delta`` may be a string
     such as "1e-30", taken exactly).
 
@@ -139,7 +140,7 @@ class DPSGDAccount:
         The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
     eps_lower, eps_upper : Certified or None
         The proven bracket on the true epsilon at ``delta`` (Poisson sampling, add/remove
-        neighbours, the worse ordering) from :func:`gdpproof.accounting.pld.dpsgd_epsilon`: lower
+        neighbours, the worse ordering) from :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`: lower
         rounded down, upper rounded up.  None for uniform sampling or without delta.
     verdict : str or None
         "the CLT understates eps by at least X", "the CLT overstates eps by at least X" or
@@ -250,7 +251,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     Computed in ball arithmetic (no overflow: sigma = 0.05 has e^{400}).
 
     With ``delta`` given and Poisson sampling, the true epsilon is bracketed beside it
-    (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.accounting.pld.dpsgd_epsilon`)
+    (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`)
     and :attr:`DPSGDAccount.verdict` says whether the CLT understates it.
 
     Examples

@@ -1,69 +1,10 @@
-r"""The exact integer lattice: composition of privacy losses with a proven bracket at any delta.
+"""The exact integer lattice: bin masses enclosed in arb balls and floored to integers at a
+scale 2^K, composed by ``fmpz_poly`` products floored back, so that the composed vector is below
+the true lattice law pointwise and the missing mass is an exact rational (charged as 1 in the
+upper end, 0 in the lower).  It resolves any delta, for bits: K grows with log(1/delta).
 
-The float route (:mod:`gdpproof.accounting.coupling`) carries additive errors (the float64 CDF,
-the FFT) that stop it near delta = 1e-10.  This route has none: every number is an integer or
-an arb ball, so it resolves delta = 1e-30, 1e-100 or 1e-400 (for the price of more bits).
-
-**The lattice law.**  As in :mod:`gdpproof.accounting.pld`, each loss is rounded to the nearest
-point of h Z, R = k h on the bin (e_k, e_{k+1}], e_k = (k - 1/2) h, so that D = R - L lies in
-[-h/2, h/2) and has a mean dbar; the T-fold sum S_R = R_1 + ... + R_T has the lattice law
-m^{*T}, m_k = P(e_k < L <= e_{k+1}), *on all of Z* (a probability vector).  The grid step h has
-a short mantissa, so every edge e_k is a double and exact.
-
-**One integer vector, bounded below pointwise.**  Per step, the masses are enclosed in arb
-balls, as differences of the compiled CDF left of the median and of the survival function right
-of it (so the tails keep their accuracy), and turned into integers at the scale 2^K:
-v_k = max(0, floor(lower(m_k) 2^K)), so v_k 2^{-K} <= m_k.  Bins outside a window (tails of mass
-<= tau each side) get v_k = 0.  Vectors are composed with ``fmpz_poly`` products, which are
-exact; after each product the scale 2^{2K} is brought back to 2^K with floor division, and
-tails are trimmed (dropped).  Each of these operations maps a vector below the true one to a
-vector below the true one: products of non-negative vectors preserve the pointwise order
-(a <= a', b <= b' gives a*b <= a'*b'), floor division and dropping only lower entries.  So the
-final vector V (scale 2^K) satisfies V 2^{-K} <= m^{*T} pointwise, and the rest
-r = m^{*T} - V 2^{-K} is non-negative with total mass
-
-    |r|_1 = 1 - |V|_1 2^{-K}         (the *deficit*, an exact rational).
-
-No upper vector is needed: for any g with 0 <= g <= 1,
-
-    sum_k V_k 2^{-K} g(k)  <=  E g(S_R)  <=  sum_k V_k 2^{-K} g(k) + |r|_1.
-
-This holds for both orderings: delta_{P||Q}(eps) = E_P g(S) and delta_{Q||P}(eps) = E_Q g(-S),
-g(s) = (1 - e^{eps - s})_+ in [0, 1], so mass that was dropped (trimmed tails, floor losses, the
-outside of the window) is counted as contributing 1 to the upper bound and 0 to the lower,
-wherever it was and whatever the sign.  (The float route's "move it to +infinity" is the same
-argument: an atom where g = 1.)
-
-**The coupling.**  Hoeffding's inequality for the independent D_i (range h, mean dbar_i): except
-with probability eta on each side, |sum D_i - sum dbar_i| <= t = h sqrt(T log(1/eta) / 2), and
-g is non-decreasing, so
-
-    E g(S_R - sum dbar - t) - eta  <=  delta(eps)  <=  E g(S_R - sum dbar + t) + eta
-
-(for Q||P the argument is -S = -S_R + sum D and the shifts change sign).  dbar is enclosed in
-arb: E[D; window] = h sum_k k m_k - E[L; window] (the partial mean of the compiled law, a ball)
-and |E[D; outside]| <= (h/2) P(outside), intersected with [-h/2, h/2].
-
-**Evaluating delta(eps).**  sum_{k: kh + c > eps} V_k (1 - e^{eps - c - kh}) =
-A_j - e^{eps - c - jh} C_j with the exact integer tail sums A_j and the arb sums C_j =
-sum_{k >= j} V_k e^{-(k - j) h} (kept at checkpoints), so each evaluation is a ball of a few
-dozen operations; the cut index j is found in exact rational arithmetic.  Comparisons with the
-target delta (a rational, any size) are made between balls: nothing here is a float until the
-final :class:`~gdpproof.numeric.engine.bound.Bound`, whose ends are rounded outward.
-
-**Choosing K.**  Floor losses are at most one unit per entry of each product, multiplied by the
-number of times that product enters the result; K is chosen so that they, the window tails,
-the trimming and eta each stay below a quarter of the delta budget (a fraction of the target
-delta), and the deficit that results is measured exactly, so a bad estimate costs width, never
-soundness.  The cost is one ``fmpz_poly`` product per squaring, of vectors whose length is the
-support of the composed law at the 2^{-K} level and whose entries have about 2K bits.
-
-Assumptions: none beyond python-flint's ball arithmetic (arb) and integer arithmetic being
-correct.  The partial means come from :meth:`CompiledLoss.partial_mean` (balls).
-
-References: as :mod:`gdpproof.accounting.pld`; the pointwise-order argument is that of the
-pessimistic/optimistic PLD bounds of Meiser & Mohammadi (CCS 2018) and Koskela et al. (2020),
-made exact by integer arithmetic.
+:class:`ExactDirection` is its :class:`~gdpproof.accounting.direction.Direction`.  The proof,
+with its assumptions (none numerical) and references: ``docs/proofs/exact_lattice.md``.
 """
 
 from __future__ import annotations
@@ -404,7 +345,7 @@ def _power(step: _IntVec, count: int, K: int, trim_units: Any) -> _IntVec:
 
 
 @dataclass
-class _ExactDirection:
+class ExactDirection:
     """The composed lattice law of one ordering as integers (scale 2^K), with the coupling
     shift and the exact deficit.  Points are sign * k h; ``u`` lists the entries in increasing
     order of their points, the first at q0 h."""
@@ -436,7 +377,7 @@ class _ExactDirection:
     @functools.cached_property
     def lattice(self) -> _Lattice:
         """A float64 view (masses rounded to nearest, the rounding charged to ``err``) for the
-        trade-off curves and the honest mu of :class:`~gdpproof.accounting.pld.ComposedLoss`."""
+        trade-off curves and the honest mu of :class:`~gdpproof.accounting.composed.ComposedLoss`."""
         w = np.array([math.ldexp(float(c), -self.K) if c.bit_length() < 1000 + self.K else 0.0
                       for c in self.coeffs])
         return _Lattice(self.k0, w, 2 ** -52 * float(np.sum(w)) + len(w) * 5e-324)
@@ -538,7 +479,7 @@ class ExactPlan:
 
 
 def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, budget: Fraction,
-                  orderings: tuple[str, str]) -> tuple[tuple[_ExactDirection, _ExactDirection], float, Fraction,
+                  orderings: tuple[str, str]) -> tuple[tuple[ExactDirection, ExactDirection], float, Fraction,
                                                        float, ExactPlan]:
     """The two composed directions of the exact route, with h, eta and the Hoeffding t.
 
@@ -572,7 +513,7 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
     # the reflection of the P||Q one (with atoms, an atom on a bin edge would round the other way)
     symmetric = all(loss.symmetric and not loss.has_atoms and loss.support() == (-math.inf, math.inf)
                     for loss, _ in parts)
-    dirs: list[_ExactDirection] = []
+    dirs: list[ExactDirection] = []
     step_bins, final_len = 0, 0
     dbar_sums = {}
     vecs = {}
@@ -610,6 +551,6 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
         # formed exactly (Fractions; t is a double) and rounded outward once
         lo, hi = (-d_hi - Fraction(t), -d_lo + Fraction(t)) if sign == 1 else (d_lo - Fraction(t), d_hi + Fraction(t))
         shift = (directed_double(lo, up=False), directed_double(hi, up=True))
-        dirs.append(_ExactDirection(name, h, sign, shift, K, k0, coeffs, eta, deficit))
+        dirs.append(ExactDirection(name, h, sign, shift, K, k0, coeffs, eta, deficit))
     plan = ExactPlan(h, K, eta, budget, step_bins, final_len)
     return (dirs[0], dirs[1]), h, eta, t, plan

@@ -1,6 +1,6 @@
 r"""Privacy-loss laws compiled from their sympy expressions: what the numerical composition reads.
 
-:class:`PrivacyLoss` is the interface of :mod:`gdpproof.accounting.pld`: the CDF and survival
+:class:`PrivacyLoss` is the interface of :mod:`gdpproof.accounting.compose`: the CDF and survival
 function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`), and partial
 means E[L; a < L <= b] as proven intervals.  :class:`CompiledLoss` provides all of them for a
 :class:`~gdpproof.symbolic.losses.LossLaw`, compiling the expressions of

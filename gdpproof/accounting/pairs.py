@@ -1,64 +1,12 @@
-r"""Dominating and dominated pairs on a grid: the *pairs* discretization of the float route.
+"""Pairs: each step's loss as two grid measures, one dominating (connect the dots: each cell's
+mass spread to its two ends, its P- and Q-mass kept; Jensen) and one dominated (below the
+hockey-stick curve's chords by a proven gap, checked cell by cell in ball arithmetic).  Composed
+by the same FFT, they give the upper and the lower end of delta(eps) directly, with an error
+second order in the grid step.
 
-For one mechanism and one ordering (P, Q) with privacy loss L = log dP/dQ, write the hockey
-stick as a function of y = e^eps,
-
-    D(y) = E_P[(1 - y e^{-L})_+],     y > 0.
-
-A non-negative measure with P-masses p_k at grid losses l_k has the curve
-Lambda(y) = sum_k p_k (1 - y e^{-l_k})_+.  Two facts carry the proof:
-
-**Composition keeps the order** (the lemma).  If Lambda_t <= D_t (or >= D_t) for every y > 0
-and every step t, the composed curves keep the order: the composed curve of independent steps
-is E_{P_1}[D_rest(y e^{-L_1})], and g(u) = D_rest(y u) is convex, non-increasing and bounded,
-so g(u) = g(inf) + int (c - u)_+ dnu(c) with nu >= 0; each (c - u)_+ = c (1 - u / c)_+ is one of
-the curves compared, and the constant term compares the total masses (the limits y -> 0 of
-the curves).  So the P-formula sum_k w_k (1 - e^{eps - s_k})_+ of the composed grid masses is
-an upper (lower) bound on the mechanism's delta(eps), for every real eps, whatever the totals
-(sub-probabilities are fine).  The measure need not come from a pair of distributions.
-
-**Upper: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi, "Connect the
-dots: tighter discrete approximations of privacy loss distributions", PETS 2022).  The
-outcomes with loss in the bin (l_i, l_{i+1}] have P-mass P_i and Q-mass Q_i; moving their
-P-mass to the two ends of the bin with the same P- and Q-mass,
-
-    to l_{i+1}:  x_{i+1} E_i / (x_{i+1} - x_i),     to l_i:  x_i F_i / (x_{i+1} - x_i),
-    E_i = P_i - x_i Q_i >= 0,   F_i = x_{i+1} Q_i - P_i >= 0,   x_j = e^{l_j},
-
-is a mean-preserving spread of u = e^{-L} under P, and u -> (1 - y u)_+ is convex: Jensen
-gives Lambda >= D bin by bin.  P-mass below l_0 goes to l_0 (its loss rounded up: each term
-grows), P-mass above the top l_n to +infinity (it counts 1).  Its error is second order in
-the grid step: the bracket narrows like h^2, not like h sqrt(T) as the coupling's does.
-
-**Lower: below the chords.**  D is convex with D'(y) = -Q(L > log y), so on [x_j, x_{j+1}] D
-lies above its two end tangents and the chord exceeds D by at most g_j = E_j F_j / ((x_{j+1} -
-x_j) Q_j) (the chord's excess over the larger tangent, at its worst where they cross; at most
-(x_{j+1} - x_j) Q_j / 4, and near 0 when the cell's mass sits at one end).  A curve Lambda with
-kinks only at grid points is below D on [x_j, x_{j+1}] when one of these holds:
-
-    (a) Lambda(x_j) <= D(x_j) - g_j and Lambda(x_{j+1}) <= D(x_{j+1}) - g_j  (below the chord less g_j);
-    (b) Lambda(x_j) <= D(x_j) and its slope there is <= -Q(L > l_j)     (below the right tangent);
-    (c) Lambda(x_{j+1}) <= D(x_{j+1}) and its slope >= -Q(L > l_{j+1})  (below the left tangent;
-        Q(L >= l) >= Q(L > l));
-
-and it is 0 beyond its last kink, and on [0, x_0] (a line) below D(y) >= P(L > l_0) - y Q(L > l_0)
-when Lambda(0) <= P(L > l_0) and Lambda(x_0) <= D(x_0).  The masses are built in float64 as the
-greatest convex minorant of the points (x_j, D(x_j) - max(g_{j-1}, g_j)) and (x_n, 0)
-(pool-adjacent-violators on the slopes), rounded down, and then **verified**: every condition
-above is checked in ball arithmetic on the masses as stored, so the construction may be
-approximate and the bound is still proven.  A failed check raises PrecisionError (the caller
-falls back to the coupling).
-
-All bin masses are arb balls (the loss's compiled CDF and survival function at
-``PRECISION`` bits, the CDF below the median and the SF above, so small masses keep their
-relative accuracy), so this discretization assumes nothing about float CDFs; the composition
-of the grid masses is the float route's FFT (``lattice._power``), with its proven l1 bound.
-An atom of the loss on a grid point (Laplace's at +-mu, the symmetric subsampled Gaussian's
-at 0) is handled: the Q||P ordering's bins are closed on the other side, and its tails
-Q(L' >= l) are then used where the proof has Q(L' > l) (each check only becomes stricter, the
-chord gap only larger; the curve D at the atom's point, where E is 0, may be enclosed by a ball
-reaching below 0, and D >= 0 is used there).  Losses that declare atoms (finite and lattice
-laws: randomized response, the discrete Gaussian and Laplace) are left to the coupling.
+:class:`~gdpproof.accounting.direction.PairDirection` is their ordering.  The proof (the
+composition lemma, connect the dots, the lower curve and its ball check) and what it assumes
+(the FFT bound only): ``docs/proofs/pairs.md``.
 """
 
 from __future__ import annotations

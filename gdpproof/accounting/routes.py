@@ -16,7 +16,7 @@ reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest firs
     (:mod:`gdpproof.accounting.finite`); certified digits.
 ``bracket``
     Numerical composition of the privacy-loss distributions with a proven error bracket
-    (:mod:`gdpproof.accounting.pld`): Gaussian, Laplace, randomized response, discrete Gaussian,
+    (:mod:`gdpproof.accounting.compose`): Gaussian, Laplace, randomized response, discrete Gaussian,
     discrete Laplace and subsampled Gaussian mechanisms (Poisson or fixed-size batches, add/remove
     or replace-one neighbours) in any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
     bounds the mechanism; the lower end bounds it too where the dominating pair is attained
@@ -73,7 +73,9 @@ from .finite import (
 )
 from .discrete import discrete_gaussian_delta
 from .losses import PrivacyLoss, loss_from_law, rounded_exactly
-from .pld import EXACT_ROUTE, ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
+from .exact_lattice import ROUTE as EXACT_ROUTE
+from .composed import ComposedLoss, HonestMu, _check_refinement
+from .search import delta_bracket, epsilon_bracket
 from ..numeric.tradeoff.profile import epsilon_from_profile
 from ..symbolic.clt import APPROXIMATION_NOTE
 from ..symbolic.tradeoff import TradeOff, gaussian
@@ -235,7 +237,7 @@ class Account:
 
     def honest_mu(self) -> Certified | HonestMu | None:
         """The tightest GDP description: exact mu for Gaussian mechanisms, else (bracket route)
-        the :class:`~gdpproof.accounting.pld.HonestMu` bracket with the delta range where it holds."""
+        the :class:`~gdpproof.accounting.composed.HonestMu` bracket with the delta range where it holds."""
         if self.mu is not None:
             return self.mu
         if self.composition is not None:

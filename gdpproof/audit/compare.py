@@ -47,7 +47,8 @@ def _certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _composition(sigma: float, p: float, steps: int) -> Any:
-    from ..accounting.pld import SubsampledGaussianLoss, compose_losses
+    from ..accounting.losses import SubsampledGaussianLoss
+    from ..accounting.compose import compose_losses
 
     return compose_losses([(SubsampledGaussianLoss(sigma, p), steps)], grid_step=1e-4)
 
@@ -66,7 +67,7 @@ def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
                 if width == 0.1:
                     raise
     if quantity == "dpsgd_mu":
-        from ..accounting.pld import Bound
+        from ..numeric.engine.bound import Bound
 
         honest = _composition(sigma, p, steps).honest_mu()
         # mu_tail is a proven lower bound on the tightest mu over every delta, which the bracket

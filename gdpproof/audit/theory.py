@@ -126,7 +126,8 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
         mu = mechanism.sensitivity / mechanism.scale
         return TheoryCurve(_one_at_zero(_fast(laplace(mu))), None, f"Laplace trade-off, mu = {mu:.6g} (exact)")
     if isinstance(mechanism, SubsampledGaussianMechanism):
-        from ..accounting.pld import SubsampledGaussianLoss, compose_losses
+        from ..accounting.losses import SubsampledGaussianLoss
+        from ..accounting.compose import compose_losses
 
         h = dpsgd_grid_step(mechanism.steps)
         comp = compose_losses([(SubsampledGaussianLoss(mechanism.sigma, mechanism.p), mechanism.steps)], grid_step=h)
@@ -138,7 +139,7 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
         from fractions import Fraction
 
         from ..accounting.losses import DiscreteGaussianLoss
-        from ..accounting.pld import compose_losses
+        from ..accounting.compose import compose_losses
 
         h = dpsgd_grid_step(mechanism.steps)
         loss = DiscreteGaussianLoss(Fraction(mechanism.sigma), mechanism.sensitivity)

@@ -20,7 +20,7 @@ from ..accounting.routes import Account, account
 from ..errors import InvalidParameterError, NotSupportedError
 from ..mechanisms import GDP, Composed, EpsDelta, GaussianMechanism, Mechanism, PoissonSampled, Repeated
 from ..numeric.engine.bound import Bound, directed_double
-from ..accounting.pld import _check_refinement
+from ..accounting.composed import _check_refinement
 
 __all__ = ["NOTHING", "REVEALS", "run_mechanism", "noise_parameter", "gaussian", "poisson_sampled", "float_up",
            "cached_account", "check_rel_width"]

@@ -36,7 +36,7 @@ from ..numeric.tradeoff.clt import berry_esseen
 from ..accounting.dpsgd import dpsgd_mu
 from ..numeric.tradeoff.duality import tradeoff_from_delta
 from ..accounting.losses import GaussianLoss, SubsampledGaussianLoss
-from ..accounting.pld import compose_losses
+from ..accounting.compose import compose_losses
 from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
 from ..reference import SHIPPED, census2020, check_shipped, verify_table
 from ..simulation.mechanisms import GaussianMechanism as SimulatedGaussianMechanism

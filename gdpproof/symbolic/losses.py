@@ -1,7 +1,7 @@
 r"""The laws of the privacy loss of each mechanism family, in both orderings, as sympy expressions.
 
 For a pair of output distributions (P, Q) the privacy loss is L = log(dP/dQ)(o).  The numerical
-composition (:mod:`gdpproof.accounting.pld`) and the exact finite composition need, for each law
+composition (:mod:`gdpproof.accounting.compose`) and the exact finite composition need, for each law
 ("P": o ~ P, "Q": o ~ Q):
 
 * ``cdf``: P(L <= ell) and ``sf``: P(L > ell), written in tail-safe forms (no 1 - (1 - x));

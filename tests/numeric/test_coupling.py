@@ -20,7 +20,7 @@ from scipy.stats import norm
 from gdpproof import GDP, RandomizedResponse, Repeated, account
 from gdpproof.accounting.coupling import _discretize
 from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
-from gdpproof.accounting.pld import _bernstein_t, _hoeffding_t, compose_losses
+from gdpproof.accounting.compose import _bernstein_t, _hoeffding_t, compose_losses
 
 
 def _in(value, bound) -> bool:

@@ -21,16 +21,11 @@ from gdpproof.mechanisms import GDP, RandomizedResponse, Repeated, dpsgd
 from gdpproof.numeric.engine.bound import FLOAT_ROUTE_ASSUMPTIONS
 from gdpproof.accounting import exact_lattice as intlattice
 from gdpproof.numeric.engine._mp import arb_precision
-from gdpproof.accounting.pld import (
-    EXACT_ROUTE,
-    FLOAT_ROUTE,
-    GaussianLoss,
-    RandomizedResponseLoss,
-    SubsampledGaussianLoss,
-    compose_losses,
-    delta_bracket,
-    epsilon_bracket,
-)
+from gdpproof.accounting.exact_lattice import ROUTE as EXACT_ROUTE
+from gdpproof.accounting.composed import FLOAT_ROUTE
+from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss, SubsampledGaussianLoss
+from gdpproof.accounting.compose import compose_losses
+from gdpproof.accounting.search import delta_bracket, epsilon_bracket
 
 
 def _exact_eps(mu: Fraction, delta: Fraction) -> Fraction:

@@ -11,8 +11,9 @@ import gdpproof.accounting.pairs as pairs
 from gdpproof.errors import InvalidParameterError, PrecisionError
 from gdpproof.accounting.exact_lattice import grid_step_exact
 from gdpproof.accounting.losses import SymmetricSubsampledGaussianLoss
-from gdpproof.accounting.pld import (GaussianLoss, LaplaceLoss, RandomizedResponseLoss, SubsampledGaussianLoss,
-                                  compose_losses, delta_bracket, epsilon_bracket)
+from gdpproof.accounting.losses import GaussianLoss, LaplaceLoss, RandomizedResponseLoss, SubsampledGaussianLoss
+from gdpproof.accounting.compose import compose_losses
+from gdpproof.accounting.search import delta_bracket, epsilon_bracket
 
 
 def test_four_gaussians_hold_g1():
@@ -187,7 +188,7 @@ def test_tradeoff_points_hold_when_the_trims_drop_mass():
     # eta 5e-4: the trims drop ~2.5e-5 of the dominated measure, from intermediate lattices (not
     # only beyond the final ends); every point still lies above G_2 (the exact curve of G_{1/2}
     # composed 16 times), its margin far below the mass dropped
-    from gdpproof.accounting.pld import _pair_np_points
+    from gdpproof.accounting.composed import _pair_np_points
     c = compose_losses([(GaussianLoss(0.5), 16)], grid_step=0.05, eta=5e-4, discretization="pairs")
     assert c.directions[0].low.lattice.l1() < 1 - 1e-5
     a, b = _pair_np_points(c.directions[0])
@@ -212,7 +213,7 @@ def test_tradeoff_at_zero_where_e_eps_overflows():
 def test_delta_bracket_keeps_the_pairs_cap_on_points():
     # delta's grid is finer than epsilon's: G_30 at eps 100 asked 283,000 points of a step (37 s
     # of balls, where the coupling takes 0.2 s); the cap PAIRS_MAX_POINTS now applies to it too
-    from gdpproof.accounting import pld
+    from gdpproof.accounting import search as pld
     assert pld._pairs_delta_step([(GaussianLoss(30.0), 1)], 100.0, 0.01, 1e-12) is None
     h = pld._pairs_delta_step([(GaussianLoss(5.0), 1)], 20.0, 0.01, 1e-12)
     assert h is not None and not pld._pairs_too_fine([(GaussianLoss(5.0), 1)], h, 1e-12)

@@ -23,15 +23,10 @@ from gdpproof.errors import InvalidParameterError, PrecisionError
 from gdpproof.accounting import coupling as lattice
 from gdpproof.accounting import losses
 from gdpproof.accounting.dpsgd import dpsgd_epsilon
-from gdpproof.accounting.pld import (
-    Bound,
-    GaussianLoss,
-    LaplaceLoss,
-    RandomizedResponseLoss,
-    SubsampledGaussianLoss,
-    compose_losses,
-    epsilon_bracket,
-)
+from gdpproof.numeric.engine.bound import Bound
+from gdpproof.accounting.losses import GaussianLoss, LaplaceLoss, RandomizedResponseLoss, SubsampledGaussianLoss
+from gdpproof.accounting.compose import compose_losses
+from gdpproof.accounting.search import epsilon_bracket
 from gdpproof.report.checks import Outcome
 from tests.report.once import check_named, run_once
 
@@ -534,7 +529,7 @@ def test_float_bounds_of_certified_lower_ends_round_down():
     from fractions import Fraction
 
     from gdpproof.numeric.engine.certify import Certified
-    from gdpproof.accounting.pld import _float_down
+    from gdpproof.numeric.engine.bound import _float_down
 
     for text in ("0.1", "0.3", "2.2250738585072014e-308", "1"):
         c = Certified(text, digits=17, rounding="down", method="arb")

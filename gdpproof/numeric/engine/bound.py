@@ -2,7 +2,7 @@
 
 A :class:`Bound` is what the numerical composition returns: a pair of floats with
 ``lower <= value <= upper``, ``lower`` rounded down and ``upper`` rounded up.  On the float
-route of :mod:`gdpproof.accounting.pld` "proven" means proven under the three numerical
+route of :mod:`gdpproof.accounting.compose` "proven" means proven under the three numerical
 assumptions of :data:`FLOAT_ROUTE_ASSUMPTIONS`, which the test suite measures on the machine it
 runs on (``tests/numeric/test_assumptions.py``); a composition names its own assumptions
 (``ComposedLoss.assumptions`` where it has them, else these), and an exact-lattice route, where

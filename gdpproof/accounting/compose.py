@@ -1,0 +1,269 @@
+"""Composing privacy losses on one grid: :func:`compose_losses` builds a
+:class:`~gdpproof.accounting.composed.ComposedLoss` by the coupling (float64 FFT lattice), the
+pairs or the exact integer lattice, with the coupling's concentration terms (Hoeffding, Bernstein).
+
+The proofs: ``docs/proofs/coupling.md`` (the coupling and its error terms),
+``docs/proofs/pairs.md`` and ``docs/proofs/exact_lattice.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._args import _bad, positive
+from ..errors import PrecisionError
+from ..numeric.engine.bound import U, _down, _up
+from .composed import (
+    FLOAT_ASSUMPTIONS,
+    FLOAT_ROUTE,
+    PAIRS_ASSUMPTIONS,
+    ComposedLoss,
+    _check_delta_exact,
+)
+from .coupling import _convolve, _discretize, _Lattice, _power
+from .direction import LatticeDirection, PairDirection
+from .exact_lattice import ROUTE as EXACT_ROUTE
+from .exact_lattice import compose_exact, grid_step_exact
+from .losses import (
+    CDF_ERROR,
+    PrivacyLoss,
+)
+from .pairs import pair_steps, supports_pairs
+
+#: Below this delta, ``route="auto"`` takes the exact route at once (the float route's floor is
+#: near 1e-10, and a bracket needs delta well above it); above it the float route is tried
+#: first and the exact route takes over when the floor stops it.
+AUTO_EXACT_BELOW = 1e-7
+
+
+def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
+                   eta: Any = 1e-12, long_double: bool = False, route: str = "float",
+                   fft_error: float | None = None, discretization: str = "coupling") -> ComposedLoss:
+    r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
+
+    Parameters
+    ----------
+    parts : sequence of (PrivacyLoss, count)
+        The mechanisms, in any order (composition commutes).
+    grid_step : float
+        The grid h.  The bracket on epsilon is about 2 t wide, t = h sqrt(T log(1/eta) / 2)
+        (Hoeffding) or, for many steps, about 0.6 of that (Bernstein, module doc); halving h
+        halves it and doubles the work.
+    eta : float
+        The coupling's failure probability (Hoeffding's or Bernstein's); it is added to the upper
+        and subtracted from the lower delta, so deltas below ~10 eta are not resolved.
+    long_double : bool
+        Run every squaring in long double (about 3 times slower, a 2048 times smaller FFT error
+        bound where numpy's long double is 80-bit): for small delta, where the float64 bound
+        dominates the bracket.  By default only the early squarings do.
+    route : {"float", "exact"}
+        ``"float"``: the float64 FFT lattice (module doc; its additive errors put a floor near
+        delta = 1e-10).  ``"exact"``: the integer lattice of :mod:`gdpproof.accounting.exact_lattice`,
+        no float assumption and no floor but its budget: the window tails, trimming and
+        rounding together lose about 3 eta (exactly measured), so eta may be any rational
+        (a Fraction or decimal string such as "1e-40"); the grid step is rounded down to an
+        8-bit mantissa.  ``long_double`` does not apply to it.
+    fft_error : float, optional
+        Float route: the additive delta error the FFTs may cost.  The squarings whose float64
+        error bound, times the number of times their square is repeated, would exceed its share
+        run in long double, the others in float64 (every bound is charged either way).  None
+        (default): the squarings repeated more than 64 times run in long double.
+    discretization : {"coupling", "pairs"}
+        Float route: ``"coupling"`` rounds each loss to the nearest grid point and bounds the
+        sum of the rounding errors (module doc; any loss); ``"pairs"`` composes dominating and
+        dominated grid masses (:mod:`gdpproof.accounting.pairs`; compiled losses without atoms),
+        whose bracket narrows like h^2: on many steps a grid 10 to 20 times coarser reaches
+        the same width.  ``eta`` then only sets the window tails (T eta / 16 of mass at most).
+
+    Examples
+    --------
+    >>> from gdpproof.accounting.losses import SubsampledGaussianLoss
+    >>> from gdpproof.accounting.compose import compose_losses
+    >>> c = compose_losses([(SubsampledGaussianLoss(1.0, 0.01), 1000)], grid_step=5e-4)
+    >>> b = c.epsilon(1e-5)
+    >>> b.lower < 1.8282 < b.upper, b.relative_width < 0.2
+    (True, True)
+    """
+    if not parts:
+        raise _bad("parts", parts, "must be a non-empty list of (PrivacyLoss, count)")
+    if route not in ("float", "exact"):
+        raise _bad("route", route, 'must be "float" or "exact"')
+    h = float(positive("grid_step", grid_step))
+    if not 1e-8 <= h <= 1:
+        raise _bad("grid_step", grid_step, "must be in [1e-8, 1]")
+    if route == "exact":
+        eta_exact = _check_delta_exact(eta) if eta is not None else None
+        if eta_exact is None or not eta_exact < Fraction(1, 1000):
+            raise _bad("eta", eta, "must be in (0, 1e-3)")
+        return _compose_exact(_clean_parts(parts), h, 4 * eta_exact)
+    eta = float(positive("eta", eta))
+    if not 1e-300 < eta < 1e-3:
+        raise _bad("eta", eta, "must be in (1e-300, 1e-3)")
+    if fft_error is not None:
+        fft_error = float(positive("fft_error", fft_error))
+        if not fft_error < 1e-3:
+            raise _bad("fft_error", fft_error, "must be in (0, 1e-3)")
+    clean = _clean_parts(parts)
+    if discretization == "pairs":
+        return _compose_pairs(clean, h, eta, bool(long_double), fft_error)
+    if discretization != "coupling":
+        raise _bad("discretization", discretization, 'must be "coupling" or "pairs"')
+    total = sum(c for _, c in clean)
+    tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
+    budget = eta / 4.0                     # mass trimmed after convolutions (x 1.5 with the fused step's fold)
+    kolm = total * (5 * CDF_ERROR + 2 * U)
+    orderings = _orderings(clean)
+    # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
+    # BERNSTEIN_MIN_STEPS steps its t gains too little (t_B / t_H > 0.75) to pay for them
+    moments = total >= BERNSTEIN_MIN_STEPS
+    steps = {law: [_discretize(loss, law, h, tau, moments) for loss, _ in clean] for law in "PQ"}
+    # the rounding errors have range h_eff (h plus the float error of the bin edges) and second
+    # moments bounded per step: Hoeffding or Bernstein, whichever is smaller, per law
+    h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
+    ts = {law: _coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
+          for law in "PQ"}
+    directions = []
+    for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
+        t = ts[law]
+        acc: _Lattice | None = None
+        for step, (loss, count) in zip(steps[law], clean):
+            powered = _power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
+                             fft_error=None if fft_error is None else fft_error / len(clean))
+            acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
+        assert acc is not None
+        d_lo = math.fsum(count * st.dbar[0] for st, (_, count) in zip(steps[law], clean))
+        d_hi = math.fsum(count * st.dbar[1] for st, (_, count) in zip(steps[law], clean))
+        pad = 4 * U * (abs(d_lo) + abs(d_hi) + t)   # the float sums above
+        # S = S_R - sum D: with prob >= 1 - eta, S_R - T dhi - t <= S <= S_R - T dlo + t (law P);
+        # for the Q||P ordering the variable is -S = -S_R + sum D.
+        if sign == 1:
+            shift = (_down(-d_hi - t - pad), _up(-d_lo + t + pad))
+        else:
+            shift = (_down(d_lo - t - pad), _up(d_hi + t + pad))
+        lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
+        slack = eta + kolm + acc.err
+        directions.append(LatticeDirection(name, acc, h, sign, shift, slack, _up(lost)))
+    comp = ComposedLoss(tuple(clean), h, eta, max(ts.values()), (directions[0], directions[1]), route=FLOAT_ROUTE,
+                        assumptions=FLOAT_ASSUMPTIONS)
+    comp.coupling_model = [[(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
+                           for law in "PQ"], h_eff / h
+    return comp
+
+
+def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,
+                   fft_error: float | None) -> ComposedLoss:
+    """The float route on the pairs discretization (:mod:`gdpproof.accounting.pairs`).
+
+    Per ordering, the dominating masses and the dominated ones are composed apart (the same
+    FFT power as the coupling's).  Upper end: sum_k w_k g(s_k) + the FFT bound + the mass
+    missing from the composed lattice (the +infinity mass, the per-step window tails and the
+    trims, all counting 1) + what rounding the masses up added to the total ((1 + r)^T - 1 for
+    a per-step excess r).  Lower end: the dominated masses' sum minus the FFT bound (trims and
+    window tails only lower it).  The grid step is rounded down to an 8-bit mantissa so that
+    every point k h is a double.
+    """
+    h = grid_step_exact(h)
+    bad = [loss.name for loss, _ in clean if not supports_pairs(loss)]
+    if bad:
+        raise PrecisionError(f"the pairs discretization does not take {', '.join(bad)} (atoms or not compiled)")
+    total = sum(c for _, c in clean)
+    tau = eta / (16.0 * total)
+    budget = eta / 4.0
+    steps = [pair_steps(loss, h, tau) for loss, _ in clean]
+    orderings = _orderings(clean)
+
+    def compose(lattices: list[_Lattice]) -> _Lattice:
+        acc: _Lattice | None = None
+        for lat, (_, count) in zip(lattices, clean):
+            powered = _power(lat, count, budget / (2 * len(clean)), all_long=long_double,
+                             fft_error=None if fft_error is None else fft_error / len(clean))
+            acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
+        assert acc is not None
+        return acc
+
+    directions = []
+    for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
+        up = compose([st[o].upper for st in steps])
+        log_excess = math.fsum(count * math.log1p(st[o].excess) for st, (_, count) in zip(steps, clean))
+        excess = _up(math.expm1(_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
+        lost = max(0.0, 1.0 - up.l1()) + up.err + excess + 4 * U
+
+        def make_low(o: int = o, sign: int = sign, name: str = name) -> LatticeDirection:
+            low = compose([st[o].lower for st in steps])
+            return LatticeDirection(name, low, h, sign, (0.0, 0.0), low.err, 0.0)
+
+        directions.append(PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), make_low=make_low))
+    comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
+                        assumptions=PAIRS_ASSUMPTIONS)
+    comp.discretization = "pairs"
+    return comp
+
+
+def _hoeffding_t(h: float, total: int, eta: float) -> float:
+    """Hoeffding's deviation t = h sqrt(T log(1/eta) / 2) for T rounding errors of range h
+    (rounded up): half the width of the coupling's shift interval, hence of the eps bracket."""
+    return _up(h * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
+
+
+def _bernstein_t(b: float, var: float, eta: float) -> float:
+    """Bernstein's deviation for independent centred X_i <= b with sum E X_i^2 <= var (rounded
+    up): P(sum X_i >= t) <= exp(-t^2 / (2 (var + b t / 3))) (Boucheron, Lugosi & Massart,
+    *Concentration Inequalities*, 2013, Thm 2.10 and Cor. 2.11 with c = b / 3), which is eta at
+    t = b l / 3 + sqrt((b l / 3)^2 + 2 var l), l = log(1/eta)."""
+    ell = math.log(1 / eta) * (1 + 4 * U)
+    x = b * ell / 3
+    return _up((x + math.sqrt(x * x + 2 * var * ell)) * (1 + 8 * U))
+
+
+def _coupling_t(h_eff: float, seconds: Sequence[tuple[float, int]], eta: float) -> float:
+    """The coupling's deviation t for one law: the smaller of Hoeffding's (range h_eff) and
+    Bernstein's, whose X_i = D_i - E D_i have X_i <= h_eff / 2 + |E D_i| <= h_eff (both tails)
+    and E X_i^2 = Var D_i <= E D_i^2, bounded per step in ``seconds`` as (bound, count)."""
+    total = sum(c for _, c in seconds)
+    var = _up(math.fsum(s * c for s, c in seconds) * (1 + 4 * U))
+    return min(_hoeffding_t(h_eff, total, eta), _bernstein_t(h_eff, var, eta))
+
+
+def _clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[PrivacyLoss, int]]:
+    clean: list[tuple[PrivacyLoss, int]] = []
+    for part in parts:
+        if not (isinstance(part, tuple) and len(part) == 2):
+            raise _bad("parts", part, "must be (PrivacyLoss, count) pairs")
+        loss, count = part
+        if not isinstance(loss, PrivacyLoss):
+            raise _bad("parts", loss, "must be a PrivacyLoss")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 10**9:
+            raise _bad("count", count, "must be an integer in [1, 10^9]")
+        clean.append((loss, int(count)))
+    return clean
+
+
+def _orderings(clean: list[tuple[PrivacyLoss, int]]) -> tuple[str, str]:
+    """The orderings' names: a symmetric loss is the same in both, so the others name them."""
+    named = {loss.orderings for loss, _ in clean if not loss.symmetric}
+    return named.pop() if len(named) == 1 else (clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P"))
+
+
+def _compose_exact(clean: list[tuple[PrivacyLoss, int]], h: float, budget: Fraction) -> ComposedLoss:
+    """The exact integer-lattice composition with additive delta budget ``budget``."""
+    dirs, h_used, eta, t, plan = compose_exact(clean, grid_step=h, budget=budget, orderings=_orderings(clean))
+    comp = ComposedLoss(tuple(clean), h_used, _up(float(eta)), t, dirs, route=EXACT_ROUTE, assumptions=())
+    comp.plan = plan
+    return comp
+
+
+def _check_route(route: Any) -> str:
+    if route not in ("auto", "float", "exact"):
+        raise _bad("route", route, 'must be "auto", "float" or "exact"')
+    return str(route)
+
+
+#: Compositions of fewer steps use Hoeffding's t alone (module doc): Bernstein's would gain
+#: less than a quarter of the width there, and the cells of its second-moment bound cost CDF
+#: values comparable with the composition itself.
+BERNSTEIN_MIN_STEPS = 256

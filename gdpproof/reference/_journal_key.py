@@ -24,11 +24,12 @@ import os
 import stat
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InvalidParameterError
 
-__all__ = ["ENV", "JournalNote", "key_path", "journal_key", "line_mac"]
+__all__ = ["ENV", "JournalNote", "key_path", "journal_key", "line_signer"]
 
 ENV = "GDPPROOF_KEY_FILE"
 _KEY_BYTES = 32
@@ -137,8 +138,17 @@ def _note(why: str) -> None:
                               f"(set {ENV} to a private file you can write)"), stacklevel=4)
 
 
-def line_mac(key: bytes, fingerprint: str, where: str | None, row: str) -> str:
-    """The MAC of a journal line: its row (index, values, methods) bound to the table's
-    fingerprint and to where the row was computed (None: in this process or its own pool)."""
-    message = json.dumps(["gdpproof table journal line", fingerprint, where, row]).encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
+def line_signer(key: bytes, fingerprint: str, where: str | None) -> Callable[[str], str]:
+    """The MAC of the journal lines of one table: the hex HMAC-SHA256 of a line's row (the JSON
+    text of index, values, methods) bound to the table's fingerprint and to where the row was
+    computed (None: in this process or its own pool)."""
+    # the head is a whole JSON array, so head + newline + row is read back one way only
+    base = hmac.new(key, json.dumps(["gdpproof table journal line", fingerprint, where]).encode() + b"\n",
+                    hashlib.sha256)
+
+    def mac(row: str) -> str:
+        h = base.copy()
+        h.update(row.encode())
+        return h.hexdigest()
+
+    return mac

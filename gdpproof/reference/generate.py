@@ -34,7 +34,7 @@ import json
 import os
 import tempfile
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from .._progress import Progress
 from ..errors import GdpproofError, InvalidParameterError, show
-from ._journal_key import JournalNote, journal_key, key_path, line_mac
+from ._journal_key import JournalNote, journal_key, key_path, line_signer
 from .grid import parse_grid
 from .kinds import KINDS, Kind
 from .table import Table, format_for_path
@@ -216,20 +216,20 @@ def _digest(fingerprint: str, row: str) -> str:
     return hashlib.sha256(f"{fingerprint}\n{row}".encode()).hexdigest()[:32]
 
 
-def _journal_line(fingerprint: str, index: int, values: list[str], methods: list[str], key: bytes | None = None,
-                  where: str | None = None) -> str:
-    """A journal line: the row, its digest and, with a ``key``, its MAC (null without one)."""
+def _journal_line(fingerprint: str, index: int, values: list[str], methods: list[str],
+                  sign: Callable[[str], str] | None = None) -> str:
+    """A journal line: the row, its digest and its MAC by ``sign`` (:func:`line_signer`; null
+    without one)."""
     row = json.dumps([index, values, methods])
-    mac = None if key is None else line_mac(key, fingerprint, where, row)
-    return json.dumps([index, values, methods, _digest(fingerprint, row), mac]) + "\n"
+    return json.dumps([index, values, methods, _digest(fingerprint, row), sign and sign(row)]) + "\n"
 
 
 def _valid_row(line: bytes, fingerprint: str, total: int, columns: int
-               ) -> tuple[int, list[str], list[str], str | None] | None:
-    """The row of one journal line and its MAC, or None when the line fails any check: UTF-8
-    JSON ``[index, values, methods, digest, mac]``, the digest over the row and the run's
-    fingerprint, an index on the grid, one decimal value and one known method per column.  The
-    MAC is not checked here."""
+               ) -> tuple[int, list[str], list[str], str | None, str] | None:
+    """The row of one journal line, its MAC and the row's JSON text, or None when the line fails
+    any check: UTF-8 JSON ``[index, values, methods, digest, mac]``, the digest over the row and
+    the run's fingerprint, an index on the grid, one decimal value and one known method per
+    column.  The MAC is not checked here."""
     try:
         index, values, methods, digest, mac = json.loads(line.decode("utf-8"))
     except (ValueError, TypeError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
@@ -238,7 +238,8 @@ def _valid_row(line: bytes, fingerprint: str, total: int, columns: int
             and len(values) == len(methods) == columns and all(type(v) is str for v in values)
             and all(m in _METHODS for m in methods) and type(digest) is str and (mac is None or type(mac) is str)):
         return None
-    if digest != _digest(fingerprint, json.dumps([index, values, methods])):
+    row = json.dumps([index, values, methods])
+    if digest != _digest(fingerprint, row):
         return None
     for v in values:
         try:
@@ -246,13 +247,14 @@ def _valid_row(line: bytes, fingerprint: str, total: int, columns: int
                 return None
         except InvalidOperation:
             return None
-    return index, values, methods, mac
+    return index, values, methods, mac, row
 
 
-def _load_journal(path: Path, fingerprint: str, total: int, columns: int, key: bytes | None, where: str | None
+def _load_journal(path: Path, fingerprint: str, total: int, columns: int, sign: Callable[[str], str] | None
                   ) -> dict[int, tuple[list[str], list[str], int, bool]]:
-    """The rows a journal holds (values, methods, line number, whether its MAC verifies under
-    ``key``), each checked (:func:`_valid_row`); a journal with any line that fails is refused."""
+    """The rows a journal holds (values, methods, line number, whether its MAC is the one
+    ``sign`` gives), each checked (:func:`_valid_row`); a journal with any line that fails is
+    refused."""
     lines = path.read_bytes().split(b"\n")
     if len(lines) < 2 or lines[0] != _JOURNAL_MAGIC.encode() or lines[1] != fingerprint.encode():
         raise InvalidParameterError(
@@ -265,9 +267,8 @@ def _load_journal(path: Path, fingerprint: str, total: int, columns: int, key: b
             raise InvalidParameterError(
                 f"resume: line {number} of {path} fails its check (damaged or edited: its digest, its row's place "
                 "on the grid or its values); nothing of it is used: delete the journal to start again")
-        index, values, methods, mac = row
-        signed = key is not None and mac is not None and hmac.compare_digest(
-            mac, line_mac(key, fingerprint, where, json.dumps([index, values, methods])))
+        index, values, methods, mac, text = row
+        signed = sign is not None and mac is not None and hmac.compare_digest(mac, sign(text))
         if index not in done or (signed and not done[index][3]):
             done[index] = (values, methods, number, signed)
     # drop a line cut by the interruption, so that appending starts on a fresh line
@@ -383,7 +384,7 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     done: dict[int, tuple[list[str], list[str]]] = {}
     claimed: dict[int, tuple[list[str], list[str], int, bool]] = {}  # the journal's rows
     journal = None
-    key = None
+    sign: Callable[[str], str] | None = None  # the MAC of a row under this user's key
     fingerprint = spec.fingerprint()
     if path is not None:
         if path.is_dir():
@@ -394,6 +395,7 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         if not path.parent.exists():
             raise InvalidParameterError(f"out={str(path)!r}: the folder {path.parent} does not exist")
         key = journal_key()
+        sign = None if key is None else line_signer(key, fingerprint, computed_on)
         try:
             journal = open(jpath, "x", encoding="utf-8")  # x: of two runs starting together, one creates it
             fresh = True
@@ -411,7 +413,7 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                 "on the command line), or delete it to start again")
         else:
             try:
-                claimed = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns), key, computed_on)
+                claimed = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns), sign)
             except BaseException:
                 journal.close()
                 raise
@@ -421,7 +423,7 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         if signed:
             done[i] = (vals, ms)
     claimed = {i: claim for i, claim in claimed.items() if not claim[3]}
-    if claimed and key is not None:
+    if claimed and sign is not None:
         n = len(claimed)
         warnings.warn(JournalNote(f"resume: {n} row{'s' if n != 1 else ''} of {_journal_path(path or Path())} "
                                   f"{'are' if n != 1 else 'is'} not signed with your journal key ({key_path()})"
@@ -452,7 +454,7 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                     _check_claim(claimed[index], index, inputs[index], values, methods, spec, path)
                 elif journal is not None:
                     with _naming(_journal_path(path or Path())):
-                        journal.write(_journal_line(fingerprint, index, values, methods, key, computed_on))
+                        journal.write(_journal_line(fingerprint, index, values, methods, sign))
             if journal is not None:
                 with _naming(_journal_path(path or Path())):
                     journal.flush()

@@ -14,7 +14,7 @@ import pytest
 from gdpproof.cli import main
 from gdpproof.errors import InvalidParameterError
 from gdpproof.reference import make_table
-from gdpproof.reference._journal_key import journal_key
+from gdpproof.reference._journal_key import journal_key, line_signer
 from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, _compute_chunk, _journal_line
 
 SPEC = dict(mu="0.5,1,2", eps="0,1", digits=12)
@@ -26,7 +26,7 @@ def _journal(tmp_path, edit) -> tuple:
     spec = TableSpec.build("delta", 12, {"mu": SPEC["mu"], "eps": SPEC["eps"]})
     fp = spec.fingerprint()
     rows = _compute_chunk("delta", 12, list(enumerate(spec.rows()))[:3])
-    lines = [_journal_line(fp, i, v, m, journal_key()).encode() for i, v, m in rows]
+    lines = [_journal_line(fp, i, v, m, line_signer(journal_key(), fp, None)).encode() for i, v, m in rows]
     lines[2] = edit(lines[2], fp)
     out = tmp_path / "t.csv"
     (tmp_path / "t.csv.partial").write_bytes((_JOURNAL_MAGIC + "\n" + fp + "\n").encode() + b"".join(lines))
@@ -76,8 +76,8 @@ def test_a_forged_journal_line_with_a_right_digest_is_caught_by_recomputing_it(t
     spec = TableSpec.build("delta", 10, {"mu": "0.5,1", "eps": "1"})
     fp = spec.fingerprint()
     journal = tmp_path / "t.csv.partial"
-    key = None if signer == "unsigned" else os.urandom(32)
-    journal.write_text(_JOURNAL_MAGIC + "\n" + fp + "\n" + _journal_line(fp, 1, [value], [method], key))
+    sign = None if signer == "unsigned" else line_signer(os.urandom(32), fp, None)
+    journal.write_text(_JOURNAL_MAGIC + "\n" + fp + "\n" + _journal_line(fp, 1, [value], [method], sign))
     out = tmp_path / "t.csv"
     args = ["table", "delta", "--mu", "0.5,1", "--eps", "1", "--digits", "10", "--out", str(out), "--resume",
             "--no-progress"]

@@ -17,7 +17,7 @@ import pytest
 from gdpproof.cli import main
 from gdpproof.reference import JournalNote, make_table
 from gdpproof.reference import generate
-from gdpproof.reference._journal_key import ENV, journal_key, key_path
+from gdpproof.reference._journal_key import ENV, journal_key, key_path, line_signer
 from gdpproof.reference.generate import _digest, _journal_line
 
 GRID = ["--mu", "0.5,1,2", "--eps", "0,1", "--digits", "12"]
@@ -158,7 +158,8 @@ def test_a_line_signed_for_another_table_is_recomputed_and_refused(tmp_path, mon
     # digest made right for this table, its MAC (over the other table's fingerprint) fails
     other = generate.TableSpec.build("delta", 12, {"mu": "0.5,3,2", "eps": "0,1"})
     index, values, methods = generate._compute_chunk("delta", 12, [(2, other.rows()[2])])[0]
-    signed = json.loads(_journal_line(other.fingerprint(), index, values, methods, journal_key()))
+    sign = line_signer(journal_key(), other.fingerprint(), None)
+    signed = json.loads(_journal_line(other.fingerprint(), index, values, methods, sign))
     fp = generate.TableSpec.build("delta", 12, {"mu": ARGS["mu"], "eps": ARGS["eps"]}).fingerprint()
     signed[3] = _digest(fp, json.dumps([index, values, methods]))
     journal = tmp_path / "t.csv.partial"

@@ -1,4 +1,5 @@
-"""Shared test configuration: Hypothesis profiles and a guard on global precision state.
+"""Shared test configuration: Hypothesis profiles, a guard on global precision state, and a
+table journal key of the suite's own (``GDPPROOF_KEY_FILE``).
 
 Profiles
 --------
@@ -33,6 +34,16 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _journal_key_file(tmp_path_factory):
+    """Table journals written by the suite are signed with a key made in a temporary folder, never
+    the user's own (``~/.config/gdpproof/journal.key``); subprocesses and notebook kernels started
+    from ``os.environ`` inherit it."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GDPPROOF_KEY_FILE", str(tmp_path_factory.mktemp("journal-key") / "journal.key"))
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -291,8 +291,9 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", default=None, help="processes (default: the number of CPUs, at most 8)")
     p.add_argument("--scheduler", help="a dask.distributed scheduler address to run the chunks on: a cluster you "
                    "control (it exchanges pickles; its rows are trusted and the table's header names it)")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial (its rows "
-                   "are recomputed and must match it)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial (rows signed "
+                   "with your key, $GDPPROOF_KEY_FILE or ~/.config/gdpproof/journal.key, are taken; the others are "
+                   "recomputed and must match it)")
     p.add_argument("--verify", metavar="FILE", help="recompute FILE's rows at higher precision (exit 1 if any value "
                    "is wrong); KIND, if given, must be FILE's kind")
     p.add_argument("--sample", default=None, help="rows to check with --verify: a number or 'all' (default: every row "

@@ -8,6 +8,7 @@ import argparse
 import contextlib
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -37,6 +38,24 @@ def _table_executor(args: argparse.Namespace) -> Iterator[Any]:
         yield client.get_executor()
     finally:
         client.close()
+
+
+@contextlib.contextmanager
+def _journal_notes() -> Iterator[None]:
+    """A table journal's notes (no key; rows recomputed) as one line each on stderr, when they happen."""
+    from ..reference import JournalNote
+
+    def show(message: Any, category: Any, *rest: Any, **kw: Any) -> None:
+        if issubclass(category, JournalNote):
+            print(f"gdpproof: note: {message}", file=sys.stderr, flush=True)
+        else:
+            shown(message, category, *rest, **kw)
+
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+        warnings.simplefilter("always", JournalNote)
+        warnings.showwarning = show
+        yield
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.resume:
         print(f"gdpproof: note: --resume: there is no {journal} to resume; computing every row", file=sys.stderr)
     try:
-        with _table_executor(args) as executor:
+        with _table_executor(args) as executor, _journal_notes():
             table = make_table(args.kind, digits=args.digits, out=args.out, format=args.format, workers=workers,
                                executor=executor, resume=args.resume, progress=progress, computed_on=where,
                                **grid)

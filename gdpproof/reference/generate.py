@@ -17,20 +17,24 @@ is refused, never copied into a table.  While a run writes ``OUT`` it holds a lo
 journal, so a second run on the same ``OUT`` is told that another run holds it.
 
 The digest catches damage, not forgery: it is unkeyed, and anyone who can write the journal can
-recompute it.  So no value is taken from a journal on trust: every resumed row is recomputed,
-with the missing ones, and must equal its journal line byte for byte; a row that differs stops
-the run (nothing is written) and names the line.  What a resume saves is the journal's writes
-and syncs of those rows, not their computation.
+recompute it.  So each line also carries a MAC (HMAC-SHA256) under the user's journal key, which
+never sits beside the journal (:mod:`._journal_key`), over the row, the table's fingerprint and
+where the row was computed.  A resume takes a row whose MAC verifies as it is; every other
+journal row (written without a key, under another user's or machine's key, or forged) is
+recomputed with the missing ones and must equal its line byte for byte; a row that differs
+stops the run (nothing is written) and names the line.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -39,6 +43,7 @@ from typing import IO, Any
 
 from .._progress import Progress
 from ..errors import GdpproofError, InvalidParameterError, show
+from ._journal_key import JournalNote, journal_key, key_path, line_signer
 from .grid import parse_grid
 from .kinds import KINDS, Kind
 from .table import Table, format_for_path
@@ -47,7 +52,7 @@ __all__ = ["TableSpec", "make_table", "versions"]
 
 #: Option spelling of each grid variable (the CLI's ``--sample-rate`` is ``sample_rate`` here).
 OPTION = {"sample_rate": "--sample-rate"}
-_JOURNAL_MAGIC = "gdpproof-table-journal 2"  # 2: each line carries its digest
+_JOURNAL_MAGIC = "gdpproof-table-journal 3"  # 2: each line carries its digest; 3: and its MAC (or null)
 
 
 def versions() -> dict[str, str]:
@@ -211,24 +216,30 @@ def _digest(fingerprint: str, row: str) -> str:
     return hashlib.sha256(f"{fingerprint}\n{row}".encode()).hexdigest()[:32]
 
 
-def _journal_line(fingerprint: str, index: int, values: list[str], methods: list[str]) -> str:
+def _journal_line(fingerprint: str, index: int, values: list[str], methods: list[str],
+                  sign: Callable[[str], str] | None = None) -> str:
+    """A journal line: the row, its digest and its MAC by ``sign`` (:func:`line_signer`; null
+    without one)."""
     row = json.dumps([index, values, methods])
-    return json.dumps([index, values, methods, _digest(fingerprint, row)]) + "\n"
+    return json.dumps([index, values, methods, _digest(fingerprint, row), sign and sign(row)]) + "\n"
 
 
-def _valid_row(line: bytes, fingerprint: str, total: int, columns: int) -> tuple[int, list[str], list[str]] | None:
-    """The row of one journal line, or None when it fails any check: UTF-8 JSON ``[index,
-    values, methods, digest]``, the digest over the row and the run's fingerprint, an index on
-    the grid, one decimal value and one known method per column."""
+def _valid_row(line: bytes, fingerprint: str, total: int, columns: int
+               ) -> tuple[int, list[str], list[str], str | None, str] | None:
+    """The row of one journal line, its MAC and the row's JSON text, or None when the line fails
+    any check: UTF-8 JSON ``[index, values, methods, digest, mac]``, the digest over the row and
+    the run's fingerprint, an index on the grid, one decimal value and one known method per
+    column.  The MAC is not checked here."""
     try:
-        index, values, methods, digest = json.loads(line.decode("utf-8"))
+        index, values, methods, digest, mac = json.loads(line.decode("utf-8"))
     except (ValueError, TypeError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return None
     if not (type(index) is int and 0 <= index < total and isinstance(values, list) and isinstance(methods, list)
             and len(values) == len(methods) == columns and all(type(v) is str for v in values)
-            and all(m in _METHODS for m in methods) and type(digest) is str):
+            and all(m in _METHODS for m in methods) and type(digest) is str and (mac is None or type(mac) is str)):
         return None
-    if digest != _digest(fingerprint, json.dumps([index, values, methods])):
+    row = json.dumps([index, values, methods])
+    if digest != _digest(fingerprint, row):
         return None
     for v in values:
         try:
@@ -236,36 +247,40 @@ def _valid_row(line: bytes, fingerprint: str, total: int, columns: int) -> tuple
                 return None
         except InvalidOperation:
             return None
-    return index, values, methods
+    return index, values, methods, mac, row
 
 
-def _load_journal(path: Path, fingerprint: str, total: int, columns: int
-                  ) -> dict[int, tuple[list[str], list[str], int]]:
-    """The rows a journal holds (values, methods, line number), each checked
-    (:func:`_valid_row`); a journal with any line that fails is refused."""
+def _load_journal(path: Path, fingerprint: str, total: int, columns: int, sign: Callable[[str], str] | None
+                  ) -> dict[int, tuple[list[str], list[str], int, bool]]:
+    """The rows a journal holds (values, methods, line number, whether its MAC is the one
+    ``sign`` gives), each checked (:func:`_valid_row`); a journal with any line that fails is
+    refused."""
     lines = path.read_bytes().split(b"\n")
     if len(lines) < 2 or lines[0] != _JOURNAL_MAGIC.encode() or lines[1] != fingerprint.encode():
         raise InvalidParameterError(
             f"resume: {path} was written for a different table (kind, digits, grid or package versions "
-            "differ); delete it, or rerun with the original arguments")
-    done: dict[int, tuple[list[str], list[str], int]] = {}
+            "differ) or by another version of the journal format; delete it, or rerun with the original arguments")
+    done: dict[int, tuple[list[str], list[str], int, bool]] = {}
     for number, line in enumerate(lines[2:-1], 3):  # the last piece is "" or a line cut by the interruption
         row = _valid_row(line, fingerprint, total, columns)
-        if row is None or (row[0] in done and done[row[0]][:2] != row[1:]):
+        if row is None or (row[0] in done and done[row[0]][:2] != row[1:3]):
             raise InvalidParameterError(
                 f"resume: line {number} of {path} fails its check (damaged or edited: its digest, its row's place "
                 "on the grid or its values); nothing of it is used: delete the journal to start again")
-        done.setdefault(row[0], (*row[1:], number))
+        index, values, methods, mac, text = row
+        signed = sign is not None and mac is not None and hmac.compare_digest(mac, sign(text))
+        if index not in done or (signed and not done[index][3]):
+            done[index] = (values, methods, number, signed)
     # drop a line cut by the interruption, so that appending starts on a fresh line
     with open(path, "r+b") as fh:
         fh.truncate(len(b"\n".join(lines[:-1]) + b"\n"))
     return done
 
 
-def _check_claim(claim: tuple[list[str], list[str], int], index: int, inputs: tuple[str, ...], values: list[str],
-                 methods: list[str], spec: TableSpec, out: Path | None) -> None:
-    """A journal row must be what recomputing it gives, byte for byte (the digest proves nothing
-    against someone who can write the journal: it is unkeyed)."""
+def _check_claim(claim: tuple[list[str], list[str], int, bool], index: int, inputs: tuple[str, ...],
+                 values: list[str], methods: list[str], spec: TableSpec, out: Path | None) -> None:
+    """A journal row not signed with this user's key must be what recomputing it gives, byte
+    for byte (its digest proves nothing against someone who can write the journal: it is unkeyed)."""
     if (claim[0], claim[1]) == (values, methods):
         return
     k = spec.kind_info
@@ -328,15 +343,19 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         Rows run in chunks on ``executor``, or on a process pool of ``workers`` processes, or in
         this process (``workers`` None or 1).  The result does not depend on them.
     resume : bool
-        Continue from ``OUT.partial`` left by an interrupted run with the same arguments.  The
-        journal's rows are recomputed too and must equal it byte for byte
-        (:class:`InvalidParameterError` naming the line otherwise): a journal is never trusted.
+        Continue from ``OUT.partial`` left by an interrupted run with the same arguments.  A
+        journal row signed with this user's key (``$GDPPROOF_KEY_FILE``, else
+        ``~/.config/gdpproof/journal.key``, made on first use) for the same ``computed_on`` is
+        taken as it is; any other journal row is recomputed and must equal its line byte for byte
+        (:class:`InvalidParameterError` naming the line otherwise).  A :class:`JournalNote`
+        warning says when rows are recomputed, or when there is no key.
     progress : bool
         A progress bar on stderr (rows, rows per second, time remaining).
     computed_on : str, optional
         Where ``executor`` runs when that is not this machine (``"the dask cluster at
         tcp://..."``): named in the table's header, since rows that come back from there are
-        trusted, not recomputed here.
+        trusted, not recomputed here.  Their journal lines are signed for that place: a resume
+        with another ``computed_on`` (or none) recomputes them.
     **grid
         One specification per grid variable: ``"0.5,1,2"``, ``"lin:0:1:11"``, ``"log:1e-10:1e-2:9"``
         or a sequence of numbers.  Grid points are decimals: a float in a sequence is taken as
@@ -363,8 +382,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidParameterError(f"workers={workers!r} must be a positive integer")
     done: dict[int, tuple[list[str], list[str]]] = {}
-    claimed: dict[int, tuple[list[str], list[str], int]] = {}  # the journal's rows, to be recomputed
+    claimed: dict[int, tuple[list[str], list[str], int, bool]] = {}  # the journal's rows
     journal = None
+    sign: Callable[[str], str] | None = None  # the MAC of a row under this user's key
     fingerprint = spec.fingerprint()
     if path is not None:
         if path.is_dir():
@@ -374,6 +394,8 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         jpath = _journal_path(path)
         if not path.parent.exists():
             raise InvalidParameterError(f"out={str(path)!r}: the folder {path.parent} does not exist")
+        key = journal_key()
+        sign = None if key is None else line_signer(key, fingerprint, computed_on)
         try:
             journal = open(jpath, "x", encoding="utf-8")  # x: of two runs starting together, one creates it
             fresh = True
@@ -391,17 +413,29 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                 "on the command line), or delete it to start again")
         else:
             try:
-                claimed = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns))
+                claimed = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns), sign)
             except BaseException:
                 journal.close()
                 raise
-    # the journal's rows first: a forged one stops the run before the missing rows are computed
-    todo = [(i, inputs[i]) for i in sorted(claimed)] + [(i, inputs[i]) for i in range(total) if i not in claimed]
+    # rows signed with this user's key are taken as they are; the others are recomputed, first,
+    # so that a forged one stops the run before the missing rows are computed
+    for i, (vals, ms, _, signed) in claimed.items():
+        if signed:
+            done[i] = (vals, ms)
+    claimed = {i: claim for i, claim in claimed.items() if not claim[3]}
+    if claimed and sign is not None:
+        n = len(claimed)
+        warnings.warn(JournalNote(f"resume: {n} row{'s' if n != 1 else ''} of {_journal_path(path or Path())} "
+                                  f"{'are' if n != 1 else 'is'} not signed with your journal key ({key_path()})"
+                                  f"{' for ' + computed_on if computed_on else ''}: recomputed, and each must match "
+                                  "its line"), stacklevel=2)
+    todo = [(i, inputs[i]) for i in sorted(claimed)] + [(i, inputs[i]) for i in range(total)
+                                                         if i not in claimed and i not in done]
     n_workers = workers or 1
     # enough chunks that the last ones finish together (tail imbalance <= one small chunk)
     size = chunk_rows or max(1, min(128, -(-len(todo) // (16 * n_workers))))
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-    bar = Progress(total, f"table {kind}", unit="rows", enabled=progress)
+    bar = Progress(total, f"table {kind}", unit="rows", enabled=progress, done=len(done))
     own = None
     if executor is None and n_workers > 1 and len(chunks) > 1:
         from .._pool import process_pool
@@ -420,7 +454,7 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                     _check_claim(claimed[index], index, inputs[index], values, methods, spec, path)
                 elif journal is not None:
                     with _naming(_journal_path(path or Path())):
-                        journal.write(_journal_line(fingerprint, index, values, methods))
+                        journal.write(_journal_line(fingerprint, index, values, methods, sign))
             if journal is not None:
                 with _naming(_journal_path(path or Path())):
                     journal.flush()

@@ -14,17 +14,19 @@ import pytest
 from gdpproof.cli import main
 from gdpproof.errors import InvalidParameterError
 from gdpproof.reference import make_table
+from gdpproof.reference._journal_key import journal_key, line_signer
 from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, _compute_chunk, _journal_line
 
 SPEC = dict(mu="0.5,1,2", eps="0,1", digits=12)
 
 
 def _journal(tmp_path, edit) -> tuple:
-    """OUT.partial holding the first three rows, the third line changed by ``edit``."""
+    """OUT.partial holding the first three rows signed with the suite's key, the third line
+    changed by ``edit``."""
     spec = TableSpec.build("delta", 12, {"mu": SPEC["mu"], "eps": SPEC["eps"]})
     fp = spec.fingerprint()
     rows = _compute_chunk("delta", 12, list(enumerate(spec.rows()))[:3])
-    lines = [_journal_line(fp, i, v, m).encode() for i, v, m in rows]
+    lines = [_journal_line(fp, i, v, m, line_signer(journal_key(), fp, None)).encode() for i, v, m in rows]
     lines[2] = edit(lines[2], fp)
     out = tmp_path / "t.csv"
     (tmp_path / "t.csv.partial").write_bytes((_JOURNAL_MAGIC + "\n" + fp + "\n").encode() + b"".join(lines))
@@ -63,20 +65,27 @@ def test_a_line_from_another_run_fails_its_digest(tmp_path):
         make_table("delta", out=out, resume=True, **SPEC)
 
 
+@pytest.mark.parametrize("signer", ["unsigned", "forger's key"])
 @pytest.mark.parametrize("value, method", [("1e-9", "exact"), ("0.5", "arb"), ("Infinity", "arb"), ("-0", "exact"),
                                            ("1e999999999", "arb"), ("0.1269367376", "exact")])
-def test_a_forged_journal_line_with_a_right_digest_is_caught_by_recomputing_it(tmp_path, value, method, capsys):
-    # issue 33: the digest is unkeyed, so a forger writes a line the project's own helpers sign;
+def test_a_forged_journal_line_with_a_right_digest_is_caught_by_recomputing_it(tmp_path, value, method, signer,
+                                                                                capsys):
+    # issue 33: the digest is unkeyed, so a forger writes a line the project's own helpers sign,
+    # without a MAC or with one under a key of the forger's own (not the suite's);
     # delta(mu=1, eps=1) = 0.1269367376 rounded up (the last case: the right value, a forged method)
     spec = TableSpec.build("delta", 10, {"mu": "0.5,1", "eps": "1"})
     fp = spec.fingerprint()
     journal = tmp_path / "t.csv.partial"
-    journal.write_text(_JOURNAL_MAGIC + "\n" + fp + "\n" + _journal_line(fp, 1, [value], [method]))
+    sign = None if signer == "unsigned" else line_signer(os.urandom(32), fp, None)
+    journal.write_text(_JOURNAL_MAGIC + "\n" + fp + "\n" + _journal_line(fp, 1, [value], [method], sign))
     out = tmp_path / "t.csv"
     args = ["table", "delta", "--mu", "0.5,1", "--eps", "1", "--digits", "10", "--out", str(out), "--resume",
             "--no-progress"]
     assert main(args) == 2
     err = capsys.readouterr().err
+    note, err = err.split("\n", 1)  # the note: the row is not signed with the suite's key, so it is recomputed
+    assert note == f"gdpproof: note: resume: 1 row of {journal} is not signed with your journal key " \
+        f"({os.environ['GDPPROOF_KEY_FILE']}): recomputed, and each must match its line", note
     assert err.count("\n") == 1 and "line 3 of" in err and f"delta={value!r} (by {method}) for row 2 (mu=1, eps=1)" \
         in err and "recomputing it gives 0.1269367376 (by arb)" in err, err
     assert not out.exists() and journal.exists()

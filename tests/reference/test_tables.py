@@ -413,11 +413,13 @@ def test_a_journal_line_cut_by_a_kill_is_dropped_before_appending(tmp_path):
     make_table("delta", out=tmp_path / "fresh.csv", **spec)
     journal = tmp_path / "t.csv.partial"
     # an interrupted run: header, two finished rows and a third cut in the middle of its line
+    from gdpproof.reference._journal_key import journal_key, line_signer
     from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, _compute_chunk, _journal_line
 
     spec_obj = TableSpec.build("delta", 25, {"mu": spec["mu"], "eps": spec["eps"]})
     rows = _compute_chunk("delta", 25, list(enumerate(spec_obj.rows()))[:3])
-    lines = [_journal_line(spec_obj.fingerprint(), i, v, m).rstrip("\n") for i, v, m in rows]
+    sign = line_signer(journal_key(), spec_obj.fingerprint(), None)
+    lines = [_journal_line(spec_obj.fingerprint(), i, v, m, sign).rstrip("\n") for i, v, m in rows]
     journal.write_text(_JOURNAL_MAGIC + "\n" + spec_obj.fingerprint() + "\n" + lines[0] + "\n" + lines[1] + "\n"
                        + lines[2][:17])
     make_table("delta", out=out, resume=True, chunk_rows=100, **spec)

@@ -32,8 +32,9 @@ from . import numeric as _numeric  # noqa: F401  registers the engines TradeOff'
 
 #: module (relative to this package) -> the public names it provides, imported on first use.
 _LAZY: dict[str, tuple[str, ...]] = {
-    "accounting.routes": (
-        "account", "Account", "CLTApproximation",
+    "accounting": (
+        "account", "Account", "CLTApproximation", "ComposedLoss", "HonestMu", "DPSGDAccount", "DPSGDBracket",
+        "dpsgd_epsilon", "dpsgd_mu",
     ),
     "calibration": (
         "calibrate", "Calibration",
@@ -52,18 +53,14 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "numeric.tradeoff.clt": (
         "BerryEsseenBand", "Functionals", "bar_kappa3", "berry_esseen", "functionals", "kappa2", "kappa3", "kl",
     ),
-    "accounting.dpsgd": (
-        "DPSGDAccount", "DPSGDBracket", "dpsgd_epsilon", "dpsgd_mu",
-    ),
+
     "numeric.tradeoff.duality": (
         "mu_from_points", "tradeoff_from_delta",
     ),
     "numeric.engine.bound": (
         "Bound",
     ),
-    "accounting.composed": (
-        "ComposedLoss", "HonestMu",
-    ),
+
     "accounting.losses": (
         "GaussianLoss", "LaplaceLoss", "PrivacyLoss", "RandomizedResponseLoss", "SubsampledGaussianLoss",
     ),
@@ -103,7 +100,17 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
     from typing import Any
 
     from . import symbols
-    from .accounting.routes import Account, CLTApproximation, account
+    from .accounting import (
+        Account,
+        CLTApproximation,
+        ComposedLoss,
+        DPSGDAccount,
+        DPSGDBracket,
+        HonestMu,
+        account,
+        dpsgd_epsilon,
+        dpsgd_mu,
+    )
     from .audit import MechanismAudit, audit_mechanism
     from .calibration import Calibration, calibrate
     from .mechanisms import (
@@ -134,10 +141,8 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         kappa3,
         kl,
     )
-    from .accounting.dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
     from .numeric.tradeoff.duality import mu_from_points, tradeoff_from_delta
     from .numeric.engine.bound import Bound
-    from .accounting.composed import ComposedLoss, HonestMu
     from .accounting.losses import GaussianLoss, LaplaceLoss, PrivacyLoss, RandomizedResponseLoss, SubsampledGaussianLoss
     from .accounting.compose import compose_losses
     from .accounting.search import epsilon_bracket

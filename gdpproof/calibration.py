@@ -42,12 +42,9 @@ import sympy
 
 from ._args import _bad, positive, probability
 from ._plain import short_number
-from .accounting.routes import BRACKET_DIGITS, Account, _losses, account
+from .accounting import BRACKET_DIGITS, Account, EpsilonEstimator, account, check_rel_width
 from .errors import InvalidParameterError, PrecisionError
-from .mechanisms import Mechanism, Schedule, _decimal_text, _show, dpsgd, dpsgd_schedule
-from .accounting.composed import _check_refinement
-from .accounting.search import _float_eta, epsilon_bracket
-from .accounting.compose import compose_losses
+from .mechanisms import Mechanism, Schedule, decimal_text, show_number, dpsgd, dpsgd_schedule
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]
@@ -167,9 +164,9 @@ def _text(v: Any, digits: int | None = None) -> str:
     if isinstance(v, int):
         return str(v)
     r = sympy.Rational(v)
-    text = _decimal_text(r)
+    text = decimal_text(r)
     if text is None:
-        return _show(r)
+        return show_number(r)
     if digits is not None and "E" not in text:
         d = Decimal(text)
         shown = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1))
@@ -223,39 +220,24 @@ class _Problem:
     highest: float
 
 
-def _estimator(delta: float, say: Callable[[str], None]) -> tuple[Callable[[Mechanism], float], list[int]]:
+def _estimator(delta: float, say: Callable[[str], None]) -> tuple[Callable[[Mechanism], float], EpsilonEstimator]:
     """eps(delta) of a mechanism, estimated as the midpoint of a coarse proven bracket, the grid
     chosen on the first call and reused after (a warm start)."""
-    state: dict[str, Any] = {}
-    count = [0]
-    eta = _float_eta(delta, _COARSE_WIDTH)  # the one the first bracket used
+    estimator = EpsilonEstimator(delta, _COARSE_WIDTH)
 
     def estimate(m: Mechanism) -> float:
-        parts = _losses(m)[0]
-        count[0] += 1
-        steps = sum(c for _, c in parts)
-        b = None
-        if "h" in state:
-            h = state["h"] * math.sqrt(state["steps"] / steps)  # the width grows like h sqrt(T)
-            try:
-                b = compose_losses(parts, grid_step=min(h, 1e-2), eta=eta).epsilon(delta)
-            except PrecisionError:
-                b = None
-        if b is None:
-            b, comp = epsilon_bracket(parts, delta, rel_width=_COARSE_WIDTH)
-            state.update(h=comp.h, steps=steps)
-        mid = 0.5 * (b.lower + b.upper)
-        say(f"estimate {count[0]}: eps ~ {mid:.6g}")
+        mid = estimator(m)
+        say(f"estimate {estimator.count}: eps ~ {mid:.6g}")
         return mid
 
-    return estimate, count
+    return estimate, estimator
 
 
 def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
            say: Callable[[str], None]) -> tuple[float, int]:
     """Where the upper end of a ``rel_width`` bracket crosses the target (an estimate), and the
     number of compositions it took."""
-    estimate, count = _estimator(delta, say)
+    estimate, estimator = _estimator(delta, say)
     goal = math.log(target / (1 + rel_width / 2))  # the upper end sits about half the width above
 
     def g(u: float) -> float:
@@ -284,7 +266,7 @@ def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
         u0, g0 = u1, g1
         u1 = u2
         g1 = g(u1)
-    return math.exp(u1), count[0]
+    return math.exp(u1), estimator.count
 
 
 def _exactish(x: float, problem: _Problem) -> Any:
@@ -351,7 +333,7 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
         raise _bad("delta", delta, "must be a rational number (a decimal or a fraction)")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
         raise _bad("digits", digits, "must be an integer in [1, 8]")
-    width = _check_refinement(rel_width, 5)
+    width = check_rel_width(rel_width)
     say = _sayer(progress)
     dpsgd(1, "0.5", 1, sampling=sampling, neighbours=neighbours)  # the scheme and relation checked up front
     problem = _problem(sympy.Rational(target), sympy.Rational(d), noise_multiplier, sample_rate, steps, epochs,
@@ -416,7 +398,7 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
         raise _bad("digits", digits, "must be an integer in [1, 8]")
     if not 0 < lowest <= guess <= highest:
         raise _bad("guess", guess, f"must lie in [lowest, highest] = [{lowest}, {highest}], lowest > 0")
-    width = _check_refinement(rel_width, 5)
+    width = check_rel_width(rel_width)
     say = _sayer(progress)
     problem = _Problem("variance_factor", lambda c: (build(c), None), digits, True, False, guess, lowest, highest)
     estimate, spent = _solve(problem, float(target), float(d), width, say)
@@ -548,7 +530,7 @@ def _settle(problem: _Problem, estimate: float, target: Any, delta: Any, width: 
             w = more(v)
             if not inside(w):
                 raise PrecisionError(f"no {problem.parameter} within [{problem.lowest:g}, {problem.highest:g}] "
-                                     f"meets the target epsilon={_show(target)} at delta={_show(delta)}")
+                                     f"meets the target epsilon={show_number(target)} at delta={show_number(delta)}")
             v, (ok, _, _) = w, check(w)
     else:
         raise PrecisionError(f"{problem.parameter}: the proven boundary was not found within 60 steps of the "

@@ -232,3 +232,38 @@ def test_the_uses_layers_import_modules_not_the_package(graph):
     uses = ("gdpproof.audit", "gdpproof.reference", "gdpproof.report", "gdpproof.strategies", "gdpproof._strategies")
     offenders = sorted(m for m, targets in graph.items() if m.startswith(uses) and "gdpproof" in targets)
     assert not offenders, f"these import the package gdpproof/__init__.py: {offenders}"
+
+
+# ---- accounting is one door ---------------------------------------------------------------------
+
+#: gdpproof/__init__.py re-exports the engine's expert entry points under their old names
+#: (CHANGELOG.md lists them); nothing else outside gdpproof/accounting/ reaches past the door.
+DOOR_EXCEPTIONS = {"gdpproof": {"gdpproof.accounting.compose", "gdpproof.accounting.search",
+                                "gdpproof.accounting.losses"}}
+
+
+def test_nothing_outside_accounting_imports_its_engine(graph):
+    offenders = []
+    for module, targets in graph.items():
+        if module == "gdpproof.accounting" or module.startswith("gdpproof.accounting."):
+            continue
+        for t in sorted(targets):
+            if t.startswith("gdpproof.accounting.") and t not in DOOR_EXCEPTIONS.get(module, ()):
+                offenders.append(f"{module} -> {t}")
+    assert not offenders, "import gdpproof.accounting (the door), not its modules: " + "; ".join(offenders)
+
+
+#: hand-written modules stay readable; a generated file says so in its first line and is exempt
+MAX_LINES = 800
+
+
+def test_no_hand_written_module_is_longer_than_800_lines():
+    long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "generated" in text.split("\n", 1)[0].lower():
+            continue
+        n = text.count("\n")
+        if n > MAX_LINES:
+            long.append(f"{path.relative_to(PACKAGE.parent)} ({n} lines)")
+    assert not long, f"split these (at most {MAX_LINES} lines a module): {long}"

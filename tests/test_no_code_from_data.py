@@ -148,7 +148,7 @@ def _public_callables():
     for name in gdpproof.__all__:
         obj = getattr(gdpproof, name)
         if inspect.isfunction(obj) or obj is gdpproof.TradeOff or (
-                isinstance(obj, type) and obj.__module__ == "gdpproof.mechanisms" and name not in _RECORDS):
+                isinstance(obj, type) and obj.__module__.startswith("gdpproof.mechanisms") and name not in _RECORDS):
             yield name, obj
     for name in sl.__all__:
         obj = getattr(sl, name)

@@ -1,1 +1,22 @@
-"""accounting."""
+"""Privacy accounting: :func:`account` and what it returns (:class:`Account`), the one door to the
+engine behind it (compiled loss laws, three discretizations, the composed result, the bracket
+search, the exact finite and discrete routes, DP-SGD's CLT side result).
+
+Code outside this package imports from here only (``tests/test_import_graph.py`` checks it):
+``account``, ``Account``; :func:`composition` and :class:`EpsilonEstimator` for the uses that need
+a composition's curves or cheap estimates; and the DP-SGD helpers.  The layout and the flow of
+one call: ``docs/architecture.md``.
+"""
+
+from __future__ import annotations
+
+from .composed import ComposedLoss, HonestMu
+from .discrete import discrete_gaussian_delta
+from .dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
+from .estimate import EpsilonEstimator, check_rel_width, composition
+from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation
+from .routes import account, clt_formula
+
+__all__ = ["BRACKET_DIGITS", "ROUTES", "Account", "CLTApproximation", "ComposedLoss", "DPSGDAccount", "DPSGDBracket",
+           "EpsilonEstimator", "HonestMu", "account", "check_rel_width", "clt_formula", "composition", "discrete_gaussian_delta",
+           "dpsgd_epsilon", "dpsgd_mu"]

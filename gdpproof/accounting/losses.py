@@ -38,7 +38,7 @@ from ..symbolic.symbols import x as X
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import _down, _up, directed_double
 from ..numeric.engine.certify import arb_function
-from . import discrete as _dg
+from .discrete import TABLE_BITS, _Table, _cut_line, _float_table, _kernels, _table, _weights, check_sensitivity, check_sigma, cut, loss_tail_bound
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
@@ -469,14 +469,14 @@ class DiscreteGaussianLoss(CompiledLoss):
     has_atoms = True  # type: ignore[assignment]
 
     def __init__(self, sigma: Any, sensitivity: Any) -> None:
-        self.sigma_exact = _dg.check_sigma(sigma)
-        self.delta = _dg.check_sensitivity(sensitivity)
+        self.sigma_exact = check_sigma(sigma)
+        self.delta = check_sensitivity(sensitivity)
         self.name = f"discrete_gaussian(sigma={show(self.sigma_exact)}, Delta={self.delta})"
         super().__init__(sl.discrete_gaussian_loss(self.sigma_exact, sympy.Integer(self.delta)))
 
     def _cuts(self, x: np.ndarray) -> np.ndarray:
         """DG_CUT at every double of ``x``, exact (floats near an integer recomputed as rationals)."""
-        a, b = _dg._cut_line(self.sigma_exact, self.delta)
+        a, b = _cut_line(self.sigma_exact, self.delta)
         xs = np.asarray(x, dtype=float)
         with np.errstate(all="ignore"):
             t = float(a) + float(b) * xs
@@ -492,11 +492,11 @@ class DiscreteGaussianLoss(CompiledLoss):
             if not math.isfinite(v):
                 fo[i] = -np.inf if v > 0 else np.inf
             else:
-                fo[i] = _dg.cut(self.sigma_exact, self.delta, Fraction(v))
+                fo[i] = cut(self.sigma_exact, self.delta, Fraction(v))
         return out
 
     def _upper_float(self, a: np.ndarray) -> np.ndarray:
-        m, u = _dg._float_table(self.sigma_exact)
+        m, u = _float_table(self.sigma_exact)
         idx = np.clip(a, -m - 1, m + 1)
         idx = np.where(np.isfinite(idx), idx, np.where(a > 0, m + 1, -m - 1)).astype(np.int64)
         return u[idx + m + 1]
@@ -514,13 +514,13 @@ class DiscreteGaussianLoss(CompiledLoss):
         the exact integer lattice."""
         shift = self.delta if law == "Q" else 0
 
-        def table() -> _dg._Table:
+        def table() -> _Table:
             prec = -(-flint.ctx.prec // 128) * 128  # a few tables, not one per precision asked
-            return _dg._table(self.sigma_exact, prec + 30, prec)
+            return _table(self.sigma_exact, prec + 30, prec)
 
         def at(e: flint.arb) -> int:
             man, ex = e.mid().man_exp()
-            return _dg.cut(self.sigma_exact, self.delta, Fraction(int(man)) * Fraction(2) ** int(ex))
+            return cut(self.sigma_exact, self.delta, Fraction(int(man)) * Fraction(2) ** int(ex))
 
         def cdf_fn(e: flint.arb, *params: Any) -> flint.arb:
             return table().upper(at(e) - shift)
@@ -533,21 +533,21 @@ class DiscreteGaussianLoss(CompiledLoss):
     def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
         """E[L; a < L <= b]: the atoms x with DG_CUT(b) <= x < DG_CUT(a), summed in balls over the
         table's range; beyond it the loss times the mass is bounded through the tail (module doc)."""
-        loss_at = _dg._kernels()[2]
+        loss_at = _kernels()[2]
         shift = self.delta if law == "Q" else 0
         with arb_precision(PARTIAL_MEAN_BITS):
-            t = _dg._table(self.sigma_exact, 1100, _dg.TABLE_BITS)
+            t = _table(self.sigma_exact, 1100, TABLE_BITS)
             s = arb_from_exact(self.sigma_exact)
             first, last = -t.m - 1 + shift, t.m + 1 + shift
-            lo = first if b == math.inf else max(_dg.cut(self.sigma_exact, self.delta, Fraction(b)), first)
-            hi = last if a == -math.inf else min(_dg.cut(self.sigma_exact, self.delta, Fraction(a)) - 1, last)
+            lo = first if b == math.inf else max(cut(self.sigma_exact, self.delta, Fraction(b)), first)
+            hi = last if a == -math.inf else min(cut(self.sigma_exact, self.delta, Fraction(a)) - 1, last)
             total = flint.arb(0)
             d = flint.arb(self.delta)
-            weights = _dg._weights(lo - shift, s)  # the recurrence holds for negative z too
+            weights = _weights(lo - shift, s)  # the recurrence holds for negative z too
             for xv in range(lo, hi + 1):
                 total += loss_at(flint.arb(xv), s, d) * next(weights)
             # the atoms with |x - shift| >= N = M + 2 are not summed: their part is bounded in balls
-            total += _dg.loss_tail_bound(t.m + 2, s, self.delta)
+            total += loss_tail_bound(t.m + 2, s, self.delta)
             total /= t.S
         if not total.is_finite():
             raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({total})")
@@ -566,7 +566,7 @@ class DiscreteLaplaceLoss(CompiledLoss):
 
     def __init__(self, eps: Any, sensitivity: Any) -> None:
         self.eps_exact = exact("eps", eps, symbolic=False)
-        self.delta = _dg.check_sensitivity(sensitivity, 10**5)
+        self.delta = check_sensitivity(sensitivity, 10**5)
         if not (self.eps_exact.is_positive and self.eps_exact.is_finite):
             raise _bad("eps", eps, "must be a finite number > 0")
         self.name = f"discrete_laplace(eps={show(self.eps_exact)}, Delta={self.delta})"

@@ -33,36 +33,34 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import sympy
 
 from .._args import _bad, exact, probability
-from .._plain import short_number
-from .._version import __version__
-from ..errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, WidthNotReachedWarning, show
-from ..mechanisms import (
-    GDP,
-    DiscreteGaussianMechanism,
-    DiscreteLaplaceMechanism,
-    EpsDelta,
-    FiniteMechanism,
-    GaussianMechanism,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    _decimal_text,
-    _Subsampled,
+from ..errors import (
+    InvalidParameterError,
+    NotSupportedError,
+    PrecisionError,
+    WidthNotReachedWarning,
+    show,
 )
-from ..numeric.engine.bound import Bound, assumptions_of, directed_double
-from ..numeric.engine.certify import Certified, _check_request, _decimal, certify, round_fraction
+from ..mechanisms import (
+    DiscreteGaussianMechanism,
+    Mechanism,
+)
+from ..numeric.engine.bound import Bound, directed_double
+from ..numeric.engine.certify import Certified, _check_request, certify
 from ..numeric.tradeoff.duality import delta_bracket_at_negative
+from ..numeric.tradeoff.profile import epsilon_from_profile
+from ..symbolic.tradeoff import TradeOff, gaussian
+from .composed import ComposedLoss, _check_refinement
+from .discrete import discrete_gaussian_delta
 from .dpsgd import _float_certified, clt_verdict, dpsgd_mu
+from .exact_lattice import ROUTE as EXACT_ROUTE
 from .finite import (
     MAX_ATOMS,
-    FiniteAtom,
     atom_count,
     finite_delta,
     infinite_mass_bounds,
@@ -71,451 +69,24 @@ from .finite import (
     pairs_infinite_mass,
     pairs_table_size,
 )
-from .discrete import discrete_gaussian_delta
-from .losses import PrivacyLoss, loss_from_law, rounded_exactly
-from .exact_lattice import ROUTE as EXACT_ROUTE
-from .composed import ComposedLoss, HonestMu, _check_refinement
+from .losses import PrivacyLoss
+from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation
 from .search import delta_bracket, epsilon_bracket
-from ..numeric.tradeoff.profile import epsilon_from_profile
-from ..symbolic.clt import APPROXIMATION_NOTE
-from ..symbolic.tradeoff import TradeOff, gaussian
+from .translate import (
+    closed_form,
+    exact_ordering,
+    finite_groups,
+    finite_pairs,
+    privacy_losses,
+    single_discrete_gaussian,
+)
 
 __all__ = ["account", "Account", "CLTApproximation", "ROUTES"]
 
-ROUTES = ("exact", "exact-finite", "bracket")
-
-_METHODS = {
-    "exact": "a closed form, certified in ball arithmetic",
-    "exact-finite": "exact composition of finitely supported privacy losses, certified in ball arithmetic",
-    "bracket": "numerical composition of privacy-loss distributions with a proven error bracket",
-}
-
-#: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
-#: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.
-MAX_DL_OUTPUTS = 256
 
 #: How the exact route accounts one discrete Gaussian mechanism.
 DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e^eps Q(x))_+, a finite sum in "
            "ball arithmetic plus a proven geometric tail bound (derivations/d14)")
-
-#: Significant digits shown for the ends of a numerical bracket (rounded outward): six, the
-#: accounting default (enough to compare with a paper's table; the full doubles stay in ``Bound``).
-BRACKET_DIGITS = 6
-
-
-@dataclass(frozen=True)
-class CLTApproximation:
-    """The central-limit approximation of a DP-SGD run: **not a bound** (:data:`note`).
-
-    ``mu`` is p sqrt(T (e^{1/sigma^2} - 1)) rounded up; ``epsilon`` (or ``delta``) is what
-    mu-GDP would give at the account's delta (or epsilon)."""
-
-    mu: Certified
-    epsilon: Certified | None = None
-    delta: Certified | None = None
-    verdict: str | None = None
-    approximation: bool = True
-    note: str = APPROXIMATION_NOTE
-
-
-@dataclass(frozen=True)
-class Account:
-    """The privacy of a mechanism: what :func:`account` returns.
-
-    Attributes
-    ----------
-    mechanism : Mechanism
-    route : str
-        "exact", "exact-finite" or "bracket" (:data:`ROUTES`).
-    given : str
-        "delta" (epsilon was computed) or "epsilon" (delta was computed).
-    epsilon, delta : Certified or Bound or exact number
-        The given one is the exact input; the computed one is a :class:`Certified` decimal rounded
-        up (exact routes) or a proven :class:`Bound` (bracket).
-    ordering : str
-        Which neighbouring ordering is the worse one ("both" when they are equal).
-    mu : Certified or None
-        Exact routes, Gaussian mechanisms: the mechanism is exactly mu-GDP (rounded up).
-    clt : CLTApproximation or None
-        For DP-SGD: the CLT approximation, labelled as one.
-    digits : int
-        Significant digits of the reported numbers: certified digits on the exact routes, the
-        digits of a bracket's decimal ends (rounded outward) on the bracket route.
-    composition : ComposedLoss or None
-        The numerical composition behind a bracket (delta at other eps, trade-off bounds).
-    rounded_parameters : bool
-        True when parameters that are not doubles were rounded to the neighbouring double on the
-        less private side for the bracket: the upper end holds for the mechanism as given, the
-        lower end for the parameters as doubles.
-    """
-
-    mechanism: Mechanism
-    route: str
-    given: str
-    epsilon: Any
-    delta: Any
-    ordering: str
-    digits: int
-    mu: Certified | None = None
-    clt: CLTApproximation | None = None
-    notes: tuple[str, ...] = ()
-    composition: ComposedLoss | None = field(default=None, repr=False, compare=False)
-    rounded_parameters: bool = False
-
-    def __repr__(self) -> str:
-        """One line: the mechanism, the route and the answer (``str`` is the full statement)."""
-        what, lo, hi = (("eps", self.eps_lower, self.eps_upper) if self.given == "delta"
-                        else ("delta", self.delta_lower, self.delta_upper))
-        given = self.delta if self.given == "delta" else self.epsilon
-        if not self.pair_tight:
-            answer = f"{what} <= {hi} (proven; the dominating pair's lower end {lo})"
-        elif self.route == "bracket":
-            answer = f"{what} in [{lo}, {hi}] (proven)"
-        else:
-            answer = f"{what} = {hi} (rounded up)"
-        extra = ("" if self.mu is None else f", mu = {self.mu}") + (
-            "" if self.clt is None else f", mu_clt = {self.clt.mu} (CLT approximation)")
-        return f"Account({self.mechanism!r}, route={self.route!r}, {self.given}={short_number(given)}: {answer}{extra})"
-
-    @property
-    def method(self) -> str:
-        """How the route computes (one phrase)."""
-        return _METHODS[self.route]
-
-    @property
-    def result(self) -> Any:
-        """The computed quantity: epsilon when delta was given, else delta."""
-        return self.epsilon if self.given == "delta" else self.delta
-
-    def decimal_ends(self, value: Bound) -> tuple[Certified, Certified]:
-        """A float bracket as decimals of :attr:`digits` digits (:data:`BRACKET_DIGITS` by
-        default on the bracket route), rounded outward."""
-        digits = self.digits
-
-        def end(x: float, rounding: str) -> Certified:
-            if math.isinf(x):
-                return Certified("Infinity", digits=digits, rounding=rounding, method="exact")
-            return _float_certified(x, digits, rounding)
-
-        return end(value.lower, "down"), end(value.upper, "up")
-
-    def _ends(self, value: Any) -> tuple[Any, Any]:
-        if isinstance(value, Bound):
-            return self.decimal_ends(value)
-        if isinstance(value, Certified):
-            return _lower_neighbour(value), value
-        return value, value
-
-    @property
-    def pair_tight(self) -> bool:
-        """True when the lower ends (:attr:`eps_lower`, :attr:`delta_lower`, the honest mu's) hold
-        for the mechanism; False when they hold only for its dominating pair (replace-one
-        compositions: the mechanism's privacy is then proven only from above)."""
-        return _pair_tight(self.mechanism)
-
-    @property
-    def eps_lower(self) -> Any:
-        """A proven lower bound on epsilon (rounded down): the mechanism's where
-        :attr:`pair_tight`, else only its dominating pair's."""
-        return self._ends(self.epsilon)[0]
-
-    @property
-    def eps_upper(self) -> Any:
-        """A proven upper bound on epsilon (rounded up): the epsilon to report."""
-        return self._ends(self.epsilon)[1]
-
-    @property
-    def delta_lower(self) -> Any:
-        """A proven lower bound on delta (rounded down): the mechanism's where :attr:`pair_tight`,
-        else only its dominating pair's."""
-        return self._ends(self.delta)[0]
-
-    @property
-    def delta_upper(self) -> Any:
-        """A proven upper bound on delta (rounded up): the delta to report."""
-        return self._ends(self.delta)[1]
-
-    def honest_mu(self) -> Certified | HonestMu | None:
-        """The tightest GDP description: exact mu for Gaussian mechanisms, else (bracket route)
-        the :class:`~gdpproof.accounting.composed.HonestMu` bracket with the delta range where it holds."""
-        if self.mu is not None:
-            return self.mu
-        if self.composition is not None:
-            return self.composition.honest_mu()
-        return None
-
-    def honest_mu_decimals(self) -> dict[str, Certified] | None:
-        """The bracket route's honest mu as decimals: ``mu_lower`` (rounded down), ``mu_upper``
-        (rounded up) and ``delta_min`` (rounded up: the claim holds for every delta >= it);
-        None on the exact routes (see :attr:`mu`)."""
-        h = self.honest_mu()
-        if not isinstance(h, HonestMu):
-            return None
-        lo, hi = self.decimal_ends(h.mu)
-        return {"mu_lower": lo, "mu_upper": hi, "delta_min": _float_certified(h.delta_min, 3, "up")}
-
-    def statement(self, honest_mu: bool = False) -> str:
-        """One sentence fit to paste into a paper: the guarantee, how it is proven (and under which
-        assumptions), the sampling scheme and neighbouring relation where there is one, and with
-        ``honest_mu=True`` on the bracket route the honest mu with the delta range where it holds
-        (about a second more)."""
-        if self.given == "delta":
-            lo, hi = self.eps_lower, self.eps_upper
-            main = f"(ε, δ)-DP with δ = {_fmt(self.delta)} and ε = {hi}"
-            what = "ε"
-        else:
-            lo, hi = self.delta_lower, self.delta_upper
-            main = f"(ε, δ)-DP with ε = {_fmt(self.epsilon)} and δ = {hi}"
-            what = "δ"
-        if self.given == "delta" and not Fraction(0) <= _as_fraction(hi) < math.inf:
-            return (f"The mechanism {self.mechanism!r} is (ε, δ)-DP for no finite ε at δ = {_fmt(self.delta)}: "
-                    f"δ is below the probability that it reveals the data (exact; route {self.route}; "
-                    f"gdpproof {__version__}).")
-        tight = _pair_tight(self.mechanism)
-        if self.route == "bracket":
-            order = "" if self.ordering == "both" else f", worse ordering: {self.ordering}"
-            assumed = self.assumptions
-            tail = ("; the proof assumes " + " and ".join(assumed) if assumed
-                    else "; in exact integer and ball arithmetic, no float assumption")
-            doubles = " for the parameters as doubles" if self.rounded_parameters else ""
-            where = (f"the exact {what}{doubles} lies in [{lo}, {hi}]" if tight else
-                     f"the {what} of its dominating pair{doubles} lies in [{lo}, {hi}] (the mechanism's is at most {hi}; "
-                     f"{lo} is a lower bound for the pair, not for the mechanism)")
-            how = (f"a proven upper bound; {where}, by numerical composition of "
-                   f"privacy-loss distributions with a proven error bracket{order}{tail}")
-        elif tight:
-            how = f"the exact {what} rounded up to {self.digits} significant digits, certified in ball arithmetic"
-        else:
-            how = (f"the {what} of its dominating pair (an upper bound for the mechanism) rounded up to "
-                   f"{self.digits} significant digits, certified in ball arithmetic")
-        gdp = f"; it is exactly μ-GDP with μ = {self.mu}" if self.mu is not None else ""
-        if honest_mu and self.mu is None:
-            h = self.honest_mu_decimals()
-            if h is not None and tight:
-                gdp = (f"; its honest μ (the smallest μ with the mechanism μ-GDP at every δ ≥ {h['delta_min']}) "
-                       f"lies in [{h['mu_lower']}, {h['mu_upper']}]"
-                       + (" (its lower end for the parameters as doubles)" if self.rounded_parameters else ""))
-            elif h is not None:
-                gdp = (f"; its honest μ (the smallest μ with the mechanism μ-GDP at every δ ≥ {h['delta_min']}) "
-                       f"is at most {h['mu_upper']}, and its dominating pair's is at least {h['mu_lower']}")
-        return (f"The mechanism {self.mechanism!r} satisfies {main} ({how}{gdp}{_sampling_phrase(self.mechanism)}; "
-                f"gdpproof {__version__}).")
-
-    @property
-    def assumptions(self) -> tuple[str, ...]:
-        """The numerical assumptions the reported numbers rest on: none on the exact routes (ball
-        arithmetic); on the bracket route those of its composition
-        (:data:`~gdpproof.numeric.engine.bound.FLOAT_ROUTE_ASSUMPTIONS` for the float lattice), none when
-        no lattice was composed (an answer folded exactly from revealing masses)."""
-        if self.route != "bracket" or self.composition is None:
-            return ()
-        return assumptions_of(self.composition)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every reported number as a decimal string (the CLI's ``--json``), with the numerical
-        ``assumptions`` behind them (an empty list on the exact routes)."""
-        out: dict[str, Any] = {"mechanism": repr(self.mechanism), "route": self.route, "method": self.method,
-                               "given": self.given, "ordering": self.ordering, "digits": self.digits,
-                               "certified": "arb" if self.route != "bracket" else "pld",
-                               "assumptions": list(self.assumptions)}
-        scheme = self.mechanism.sampling()
-        out["sampling"], out["neighbours"] = scheme if scheme is not None else (None, None)
-        out["pair_tight"] = tight = _pair_tight(self.mechanism)
-        lower = "" if tight else "pair_"  # a lower end that holds for the dominating pair only says so
-        if self.given == "delta":
-            out["delta"] = _fmt(self.delta)
-            out[f"{lower}eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)
-        else:
-            out["epsilon"] = _fmt(self.epsilon)
-            out[f"{lower}delta_lower"], out["delta_upper"] = str(self.delta_lower), str(self.delta_upper)
-        if self.mu is not None:
-            out["mu"] = str(self.mu)
-        if self.clt is not None:
-            out["clt"] = {"approximation": True, "mu_clt": str(self.clt.mu), "note": self.clt.note}
-            if self.clt.epsilon is not None:
-                out["clt"]["eps_clt"] = str(self.clt.epsilon)
-            if self.clt.delta is not None:
-                out["clt"]["delta_clt"] = str(self.clt.delta)
-            if self.clt.verdict is not None:
-                out["clt"]["verdict"] = self.clt.verdict
-        if self.composition is not None:
-            out["target_met"] = self.composition.target_met
-        if self.notes:
-            out["notes"] = list(self.notes)
-        out["statement"] = self.statement()
-        return out
-
-    def __str__(self) -> str:
-        return self.statement()
-
-
-_SCHEMES = {"poisson": "Poisson sampling", "fixed-batch": "fixed-size batches drawn without replacement",
-            "mixed": "mixed sampling schemes"}
-_RELATIONS = {"add-remove": "add/remove neighbours", "replace-one": "replace-one neighbours",
-              "mixed": "mixed neighbouring relations"}
-
-
-def _sampling_phrase(m: Mechanism) -> str:
-    """"; Poisson sampling, add/remove neighbours" for the statement ("" without subsampling)."""
-    scheme = m.sampling()
-    return "" if scheme is None else f"; {_SCHEMES[scheme[0]]}, {_RELATIONS[scheme[1]]}"
-
-
-def _pair_tight(m: Mechanism) -> bool:
-    """True when the composition of the dominating pairs is attained by the mechanism (its
-    privacy lies in the reported bracket, not only below its upper end): add/remove subsampling,
-    every mechanism without subsampling, and one fixed-size step under replace-one *standing
-    alone*.  d12 shows that step's symmetric pair attained for eps >= 0 only; composed with
-    anything (another step, or another mechanism) the pair's profile at negative eps enters,
-    which is not shown attained, so the lower end then bounds the pair, not the mechanism."""
-    leaves = m.leaves()
-    subsampled = [(leaf, n) for leaf, n in leaves if isinstance(leaf, _Subsampled)]
-    if all(leaf.pair_is_tight(n) and leaf.neighbours == "add-remove" for leaf, n in subsampled):
-        return True
-    return len(leaves) == 1 and leaves[0][1] == 1 and leaves[0][0].pair_is_tight(1)
-
-
-def _as_fraction(c: Any) -> Any:
-    """A decimal end as a Fraction, or math.inf for Infinity."""
-    if isinstance(c, Certified):
-        return c.to_fraction() if c.is_finite() else math.inf
-    return c
-
-
-def _fmt(v: Any) -> str:
-    """A given delta or epsilon for a statement: its exact decimal (``1E-5``) or fraction when
-    short, else rounded up to 17 digits (a larger delta or epsilon only weakens the claim, so the
-    sentence stays true; the double 1e-5 is 1.0000000000000001E-5)."""
-    if not isinstance(v, sympy.Rational):
-        return str(v)
-    for text in (_decimal_text(v), str(v)):
-        if text is not None and len(text) <= 24:
-            return text
-    m, e = round_fraction(Fraction(int(v.p), int(v.q)), 17, "up")
-    d = _decimal(m, e, 17)
-    return format(d, "E") if not -4 <= d.adjusted() <= 15 else str(d)
-
-
-def _lower_neighbour(c: Certified) -> Any:
-    """The certified decimal one unit lower (a lower bound, since c is the value rounded up)."""
-    if not c.is_finite() or c == 0:
-        return c  # Infinity and 0 are exact (the value, not a rounding of it)
-    unit = Fraction(10) ** (c.adjusted() - c.digits + 1)
-    low = c.to_fraction() - unit
-    if low <= 0:
-        return Certified(0, digits=c.digits, rounding="down", method=c.method)
-    m, e = round_fraction(low, c.digits, "down")
-    return Certified(_decimal(m, e, c.digits), digits=c.digits, rounding="down", method=c.method)
-
-
-# ---------------------------------------------------------------------------------------------
-# routes
-# ---------------------------------------------------------------------------------------------
-
-
-def _closed_form(m: Mechanism) -> TradeOff | None:
-    mu = m.gdp_mu()
-    if mu is not None:
-        return gaussian(mu)
-    for leaf, n in m.leaves():
-        if isinstance(leaf, DiscreteLaplaceMechanism):
-            return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
-        # n copies of (eps, delta) carry (1 - delta)^n as an exact rational: millions of digits
-        # for large n, which the exact-finite route evaluates in balls instead
-        if isinstance(leaf, EpsDelta) and leaf.delta != 0 and n > 4096:
-            return None
-    try:
-        return m.tradeoff()
-    except (NotSupportedError, SymbolicError, InvalidParameterError):
-        return None
-
-
-def _finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | None:
-    groups = []
-    for leaf, n in m.leaves():
-        if isinstance(leaf, RandomizedResponse) and leaf.k != 2:
-            return None
-        if isinstance(leaf, (RandomizedResponse, PureDP)):
-            groups.append((leaf.epsilon, sympy.Integer(0), n))
-        elif isinstance(leaf, EpsDelta):
-            groups.append((leaf.epsilon, leaf.delta, n))
-        else:
-            return None
-    return groups
-
-
-def _finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]], bool] | None:
-    """The leaves as finite pairs for :func:`~gdpproof.accounting.finite.pairs_delta` (each atom's
-    likelihood ratio written as r e^{c eps_j}), and whether every pair is symmetric; None when
-    some leaf's loss is not finitely supported."""
-    eps_index: dict[sympy.Expr, int] = {}
-    leaves = []
-    symmetric = True
-    for leaf, n in m.leaves():
-        if isinstance(leaf, FiniteMechanism):
-            atoms = tuple((a, b, None if b == 0 else Fraction(int((a / b).p), int((a / b).q)), 0, 0)
-                          for a, b in leaf.masses())
-            symmetric = symmetric and leaf.symmetric()
-        elif isinstance(leaf, DiscreteLaplaceMechanism) and leaf.sensitivity > MAX_DL_OUTPUTS:
-            return None  # a ball per output and atom: beyond this the bracket is faster
-        elif isinstance(leaf, DiscreteLaplaceMechanism):
-            # the output x <= 0, x = 1..Delta - 1, x >= Delta has ratio e^{(Delta - 2 min(max(x, 0), Delta)) / scale}
-            j = eps_index.setdefault(1 / leaf.scale, len(eps_index))
-            d = leaf.sensitivity
-            atoms = tuple((a, b, Fraction(1), d - 2 * i, j) for i, (a, b) in enumerate(leaf.masses()))
-        elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)):
-            k = leaf.k if isinstance(leaf, RandomizedResponse) else 2
-            j = eps_index.setdefault(leaf.epsilon, len(eps_index))
-            keep = 1 - leaf.delta if isinstance(leaf, EpsDelta) else sympy.Integer(1)
-            rr = RandomizedResponse(leaf.epsilon, k).masses()
-            # the outputs: the first true value (ratio e^eps), the second (e^-eps), the k - 2 others (1)
-            atoms = tuple((keep * a, keep * b, Fraction(1), c, j) for (a, b), c in zip(rr, (1, -1, 0)))
-            if isinstance(leaf, EpsDelta) and leaf.delta != 0:
-                atoms += ((leaf.delta, sympy.Integer(0), None, 0, 0), (sympy.Integer(0), leaf.delta, Fraction(0), 0, 0))
-        else:
-            return None
-        leaves.append((atoms, n))
-    return leaves, symmetric
-
-
-def _losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool, list[tuple[sympy.Expr, sympy.Expr, int]]]:
-    """The compiled losses of the leaves (leaves without privacy loss dropped), whether every
-    parameter was a double (else it was rounded to the less private side), and the (eps, delta)
-    leaves whose loss is infinite with probability delta (their finite part, randomized response
-    with parameter eps, is among the losses)."""
-    parts: list[tuple[PrivacyLoss, int]] = []
-    exact = True
-    revealing = []
-    for leaf, n in m.leaves():
-        if isinstance(leaf, (GDP, GaussianMechanism)) and leaf._leaf_mu() == 0:
-            continue  # no privacy loss
-        if isinstance(leaf, EpsDelta) and leaf.delta != 0:
-            revealing.append((leaf.epsilon, leaf.delta, n))
-            if leaf.epsilon == 0:
-                continue
-            law = RandomizedResponse(leaf.epsilon).loss_law()
-        elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) and leaf.epsilon == 0:
-            continue
-        else:
-            law = leaf.loss_law()
-        exact = exact and rounded_exactly(law)
-        parts.append((loss_from_law(law), n))
-    return parts, exact, revealing
-
-
-def _ordering(m: Mechanism) -> str:
-    """How the exact routes' answer relates to the two orderings (under replace-one C_p is the
-    pair's own, symmetric, curve)."""
-    if any(isinstance(leaf, _Subsampled) and leaf.neighbours == "add-remove" for leaf, _ in m.leaves()):
-        return "the worse of remove and add (C_p)"
-    return "both"
-
-
-def _single_discrete_gaussian(m: Mechanism) -> DiscreteGaussianMechanism | None:
-    leaves = m.leaves()
-    if len(leaves) == 1 and leaves[0][1] == 1 and isinstance(leaves[0][0], DiscreteGaussianMechanism):
-        return leaves[0][0]
-    return None
 
 
 def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: sympy.Expr, digits: int) -> Certified:
@@ -695,7 +266,7 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
             lo = _float_certified(result.lower, digits, "down")
             hi = _float_certified(result.upper, digits, "up")
             verdict = clt_verdict(sigma, rate, steps, formula, value, lo, hi)
-        return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict)
+        return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
     acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
     verdict = None
@@ -707,7 +278,7 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
             verdict = "the CLT overstates delta: delta_clt is above the proven upper end"
         else:
             verdict = "delta_clt lies inside the proven bracket"
-    return CLTApproximation(acc.mu_clt, delta=d_clt, verdict=verdict)
+    return CLTApproximation(acc.mu_clt, delta=d_clt, verdict=verdict, run=(sigma, rate, steps, formula))
 
 
 def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, digits: int | None = None,
@@ -784,20 +355,20 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     reasons = []
     for r in candidates:
         if r == "exact":
-            dg = _single_discrete_gaussian(mechanism)
+            dg = single_discrete_gaussian(mechanism)
             if dg is not None:
                 return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
                              digits, notes=(DG_NOTE,))
-            f = _closed_form(mechanism)
+            f = closed_form(mechanism)
             if f is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue
             result, mu = _exact(mechanism, f, given, value, digits)
-            return _make(mechanism, r, given, value, result, _ordering(mechanism), digits, mu)
+            return _make(mechanism, r, given, value, result, exact_ordering(mechanism), digits, mu)
         if r == "exact-finite":
-            groups = _finite_groups(mechanism)
+            groups = finite_groups(mechanism)
             if groups is None:
-                pairs = _finite_pairs(mechanism)
+                pairs = finite_pairs(mechanism)
                 if pairs is None:
                     reasons.append("exact-finite: some privacy loss is not finitely supported")
                     continue
@@ -813,7 +384,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
         try:
-            parts, doubles, revealing = _losses(mechanism)
+            parts, doubles, revealing = privacy_losses(mechanism)
         except NotSupportedError as exc:
             reasons.append(f"bracket: {exc}")
             continue

@@ -26,7 +26,7 @@ _MAX_DIGITS = 240
 
 
 def _certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
-    from ..accounting.dpsgd import dpsgd_mu
+    from ..accounting import dpsgd_mu
     from ..numeric.tradeoff.solve import (beta_from_mu, delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta,
                                  sigma_from_epsilon_delta)
 
@@ -47,15 +47,15 @@ def _certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _composition(sigma: float, p: float, steps: int) -> Any:
-    from ..accounting.losses import SubsampledGaussianLoss
-    from ..accounting.compose import compose_losses
+    from ..accounting import composition
+    from ..mechanisms import dpsgd
 
-    return compose_losses([(SubsampledGaussianLoss(sigma, p), steps)], grid_step=1e-4)
+    return composition(dpsgd(sigma, p, steps), grid_step=1e-4)
 
 
 @functools.lru_cache(maxsize=64)
 def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
-    from ..accounting.dpsgd import dpsgd_epsilon
+    from ..accounting import dpsgd_epsilon
 
     sigma, p, steps = float(args[0]), float(args[1]), int(args[2])
     if quantity == "dpsgd_epsilon":

@@ -126,11 +126,11 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
         mu = mechanism.sensitivity / mechanism.scale
         return TheoryCurve(_one_at_zero(_fast(laplace(mu))), None, f"Laplace trade-off, mu = {mu:.6g} (exact)")
     if isinstance(mechanism, SubsampledGaussianMechanism):
-        from ..accounting.losses import SubsampledGaussianLoss
-        from ..accounting.compose import compose_losses
+        from ..accounting import composition
+        from ..mechanisms import dpsgd
 
         h = dpsgd_grid_step(mechanism.steps)
-        comp = compose_losses([(SubsampledGaussianLoss(mechanism.sigma, mechanism.p), mechanism.steps)], grid_step=h)
+        comp = composition(dpsgd(mechanism.sigma, mechanism.p, mechanism.steps), grid_step=h)
         lower, upper = comp.tradeoff_curves("add")
         return TheoryCurve(lower, upper, f"proven bracket of the {mechanism.steps}-fold curve (numerical "
                                          f"composition, grid {h:.2g}; one neighbouring direction: the example "
@@ -138,12 +138,13 @@ def theory_of(mechanism: Mechanism) -> TheoryCurve:
     if isinstance(mechanism, DiscreteGaussianMechanism):
         from fractions import Fraction
 
-        from ..accounting.losses import DiscreteGaussianLoss
-        from ..accounting.compose import compose_losses
+        from ..accounting import composition
+        from ..mechanisms import DiscreteGaussianMechanism as Described
+        from ..mechanisms import Repeated
 
         h = dpsgd_grid_step(mechanism.steps)
-        loss = DiscreteGaussianLoss(Fraction(mechanism.sigma), mechanism.sensitivity)
-        comp = compose_losses([(loss, mechanism.steps)], grid_step=h)
+        run = Repeated(Described(Fraction(mechanism.sigma), mechanism.sensitivity), mechanism.steps)
+        comp = composition(run, grid_step=h)
         lower, upper = comp.tradeoff_curves("P||Q")
         return TheoryCurve(lower, upper, f"proven bracket of the {mechanism.steps}-fold discrete Gaussian curve "
                                          f"(numerical composition, grid {h:.2g})")

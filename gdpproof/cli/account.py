@@ -71,8 +71,8 @@ def _scheme(args: argparse.Namespace) -> str:
 def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule) -> int:
     """DP-SGD without a query: the CLT approximation alone (of the dominating pair's composition:
     :func:`gdpproof.account.clt_formula`)."""
-    from ..accounting.routes import clt_formula
-    from ..accounting.dpsgd import dpsgd_mu
+    from ..accounting import clt_formula
+    from ..accounting import dpsgd_mu
 
     formula = clt_formula(mechanism)
     scheme = mechanism.sampling() or (None, None)
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.delta is None and args.eps is None:
         raise Usage("give --delta (to get eps) or --eps (to get delta)")
 
-    from ..accounting.routes import account, clt_formula
+    from ..accounting import account
 
     import warnings
 
@@ -172,14 +172,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)
         payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note})
         rounding["mu_clt"] = "up"
-        params = a.mechanism.dpsgd_parameters()
-        formula = clt_formula(a.mechanism)
-        if params is not None:  # the Berry-Esseen gamma of the per-step curve behind the formula
-            from ..accounting.dpsgd import dpsgd_mu
-
-            gamma_digits = min(args.digits, 6)
-            clt_account = dpsgd_mu(*params, sampling=formula, digits=args.digits, gamma_digits=gamma_digits,
-                                   exact=False)
+        gamma_digits = min(args.digits, 6)
+        clt_account = a.clt.berry_esseen(gamma_digits)  # the Berry-Esseen gamma of the curve behind the formula
+        if clt_account is not None:
             gamma = clt_account.gamma
             payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits,
                             "mu_T": None if clt_account.mu_T is None else num(clt_account.mu_T),
@@ -199,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
             text.append(f"verdict   : {a.clt.verdict}")
         if gamma is not None:
             text.append(f"gamma     = {gamma}   ({clt_account.gamma_note})")
-        elif params is not None:
+        elif clt_account is not None:
             text.append("gamma     = not certified for this configuration (the rest stands)")
     for note in a.notes:
         text.append(f"note      : {note}")

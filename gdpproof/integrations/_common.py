@@ -16,11 +16,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..accounting.routes import Account, account
+from ..accounting import Account, account, check_rel_width
 from ..errors import InvalidParameterError, NotSupportedError
 from ..mechanisms import GDP, Composed, EpsDelta, GaussianMechanism, Mechanism, PoissonSampled, Repeated
 from ..numeric.engine.bound import Bound, directed_double
-from ..accounting.composed import _check_refinement
 
 __all__ = ["NOTHING", "REVEALS", "run_mechanism", "noise_parameter", "gaussian", "poisson_sampled", "float_up",
            "cached_account", "check_rel_width"]
@@ -105,10 +104,6 @@ def proven_upper(a: Account) -> float:
         return v.upper
     return float_up(a.eps_upper if a.given == "delta" else a.delta_upper)
 
-
-def check_rel_width(rel_width: Any) -> float:
-    """The relative width asked of the bracket, validated at construction (in [1e-4, 10])."""
-    return _check_refinement(rel_width, 5)
 
 
 @functools.lru_cache(maxsize=16)

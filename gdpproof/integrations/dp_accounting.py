@@ -73,7 +73,7 @@ from typing import Any
 import sympy
 from dp_accounting import dp_event, privacy_accountant
 
-from ..accounting.routes import Account
+from ..accounting import Account
 from ..errors import InvalidParameterError, NotSupportedError
 from ..mechanisms import (GDP, Composed, DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism, Mechanism,
                           PoissonSampled, SampledWithoutReplacement)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accounting.routes import Account
+from ..accounting import Account
 from ..errors import InvalidParameterError, NotSupportedError
 from ..mechanisms import Mechanism
 from ._common import (cached_account, check_rel_width, gaussian, noise_parameter, poisson_sampled, proven_upper,

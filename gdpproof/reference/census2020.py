@@ -50,7 +50,7 @@ from typing import Any, TextIO
 import sympy
 
 from .._args import _bad
-from ..accounting.routes import Account, account
+from ..accounting import Account, account
 from ..calibration import Calibration, calibrate_variance
 from ..mechanisms import GDP, Composed, DiscreteGaussianMechanism, GaussianMechanism, Mechanism, Repeated
 from ..numeric.engine.certified import _decimal, round_fraction

@@ -142,7 +142,7 @@ def _dp_delta(row: dict[str, str], digits: int) -> list[Certified]:
 
 def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
     from ..errors import PrecisionError
-    from ..accounting.dpsgd import dpsgd_mu
+    from ..accounting import dpsgd_mu
 
     acc = dpsgd_mu(row["sigma"], row["sample_rate"], _integer(row, "steps"), delta=row["delta"], digits=digits,
                    gamma=False)
@@ -153,7 +153,7 @@ def _dpsgd(row: dict[str, str], digits: int) -> list[Certified]:
 
 def _discrete_gaussian_delta(row: dict[str, str], digits: int) -> list[Certified]:
     from .._args import exact
-    from ..accounting.discrete import discrete_gaussian_delta
+    from ..accounting import discrete_gaussian_delta
 
     return [discrete_gaussian_delta(exact("sigma", row["sigma"], symbolic=False), _integer(row, "sensitivity"),
                                     exact("eps", row["eps"], symbolic=False), digits=digits)]

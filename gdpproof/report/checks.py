@@ -29,14 +29,13 @@ import numpy as np
 import sympy
 from hypothesis import HealthCheck, given, settings
 
-from ..accounting.routes import account
+from ..accounting import account, composition, dpsgd_mu
 from ..audit import PEERS, PeerNotInstalledError, audit_accountant
-from ..mechanisms import Composed, EpsDelta, GaussianMechanism, LaplaceMechanism, PureDP, RandomizedResponse, Repeated
+from ..mechanisms import (GDP, Composed, EpsDelta, GaussianMechanism, LaplaceMechanism, PureDP, RandomizedResponse,
+                          Repeated)
+from ..mechanisms import dpsgd as dpsgd_run
 from ..numeric.tradeoff.clt import berry_esseen
-from ..accounting.dpsgd import dpsgd_mu
 from ..numeric.tradeoff.duality import tradeoff_from_delta
-from ..accounting.losses import GaussianLoss, SubsampledGaussianLoss
-from ..accounting.compose import compose_losses
 from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
 from ..reference import SHIPPED, census2020, check_shipped, verify_table
 from ..simulation.mechanisms import GaussianMechanism as SimulatedGaussianMechanism
@@ -254,7 +253,7 @@ def dpsgd_clt_and_bracket() -> CheckResult:
 
 def pld_gaussian() -> CheckResult:
     """The PLD bracket of 16-fold G_0.5 (= G_2 exactly) holds the certified delta_2(eps) at five eps."""
-    c = compose_losses([(GaussianLoss(0.5), 16)], grid_step=2e-4)
+    c = composition(Repeated(GDP("0.5"), 16), grid_step=2e-4)
     rows, ok = {}, True
     for e in ("0", "0.5", "1", "2", "4"):
         exact = delta_from_epsilon(2, e, digits=20)
@@ -352,7 +351,7 @@ def monte_carlo() -> CheckResult:
     """Simulated mechanisms (numpy only) inside the theory's curves: the Gaussian mechanism against G_1, and
     50 DP-SGD steps against the proven bracket, each with band confidence 1 - 1e-6."""
     gauss = simulate(SimulatedGaussianMechanism(1.0, 1.0, dim=3), 200_000, seed=2026).check(gaussian(1).evaluate_fast)
-    comp = compose_losses([(SubsampledGaussianLoss(1.0, 0.1), 50)], grid_step=1e-4)
+    comp = composition(dpsgd_run(1.0, 0.1, 50), grid_step=1e-4)
     lower, upper = comp.tradeoff_curves("add")
     dpsgd = simulate(SimulatedSubsampledGaussianMechanism(1.0, 0.1, steps=50), 200_000,
                      seed=2027).check(lower, upper=upper)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..numeric.tradeoff.clt import berry_esseen
-from ..accounting.dpsgd import dpsgd_epsilon, dpsgd_mu
+from ..accounting import dpsgd_epsilon, dpsgd_mu
 from ..numeric.engine.fast import delta_from_epsilon as fast_delta_from_epsilon
 from ..symbolic.composition import rr_composition, subsample
 from ..symbolic.tradeoff import gaussian, randomized_response

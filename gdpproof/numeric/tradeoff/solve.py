@@ -32,13 +32,11 @@ from typing import Any
 import flint
 
 from ...errors import InvalidParameterError, PrecisionError, show
-from ..engine._rational import is_sympy, nonnegative as _nonnegative_exact, positive as _positive_exact
-from ..engine._rational import probability as _probability_exact, rational as _rational_exact
 from ..engine._kernels import (
     gaussian_dlog_dual_eps,
     gaussian_dlog_dual_eps_float,
-    gaussian_dlog_dual_mu_float,
     gaussian_dlog_dual_mu,
+    gaussian_dlog_dual_mu_float,
     gaussian_dual,
     gaussian_dual_halley,
     gaussian_dual_halley_mu,
@@ -47,10 +45,25 @@ from ..engine._kernels import (
     gaussian_log_dual,
     gaussian_log_dual_float,
 )
-from ..engine._mp import arb_of_fraction, arb_precision, call_at_precision, fraction_of_exact_arb
-from ..engine.certified import MAX_BITS, Certified, _check_request, _decimal, certify_balls, certify_exact_balls, round_fraction
-from ..engine.certified import _certified_arb, _scaled_round
-from ..engine.certified import MAX_DIGITS, working_bits
+from ..engine._mp import arb_of_fraction, arb_precision, fraction_of_exact_arb
+from ..engine._rational import is_sympy
+from ..engine._rational import nonnegative as _nonnegative_exact
+from ..engine._rational import positive as _positive_exact
+from ..engine._rational import probability as _probability_exact
+from ..engine._rational import rational as _rational_exact
+from ..engine.certified import (
+    MAX_DIGITS,
+    Certified,
+    _certified_arb,
+    _check_request,
+    _decimal,
+    _scaled_round,
+    certify_balls,
+    certify_exact_balls,
+    round_fraction,
+    working_bits,
+)
+from .roots import certify_boundary, float_root, magnitude, newton, sign_of
 
 __all__ = [
     "delta_from_epsilon",
@@ -66,20 +79,18 @@ __all__ = [
     "sigma_from_error_rates",
 ]
 
+
 # the kernels, as functions of (epsilon, mu) balls: generated from the symbolic expressions
 _DUAL = gaussian_dual
+
+
 _LOG_DUAL = gaussian_log_dual
+
+
 _DLOG_DUAL_EPS = gaussian_dlog_dual_eps
+
+
 _DLOG_DUAL_MU = gaussian_dlog_dual_mu
-
-
-# ---------------------------------------------------------------------------------------------
-# argument checking
-# ---------------------------------------------------------------------------------------------
-
-
-# Arguments are exact Fractions (sympy-free for plain values; see _rational), with the rules
-# and messages of gdpproof._args.
 
 
 def _nonneg(name: str, value: Any, *, infinite: bool = False) -> Fraction:
@@ -147,192 +158,6 @@ def _zero(digits: int, rounding: str) -> Certified:
     return Certified(0, digits=digits, rounding=rounding, method="exact")
 
 
-# ---------------------------------------------------------------------------------------------
-# the certified monotone solver
-# ---------------------------------------------------------------------------------------------
-
-
-def _sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
-    """The sign of a quantity given by a ball at each precision; doubles until decided."""
-    bits = start_bits
-    while bits <= MAX_BITS:
-        v = call_at_precision(bits, g, (bits,))  # a ball's sign does not depend on the precision set
-        if v > 0:
-            return 1
-        if v < 0:
-            return -1
-        if v.is_exact() and v.is_zero():
-            return 0
-        bits *= 2
-    raise PrecisionError("could not decide a sign within the precision limit")
-
-
-def _step(me: tuple[int, int], digits: int, up: bool) -> tuple[int, int]:
-    """The next ``digits``-significant-digit decimal above (or below) the positive decimal
-    m * 10^e, as (m, e) with 10^(digits-1) <= m < 10^digits."""
-    m, e = me
-    if up:
-        return (m + 1, e) if m + 1 < 10 ** digits else (10 ** (digits - 1), e + 1)
-    if m == 10 ** (digits - 1):  # 1.000 -> 0.9999: the unit shrinks below a power of ten
-        return 10 ** digits - 1, e - 1
-    return m - 1, e
-
-
-def _value(me: tuple[int, int]) -> Fraction:
-    m, e = me
-    return Fraction(m * 10 ** e) if e >= 0 else Fraction(m, 10 ** -e)
-
-
-def _certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digits: int, rounding: str,
-                      increasing_ok: bool) -> Certified:
-    """The decimal on the safe side of a monotone boundary.
-
-    ``ok(x)`` is a certified test of the admissible side; admissible points form an interval
-    [x*, inf) when ``increasing_ok`` (round up: smallest admissible decimal) or (0, x*]
-    otherwise (round down: largest admissible decimal).  The estimate is usually right to the
-    last unit, and a few unit steps settle it; if not (an ill-conditioned boundary), the
-    boundary is bracketed by galloping and bisection with certified tests, then settled.
-    Decimals are kept as integer pairs (m, e), value m * 10^e.
-    """
-    if estimate <= 0:
-        raise PrecisionError("the boundary is not positive")
-    c = round_fraction(estimate, digits, rounding)
-    for attempt in range(2):
-        for _ in range(6):
-            if not ok(_value(c)):  # on the wrong side: one unit towards the admissible side
-                c = _step(c, digits, up=increasing_ok)
-                continue
-            beyond = _step(c, digits, up=not increasing_ok)  # one unit further out
-            if ok(_value(beyond)):
-                c = beyond
-                continue
-            return Certified(_decimal(c[0], c[1], digits), digits=digits, rounding=rounding, method="arb")
-        if attempt == 0:
-            c = round_fraction(_bisect_boundary(_value(c), ok, digits, increasing_ok), digits, rounding)
-            if c[0] <= 0:
-                raise PrecisionError("the boundary is not positive")
-    raise PrecisionError("the estimate of the boundary did not converge")
-
-
-def _bisect_boundary(c: Fraction, ok: Callable[[Fraction], bool], digits: int, increasing_ok: bool) -> Fraction:
-    """Bracket the boundary near c by galloping, then bisect it to 10^-(digits+3) relative."""
-    inside = ok(c)
-    width = c * Fraction(1, 10 ** (digits + 2))
-    # gallop away from c until the test flips: towards smaller x if c is on the upper side
-    go_down = inside == increasing_ok
-    other = c
-    for _ in range(4096):
-        other = c - width if go_down else c + width
-        if other <= 0:
-            other = Fraction(0)
-            break
-        if ok(other) != inside:
-            break
-        c, width = other, width * 2
-    lo, hi = (other, c) if go_down else (c, other)
-    while hi - lo > hi * Fraction(1, 10 ** (digits + 3)):
-        mid = (lo + hi) / 2
-        if ok(mid) == increasing_ok:
-            hi = mid
-        else:
-            lo = mid
-    return hi if increasing_ok else lo
-
-
-def _magnitude(x: flint.arb) -> int:
-    """The binary exponent of |x| (about log2 |x|); 0 for zero."""
-    if x.is_zero():
-        return 0
-    man, exp = x.mid().man_exp()
-    return int(man).bit_length() + int(exp)
-
-
-def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bits: int,
-            positive: bool = True, max_steps: int = 200) -> Fraction:
-    """Newton's method on midpoints (no rigour needed: the result is only a candidate); Halley's
-    when ``step`` returns the second derivative too, (g, g', g'').
-
-    Runs ``bits`` of precision (which carries 32 bits of margin over the digits) plus 8, plus
-    what the start's magnitude costs in cancellation (delta at mu = 1e-300 cancels 1000 bits),
-    so tiny roots are found as easily as ordinary ones.  (Not 32 more: arb's erfc costs twice
-    as much from about 148 bits, and a candidate needs no more than its digits.)
-    """
-    extra = 8 + max(0, -_magnitude(x0))
-    with arb_precision(bits + extra):
-        x = x0
-        order = None
-        for _ in range(max_steps):
-            g, dg, *more = step(x)
-            if not (g.is_finite() and dg.is_finite()) or dg.is_zero():
-                break
-            if order is None:
-                # convergence of order k: a step of size s leaves an error about C s^k, so a step
-                # below 2^-(bits/k - 8) leaves one far below the candidate's last decimal (bits
-                # carries 32 bits of margin over the digits); a candidate a unit off costs the
-                # certification one more sign check, never a wrong digit
-                order = 3 if more else 2
-                tolerance = flint.arb(2) ** (-(bits + 8) // order + 8)
-            if more and more[0].is_finite():
-                denominator = 2 * dg * dg - g * more[0]
-                new = (x - 2 * g * dg / denominator).mid() if not denominator.is_zero() else (x - g / dg).mid()
-            else:
-                new = (x - g / dg).mid()
-            if positive and new <= 0:
-                new = (x / 2).mid()
-            done = abs(new - x) <= abs(x) * tolerance
-            x = new
-            if done:
-                break
-        mid = x.mid()
-    if not mid.is_finite():
-        raise PrecisionError("Newton's method left the finite range")
-    return fraction_of_exact_arb(mid)  # a midpoint is exact: no endpoints to form
-
-
-def _float_root(g: Callable[[float], float], dg: Callable[[float], float], *, increasing: bool,
-                span: tuple[float, float], start: float = 1.0) -> float | None:
-    """A float64 root of the monotone g inside ``span`` by safeguarded Newton from ``start``;
-    None if none is found there.
-
-    Each evaluation's sign tells on which side of the root it lies, which bounds the root; a
-    Newton step that leaves those bounds or ``span`` (or, while the root is bounded on one side
-    only, moves by more than a factor 8) is replaced by doubling or halving towards the root,
-    or by bisection once both sides are known.  It stops when a step falls below 1e-8 relative
-    (the error is then about its square: float noise).  Only a starting point for ball Newton,
-    which the certification checks.
-    """
-    try:
-        below = above = None  # points known to lie below (above) the root
-        x = start
-        for _ in range(300):
-            if not span[0] <= x <= span[1]:
-                return None
-            gx = g(x)
-            if gx == 0:
-                return x
-            if (gx < 0) == increasing:
-                below = x
-            else:
-                above = x
-            step = x - gx / dg(x)
-            bounded = below is not None and above is not None
-            inside = (below is None or step > below) and (above is None or step < above)
-            if abs(step - x) <= 1e-8 * abs(x):  # converged; a step of an ulp may land on a bound
-                x = step if inside else x
-                break
-            if inside and span[0] <= step <= span[1] and (bounded or x / 8 <= step <= 8 * x):
-                x = step
-            elif bounded:
-                x = (below + above) / 2
-            else:
-                x = x * 2 if above is None else x / 2
-            if bounded and above - below <= 1e-15 * above:
-                break
-        return x if math.isfinite(x) and x > 0 else None
-    except (ValueError, ZeroDivisionError, OverflowError):
-        return None
-
-
 #: log delta below which GAUSSIAN_EPSILON_TAIL_START is the Newton start (its t exceeds 1).
 _TAIL_FROM = -(1 + math.log(2 * math.pi)) / 2
 
@@ -355,7 +180,7 @@ def _float_epsilon_guess(mu: float, log_target: float) -> float | None:
             start = max(gaussian_epsilon_start_float(math.exp(log_target), mu), 1e-6)
         except (ValueError, OverflowError):  # the bracket under the square root is negative
             start = 1.0
-    return _float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
+    return float_root(lambda x: gaussian_log_dual_float(x, mu) - log_target,
                        lambda x: gaussian_dlog_dual_eps_float(x, mu), increasing=False, span=(1e-12, 1e7),
                        start=start)
 
@@ -364,7 +189,7 @@ def _float_mu_guess(eps: float, log_target: float) -> float | None:
     """A float64 estimate of mu with log delta_mu(eps) = log_target; None outside the float range."""
     if not (0 < eps <= 1e3) or not (-700 < log_target < 0):
         return None
-    return _float_root(lambda x: gaussian_log_dual_float(eps, x) - log_target,
+    return float_root(lambda x: gaussian_log_dual_float(eps, x) - log_target,
                        lambda x: gaussian_dlog_dual_mu_float(eps, x), increasing=True, span=(1e-3, 1e3))
 
 
@@ -376,17 +201,12 @@ def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int,
     """
     x = start
     for _ in range(1 << 16):
-        with arb_precision(bits + 32 + max(0, -_magnitude(x))):
+        with arb_precision(bits + 32 + max(0, -magnitude(x))):
             v = f(x)
             if v <= 0:
                 return x
         x = x * factor
     raise PrecisionError("could not bracket the root")
-
-
-# ---------------------------------------------------------------------------------------------
-# delta from epsilon
-# ---------------------------------------------------------------------------------------------
 
 
 def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
@@ -484,12 +304,7 @@ def _delta_le(mu_f: Fraction, eps_f: Fraction, target: Fraction, digits: int) ->
     def diff(bits: int) -> flint.arb:
         return _DUAL(arb_of_fraction(eps_f), arb_of_fraction(mu_f)) - arb_of_fraction(target)
 
-    return _sign_of(diff, working_bits(digits)) <= 0
-
-
-# ---------------------------------------------------------------------------------------------
-# epsilon from delta
-# ---------------------------------------------------------------------------------------------
+    return sign_of(diff, working_bits(digits)) <= 0
 
 
 def _clearly_positive_root(mu: float, log_delta: float) -> bool:
@@ -516,37 +331,37 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
         return _LOG_DUAL(x, am) - log_target, _DLOG_DUAL_EPS(x, am)
 
     if guess is not None:
-        return _newton(flint.arb(guess), log_step, bits)
+        return newton(flint.arb(guess), log_step, bits)
     hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
-    return _newton(hi, log_step, bits)
+    return newton(hi, log_step, bits)
 
 
 def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> flint.arb:
     """An estimate of the epsilon where delta_mu(epsilon) = target (not certified), as an exact
     ball, from its float64 root ``guess``: one Halley step on delta in balls reaches the digits
     (the error goes from about 1e-16 to about its cube); a step too large to have converged goes
-    on in :func:`_newton`.  ``mu`` and ``target`` are balls of the exact values (made once)."""
+    on in :func:`newton`.  ``mu`` and ``target`` are balls of the exact values (made once)."""
     x = flint.arb(guess)
 
     def delta_step(x: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
         value, slope, curve = gaussian_dual_halley(x, mu)  # two erfcs for all three
         return value - target, slope, curve
 
-    # the precision _newton runs at (frexp gives the float's binary exponent, as _magnitude)
+    # the precision newton runs at (frexp gives the float's binary exponent, as magnitude)
     extra = 8 + max(0, -math.frexp(guess)[1])
     with arb_precision(bits + extra):
         g, dg, ddg = delta_step(x)
         new = (x - 2 * g * dg / (2 * dg * dg - g * ddg)).mid()
-        # _newton's stopping rule for Halley: a step this small leaves an error far below the digits
+        # newton's stopping rule for Halley: a step this small leaves an error far below the digits
         if new.is_finite() and new > 0 and abs(new - x) <= x * _halley_tolerance(bits):
             return new
     with arb_precision(bits + extra + 64):
-        return arb_of_fraction(_newton(x, delta_step, bits))  # exact: a midpoint of that many bits
+        return arb_of_fraction(newton(x, delta_step, bits))  # exact: a midpoint of that many bits
 
 
 @functools.lru_cache(maxsize=64)
 def _halley_tolerance(bits: int) -> flint.arb:
-    """2^(-(bits + 8) // 3 + 8), _newton's tolerance for a Halley step (an exact ball)."""
+    """2^(-(bits + 8) // 3 + 8), newton's tolerance for a Halley step (an exact ball)."""
     return flint.arb(2) ** (-(bits + 8) // 3 + 8)
 
 
@@ -564,7 +379,7 @@ def _arb_decimal(m: int, e: int) -> flint.arb:
 
 def _certify_epsilon_by_tangent(est: flint.arb, mu: flint.arb, target: flint.arb, digits: int) -> Certified | None:
     """Both sign checks of the answer c (the estimate rounded up) from ONE evaluation at c, or
-    None when that evaluation does not decide them (then :func:`_certify_boundary` does).
+    None when that evaluation does not decide them (then :func:`certify_boundary` does).
 
     c is admissible when the ball of delta_mu(c) is <= delta.  The decimal c' one unit below c
     is not admissible when delta_mu(c') > delta, and that follows from the same evaluation:
@@ -644,7 +459,7 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
             estimate = _epsilon_root(mf, target.log(), bits)
         with arb_precision(estimate.numerator.bit_length() + estimate.denominator.bit_length()):
             est = arb_of_fraction(estimate)  # exact: a dyadic of fewer bits than that
-    return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or _certify_boundary(
+    return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or certify_boundary(
         estimate, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
 
 
@@ -675,7 +490,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
         def diff(bits: int) -> flint.arb:
             return _LOG_DUAL(arb_of_fraction(eps_f), arb_of_fraction(mf)) - arb_of_fraction(lf)
 
-        return _sign_of(diff, working_bits(digits)) <= 0
+        return sign_of(diff, working_bits(digits)) <= 0
 
     if log_le(Fraction(0)):
         return _zero(digits, "up")
@@ -683,12 +498,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     bits = working_bits(digits)
     with arb_precision(bits + 64):
         est = _epsilon_root(mf, arb_of_fraction(lf), bits)
-    return _certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# mu from (epsilon, delta), sigma
-# ---------------------------------------------------------------------------------------------
+    return certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True)
 
 
 def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
@@ -702,14 +512,14 @@ def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
             value, slope, curve = gaussian_dual_halley_mu(arb_of_fraction(ef), x)  # two erfcs
             return value - arb_of_fraction(df), slope, curve
 
-        return _newton(flint.arb(guess), delta_step, bits)
+        return newton(flint.arb(guess), delta_step, bits)
 
     def step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
         ae = arb_of_fraction(ef)
         return _LOG_DUAL(ae, x) - log_target, _DLOG_DUAL_MU(ae, x)
 
     lo = _bracket(lambda x: _LOG_DUAL(arb_of_fraction(ef), x) - log_target, flint.arb(1), 2 ** -8, bits)
-    return _newton(lo, step, bits)
+    return newton(lo, step, bits)
 
 
 def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Certified:
@@ -733,7 +543,7 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
         return _inf(digits, "down")
     ef, df = e, d
     est = _mu_estimate(ef, df, working_bits(digits))
-    return _certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
+    return certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
                              increasing_ok=False)
 
 
@@ -762,7 +572,7 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
         return _inf(digits, "up")
     ef, df, sf = e, d, s
     est = sf / _mu_estimate(ef, df, working_bits(digits))
-    return _certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
+    return certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)
 
 
@@ -799,11 +609,6 @@ def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     _check_request(digits, "up")
     e = _sympy_number(_real("epsilon", epsilon))
     return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
-
-
-# ---------------------------------------------------------------------------------------------
-# the operational reading: attack error rates
-# ---------------------------------------------------------------------------------------------
 
 
 def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: str = "up") -> Certified:
@@ -894,5 +699,3 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
     values = tuple(_sympy_number(v) for v in (s, a, b))
     return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), values, digits=digits, rounding="up",
                    what="sigma for the error rates")
-
-

@@ -1,0 +1,215 @@
+"""DP-SGD runs as a training script knows them: :func:`dpsgd` (the noise multiplier over the
+clipping norm C; the sampling scheme and the neighbouring relation set the sensitivity,
+:func:`dpsgd_sensitivity`) and :func:`dpsgd_schedule` (sampling rate and steps from epochs, batch
+size and dataset size).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from .._args import _bad, probability
+from ..errors import MISSING, InvalidParameterError
+from ..symbolic.composition import _count
+from .values import (
+    GaussianMechanism,
+    PoissonSampled,
+    Repeated,
+    SampledWithoutReplacement,
+    _positive_finite,
+    _relation,
+    decimal_text,
+    show_number,
+)
+
+#: The sampling schemes of :func:`dpsgd`.
+SAMPLINGS = ("poisson", "fixed-batch")
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How many DP-SGD steps ran, and at which sampling rate, with the rule that gave them.
+
+    Built by :func:`dpsgd_schedule` from what a training script knows: a sampling rate and a
+    number of steps, or epochs, a batch size and a dataset size.
+
+    Attributes
+    ----------
+    sample_rate : sympy.Rational
+        q, exact (B/N when given as a batch of B records out of N).
+    steps : int
+        T (ceil(E N / B), or ceil(E / q), when given in epochs).
+    rule : str
+        The rule, with its numbers, for the output ("" when q and T were given directly).
+    """
+
+    sample_rate: Any
+    steps: int
+    rule: str = ""
+    epochs: Any = None
+    batch_size: int | None = None
+    dataset_size: int | None = None
+
+
+def _missing(name: str, rule: str) -> InvalidParameterError:
+    return InvalidParameterError(argument=name, value=MISSING, rule=rule)
+
+
+def _positive_int(name: str, value: Any) -> int:
+    n = _count(name, value)
+    if n < 1:
+        raise _bad(name, value, "must be an integer >= 1")
+    return n
+
+
+def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = None, batch_size: Any = None,
+                   dataset_size: Any = None) -> Schedule:
+    """The sampling rate q and number of steps T of a DP-SGD run, from what its script knows.
+
+    q is ``sample_rate``, or ``batch_size / dataset_size`` (B/N); T is ``steps``, or
+    ``ceil(epochs * N / B)`` (that is ceil(E / q)) when given in epochs.  Give q one way and T
+    one way; a sampling rate and a batch size that disagree are refused.
+
+    >>> s = dpsgd_schedule(epochs=60, batch_size=256, dataset_size=60000)
+    >>> s.sample_rate, s.steps
+    (8/1875, 14063)
+    >>> print(s.rule)
+    sample rate q = B/N = 256/60000 = 8/1875; steps T = ceil(E N / B) = ceil(60 * 60000 / 256) = 14063
+    >>> dpsgd_schedule(sample_rate="0.01", epochs=500).steps
+    50000
+    """
+    if batch_size is not None or dataset_size is not None:
+        if dataset_size is None:
+            raise _missing("dataset_size", "is needed with batch_size (the sampling rate is B/N)")
+        n = _positive_int("dataset_size", dataset_size)
+        if batch_size is None:
+            if sample_rate is None:
+                raise _missing("batch_size", "is needed with dataset_size (the sampling rate is B/N)")
+            b = None
+        else:
+            b = _positive_int("batch_size", batch_size)
+            if b > n:
+                raise _bad("batch_size", batch_size, f"must be at most dataset_size={n}")
+    else:
+        n = b = None
+    if b is not None:
+        q = sympy.Rational(b, n)
+        if sample_rate is not None:
+            given = probability("sample_rate", sample_rate, symbolic=False)
+            if given != q:
+                raise _bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
+                           "are given (give one of them)")
+        q_rule = f"sample rate q = B/N = {b}/{n}" + ("" if str(q) == f"{b}/{n}" else f" = {decimal_text(q) or show_number(q)}")
+    elif sample_rate is None:
+        raise _missing("sample_rate", "is needed: give sample_rate, or batch_size and dataset_size")
+    else:
+        q = probability("sample_rate", sample_rate, symbolic=False)
+        if q == 0:
+            raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+        q_rule = ""
+    if steps is None and epochs is None:
+        raise _missing("steps", "is needed: give steps, or epochs")
+    if steps is not None and epochs is not None:
+        raise _bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them")
+    if steps is not None:
+        t = _positive_int("steps", steps)
+        t_rule = ""
+        e = None
+    else:
+        e = _positive_finite("epochs", epochs)
+        if not e.is_Rational:
+            raise _bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
+        t = int(sympy.ceiling(e / q))
+        if b is not None:
+            t_rule = f"steps T = ceil(E N / B) = ceil({show_number(e)} * {n} / {b}) = {t}"
+        else:
+            t_rule = f"steps T = ceil(E / q) = ceil({show_number(e)} / {decimal_text(q) or show_number(q)}) = {t}"
+        if t > 10**9:
+            raise _bad("epochs", epochs, f"gives {t} steps, more than 10^9")
+    rule = "; ".join(r for r in (q_rule, t_rule) if r)
+    return Schedule(q, t, rule, e, b, n)
+
+
+def dpsgd_sensitivity(sampling: str, neighbours: str) -> int:
+    """The L2 sensitivity of a batch sum of contributions clipped to norm 1, by sampling scheme and
+    neighbouring relation: 1 for Poisson sampling under add/remove (the batch gains or loses the
+    record), 2 otherwise (replace-one moves one contribution from +C to -C; a fixed-size batch has
+    no free slot, so removing a record lets another record take its place: Balle, Barthe &
+    Gaboardi 2018, Zhu, Dong & Wang 2022, Lebeda et al. 2024; derivation d12).
+
+    >>> from gdpproof.mechanisms import NEIGHBOURS
+    >>> [dpsgd_sensitivity(s, n) for s in SAMPLINGS for n in NEIGHBOURS]
+    [1, 2, 2, 2]
+    """
+    if not isinstance(sampling, str) or sampling not in SAMPLINGS:
+        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+    return 1 if (sampling, _relation(neighbours)) == ("poisson", "add-remove") else 2
+
+
+_WHY_2C = {("poisson", "replace-one"): "a replaced record moves the sum from +C to -C",
+           ("fixed-batch", "replace-one"): "a replaced record moves the sum from +C to -C",
+           ("fixed-batch", "add-remove"): "a removed record's batch slot is taken by another record"}
+
+
+def sensitivity_note(sampling: str, neighbours: str) -> str:
+    """One line saying which sensitivity a noise multiplier is read against, and why.
+
+    >>> sensitivity_note("fixed-batch", "add-remove")
+    "sensitivity 2C (fixed-batch, add-remove: a removed record's batch slot is taken by another record), so the effective noise multiplier is sigma/2"
+    """
+    c = dpsgd_sensitivity(sampling, neighbours)
+    if c == 1:
+        return f"sensitivity C ({sampling}, {neighbours}), so the effective noise multiplier is sigma"
+    return (f"sensitivity 2C ({sampling}, {neighbours}: {_WHY_2C[(sampling, neighbours)]}), so the effective "
+            "noise multiplier is sigma/2")
+
+
+def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, epochs: Any = None,
+          batch_size: Any = None, dataset_size: Any = None, sampling: str = "poisson",
+          neighbours: str | None = None) -> Repeated:
+    """DP-SGD: ``steps`` steps, each a Gaussian sum of per-record contributions clipped to norm C,
+    with noise of standard deviation ``noise_multiplier`` x C, on a batch sampled at rate p.
+
+    ``sampling="poisson"`` (each record enters with probability p; default neighbours
+    add-remove) or ``"fixed-batch"`` (B of the N records drawn without replacement, p = B/N;
+    default neighbours replace-one).  The noise multiplier is over the clipping norm C, as in
+    Opacus and dp_accounting's DP-SGD; the scheme and the relation set the sensitivity of the batch
+    sum (:func:`dpsgd_sensitivity`): C for Poisson sampling under add/remove, 2C otherwise (a
+    replaced record moves the sum by up to 2C, and with fixed-size batches a removed record's slot
+    is taken by another record, so add/remove moves it by up to 2C too).  With C = 1 the step is
+    ``GaussianMechanism(noise_multiplier, sensitivity)``.  With fixed-size batches the privacy depends on B and N only
+    through B/N, and this function records the rate as its reduced fraction (600/60000 as 1 of 100);
+    :class:`SampledWithoutReplacement` keeps the sizes as given.  Shuffled epochs ("shuffle and
+    iterate") have no known tight accounting: gdpproof does not account them, and accounting them
+    as either scheme is not justified (d12).
+
+    The rate and the steps may also be given as a training script knows them, by ``epochs``,
+    ``batch_size`` and ``dataset_size`` (:func:`dpsgd_schedule` gives the rule).
+
+    >>> dpsgd(1.0, "0.01", 1000)
+    Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
+    >>> dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000)
+    Repeated(PoissonSampled(GaussianMechanism(sigma=11/10, sensitivity=1), sample_rate=8/1875), 14063)
+    >>> dpsgd(1.0, "0.01", 1000, sampling="fixed-batch")
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=1, dataset_size=100, neighbours='replace-one'), 1000)
+    >>> dpsgd(1.0, batch_size=600, dataset_size=60000, steps=1000, sampling="fixed-batch", neighbours="add-remove")
+    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='add-remove'), 1000)
+    """
+    if not isinstance(sampling, str) or sampling not in SAMPLINGS:
+        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+    s = dpsgd_schedule(sample_rate=sample_rate, steps=steps, epochs=epochs, batch_size=batch_size,
+                       dataset_size=dataset_size)
+    rel = ("add-remove" if sampling == "poisson" else "replace-one") if neighbours is None else _relation(neighbours)
+    step = GaussianMechanism(noise_multiplier, dpsgd_sensitivity(sampling, rel))
+    if sampling == "poisson":
+        return Repeated(PoissonSampled(step, s.sample_rate, rel), s.steps)
+    if s.batch_size is not None and s.dataset_size is not None:  # the sizes as given
+        return Repeated(SampledWithoutReplacement(step, s.batch_size, s.dataset_size, rel), s.steps)
+    q = s.sample_rate
+    if not q.is_Rational:
+        raise _bad("sample_rate", sample_rate, "must be a rational number B/N in (0, 1] for fixed-size batches")
+    q = sympy.Rational(q)
+    return Repeated(SampledWithoutReplacement(step, int(q.p), int(q.q), rel), s.steps)

@@ -1,0 +1,705 @@
+"""Mechanism values: what ran, as frozen data (the classes; the package docstring has the table
+and the conventions).  Each knows its trade-off function where one exists in closed form and the
+laws of its privacy loss in both orderings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Context, Decimal
+from typing import Any
+
+import sympy
+
+from .._args import _bad, nonnegative, positive, probability
+from ..errors import InvalidParameterError, NotSupportedError, show
+from ..symbolic import losses as sl
+from ..symbolic.composition import (
+    _count,
+    compose,
+    rr_composition,
+    self_compose,
+    subsample,
+)
+from ..symbolic.tradeoff import (
+    TradeOff,
+    eps_delta,
+    finite_tradeoff,
+    gaussian,
+    k_randomized_response,
+    laplace,
+    randomized_response,
+)
+
+__all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
+           "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
+           "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "NEIGHBOURS", "Subsampled",
+           "decimal_text", "show_number"]
+
+
+#: Longest exact text of a number in a repr or a statement; longer ones are shown approximately.
+_MAX_TEXT = 40
+
+
+def decimal_text(v: sympy.Rational) -> str | None:
+    """The exact decimal of a rational whose denominator is 2^a 5^b (``"0.01"``, ``"1E-400"``)."""
+    q, a, b = int(v.q), 0, 0
+    while q % 2 == 0:
+        q, a = q // 2, a + 1
+    while q % 5 == 0:
+        q, b = q // 5, b + 1
+    if q != 1:
+        return None
+    k = max(a, b)
+    m = int(v.p) * 10**k // int(v.q)
+    exact = Context(prec=len(str(abs(m))) + 2)  # the default 28 digits would round
+    d = exact.normalize(exact.scaleb(Decimal(m), -k))
+    return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
+
+
+def show_number(v: Any) -> str:
+    """A parameter as the user most likely wrote it: a double as its repr, an exact rational as
+    its fraction (``10/3``, ``1/100``: not to be confused with the double 0.01), a long one as
+    its exact decimal (``1E-400``), and only beyond that approximately, marked ``≈``.
+
+    >>> show_number(sympy.Rational(1, 100)), show_number(sympy.Rational(0.5)), show_number(sympy.Rational(1, 10**400))
+    ('1/100', '0.5', '1E-400')
+    """
+    if not isinstance(v, sympy.Rational):
+        text = str(v)
+        return text if len(text) <= _MAX_TEXT else f"≈{sympy.N(v, 8)}"
+    if max(int(v.p).bit_length(), int(v.q).bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
+        return show(v)
+    if v.q != 1 and not (int(v.q) & (int(v.q) - 1)) and abs(v) < 2**1023:
+        f = float(v)
+        if sympy.Rational(f) == v and len(repr(f)) <= _MAX_TEXT:
+            return repr(f)
+    for text in (str(v), decimal_text(v)):
+        if text is not None and len(text) <= _MAX_TEXT:
+            return text
+    return f"≈{sympy.N(v, 8)}"
+
+
+class Mechanism:
+    """A description of what ran.  Subclasses are frozen dataclasses with exact parameters."""
+
+    def leaves(self) -> list[tuple[Mechanism, int]]:
+        """The base mechanisms with their multiplicities (composition is commutative), equal
+        leaves merged, in order of first appearance."""
+        counts: dict[Mechanism, int] = {}
+        for leaf, n in self._walk(1):
+            counts[leaf] = counts.get(leaf, 0) + n
+        return list(counts.items())
+
+    def _walk(self, times: int) -> Iterator[tuple[Mechanism, int]]:
+        yield self, times
+
+    def gdp_mu(self) -> sympy.Expr | None:
+        """The exact mu when the mechanism is exactly mu-GDP (Gaussian mechanisms and their
+        compositions: G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2)); None otherwise."""
+        total = sympy.Integer(0)
+        for leaf, n in self.leaves():
+            m = leaf._leaf_mu()
+            if m is None:
+                return None
+            total += n * m**2
+        return sympy.sqrt(total)
+
+    def _leaf_mu(self) -> sympy.Expr | None:
+        return None
+
+    def tradeoff(self) -> TradeOff:
+        """The trade-off function in closed form, where gdpproof knows one.
+
+        Raises NotSupportedError otherwise (then :func:`gdpproof.account` still gives a proven
+        bracket)."""
+        leaves = self.leaves()
+        if len(leaves) == 1:
+            leaf, n = leaves[0]
+            f = leaf._leaf_tradeoff()
+            if n == 1:
+                return f
+            if isinstance(leaf, PureDP) or (isinstance(leaf, RandomizedResponse) and leaf.k == 2):
+                return rr_composition(leaf.epsilon, n)
+            return self_compose(f, n)
+        return compose(*(self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
+                         for leaf, n in leaves))
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        raise NotSupportedError(f"{self!r} has no closed-form trade-off function in gdpproof")
+
+    def loss_law(self) -> sl.LossLaw:
+        """The laws of the privacy loss of a base mechanism's worst pair, in both orderings.
+
+        Raises NotSupportedError for composite values (use :meth:`leaves`) and for mechanisms
+        whose loss is infinite with positive probability ((eps, delta) with delta > 0)."""
+        raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
+
+    def dpsgd_parameters(self) -> tuple[sympy.Expr, sympy.Expr, int] | None:
+        """(noise_multiplier, sample_rate, steps) when the value is DP-SGD (T runs of a subsampled
+        Gaussian mechanism: Poisson or fixed-size batches, whose rate is B/N), else None; the
+        noise multiplier is sigma over the sensitivity.  :meth:`sampling` names the scheme.
+
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> dpsgd(1, "0.01", 100).dpsgd_parameters()
+        (1, 1/100, 100)
+        """
+        leaves = self.leaves()
+        if len(leaves) != 1:
+            return None
+        leaf, steps = leaves[0]
+        if not isinstance(leaf, Subsampled) or not isinstance(leaf.mechanism, (GaussianMechanism, GDP)):
+            return None
+        mu = leaf.mechanism._leaf_mu()
+        if mu == 0:
+            return None
+        return 1 / mu, leaf.sample_rate, steps
+
+    def sampling(self) -> tuple[str, str] | None:
+        """(scheme, neighbours) of the subsampled parts: scheme "poisson" or "fixed-batch",
+        neighbours "add-remove" or "replace-one"; "mixed" for either when the parts differ; None
+        when nothing is subsampled.
+
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> dpsgd(1, "0.01", 100, sampling="fixed-batch").sampling()
+        ('fixed-batch', 'replace-one')
+        """
+        kinds = {(leaf._scheme, leaf.neighbours) for leaf, _ in self.leaves() if isinstance(leaf, Subsampled)}
+        if not kinds:
+            return None
+        schemes, relations = {k[0] for k in kinds}, {k[1] for k in kinds}
+        return (schemes.pop() if len(schemes) == 1 else "mixed", relations.pop() if len(relations) == 1 else "mixed")
+
+    def finite_support(self) -> bool:
+        """True when every base mechanism's privacy loss takes finitely many values."""
+        return all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta, FiniteMechanism, DiscreteLaplaceMechanism))
+                   for leaf, _ in self.leaves())
+
+
+def _frozen(obj: Any, **values: Any) -> None:
+    for k, v in values.items():
+        object.__setattr__(obj, k, v)
+
+
+def _positive_finite(name: str, value: Any) -> sympy.Expr:
+    v = positive(name, value, symbolic=False)
+    if not v.is_finite:
+        raise _bad(name, value, "must be a finite number > 0")
+    return v
+
+
+def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
+    v = nonnegative(name, value, symbolic=False)
+    if not v.is_finite:
+        raise _bad(name, value, "must be a finite number >= 0")
+    return v
+
+
+@dataclass(frozen=True, repr=False)
+class GaussianMechanism(Mechanism):
+    """Gaussian noise N(0, sigma^2) added to a query of L2-sensitivity ``sensitivity``.
+
+    Exactly (sensitivity/sigma)-GDP, tight (DRS Thm 2.7).
+
+    >>> GaussianMechanism(sigma=2, sensitivity="1/2").gdp_mu()
+    1/4
+    """
+
+    sigma: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self) -> None:
+        _frozen(self, sigma=_positive_finite("sigma", self.sigma),
+                sensitivity=_positive_finite("sensitivity", self.sensitivity))
+
+    def __repr__(self) -> str:
+        return f"GaussianMechanism(sigma={show_number(self.sigma)}, sensitivity={show_number(self.sensitivity)})"
+
+    def _leaf_mu(self) -> sympy.Expr:
+        return self.sensitivity / self.sigma
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return gaussian(self._leaf_mu())
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.gaussian_loss(self._leaf_mu())
+
+
+@dataclass(frozen=True, repr=False)
+class GDP(Mechanism):
+    """Any mu-GDP mechanism, accounted by its worst case N(0, 1) against N(mu, 1).
+
+    >>> GDP("0.3")
+    GDP(mu=3/10)
+    """
+
+    mu: Any
+
+    def __post_init__(self) -> None:
+        _frozen(self, mu=_nonneg_finite("mu", self.mu))
+
+    def __repr__(self) -> str:
+        return f"GDP(mu={show_number(self.mu)})"
+
+    def _leaf_mu(self) -> sympy.Expr:
+        return self.mu
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return gaussian(self.mu)
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.gaussian_loss(self.mu)
+
+
+@dataclass(frozen=True, repr=False)
+class LaplaceMechanism(Mechanism):
+    """Laplace noise of scale b added to a query of L1-sensitivity Delta (the pair Lap(0, 1),
+    Lap(Delta/b, 1) after scaling; trade-off DESIGN §1.3)."""
+
+    scale: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self) -> None:
+        _frozen(self, scale=_positive_finite("scale", self.scale),
+                sensitivity=_positive_finite("sensitivity", self.sensitivity))
+
+    def __repr__(self) -> str:
+        return f"LaplaceMechanism(scale={show_number(self.scale)}, sensitivity={show_number(self.sensitivity)})"
+
+    def _shift(self) -> sympy.Expr:
+        return self.sensitivity / self.scale
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return laplace(self._shift())
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.laplace_loss(self._shift())
+
+
+@dataclass(frozen=True, repr=False)
+class RandomizedResponse(Mechanism):
+    """k-ary randomized response: the true value (one of k) with probability e^eps/(e^eps + k - 1),
+    each other value with probability 1/(e^eps + k - 1).  ``k = 2`` (default) is binary randomized
+    response.
+
+    Its worst pair is two different true values; the privacy loss is +-eps or 0 (0 on the k - 2
+    other values), so the mechanism is eps-DP and its trade-off is the piecewise-linear curve
+    max{0, 1 - e^eps a, 1 - (e^eps - 1)/Z - a, e^-eps (1 - a)}, Z = e^eps + k - 1: exactly
+    f_{eps,0} for k = 2, above it for k > 2 (:mod:`gdpproof.symbolic.losses`).
+
+    >>> RandomizedResponse(1, k=4)
+    RandomizedResponse(epsilon=1, k=4)
+    """
+
+    epsilon: Any
+    k: Any = 2
+
+    def __post_init__(self) -> None:
+        k = _count("k", self.k)
+        if k < 2:
+            raise _bad("k", self.k, "must be an integer >= 2 (the number of values)")
+        _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), k=k)
+
+    def __repr__(self) -> str:
+        tail = "" if self.k == 2 else f", k={self.k}"
+        return f"RandomizedResponse(epsilon={show_number(self.epsilon)}{tail})"
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        if self.k == 2:
+            return randomized_response(self.epsilon)
+        return k_randomized_response(self.epsilon, self.k)
+
+    def loss_law(self) -> sl.LossLaw:
+        if self.k == 2:
+            return sl.randomized_response_loss(self.epsilon)
+        return sl.k_randomized_response_loss(self.epsilon, sympy.Integer(self.k))
+
+    def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
+        """The worst pair as exact masses (P(o), Q(o)) of its kinds of outputs (the k - 2 other
+        values merged: they have the same likelihood ratio 1)."""
+        vals = {sl.epsilon: self.epsilon, sl.k: sympy.Integer(self.k)}
+        return tuple((pm.xreplace(vals), qm.xreplace(vals)) for pm, qm in sl.K_RR_MASSES
+                     if self.k > 2 or pm.xreplace(vals) != 0)
+
+
+def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
+    """A distribution given exactly: a sequence of rationals >= 0 summing to 1 (a string
+    ``"1/2;1/4;1/4"`` is split at ``;``)."""
+    items = value.split(";") if isinstance(value, str) else value
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise _bad(name, value, "must be a sequence of probabilities (rationals summing to 1)")
+    out = []
+    for i, v in enumerate(items):
+        x = nonnegative(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, symbolic=False)
+        if not x.is_Rational:
+            raise _bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
+        if x > 1:
+            raise _bad(f"{name}[{i}]", v, "must be a probability in [0, 1]")
+        out.append(sympy.Rational(x))
+    if len(out) < 1:
+        raise _bad(name, value, "must name at least one outcome")
+    total = sum(out, sympy.Integer(0))
+    if total != 1:
+        raise _bad(name, value, f"must sum to 1 exactly (it sums to {show_number(total)})")
+    return tuple(out)
+
+
+@dataclass(frozen=True, repr=False)
+class FiniteMechanism(Mechanism):
+    """A mechanism given by its outputs' distributions P and Q on two neighbouring datasets, on a
+    finite set: ``P[i]``, ``Q[i]`` the probabilities of output i, exact rationals summing to 1.
+
+    Both orderings are accounted (the worse one is reported).  Its trade-off is the
+    piecewise-linear Neyman–Pearson curve of the pair, symmetrized (min{T(P, Q), T(Q, P)}**,
+    DRS Prop 2.9) when the pair is not symmetric.
+
+    >>> m = FiniteMechanism(["1/2", "1/4", "1/4"], ["1/4", "1/4", "1/2"])
+    >>> m
+    FiniteMechanism(P=(0.5, 0.25, 0.25), Q=(0.25, 0.25, 0.5))
+    >>> m.symmetric()
+    True
+    """
+
+    P: Any
+    Q: Any
+
+    def __post_init__(self) -> None:
+        pm, qm = _mass_list("P", self.P), _mass_list("Q", self.Q)
+        if len(pm) != len(qm):
+            raise _bad("Q", self.Q, f"must have as many outcomes as P ({len(pm)}), not {len(qm)}")
+        _frozen(self, P=pm, Q=qm)
+
+    def __repr__(self) -> str:
+        return (f"FiniteMechanism(P=({', '.join(show_number(v) for v in self.P)}), "
+                f"Q=({', '.join(show_number(v) for v in self.Q)}))")
+
+    def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
+        """The pair as masses (P(o), Q(o)), outcomes of zero mass under both dropped."""
+        return tuple((a, b) for a, b in zip(self.P, self.Q) if a != 0 or b != 0)
+
+    def symmetric(self) -> bool:
+        """True when swapping P and Q permutes the outcomes (then T(P, Q) = T(Q, P))."""
+        return sorted(self.masses()) == sorted((b, a) for a, b in self.masses())
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return finite_tradeoff(self.masses())
+
+    def loss_law(self) -> sl.LossLaw:
+        raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
+                                "the numerical bracket takes the named families only")
+
+
+def _integer_sensitivity(value: Any) -> int:
+    """The sensitivity of an integer-valued query: a positive integer."""
+    if isinstance(value, bool):
+        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
+    try:
+        v = nonnegative("sensitivity", value, symbolic=False)
+    except InvalidParameterError:
+        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)") from None
+    if not (v.is_Integer and v >= 1):
+        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
+    return int(v)
+
+
+@dataclass(frozen=True, repr=False)
+class DiscreteGaussianMechanism(Mechanism):
+    """Discrete Gaussian noise added to an integer-valued query f with |f(D) - f(D')| <= Delta.
+
+    M(D) = f(D) + Z with P[Z = z] = exp(-z^2/(2 sigma^2)) / S(sigma), z in Z, S the sum of the
+    numerators over all integers (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for
+    Differential Privacy", Def. 1).  ``sigma`` is the *scale* parameter of N_Z(0, sigma^2), not
+    the standard deviation: Var Z < sigma^2 (CKS Prop. 19).  ``sensitivity`` is a positive integer.
+
+    Its dominating pair is (N_Z(0, sigma^2), N_Z(Delta, sigma^2)) (the family has a monotone
+    likelihood ratio; ``derivations/d14_discrete_mechanisms.py``); the privacy loss
+    L(x) = (Delta^2 - 2 Delta x)/(2 sigma^2) is a lattice law with infinitely many atoms.  A single
+    mechanism is accounted exactly (route ``exact``: a certified sum with a proven tail bound),
+    compositions by the proven bracket.
+
+    >>> DiscreteGaussianMechanism(sigma="10/3", sensitivity=2)
+    DiscreteGaussianMechanism(sigma=10/3, sensitivity=2)
+    """
+
+    sigma: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self) -> None:
+        s = _positive_finite("sigma", self.sigma)
+        if not (s**2).is_Rational:  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
+            raise _bad("sigma", self.sigma, "must be a rational number or the square root of one "
+                       "(e.g. sympy.sqrt(sympy.Rational(5, 2)))")
+        _frozen(self, sigma=s, sensitivity=_integer_sensitivity(self.sensitivity))
+
+    def __repr__(self) -> str:
+        return f"DiscreteGaussianMechanism(sigma={show_number(self.sigma)}, sensitivity={self.sensitivity})"
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        raise NotSupportedError(f"{self!r}: its trade-off curve is piecewise linear with infinitely many "
+                                "kinks; gdpproof gives its privacy profile (gdpproof.account: delta(eps) "
+                                "certified on the exact route) but no closed-form curve")
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.discrete_gaussian_loss(self.sigma, sympy.Integer(self.sensitivity))
+
+
+@dataclass(frozen=True, repr=False)
+class DiscreteLaplaceMechanism(Mechanism):
+    """Discrete Laplace (two-sided geometric) noise added to an integer-valued query f with
+    |f(D) - f(D')| <= Delta: P[Z = z] = (1 - r)/(1 + r) r^|z|, r = e^{-1/scale} (Ghosh, Roughgarden
+    & Sundararajan 2009, the geometric mechanism; Canonne, Kamath & Steinke 2020, Def. 4).
+
+    The privacy loss of the pair (P_0, P_Delta) takes the Delta + 1 values (Delta - 2x)/scale,
+    x = 0..Delta: a finite pair (:meth:`masses`), composed exactly (route ``exact-finite``) where
+    the table of losses allows, and by the proven bracket beyond (or mixed with mechanisms whose
+    loss is not finite); it is (Delta/scale)-DP.
+
+    >>> DiscreteLaplaceMechanism(scale=2, sensitivity=3).masses()[0]
+    (1/(exp(-1/2) + 1), exp(-3/2)/(exp(-1/2) + 1))
+    """
+
+    scale: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self) -> None:
+        _frozen(self, scale=_positive_finite("scale", self.scale),
+                sensitivity=_integer_sensitivity(self.sensitivity))
+
+    def __repr__(self) -> str:
+        return f"DiscreteLaplaceMechanism(scale={show_number(self.scale)}, sensitivity={self.sensitivity})"
+
+    def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
+        """The worst pair as exact masses (P(o), Q(o)) of its Delta + 1 kinds of outputs: x <= 0,
+        x = 1, ..., Delta - 1, and x >= Delta (:func:`gdpproof.symbolic.losses.discrete_laplace_masses`)."""
+        return sl.discrete_laplace_masses(1 / self.scale, self.sensitivity)
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return finite_tradeoff(self.masses())
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.discrete_laplace_loss(1 / self.scale, sympy.Integer(self.sensitivity))
+
+
+@dataclass(frozen=True, repr=False)
+class PureDP(Mechanism):
+    """Any eps-DP mechanism: accounted by its worst case, randomized response (f_{eps,0})."""
+
+    epsilon: Any
+
+    def __post_init__(self) -> None:
+        _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon))
+
+    def __repr__(self) -> str:
+        return f"PureDP(epsilon={show_number(self.epsilon)})"
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return eps_delta(self.epsilon, 0)
+
+    def loss_law(self) -> sl.LossLaw:
+        return sl.randomized_response_loss(self.epsilon)
+
+
+@dataclass(frozen=True, repr=False)
+class EpsDelta(Mechanism):
+    """Any (eps, delta)-DP mechanism: trade-off f_{eps,delta}.
+
+    Its worst pair reveals the data with probability delta and is randomized response
+    otherwise, so its privacy loss is +-infinity with probability delta: the exact finite
+    route composes it; the numerical bracket does not."""
+
+    epsilon: Any
+    delta: Any
+
+    def __post_init__(self) -> None:
+        d = probability("delta", self.delta, symbolic=False)
+        _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), delta=d)
+
+    def __repr__(self) -> str:
+        return f"EpsDelta(epsilon={show_number(self.epsilon)}, delta={show_number(self.delta)})"
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return eps_delta(self.epsilon, self.delta)
+
+    def loss_law(self) -> sl.LossLaw:
+        if self.delta != 0:
+            raise NotSupportedError(f"{self!r}: its privacy loss is infinite with probability delta = "
+                                    f"{self.delta}, which a privacy-loss distribution cannot carry; the "
+                                    "exact-finite route composes it")
+        return sl.randomized_response_loss(self.epsilon)
+
+
+#: The neighbouring relations of subsampled mechanisms.
+NEIGHBOURS = ("add-remove", "replace-one")
+
+
+def _relation(value: Any) -> str:
+    if not isinstance(value, str) or value not in NEIGHBOURS:
+        raise _bad("neighbours", value, "must be 'add-remove' or 'replace-one'")
+    return value
+
+
+class Subsampled(Mechanism):
+    """What Poisson and fixed-size subsampling share: a rate, a relation and the laws of a
+    subsampled Gaussian step (derivations/d12_sampling_schemes.py)."""
+
+    mechanism: Mechanism
+    sample_rate: Any          # q (a field of PoissonSampled, B/N for fixed-size batches)
+    neighbours: str
+    _scheme = ""
+
+    def _check_inner(self) -> None:
+        if not isinstance(self.mechanism, Mechanism):
+            raise _bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
+
+    def _leaf_tradeoff(self) -> TradeOff:
+        return subsample(self.mechanism.tradeoff(), self.sample_rate)
+
+    def loss_law(self) -> sl.LossLaw:
+        """The dominating pair's privacy loss: the subsampled Gaussian's (remove/add orderings)
+        under add/remove, the symmetric pair of C_p(G_mu) under replace-one (d12)."""
+        inner = self.mechanism
+        if isinstance(inner, (GaussianMechanism, GDP)):
+            mu = inner._leaf_mu()
+            if mu == 0:
+                raise NotSupportedError(f"{self!r}: the inner mechanism has no privacy loss")
+            if self.neighbours == "replace-one":
+                return sl.symmetric_subsampled_gaussian_loss(1 / mu, self.sample_rate)
+            return sl.subsampled_gaussian_loss(1 / mu, self.sample_rate)
+        raise NotSupportedError(f"{self!r}: gdpproof composes subsampled Gaussian mechanisms "
+                                "numerically; other subsampled mechanisms are not supported yet")
+
+    def pair_is_tight(self, times: int = 1) -> bool:
+        """True when ``times`` runs of the dominating pair of :meth:`loss_law` are attained by some
+        neighbouring datasets (a lower bound for the pair is then one for the mechanism): always
+        under add/remove; under replace-one only one step of fixed-size batches standing alone
+        (both orderings are attained for eps >= 0); composed with anything, the orderings can
+        alternate and the symmetric pair's profile at negative eps enters, so the pair is an upper
+        bound (``gdpproof.account`` asks this of the whole mechanism); with Poisson sampling a
+        clipped sum does not attain it (d12)."""
+        if self.neighbours == "add-remove":
+            return True
+        return self._scheme == "fixed-batch" and times == 1
+
+
+@dataclass(frozen=True, repr=False)
+class PoissonSampled(Subsampled):
+    """``mechanism`` run on a Poisson subsample: each record enters with probability
+    ``sample_rate``.  Trade-off C_p(f) (DRS Thm 4.2).
+
+    ``neighbours="add-remove"`` (default): the pair (p P + (1 - p) Q, Q) and its reverse, tight.
+    ``neighbours="replace-one"``: the mechanism's sensitivity must bound the change of the query
+    when a record is replaced, added or removed in a batch (2C for a sum clipped to C); the
+    dominating pair is the symmetric pair of C_p(G_mu), an upper bound (d12)."""
+
+    mechanism: Mechanism
+    sample_rate: Any
+    neighbours: str = "add-remove"
+    _scheme = "poisson"
+
+    def __post_init__(self) -> None:
+        self._check_inner()
+        q = probability("sample_rate", self.sample_rate, symbolic=False)
+        if q == 0:
+            raise _bad("sample_rate", self.sample_rate, "must be in (0, 1]")
+        rel = _relation(self.neighbours)
+        inner = self.mechanism
+        if isinstance(inner, PoissonSampled):  # a Poisson subsample of a Poisson subsample: rate p q
+            if inner.neighbours != rel:
+                raise _bad("neighbours", rel, f"must match the inner subsample's ({inner.neighbours})")
+            _frozen(self, mechanism=inner.mechanism, sample_rate=q * inner.sample_rate, neighbours=rel)
+        else:
+            _frozen(self, sample_rate=q, neighbours=rel)
+
+    def __repr__(self) -> str:
+        rel = "" if self.neighbours == "add-remove" else f", neighbours={self.neighbours!r}"
+        return f"PoissonSampled({self.mechanism!r}, sample_rate={show_number(self.sample_rate)}{rel})"
+
+
+@dataclass(frozen=True, repr=False)
+class SampledWithoutReplacement(Subsampled):
+    """``mechanism`` run on a batch of ``sample_size`` records drawn without replacement from the
+    ``dataset_size`` records (rate q = B/N).  The inner sensitivity is the query's change when one
+    record of the batch is replaced (2C for a sum clipped to C), under either relation.
+
+    ``neighbours="replace-one"`` (default; N is public): trade-off C_q(f) (DRS Thm 4.2); the
+    dominating pair is the symmetric pair of C_q(G_mu), attained at each step in either ordering,
+    an upper bound once composed (d12).  ``neighbours="add-remove"``: datasets of N and N - 1
+    records (N + 1 is dominated, its rate being smaller); the pair (q P + (1 - q) Q, Q) and its
+    reverse, tight (d12).
+
+    >>> SampledWithoutReplacement(GaussianMechanism(1), 600, 60000).sample_rate
+    1/100
+    """
+
+    mechanism: Mechanism
+    sample_size: Any
+    dataset_size: Any
+    neighbours: str = "replace-one"
+    _scheme = "fixed-batch"
+
+    def __post_init__(self) -> None:
+        self._check_inner()
+        b = _count("sample_size", self.sample_size)
+        n = _count("dataset_size", self.dataset_size)
+        rel = _relation(self.neighbours)
+        if n < b:
+            raise _bad("dataset_size", self.dataset_size, f"must be at least sample_size = {b}")
+        if rel == "add-remove" and n == b:
+            raise _bad("dataset_size", self.dataset_size, f"must exceed sample_size = {b} under add-remove "
+                       "neighbours (the dataset with a record fewer must still fill a batch)")
+        _frozen(self, sample_size=b, dataset_size=n, neighbours=rel)
+
+    @property
+    def sample_rate(self) -> sympy.Expr:
+        return sympy.Rational(self.sample_size, self.dataset_size)
+
+    def __repr__(self) -> str:
+        return (f"SampledWithoutReplacement({self.mechanism!r}, sample_size={self.sample_size}, "
+                f"dataset_size={self.dataset_size}, neighbours={self.neighbours!r})")
+
+
+@dataclass(frozen=True, repr=False)
+class Composed(Mechanism):
+    """All of ``mechanisms`` run on the same data (adaptive composition)."""
+
+    mechanisms: tuple[Mechanism, ...]
+
+    def __init__(self, *mechanisms: Mechanism) -> None:
+        if len(mechanisms) == 1 and isinstance(mechanisms[0], (list, tuple)):
+            mechanisms = tuple(mechanisms[0])
+        if not mechanisms:
+            raise _bad("mechanisms", "()", "must name at least one mechanism")
+        for m in mechanisms:
+            if not isinstance(m, Mechanism):
+                raise _bad("mechanisms", m, "must be gdpproof mechanism values")
+        object.__setattr__(self, "mechanisms", tuple(mechanisms))
+
+    def __repr__(self) -> str:
+        return f"Composed({', '.join(repr(m) for m in self.mechanisms)})"
+
+    def _walk(self, times: int) -> Iterator[tuple[Mechanism, int]]:
+        for m in self.mechanisms:
+            yield from m._walk(times)
+
+
+@dataclass(frozen=True, repr=False)
+class Repeated(Mechanism):
+    """``mechanism`` run ``times`` times (adaptively or not)."""
+
+    mechanism: Mechanism
+    times: Any
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mechanism, Mechanism):
+            raise _bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
+        n = _count("times", self.times)
+        if n > 10**9:
+            raise _bad("times", self.times, "must be at most 10^9")
+        _frozen(self, times=n)
+
+    def __repr__(self) -> str:
+        return f"Repeated({self.mechanism!r}, {self.times})"
+
+    def _walk(self, times: int) -> Iterator[tuple[Mechanism, int]]:
+        yield from self.mechanism._walk(times * self.times)

@@ -4,7 +4,7 @@ Every public numeric argument of gdpproof passes through :func:`exact`.  It acce
 ``float``, :class:`fractions.Fraction`, :class:`decimal.Decimal`, mpmath numbers, decimal strings
 and sympy expressions, and returns an *exact* sympy value: a float is its binary value, and a
 string or Decimal its decimal value (``"0.1"`` is ``Rational(1, 10)``).  Validation is
-three-valued (STYLE §1.5): a constraint raises only when it is provably false, so symbolic
+three-valued (see symbols.py): a constraint raises only when it is provably false, so symbolic
 parameters pass when nothing is known about them.
 """
 

@@ -1,4 +1,4 @@
-"""Every derivation runs and its assertions hold (STYLE §5).
+"""Every derivation runs and its assertions hold (tests/test_derivations.py).
 
 A derivation runs once in the suite: as the report's check ``derivation dNN_...`` (the full
 report, tests/report/test_report.py, shows the same run), through tests/report/once.py.

@@ -1,4 +1,4 @@
-"""The layers of gdpproof import one way (DESIGN §2): no import circles, symbolic free of numeric.
+"""The layers of gdpproof import one way (docs/architecture.md): no import circles, symbolic free of numeric.
 
 The graph is read from the source, not from ``sys.modules``: every ``import`` and ``from ...
 import`` statement of every module of ``gdpproof/`` counts, including those inside functions
@@ -267,3 +267,14 @@ def test_no_hand_written_module_is_longer_than_800_lines():
         if n > MAX_LINES:
             long.append(f"{path.relative_to(PACKAGE.parent)} ({n} lines)")
     assert not long, f"split these (at most {MAX_LINES} lines a module): {long}"
+
+
+def test_every_reference_in_the_code_points_inside_the_repository():
+    """Comments and docstrings cite papers, files of this repository and its docs/, never the
+    design notes that live outside it."""
+    outside = ("DESIGN" + " §", "STYLE" + " §", "DESIGN" + ".md", "STYLE" + ".md")
+    found = [f"{path.relative_to(PACKAGE.parent)}:{i}" for folder in (PACKAGE, PACKAGE.parent / "tests")
+             for path in sorted(folder.rglob("*.py"))
+             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if any(o in line for o in outside)]
+    assert not found, found

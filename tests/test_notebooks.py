@@ -1,7 +1,7 @@
 """Every notebook runs top to bottom (in one shared kernel, its namespace reset before each), and is
 committed without outputs.
 
-STYLE §5: notebooks are narrative and plots on the public API, with small parameters (at most a
+Notebooks are narrative and plots on the public API, with small parameters (at most a
 minute each).  Skipped, with the reason, when the `notebooks` extra is not installed.
 """
 

@@ -1,4 +1,4 @@
-"""Public-API usage type-checked by mypy in `make test` (STYLE §1.9)."""
+"""Public-API usage type-checked by mypy in `make test` (a public-API usage file)."""
 
 from decimal import Decimal
 from fractions import Fraction

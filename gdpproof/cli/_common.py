@@ -100,7 +100,7 @@ def _control_character(words: list[str]) -> str | None:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with DESIGN §3's usage error (one line, exit 2), no option given twice, no
+    """argparse with the command line's usage error (one line, exit 2), no option given twice, no
     control character in a value, and the light help formatter."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -250,7 +250,11 @@ def _account_options(p: argparse.ArgumentParser) -> None:
 
 
 def _simulate_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("mechanism", choices=("gaussian", "randomized-response", "laplace", "module"))
+    p.add_argument("mechanism", nargs="?", choices=("gaussian", "randomized-response", "laplace", "module"),
+                   help="a mechanism by kind and options, or leave it out and give --mechanism SPEC")
+    p.add_argument("--mechanism", dest="spec", metavar="SPEC",
+                   help="the mechanism as gdpproof account takes it, KIND:key=value,... (gaussian, gdp, laplace, rr, "
+                        "pure-dp, discrete-gaussian; sample-rate= for DP-SGD steps; times=)")
     p.add_argument("--sensitivity", default="1", help="L2 sensitivity (gaussian, laplace; default 1)")
     p.add_argument("--sigma", help="Gaussian noise standard deviation (gaussian)")
     p.add_argument("--dim", default="1", help="dimension of the query (gaussian; default 1)")

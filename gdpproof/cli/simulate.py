@@ -29,6 +29,12 @@ _DEFAULTED = {"--dim": ("gaussian",), "--steps": ("gaussian",), "--n": ("randomi
 
 def _check_options(args: argparse.Namespace) -> None:
     kind = args.mechanism
+    if (kind is None) == (args.spec is None):
+        raise Usage("give the mechanism one way: a KIND (gaussian, randomized-response, laplace, module) with its "
+                    "options, or --mechanism SPEC as gdpproof account takes it")
+    if kind is None:
+        _check_spec_options(args)
+        return
     given = {"--sigma": args.sigma, "--eps": args.eps, "--scale": args.scale, "--sample-rate": args.sample_rate,
              "--module": args.module_spec, "--mu": args.mu}
     for flag, value in given.items():
@@ -38,6 +44,24 @@ def _check_options(args: argparse.Namespace) -> None:
                                  ("--k", args.k, "2"), ("--sensitivity", args.sensitivity, "1")):
         if value != default and kind not in _DEFAULTED[flag]:
             raise Usage(f"{flag}={value} does not apply to mechanism {kind}")
+    _check_plot(args)
+
+
+def _check_spec_options(args: argparse.Namespace) -> None:
+    """With --mechanism, the spec says everything: the per-kind options are refused."""
+    given = {"--sigma": args.sigma, "--eps": args.eps, "--scale": args.scale, "--sample-rate": args.sample_rate,
+             "--module": args.module_spec, "--mu": args.mu}
+    given.update({flag: value for flag, value, default in (("--dim", args.dim, "1"), ("--steps", args.steps, "1"),
+                                                           ("--n", args.n, "1"), ("--k", args.k, "2"),
+                                                           ("--sensitivity", args.sensitivity, "1"))
+                  if value != default})
+    for flag, value in given.items():
+        if value is not None:
+            raise Usage(f"{flag}={value} does not apply with --mechanism (the spec gives the parameters)")
+    _check_plot(args)
+
+
+def _check_plot(args: argparse.Namespace) -> None:
     if args.plot is not None:  # before the simulation, not after it
         import importlib.util
         import os
@@ -58,6 +82,12 @@ def _mechanism(args: argparse.Namespace) -> tuple[Any, Any]:
     from ..simulation import GaussianMechanism, LaplaceMechanism, RandomizedResponse, SubsampledGaussianMechanism
 
     kind = args.mechanism
+    if kind is None:
+        from ..audit.theory import sampler_of
+        from ..mechanisms import mechanism_from_spec
+
+        mech = sampler_of(mechanism_from_spec(args.spec))
+        return mech, theory_of(mech)
     if kind == "module":
         mech = module_mechanism(args.module_spec)
         mu = float_option("--mu", args.mu, required_for="module")

@@ -255,7 +255,7 @@ class GDP(Mechanism):
 @dataclass(frozen=True, repr=False)
 class LaplaceMechanism(Mechanism):
     """Laplace noise of scale b added to a query of L1-sensitivity Delta (the pair Lap(0, 1),
-    Lap(Delta/b, 1) after scaling; trade-off DESIGN §1.3)."""
+    Lap(Delta/b, 1) after scaling; trade-off: Dong, Roth & Su 2022, Example after Prop. 2.4)."""
 
     scale: Any
     sensitivity: Any = 1

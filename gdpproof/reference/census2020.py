@@ -19,7 +19,7 @@ production code at commit ``289ee46``, with the file of each number) and, per le
   unused budget = 1 - epsilon_fDP / epsilon_published, an interval from the two ends of the
   bracket and of the published value: proven for ``"bun-steinke"`` (certified in balls); for
   ``"cks"`` the published value, an infimum over Renyi orders, is computed by mpmath at two
-  precisions that must agree (method ``"mpmath-2prec"``, DESIGN §2: evidence, not a
+  precisions that must agree (method ``"mpmath-2prec"``, docs/architecture.md: evidence, not a
   ball-arithmetic proof), so the interval is proven given those 15 digits;
 * finds a common noise-variance reduction 1 - c (every sigma_q^2 times c) whose proven epsilon
   still meets the published one, while the next value of c down is not proven to

@@ -1,7 +1,7 @@
 """What each reference table holds: its grid variables, its value columns and how a row is computed.
 
 A row is computed by the package's certified functions, each value with its rounding direction
-(the safe one for a privacy quantity, DESIGN §2).  This module holds no mathematics of its own:
+(the safe one for a privacy quantity: docs/architecture.md).  This module holds no mathematics of its own:
 it names which public function computes which column.
 
 The delta(eps) kinds (``delta`` of G_mu, ``rr-delta`` of k-ary randomized response, ``dp-delta``

@@ -506,7 +506,7 @@ def derivation_files() -> list[Path]:
 def derivation(path: Path) -> CheckResult:
     """Run a derivation's ``main()``: it passes when its own assertions hold; ``detail`` is what it printed.
 
-    A derivation ends in ``assert simplify(lhs - rhs) == 0`` (STYLE §5): under ``python -O`` those
+    A derivation ends in ``assert simplify(lhs - rhs) == 0`` (tests/test_derivations.py): under ``python -O`` those
     assertions are stripped, so the derivation is ``SKIPPED`` there rather than passed unchecked.
     """
     if _assertions_stripped():

@@ -1,7 +1,7 @@
 """Monte Carlo of real mechanisms: empirical trade-off curves with simultaneous confidence bands.
 
 numpy only: this layer never imports gdpproof's symbolic or numeric layers, so it is an
-independent oracle for them (DESIGN §2).  The theory to compare with is passed in by the caller
+independent oracle for them (docs/architecture.md).  The theory to compare with is passed in by the caller
 as a plain function of alpha.
 """
 

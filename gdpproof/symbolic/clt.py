@@ -1,6 +1,6 @@
 """The CLT functionals of a trade-off function in closed form (Dong–Roth–Su Thm 3.4–3.5).
 
-With L(alpha) = log|f'(alpha)| and alpha ~ U(0, 1) (DESIGN §1.7):
+With L(alpha) = log|f'(alpha)| and alpha ~ U(0, 1) (Dong, Roth & Su 2022, Thm 3.4-3.5):
 kl(f) = -E L, kappa2(f) = E L^2, kappa3(f) = E|L|^3, bar_kappa3(f) = E|L + kl(f)|^3.
 
 Closed forms: G_mu (L = mu Z - mu^2/2 with Z ~ N(0, 1), so L is normal; derivations/
@@ -143,7 +143,7 @@ def functional_expressions(f: Any) -> dict[str, sympy.Expr]:
 # ---------------------------------------------------------------------------------------------
 
 #: mu_CLT of n Poisson-subsampled Gaussian steps (noise multiplier sigma, rate p): the CLT limit of
-#: the n-fold p G_{1/sigma} + (1 - p) Id (Bu, Dong, Long & Su 2020; DESIGN §1.9; derivations/d10).
+#: the n-fold p G_{1/sigma} + (1 - p) Id (Bu, Dong, Long & Su 2020; derivations/d10).
 MU_CLT_POISSON = p * sqrt(n * (exp(1 / sigma**2) - 1))
 #: mu_CLT with fixed-size (uniform) batches: the CLT limit of the n-fold C_p(G_{1/sigma}) (DRS §5).
 MU_CLT_UNIFORM = sqrt(2) * p * sqrt(n * (exp(1 / sigma**2) * Phi(3 / (2 * sigma)) + 3 * Phi(-1 / (2 * sigma)) - 2))

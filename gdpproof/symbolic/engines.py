@@ -1,7 +1,7 @@
 """Where the numeric layer plugs its evaluators into the symbolic one.
 
 :mod:`gdpproof.symbolic` states formulas and imports nothing of :mod:`gdpproof.numeric` (the
-layers import one way, DESIGN §2).  The numeric methods of :class:`~gdpproof.symbolic.tradeoff.TradeOff`
+layers import one way, docs/architecture.md).  The numeric methods of :class:`~gdpproof.symbolic.tradeoff.TradeOff`
 (``evaluate``, ``delta``, ``check``, ...) therefore call engines looked up here by name, which
 :mod:`gdpproof.numeric` registers when it is imported (its package ``__init__`` does it, so
 importing any numeric module is enough).  This module imports neither sympy nor numeric.

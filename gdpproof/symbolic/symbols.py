@@ -1,7 +1,7 @@
 """Canonical sympy symbols, defined once with their assumptions.
 
 sympy treats ``Symbol("mu")`` and ``Symbol("mu", nonnegative=True)`` as different symbols, so
-every module builds expressions from these and never from ad-hoc symbols (STYLE §1.5).
+every module builds expressions from these and never from ad-hoc symbols (see symbols.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Trade-off functions as frozen sympy values, and the standard families.
 
 A trade-off function f: [0, 1] -> [0, 1] is the type II error of the most powerful test at
-type I error alpha (DESIGN §1.1): convex, continuous, non-increasing, f(alpha) <= 1 - alpha.
+type I error alpha (Dong, Roth & Su 2022, Def. 2.1): convex, continuous, non-increasing, f(alpha) <= 1 - alpha.
 A :class:`TradeOff` holds one as a sympy expression in :data:`~gdpproof.symbolic.symbols.alpha`
 (``Piecewise`` allowed) together with its parameters.  The meaning of each family below never
 changes; new meanings get new names.
@@ -379,7 +379,7 @@ LAPLACE_DUAL = Piecewise((0, epsilon_prime >= mu), (1 - exp((epsilon_prime - mu)
 #: f_{epsilon,delta}(alpha) = max{0, 1 - delta - e^epsilon alpha, e^-epsilon (1 - delta - alpha)}.
 EPS_DELTA = Max(0, 1 - delta - exp(epsilon) * alpha, exp(-epsilon) * (1 - delta - alpha))
 
-#: Trade-off of Laplace(0, 1) against Laplace(mu, 1) (DESIGN §1.3).
+#: Trade-off of Laplace(0, 1) against Laplace(mu, 1) (Dong, Roth & Su 2022, Example after Prop. 2.4).
 LAPLACE = Piecewise(
     (1 - exp(mu) * alpha, alpha < exp(-mu) / 2),
     (exp(-mu) / (4 * alpha), alpha <= Rational(1, 2)),
@@ -516,7 +516,7 @@ def laplace(mu: Any) -> TradeOff:
     """The trade-off of Laplace(0, 1) against Laplace(mu, 1), mu >= 0.
 
     The Laplace mechanism with L1 sensitivity Delta and scale b has this trade-off with
-    mu = Delta / b.  See DESIGN §1.3 and Dong, Roth & Su (2022), Example after Prop. 2.4.
+    mu = Delta / b.  See Dong, Roth & Su (2022), Example after Prop. 2.4.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """CLT functionals, the Berry–Esseen band (Dong–Roth–Su Thm 3.4–3.5) and DP-SGD's CLT mu.
 
-References: the DESIGN §1.7 closed forms (kl = mu^2/2, kappa2 = mu^2 + mu^4/4,
+References: the closed forms of Dong, Roth & Su 2022, Thm 3.4-3.5 (kl = mu^2/2, kappa2 = mu^2 + mu^4/4,
 bar_kappa3 = 2 sqrt(2/pi) mu^3 for G_mu; kl = eps(e^eps - 1)/(e^eps + 1), kappa2 = eps^2,
 kappa3 = eps^3 for f_{eps,0}); gdpproof's two independent routes for each other (closed form
 against quadrature, the z-substituted quadrature against the alpha-quadrature); and for the band,

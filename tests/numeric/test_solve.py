@@ -194,7 +194,7 @@ def test_certified_agrees_with_mpmath_route():
 
 
 # ---------------------------------------------------------------------------------------------
-# float64 path (DESIGN §4: relative error <= 1e-10 over mu in [0.01, 50], eps in [0, 700])
+# float64 path (the README's target: relative error <= 1e-10 over mu in [0.01, 50], eps in [0, 700])
 # ---------------------------------------------------------------------------------------------
 
 

@@ -171,7 +171,7 @@ def test_runner_progress_lines_and_summary(tmp_path):
 
 
 def test_report_imports_modules_not_the_package_and_has_no_assert():
-    # the layers of DESIGN §2: report uses the modules it needs, never gdpproof/__init__.py;
+    # the layers of docs/architecture.md: report uses the modules it needs, never gdpproof/__init__.py;
     # and no assert (python -O strips it, turning a failed check into a pass)
     for path in sorted(REPORT.glob("*.py")):
         tree = ast.parse(path.read_text())

@@ -27,7 +27,7 @@ def close(a, b, digits=45):
 
 
 def test_gaussian_equals_textbook_form():
-    textbook = Phi(Phi_inv(1 - alpha) - mu)  # DESIGN §1.2
+    textbook = Phi(Phi_inv(1 - alpha) - mu)  # Dong, Roth & Su 2022, Def. 2.6
     for a in POINTS:
         for m in (Rational(1, 100), 1, Rational(7, 2)):
             assert close(gdpproof.gaussian(m)(a), textbook.subs({alpha: a, mu: m}))

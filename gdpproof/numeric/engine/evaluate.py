@@ -92,7 +92,7 @@ def _mp_eval(expr: sympy.Expr, syms: tuple, vals: tuple, dps: int) -> Fraction |
 def certify_mpmath(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, rounding: str, what: Any) -> Certified:
     """Digits accepted only when evaluations at ``digits + g`` and ``2 digits + g`` agree.
 
-    The fallback for expressions with no ball-arithmetic form (DESIGN §2).  Weaker than a ball
+    The fallback for expressions with no ball-arithmetic form (docs/architecture.md).  Weaker than a ball
     (agreement is evidence, not proof), and marked ``method="mpmath-2prec"``.
     """
     for scale in (1, 2, 4):

@@ -47,7 +47,7 @@ def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
 # Conversions on arrays
 # ---------------------------------------------------------------------------------------------
 
-#: The domain on which the float64 formulas are trusted (DESIGN §4); outside it, and where the
+#: The domain on which the float64 formulas are trusted (the README's performance targets); outside it, and where the
 #: difference of erfcx values is ill-conditioned, entries go to the certified path.
 MU_RANGE = (0.01, 50.0)
 EPS_MAX = 700.0

@@ -1,13 +1,13 @@
 """Certified CLT functionals of a trade-off function: kl, kappa2, kappa3, bar_kappa3 (DRS Thm 3.4–3.5).
 
 With L(alpha) = log|f'(alpha)| and alpha ~ U(0, 1): kl(f) = -E L, kappa2(f) = E L^2,
-kappa3(f) = E|L|^3, bar_kappa3(f) = E|L + kl(f)|^3 (DESIGN §1.7).  Two ways to the numbers:
+kappa3(f) = E|L|^3, bar_kappa3(f) = E|L + kl(f)|^3 (Dong, Roth & Su 2022, Thm 3.4-3.5).  Two ways to the numbers:
 
 * closed forms (:func:`gdpproof.symbolic.clt.functional_expressions`) compiled to ball
   arithmetic: ``method="arb"``;
 * otherwise tanh-sinh quadrature of log|f'| (mpmath), split at the pieces of f and at the sign
   changes of the integrand, accepted only when two working precisions agree:
-  ``method="mpmath-2prec"`` (DESIGN §2).  Pieces that are implicit inverses g^{-1} are
+  ``method="mpmath-2prec"`` (docs/architecture.md).  Pieces that are implicit inverses g^{-1} are
   integrated in the variable t = g^{-1}(alpha), where log|(g^{-1})'| = -log|g'(t)|.
 
 The Berry–Esseen band built from them is in :mod:`gdpproof.numeric.tradeoff.clt`.
@@ -377,7 +377,7 @@ def _one(f: Any, index: int, digits: int, rounding: str) -> Certified:
 
 
 def functionals(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Functionals:
-    """The four CLT functionals of f, certified (DESIGN §1.7).
+    """The four CLT functionals of f, certified (Dong, Roth & Su 2022, Thm 3.4-3.5).
 
     Closed forms for G_mu, f_{eps,0}, Laplace and other piecewise functions sympy integrates
     (``method="arb"``); an exact sum for :func:`~gdpproof.rr_composition`; quadrature at two

@@ -7,7 +7,7 @@ r"""Certified epsilon of a rho-zCDP guarantee at delta, by the published convers
   a > 1 of CKS 2020 Cor. 13 solved for epsilon.  The optimal order is the root of the slope,
   found by a bracketing solver in mpmath; the digits are accepted when two precisions
   (``digits + 15`` and ``2 digits + 15`` decimal digits) round to the same decimal
-  (method ``"mpmath-2prec"``, DESIGN §2), else :class:`~gdpproof.errors.PrecisionError`.
+  (method ``"mpmath-2prec"``, docs/architecture.md), else :class:`~gdpproof.errors.PrecisionError`.
 
 These are the agencies' *stated* guarantees: they bound the privacy loss of any rho-zCDP
 mechanism, and are not tight for any real one (gdpproof's f-DP accounts are).

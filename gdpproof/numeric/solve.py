@@ -248,7 +248,7 @@ def _magnitude(x: flint.arb) -> int:
 
 
 def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bits: int,
-            positive: bool = True, max_steps: int = 200) -> Fraction:
+            positive: bool = True, max_steps: int = 200, cancellation: int = 0) -> Fraction:
     """Newton's method on midpoints (no rigour needed: the result is only a candidate); Halley's
     when ``step`` returns the second derivative too, (g, g', g'').
 
@@ -256,8 +256,10 @@ def _newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], b
     what the start's magnitude costs in cancellation (delta at mu = 1e-300 cancels 1000 bits),
     so tiny roots are found as easily as ordinary ones.  (Not 32 more: arb's erfc costs twice
     as much from about 148 bits, and a candidate needs no more than its digits.)
+    ``cancellation`` bits more are carried where ``step`` itself cancels that many (the Gaussian
+    dual at a huge epsilon: epsilon/mu - mu/2 of two terms near sqrt(epsilon/2)).
     """
-    extra = 8 + max(0, -_magnitude(x0))
+    extra = 8 + max(0, -_magnitude(x0)) + cancellation
     with arb_precision(bits + extra):
         x = x0
         order = None
@@ -368,20 +370,51 @@ def _float_mu_guess(eps: float, log_target: float) -> float | None:
                        lambda x: gaussian_dlog_dual_mu_float(eps, x), increasing=True, span=(1e-3, 1e3))
 
 
-def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
-    """Multiply ``start`` by ``factor`` until the certified sign of f turns non-positive.
+def _nonpositive_at(f: Callable[[flint.arb], flint.arb], x: flint.arb, bits: int) -> bool:
+    """Whether f(x) <= 0 is certified, at a precision that grows with the smallness of x (the
+    cancellation of delta near a tiny argument); a point that would need more than MAX_BITS
+    raises PrecisionError (nothing there could be certified)."""
+    prec = bits + 32 + max(0, -_magnitude(x))
+    if prec > MAX_BITS:
+        raise PrecisionError(f"the solution lies below 2^{_magnitude(x)}: evaluating there needs more than "
+                             f"{MAX_BITS:,} bits of precision, the limit")
+    with arb_precision(prec):
+        return bool(f(x) <= 0)
 
-    The precision grows with the magnitude reached, so the cancellation of delta near a tiny
-    argument never stops the search early.
-    """
+
+def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
+    """Multiply ``start`` by ``factor`` until the certified sign of f turns non-positive."""
     x = start
     for _ in range(1 << 16):
-        with arb_precision(bits + 32 + max(0, -_magnitude(x))):
-            v = f(x)
-            if v <= 0:
-                return x
+        if _nonpositive_at(f, x, bits):
+            return x
         x = x * factor
     raise PrecisionError("could not bracket the root")
+
+
+def _gallop_down(f: Callable[[flint.arb], flint.arb], bits: int) -> flint.arb:
+    """A point x = 2^-k with f(x) <= 0 < f(2x) for the increasing f, searched from 1: k doubles
+    until f(2^-k) <= 0, then is bisected.  About 2 log2(k) evaluations where steps of a constant
+    factor take k/8 (a root near 1e-100000 took 41,000 of them, each at up to 330,000 bits)."""
+    def below(k: int) -> bool:
+        return _nonpositive_at(f, flint.arb(2) ** -k, bits)
+
+    if below(0):
+        return flint.arb(1)
+    deepest = MAX_BITS - bits - 32  # the smallest 2^-k evaluated within the precision limit
+    above, k = 0, 8
+    while not below(k):
+        if k >= deepest:
+            raise PrecisionError(f"the solution lies below 2^-{k}: evaluating there needs more than "
+                                 f"{MAX_BITS:,} bits of precision, the limit")
+        above, k = k, min(2 * k, deepest)
+    while k - above > 1:
+        mid = (above + k) // 2
+        if below(mid):
+            k = mid
+        else:
+            above = mid
+    return flint.arb(2) ** -k
 
 
 # ---------------------------------------------------------------------------------------------
@@ -517,8 +550,14 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
 
     if guess is not None:
         return _newton(flint.arb(guess), log_step, bits)
-    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
-    return _newton(hi, log_step, bits)
+    start, cancellation = flint.arb(1), 0
+    m_bits = mf.numerator.bit_length() - mf.denominator.bit_length()
+    if m_bits > 4:
+        # the root is near mu^2/2 (there epsilon/mu - mu/2 is of moderate size, and forming it
+        # cancels log2(mu) bits): doubling from about mu^2/8 takes a few steps, not 2 log2(mu)
+        start, cancellation = flint.arb(2) ** (2 * m_bits - 5), m_bits + 16
+    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, start, 2, bits + cancellation)
+    return _newton(hi, log_step, bits, cancellation=cancellation)
 
 
 def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> flint.arb:
@@ -628,6 +667,7 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     if d == 0:
         return _inf(digits, "up")
     mf, df = m, d
+    _solvable("mu", mu, mf)
     mu_float = float(mf) if mf < 10**300 else math.inf
     log_delta_float = math.log(df.numerator) - math.log(df.denominator)  # no underflow below 1e-308
     if not _clearly_positive_root(mu_float, log_delta_float) and _delta_le(mf, Fraction(0), df, digits):
@@ -670,6 +710,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     if ld == -math.inf:
         return _inf(digits, "up")
     mf, lf = m, Fraction(ld)
+    _solvable("mu", mu, mf)
 
     def log_le(eps_f: Fraction) -> bool:
         def diff(bits: int) -> flint.arb:
@@ -708,8 +749,66 @@ def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
         ae = arb_of_fraction(ef)
         return _LOG_DUAL(ae, x) - log_target, _DLOG_DUAL_MU(ae, x)
 
-    lo = _bracket(lambda x: _LOG_DUAL(arb_of_fraction(ef), x) - log_target, flint.arb(1), 2 ** -8, bits)
-    return _newton(lo, step, bits)
+    def excess(x: flint.arb) -> flint.arb:
+        return _LOG_DUAL(arb_of_fraction(ef), x) - log_target
+
+    if ef > _LARGE_EPSILON:
+        lo, cancellation = _mu_start_large_epsilon(ef, excess, bits)
+        return _newton(lo, step, bits, cancellation=cancellation)
+    return _newton(_gallop_down(excess, bits), step, bits)
+
+
+#: Beyond this epsilon the mu solver starts from the curve's shape at large epsilon, not from mu = 1.
+_LARGE_EPSILON = 1000
+#: The largest epsilon mu and sigma are solved for, and the largest mu epsilon is (epsilon is then
+#: about mu^2/2): near the root, epsilon/mu - mu/2 cancels log2(mu) bits, and the precision limit
+#: MAX_BITS leaves about this much room.
+MAX_SOLVER_EPSILON, MAX_SOLVER_MU = 10**10000, 10**5000
+_SOLVER_RULE = ("must be at most {} to solve for {} (near the root epsilon/mu - mu/2 cancels log2(mu) bits, "
+                "beyond the precision limit; there mu is about sqrt(2 epsilon))")
+
+
+def _solvable(name: str, value: Any, v: Fraction) -> None:
+    """Refuse, before any work, an epsilon (solving for mu) or a mu (solving for epsilon) beyond
+    the solvers' limits."""
+    limit, text, unknown = ((MAX_SOLVER_EPSILON, "1e10000", "mu or sigma") if name == "epsilon"
+                            else (MAX_SOLVER_MU, "1e5000", "epsilon"))
+    if v > limit:
+        raise InvalidParameterError(argument=name, value=value, rule=_SOLVER_RULE.format(text, unknown))
+
+
+def _mu_start_large_epsilon(ef: Fraction, excess: Callable[[flint.arb], flint.arb],
+                            bits: int) -> tuple[flint.arb, int]:
+    """A start at or below the mu where ``excess`` (log delta_mu(ef) minus the target's log,
+    increasing in mu) changes sign, for a large epsilon, and the bits the dual cancels there.
+
+    delta_mu(eps) depends on mu through z = mu/2 - eps/mu and eps/mu + mu/2, and for a huge
+    eps it is a function of z alone up to a relative O(1/mu) (the second term of the dual is
+    about phi(z)/mu): the root sits at a z of moderate size, where mu = z + sqrt(z^2 + 2 eps)
+    (the positive inverse of that map).  At mu = 1 instead, the dual's two terms agree to eps/mu^2
+    relative, 200 bits at eps = 1e60: the bracket's ball was NaN there and the search went on
+    shrinking mu, away from the root, for 65,536 steps at a rising precision.  Here z is halved
+    towards minus infinity from 0 until the excess is certified <= 0 (|z| stays below 2200 for
+    delta >= 1e-1000000, so about a dozen steps), at the precision the map costs: forming z from
+    mu cancels about log2(mu) bits.
+    """
+    e_bits = ef.numerator.bit_length() - ef.denominator.bit_length()
+    cancellation = e_bits // 2 + 16
+
+    def mu_at(z: int) -> flint.arb:
+        ae = arb_of_fraction(ef)
+        return (z + (flint.arb(z) ** 2 + 2 * ae).sqrt()).mid()
+
+    with arb_precision(bits + 32 + cancellation):
+        z = 0
+        if excess(mu_at(0)) <= 0:  # delta above about 1/2: the root is at z >= 0, Newton climbs to it
+            return mu_at(0), cancellation
+        z = -1
+        while not excess(mu_at(z)) <= 0:
+            if z < -(1 << 14):
+                raise PrecisionError(f"could not bracket the mu of epsilon={show(ef)} (z below {z})")
+            z *= 2
+        return mu_at(z), cancellation
 
 
 def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Certified:
@@ -732,6 +831,7 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     if d == 1:
         return _inf(digits, "down")
     ef, df = e, d
+    _solvable("epsilon", epsilon, ef)
     est = _mu_estimate(ef, df, working_bits(digits))
     return _certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
                              increasing_ok=False)
@@ -761,6 +861,7 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     if d == 0:
         return _inf(digits, "up")
     ef, df, sf = e, d, s
+    _solvable("epsilon", epsilon, ef)
     est = sf / _mu_estimate(ef, df, working_bits(digits))
     return _certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)

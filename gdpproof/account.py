@@ -75,6 +75,7 @@ from .numeric.discrete import discrete_gaussian_delta
 from .numeric.losses import PrivacyLoss, loss_from_law, rounded_exactly
 from .numeric.pld import EXACT_ROUTE, ComposedLoss, HonestMu, _check_refinement, delta_bracket, epsilon_bracket
 from .numeric.profile import epsilon_from_profile
+from .numeric.solve import epsilon_from_delta
 from .symbolic.clt import APPROXIMATION_NOTE
 from .symbolic.tradeoff import TradeOff, gaussian
 
@@ -373,11 +374,16 @@ def _lower_neighbour(c: Certified) -> Any:
     """The certified decimal one unit lower (a lower bound, since c is the value rounded up)."""
     if not c.is_finite() or c == 0:
         return c  # Infinity and 0 are exact (the value, not a rounding of it)
-    unit = Fraction(10) ** (c.adjusted() - c.digits + 1)
-    low = c.to_fraction() - unit
-    if low <= 0:
+    # in integers m 10^e (m of c.digits digits): c may be 1E-100000000, whose Fraction is not made
+    sign, digits, e = c.as_tuple()
+    m = int("".join(map(str, digits)))
+    scale = c.digits - len(str(m))
+    m, e = (m * 10**scale, e - scale) if scale >= 0 else (m // 10**-scale, e - scale)
+    if sign or m <= 1:
         return Certified(0, digits=c.digits, rounding="down", method=c.method)
-    m, e = round_fraction(low, c.digits, "down")
+    m -= 1
+    if m < 10 ** (c.digits - 1):
+        m, e = m * 10, e - 1
     return Certified(_decimal(m, e, c.digits), digits=c.digits, rounding="down", method=c.method)
 
 
@@ -505,6 +511,11 @@ def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int
     if given == "epsilon":
         return f.delta(value, digits=digits), mu_c
     target = Fraction(int(value.p), int(value.q))
+    if mu is not None:
+        # mu-GDP: the certified solver of convert (T runs of sigma: mu = sqrt(T)/sigma, bracketed
+        # by rationals); the profile search below took minutes at T = 10^9 (its deltas there are
+        # decimals of millions of digits)
+        return epsilon_from_delta(mu, target, digits=digits), mu_c
     # delta(eps) >= 1 - f(0) at every eps: when that is >= delta, no eps works (proven)
     f0 = f.evaluate(0, digits=20, rounding="up").to_fraction()
     return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, floor=1 - f0), mu_c

@@ -655,6 +655,10 @@ class PoissonSampled(_Subsampled):
         rel = "" if self.neighbours == "add-remove" else f", neighbours={self.neighbours!r}"
         return f"PoissonSampled({self.mechanism!r}, sample_rate={_show(self.sample_rate)}{rel})"
 
+    def _leaf_mu(self) -> sympy.Expr | None:
+        # rate 1 takes every record: the mechanism itself (C_1(f) = f), under either relation
+        return self.mechanism._leaf_mu() if self.sample_rate == 1 else None
+
 
 @dataclass(frozen=True, repr=False)
 class SampledWithoutReplacement(_Subsampled):

@@ -660,6 +660,8 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
             if answer is not None:
                 return answer
     _check_request(digits, "up")
+    if is_sympy(mu) and not getattr(mu, "is_Rational", False) and getattr(mu**2, "is_Rational", False):
+        return _epsilon_of_irrational_mu(mu, delta, digits)  # sqrt(q), as Gaussian compositions have
     m = _nonneg("mu", mu)
     d = _probability("delta", delta)
     if m == 0:
@@ -686,6 +688,36 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
             est = arb_of_fraction(estimate)  # exact: a dyadic of fewer bits than that
     return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or _certify_boundary(
         estimate, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
+
+
+def _epsilon_of_irrational_mu(mu: Any, delta: Any, digits: int) -> Certified:
+    """epsilon_from_delta for an exact irrational mu with a rational square (sqrt(T)/sigma, T runs
+    of a Gaussian), from rational mu_lo <= mu <= mu_hi.  epsilon(delta) increases with mu, so when
+    the answers at
+    mu_lo and mu_hi (each the smallest decimal at or above its epsilon) are the same decimal c,
+    c >= epsilon(mu_hi) >= epsilon(mu) and the decimal below c is < epsilon(mu_lo) <= epsilon(mu):
+    c is epsilon(mu) rounded up.  They differ only when a decimal boundary falls between the two;
+    the enclosure then narrows, and after three narrowings PrecisionError is raised."""
+    from .._args import nonnegative
+
+    m = nonnegative("mu", mu, symbolic=False)
+    for extra in (10, 40, 160):
+        ends = _enclosure(m, working_bits(digits + extra))
+        low, high = (epsilon_from_delta(end, delta, digits=digits) for end in ends)
+        if str(low) == str(high):
+            return high
+    raise PrecisionError(f"could not certify {digits} digits of the epsilon of mu={show(m)}: an epsilon "
+                         "boundary lies too close to it")
+
+
+def _enclosure(m: Any, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= m <= hi about 2^-bits apart relatively, for m >= 0 with a rational m^2,
+    by integer square roots."""
+    square = m**2
+    p, q = int(square.p), int(square.q)
+    k = max(0, bits - (p * q).bit_length() // 2 + 2)
+    root = math.isqrt(p * q << (2 * k))  # floor(sqrt(p q) 2^k)
+    return Fraction(root, q << k), Fraction(root + 1, q << k)
 
 
 def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Certified:

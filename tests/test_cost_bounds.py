@@ -41,3 +41,27 @@ def test_a_delta_of_a_hundred_million_digits_has_its_lower_neighbour():
     acc = gdpproof.account(Repeated(GaussianMechanism(1), 10**9), epsilon=10**9, digits=6)
     assert acc.delta_upper.adjusted() == acc.delta_lower.adjusted() < -54_000_000
     assert str(acc.delta_upper).startswith("9.72619E") and str(acc.delta_lower).startswith("9.72618E")
+
+
+def test_verify_compares_with_a_far_exact_value_without_forming_it(tmp_path, monkeypatch):
+    """rr-composition at n = 10^12 has beta = 7.6E-200694931398: its Fraction took minutes to form.
+    The stand-in interval gives every value the verdict the exact enclosure gives (checked at a
+    scale where the exact one is cheap: values within 10^+-40 of few digits, _FAR = 60)."""
+    from decimal import Decimal
+
+    from gdpproof.numeric.certify import Certified
+    from gdpproof.reference import verify
+
+    monkeypatch.setattr(verify, "_FAR", 60)
+    for sign in ("", "-"):
+        for digits in ("7.5", "1.0", "9.99"):
+            ref = Certified(f"{sign}{digits}E-63", digits=len(digits) - 1, rounding="down", method="arb")
+            for v in ("0", "0.1", "-0.1", "1E-40", "-1E+40", "9.9E+39", "0E-40", "7.5E-40"):
+                for claim in ("up", "down", "nearest", None):
+                    for rtol in (Fraction(0), Fraction(1, 2), Fraction(999, 1000)):
+                        assert verify._broken(Decimal(v), claim, verify._enclosure(ref), 1, rtol) == \
+                            verify._broken(Decimal(v), claim, ref.enclosure(), 1, rtol), (ref, v, claim, rtol)
+    monkeypatch.undo()
+    row = tmp_path / "rr.csv"
+    row.write_text("eps,n,alpha,beta\n1,1000000000000,0.5,0.1\n")
+    assert gdpproof.reference.verify_table(str(row)).values_checked == 1

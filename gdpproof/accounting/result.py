@@ -355,9 +355,14 @@ def lower_neighbour(c: Certified) -> Any:
     """The certified decimal one unit lower (a lower bound, since c is the value rounded up)."""
     if not c.is_finite() or c == 0:
         return c  # Infinity and 0 are exact (the value, not a rounding of it)
-    unit = Fraction(10) ** (c.adjusted() - c.digits + 1)
-    low = c.to_fraction() - unit
-    if low <= 0:
+    # in integers m 10^e (m of c.digits digits): c may be 1E-100000000, whose Fraction is not made
+    sign, digits, e = c.as_tuple()
+    m = int("".join(map(str, digits)))
+    scale = c.digits - len(str(m))
+    m, e = (m * 10**scale, e - scale) if scale >= 0 else (m // 10**-scale, e - scale)
+    if sign or m <= 1:
         return Certified(0, digits=c.digits, rounding="down", method=c.method)
-    m, e = round_fraction(low, c.digits, "down")
+    m -= 1
+    if m < 10 ** (c.digits - 1):
+        m, e = m * 10, e - 1
     return Certified(_decimal(m, e, c.digits), digits=c.digits, rounding="down", method=c.method)

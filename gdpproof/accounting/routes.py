@@ -54,6 +54,7 @@ from ..numeric.engine.bound import Bound, directed_double
 from ..numeric.engine.certify import Certified, _check_request, certify
 from ..numeric.tradeoff.duality import delta_bracket_at_negative
 from ..numeric.tradeoff.profile import epsilon_from_profile
+from ..numeric.tradeoff.solve import epsilon_from_delta
 from ..symbolic.tradeoff import TradeOff, gaussian
 from .composed import ComposedLoss, _check_refinement
 from .discrete import discrete_gaussian_delta
@@ -103,6 +104,11 @@ def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int
     if given == "epsilon":
         return f.delta(value, digits=digits), mu_c
     target = Fraction(int(value.p), int(value.q))
+    if mu is not None:
+        # mu-GDP: the certified solver of convert (T runs of sigma: mu = sqrt(T)/sigma, bracketed
+        # by rationals); the profile search below took minutes at T = 10^9 (its deltas there are
+        # decimals of millions of digits)
+        return epsilon_from_delta(mu, target, digits=digits), mu_c
     # delta(eps) >= 1 - f(0) at every eps: when that is >= delta, no eps works (proven).  G_mu(0) = 1
     # for every finite mu, known without evaluating it: the ball of Phi(Phi^-1(1) - mu) is not
     # finite, and a mu of many digits (800 Gaussians of different sigma) gets no exact attempt

@@ -615,6 +615,10 @@ class PoissonSampled(Subsampled):
         rel = "" if self.neighbours == "add-remove" else f", neighbours={self.neighbours!r}"
         return f"PoissonSampled({self.mechanism!r}, sample_rate={show_number(self.sample_rate)}{rel})"
 
+    def _leaf_mu(self) -> sympy.Expr | None:
+        # rate 1 takes every record: the mechanism itself (C_1(f) = f), under either relation
+        return self.mechanism._leaf_mu() if self.sample_rate == 1 else None
+
 
 @dataclass(frozen=True, repr=False)
 class SampledWithoutReplacement(Subsampled):

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .._progress import Progress
-from .._plain import MAX_DECIMAL_EXPONENT
+from .._plain import MAX_DECIMAL_EXPONENT, plain_value
 from .._typing import Real
 from ..errors import GdpproofError, InvalidParameterError, show
 from ..numeric.engine.certify import Certified
@@ -242,6 +242,12 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
                 unchecked.append((i + 1, str(exc)))
                 bar.advance()
                 continue
+            huge = next((r for r in refs if r.is_finite() and r.adjusted() > _FAR), None)
+            if huge is not None:
+                unchecked.append((i + 1, f"an exact value is about 10^{huge.adjusted():,}, beyond the range a "
+                                         f"table value may hold (10^{MAX_DECIMAL_EXPONENT:,})"))
+                bar.advance()
+                continue
             lookup = dict(zip((c.name for c in spec.columns), refs))
             for col, v, ref in zip(spec.columns, values, refs):
                 count += 1
@@ -253,7 +259,7 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
                     rule = None if (not v.is_finite() and not ref.is_finite() and v == ref) else \
                         "one of the value and the exact value is infinite, the other not"
                 else:
-                    rule = _broken(v, table.rounding.get(col.name), ref.enclosure(), ulps, rtol_q)
+                    rule = _broken(v, table.rounding.get(col.name), _enclosure(ref), ulps, rtol_q)
                 if rule:
                     mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + spec.columns.index(col)],
                                                _text(ref), rule))
@@ -264,13 +270,30 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
                              extra_digits, seed, tuple(unchecked), sampled, ulps, rtol_q)
 
 
+#: A tabulated value v (at most MAX_VALUE_DIGITS digits, exponent within MAX_DECIMAL_EXPONENT) and
+#: its units are 0 or at least 10^-(MAX_DECIMAL_EXPONENT + MAX_VALUE_DIGITS) in size: a non-zero
+#: exact value below 10^-_FAR compares with all of them as a stand-in of the same sign does.
+_FAR = MAX_DECIMAL_EXPONENT + MAX_VALUE_DIGITS + 10
+
+
+def _enclosure(ref: Certified) -> tuple[Fraction, Fraction]:
+    """The exact value's enclosure; for one below 10^-_FAR (a reference of 1e-200694931398, whose
+    Fraction would take minutes to form), a stand-in interval (0, 10^-_FAR) on the same side of
+    every quantity :func:`_broken` compares it with (a relative tolerance there is below them all),
+    so the verdict is the same.  (An exact value above 10^_FAR is left unchecked by the caller.)"""
+    if ref != 0 and ref.adjusted() < -_FAR:
+        tiny = Fraction(1, 10**_FAR)
+        return (tiny / 4, tiny / 2) if ref > 0 else (-tiny / 2, -tiny / 4)
+    return ref.enclosure()
+
+
 def _tolerance(rtol: Real) -> Fraction:
     """``rtol`` as an exact fraction in [0, 1) (a float is taken at its exact binary value)."""
-    try:
-        q = Fraction(rtol) if not isinstance(rtol, bool) else None
-    except (TypeError, ValueError, OverflowError):
+    try:  # the one parser of numbers: "1/0" and "1e999999999" are refused, not computed
+        q = plain_value("rtol", rtol)
+    except InvalidParameterError:
         q = None
-    if q is None or not 0 <= q < 1:
+    if not isinstance(q, Fraction) or not 0 <= q < 1:
         raise InvalidParameterError(argument="rtol", value=rtol, rule="must be a number in [0, 1)")
     return q
 

@@ -322,3 +322,52 @@ def test_float_epsilon_start_reaches_the_root_in_few_steps():
             assert math.isclose(float(gaussian_delta(Fraction(mu), Fraction(root))), delta, rel_tol=1e-12)
     finally:
         solve.gaussian_log_dual_float = original
+
+
+def _delta_far(mu: Fraction, eps: Fraction, dps: int) -> object:
+    """delta_mu(eps) at a huge eps, independently: with a = eps/mu - mu/2 and b = eps/mu + mu/2,
+    e^eps Phi(-b) = e^(-a^2/2) U(1/2, 1/2, b^2/2) / (2 sqrt(pi)) (eps - b^2/2 = -a^2/2), which
+    mpmath's erfc (it overflows at b = 1e30) does not need."""
+    ctx = CTX.clone()
+    ctx.dps = dps
+    m, e = ctx.mpf(mu.numerator) / mu.denominator, ctx.mpf(eps.numerator) / eps.denominator
+    a, b = e / m - m / 2, e / m + m / 2
+    return _frac(ctx.ncdf(-a) - ctx.exp(-a * a / 2) * ctx.hyperu(0.5, 0.5, b * b / 2) / (2 * ctx.sqrt(ctx.pi)))
+
+
+@pytest.mark.parametrize(("eps", "delta"), [("1e20", "1e-5"), ("1e20", "0.9"), ("5000", "1e-300"), ("1e40", "1e-5")])
+def test_mu_at_a_huge_epsilon_is_the_certified_boundary(eps, delta):
+    """The bracket of mu at a huge epsilon started at mu = 1, where the dual's two terms agree to
+    eps/mu^2 relative: its ball was NaN and the search shrank mu 65,536 times (convert --eps 1e60
+    hung).  Now the answer is the largest decimal whose delta is within the target."""
+    m = gdpproof.mu_from_epsilon_delta(eps, delta, digits=25)
+    e, d = Fraction(eps), Fraction(delta)
+    dps = 2 * len(str(Fraction(eps).numerator)) + 60
+    assert _delta_far(m.to_fraction(), e, dps) <= d < _delta_far(m.to_fraction() + up_ulp(m), e, dps)
+    s = gdpproof.sigma_from_epsilon_delta(eps, delta, digits=25)
+    assert abs(m.to_fraction() * s.to_fraction() - 1) < Fraction(1, 10**23)
+
+
+def test_mu_and_epsilon_solvers_refuse_beyond_their_limits_at_once():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e999999' must be at most 1e10000"):
+        gdpproof.mu_from_epsilon_delta("1e999999", "1e-5")
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e10001' must be at most 1e10000"):
+        gdpproof.sigma_from_epsilon_delta("1e10001", "1e-5")
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"mu='1e999999' must be at most 1e5000"):
+        gdpproof.epsilon_from_delta("1e999999", "1e-5")
+    # the largest allowed are answered (mu about sqrt(2 eps); eps about mu^2/2)
+    assert str(gdpproof.mu_from_epsilon_delta("1e10000", "1e-5", digits=6)) == "1.41421E+5000"
+    assert str(gdpproof.epsilon_from_delta("1e1000", "1e-5", digits=6)) == "5.00001E+1999"
+    # a float at the top of the range goes through the certified route (fast hands it over)
+    assert fast.mu_from_epsilon_delta(1e308, 1e-5) == pytest.approx(math.sqrt(2) * 1e154, rel=1e-15)
+
+
+def test_mu_near_zero_is_galloped_to_or_refused_at_the_precision_limit():
+    """At eps = 0, mu = 2 sqrt(2) erfinv(delta), about sqrt(2 pi) delta: the bracket shrank mu by
+    2^-8 a step at a precision rising with it (1e-100000 took 41,000 steps, at up to 330,000 bits)."""
+    m = gdpproof.mu_from_epsilon_delta(0, "1e-10000", digits=20)
+    ctx = CTX.clone()
+    ctx.dps = 40
+    assert_certified(m, _frac(ctx.sqrt(2 * ctx.pi) * ctx.mpf(10) ** -10000), 20)
+    with pytest.raises(gdpproof.PrecisionError, match="65,536 bits of precision, the limit"):
+        gdpproof.mu_from_epsilon_delta(0, "1e-100000")

@@ -112,7 +112,7 @@ def magnitude(x: flint.arb) -> int:
 
 
 def newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bits: int,
-            positive: bool = True, max_steps: int = 200) -> Fraction:
+            positive: bool = True, max_steps: int = 200, cancellation: int = 0) -> Fraction:
     """Newton's method on midpoints (no rigour needed: the result is only a candidate); Halley's
     when ``step`` returns the second derivative too, (g, g', g'').
 
@@ -120,8 +120,10 @@ def newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bi
     what the start's magnitude costs in cancellation (delta at mu = 1e-300 cancels 1000 bits),
     so tiny roots are found as easily as ordinary ones.  (Not 32 more: arb's erfc costs twice
     as much from about 148 bits, and a candidate needs no more than its digits.)
+    ``cancellation`` bits more are carried where ``step`` itself cancels that many (the Gaussian
+    dual at a huge epsilon: epsilon/mu - mu/2 of two terms near sqrt(epsilon/2)).
     """
-    extra = 8 + max(0, -magnitude(x0))
+    extra = 8 + max(0, -magnitude(x0)) + cancellation
     with arb_precision(bits + extra):
         x = x0
         order = None
@@ -195,3 +197,50 @@ def float_root(g: Callable[[float], float], dg: Callable[[float], float], *, inc
         return x if math.isfinite(x) and x > 0 else None
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
+
+
+def nonpositive_at(f: Callable[[flint.arb], flint.arb], x: flint.arb, bits: int) -> bool:
+    """Whether f(x) <= 0 is certified, at a precision that grows with the smallness of x (the
+    cancellation of delta near a tiny argument); a point that would need more than MAX_BITS
+    raises PrecisionError (nothing there could be certified)."""
+    prec = bits + 32 + max(0, -magnitude(x))
+    if prec > MAX_BITS:
+        raise PrecisionError(f"the solution lies below 2^{magnitude(x)}: evaluating there needs more than "
+                             f"{MAX_BITS:,} bits of precision, the limit")
+    with arb_precision(prec):
+        return bool(f(x) <= 0)
+
+
+def bracket_root(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
+    """Multiply ``start`` by ``factor`` until the certified sign of f turns non-positive."""
+    x = start
+    for _ in range(1 << 16):
+        if nonpositive_at(f, x, bits):
+            return x
+        x = x * factor
+    raise PrecisionError("could not bracket the root")
+
+
+def gallop_down(f: Callable[[flint.arb], flint.arb], bits: int) -> flint.arb:
+    """A point x = 2^-k with f(x) <= 0 < f(2x) for the increasing f, searched from 1: k doubles
+    until f(2^-k) <= 0, then is bisected.  About 2 log2(k) evaluations where steps of a constant
+    factor take k/8 (a root near 1e-100000 took 41,000 of them, each at up to 330,000 bits)."""
+    def below(k: int) -> bool:
+        return nonpositive_at(f, flint.arb(2) ** -k, bits)
+
+    if below(0):
+        return flint.arb(1)
+    deepest = MAX_BITS - bits - 32  # the smallest 2^-k evaluated within the precision limit
+    above, k = 0, 8
+    while not below(k):
+        if k >= deepest:
+            raise PrecisionError(f"the solution lies below 2^-{k}: evaluating there needs more than "
+                                 f"{MAX_BITS:,} bits of precision, the limit")
+        above, k = k, min(2 * k, deepest)
+    while k - above > 1:
+        mid = (above + k) // 2
+        if below(mid):
+            k = mid
+        else:
+            above = mid
+    return flint.arb(2) ** -k

@@ -63,7 +63,14 @@ from ..engine.certified import (
     round_fraction,
     working_bits,
 )
-from .roots import certify_boundary, float_root, magnitude, newton, sign_of
+from .roots import (
+    bracket_root,
+    certify_boundary,
+    float_root,
+    gallop_down,
+    newton,
+    sign_of,
+)
 
 __all__ = [
     "delta_from_epsilon",
@@ -193,22 +200,6 @@ def _float_mu_guess(eps: float, log_target: float) -> float | None:
                        lambda x: gaussian_dlog_dual_mu_float(eps, x), increasing=True, span=(1e-3, 1e3))
 
 
-def _bracket(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:
-    """Multiply ``start`` by ``factor`` until the certified sign of f turns non-positive.
-
-    The precision grows with the magnitude reached, so the cancellation of delta near a tiny
-    argument never stops the search early.
-    """
-    x = start
-    for _ in range(1 << 16):
-        with arb_precision(bits + 32 + max(0, -magnitude(x))):
-            v = f(x)
-            if v <= 0:
-                return x
-        x = x * factor
-    raise PrecisionError("could not bracket the root")
-
-
 def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     r"""delta(epsilon) of mu-GDP, rounded up (a privacy loss).
 
@@ -332,8 +323,14 @@ def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
 
     if guess is not None:
         return newton(flint.arb(guess), log_step, bits)
-    hi = _bracket(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, flint.arb(1), 2, bits)
-    return newton(hi, log_step, bits)
+    start, cancellation = flint.arb(1), 0
+    m_bits = mf.numerator.bit_length() - mf.denominator.bit_length()
+    if m_bits > 4:
+        # the root is near mu^2/2 (there epsilon/mu - mu/2 is of moderate size, and forming it
+        # cancels log2(mu) bits): doubling from about mu^2/8 takes a few steps, not 2 log2(mu)
+        start, cancellation = flint.arb(2) ** (2 * m_bits - 5), m_bits + 16
+    hi = bracket_root(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, start, 2, bits + cancellation)
+    return newton(hi, log_step, bits, cancellation=cancellation)
 
 
 def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> flint.arb:
@@ -436,6 +433,8 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
             if answer is not None:
                 return answer
     _check_request(digits, "up")
+    if is_sympy(mu) and not getattr(mu, "is_Rational", False) and getattr(mu**2, "is_Rational", False):
+        return _epsilon_of_irrational_mu(mu, delta, digits)  # sqrt(q), as Gaussian compositions have
     m = _nonneg("mu", mu)
     d = _probability("delta", delta)
     if m == 0:
@@ -443,6 +442,7 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     if d == 0:
         return _inf(digits, "up")
     mf, df = m, d
+    _solvable("mu", mu, mf)
     mu_float = float(mf) if mf < 10**300 else math.inf
     log_delta_float = math.log(df.numerator) - math.log(df.denominator)  # no underflow below 1e-308
     if not _clearly_positive_root(mu_float, log_delta_float) and _delta_le(mf, Fraction(0), df, digits):
@@ -461,6 +461,36 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
             est = arb_of_fraction(estimate)  # exact: a dyadic of fewer bits than that
     return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or certify_boundary(
         estimate, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
+
+
+def _epsilon_of_irrational_mu(mu: Any, delta: Any, digits: int) -> Certified:
+    """epsilon_from_delta for an exact irrational mu with a rational square (sqrt(T)/sigma, T runs
+    of a Gaussian), from rational mu_lo <= mu <= mu_hi.  epsilon(delta) increases with mu, so when
+    the answers at
+    mu_lo and mu_hi (each the smallest decimal at or above its epsilon) are the same decimal c,
+    c >= epsilon(mu_hi) >= epsilon(mu) and the decimal below c is < epsilon(mu_lo) <= epsilon(mu):
+    c is epsilon(mu) rounded up.  They differ only when a decimal boundary falls between the two;
+    the enclosure then narrows, and after three narrowings PrecisionError is raised."""
+    from ..._args import nonnegative
+
+    m = nonnegative("mu", mu, symbolic=False)
+    for extra in (10, 40, 160):
+        ends = _enclosure(m, working_bits(digits + extra))
+        low, high = (epsilon_from_delta(end, delta, digits=digits) for end in ends)
+        if str(low) == str(high):
+            return high
+    raise PrecisionError(f"could not certify {digits} digits of the epsilon of mu={show(m)}: an epsilon "
+                         "boundary lies too close to it")
+
+
+def _enclosure(m: Any, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= m <= hi about 2^-bits apart relatively, for m >= 0 with a rational m^2,
+    by integer square roots."""
+    square = m**2
+    p, q = int(square.p), int(square.q)
+    k = max(0, bits - (p * q).bit_length() // 2 + 2)
+    root = math.isqrt(p * q << (2 * k))  # floor(sqrt(p q) 2^k)
+    return Fraction(root, q << k), Fraction(root + 1, q << k)
 
 
 def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Certified:
@@ -485,6 +515,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     if ld == -math.inf:
         return _inf(digits, "up")
     mf, lf = m, Fraction(ld)
+    _solvable("mu", mu, mf)
 
     def log_le(eps_f: Fraction) -> bool:
         def diff(bits: int) -> flint.arb:
@@ -518,8 +549,70 @@ def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
         ae = arb_of_fraction(ef)
         return _LOG_DUAL(ae, x) - log_target, _DLOG_DUAL_MU(ae, x)
 
-    lo = _bracket(lambda x: _LOG_DUAL(arb_of_fraction(ef), x) - log_target, flint.arb(1), 2 ** -8, bits)
-    return newton(lo, step, bits)
+    def excess(x: flint.arb) -> flint.arb:
+        return _LOG_DUAL(arb_of_fraction(ef), x) - log_target
+
+    if ef > _LARGE_EPSILON:
+        lo, cancellation = _mu_start_large_epsilon(ef, excess, bits)
+        return newton(lo, step, bits, cancellation=cancellation)
+    return newton(gallop_down(excess, bits), step, bits)
+
+
+#: Beyond this epsilon the mu solver starts from the curve's shape at large epsilon, not from mu = 1.
+_LARGE_EPSILON = 1000
+
+
+#: The largest epsilon mu and sigma are solved for, and the largest mu epsilon is (epsilon is then
+#: about mu^2/2): near the root, epsilon/mu - mu/2 cancels log2(mu) bits, and the precision limit
+#: MAX_BITS leaves about this much room.
+MAX_SOLVER_EPSILON, MAX_SOLVER_MU = 10**10000, 10**5000
+
+
+_SOLVER_RULE = ("must be at most {} to solve for {} (near the root epsilon/mu - mu/2 cancels log2(mu) bits, "
+                "beyond the precision limit; there mu is about sqrt(2 epsilon))")
+
+
+def _solvable(name: str, value: Any, v: Fraction) -> None:
+    """Refuse, before any work, an epsilon (solving for mu) or a mu (solving for epsilon) beyond
+    the solvers' limits."""
+    limit, text, unknown = ((MAX_SOLVER_EPSILON, "1e10000", "mu or sigma") if name == "epsilon"
+                            else (MAX_SOLVER_MU, "1e5000", "epsilon"))
+    if v > limit:
+        raise InvalidParameterError(argument=name, value=value, rule=_SOLVER_RULE.format(text, unknown))
+
+
+def _mu_start_large_epsilon(ef: Fraction, excess: Callable[[flint.arb], flint.arb],
+                            bits: int) -> tuple[flint.arb, int]:
+    """A start at or below the mu where ``excess`` (log delta_mu(ef) minus the target's log,
+    increasing in mu) changes sign, for a large epsilon, and the bits the dual cancels there.
+
+    delta_mu(eps) depends on mu through z = mu/2 - eps/mu and eps/mu + mu/2, and for a huge
+    eps it is a function of z alone up to a relative O(1/mu) (the second term of the dual is
+    about phi(z)/mu): the root sits at a z of moderate size, where mu = z + sqrt(z^2 + 2 eps)
+    (the positive inverse of that map).  At mu = 1 instead, the dual's two terms agree to eps/mu^2
+    relative, 200 bits at eps = 1e60: the bracket's ball was NaN there and the search went on
+    shrinking mu, away from the root, for 65,536 steps at a rising precision.  Here z is halved
+    towards minus infinity from 0 until the excess is certified <= 0 (|z| stays below 2200 for
+    delta >= 1e-1000000, so about a dozen steps), at the precision the map costs: forming z from
+    mu cancels about log2(mu) bits.
+    """
+    e_bits = ef.numerator.bit_length() - ef.denominator.bit_length()
+    cancellation = e_bits // 2 + 16
+
+    def mu_at(z: int) -> flint.arb:
+        ae = arb_of_fraction(ef)
+        return (z + (flint.arb(z) ** 2 + 2 * ae).sqrt()).mid()
+
+    with arb_precision(bits + 32 + cancellation):
+        z = 0
+        if excess(mu_at(0)) <= 0:  # delta above about 1/2: the root is at z >= 0, Newton climbs to it
+            return mu_at(0), cancellation
+        z = -1
+        while not excess(mu_at(z)) <= 0:
+            if z < -(1 << 14):
+                raise PrecisionError(f"could not bracket the mu of epsilon={show(ef)} (z below {z})")
+            z *= 2
+        return mu_at(z), cancellation
 
 
 def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Certified:
@@ -542,6 +635,7 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     if d == 1:
         return _inf(digits, "down")
     ef, df = e, d
+    _solvable("epsilon", epsilon, ef)
     est = _mu_estimate(ef, df, working_bits(digits))
     return certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
                              increasing_ok=False)
@@ -571,6 +665,7 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     if d == 0:
         return _inf(digits, "up")
     ef, df, sf = e, d, s
+    _solvable("epsilon", epsilon, ef)
     est = sf / _mu_estimate(ef, df, working_bits(digits))
     return certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)

@@ -1,0 +1,67 @@
+"""Issue 33: inputs whose work is unbounded are refused before it starts, with a message naming
+the limit, and inputs with an easy answer get it.  Each reproducer here hung (over 60 s of CPU)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+import gdpproof
+from gdpproof.mechanisms import GaussianMechanism, PoissonSampled, Repeated
+
+
+def test_t_runs_of_a_gaussian_are_answered_as_convert_answers_mu():
+    """sqrt(T)/sigma-GDP at T = 10^9: the profile search took minutes (its deltas are decimals of
+    millions of digits); now the certified solver, from rationals around sqrt(10^9)."""
+    acc = gdpproof.account(Repeated(GaussianMechanism(1), 10**9), delta="1e-5", digits=12)
+    assert acc.route == "exact"
+    # mu = sqrt(10^9) lies between these two; epsilon grows with mu, and both round up alike
+    low = gdpproof.epsilon_from_delta(Fraction(316227766016837933, 10**13), "1e-5", digits=12)
+    high = gdpproof.epsilon_from_delta(Fraction(316227766016837934, 10**13), "1e-5", digits=12)
+    assert str(low) == str(high) == str(acc.epsilon)
+    # a sample rate of 1 takes every record: the same mechanism, the same answer
+    same = gdpproof.account(Repeated(PoissonSampled(GaussianMechanism(1), 1), 10**9), delta="1e-5", digits=12)
+    assert same.route == "exact" and str(same.epsilon) == str(acc.epsilon)
+    # sigma = 1e-5 is 1e5-GDP
+    tiny = gdpproof.account(GaussianMechanism("1e-5"), delta="1e-5", digits=12)
+    assert str(tiny.epsilon) == str(gdpproof.epsilon_from_delta(10**5, "1e-5", digits=12))
+
+
+def test_epsilon_of_an_irrational_mu_is_bracketed_by_rationals():
+    e = gdpproof.epsilon_from_delta(sympy.sqrt(2), "1e-5", digits=20)
+    lo = gdpproof.epsilon_from_delta(Fraction(14142135623730950488, 10**19), "1e-5", digits=20)
+    hi = gdpproof.epsilon_from_delta(Fraction(14142135623730950489, 10**19), "1e-5", digits=20)
+    assert lo <= e <= hi and e.rounding == "up"
+
+
+def test_a_delta_of_a_hundred_million_digits_has_its_lower_neighbour():
+    """The proven lower end of a certified delta = 9.7E-54286816 was made as a Fraction of
+    10^54286816 (minutes); now in the decimal's integers."""
+    acc = gdpproof.account(Repeated(GaussianMechanism(1), 10**9), epsilon=10**9, digits=6)
+    assert acc.delta_upper.adjusted() == acc.delta_lower.adjusted() < -54_000_000
+    assert str(acc.delta_upper).startswith("9.72619E") and str(acc.delta_lower).startswith("9.72618E")
+
+
+def test_verify_compares_with_a_far_exact_value_without_forming_it(tmp_path, monkeypatch):
+    """rr-composition at n = 10^12 has beta = 7.6E-200694931398: its Fraction took minutes to form.
+    The stand-in interval gives every value the verdict the exact enclosure gives (checked at a
+    scale where the exact one is cheap: values within 10^+-40 of few digits, _FAR = 60)."""
+    from decimal import Decimal
+
+    from gdpproof.numeric.engine.certify import Certified
+    from gdpproof.reference import verify
+
+    monkeypatch.setattr(verify, "_FAR", 60)
+    for sign in ("", "-"):
+        for digits in ("7.5", "1.0", "9.99"):
+            ref = Certified(f"{sign}{digits}E-63", digits=len(digits) - 1, rounding="down", method="arb")
+            for v in ("0", "0.1", "-0.1", "1E-40", "-1E+40", "9.9E+39", "0E-40", "7.5E-40"):
+                for claim in ("up", "down", "nearest", None):
+                    for rtol in (Fraction(0), Fraction(1, 2), Fraction(999, 1000)):
+                        assert verify._broken(Decimal(v), claim, verify._enclosure(ref), 1, rtol) == \
+                            verify._broken(Decimal(v), claim, ref.enclosure(), 1, rtol), (ref, v, claim, rtol)
+    monkeypatch.undo()
+    row = tmp_path / "rr.csv"
+    row.write_text("eps,n,alpha,beta\n1,1000000000000,0.5,0.1\n")
+    assert gdpproof.reference.verify_table(str(row)).values_checked == 1

@@ -93,5 +93,6 @@ def test_sympy_arguments_still_work():
         solve.epsilon_from_delta("0.5", "1e-5", digits=10)
     with pytest.raises(InvalidParameterError, match="mu=z is symbolic"):
         solve.delta_from_epsilon(sympy.Symbol("z"), 1)
-    with pytest.raises(InvalidParameterError, match="must be a rational number"):
-        solve.epsilon_from_delta(sympy.sqrt(2), "1e-5")
+    # an irrational mu is enclosed between rationals: eps(1e-5) of G_sqrt2 is 6.57297006703033150316...
+    # (mpmath at 60 digits), rounded up
+    assert str(solve.epsilon_from_delta(sympy.sqrt(2), "1e-5", digits=20)) == "6.5729700670303315032"

@@ -22,17 +22,14 @@ import sympy
 from ._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
 from ._plain import plain_value
 from ._counts import count, seed
-from .errors import InvalidParameterError, show
+from .errors import show
+from .errors import bad
 
 __all__ = ["exact", "sympy_value", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats",
            "count", "seed"]
 
 
 
-def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
-    """The error for argument ``name`` given ``value``, breaking ``rule``: the message reads
-    ``"{name}={value} {rule}"`` and the three are kept as the error's structured fields."""
-    return InvalidParameterError(f"{name}={show(value)} {rule}", argument=name, value=value, rule=rule)
 
 
 _CACHEABLE = (str, int, float, Fraction, Decimal)
@@ -64,27 +61,27 @@ def _exact_cached(name: str, kind: type, value: Any, symbolic: bool, infinite: b
 def _exact(name: str, value: Any, symbolic: bool, infinite: bool) -> sympy.Expr:
     out = _convert(name, value, symbolic)
     if out is sympy.nan or out.has(sympy.nan):
-        raise _bad(name, value, "must not be NaN")
+        raise bad(name, value, "must not be NaN")
     if out.is_number:
         if out in (sympy.oo, -sympy.oo):  # sympy calls oo extended-real, not real: test it first
             if not infinite:
-                raise _bad(name, value, "must be finite")
+                raise bad(name, value, "must be finite")
             return out
         if out.is_real is False or out.has(sympy.zoo):
-            raise _bad(name, value, "must be a real number")
+            raise bad(name, value, "must be a real number")
         if out.is_infinite:
-            raise _bad(name, value, "must be finite")
+            raise bad(name, value, "must be finite")
     return out
 
 
 def _convert(name: str, value: Any, symbolic: bool) -> sympy.Expr:
     if isinstance(value, bool):
-        raise _bad(name, value, "must be a real number, not a bool")
+        raise bad(name, value, "must be a real number, not a bool")
     if isinstance(value, sympy.Basic):
         if not isinstance(value, sympy.Expr):
-            raise _bad(name, value, "must be a real number or a sympy expression")
+            raise bad(name, value, "must be a real number or a sympy expression")
         if value.free_symbols and not symbolic:
-            raise _bad(name, value, "must be a number, not a symbolic expression")
+            raise bad(name, value, "must be a number, not a symbolic expression")
         if isinstance(value, sympy.Float):
             return sympy.Rational(value)
         return value
@@ -118,20 +115,20 @@ def sympy_value(value: Any) -> sympy.Basic:
 def rational(name: str, value: sympy.Expr) -> sympy.Expr:
     """Raise unless ``value`` is a rational number (solvers take exact rational inputs)."""
     if not value.is_Rational and value not in (sympy.oo, -sympy.oo):
-        raise _bad(name, value, "must be a rational number (int, float, Fraction, Decimal or decimal string)")
+        raise bad(name, value, "must be a rational number (int, float, Fraction, Decimal or decimal string)")
     return value
 
 
 def check(name: str, original: Any, value: sympy.Expr, condition: Any, rule: str) -> None:
     """Raise when ``condition`` (a sympy relational in ``value``) is provably false."""
     if sympy_value(condition) is sympy.false:
-        raise _bad(name, original, rule)
+        raise bad(name, original, rule)
 
 
 def require_number(name: str, value: sympy.Expr) -> None:
     """Raise when ``value`` still contains free symbols (numeric evaluation needs numbers)."""
     if value.free_symbols:
-        raise _bad(name, value, "is symbolic; numeric evaluation needs a number (substitute the symbols first)")
+        raise bad(name, value, "is symbolic; numeric evaluation needs a number (substitute the symbols first)")
 
 
 def _sign_known(v: sympy.Expr, relation: str) -> bool | None:
@@ -149,7 +146,7 @@ def nonnegative(name: str, value: Any, *, symbolic: bool = True, infinite: bool 
     """``value`` exactly, checked to be >= 0 (and finite unless ``infinite``)."""
     v = exact(name, value, symbolic=symbolic, infinite=infinite)
     if _sign_known(v, "ge0") is False:
-        raise _bad(name, value, "must be >= 0")
+        raise bad(name, value, "must be >= 0")
     return v
 
 
@@ -157,7 +154,7 @@ def positive(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
     """``value`` exactly, checked to be > 0 and finite."""
     v = exact(name, value, symbolic=symbolic)
     if _sign_known(v, "gt0") is False:
-        raise _bad(name, value, "must be > 0")
+        raise bad(name, value, "must be > 0")
     return v
 
 
@@ -165,7 +162,7 @@ def probability(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
     """``value`` exactly, checked to be in [0, 1]."""
     v = exact(name, value, symbolic=symbolic)
     if _sign_known(v, "ge0") is False or _sign_known(v, "le1") is False:
-        raise _bad(name, value, "must be in [0, 1]")
+        raise bad(name, value, "must be in [0, 1]")
     return v
 
 

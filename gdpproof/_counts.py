@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 
-from .errors import InvalidParameterError
+from .errors import bad
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,8 +17,6 @@ del TYPE_CHECKING
 __all__ = ["MAX_COUNT", "count", "seed"]
 
 
-def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
-    return InvalidParameterError(argument=name, value=value, rule=rule)
 
 
 #: The largest count (samples, thresholds, sizes) gdpproof accepts: 2^53, beyond which float64
@@ -38,7 +36,7 @@ def count(name: str, value: Any, *, low: int = 1, high: int = MAX_COUNT, what: s
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
         bound = "2^53" if high == MAX_COUNT else str(high)
-        raise _bad(name, value, f"must be an integer in [{low}, {bound}]" + (f" ({what})" if what else ""))
+        raise bad(name, value, f"must be an integer in [{low}, {bound}]" + (f" ({what})" if what else ""))
     return int(value)
 
 
@@ -51,5 +49,5 @@ def seed(name: str, value: Any) -> int:
     gdpproof.errors.InvalidParameterError: seed='abc' must be an integer in [0, 2^128) (runs are reproducible)
     """
     if value is None or isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**128:
-        raise _bad(name, value, "must be an integer in [0, 2^128) (runs are reproducible)")
+        raise bad(name, value, "must be an integer in [0, 2^128) (runs are reproducible)")
     return int(value)

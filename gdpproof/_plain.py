@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import mpmath
 
-from .errors import InvalidParameterError
+from .errors import bad
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,8 +30,6 @@ __all__ = ["MAX_DECIMAL_EXPONENT", "plain_value", "short_number"]
 MAX_DECIMAL_EXPONENT = 1_000_000
 
 
-def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
-    return InvalidParameterError(argument=name, value=value, rule=rule)
 
 
 def plain_value(name: str, value: Any) -> Fraction | float:
@@ -43,7 +41,7 @@ def plain_value(name: str, value: Any) -> Fraction | float:
     if type(value) is float:  # the common case first (a float's exact binary value)
         return Fraction(value) if math.isfinite(value) else value
     if isinstance(value, bool):
-        raise _bad(name, value, "must be a real number, not a bool")
+        raise bad(name, value, "must be a real number, not a bool")
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, Fraction):
@@ -55,16 +53,16 @@ def plain_value(name: str, value: Any) -> Fraction | float:
         # ASCII only (Decimal would read Arabic-Indic and other Unicode digits), and no "_" (Decimal
         # and Fraction would take "1_0" for 10)
         if not text.isascii() or "_" in text or not text.isprintable():
-            raise _bad(name, value, "is not a number (ASCII digits, an optional sign, '.', 'e' exponent or p/q)")
+            raise bad(name, value, "is not a number (ASCII digits, an optional sign, '.', 'e' exponent or p/q)")
         if "/" in text:
             try:
                 return Fraction(text)
             except (ValueError, ZeroDivisionError):
-                raise _bad(name, value, "is not a number") from None
+                raise bad(name, value, "is not a number") from None
         try:
             dec = Decimal(text)
         except InvalidOperation:
-            raise _bad(name, value, "is not a number") from None
+            raise bad(name, value, "is not a number") from None
         return _from_decimal(name, value, dec)
     if isinstance(value, mpmath.mpf):
         if mpmath.isnan(value):
@@ -80,7 +78,7 @@ def plain_value(name: str, value: Any) -> Fraction | float:
         if math.isnan(x) or math.isinf(x):
             return x
         return Fraction(x)  # the exact binary value of the double
-    raise _bad(name, value, f"must be a real number (got {type(value).__name__})")
+    raise bad(name, value, f"must be a real number (got {type(value).__name__})")
 
 
 def _from_decimal(name: str, original: Any, dec: Decimal) -> Fraction | float:
@@ -89,7 +87,7 @@ def _from_decimal(name: str, original: Any, dec: Decimal) -> Fraction | float:
     if dec.is_infinite():
         return math.inf if dec > 0 else -math.inf
     if abs(dec.adjusted()) > MAX_DECIMAL_EXPONENT:
-        raise _bad(name, original, f"has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT:,} (an exact "
+        raise bad(name, original, f"has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT:,} (an exact "
                    "rational of that size is impractical); pass its logarithm to a log_* function instead")
     num, den = dec.as_integer_ratio()
     return Fraction(num, den)

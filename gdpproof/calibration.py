@@ -40,7 +40,8 @@ from typing import Any, TextIO
 
 import sympy
 
-from ._args import _bad, positive, probability
+from ._args import positive, probability
+from .errors import bad
 from ._plain import short_number
 from .accounting import BRACKET_DIGITS, Account, EpsilonEstimator, account, check_rel_width
 from .errors import InvalidParameterError, PrecisionError
@@ -325,14 +326,14 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     """
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:
-        raise _bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
+        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
     d = probability("delta", delta, symbolic=False)
     if not 0 < d < 1:
-        raise _bad("delta", delta, "must be in (0, 1)")
+        raise bad("delta", delta, "must be in (0, 1)")
     if not d.is_Rational:
-        raise _bad("delta", delta, "must be a rational number (a decimal or a fraction)")
+        raise bad("delta", delta, "must be a rational number (a decimal or a fraction)")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
-        raise _bad("digits", digits, "must be an integer in [1, 8]")
+        raise bad("digits", digits, "must be an integer in [1, 8]")
     width = check_rel_width(rel_width)
     say = _sayer(progress)
     dpsgd(1, "0.5", 1, sampling=sampling, neighbours=neighbours)  # the scheme and relation checked up front
@@ -390,14 +391,14 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     """
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:
-        raise _bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
+        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
     d = probability("delta", delta, symbolic=False)
     if not 0 < d < 1 or not d.is_Rational:
-        raise _bad("delta", delta, "must be a rational number in (0, 1)")
+        raise bad("delta", delta, "must be a rational number in (0, 1)")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
-        raise _bad("digits", digits, "must be an integer in [1, 8]")
+        raise bad("digits", digits, "must be an integer in [1, 8]")
     if not 0 < lowest <= guess <= highest:
-        raise _bad("guess", guess, f"must lie in [lowest, highest] = [{lowest}, {highest}], lowest > 0")
+        raise bad("guess", guess, f"must lie in [lowest, highest] = [{lowest}, {highest}], lowest > 0")
     width = check_rel_width(rel_width)
     say = _sayer(progress)
     problem = _Problem("variance_factor", lambda c: (build(c), None), digits, True, False, guess, lowest, highest)

@@ -203,3 +203,14 @@ class WidthNotReachedWarning(UserWarning):
     The bracket returned is still proven, only wider; the message gives the width reached and
     the width asked, and the result records it (``target_met``, ``rel_width_reached``).
     """
+
+
+def bad(name: str, value: Any, rule: str) -> InvalidParameterError:
+    """The error for argument ``name`` given ``value``, breaking ``rule`` (the one builder of
+    argument errors): the message reads ``"{name}={value} {rule}"`` and the three are kept as the
+    error's structured fields.
+
+    >>> bad("mu", -1, "must be >= 0")
+    InvalidParameterError('mu=-1 must be >= 0')
+    """
+    return InvalidParameterError(argument=name, value=value, rule=rule)

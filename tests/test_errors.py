@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 import gdpproof
-from gdpproof._args import _bad
+from gdpproof.errors import bad as _bad
 from gdpproof.errors import InvalidParameterError
 
 

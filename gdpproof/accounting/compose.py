@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .._args import _bad, positive
+from .._args import positive
+from ..errors import bad
 from ..errors import PrecisionError
 from ..numeric.engine.bound import U, _down, _up
 from .composed import (
@@ -90,29 +91,29 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     (True, True)
     """
     if not parts:
-        raise _bad("parts", parts, "must be a non-empty list of (PrivacyLoss, count)")
+        raise bad("parts", parts, "must be a non-empty list of (PrivacyLoss, count)")
     if route not in ("float", "exact"):
-        raise _bad("route", route, 'must be "float" or "exact"')
+        raise bad("route", route, 'must be "float" or "exact"')
     h = float(positive("grid_step", grid_step))
     if not 1e-8 <= h <= 1:
-        raise _bad("grid_step", grid_step, "must be in [1e-8, 1]")
+        raise bad("grid_step", grid_step, "must be in [1e-8, 1]")
     if route == "exact":
         eta_exact = _check_delta_exact(eta) if eta is not None else None
         if eta_exact is None or not eta_exact < Fraction(1, 1000):
-            raise _bad("eta", eta, "must be in (0, 1e-3)")
+            raise bad("eta", eta, "must be in (0, 1e-3)")
         return _compose_exact(_clean_parts(parts), h, 4 * eta_exact)
     eta = float(positive("eta", eta))
     if not 1e-300 < eta < 1e-3:
-        raise _bad("eta", eta, "must be in (1e-300, 1e-3)")
+        raise bad("eta", eta, "must be in (1e-300, 1e-3)")
     if fft_error is not None:
         fft_error = float(positive("fft_error", fft_error))
         if not fft_error < 1e-3:
-            raise _bad("fft_error", fft_error, "must be in (0, 1e-3)")
+            raise bad("fft_error", fft_error, "must be in (0, 1e-3)")
     clean = _clean_parts(parts)
     if discretization == "pairs":
         return _compose_pairs(clean, h, eta, bool(long_double), fft_error)
     if discretization != "coupling":
-        raise _bad("discretization", discretization, 'must be "coupling" or "pairs"')
+        raise bad("discretization", discretization, 'must be "coupling" or "pairs"')
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions (x 1.5 with the fused step's fold)
@@ -233,12 +234,12 @@ def _clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[Privacy
     clean: list[tuple[PrivacyLoss, int]] = []
     for part in parts:
         if not (isinstance(part, tuple) and len(part) == 2):
-            raise _bad("parts", part, "must be (PrivacyLoss, count) pairs")
+            raise bad("parts", part, "must be (PrivacyLoss, count) pairs")
         loss, count = part
         if not isinstance(loss, PrivacyLoss):
-            raise _bad("parts", loss, "must be a PrivacyLoss")
+            raise bad("parts", loss, "must be a PrivacyLoss")
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 10**9:
-            raise _bad("count", count, "must be an integer in [1, 10^9]")
+            raise bad("count", count, "must be an integer in [1, 10^9]")
         clean.append((loss, int(count)))
     return clean
 
@@ -259,7 +260,7 @@ def _compose_exact(clean: list[tuple[PrivacyLoss, int]], h: float, budget: Fract
 
 def _check_route(route: Any) -> str:
     if route not in ("auto", "float", "exact"):
-        raise _bad("route", route, 'must be "auto", "float" or "exact"')
+        raise bad("route", route, 'must be "auto", "float" or "exact"')
     return str(route)
 
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.special as sc
 
-from .._args import _bad, nonnegative, positive, probability
+from .._args import nonnegative, positive, probability
+from ..errors import bad
 from ..errors import InvalidParameterError, PrecisionError
 from ..numeric.engine import fast as _fast
 from ..numeric.engine.bound import (
@@ -245,7 +246,7 @@ class ComposedLoss:
         """
         names = [d.name for d in self.directions]
         if ordering is not None and ordering not in names:
-            raise _bad("ordering", ordering, f"must be None or one of {names}")
+            raise bad("ordering", ordering, f"must be None or one of {names}")
         eps, dups = self._eps_grid_each()
         with np.errstate(over="ignore"):
             ee = np.exp(eps)[:, None]
@@ -502,7 +503,7 @@ def _check_eps(eps: Any) -> float:
     try:
         return float(nonnegative("eps", eps, symbolic=False))
     except InvalidParameterError:
-        raise _bad("eps", eps, "must be a finite number >= 0") from None
+        raise bad("eps", eps, "must be a finite number >= 0") from None
 
 
 def _check_delta(delta: Any) -> float:
@@ -511,7 +512,7 @@ def _check_delta(delta: Any) -> float:
     except InvalidParameterError:
         d = math.nan
     if not 0 < d < 1:
-        raise _bad("delta", delta, "must be in (0, 1)")
+        raise bad("delta", delta, "must be in (0, 1)")
     return d
 
 
@@ -523,7 +524,7 @@ def _check_delta_exact(delta: Any) -> Fraction:
     except (InvalidParameterError, TypeError, AttributeError):
         d = None
     if d is None or not 0 < d < 1:
-        raise _bad("delta", delta, "must be in (0, 1)")
+        raise bad("delta", delta, "must be in (0, 1)")
     return d
 
 
@@ -531,14 +532,14 @@ def _check_alpha(alpha: Any) -> float:
     try:
         return float(probability("alpha", alpha, symbolic=False))
     except InvalidParameterError:
-        raise _bad("alpha", alpha, "must be in [0, 1]") from None
+        raise bad("alpha", alpha, "must be in [0, 1]") from None
 
 
 def _check_refinement(rel_width: Any, max_refinements: Any) -> float:
     """The relative width asked of a refined bracket, validated with the number of refinements."""
     w = float(positive("rel_width", rel_width))
     if not 1e-4 <= w <= 10:
-        raise _bad("rel_width", rel_width, "must be in [1e-4, 10]")
+        raise bad("rel_width", rel_width, "must be in [1e-4, 10]")
     if isinstance(max_refinements, bool) or not isinstance(max_refinements, int) or not 0 <= max_refinements <= 20:
-        raise _bad("max_refinements", max_refinements, "must be an integer in [0, 20]")
+        raise bad("max_refinements", max_refinements, "must be an integer in [0, 20]")
     return w

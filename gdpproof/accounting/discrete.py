@@ -35,7 +35,8 @@ import flint
 import numpy as np
 import sympy
 
-from .._args import _bad, exact
+from .._args import exact
+from ..errors import bad
 from ..errors import PrecisionError, show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import Delta as DELTA
@@ -133,7 +134,7 @@ def check_sigma(sigma: Any) -> sympy.Expr:
     s = exact("sigma", sigma, symbolic=False)
     square = s**2  # sympy squares sqrt(r) to r exactly; anything else stays irrational and is refused
     if not (s.is_positive and square.is_Rational and 0 < square <= MAX_SIGMA**2):  # -1 squares to 1 too
-        raise _bad("sigma", sigma, f"must be a rational number, or the square root of one, in (0, {MAX_SIGMA}]")
+        raise bad("sigma", sigma, f"must be a rational number, or the square root of one, in (0, {MAX_SIGMA}]")
     return s
 
 
@@ -145,10 +146,10 @@ def check_sensitivity(sensitivity: Any, largest: int | None = None) -> int:
     rule = "must be an integer >= 1" + ("" if largest is None else f" and <= {largest}") + \
         " (the sensitivity of an integer-valued query)"
     if isinstance(sensitivity, bool):
-        raise _bad("sensitivity", sensitivity, rule)
+        raise bad("sensitivity", sensitivity, rule)
     v = exact("sensitivity", sensitivity, symbolic=False)
     if not (v.is_Integer and v >= 1 and (largest is None or v <= largest)):
-        raise _bad("sensitivity", sensitivity, rule)
+        raise bad("sensitivity", sensitivity, rule)
     return int(v)
 
 
@@ -179,7 +180,7 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
     d = check_sensitivity(sensitivity)
     e = exact("epsilon", epsilon, symbolic=False)
     if not e.is_Rational:
-        raise _bad("epsilon", epsilon, "must be a finite rational number")
+        raise bad("epsilon", epsilon, "must be a finite rational number")
     c = cut(s, d, Fraction(int(e.p), int(e.q))) - 1
 
     def enclose(bits: int) -> flint.arb:

@@ -22,7 +22,8 @@ import flint
 import numpy as np
 import sympy
 
-from .._args import _bad, positive, probability
+from .._args import positive, probability
+from ..errors import bad
 from .._plain import short_number as _short
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
@@ -120,7 +121,7 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     """
     loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
-        raise _bad("steps", steps, "must be an integer in [1, 10^9]")
+        raise bad("steps", steps, "must be an integer in [1, 10^9]")
     exact = _check_delta_exact(delta)
     d = float(exact)  # the record's float (0.0 below the double range); the bracket uses ``exact``
     b, comp = epsilon_bracket([(loss, int(steps))], exact, rel_width=rel_width, max_refinements=max_refinements)
@@ -265,18 +266,18 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     try:
         p = probability("sample_rate", sample_rate, symbolic=False)
     except InvalidParameterError:
-        raise _bad("sample_rate", sample_rate, "must be in (0, 1]") from None
+        raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
-        raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+        raise bad("sample_rate", sample_rate, "must be in (0, 1]")
     T = _count("steps", steps)
     if sampling not in ("poisson", "uniform"):
-        raise _bad("sampling", sampling, "must be 'poisson' or 'uniform'")
+        raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:
         d = None if delta is None else probability("delta", delta, symbolic=False)
     except InvalidParameterError:
-        raise _bad("delta", delta, "must be in (0, 1)") from None
+        raise bad("delta", delta, "must be in (0, 1)") from None
     if d is not None and not 0 < d < 1:
-        raise _bad("delta", delta, "must be in (0, 1)")
+        raise bad("delta", delta, "must be in (0, 1)")
     mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
                            what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
     eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)

@@ -45,7 +45,8 @@ from typing import Any
 import flint
 import sympy
 
-from .._args import _bad, sympy_value
+from .._args import sympy_value
+from ..errors import bad
 from ..errors import NotSupportedError, show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import epsilon as EPS
@@ -156,7 +157,7 @@ def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: 
     Certified('0.4621171573', digits=10, rounding='up')
     """
     if not groups:
-        raise _bad("groups", groups, "must name at least one mechanism")
+        raise bad("groups", groups, "must name at least one mechanism")
     if atom_count(groups) > MAX_ATOMS:
         raise NotSupportedError(f"the exact composition has {atom_count(groups)} atoms, more than "
                                 f"{MAX_ATOMS}: use the bracket route")
@@ -318,7 +319,7 @@ def pairs_infinite_mass(leaves: Sequence[tuple[Sequence[FiniteAtom], int]]) -> F
 def _key_of(leaves: Sequence[tuple[Sequence[FiniteAtom], int]]) -> tuple:
     key = tuple((tuple(tuple(a) for a in atoms), int(n)) for atoms, n in leaves)
     if not key:
-        raise _bad("leaves", leaves, "must name at least one mechanism")
+        raise bad("leaves", leaves, "must name at least one mechanism")
     return key
 
 
@@ -398,7 +399,7 @@ def pairs_delta(leaves: Sequence[tuple[Sequence[FiniteAtom], int]], epsilon: sym
     Certified('0.3125000000', digits=10, rounding='up')
     """
     if ordering not in ("worse", "P||Q", "Q||P"):
-        raise _bad("ordering", ordering, "must be 'worse', 'P||Q' or 'Q||P'")
+        raise bad("ordering", ordering, "must be 'worse', 'P||Q' or 'Q||P'")
     key = _key_of(leaves)
     pairs_table_size(key)  # refuses compositions beyond the exact route's limits before any work
     rational = _all_rational(key)

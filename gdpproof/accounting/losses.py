@@ -30,7 +30,8 @@ import flint
 import numpy as np
 import sympy
 
-from .._args import _bad, exact, positive, probability
+from .._args import exact, positive, probability
+from ..errors import bad
 from ..errors import PrecisionError, show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
@@ -357,7 +358,7 @@ class GaussianLoss(CompiledLoss):
     def __init__(self, mu: float) -> None:
         self.mu = float(positive("mu", mu))
         if not math.isfinite(self.mu) or self.mu > 1e3:
-            raise _bad("mu", mu, "must be a finite number in (0, 1000]")
+            raise bad("mu", mu, "must be a finite number in (0, 1000]")
         self.name = f"gaussian(mu={self.mu!r})"
         super().__init__(sl.gaussian_loss(_exact_float("mu", self.mu)))
 
@@ -372,7 +373,7 @@ class RandomizedResponseLoss(CompiledLoss):
     def __init__(self, eps: float) -> None:
         self.eps = float(positive("eps", eps))
         if not math.isfinite(self.eps) or self.eps > 700:
-            raise _bad("eps", eps, "must be a finite number in (0, 700]")
+            raise bad("eps", eps, "must be a finite number in (0, 700]")
         self.name = f"randomized_response(eps={self.eps!r})"
         super().__init__(sl.randomized_response_loss(_exact_float("eps", self.eps)))
 
@@ -384,9 +385,9 @@ class KRandomizedResponseLoss(CompiledLoss):
     def __init__(self, eps: float, k: float) -> None:
         self.eps = float(positive("eps", eps))
         if not math.isfinite(self.eps) or self.eps > 700:
-            raise _bad("eps", eps, "must be a finite number in (0, 700]")
+            raise bad("eps", eps, "must be a finite number in (0, 700]")
         if not (float(k).is_integer() and 2 <= k <= 2**53):
-            raise _bad("k", k, "must be an integer in [2, 2^53]")
+            raise bad("k", k, "must be an integer in [2, 2^53]")
         self.k = int(k)
         self.name = f"k_randomized_response(eps={self.eps!r}, k={self.k})"
         super().__init__(sl.k_randomized_response_loss(_exact_float("eps", self.eps), sympy.Integer(self.k)))
@@ -402,7 +403,7 @@ class LaplaceLoss(CompiledLoss):
     def __init__(self, mu: float) -> None:
         self.mu = float(positive("mu", mu))
         if not math.isfinite(self.mu) or self.mu > 700:
-            raise _bad("mu", mu, "must be a finite number in (0, 700]")
+            raise bad("mu", mu, "must be a finite number in (0, 700]")
         self.name = f"laplace(mu={self.mu!r})"
         super().__init__(sl.laplace_loss(_exact_float("mu", self.mu)))
 
@@ -434,9 +435,9 @@ def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
     s = float(positive("noise_multiplier", sigma))
     q = float(probability("sample_rate", p))
     if not math.isfinite(s) or not 0.02 * (1 - 1e-15) <= s <= 1e4:
-        raise _bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
+        raise bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
     if not 1e-9 <= q <= 1:
-        raise _bad("sample_rate", p, "must be in [1e-9, 1]")
+        raise bad("sample_rate", p, "must be in [1e-9, 1]")
     return s, q
 
 
@@ -568,7 +569,7 @@ class DiscreteLaplaceLoss(CompiledLoss):
         self.eps_exact = exact("eps", eps, symbolic=False)
         self.delta = check_sensitivity(sensitivity, 10**5)
         if not (self.eps_exact.is_positive and self.eps_exact.is_finite):
-            raise _bad("eps", eps, "must be a finite number > 0")
+            raise bad("eps", eps, "must be a finite number > 0")
         self.name = f"discrete_laplace(eps={show(self.eps_exact)}, Delta={self.delta})"
         super().__init__(sl.discrete_laplace_loss(self.eps_exact, sympy.Integer(self.delta)))
         # atoms in increasing loss: j = Delta, ..., 0; the smallest double >= each loss

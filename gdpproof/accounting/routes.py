@@ -38,7 +38,8 @@ from typing import Any
 
 import sympy
 
-from .._args import _bad, exact, probability
+from .._args import exact, probability
+from ..errors import bad
 from ..errors import (
     InvalidParameterError,
     NotSupportedError,
@@ -330,11 +331,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     ('bracket', True, True)
     """
     if not isinstance(mechanism, Mechanism):
-        raise _bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")
+        raise bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")
     if (delta is None) == (epsilon is None):
         raise InvalidParameterError("give exactly one of delta= (to get epsilon) and epsilon= (to get delta)")
     if route is not None and route not in ROUTES:
-        raise _bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
+        raise bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
     if digits is None:
         shown = BRACKET_DIGITS
         digits = 30
@@ -347,14 +348,14 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         given = "delta"
         value = probability("delta", delta, symbolic=False)
         if not 0 < value < 1:
-            raise _bad("delta", delta, "must be in (0, 1)")
+            raise bad("delta", delta, "must be in (0, 1)")
     else:
         given = "epsilon"
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
         # the exact routes evaluate it there, the bracket route from its bracket at -eps
         value = exact("epsilon", epsilon, symbolic=False)
     if not value.is_Rational:
-        raise _bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
+        raise bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
     value = sympy.Rational(value)
 
     candidates = [route] if route is not None else list(ROUTES)

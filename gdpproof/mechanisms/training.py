@@ -11,7 +11,8 @@ from typing import Any
 
 import sympy
 
-from .._args import _bad, probability
+from .._args import probability
+from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
 from ..symbolic.composition import _count
 from .values import (
@@ -61,7 +62,7 @@ def _missing(name: str, rule: str) -> InvalidParameterError:
 def _positive_int(name: str, value: Any) -> int:
     n = _count(name, value)
     if n < 1:
-        raise _bad(name, value, "must be an integer >= 1")
+        raise bad(name, value, "must be an integer >= 1")
     return n
 
 
@@ -92,7 +93,7 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
         else:
             b = _positive_int("batch_size", batch_size)
             if b > n:
-                raise _bad("batch_size", batch_size, f"must be at most dataset_size={n}")
+                raise bad("batch_size", batch_size, f"must be at most dataset_size={n}")
     else:
         n = b = None
     if b is not None:
@@ -100,7 +101,7 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
         if sample_rate is not None:
             given = probability("sample_rate", sample_rate, symbolic=False)
             if given != q:
-                raise _bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
+                raise bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
                            "are given (give one of them)")
         q_rule = f"sample rate q = B/N = {b}/{n}" + ("" if str(q) == f"{b}/{n}" else f" = {decimal_text(q) or show_number(q)}")
     elif sample_rate is None:
@@ -108,12 +109,12 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     else:
         q = probability("sample_rate", sample_rate, symbolic=False)
         if q == 0:
-            raise _bad("sample_rate", sample_rate, "must be in (0, 1]")
+            raise bad("sample_rate", sample_rate, "must be in (0, 1]")
         q_rule = ""
     if steps is None and epochs is None:
         raise _missing("steps", "is needed: give steps, or epochs")
     if steps is not None and epochs is not None:
-        raise _bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them")
+        raise bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them")
     if steps is not None:
         t = _positive_int("steps", steps)
         t_rule = ""
@@ -121,14 +122,14 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     else:
         e = _positive_finite("epochs", epochs)
         if not e.is_Rational:
-            raise _bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
+            raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
         t = int(sympy.ceiling(e / q))
         if b is not None:
             t_rule = f"steps T = ceil(E N / B) = ceil({show_number(e)} * {n} / {b}) = {t}"
         else:
             t_rule = f"steps T = ceil(E / q) = ceil({show_number(e)} / {decimal_text(q) or show_number(q)}) = {t}"
         if t > 10**9:
-            raise _bad("epochs", epochs, f"gives {t} steps, more than 10^9")
+            raise bad("epochs", epochs, f"gives {t} steps, more than 10^9")
     rule = "; ".join(r for r in (q_rule, t_rule) if r)
     return Schedule(q, t, rule, e, b, n)
 
@@ -145,7 +146,7 @@ def dpsgd_sensitivity(sampling: str, neighbours: str) -> int:
     [1, 2, 2, 2]
     """
     if not isinstance(sampling, str) or sampling not in SAMPLINGS:
-        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+        raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
     return 1 if (sampling, _relation(neighbours)) == ("poisson", "add-remove") else 2
 
 
@@ -199,7 +200,7 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
     Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='add-remove'), 1000)
     """
     if not isinstance(sampling, str) or sampling not in SAMPLINGS:
-        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+        raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
     s = dpsgd_schedule(sample_rate=sample_rate, steps=steps, epochs=epochs, batch_size=batch_size,
                        dataset_size=dataset_size)
     rel = ("add-remove" if sampling == "poisson" else "replace-one") if neighbours is None else _relation(neighbours)
@@ -210,6 +211,6 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
         return Repeated(SampledWithoutReplacement(step, s.batch_size, s.dataset_size, rel), s.steps)
     q = s.sample_rate
     if not q.is_Rational:
-        raise _bad("sample_rate", sample_rate, "must be a rational number B/N in (0, 1] for fixed-size batches")
+        raise bad("sample_rate", sample_rate, "must be a rational number B/N in (0, 1] for fixed-size batches")
     q = sympy.Rational(q)
     return Repeated(SampledWithoutReplacement(step, int(q.p), int(q.q), rel), s.steps)

@@ -12,7 +12,8 @@ from typing import Any
 
 import sympy
 
-from .._args import _bad, nonnegative, positive, probability
+from .._args import nonnegative, positive, probability
+from ..errors import bad
 from ..errors import InvalidParameterError, NotSupportedError, show
 from ..symbolic import losses as sl
 from ..symbolic.composition import (
@@ -185,14 +186,14 @@ def _frozen(obj: Any, **values: Any) -> None:
 def _positive_finite(name: str, value: Any) -> sympy.Expr:
     v = positive(name, value, symbolic=False)
     if not v.is_finite:
-        raise _bad(name, value, "must be a finite number > 0")
+        raise bad(name, value, "must be a finite number > 0")
     return v
 
 
 def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
     v = nonnegative(name, value, symbolic=False)
     if not v.is_finite:
-        raise _bad(name, value, "must be a finite number >= 0")
+        raise bad(name, value, "must be a finite number >= 0")
     return v
 
 
@@ -298,7 +299,7 @@ class RandomizedResponse(Mechanism):
     def __post_init__(self) -> None:
         k = _count("k", self.k)
         if k < 2:
-            raise _bad("k", self.k, "must be an integer >= 2 (the number of values)")
+            raise bad("k", self.k, "must be an integer >= 2 (the number of values)")
         _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), k=k)
 
     def __repr__(self) -> str:
@@ -328,20 +329,20 @@ def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
     ``"1/2;1/4;1/4"`` is split at ``;``)."""
     items = value.split(";") if isinstance(value, str) else value
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise _bad(name, value, "must be a sequence of probabilities (rationals summing to 1)")
+        raise bad(name, value, "must be a sequence of probabilities (rationals summing to 1)")
     out = []
     for i, v in enumerate(items):
         x = nonnegative(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, symbolic=False)
         if not x.is_Rational:
-            raise _bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
+            raise bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
         if x > 1:
-            raise _bad(f"{name}[{i}]", v, "must be a probability in [0, 1]")
+            raise bad(f"{name}[{i}]", v, "must be a probability in [0, 1]")
         out.append(sympy.Rational(x))
     if len(out) < 1:
-        raise _bad(name, value, "must name at least one outcome")
+        raise bad(name, value, "must name at least one outcome")
     total = sum(out, sympy.Integer(0))
     if total != 1:
-        raise _bad(name, value, f"must sum to 1 exactly (it sums to {show_number(total)})")
+        raise bad(name, value, f"must sum to 1 exactly (it sums to {show_number(total)})")
     return tuple(out)
 
 
@@ -367,7 +368,7 @@ class FiniteMechanism(Mechanism):
     def __post_init__(self) -> None:
         pm, qm = _mass_list("P", self.P), _mass_list("Q", self.Q)
         if len(pm) != len(qm):
-            raise _bad("Q", self.Q, f"must have as many outcomes as P ({len(pm)}), not {len(qm)}")
+            raise bad("Q", self.Q, f"must have as many outcomes as P ({len(pm)}), not {len(qm)}")
         _frozen(self, P=pm, Q=qm)
 
     def __repr__(self) -> str:
@@ -393,13 +394,13 @@ class FiniteMechanism(Mechanism):
 def _integer_sensitivity(value: Any) -> int:
     """The sensitivity of an integer-valued query: a positive integer."""
     if isinstance(value, bool):
-        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
+        raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
     try:
         v = nonnegative("sensitivity", value, symbolic=False)
     except InvalidParameterError:
-        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)") from None
+        raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)") from None
     if not (v.is_Integer and v >= 1):
-        raise _bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
+        raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
     return int(v)
 
 
@@ -428,7 +429,7 @@ class DiscreteGaussianMechanism(Mechanism):
     def __post_init__(self) -> None:
         s = _positive_finite("sigma", self.sigma)
         if not (s**2).is_Rational:  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
-            raise _bad("sigma", self.sigma, "must be a rational number or the square root of one "
+            raise bad("sigma", self.sigma, "must be a rational number or the square root of one "
                        "(e.g. sympy.sqrt(sympy.Rational(5, 2)))")
         _frozen(self, sigma=s, sensitivity=_integer_sensitivity(self.sensitivity))
 
@@ -535,7 +536,7 @@ NEIGHBOURS = ("add-remove", "replace-one")
 
 def _relation(value: Any) -> str:
     if not isinstance(value, str) or value not in NEIGHBOURS:
-        raise _bad("neighbours", value, "must be 'add-remove' or 'replace-one'")
+        raise bad("neighbours", value, "must be 'add-remove' or 'replace-one'")
     return value
 
 
@@ -550,7 +551,7 @@ class Subsampled(Mechanism):
 
     def _check_inner(self) -> None:
         if not isinstance(self.mechanism, Mechanism):
-            raise _bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
+            raise bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
 
     def _leaf_tradeoff(self) -> TradeOff:
         return subsample(self.mechanism.tradeoff(), self.sample_rate)
@@ -601,12 +602,12 @@ class PoissonSampled(Subsampled):
         self._check_inner()
         q = probability("sample_rate", self.sample_rate, symbolic=False)
         if q == 0:
-            raise _bad("sample_rate", self.sample_rate, "must be in (0, 1]")
+            raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = _relation(self.neighbours)
         inner = self.mechanism
         if isinstance(inner, PoissonSampled):  # a Poisson subsample of a Poisson subsample: rate p q
             if inner.neighbours != rel:
-                raise _bad("neighbours", rel, f"must match the inner subsample's ({inner.neighbours})")
+                raise bad("neighbours", rel, f"must match the inner subsample's ({inner.neighbours})")
             _frozen(self, mechanism=inner.mechanism, sample_rate=q * inner.sample_rate, neighbours=rel)
         else:
             _frozen(self, sample_rate=q, neighbours=rel)
@@ -648,9 +649,9 @@ class SampledWithoutReplacement(Subsampled):
         n = _count("dataset_size", self.dataset_size)
         rel = _relation(self.neighbours)
         if n < b:
-            raise _bad("dataset_size", self.dataset_size, f"must be at least sample_size = {b}")
+            raise bad("dataset_size", self.dataset_size, f"must be at least sample_size = {b}")
         if rel == "add-remove" and n == b:
-            raise _bad("dataset_size", self.dataset_size, f"must exceed sample_size = {b} under add-remove "
+            raise bad("dataset_size", self.dataset_size, f"must exceed sample_size = {b} under add-remove "
                        "neighbours (the dataset with a record fewer must still fill a batch)")
         _frozen(self, sample_size=b, dataset_size=n, neighbours=rel)
 
@@ -673,10 +674,10 @@ class Composed(Mechanism):
         if len(mechanisms) == 1 and isinstance(mechanisms[0], (list, tuple)):
             mechanisms = tuple(mechanisms[0])
         if not mechanisms:
-            raise _bad("mechanisms", "()", "must name at least one mechanism")
+            raise bad("mechanisms", "()", "must name at least one mechanism")
         for m in mechanisms:
             if not isinstance(m, Mechanism):
-                raise _bad("mechanisms", m, "must be gdpproof mechanism values")
+                raise bad("mechanisms", m, "must be gdpproof mechanism values")
         object.__setattr__(self, "mechanisms", tuple(mechanisms))
 
     def __repr__(self) -> str:
@@ -696,10 +697,10 @@ class Repeated(Mechanism):
 
     def __post_init__(self) -> None:
         if not isinstance(self.mechanism, Mechanism):
-            raise _bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
+            raise bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
         n = _count("times", self.times)
         if n > 10**9:
-            raise _bad("times", self.times, "must be at most 10^9")
+            raise bad("times", self.times, "must be at most 10^9")
         _frozen(self, times=n)
 
     def __repr__(self) -> str:

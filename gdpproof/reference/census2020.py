@@ -49,7 +49,7 @@ from typing import Any, TextIO
 
 import sympy
 
-from .._args import _bad
+from ..errors import bad
 from ..accounting import Account, account
 from ..calibration import Calibration, calibrate_variance
 from ..mechanisms import GDP, Composed, DiscreteGaussianMechanism, GaussianMechanism, Mechanism, Repeated
@@ -110,7 +110,7 @@ class Allocation:
         for lv in self.levels:
             if lv.name == name:
                 return lv
-        raise _bad("level", name, f"must be one of {', '.join(lv.name for lv in self.levels)}")
+        raise bad("level", name, f"must be one of {', '.join(lv.name for lv in self.levels)}")
 
 
 def load_allocation() -> Allocation:
@@ -146,7 +146,7 @@ def _rational(x: Any, name: str = "value") -> Fraction:
     try:
         r = sympy.Rational(x)
     except (TypeError, ValueError, sympy.SympifyError):
-        raise _bad(name, x, "must be an exact real number (a decimal, a fraction or an int)") from None
+        raise bad(name, x, "must be an exact real number (a decimal, a fraction or an int)") from None
     return Fraction(int(r.p), int(r.q))
 
 
@@ -173,7 +173,7 @@ def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool 
     """
     c = _rational(variance_factor, "variance_factor")
     if not c > 0:
-        raise _bad("variance_factor", variance_factor, "must be > 0")
+        raise bad("variance_factor", variance_factor, "must be > 0")
     parts = []
     for q in level.queries:
         s2 = _sigma_squared(q.rho, c)
@@ -327,11 +327,11 @@ def account_level(level: Level, *, delta: Any = None, conversions: Any = CONVERS
     conversions = (conversions,) if isinstance(conversions, str) else tuple(conversions)
     for conv in conversions:
         if conv not in CONVERSIONS:
-            raise _bad("conversions", conv, f"must be among {', '.join(CONVERSIONS)}")
+            raise bad("conversions", conv, f"must be among {', '.join(CONVERSIONS)}")
     start = time.perf_counter()
     d = load_allocation().delta if delta is None else _rational(delta, "delta")
     if not 0 < d < 1:
-        raise _bad("delta", delta, "must be in (0, 1)")
+        raise bad("delta", delta, "must be in (0, 1)")
     dtext = str(sympy.Rational(d.numerator, d.denominator))
     proven = account(level_mechanism(level), delta=dtext, route="bracket", rel_width=rel_width) if discrete else None
     mu = level_mechanism(level, continuous=True).gdp_mu()

@@ -20,7 +20,8 @@ from typing import Any
 import sympy
 from sympy import Piecewise, exp, log, sqrt
 
-from .._args import _bad, exact, probability
+from .._args import exact, probability
+from ..errors import bad
 from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, show
 from .special import fold, implicit_inverse, rr_composed, rr_composed_delta
 from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
@@ -37,19 +38,19 @@ RR_COMPOSITION_DUAL = rr_composed_delta(n, epsilon, epsilon_prime)
 def _count(name: str, value: Any) -> int:
     """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error."""
     if isinstance(value, bool):
-        raise _bad(name, value, "must be a positive integer")
+        raise bad(name, value, "must be a positive integer")
     if isinstance(value, (int, sympy.Integer)):
         k = int(value)
     else:
         try:
             v = exact(name, value, symbolic=False)
         except InvalidParameterError:
-            raise _bad(name, value, "must be a positive integer") from None
+            raise bad(name, value, "must be a positive integer") from None
         if not v.is_Integer:
-            raise _bad(name, value, "must be a positive integer")
+            raise bad(name, value, "must be a positive integer")
         k = int(v)
     if k < 1:
-        raise _bad(name, value, "must be a positive integer")
+        raise bad(name, value, "must be a positive integer")
     return k
 
 
@@ -83,10 +84,10 @@ def rr_composition(epsilon: Any, n: Any) -> TradeOff:
 
     e = exact("epsilon", epsilon)
     if e.is_number and not e.is_nonnegative:
-        raise _bad("epsilon", epsilon, "must be >= 0")
+        raise bad("epsilon", epsilon, "must be >= 0")
     k = _count("n", n)
     if k > MAX_RR_N:
-        raise _bad("n", n, f"must be at most 10^12 (got {show(k)})")
+        raise bad("n", n, f"must be at most 10^12 (got {show(k)})")
     return TradeOff(RR_COMPOSITION, ((E, e), (N, sympy.Integer(k))), "rr_composition", True, RR_COMPOSITION_DUAL)
 
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
-from .._args import _bad, exact, nonnegative, probability
+from .._args import exact, nonnegative, probability
+from ..errors import bad
 from ..errors import InvalidParameterError, SymbolicError, show
 from . import engines
 from .parse import formula
@@ -47,7 +48,7 @@ def _params(name: str, value: Any) -> tuple[tuple[sympy.Symbol, sympy.Expr], ...
     """``value`` as TradeOff parameters: (symbol, value) pairs, each value exact."""
     if not isinstance(value, (tuple, list)) or not all(
             isinstance(pv, (tuple, list)) and len(pv) == 2 and isinstance(pv[0], sympy.Symbol) for pv in value):
-        raise _bad(name, value, "must be a tuple of (sympy Symbol, value) pairs")
+        raise bad(name, value, "must be a tuple of (sympy Symbol, value) pairs")
     return tuple((s, exact(s.name, v, infinite=True)) for s, v in value)
 
 
@@ -487,7 +488,7 @@ def k_randomized_response(epsilon: Any, k: Any) -> TradeOff:
     e = _nonneg_finite("epsilon", epsilon)
     kk = exact("k", k, symbolic=False)
     if not (kk.is_Integer and kk >= 2):
-        raise _bad("k", k, "must be an integer >= 2")
+        raise bad("k", k, "must be an integer >= 2")
     f, d = k_randomized_response_tradeoff()
     return TradeOff(f, ((E, e), (K, kk)), "k_randomized_response", True, d)
 

@@ -3,7 +3,7 @@
 The subprocess imports the numeric modules under a stand-in for the package ``gdpproof``
 (whose ``__init__`` re-exports everything and is made lazy separately), so what is measured is
 what :mod:`gdpproof.numeric.tradeoff.solve` itself loads.  (An invalid argument still loads sympy to
-format its error through ``gdpproof._args._bad``, the one place that formats argument errors.)
+format its error through ``gdpproof.errors.bad``, the one place that builds argument errors.)
 """
 
 from __future__ import annotations

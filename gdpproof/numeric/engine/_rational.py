@@ -6,7 +6,7 @@ into an exact sympy number; this module does the same for the plain forms (int, 
 and numpy numbers) straight into a Fraction, with the same rules, the same results and the same
 error messages, so the conversions never load sympy for them.  A sympy argument is handed to
 :mod:`gdpproof._args` (sympy is loaded already when one exists).  Errors are built by
-``gdpproof._args._bad``, imported only when one is raised, so the format lives in one place.
+``gdpproof.errors.bad``, the one builder of argument errors (no sympy).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from ...errors import InvalidParameterError
 
 from ..._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
 from ..._plain import plain_value
+from ...errors import bad
 
 __all__ = ["nonnegative", "positive", "probability", "rational", "is_sympy"]
 
@@ -30,8 +30,6 @@ MAX_DECIMAL_EXPONENT = _MAX_DECIMAL_EXPONENT
 Value = Fraction | float
 
 
-def _bad(name: str, value: Any, rule: str) -> Exception:
-    return InvalidParameterError(argument=name, value=value, rule=rule)
 
 
 def is_sympy(value: Any) -> bool:
@@ -66,9 +64,9 @@ def rational(name: str, value: Any, *, infinite: bool = False) -> Value:
     x = _convert(name, value)
     if isinstance(x, float):
         if math.isnan(x):
-            raise _bad(name, value, "must not be NaN")
+            raise bad(name, value, "must not be NaN")
         if not infinite:
-            raise _bad(name, value, "must be finite")
+            raise bad(name, value, "must be finite")
     return x
 
 
@@ -81,7 +79,7 @@ def nonnegative(name: str, value: Any, *, infinite: bool = False) -> Value:
         return _from_sympy(rational_sympy(name, nonnegative_sympy(name, value, symbolic=False, infinite=infinite)))
     x = rational(name, value, infinite=infinite)
     if x < 0:
-        raise _bad(name, value, "must be >= 0")
+        raise bad(name, value, "must be >= 0")
     return x
 
 
@@ -94,7 +92,7 @@ def positive(name: str, value: Any) -> Fraction:
         return _from_sympy(rational_sympy(name, positive_sympy(name, value, symbolic=False)))  # type: ignore[return-value]
     x = rational(name, value)
     if x <= 0:
-        raise _bad(name, value, "must be > 0")
+        raise bad(name, value, "must be > 0")
     return x  # type: ignore[return-value]
 
 
@@ -107,5 +105,5 @@ def probability(name: str, value: Any) -> Fraction:
         return _from_sympy(rational_sympy(name, probability_sympy(name, value, symbolic=False)))  # type: ignore[return-value]
     x = rational(name, value)
     if x < 0 or x > 1:
-        raise _bad(name, value, "must be in [0, 1]")
+        raise bad(name, value, "must be in [0, 1]")
     return x  # type: ignore[return-value]

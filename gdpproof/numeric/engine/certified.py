@@ -29,6 +29,7 @@ import flint
 from ..._certified import Certified, _rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
 from ...errors import PrecisionError, show
 from ._mp import arb_endpoints, arb_from_exact, arb_precision, call_at_precision
+from ...errors import bad
 
 __all__ = [
     "Certified",
@@ -291,19 +292,15 @@ def _decimal_text(x: flint.arb, digits: int, rounding: str) -> str | None:
     return f"{sign}{a}E{exp}"
 
 
-def _bad(name: str, value: Any, rule: str) -> Exception:
-    from ..._args import _bad as bad  # on error only (it loads sympy): one place formats argument errors
-
-    return bad(name, value, rule)
 
 
 def _check_request(digits: int, rounding: str) -> None:
     if isinstance(digits, bool) or not isinstance(digits, int):
-        raise _bad("digits", digits, "must be an int")
+        raise bad("digits", digits, "must be an int")
     if not 1 <= digits <= MAX_DIGITS:
-        raise _bad("digits", digits, f"must be between 1 and {MAX_DIGITS}")
+        raise bad("digits", digits, f"must be between 1 and {MAX_DIGITS}")
     if rounding not in _ROUNDINGS:
-        raise _bad("rounding", rounding, f"must be one of {', '.join(_ROUNDINGS)}")
+        raise bad("rounding", rounding, f"must be one of {', '.join(_ROUNDINGS)}")
 
 
 def certify_enclosure(

@@ -20,7 +20,8 @@ from typing import Any
 
 import sympy
 
-from ..._args import _bad, exact, rational
+from ..._args import exact, rational
+from ...errors import bad
 from ..._certified import Certified
 from ...errors import PrecisionError
 from ...symbolic.symbols import delta as delta_symbol
@@ -76,11 +77,11 @@ def epsilon_from_zcdp(rho: Any, delta: Any, *, conversion: str = "cks", digits: 
     r = _exact("rho", rho)
     d = _exact("delta", delta)
     if not r > 0:
-        raise _bad("rho", rho, "must be > 0")
+        raise bad("rho", rho, "must be > 0")
     if not 0 < d < sympy.exp(-1):
-        raise _bad("delta", delta, "must be in (0, 1/e)")
+        raise bad("delta", delta, "must be in (0, 1/e)")
     if conversion not in CONVERSIONS:
-        raise _bad("conversion", conversion, f"must be one of {', '.join(CONVERSIONS)}")
+        raise bad("conversion", conversion, f"must be one of {', '.join(CONVERSIONS)}")
     if conversion == "bun-steinke":
         return certify(ZCDP_EPSILON_BUN_STEINKE, (rho_symbol, delta_symbol), (r, d), digits=digits,
                        rounding=rounding, what=f"the Bun-Steinke epsilon of rho={rho} at delta={delta}")

@@ -290,17 +290,22 @@ class ScoreAudit:
 
     # -- figure ------------------------------------------------------------------------------
 
-    def plot(self, path: str) -> None:
-        """Write the figure (matplotlib; the format from the suffix): the empirical ROC, its
-        simultaneous band, the threshold tests' envelope and the claimed curve, on log axes."""
-        import matplotlib
+    def plot(self, path: str | None = None, *, ax: Any = None) -> Any:
+        """The figure: the empirical ROC, its simultaneous band, the threshold tests' bounded
+        points and the claimed curve, on log axes (matplotlib).  Written to ``path`` (the format
+        from its suffix) when given; drawn into ``ax`` (a notebook's axes) when given; returns the axes."""
+        if ax is None:
+            import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+            if path is not None:
+                matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
 
+            fig, ax = plt.subplots(figsize=(6.5, 5.5))
+        else:
+            fig = ax.figure
         from .roc import roc_points
 
-        fig, ax = plt.subplots(figsize=(6.5, 5.5))
         if self.scores is not None:
             inside, outside = self.scores
             if self.direction == "less":
@@ -327,9 +332,13 @@ class ScoreAudit:
         ax.set_ylabel("true positive rate")
         ax.legend(fontsize=8, loc="lower right")
         ax.set_title("canary scores: ROC, band, claim")
-        fig.tight_layout()
-        fig.savefig(path)
-        plt.close(fig)
+        if path is not None:
+            fig.tight_layout()
+            fig.savefig(path)
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+        return ax
 
 
 def _test_dict(t: ThresholdTest | None) -> dict[str, Any] | None:

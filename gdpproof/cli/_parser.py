@@ -64,7 +64,7 @@ EXAMPLES = {
     "audit": ("gdpproof audit mechanism --module examples/audit_gaussian_mechanism.py:correct --claimed-mu 1 --seed 1",
               "gdpproof audit accountant opendp --quick",
               "gdpproof audit scores --in examples/scores_in.csv --out examples/scores_out.csv --claim gdp:mu=2",
-              "gdpproof audit scores --simulate --sigma 1 --sample-rate 0.1 --steps 50 --seed 1 --method fdp --delta 1e-5"),
+              "gdpproof audit scores --simulate --sigma 1 --sample-rate 0.1 --steps 50 --seed 1 --method one-run --delta 1e-5"),
     "report": ("gdpproof report --quick --out report",),
 }
 

@@ -538,7 +538,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
         s = rounded(s + _ulp(s, digits))
     else:
         return FamilyBound(inf, zero, d, noise0, False)
-    eps = account(dpsgd(s, rate, steps, sampling=sampling, neighbours=neighbours), delta=d, rel_width=0.002).eps_lower
+    eps = account(dpsgd(s, rate, steps, sampling=sampling, neighbours=neighbours), delta=d, rel_width=1e-4).eps_lower
     eps_f = eps.to_fraction() if hasattr(eps, "to_fraction") else Fraction(eps)
     return FamilyBound(certified_fraction(s, digits, "up", "exact"), certified_fraction(eps_f, digits, "down", "arb"),
                        d, noise0, s <= noise0)

@@ -1,4 +1,4 @@
-"""Audit an Opacus training run from input-space canaries, end to end, in a few seconds on a CPU.
+"""Audit an Opacus training run from input-space canaries, end to end, on a CPU.
 
 A logistic regression (``torch.nn.Linear``) is trained with Opacus's DP-SGD (Poisson batches,
 per-example clipping to ``max_grad_norm``, Gaussian noise of ``noise_multiplier`` times it) on a

@@ -102,8 +102,11 @@ def auroc(inside: np.ndarray, outside: np.ndarray) -> Fraction:
 
 
 def summarize(inside: np.ndarray, outside: np.ndarray, *, level: Fraction,
-              fprs: tuple[Fraction, ...] = (Fraction(1, 1000), Fraction(1, 100), Fraction(1, 10))) -> Summary:
-    """The summaries of oriented scores (held-in expected higher) at confidence 1 - level."""
+              fprs: tuple[Fraction, ...] = (Fraction(1, 1000), Fraction(1, 100), Fraction(1, 10)),
+              sign: float = 1.0) -> Summary:
+    """The summaries of oriented scores (held-in expected higher) at confidence 1 - level; the
+    thresholds are recorded times ``sign`` (-1: the scores were negated, and the thresholds are
+    given on the scores as they were)."""
     n1, n0 = len(inside), len(outside)
     ts, fp, tp = roc_points(inside, outside)
     acc = tp + (n0 - fp)
@@ -117,7 +120,7 @@ def summarize(inside: np.ndarray, outside: np.ndarray, *, level: Fraction,
         fp_k = int(np.count_nonzero(outside > t))
         tp_k = int(np.count_nonzero(inside > t))
         g = level / 3
-        rows.append(TprAtFpr(x, t, Fraction(fp_k, n0), clopper_pearson_upper(k, n0, g), Fraction(tp_k, n1),
+        rows.append(TprAtFpr(x, sign * t, Fraction(fp_k, n0), clopper_pearson_upper(k, n0, g), Fraction(tp_k, n1),
                              clopper_pearson_lower(tp_k, n1, g), clopper_pearson_upper(tp_k, n1, g)))
     band = []
     lo_out, lo_in = level / (4 * (n0 + 1)), level / (4 * (n1 + 1))
@@ -126,7 +129,7 @@ def summarize(inside: np.ndarray, outside: np.ndarray, *, level: Fraction,
         t = float(desc[k]) if k < n0 else -np.inf
         f = int(np.count_nonzero(outside > t))
         p = int(np.count_nonzero(inside > t))
-        band.append(RocBand(t, Fraction(f, n0), clopper_pearson_lower(f, n0, lo_out), clopper_pearson_upper(f, n0, lo_out),
+        band.append(RocBand(sign * t, Fraction(f, n0), clopper_pearson_lower(f, n0, lo_out), clopper_pearson_upper(f, n0, lo_out),
                             Fraction(p, n1), clopper_pearson_lower(p, n1, lo_in), clopper_pearson_upper(p, n1, lo_in)))
-    return Summary(1 - level, n1, n0, auroc(inside, outside), best, float(ts[j]), tuple(rows), tuple(band))
+    return Summary(1 - level, n1, n0, auroc(inside, outside), best, sign * float(ts[j]), tuple(rows), tuple(band))
 

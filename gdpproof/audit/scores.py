@@ -223,6 +223,7 @@ class ScoreAudit:
     def __str__(self) -> str:
         conf = decimal_string(self.confidence)
         side = "higher" if self.direction == "greater" else "lower"
+        cmp = ">" if self.direction == "greater" else "<"
         if self.scores is None and self.one_run is not None:  # from a guess file
             g = self.one_run.rules[0]
             lines = [("guesses", f"{g.canaries:,} canaries: {g.k_plus:,} guessed in, {g.k_minus:,} out, "
@@ -239,11 +240,11 @@ class ScoreAudit:
             t = self.threshold
             lines.append(("threshold tests", f"{t.strategy}: {t.selection}"))
             lines.append(("  mu_low", f"{t.mu_low}   (the training is not mu-GDP for any smaller mu; rounded down; "
-                                       f"Nasr et al. 2023){_test_text(t.mu_test)}"))
+                                       f"Nasr et al. 2023){_test_text(t.mu_test, cmp)}"))
             if t.epsilon_low is not None:
                 lines.append(("  eps_low", f"{t.epsilon_low}   at delta = {decimal_string(t.delta)} (not (eps, delta)-DP "
                                            f"for any smaller eps; rounded down; Jagielski et al. 2020)"
-                                           f"{_test_text(t.epsilon_test)}"))
+                                           f"{_test_text(t.epsilon_test, cmp)}"))
             hull = t.envelope()
             lines.append(("  envelope", f"every trade-off curve of the training lies below the convex hull of "
                                         f"{len(hull) - 2} bounded points (FPR upper, FNR upper), (0, 1) and (1, 0) "
@@ -276,10 +277,11 @@ class ScoreAudit:
             lines.append(("summaries", f"exact counts; Clopper-Pearson bounds at confidence {conf}"))
             lines.append(("  AUROC", f"{float(s.auroc):.6g}   (Mann-Whitney, exact {s.auroc.numerator}/"
                                      f"{s.auroc.denominator})"))
-            lines.append(("  best accuracy", f"{float(s.best_accuracy):.6g}   at score > {s.best_accuracy_threshold:.6g}"))
+            lines.append(("  best accuracy",
+                          f"{float(s.best_accuracy):.6g}   at score {cmp} {s.best_accuracy_threshold:.6g}"))
             for r in s.tpr_at_fpr:
                 lines.append((f"  TPR @ FPR {float(r.target):g}",
-                              f"{float(r.tpr):.6g} in [{r.tpr_lower}, {r.tpr_upper}]   (score > {r.threshold:.6g}; "
+                              f"{float(r.tpr):.6g} in [{r.tpr_lower}, {r.tpr_upper}]   (score {cmp} {r.threshold:.6g}; "
                               f"FPR {float(r.fpr):.6g} <= {r.fpr_upper})"))
             lines.append(("  ROC band", f"{len(s.band)} thresholds, simultaneous over every threshold (--json or "
                                         "--plot)"))
@@ -349,10 +351,10 @@ def _test_dict(t: ThresholdTest | None) -> dict[str, Any] | None:
             "fnr_upper": str(t.fnr_upper), "rank": None if t.rank is None else str(t.rank)}
 
 
-def _test_text(t: ThresholdTest | None) -> str:
+def _test_text(t: ThresholdTest | None, cmp: str = ">") -> str:
     if t is None:
         return ""
-    return (f"\n\ttest: score > {t.threshold:.6g}: FP {t.false_positives:,}/{t.held_out:,}, FPR <= {t.fpr_upper}; "
+    return (f"\n\ttest: score {cmp} {t.threshold:.6g}: FP {t.false_positives:,}/{t.held_out:,}, FPR <= {t.fpr_upper}; "
             f"FN {t.false_negatives:,}/{t.held_in:,}, FNR <= {t.fnr_upper}")
 
 
@@ -477,7 +479,8 @@ def audit_scores(held_in: Any, held_out: Any, *, confidence: Any = "0.95", delta
         made = guesses_from_scores(sign * inside, sign * outside, rules, seed=int(seed))
         want_family = (method == "fdp") if family is None else family
         one = _one_run(made, level, d, curve if "fdp" in run else None, claim, want_family, digits)
-    summary = summarize(*(_orient(inside, outside, direction)), level=level) if summaries else None
+    summary = (summarize(*(_orient(inside, outside, direction)), level=level,
+                         sign=1.0 if direction == "greater" else -1.0) if summaries else None)
     verdict = None
     if claim is not None:
         verdict = _verdict(method, claim, curve, thr, one, conf, d)
@@ -618,7 +621,8 @@ def _verdict(method: str, claim: Any, curve: Curve | None, thr: ThresholdAudit |
         refuted, test = thr.refutes(curve)
         if refuted:
             a, b = test.point
-            ev = (f"the test score > {test.threshold:.6g} has FPR <= {test.fpr_upper} and FNR <= {test.fnr_upper}, below "
+            cmp = ">" if thr.direction == "greater" else "<"
+            ev = (f"the test score {cmp} {test.threshold:.6g} has FPR <= {test.fpr_upper} and FNR <= {test.fnr_upper}, below "
                   f"the claimed curve (f(FPR upper) >= {float(curve.lower(a)):.6g} > FNR upper, or the same for the "
                   "other ordering)")
         else:

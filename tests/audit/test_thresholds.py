@@ -178,3 +178,13 @@ def test_bad_arguments_are_named(kwargs, match):
 def test_audit_scores_names_bad_arguments(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
         audit_scores([1.0, 2.0, 3.0], [0.0, 1.0], summaries=False, **kwargs)
+
+
+def test_a_lower_is_in_audit_reports_its_thresholds_on_the_scores_as_given(gaussian_scores):
+    inside, outside = gaussian_scores
+    down = audit_scores(-inside[:800], -outside[:800], direction="less", methods=("threshold",), thresholds=10)
+    up = audit_scores(inside[:800], outside[:800], methods=("threshold",), thresholds=10)
+    assert down.threshold.mu_low == up.threshold.mu_low
+    assert down.summary.tpr_at_fpr[1].threshold == -up.summary.tpr_at_fpr[1].threshold
+    text = str(down)
+    assert "test: score < " in text and "at score < " in text and "score > " not in text

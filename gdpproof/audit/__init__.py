@@ -6,6 +6,10 @@
   :mod:`gdpproof.audit.adapters` adapts the libraries people use.
 * :mod:`gdpproof.audit.mechanisms` checks a black-box mechanism's privacy claim against samples
   of its outputs (a lower confidence bound on its mu).
+* :mod:`gdpproof.audit.scores` audits a training run from its canary attack scores: threshold
+  tests (:mod:`~gdpproof.audit.thresholds`), one-run (eps, delta) and f-DP audits
+  (:mod:`~gdpproof.audit.onerun`) and attack summaries (:mod:`~gdpproof.audit.roc`), every bound
+  proven.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from .accountants import (
     grid,
 )
 from .mechanisms import MechanismAudit, audit_mechanism
+from .onerun import fdp_family_epsilon, fdp_mu, fdp_p_value, fdp_rejects, one_run_epsilon, one_run_p_value
+from .scores import ScoreAudit, audit_scores
+from .thresholds import threshold_audit
 
 __all__ = [
     "PEERS",
@@ -38,5 +45,14 @@ __all__ = [
     "audit_curve",
     "audit_function",
     "audit_mechanism",
+    "audit_scores",
+    "fdp_family_epsilon",
+    "fdp_mu",
+    "fdp_p_value",
+    "fdp_rejects",
     "grid",
+    "one_run_epsilon",
+    "one_run_p_value",
+    "ScoreAudit",
+    "threshold_audit",
 ]

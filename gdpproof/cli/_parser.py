@@ -62,7 +62,9 @@ EXAMPLES = {
               "gdpproof table --verify gdpproof/reference/data/gdp_mu.csv --sample 5"),
     "tables": ("gdpproof tables --check --rows 2",),
     "audit": ("gdpproof audit mechanism --module examples/audit_gaussian_mechanism.py:correct --claimed-mu 1 --seed 1",
-              "gdpproof audit accountant opendp --quick"),
+              "gdpproof audit accountant opendp --quick",
+              "gdpproof audit scores --in examples/scores_in.csv --out examples/scores_out.csv --claim gdp:mu=2",
+              "gdpproof audit scores --simulate --sigma 1 --sample-rate 0.1 --steps 50 --seed 1 --method one-run --delta 1e-5"),
     "report": ("gdpproof report --quick --out report",),
 }
 
@@ -123,7 +125,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         "log:START:STOP:N. Without --out the table goes to stdout.")),
         ("tables", _tables_options, dict(
             help="the tables shipped in gdpproof/reference/data: regenerate or check them")),
-        ("audit", _audit_options, dict(help="audit other implementations against gdpproof's certified values")),
+        ("audit", _audit_options, dict(help="audit accountants and black-box mechanisms against gdpproof, and training runs from canary scores")),
         ("report", _report_options, dict(help="run the verification end to end; write HTML and JSON")),
     )
     for name, options, kwargs in commands:
@@ -361,6 +363,60 @@ def _audit_options(p: argparse.ArgumentParser) -> None:
     q.add_argument("--workers", default="1", help="processes (default 1: in this process)")
     q.add_argument("--digits", type=integer, default=6, help="digits of mu_low and delta_low, rounded down (default 6)")
     q.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    _audit_scores_options(asub)
+
+
+def _audit_scores_options(asub: Any) -> None:
+    q = asub.add_parser("scores", epilog=_epilog("audit scores"),
+                        help="audit a training run from canary attack scores: proven lower bounds on mu and eps "
+                             "(exit 1 if the claim is refuted)",
+                        description="Threshold tests with proven Clopper-Pearson bounds (Bonferroni over thresholds "
+                                    "fixed in advance, a seeded split, or a given threshold): mu and eps lower bounds "
+                                    "and the envelope of the trade-off curve; one-run audits (Steinke, Nasr & "
+                                    "Jagielski 2023; Mahloujifar, Melis & Chaudhuri 2025) with exact p-values; "
+                                    "ROC with simultaneous bands, TPR at FPR, AUROC, best accuracy. Every lower bound "
+                                    "is proven at the stated confidence and rounded down. --method decides the "
+                                    "verdict on --claim: exit 1 if refuted, 0 if not, 2 on bad input.")
+    q.add_argument("--in", dest="in_file", metavar="FILE", help="scores of held-in canaries (CSV, NPY or JSON)")
+    q.add_argument("--out", dest="out_file", metavar="FILE", help="scores of held-out canaries (with --in)")
+    q.add_argument("--scores", metavar="FILE", help="scores with a label column (score,label; label 1/in or 0/out)")
+    q.add_argument("--guesses", metavar="FILE", help="one-run guesses with labels (guess,label; guess 1/in, -1/out, "
+                   "0/abstain): one-run methods only")
+    q.add_argument("--simulate", action="store_true", help="scores from the seeded white-box DP-SGD canary simulator "
+                   "(--sigma, --sample-rate, --steps; the claim defaults to the DP-SGD they report)")
+    q.add_argument("--confidence", default="0.95", help="probability that each statement holds (default 0.95)")
+    q.add_argument("--delta", help="delta of the eps lower bounds (and of a DP-SGD claim's family bound)")
+    q.add_argument("--method", choices=("threshold", "one-run", "fdp"),
+                   help="the method whose verdict decides on --claim (default threshold; fdp with --guesses)")
+    q.add_argument("--claim", metavar="SPEC", help="the privacy claimed, in the account spec syntax "
+                   "(gdp:mu=1, dpsgd:sigma=1,sample-rate=0.01,steps=1000, ...)")
+    q.add_argument("--threshold", default="bonferroni", help="bonferroni (default), split (seeded by --seed) or a "
+                   "threshold VALUE given in advance")
+    q.add_argument("--thresholds", default="100", help="Bonferroni thresholds: a number (default 100) or all")
+    q.add_argument("--direction", choices=("greater", "less"), default="greater",
+                   help="held-in canaries score higher (greater, default) or lower (less)")
+    q.add_argument("--guess", action="append", metavar="K[:K-]", help="a one-run guess rule fixed in advance: the K "
+                   "highest scores guessed in, the K- lowest out (repeat; default: the top 1, 2, 5, 10, 20, 50%%)")
+    q.add_argument("--family", action="store_true", help="with a DP-SGD claim and --delta: the eps bound against the "
+                   "claimed schedule's own curves (default with --method fdp)")
+    q.add_argument("--seed", default="0", help="seed of the split, of the order of tied scores, and of --simulate")
+    q.add_argument("--digits", type=integer, default=6, help="digits of the bounds (rounded down; default 6)")
+    q.add_argument("--plot", metavar="FILE", help="write the ROC, its band and the claimed curve (PNG, PDF or SVG)")
+    q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings)")
+    g = q.add_argument_group("simulator (with --simulate)")
+    g.add_argument("--canaries", help="canaries m, each included with probability 1/2 (default 1000)")
+    g.add_argument("--sigma", help="noise multiplier sigma (noise over the clipping norm), as reported")
+    g.add_argument("--sample-rate", dest="sample_rate", help="sampling rate p, as reported")
+    g.add_argument("--steps", help="steps T")
+    g.add_argument("--sampling", choices=("poisson", "fixed-batch"), help="poisson (default) or fixed-batch")
+    g.add_argument("--dataset-size", dest="dataset_size", help="dataset size N (fixed-batch)")
+    g.add_argument("--score", choices=("lr", "sum"), help="the canaries' score: lr (likelihood ratio, default) or sum")
+    g.add_argument("--bug", choices=("noise-scale", "clip-after-noise", "sampling-rate", "noise-per-epoch"),
+                   help="simulate a bug: noise scaled by the wrong factor, clipping after noising, a sampling rate "
+                        "other than the reported one, noise once per epoch")
+    g.add_argument("--bug-factor", dest="bug_factor", help="the bug's factor (noise x0.5, canary norm 4C, rate x2)")
+    g.add_argument("--save-scores", dest="save_scores", metavar="FILE", help="also write the simulated scores "
+                   "(score,label CSV)")
 
 
 def _report_options(p: argparse.ArgumentParser) -> None:

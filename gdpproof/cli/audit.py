@@ -1,6 +1,7 @@
 """``gdpproof audit accountant PEER`` and ``gdpproof audit mechanism --module MOD:FUNC ...``:
 other implementations checked against gdpproof (exit 1 on a material unsafe finding or a violation;
-float-level findings, within a few float64 ulps or --rtol, are counted apart and never fail)."""
+float-level findings, within a few float64 ulps or --rtol, are counted apart and never fail).
+``gdpproof audit scores ...`` (a training run from its canary scores) is in :mod:`.audit_scores`."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ MECHANISM_FLAGS = {**COMMON_FLAGS, "claimed_mu": "--claimed-mu", "claimed_epsilo
 def run(args: argparse.Namespace) -> int:
     if args.audit_command == "mechanism":
         return _mechanism(args)
+    if args.audit_command == "scores":
+        from .audit_scores import run as scores
+
+        return scores(args)
     return _accountant(args)
 
 

@@ -1,0 +1,84 @@
+"""Shared plumbing of the score audits: argument checks, exact levels, certified decimals.
+
+No statistics here: :mod:`~gdpproof.audit.onerun`, :mod:`~gdpproof.audit.thresholds` and
+:mod:`~gdpproof.audit.scores` use these to validate their arguments in one way and to turn exact
+rationals into decimals rounded in a stated direction.
+"""
+
+from __future__ import annotations
+
+import numbers
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from .._args import exact
+from ..errors import InvalidParameterError, show
+from ..numeric.certify import Certified, round_fraction
+from .bounds import _decimal
+
+__all__ = ["bad", "counts", "level_of", "fraction_of", "certified_fraction", "decimal_string"]
+
+
+def bad(name: str, value: Any, rule: str) -> InvalidParameterError:
+    """The error for argument ``name``: ``"{name}={value} {rule}"``, with its structured fields."""
+    return InvalidParameterError(f"{name}={show(value)} {rule}", argument=name, value=value, rule=rule)
+
+
+def integer(name: str, value: Any, low: int = 0) -> int:
+    """An integer argument >= ``low`` (bools, floats and strings refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise bad(name, value, f"must be an integer >= {low}")
+    return int(value)
+
+
+def counts(m: Any, r: Any, v: Any, names: tuple[str, str, str] = ("canaries", "guesses", "correct")) -> tuple[int, int, int]:
+    """The counts of a one-run experiment: ``0 <= v <= r <= m`` and ``m >= 1``."""
+    m = integer(names[0], m, 1)
+    r = integer(names[1], r, 0)
+    v = integer(names[2], v, 0)
+    if r > m:
+        raise bad(names[1], r, f"must be at most {names[0]}={m}")
+    if v > r:
+        raise bad(names[2], v, f"must be at most {names[1]}={r}")
+    return m, r, v
+
+
+def fraction_of(name: str, value: Any, *, low: Fraction = Fraction(0), high: Fraction = Fraction(1),
+                open_low: bool = False, open_high: bool = False) -> Fraction:
+    """``value`` as an exact Fraction in the interval from ``low`` to ``high`` (ends excluded as asked)."""
+    span = f"{'(' if open_low else '['}{low}, {high}{')' if open_high else ']'}"
+    try:
+        v = exact(name, value, symbolic=False)
+    except InvalidParameterError:
+        v = None
+    if v is None or not getattr(v, "is_Rational", False):
+        raise bad(name, value, f"must be a number in {span}")
+    q = Fraction(int(v.p), int(v.q))
+    if q < low or q > high or (open_low and q == low) or (open_high and q == high):
+        raise bad(name, value, f"must be in {span}")
+    return q
+
+
+def level_of(confidence: Any) -> Fraction:
+    """The failure probability 1 - confidence, exactly; confidence must be in (0, 1)."""
+    return 1 - fraction_of("confidence", confidence, open_low=True, open_high=True)
+
+
+def certified_fraction(x: Fraction, digits: int, rounding: str, method: str) -> Certified:
+    """``x`` rounded to ``digits`` significant digits in direction ``rounding`` (exact input)."""
+    if x == 0:
+        return Certified(0, digits=digits, rounding=rounding, method=method)
+    m, e = round_fraction(x, digits, rounding)
+    return Certified(_decimal(m, e), digits=digits, rounding=rounding, method=method)
+
+
+def decimal_string(x: Fraction | Decimal | int | None) -> str | None:
+    """A number as a decimal string: exact when it terminates, else 30 significant digits."""
+    from .mechanism_report import _dec
+
+    if x is None:
+        return None
+    if isinstance(x, int):
+        return str(x)
+    return _dec(x)

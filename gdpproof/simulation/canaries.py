@@ -1,0 +1,210 @@
+r"""A white-box DP-SGD canary simulator: scores of m "Dirac" canaries from one seeded training run.
+
+The setting of Nasr et al. (2023) and Steinke, Nasr & Jagielski (2023) for gradient-space
+canaries: each of m canaries is included in the training data independently with probability 1/2;
+canary j's gradient is a vector of norm G (``canary_norm``) along its own coordinate direction
+e_j, orthogonal to every other canary and to the rest of the data; every step the batch is
+sampled (Poisson with rate p, or B of N records without replacement), each gradient is clipped to
+norm C, the clipped gradients are summed and Gaussian noise N(0, (sigma C)^2 I) is added.  The
+auditor sees every noisy update (white box), so canary j's view is the sequence of projections of
+the updates on e_j, in units of C:
+
+.. math:: y_{j,t} = \min(G/C, 1)\, b_{j,t} + \sigma z_{j,t},\qquad b_{j,t} = 1[j \text{ in batch } t],
+          \quad z_{j,t} \sim N(0, 1)
+
+(b_{j,t} = 0 for a canary left out of the data).  Along e_j nothing else moves the update, so the
+canaries are independent of each other and the pair of laws of (y_{j,t})_t is exactly DP-SGD's
+dominating pair (the sum is monotone in a single record's contribution): the audit can be tight.
+
+Scores, one per canary (higher for held-in canaries): ``"lr"`` the log-likelihood ratio of the
+correct mechanism as reported, sum_t log(1 - p + p exp((2 y_t - 1)/(2 sigma^2))) (the
+Neyman–Pearson statistic of one Poisson canary), or ``"sum"`` sum_t y_t.
+
+Bugs, each a real implementation error (``bug=``, with ``bug_factor``):
+
+``"noise-scale"``
+    the noise is multiplied by ``bug_factor`` (default 0.5): sigma C bug_factor instead of sigma C;
+``"clip-after-noise"``
+    the update is clipped after the noise is added: the canary's gradient enters unclipped, with
+    its norm G = ``bug_factor`` x C (default 4 C), and the later rescaling of the whole noisy
+    update is common to both hypotheses and carries no privacy;
+``"sampling-rate"``
+    the batches are sampled at ``bug_factor`` (default 2) times the reported rate;
+``"noise-per-epoch"``
+    the noise is added once per epoch (on its first step, an epoch being round(1/p) steps)
+    instead of at every step.
+
+numpy only: this module imports nothing of gdpproof's symbolic or numeric layers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._counts import count
+from ..errors import InvalidParameterError
+
+__all__ = ["BUGS", "SCORES", "CanaryRun", "simulate_canaries"]
+
+BUGS = ("noise-scale", "clip-after-noise", "sampling-rate", "noise-per-epoch")
+SCORES = ("lr", "sum")
+#: The default factor of each bug.
+BUG_FACTORS = {"noise-scale": 0.5, "clip-after-noise": 4.0, "sampling-rate": 2.0, "noise-per-epoch": 1.0}
+#: Canary-steps simulated per chunk (memory stays flat in m x T).
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class CanaryRun:
+    """One simulated training run: ``scores`` of the m canaries, ``included`` (held in or out),
+    and what ran (the reported parameters, the bug and its factor).  ``held_in`` and
+    ``held_out`` split the scores by ``included``."""
+
+    scores: np.ndarray
+    included: np.ndarray
+    noise_multiplier: float
+    sample_rate: float
+    steps: int
+    sampling: str
+    dataset_size: int | None
+    score: str
+    bug: str | None
+    bug_factor: float | None
+    seed: int
+
+    @property
+    def held_in(self) -> np.ndarray:
+        return self.scores[self.included]
+
+    @property
+    def held_out(self) -> np.ndarray:
+        return self.scores[~self.included]
+
+    @property
+    def canaries(self) -> int:
+        return len(self.scores)
+
+
+def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
+    return InvalidParameterError(argument=name, value=value, rule=rule)
+
+
+def _positive(name: str, value: Any, high: float = math.inf) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise _bad(name, value, "must be a number") from None
+    if isinstance(value, bool) or not (0 < v <= high) or not math.isfinite(v):
+        raise _bad(name, value, f"must be in (0, {'inf' if math.isinf(high) else high}]")
+    return v
+
+
+def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any, steps: int, seed: int,
+                      sampling: str = "poisson", dataset_size: int | None = None, score: str = "lr",
+                      bug: str | None = None, bug_factor: Any = None) -> CanaryRun:
+    """Simulate one DP-SGD training run with m Dirac canaries and return their scores (module
+    docstring).
+
+    Parameters
+    ----------
+    canaries : int
+        m >= 2: canaries, each included with probability 1/2.
+    noise_multiplier : float
+        sigma > 0, the noise over the clipping norm C, as reported.
+    sample_rate : float
+        p in (0, 1], the sampling rate as reported.
+    steps : int
+        T >= 1.
+    seed : int
+        numpy SeedSequence seed: the run is a function of it.
+    sampling : "poisson" or "fixed-batch"
+        Poisson sampling at rate p, or batches of B = round(p N) of the N = ``dataset_size``
+        records (the canaries among them) without replacement.
+    dataset_size : int, optional
+        N for fixed-size batches (at least m).
+    score : "lr" or "sum"
+    bug : str, optional
+        One of :data:`BUGS`.
+    bug_factor : float, optional
+        The bug's factor (:data:`BUG_FACTORS` by default).
+
+    Returns
+    -------
+    CanaryRun
+
+    Examples
+    --------
+    >>> from gdpproof.simulation.canaries import simulate_canaries
+    >>> run = simulate_canaries(canaries=1000, noise_multiplier=1.0, sample_rate=0.1, steps=50, seed=1)
+    >>> run.canaries, int(run.included.sum()), bool(run.held_in.mean() > run.held_out.mean())
+    (1000, 507, True)
+    """
+    m = count("canaries", canaries, low=2, high=10**8)
+    t_steps = count("steps", steps, low=1, high=10**7)
+    sigma = _positive("noise_multiplier", noise_multiplier)
+    p = _positive("sample_rate", sample_rate, 1.0)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**128:
+        raise _bad("seed", seed, "must be an integer in [0, 2^128)")
+    if sampling not in ("poisson", "fixed-batch"):
+        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+    if score not in SCORES:
+        raise _bad("score", score, f"must be one of {', '.join(SCORES)}")
+    if bug is not None and bug not in BUGS:
+        raise _bad("bug", bug, f"must be one of {', '.join(BUGS)} (or None)")
+    if bug_factor is not None and bug is None:
+        raise _bad("bug_factor", bug_factor, "needs a bug")
+    factor = None if bug is None else _positive("bug_factor", BUG_FACTORS[bug] if bug_factor is None else bug_factor)
+    n = 0
+    if sampling == "fixed-batch":
+        if dataset_size is None:
+            raise _bad("dataset_size", dataset_size, "is required for sampling='fixed-batch'")
+        n = count("dataset_size", dataset_size, low=m, high=10**9)
+    elif dataset_size is not None:
+        raise _bad("dataset_size", dataset_size, "goes with sampling='fixed-batch' only")
+
+    root = np.random.SeedSequence(int(seed))
+    rng = np.random.default_rng(root)
+    included = rng.random(m) < 0.5
+    # a canary's gradient is clipped to norm C (1 in units of C) unless the bug lets G through
+    signal = factor if bug == "clip-after-noise" else 1.0
+    noise = sigma * (factor if bug == "noise-scale" else 1.0)
+    p_true = min(1.0, p * factor) if bug == "sampling-rate" else p
+    epoch = max(1, round(1 / p))
+    scores = np.zeros(m)
+    chunk = max(1, _CHUNK // m)
+    for start in range(0, t_steps, chunk):
+        steps_here = min(chunk, t_steps - start)
+        if sampling == "poisson":
+            in_batch = rng.random((steps_here, m)) < p_true
+        else:
+            in_batch = _fixed_batches(rng, steps_here, m, n, p_true)
+        in_batch &= included[None, :]
+        z = rng.standard_normal((steps_here, m))
+        if bug == "noise-per-epoch":
+            first = ((np.arange(start, start + steps_here) % epoch) == 0)[:, None]
+            z = np.where(first, z, 0.0)
+        y = signal * in_batch + noise * z
+        if score == "lr":
+            # log(1 - p + p exp((2y - 1) / (2 sigma^2))) with the reported p and sigma, stably
+            with np.errstate(divide="ignore"):
+                scores += np.logaddexp(math.log1p(-p) if p < 1 else -np.inf,
+                                       math.log(p) + (2 * y - 1) / (2 * sigma**2)).sum(axis=0)
+        else:
+            scores += y.sum(axis=0)
+    return CanaryRun(scores, included, sigma, p, t_steps, sampling, n or None, score, bug, factor, int(seed))
+
+
+def _fixed_batches(rng: np.random.Generator, steps: int, m: int, n: int, rate: float) -> np.ndarray:
+    """Which canaries each step's batch holds: B = round(rate N) of the N records without
+    replacement (the canaries are the first m records; the held-out ones' slots are other records)."""
+    b = max(1, min(n, round(rate * n)))
+    out = np.zeros((steps, m), dtype=bool)
+    for s in range(steps):
+        # the canaries among B draws without replacement from N: a uniformly random B-subset
+        chosen = rng.choice(n, size=b, replace=False)
+        out[s, chosen[chosen < m]] = True
+    return out

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._args import exact
 from ..errors import InvalidParameterError, show
-from ..numeric.certify import Certified, round_fraction
+from ..numeric.engine.certify import Certified, round_fraction
 from .bounds import _decimal
 
 __all__ = ["bad", "counts", "level_of", "fraction_of", "certified_fraction", "decimal_string"]

@@ -81,7 +81,7 @@ class TradeOffCurve(Curve):
         if getattr(f, "symmetric", None) is not True:
             raise NotSupportedError(f"{f!r} is not known to be symmetric: the one-run f-DP test needs a symmetric "
                                     "trade-off function (pass f.symmetrized())")
-        from ..numeric.fast import numpy_function
+        from ..numeric.engine.fast import numpy_function
         from ..symbolic.symbols import alpha
 
         self.f = f
@@ -103,7 +103,7 @@ class TradeOffCurve(Curve):
 def gaussian_g_float() -> Any:
     """A float kernel ``k(alpha, mu)`` of G_mu(alpha), generated from the shipped expression (for
     searches over mu without building a TradeOff per candidate)."""
-    from ..numeric.fast import numpy_function
+    from ..numeric.engine.fast import numpy_function
     from ..symbolic.symbols import alpha, mu
     from ..symbolic.tradeoff import gaussian
 
@@ -172,7 +172,7 @@ def curve_of(claim: Any, *, delta: Any = "1e-6") -> Curve:
         from ..symbolic.tradeoff import gaussian
 
         return TradeOffCurve(gaussian(mu), f"{claim!r}: exactly G_mu with mu = {show_number(mu)}")
-    from ..account import account
+    from ..accounting import account
 
     try:
         acc = account(claim, delta=delta, route="bracket")

@@ -66,8 +66,8 @@ import flint
 import numpy as np
 
 from ..errors import PrecisionError
-from ..numeric._mp import arb_endpoints, arb_of_fraction, arb_precision
-from ..numeric.certify import Certified, round_fraction
+from ..numeric.engine._mp import arb_endpoints, arb_of_fraction, arb_precision
+from ..numeric.engine.certify import Certified, round_fraction
 from ._exact import bad, certified_fraction, counts, fraction_of, level_of
 from .hypotheses import Curve, curve_of, gaussian_curve, gaussian_g_float
 
@@ -482,7 +482,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
     ``epsilon_one_run_fdp``, which hypothesizes the Gaussian curve fitted to (eps, delta) instead
     of the mechanism's own.
     """
-    from ..account import account
+    from ..accounting import account
     from ..mechanisms import dpsgd, dpsgd_sensitivity
 
     params = getattr(claim, "dpsgd_parameters", lambda: None)()

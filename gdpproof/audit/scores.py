@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError, NotSupportedError
-from ..numeric.certify import Certified
+from ..numeric.engine.certify import Certified
 from ._exact import bad, certified_fraction, decimal_string, fraction_of, level_of
 from .hypotheses import Curve, curve_of
 from .onerun import (
@@ -653,7 +653,7 @@ def _verdict(method: str, claim: Any, curve: Curve | None, thr: ThresholdAudit |
 
 def _claimed_epsilon(claim: Any, d: Fraction) -> Fraction:
     """The claim's epsilon at delta: the proven upper end (an eps the claim promises)."""
-    from ..account import account
+    from ..accounting import account
     from ..mechanisms import GDP, Mechanism
 
     m = claim if isinstance(claim, Mechanism) else GDP(claim) if not hasattr(claim, "template") else None

@@ -52,9 +52,9 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from ..numeric._mp import arb_endpoints, arb_of_fraction
-from ..numeric.certify import Certified, certify_enclosure
-from ..numeric.solve import mu_from_error_rates
+from ..numeric.engine._mp import arb_endpoints, arb_of_fraction
+from ..numeric.engine.certify import Certified, certify_enclosure
+from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..errors import InvalidParameterError
 from ._exact import bad
 from .bounds import _cp_float, clopper_pearson_upper

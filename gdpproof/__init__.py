@@ -10,8 +10,7 @@ Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up'
 Importing the package is cheap: the public names are loaded on first use (PEP 562), from the
 module :data:`_LAZY` names for them, so ``gdpproof --version`` and ``--help`` need neither sympy
 nor scipy.  To add a public name, add it to ``__all__``, to its module's entry in ``_LAZY`` and
-to the ``TYPE_CHECKING`` imports (which tell type checkers what the names are).  A name may
-share its module's name (``account`` from ``gdpproof/account.py``): the name wins.
+to the ``TYPE_CHECKING`` imports (which tell type checkers what the names are).
 """
 
 from __future__ import annotations
@@ -198,24 +197,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-class _Package(type(_sys)):  # type: ignore[misc]  # types.ModuleType, without importing types
-    """The package's module type: a public name keeps its value when a submodule of the same
-    name is imported.
-
-    After loading ``gdpproof.X`` the import system sets the package's attribute ``X`` to that
-    module.  Where ``X`` is also a public name from module ``X`` (a function ``account`` in
-    ``gdpproof/account.py``), the name must stay the function, however the module came to be
-    imported first.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if (_WHERE.get(name) == name and isinstance(value, type(_sys))
-                and value.__name__ == f"{__name__}.{name}" and hasattr(value, name)):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package
 
 
 def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:

@@ -125,11 +125,13 @@ class Calibration:
                 "sample_rate": "sampling rate q", "batch_size": "batch size B",
                 "variance_factor": "noise-variance factor c"}[self.parameter]
         how = f" ({self.digits} significant digits, rounded {self.rounding})" if self.digits else ""
+        n = self.neighbour_account
+        its = (f"its bracket is [{n.eps_lower}, {n.eps_upper}]" if n.pair_tight else
+               f"its epsilon is at most {n.eps_upper}, its dominating pair's at least {n.eps_lower}")
         lines = [f"The {what} {self.text}{how} meets the target: its epsilon is proven <= "
                  f"{_text(self.target_epsilon)} at delta = {_text(self.delta)}.  The next value toward less noise, "
-                 f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} (its "
-                 f"bracket is [{self.neighbour_account.eps_lower}, {self.neighbour_account.eps_upper}]; its true "
-                 "epsilon may still meet the target).",
+                 f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} ({its}; "
+                 "its true epsilon may still meet the target).",
                  self.account.statement()]
         if self.schedule is not None and self.schedule.rule:
             lines.append(f"Schedule: {self.schedule.rule}.")
@@ -291,8 +293,8 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
         The target: (target_epsilon, delta)-DP, proven.
     noise_multiplier, sample_rate, steps, epochs, batch_size, dataset_size
         The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
-        the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, the largest
-        batch size is solved for.
+        the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a
+        batch size is solved for (the next one up is not proven to meet the target).
     digits : int
         Significant digits of a real answer (sigma rounded up, q rounded down); integers exact.
     rel_width : float
@@ -442,7 +444,7 @@ def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: An
             return _dpsgd(sig, s, sampling, neighbours), s
         guess = _guess(lambda: (mu / qf) ** 2 / math.expm1(1 / sf**2), 1, 1e9)
         return _Problem(what, build, None, False, True, guess, 1, 1e9)
-    if n is not None and batch is None:  # the largest batch size of a dataset of n records
+    if n is not None and batch is None:  # a batch size of a dataset of n records
 
         def build(x: Any) -> tuple[Mechanism, Schedule]:
             s = dpsgd_schedule(batch_size=int(x), dataset_size=n, steps=steps, epochs=epochs)

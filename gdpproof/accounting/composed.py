@@ -85,7 +85,7 @@ class ComposedLoss:
     target_met: bool = True
     rel_width_reached: float | None = None
     rel_width_asked: float | None = None
-    #: The exact route's parameters (``intlattice.ExactPlan``); None for the float route.
+    #: The exact route's parameters (``exact_lattice.ExactPlan``); None for the float route.
     plan: Any = None
     #: Set by :func:`epsilon_bracket` / :func:`delta_bracket`: how many compositions the
     #: refinement ran to reach this one (1 when the first grid sufficed).

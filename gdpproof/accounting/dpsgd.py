@@ -205,12 +205,15 @@ class DPSGDAccount:
     @property
     def gamma_note(self) -> str:
         """How to read :attr:`gamma` (one phrase, for displays)."""
-        mu_t = "" if self.mu_T is None else f", mu_T = {self.mu_T}"
+        mu_t = "" if self.mu_T is None else f", mu_T = {self.mu_T} (rounded up)"
+        mu = f"G_mu with mu = 1/{_short(self.noise_multiplier)}"  # the noise over the sensitivity
         if self.gamma_approximation:
             return (f"error term of an approximation around G_mu_T{mu_t} (Berry-Esseen, DRS Thm 3.5, "
-                    "for the non-symmetric T-fold p G_1/sigma + (1-p) Id), not a bound")
-        return (f"Berry-Esseen band (DRS Thm 3.5) around G_mu_T{mu_t}, a proven bound: G_mu_T(a + gamma) - gamma "
-                "<= T-fold C_p(G_1/sigma)(a) <= G_mu_T(a - gamma) + gamma")
+                    f"for the non-symmetric T-fold p G_mu + (1-p) Id, {mu}), not a bound")
+        return (f"Berry-Esseen band (DRS Thm 3.5) around G_mu_T{mu_t}, {mu}: its lower edge "
+                "G_mu_T(a + gamma) - gamma <= T-fold C_p(G_mu)(a) is a proven bound (with mu_T rounded up it "
+                "only moves down); the upper edge G_mu_T(a - gamma) + gamma >= T-fold C_p(G_mu)(a) holds with "
+                "mu_T rounded down")
 
     @property
     def understated(self) -> bool | None:

@@ -57,7 +57,7 @@ def supports_pairs(loss: PrivacyLoss) -> bool:
 def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, PairStep]:
     """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``.
 
-    ``h`` must have a short mantissa (``intlattice.grid_step_exact``) so that every grid point
+    ``h`` must have a short mantissa (``exact_lattice.grid_step_exact``) so that every grid point
     k h is a double, the same in float and in arb.
     """
     if not supports_pairs(loss):

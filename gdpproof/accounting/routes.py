@@ -72,7 +72,7 @@ from .finite import (
     pairs_table_size,
 )
 from .losses import PrivacyLoss
-from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation
+from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
 from .search import delta_bracket, epsilon_bracket
 from .translate import (
     closed_form,
@@ -272,7 +272,7 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
         if isinstance(result, Bound) and math.isfinite(result.upper):
             lo = _float_certified(result.lower, digits, "down")
             hi = _float_certified(result.upper, digits, "up")
-            verdict = clt_verdict(sigma, rate, steps, formula, value, lo, hi)
+            verdict = _for_the_pair(m, clt_verdict(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
     acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
@@ -285,7 +285,17 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
             verdict = "the CLT overstates delta: delta_clt is above the proven upper end"
         else:
             verdict = "delta_clt lies inside the proven bracket"
+        verdict = _for_the_pair(m, verdict)
     return CLTApproximation(acc.mu_clt, delta=d_clt, verdict=verdict, run=(sigma, rate, steps, formula))
+
+
+def _for_the_pair(m: Mechanism, verdict: str) -> str:
+    """A verdict against a bracket whose lower end holds for the dominating pair only (replace-one,
+    ``pair_tight`` false) speaks of the pair: the CLT formula is the pair's too, and nothing proves
+    that the mechanism attains it."""
+    if pair_tight(m):
+        return verdict
+    return f"against the dominating pair's bracket (not the mechanism's): {verdict}"
 
 
 def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, digits: int | None = None,

@@ -109,7 +109,7 @@ ROUGH_AIM = 8.0
 FFT_SHARE = 0.02
 
 
-#: The ratio of lattice._second_moment's bound to h^2 / 4 the first grid is aimed with (its
+#: The ratio of coupling._second_moment's bound to h^2 / 4 the first grid is aimed with (its
 #: value on a smooth law with 16 cells a bin; an aim, never part of a bound).
 AIM_SECOND = 0.4
 
@@ -177,7 +177,7 @@ def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: f
     The eps bracket is the shift interval of the coupling wide (module doc: both ends come from
     the same lattice law, moved by shift[0] and shift[1]), about 2 t: Hoeffding's
     2 h sqrt(T log(1/eta)/2), or Bernstein's with the second moment AIM_SECOND h^2 / 4 where the
-    per-step bulk fits lattice._second_moment's cells, known before composing (an aim: the
+    per-step bulk fits coupling._second_moment's cells, known before composing (an aim: the
     second-moment bound is computed, and charged, when composing).  So with an estimate e of eps (:func:`_clt_estimate`) the grid with
     2 t = FIRST_AIM w e / (1 + w/2) meets (upper - lower) / lower <= w when e is right; a wrong
     estimate only costs a second grid (:func:`_refined_step`).  Far from Gaussian, ROUGH_AIM
@@ -191,7 +191,7 @@ def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: f
     aim = (FIRST_AIM if rough <= BERRY_ESSEEN_ROUGH else ROUGH_AIM) * w * eps / (1 + w / 2)
     h = aim / (2 * _hoeffding_t(1.0, total, eta))
     # Bernstein's t, with the second-moment bound a smooth law usually gets (AIM_SECOND h^2 / 4),
-    # where the bulk is narrow enough for the cells of lattice._second_moment
+    # where the bulk is narrow enough for the cells of coupling._second_moment
     t_b = _bernstein_t(1.0, total * AIM_SECOND / 4, eta)
     if total >= BERNSTEIN_MIN_STEPS and 4 * bulk / (aim / (2 * t_b)) <= SUBCELL_POINTS:
         h = max(h, aim / (2 * t_b))

@@ -168,7 +168,7 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", dest="batch_size", help="dpsgd: batch size B (expected, for Poisson sampling): "
                    "q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="dpsgd: dataset size N; with --sigma, --steps or "
-                   "--epochs and no batch size, the largest batch size is solved for")
+                   "--epochs and no batch size, a batch size is solved for (the next one up not proven to meet the target)")
     p.add_argument("--rel-width", dest="rel_width",
                    help="dpsgd: relative width of the proven brackets (default 0.01; narrower brings the "
                         "answer closer to the true boundary, at more cost)")

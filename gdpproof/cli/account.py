@@ -70,7 +70,7 @@ def _scheme(args: argparse.Namespace) -> str:
 
 def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule) -> int:
     """DP-SGD without a query: the CLT approximation alone (of the dominating pair's composition:
-    :func:`gdpproof.account.clt_formula`)."""
+    `gdpproof.accounting.clt_formula`)."""
     from ..accounting import clt_formula
     from ..accounting import dpsgd_mu
 

@@ -356,7 +356,7 @@ GAUSSIAN_LOG_DUAL = _log_dual()
 #: ratio, and e^epsilon phi(z + mu) = phi(z)), so z^2 = t + 2 log mu - 2 log z - 2 log(z + mu)
 #: with t = -2 log delta - log(2 pi); one fixed-point step from z^2 = t.  Real where t > 1 and
 #: the bracket is positive; for mu in [0.5, 3] and delta in [1e-10, 1e-2] it is within 0.5% of
-#: the root at the median and 11% at worst (numeric/solve.py starts Newton from it).
+#: the root at the median and 11% at worst (numeric/tradeoff/solve.py starts Newton from it).
 def _epsilon_tail_start() -> sympy.Expr:
     tt = -2 * sympy.log(delta) - sympy.log(2 * sympy.pi)
     z0 = sqrt(tt)

@@ -49,7 +49,7 @@ import flint
 import mpmath
 
 from gdpproof.audit.hypotheses import Curve, gaussian_curve
-from gdpproof.audit.onerun import _mmc_p, _rejects, snj_p_interval
+from gdpproof.audit.onerun import mmc_p, rejects, snj_p_interval
 
 CTX = mpmath.MPContext()
 CTX.dps = 50
@@ -134,10 +134,10 @@ def main() -> None:
                 assert lo <= exact_tail <= hi
                 assert recursion(star, m, k, c, RRCurve().g_low) <= Fraction(k, m)
                 if 0 < star < 1:
-                    assert not _rejects(m, k, c, RRCurve(), star)
+                    assert not rejects(m, k, c, RRCurve(), star)
                     # the shipped p-value bounds the best adversary's chance; where every guess is
                     # right (c = k) it is the binomial tail, tight, up to its rounding up
-                    p_fdp = _mmc_p(m, k, c, RRCurve(), 6).to_fraction()
+                    p_fdp = mmc_p(m, k, c, RRCurve(), 6).to_fraction()
                     assert p_fdp >= star
                     if c == k and k < m:
                         assert p_fdp <= exact_tail * (1 + Fraction(1, 10**5))
@@ -162,7 +162,7 @@ def main() -> None:
             star = best_chance(m, k, c, laws, CTX.mpf(0), CTX.mpf(1))
             assert recursion(star, m, k, c, gm) <= CTX.mpf(k) / m * (1 + CTX.mpf(10) ** -40)
             if 0 < star < 1:
-                assert not _rejects(m, k, c, g, Fraction(str(CTX.nstr(star, 40))))
+                assert not rejects(m, k, c, g, Fraction(str(CTX.nstr(star, 40))))
             checked += 1
     # 3. (c) the invariant, exactly, on random increasing piecewise-linear g <= g'
     rng = random.Random(15)

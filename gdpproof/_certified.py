@@ -63,7 +63,7 @@ class Certified(Decimal):
         return f"Certified('{self}', digits={self.digits}, rounding='{self.rounding}')"
 
     def __reduce__(self) -> Any:
-        return (_rebuild, (str(self), self.digits, self.rounding, self.method))
+        return (rebuild, (str(self), self.digits, self.rounding, self.method))
 
     def to_fraction(self) -> Fraction:
         """The exact rational value of the printed decimal."""
@@ -96,5 +96,5 @@ class Certified(Decimal):
         return x - ulp / 2, x + ulp / 2
 
 
-def _rebuild(text: str, digits: int, rounding: str, method: str) -> Certified:
+def rebuild(text: str, digits: int, rounding: str, method: str) -> Certified:
     return Certified(text, digits=digits, rounding=rounding, method=method)

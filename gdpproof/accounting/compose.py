@@ -18,15 +18,15 @@ import numpy as np
 from .._args import positive
 from ..errors import bad
 from ..errors import PrecisionError
-from ..numeric.engine.bound import U, _down, _up
+from ..numeric.engine.bound import U, down, _up
 from .composed import (
     FLOAT_ASSUMPTIONS,
     FLOAT_ROUTE,
     PAIRS_ASSUMPTIONS,
     ComposedLoss,
-    _check_delta_exact,
+    check_delta_exact,
 )
-from .coupling import _convolve, _discretize, _Lattice, _power
+from .coupling import _convolve, discretize, Lattice, power
 from .direction import LatticeDirection, PairDirection
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .exact_lattice import compose_exact, grid_step_exact
@@ -98,10 +98,10 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     if not 1e-8 <= h <= 1:
         raise bad("grid_step", grid_step, "must be in [1e-8, 1]")
     if route == "exact":
-        eta_exact = _check_delta_exact(eta) if eta is not None else None
+        eta_exact = check_delta_exact(eta) if eta is not None else None
         if eta_exact is None or not eta_exact < Fraction(1, 1000):
             raise bad("eta", eta, "must be in (0, 1e-3)")
-        return _compose_exact(_clean_parts(parts), h, 4 * eta_exact)
+        return _compose_exact(clean_parts(parts), h, 4 * eta_exact)
     eta = float(positive("eta", eta))
     if not 1e-300 < eta < 1e-3:
         raise bad("eta", eta, "must be in (1e-300, 1e-3)")
@@ -109,7 +109,7 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         fft_error = float(positive("fft_error", fft_error))
         if not fft_error < 1e-3:
             raise bad("fft_error", fft_error, "must be in (0, 1e-3)")
-    clean = _clean_parts(parts)
+    clean = clean_parts(parts)
     if discretization == "pairs":
         return _compose_pairs(clean, h, eta, bool(long_double), fft_error)
     if discretization != "coupling":
@@ -122,18 +122,18 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
     # BERNSTEIN_MIN_STEPS steps its t gains too little (t_B / t_H > 0.75) to pay for them
     moments = total >= BERNSTEIN_MIN_STEPS
-    steps = {law: [_discretize(loss, law, h, tau, moments) for loss, _ in clean] for law in "PQ"}
+    steps = {law: [discretize(loss, law, h, tau, moments) for loss, _ in clean] for law in "PQ"}
     # the rounding errors have range h_eff (h plus the float error of the bin edges) and second
     # moments bounded per step: Hoeffding or Bernstein, whichever is smaller, per law
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
-    ts = {law: _coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
+    ts = {law: coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
           for law in "PQ"}
     directions = []
     for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
         t = ts[law]
-        acc: _Lattice | None = None
+        acc: Lattice | None = None
         for step, (loss, count) in zip(steps[law], clean):
-            powered = _power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
+            powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
                              fft_error=None if fft_error is None else fft_error / len(clean))
             acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
@@ -143,9 +143,9 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         # S = S_R - sum D: with prob >= 1 - eta, S_R - T dhi - t <= S <= S_R - T dlo + t (law P);
         # for the Q||P ordering the variable is -S = -S_R + sum D.
         if sign == 1:
-            shift = (_down(-d_hi - t - pad), _up(-d_lo + t + pad))
+            shift = (down(-d_hi - t - pad), _up(-d_lo + t + pad))
         else:
-            shift = (_down(d_lo - t - pad), _up(d_hi + t + pad))
+            shift = (down(d_lo - t - pad), _up(d_hi + t + pad))
         lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
         slack = eta + kolm + acc.err
         directions.append(LatticeDirection(name, acc, h, sign, shift, slack, _up(lost)))
@@ -178,10 +178,10 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     steps = [pair_steps(loss, h, tau) for loss, _ in clean]
     orderings = _orderings(clean)
 
-    def compose(lattices: list[_Lattice]) -> _Lattice:
-        acc: _Lattice | None = None
+    def compose(lattices: list[Lattice]) -> Lattice:
+        acc: Lattice | None = None
         for lat, (_, count) in zip(lattices, clean):
-            powered = _power(lat, count, budget / (2 * len(clean)), all_long=long_double,
+            powered = power(lat, count, budget / (2 * len(clean)), all_long=long_double,
                              fft_error=None if fft_error is None else fft_error / len(clean))
             acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
@@ -205,13 +205,13 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     return comp
 
 
-def _hoeffding_t(h: float, total: int, eta: float) -> float:
+def hoeffding_t(h: float, total: int, eta: float) -> float:
     """Hoeffding's deviation t = h sqrt(T log(1/eta) / 2) for T rounding errors of range h
     (rounded up): half the width of the coupling's shift interval, hence of the eps bracket."""
     return _up(h * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
 
 
-def _bernstein_t(b: float, var: float, eta: float) -> float:
+def bernstein_t(b: float, var: float, eta: float) -> float:
     """Bernstein's deviation for independent centred X_i <= b with sum E X_i^2 <= var (rounded
     up): P(sum X_i >= t) <= exp(-t^2 / (2 (var + b t / 3))) (Boucheron, Lugosi & Massart,
     *Concentration Inequalities*, 2013, Thm 2.10 and Cor. 2.11 with c = b / 3), which is eta at
@@ -221,16 +221,16 @@ def _bernstein_t(b: float, var: float, eta: float) -> float:
     return _up((x + math.sqrt(x * x + 2 * var * ell)) * (1 + 8 * U))
 
 
-def _coupling_t(h_eff: float, seconds: Sequence[tuple[float, int]], eta: float) -> float:
+def coupling_t(h_eff: float, seconds: Sequence[tuple[float, int]], eta: float) -> float:
     """The coupling's deviation t for one law: the smaller of Hoeffding's (range h_eff) and
     Bernstein's, whose X_i = D_i - E D_i have X_i <= h_eff / 2 + |E D_i| <= h_eff (both tails)
     and E X_i^2 = Var D_i <= E D_i^2, bounded per step in ``seconds`` as (bound, count)."""
     total = sum(c for _, c in seconds)
     var = _up(math.fsum(s * c for s, c in seconds) * (1 + 4 * U))
-    return min(_hoeffding_t(h_eff, total, eta), _bernstein_t(h_eff, var, eta))
+    return min(hoeffding_t(h_eff, total, eta), bernstein_t(h_eff, var, eta))
 
 
-def _clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[PrivacyLoss, int]]:
+def clean_parts(parts: Sequence[tuple[PrivacyLoss, int]]) -> list[tuple[PrivacyLoss, int]]:
     clean: list[tuple[PrivacyLoss, int]] = []
     for part in parts:
         if not (isinstance(part, tuple) and len(part) == 2):
@@ -258,7 +258,7 @@ def _compose_exact(clean: list[tuple[PrivacyLoss, int]], h: float, budget: Fract
     return comp
 
 
-def _check_route(route: Any) -> str:
+def check_route(route: Any) -> str:
     if route not in ("auto", "float", "exact"):
         raise bad("route", route, 'must be "auto", "float" or "exact"')
     return str(route)

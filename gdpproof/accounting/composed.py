@@ -25,8 +25,8 @@ from ..numeric.engine.bound import (
     FLOAT_ROUTE_ASSUMPTIONS,
     Bound,
     U,
-    _down,
-    _float_down,
+    down,
+    float_down,
     _up,
 )
 from ..numeric.tradeoff.solve import (
@@ -111,7 +111,7 @@ class ComposedLoss:
 
     def delta_by_ordering(self, eps: Any) -> dict[str, Bound]:
         """The bracket on delta(eps) of each ordering, keyed by its name (e.g. "remove", "add")."""
-        e = _check_eps(eps)
+        e = check_eps(eps)
         return {d.name: Bound(*d.delta(e)) for d in self.directions}
 
     def delta(self, eps: Any) -> Bound:
@@ -144,7 +144,7 @@ class ComposedLoss:
         when ``delta`` is below what this grid resolves (the upper bound on delta(eps) never
         drops to ``delta``).
         """
-        d: Any = _check_delta_exact(delta) if self.route == EXACT_ROUTE else _check_delta(delta)
+        d: Any = check_delta_exact(delta) if self.route == EXACT_ROUTE else _check_delta(delta)
         up_ok = lambda e: all(dd.upper_le(e, d) for dd in self.directions)  # noqa: E731
         lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in self.directions)  # noqa: E731
         top = self._top()
@@ -286,7 +286,7 @@ class ComposedLoss:
         a = _check_alpha(alpha)
         lo_fn, up_fn = self.tradeoff_curves(ordering)
         lower, upper = float(lo_fn(a)[0]), float(up_fn(a)[0])
-        return Bound(_down(min(lower, upper)), _up(upper))
+        return Bound(down(min(lower, upper)), _up(upper))
 
 
     def honest_mu(self) -> HonestMu:
@@ -345,7 +345,7 @@ class ComposedLoss:
         if ok.any():
             est = _fast.mu_from_epsilon_delta(eps[ok], dlow[ok])
             i = int(np.argmax(est))
-            mu_low = _float_down(mu_from_epsilon_delta(float(eps[ok][i]), float(dlow[ok][i]), digits=17))
+            mu_low = float_down(mu_from_epsilon_delta(float(eps[ok][i]), float(dlow[ok][i]), digits=17))
         pts = self._upper_points()
         inner = (pts[:, 0] > 0) & (pts[:, 0] < 1) & (pts[:, 1] > 0) & (pts[:, 1] < 1)
         mu_tail = 0.0
@@ -354,7 +354,7 @@ class ComposedLoss:
             i = int(np.argmax(z))
             if z[i] > 0:
                 # G_mu through (a, b) with f(a) <= b: not mu'-GDP for mu' below it (rounded down)
-                mu_tail = _float_down(mu_from_error_rates(float(pts[inner][i, 0]), float(pts[inner][i, 1]),
+                mu_tail = float_down(mu_from_error_rates(float(pts[inner][i, 0]), float(pts[inner][i, 1]),
                                                           digits=17, rounding="down"))
         # gap: at any alpha, f_lower - G is below the sup (a lower bound); on each cell
         # [a_i, a_{i+1}] both curves are non-increasing, so f - G <= f_upper(a_i) - G(a_{i+1})
@@ -499,7 +499,7 @@ def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool,
     return b if want_le else a
 
 
-def _check_eps(eps: Any) -> float:
+def check_eps(eps: Any) -> float:
     try:
         return float(nonnegative("eps", eps, symbolic=False))
     except InvalidParameterError:
@@ -516,7 +516,7 @@ def _check_delta(delta: Any) -> float:
     return d
 
 
-def _check_delta_exact(delta: Any) -> Fraction:
+def check_delta_exact(delta: Any) -> Fraction:
     """delta in (0, 1) as an exact rational (a float exactly, a decimal string exactly)."""
     try:
         r = probability("delta", delta, symbolic=False)
@@ -535,7 +535,7 @@ def _check_alpha(alpha: Any) -> float:
         raise bad("alpha", alpha, "must be in [0, 1]") from None
 
 
-def _check_refinement(rel_width: Any, max_refinements: Any) -> float:
+def check_refinement(rel_width: Any, max_refinements: Any) -> float:
     """The relative width asked of a refined bracket, validated with the number of refinements."""
     w = float(positive("rel_width", rel_width))
     if not 1e-4 <= w <= 10:

@@ -3,14 +3,14 @@ exact-but-for-float convolution with a proven l1 error bound.
 
 See :mod:`gdpproof.accounting.compose` for the proof of the bracket this serves.  Here:
 
-* :func:`_discretize`: one step's loss, rounded to the nearest point of h Z, with the mean of its
+* :func:`discretize`: one step's loss, rounded to the nearest point of h Z, with the mean of its
   rounding error as a proven interval and the range of that error;
 * :func:`_convolve`: zero-padded FFT convolution (no wrap-around), negatives clipped, tails
   trimmed, with the a-priori l1 error bound of Higham (2002), Thm 24.2;
-* :func:`_power`: repeated squaring, the early squarings in long double where numpy has one
+* :func:`power`: repeated squaring, the early squarings in long double where numpy has one
   (where float64's bound, times the copies of the square, would exceed the caller's share);
 * :func:`_convolve_power`: r * b^k (k = 2, 3) by one FFT, the last squarings of
-  :func:`_power` fused with their products, on half the length when a Chernoff bound
+  :func:`power` fused with their products, on half the length when a Chernoff bound
   (:func:`_window_start`) proves the mass folded by the cyclic convolution tiny.
 """
 
@@ -51,7 +51,7 @@ def _fft_error_factor(n: int, u: float = U) -> float:
 
 
 @dataclass
-class _Lattice:
+class Lattice:
     """A sub-probability vector ``w`` on the points (k0 + i) h, with an l1 error bound ``err``
     against the exact composition of the float per-step laws (same truncations)."""
 
@@ -92,16 +92,16 @@ class _Lattice:
                            math.sqrt(float(np.einsum("i,i->", w, w)) * (1 + (n + 2) * U)) * (1 + U))
         return self._norms
 
-    def cast(self, dtype: Any) -> _Lattice:
+    def cast(self, dtype: Any) -> Lattice:
         """The same lattice in another float format, the rounding charged to ``err``."""
         if self.w.dtype == np.dtype(dtype):
             return self
         w = self.w.astype(dtype)
         extra = _unit(dtype) * self.norms()[0] if np.finfo(dtype).eps > np.finfo(self.w.dtype).eps else 0.0
-        return _Lattice(self.k0, w, self.err + extra)
+        return Lattice(self.k0, w, self.err + extra)
 
 
-def _fft_bound(a: _Lattice, b: _Lattice, n: int, u: float) -> float:
+def _fft_bound(a: Lattice, b: Lattice, n: int, u: float) -> float:
     """The a-priori l1 error bound of the zero-padded FFT convolution of a and b at length n
     (a power of 2) in a format with unit roundoff u (Higham 2002, Thm 24.2; :func:`_convolve`).
 
@@ -134,12 +134,12 @@ def _fft_bound(a: _Lattice, b: _Lattice, n: int, u: float) -> float:
     return math.sqrt(m) * (3 * beta + u) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)
 
 
-def _fft_length(a: _Lattice, b: _Lattice) -> int:
+def _fft_length(a: Lattice, b: Lattice) -> int:
     """The FFT length of a linear convolution of a and b: the power of 2 with no wrap-around."""
     return 1 << (len(a.w) + len(b.w) - 2).bit_length()
 
 
-def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) -> _Lattice:
+def _convolve(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float64) -> Lattice:
     """Linear convolution (zero-padded rfft, no wrap-around), negatives clipped, tails trimmed.
 
     ``trim`` is the mass allowed to be dropped from each end; ``dtype`` is float64 or
@@ -176,7 +176,7 @@ def _convolve(a: _Lattice, b: _Lattice, trim: float, dtype: Any = np.float64) ->
     return _trimmed(c, a.k0 + b.k0, trim + fft_err, err)
 
 
-def _convolve_power(r: _Lattice, b: _Lattice, k: int, trim: float, fold_budget: float | None = None) -> _Lattice:
+def _convolve_power(r: Lattice, b: Lattice, k: int, trim: float, fold_budget: float | None = None) -> Lattice:
     """r * b^{*k} (k = 2 or 3) in float64 by one zero-padded FFT length (no wrap-around):
     irfft(R B^k), the last squarings of a repeated squaring fused with the products they
     serve (r * b * b: three FFTs where the square and then the product take five; r * b^3:
@@ -260,7 +260,7 @@ def _log_mgf(log_w: np.ndarray, lam: float) -> float:
     return top + math.log(float(np.sum(np.exp(x - top)))) + 1e-6 + exponent_err
 
 
-def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float) -> tuple[int, float]:
+def _window_start(r: Lattice, b: Lattice, k: int, n: int, m: int, trim: float) -> tuple[int, float]:
     """(start, fold): a window [start, start + n) of the linear convolution c = r * b^{*k}
     (indices from 0) centred on its mean, and a proven upper bound on c's mass outside it.
 
@@ -314,7 +314,7 @@ def _window_start(r: _Lattice, b: _Lattice, k: int, n: int, m: int, trim: float)
     return start, fold * (1 + 1e-9)
 
 
-def _trimmed(c: np.ndarray, k0: int, cut: float, err: float) -> _Lattice:
+def _trimmed(c: np.ndarray, k0: int, cut: float, err: float) -> Lattice:
     """The lattice c >= 0 at k0 with tails of mass about ``cut`` at most dropped from each end.
 
     The dropped mass is not subtracted from ``err``: the caller counts all mass missing at the
@@ -327,15 +327,15 @@ def _trimmed(c: np.ndarray, k0: int, cut: float, err: float) -> _Lattice:
     if hi <= lo:  # everything below the cut: keep the largest entry
         lo = int(np.argmax(c))
         hi = lo + 1
-    return _Lattice(k0 + lo, c[lo:hi].copy(), err)
+    return Lattice(k0 + lo, c[lo:hi].copy(), err)
 
 
 #: Squarings whose error is later multiplied by more than this run in long double.
 LONG_DOUBLE_AMPLIFICATION = 64
 
 
-def _power(v: _Lattice, count: int, budget: float, all_long: bool = False,
-           fft_error: float | None = None) -> _Lattice:
+def power(v: Lattice, count: int, budget: float, all_long: bool = False,
+           fft_error: float | None = None) -> Lattice:
     """v^{*count} by repeated squaring, dropping at most about ``budget`` of mass in all (the
     trims), and at most ``budget`` more where the last, fused step runs on half its length (the
     mass its cyclic window folds in is charged to the error, the mass outside it is lost; at
@@ -351,7 +351,7 @@ def _power(v: _Lattice, count: int, budget: float, all_long: bool = False,
     moves cost between formats.
     """
     levels = max(1, count.bit_length())
-    result: _Lattice | None = None
+    result: Lattice | None = None
     base = v
     remaining = count
     while True:
@@ -389,14 +389,14 @@ def _power(v: _Lattice, count: int, budget: float, all_long: bool = False,
 class _StepLaw:
     """One step's loss rounded to the grid, under one law, with the mean of its rounding error."""
 
-    lattice: _Lattice
+    lattice: Lattice
     dbar: tuple[float, float]          # interval for E[R - L]
     h_eff: float                       # range of R - L, float edges included
     second: float = math.inf           # upper bound on E[(R - L)^2] (:func:`_second_moment`)
     bulk_bins: int = -1                # bins between the BULK_TAIL quantiles (-1: not computed)
 
 
-def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool = True) -> _StepLaw:
+def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool = True) -> _StepLaw:
     """One step's loss under ``law`` rounded to h Z (window at tail mass tau), with the mean of its
     rounding error D, its range and, with ``moments``, a bound on E[D^2] (else the trivial one,
     bulk_bins -1)."""
@@ -444,7 +444,7 @@ def _discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool
     d_lo, d_hi = max(d_lo, -half), min(d_hi, half)
     second, bulk_bins = ((0.5 * h_eff) ** 2 * (1 + 4 * U), -1) if not moments else \
         _second_moment(loss, law, h, k_lo, cdf, sf, h_eff, edge_err)
-    return _StepLaw(_Lattice(k_lo, w, 0.0), (d_lo, d_hi), h_eff, second, bulk_bins)
+    return _StepLaw(Lattice(k_lo, w, 0.0), (d_lo, d_hi), h_eff, second, bulk_bins)
 
 
 #: :func:`_second_moment` evaluates the CDF at most this many times per step law.
@@ -462,7 +462,7 @@ def _cells(bins: int) -> int:
     return m if bins * m <= SUBCELL_POINTS else 0
 
 
-def _cell_factor(m: int) -> float:
+def cell_factor(m: int) -> float:
     """The bound of :func:`_second_moment` over h^2 / 4 for a law smooth on the scale h, with m
     cells a bin (1 for m = 0, the trivial bound): an estimate, for choosing grids."""
     return (m + 2) * (m + 1) / (6 * m * m) if m else 1.0

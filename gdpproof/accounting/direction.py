@@ -18,8 +18,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..numeric.engine.bound import U, _down, _up
-from .coupling import _Lattice
+from ..numeric.engine.bound import U, down, _up
+from .coupling import Lattice
 
 
 class Direction(Protocol):
@@ -56,7 +56,7 @@ class LatticeDirection:
     """The lattice law of S_R for one ordering, with the coupling shift and error terms."""
 
     name: str
-    lattice: _Lattice
+    lattice: Lattice
     h: float
     sign: int                          # +1: delta = E_P g(S); -1: delta = E_Q g(-S)
     shift: tuple[float, float]         # interval for the shift (c_low, c_high), t included
@@ -121,7 +121,7 @@ class LatticeDirection:
     def lower(self, eps: float) -> float:
         """Proven lower bound on this ordering's delta(eps) (rounded down)."""
         lo = self._sum(*self._sorted(), eps, self.shift[0], upper=False)
-        return max(0.0, _down(lo - self.slack))
+        return max(0.0, down(lo - self.slack))
 
     def upper_le(self, eps: float, target: float) -> bool:
         """True when the upper bound on delta(eps) is at most ``target``."""

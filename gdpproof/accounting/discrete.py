@@ -57,7 +57,7 @@ MAX_SIGMA = 10**4
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels() -> tuple[Any, Any, Any, Any]:
+def kernels() -> tuple[Any, Any, Any, Any]:
     """The weight W(z), the tail bound TB(n), the loss L(x) and the ratio W(z + 1)/W(z), compiled
     to ball functions."""
     return (arb_function(sl.DG_WEIGHT, (Z, SIGMA)), arb_function(sl.DG_TAIL_BOUND, (X, SIGMA)),
@@ -67,7 +67,7 @@ def _kernels() -> tuple[Any, Any, Any, Any]:
 def _weights(a: int, s: flint.arb) -> Any:
     """W(a), W(a + 1), ... as balls, by the recurrence W(z + 1) = W(z) rho(z), rho(z + 1) = rho(z) q,
     q = rho(1)/rho(0) = e^{-1/sigma^2} (two products a term; every ball contains its value)."""
-    w, _, _, ratio = _kernels()
+    w, _, _, ratio = kernels()
     term, rho = w(flint.arb(a), s), ratio(flint.arb(a), s)
     q = ratio(flint.arb(1), s) / ratio(flint.arb(0), s)
     while True:
@@ -76,7 +76,7 @@ def _weights(a: int, s: flint.arb) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _cut_line(sigma: sympy.Rational, delta: int) -> tuple[Fraction, Fraction]:
+def cut_line(sigma: sympy.Rational, delta: int) -> tuple[Fraction, Fraction]:
     """(A, B) with DG_CUT(ell) = ceil(A + B ell), read off the symbolic cut."""
     inner = sl.DG_CUT.args[0].xreplace({SIGMA: sigma, DELTA: sympy.Integer(delta)})
     b, a = sympy.Poly(sympy.expand(inner), ELL).all_coeffs()
@@ -85,7 +85,7 @@ def _cut_line(sigma: sympy.Rational, delta: int) -> tuple[Fraction, Fraction]:
 
 def cut(sigma: sympy.Rational, delta: int, ell: Fraction) -> int:
     """The smallest integer output x with L(x) <= ell, exactly (:data:`~gdpproof.symbolic.losses.DG_CUT`)."""
-    a, b = _cut_line(sigma, delta)
+    a, b = cut_line(sigma, delta)
     return math.ceil(a + b * Fraction(ell))
 
 
@@ -97,7 +97,7 @@ def _interval(hi: flint.arb) -> flint.arb:
 
 def _upper_sum(a: int, s: flint.arb) -> flint.arb:
     """G(a) = sum_{z >= a} W(z) for a >= 1, at the current precision, with the proven tail."""
-    tb = _kernels()[1]
+    tb = kernels()[1]
     prec = flint.ctx.prec
     stop = flint.arb(2) ** -(prec + 10)
     # W(a + d)/W(a) <= e^{-d^2/(2 sigma^2)}: after this many terms the rest is below 2^-(prec + 10)
@@ -201,7 +201,7 @@ def loss_tail_bound(n: int, s: flint.arb, delta: int) -> flint.arb:
     rho = W(n + 1)/W(n) (the ratio W(z + 1)/W(z) decreases in z: :data:`DG_RATIO`), so each
     side is at most W(n) ((A + C n)/(1 - rho) + C rho/(1 - rho)^2) and B is twice that: valid
     for every sigma and Delta (the partial means' tail beyond the table)."""
-    w, _, _, ratio = _kernels()
+    w, _, _, ratio = kernels()
     rho = ratio(flint.arb(n), s)
     big_a = 3 * flint.arb(delta) ** 2 / (2 * s * s)
     big_c = flint.arb(delta) / (s * s)
@@ -210,11 +210,11 @@ def loss_tail_bound(n: int, s: flint.arb, delta: int) -> flint.arb:
     return flint.arb(0, u) if u.is_finite() and u >= 0 else flint.arb("nan")
 
 
-class _Table:
+class Table:
     """G(a)/S for |a| <= M as balls at one precision; beyond M, the proven tail interval."""
 
     def __init__(self, sigma: sympy.Rational, depth: int) -> None:
-        tb = _kernels()[1]
+        tb = kernels()[1]
         s = arb_from_exact(sigma)
         # the range: W(M + 1) below 2^-depth (e^{-(M+1)^2/(2 s^2)}), checked with the ball
         m = int(math.ceil(float(sigma) * math.sqrt(2 * math.log(2) * depth))) + 1
@@ -244,13 +244,13 @@ class _Table:
 
 
 @functools.lru_cache(maxsize=32)
-def _table(sigma: sympy.Rational, depth: int, bits: int) -> _Table:
+def _table(sigma: sympy.Rational, depth: int, bits: int) -> Table:
     with arb_precision(bits):
-        return _Table(sigma, depth)
+        return Table(sigma, depth)
 
 
 @functools.lru_cache(maxsize=32)
-def _float_table(sigma: sympy.Rational) -> tuple[int, np.ndarray]:
+def float_table(sigma: sympy.Rational) -> tuple[int, np.ndarray]:
     """(M, U) with U[a + M + 1] = P(X >= a) in float64 for a in [-M - 1, M + 1] (0 and 1 beyond)."""
     t = _table(sigma, 1100, TABLE_BITS)
     with arb_precision(TABLE_BITS):

@@ -27,17 +27,17 @@ from ..errors import bad
 from .._plain import short_number as _short
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
-from ..symbolic.composition import _count, subsample
+from ..symbolic.composition import count, subsample
 from ..symbolic.symbols import n as N
 from ..symbolic.symbols import p as P
 from ..symbolic.symbols import sigma as SIGMA
 from ..symbolic.tradeoff import gaussian
 from ..numeric.engine._mp import arb_from_exact
 from ..numeric.engine.bound import Bound, assumptions_of
-from ..numeric.engine.certify import Certified, _decimal, arb_function, certify_enclosure, round_fraction
+from ..numeric.engine.certify import Certified, decimal, arb_function, certify_enclosure, round_fraction
 from ..numeric.tradeoff.clt import berry_esseen
 from .losses import SubsampledGaussianLoss
-from .composed import ComposedLoss, _check_delta_exact
+from .composed import ComposedLoss, check_delta_exact
 from .search import epsilon_bracket
 from ..numeric.tradeoff.solve import epsilon_from_delta
 
@@ -94,8 +94,8 @@ class DPSGDBracket:
         inputs as the doubles used, and the ``assumptions`` the proof rests on."""
         return {"noise_multiplier": repr(self.noise_multiplier), "sample_rate": repr(self.sample_rate),
                 "steps": self.steps, "delta": repr(self.delta),
-                "eps_lower": str(_float_certified(self.eps.lower, 8, "down")),
-                "eps_upper": str(_float_certified(self.eps.upper, 8, "up")),
+                "eps_lower": str(float_certified(self.eps.lower, 8, "down")),
+                "eps_upper": str(float_certified(self.eps.upper, 8, "up")),
                 "ordering": self.ordering, "grid_step": repr(self.grid_step), "eta": repr(self.eta),
                 "certified": "pld", "assumptions": list(self.assumptions)}
 
@@ -122,7 +122,7 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
         raise bad("steps", steps, "must be an integer in [1, 10^9]")
-    exact = _check_delta_exact(delta)
+    exact = check_delta_exact(delta)
     d = float(exact)  # the record's float (0.0 below the double range); the bracket uses ``exact``
     b, comp = epsilon_bracket([(loss, int(steps))], exact, rel_width=rel_width, max_refinements=max_refinements)
     ordering = comp.worse_ordering(b.upper)
@@ -272,7 +272,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
         raise bad("sample_rate", sample_rate, "must be in (0, 1]")
-    T = _count("steps", steps)
+    T = count("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:
@@ -318,12 +318,12 @@ def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str, delta:
     raise PrecisionError(f"eps_clt to {digits} digits: eps at the CLT mu cannot be settled")
 
 
-def _float_certified(x: float, digits: int, rounding: str) -> Certified:
+def float_certified(x: float, digits: int, rounding: str) -> Certified:
     """A float bound as a decimal with ``digits`` digits, rounded in the given direction."""
     if x == 0:
         return Certified(0, digits=digits, rounding=rounding, method="pld")
     m, e = round_fraction(Fraction(x), digits, rounding)
-    return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
+    return Certified(decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
 
 
 def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
@@ -338,10 +338,10 @@ def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: s
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
     if clt_hi < lo:
-        gap = _float_certified(float(lo - clt_hi), 3, "down")
+        gap = float_certified(float(lo - clt_hi), 3, "down")
         return f"the CLT understates eps by at least {gap} ({float(gap) / float(lo):.1%} of eps_lower)"
     if clt_lo > hi:
-        gap = _float_certified(float(clt_lo - hi), 3, "down")
+        gap = float_certified(float(clt_lo - hi), 3, "down")
         share = f" ({float(gap) / float(hi):.1%} of eps_upper)" if hi > 0 else " (eps_upper is 0)"
         return f"the CLT overstates eps by at least {gap}{share}"
     return "eps_clt lies inside the proven bracket"
@@ -350,7 +350,7 @@ def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: s
 def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
     r = dpsgd_epsilon(float(acc.noise_multiplier), float(acc.sample_rate), acc.steps, float(acc.delta),
                       rel_width=rel_width)
-    lo = _float_certified(r.eps.lower, 6, "down")
-    hi = _float_certified(r.eps.upper, 6, "up")
+    lo = float_certified(r.eps.lower, 6, "down")
+    hi = float_certified(r.eps.upper, 6, "up")
     verdict = clt_verdict(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)
     return dataclasses.replace(acc, eps_lower=lo, eps_upper=hi, verdict=verdict, exact=r)

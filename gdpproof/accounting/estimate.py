@@ -12,8 +12,8 @@ from typing import Any
 from ..errors import PrecisionError
 from ..mechanisms import Mechanism
 from .compose import compose_losses
-from .composed import ComposedLoss, _check_refinement
-from .search import _float_eta, epsilon_bracket
+from .composed import ComposedLoss, check_refinement
+from .search import float_eta, epsilon_bracket
 from .translate import privacy_losses
 
 __all__ = ["EpsilonEstimator", "check_rel_width", "composition"]
@@ -38,7 +38,7 @@ def composition(mechanism: Mechanism, *, grid_step: float = 1e-4) -> ComposedLos
 def check_rel_width(rel_width: Any) -> float:
     """A relative bracket width as the bracket search accepts it (1e-4 to 10), else
     InvalidParameterError naming ``rel_width``."""
-    return _check_refinement(rel_width, 5)
+    return check_refinement(rel_width, 5)
 
 
 class EpsilonEstimator:
@@ -54,7 +54,7 @@ class EpsilonEstimator:
         self.count = 0
         self._h: float | None = None
         self._steps = 0
-        self._eta = _float_eta(delta, rel_width)  # the one the first bracket uses
+        self._eta = float_eta(delta, rel_width)  # the one the first bracket uses
 
     def __call__(self, mechanism: Mechanism) -> float:
         parts = privacy_losses(mechanism)[0]

@@ -25,9 +25,9 @@ from ..symbolic.symbols import ell as ELL
 from ..numeric.engine import _codegen
 from ..numeric.engine._ballfun import arb_erfc, arb_erfcx, relation
 from ..numeric.engine._mp import arb_from_exact, arb_precision
-from ..numeric.engine.bound import _down, _up, directed_double
+from ..numeric.engine.bound import down, _up, directed_double
 from ..numeric.engine.certify import arb_function
-from .coupling import _Lattice
+from .coupling import Lattice
 from .losses import CompiledLoss, Law, PrivacyLoss
 
 __all__ = ["ROUTE", "compose_exact", "grid_step_exact"]
@@ -54,7 +54,7 @@ class _LawPrinter(_codegen._Printer):
 
 
 @functools.lru_cache(maxsize=None)
-def _law_kernel(family: str, kind: str, law: Law) -> Any:
+def law_kernel(family: str, kind: str, law: Law) -> Any:
     """The arb function (ell, *parameters) of a family's CDF or survival function under ``law``
     ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once).
 
@@ -130,8 +130,8 @@ class _Law:
         if hook is not None:
             self.cdf_fn, self.sf_fn = hook(law)
         else:
-            self.cdf_fn = _law_kernel(loss.family, "cdf", law)
-            self.sf_fn = _law_kernel(loss.family, "sf", law)
+            self.cdf_fn = law_kernel(loss.family, "cdf", law)
+            self.sf_fn = law_kernel(loss.family, "sf", law)
         self.params = loss._balls()
         self.lo, self.hi = loss.support()
 
@@ -225,7 +225,7 @@ def _edge_values(dist: _Law, edges: list[float], left: list[bool], prec: int) ->
     return vals
 
 
-def _bin_mass(vals: list[flint.arb], left: list[bool], i: int) -> flint.arb:
+def bin_mass(vals: list[flint.arb], left: list[bool], i: int) -> flint.arb:
     """The mass between edges i and i + 1 from :func:`_edge_values` (CDF at left edges, SF at
     right ones): a difference of the small side's values."""
     if left[i + 1]:
@@ -251,7 +251,7 @@ def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, pre
     v: list[int] = []
     weighted = flint.arb(0)
     for i in range(n):
-        m = _bin_mass(vals, left, i)
+        m = bin_mass(vals, left, i)
         m = m.intersection(flint.arb(0.5, 0.5)) if m.overlaps(flint.arb(0.5, 0.5)) else m
         v.append(_floor_scaled(m, K))
         weighted += m * (k_lo + i)
@@ -385,12 +385,12 @@ class ExactDirection:
         return self.k0, self.k0 + len(self.coeffs) - 1
 
     @functools.cached_property
-    def lattice(self) -> _Lattice:
+    def lattice(self) -> Lattice:
         """A float64 view (masses rounded to nearest, the rounding charged to ``err``) for the
         trade-off curves and the honest mu of :class:`~gdpproof.accounting.composed.ComposedLoss`."""
         w = np.array([math.ldexp(float(c), -self.K) if c.bit_length() < 1000 + self.K else 0.0
                       for c in self.coeffs])
-        return _Lattice(self.k0, w, 2 ** -52 * float(np.sum(w)) + len(w) * 5e-324)
+        return Lattice(self.k0, w, 2 ** -52 * float(np.sum(w)) + len(w) * 5e-324)
 
     def _prepare(self) -> tuple[int, list[int], list[int], list[flint.arb], flint.arb]:
         if self._tails is None:
@@ -455,7 +455,7 @@ class ExactDirection:
     def lower(self, eps: float) -> float:
         """Proven lower bound on this ordering's delta(eps), rounded down (at least 0)."""
         v = self.lower_arb(eps)
-        return max(0.0, _down(float(v.lower())))
+        return max(0.0, down(float(v.lower())))
 
     def delta(self, eps: float) -> tuple[float, float]:
         return self.lower(eps), self.upper(eps)

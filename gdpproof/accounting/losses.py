@@ -37,9 +37,9 @@ from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
 from ..symbolic.symbols import x as X
 from ..numeric.engine._mp import arb_from_exact, arb_precision
-from ..numeric.engine.bound import _down, _up, directed_double
+from ..numeric.engine.bound import down, _up, directed_double
 from ..numeric.engine.certify import arb_function
-from .discrete import TABLE_BITS, _Table, _cut_line, _float_table, _kernels, _table, _weights, check_sensitivity, check_sigma, cut, loss_tail_bound
+from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, _table, _weights, check_sensitivity, check_sigma, cut, loss_tail_bound
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
@@ -215,7 +215,7 @@ def _arb_of_float(v: float) -> flint.arb:
 def _outward(ball: flint.arb) -> tuple[float, float]:
     """The float interval containing the ball (each end rounded outward)."""
     lo, hi = float(ball.lower()), float(ball.upper())
-    return _down(lo), _up(hi)
+    return down(lo), _up(hi)
 
 
 class CompiledLoss(PrivacyLoss):
@@ -477,7 +477,7 @@ class DiscreteGaussianLoss(CompiledLoss):
 
     def _cuts(self, x: np.ndarray) -> np.ndarray:
         """DG_CUT at every double of ``x``, exact (floats near an integer recomputed as rationals)."""
-        a, b = _cut_line(self.sigma_exact, self.delta)
+        a, b = cut_line(self.sigma_exact, self.delta)
         xs = np.asarray(x, dtype=float)
         with np.errstate(all="ignore"):
             t = float(a) + float(b) * xs
@@ -497,7 +497,7 @@ class DiscreteGaussianLoss(CompiledLoss):
         return out
 
     def _upper_float(self, a: np.ndarray) -> np.ndarray:
-        m, u = _float_table(self.sigma_exact)
+        m, u = float_table(self.sigma_exact)
         idx = np.clip(a, -m - 1, m + 1)
         idx = np.where(np.isfinite(idx), idx, np.where(a > 0, m + 1, -m - 1)).astype(np.int64)
         return u[idx + m + 1]
@@ -515,7 +515,7 @@ class DiscreteGaussianLoss(CompiledLoss):
         the exact integer lattice."""
         shift = self.delta if law == "Q" else 0
 
-        def table() -> _Table:
+        def table() -> Table:
             prec = -(-flint.ctx.prec // 128) * 128  # a few tables, not one per precision asked
             return _table(self.sigma_exact, prec + 30, prec)
 
@@ -534,7 +534,7 @@ class DiscreteGaussianLoss(CompiledLoss):
     def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
         """E[L; a < L <= b]: the atoms x with DG_CUT(b) <= x < DG_CUT(a), summed in balls over the
         table's range; beyond it the loss times the mass is bounded through the tail (module doc)."""
-        loss_at = _kernels()[2]
+        loss_at = kernels()[2]
         shift = self.delta if law == "Q" else 0
         with arb_precision(PARTIAL_MEAN_BITS):
             t = _table(self.sigma_exact, 1100, TABLE_BITS)

@@ -20,8 +20,8 @@ import numpy as np
 
 from ..errors import PrecisionError
 from ..numeric.engine.bound import _up
-from .exact_lattice import _bin_mass, _Law, _law_kernel, arb_precision
-from .coupling import _Lattice
+from .exact_lattice import bin_mass, _Law, law_kernel, arb_precision
+from .coupling import Lattice
 from .losses import CompiledLoss, PrivacyLoss
 
 __all__ = ["PairStep", "pair_steps", "supports_pairs", "PRECISION"]
@@ -43,8 +43,8 @@ class PairStep:
     """One step's dominating (``upper``) and dominated (``lower``) grid masses for one ordering,
     on the points k h of L (the Q||P ordering's own loss is -L: its masses sit at -k h)."""
 
-    upper: _Lattice        # P-masses, each rounded up
-    lower: _Lattice        # P-masses, each rounded down, verified
+    upper: Lattice        # P-masses, each rounded up
+    lower: Lattice        # P-masses, each rounded down, verified
     excess: float          # upper bound on sum(upper) minus the exact total of the dominating masses
 
 
@@ -84,7 +84,7 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
         bins, below, above = {}, {}, {}
         for law in "PQ":
             v, lf = vals[law], left[law]
-            bins[law] = [_nonneg(_bin_mass(v, lf, i)) for i in range(c)]
+            bins[law] = [_nonneg(bin_mass(v, lf, i)) for i in range(c)]
             below[law] = _nonneg(v[0] if lf[0] else 1 - v[0])          # mass at L <= l_0
             above[law] = _nonneg(v[c] if not lf[c] else 1 - v[c])      # mass at L > l_top
         xs = [flint.arb(e).exp() for e in ells]
@@ -95,10 +95,10 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
         second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c)
     where = np.array(idx)
 
-    def spread(v: np.ndarray) -> _Lattice:
+    def spread(v: np.ndarray) -> Lattice:
         w = np.zeros(n + 1)
         w[where] = v
-        return _Lattice(k_lo, w, 0.0)
+        return Lattice(k_lo, w, 0.0)
 
     up1, low1, ex1 = first
     up2, low2, ex2 = second
@@ -157,7 +157,7 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
     the SF at the others, as balls: both laws from one kernel call (their common subexpressions
     once; both kernels between the two medians); 0 or 1 outside the support, an undecided ball
     replaced by [0, 1]."""
-    kernels = {True: _law_kernel(loss.family, "cdf", "PQ"), False: _law_kernel(loss.family, "sf", "PQ")}
+    kernels = {True: law_kernel(loss.family, "cdf", "PQ"), False: law_kernel(loss.family, "sf", "PQ")}
     params = loss._balls()
     s_lo, s_hi = loss.support()
     # no value is multiplied by more than e^{|l|} on this grid: an absolute accuracy of

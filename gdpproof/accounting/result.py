@@ -21,10 +21,10 @@ from ..mechanisms import (
     Subsampled,
 )
 from ..numeric.engine.bound import Bound, assumptions_of
-from ..numeric.engine.certify import Certified, _decimal, round_fraction
+from ..numeric.engine.certify import Certified, decimal, round_fraction
 from ..symbolic.clt import APPROXIMATION_NOTE
 from .composed import ComposedLoss, HonestMu
-from .dpsgd import DPSGDAccount, _float_certified, dpsgd_mu
+from .dpsgd import DPSGDAccount, float_certified, dpsgd_mu
 
 ROUTES = ("exact", "exact-finite", "bracket")
 
@@ -148,7 +148,7 @@ class Account:
         def end(x: float, rounding: str) -> Certified:
             if math.isinf(x):
                 return Certified("Infinity", digits=digits, rounding=rounding, method="exact")
-            return _float_certified(x, digits, rounding)
+            return float_certified(x, digits, rounding)
 
         return end(value.lower, "down"), end(value.upper, "up")
 
@@ -205,7 +205,7 @@ class Account:
         if not isinstance(h, HonestMu):
             return None
         lo, hi = self.decimal_ends(h.mu)
-        return {"mu_lower": lo, "mu_upper": hi, "delta_min": _float_certified(h.delta_min, 3, "up")}
+        return {"mu_lower": lo, "mu_upper": hi, "delta_min": float_certified(h.delta_min, 3, "up")}
 
     def statement(self, honest_mu: bool = False) -> str:
         """One sentence fit to paste into a paper: the guarantee, how it is proven (and under which
@@ -347,7 +347,7 @@ def format_given(v: Any) -> str:
         if text is not None and len(text) <= 24:
             return text
     m, e = round_fraction(Fraction(int(v.p), int(v.q)), 17, "up")
-    d = _decimal(m, e, 17)
+    d = decimal(m, e, 17)
     return format(d, "E") if not -4 <= d.adjusted() <= 15 else str(d)
 
 
@@ -365,4 +365,4 @@ def lower_neighbour(c: Certified) -> Any:
     m -= 1
     if m < 10 ** (c.digits - 1):
         m, e = m * 10, e - 1
-    return Certified(_decimal(m, e, c.digits), digits=c.digits, rounding="down", method=c.method)
+    return Certified(decimal(m, e, c.digits), digits=c.digits, rounding="down", method=c.method)

@@ -52,14 +52,14 @@ from ..mechanisms import (
     Mechanism,
 )
 from ..numeric.engine.bound import Bound, directed_double
-from ..numeric.engine.certify import Certified, _check_request, certify
+from ..numeric.engine.certify import Certified, check_request, certify
 from ..numeric.tradeoff.duality import delta_bracket_at_negative
 from ..numeric.tradeoff.profile import epsilon_from_profile
 from ..numeric.tradeoff.solve import epsilon_from_delta
 from ..symbolic.tradeoff import TradeOff, gaussian
-from .composed import ComposedLoss, _check_refinement
+from .composed import ComposedLoss, check_refinement
 from .discrete import discrete_gaussian_delta
-from .dpsgd import _float_certified, clt_verdict, dpsgd_mu
+from .dpsgd import float_certified, clt_verdict, dpsgd_mu
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .finite import (
     MAX_ATOMS,
@@ -270,8 +270,8 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
         acc = dpsgd_mu(sigma, rate, steps, sampling=formula, delta=value, digits=digits, gamma=False, exact=False)
         verdict = None
         if isinstance(result, Bound) and math.isfinite(result.upper):
-            lo = _float_certified(result.lower, digits, "down")
-            hi = _float_certified(result.upper, digits, "up")
+            lo = float_certified(result.lower, digits, "down")
+            hi = float_certified(result.upper, digits, "up")
             verdict = _for_the_pair(m, clt_verdict(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
     acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
@@ -350,10 +350,10 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         shown = BRACKET_DIGITS
         digits = 30
     else:
-        _check_request(digits, "up")
+        check_request(digits, "up")
         shown = min(digits, 17)
-    _check_request(digits, "up")
-    width = _check_refinement(rel_width, 5)
+    check_request(digits, "up")
+    width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
         value = probability("delta", delta, symbolic=False)

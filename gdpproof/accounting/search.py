@@ -19,26 +19,26 @@ import numpy as np
 
 from ..errors import PrecisionError, WidthNotReachedWarning, show
 from ..numeric.engine import fast as _fast
-from ..numeric.engine.bound import Bound, _down, _up
+from ..numeric.engine.bound import Bound, down, _up
 from .compose import (
     AUTO_EXACT_BELOW,
     BERNSTEIN_MIN_STEPS,
-    _bernstein_t,
-    _check_route,
-    _clean_parts,
+    bernstein_t,
+    check_route,
+    clean_parts,
     _compose_exact,
-    _coupling_t,
-    _hoeffding_t,
+    coupling_t,
+    hoeffding_t,
     compose_losses,
 )
 from .composed import (
     SMALLEST_DELTA,
     ComposedLoss,
-    _check_delta_exact,
-    _check_eps,
-    _check_refinement,
+    check_delta_exact,
+    check_eps,
+    check_refinement,
 )
-from .coupling import BULK_TAIL, SUBCELL_POINTS, _cell_factor, _cells
+from .coupling import BULK_TAIL, SUBCELL_POINTS, cell_factor, _cells
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .losses import (
     PrivacyLoss,
@@ -189,10 +189,10 @@ def _first_step(clean: list[tuple[PrivacyLoss, int]], d: float, w: float, eta: f
     if not eps > 0:
         return 1e-3
     aim = (FIRST_AIM if rough <= BERRY_ESSEEN_ROUGH else ROUGH_AIM) * w * eps / (1 + w / 2)
-    h = aim / (2 * _hoeffding_t(1.0, total, eta))
+    h = aim / (2 * hoeffding_t(1.0, total, eta))
     # Bernstein's t, with the second-moment bound a smooth law usually gets (AIM_SECOND h^2 / 4),
     # where the bulk is narrow enough for the cells of coupling._second_moment
-    t_b = _bernstein_t(1.0, total * AIM_SECOND / 4, eta)
+    t_b = bernstein_t(1.0, total * AIM_SECOND / 4, eta)
     if total >= BERNSTEIN_MIN_STEPS and 4 * bulk / (aim / (2 * t_b)) <= SUBCELL_POINTS:
         h = max(h, aim / (2 * t_b))
     h = max(h, 14 * s / FIRST_GRID_POINTS)
@@ -208,9 +208,9 @@ def _predicted_t(comp: ComposedLoss, h_new: float) -> float:
         seconds = []
         for per_h2, bins, count in parts:
             factor = 1.0 if bins < 0 else \
-                _cell_factor(_cells(math.ceil(bins * comp.h / h_new))) / _cell_factor(_cells(bins))
+                cell_factor(_cells(math.ceil(bins * comp.h / h_new))) / cell_factor(_cells(bins))
             seconds.append((min(per_h2 * factor, ratio * ratio / 4) * h_new * h_new, count))
-        ts.append(_coupling_t(h_new * ratio, seconds, comp.eta))
+        ts.append(coupling_t(h_new * ratio, seconds, comp.eta))
     return max(ts)
 
 
@@ -274,14 +274,14 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     >>> b.lower < 11.7439 < b.upper, comp.route, comp.assumptions
     (True, 'exact integer lattice', ())
     """
-    dq = _check_delta_exact(delta)
+    dq = check_delta_exact(delta)
     if dq < SMALLEST_DELTA:  # refused before any work: the lattice's bits grow like log2(1/delta)
         raise PrecisionError(f"delta={show(delta)} is below 1e-1000: the exact lattice would hold about "
                              f"{dq.denominator.bit_length() - dq.numerator.bit_length():,} bits per mass (at "
                              "1e-1000 a 4-fold Gaussian already takes 20 s); ask for a larger delta")
-    w = _check_refinement(rel_width, max_refinements)
-    r = _check_route(route)
-    clean = _clean_parts(parts)
+    w = check_refinement(rel_width, max_refinements)
+    r = check_route(route)
+    clean = clean_parts(parts)
     best = _Best()
     why = ""
     if r == "float" or (r == "auto" and dq >= AUTO_EXACT_BELOW):
@@ -307,7 +307,7 @@ def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
         return comp.epsilon(dq)
     d_down = float(dq)
     if Fraction(d_down) > dq:
-        d_down = _down(d_down)
+        d_down = down(d_down)
     b = comp.epsilon(d_down)
     if Fraction(d_down) == dq:
         return b
@@ -315,7 +315,7 @@ def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
 
 
-def _float_eta(d: float, w: float) -> float:
+def float_eta(d: float, w: float) -> float:
     """The float route's coupling failure probability for an eps bracket at delta ``d`` and
     relative width ``w``: eta moves delta by at most eta / d = w / 20 relatively (a small part
     of the width, which the refinement measures), and t grows only like sqrt(log(1/eta)) as
@@ -381,7 +381,7 @@ PAIRS_GIVE_UP = 4.0
 
 def _pairs_pay(clean: list, d: float, w: float) -> bool:
     """Whether :func:`epsilon_bracket` tries the pairs discretization first (a choice of cost)."""
-    eta = _float_eta(d, w)
+    eta = float_eta(d, w)
     try:
         h_p = _pairs_first_step(clean, d, w, eta)
         if h_p is None:
@@ -414,7 +414,7 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
     ("" when the width was reached).  On the pairs discretization the width shrinks like h^2:
     each refinement aims h at sqrt(REFINED_AIM w mid / width) times the last."""
     d = float(dq)
-    eta = _float_eta(d, w)
+    eta = float_eta(d, w)
     pairs = discretization == "pairs"
     long_double = False
     previous = math.inf
@@ -518,10 +518,10 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     >>> b.lower < 0.1269367375066 < b.upper, b.width <= 0.01 * b.upper
     (True, True)
     """
-    e = _check_eps(epsilon)
-    w = _check_refinement(rel_width, max_refinements)
-    r = _check_route(route)
-    clean = _clean_parts(parts)
+    e = check_eps(epsilon)
+    w = check_refinement(rel_width, max_refinements)
+    r = check_route(route)
+    clean = clean_parts(parts)
     best = _Best()
     why = ""
     if r in ("float", "auto"):

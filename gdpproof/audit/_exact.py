@@ -15,7 +15,7 @@ from typing import Any
 from .._args import exact
 from ..errors import InvalidParameterError, show
 from ..numeric.engine.certify import Certified, round_fraction
-from .bounds import _decimal
+from .bounds import decimal
 
 __all__ = ["bad", "counts", "level_of", "fraction_of", "certified_fraction", "decimal_string"]
 
@@ -70,15 +70,15 @@ def certified_fraction(x: Fraction, digits: int, rounding: str, method: str) -> 
     if x == 0:
         return Certified(0, digits=digits, rounding=rounding, method=method)
     m, e = round_fraction(x, digits, rounding)
-    return Certified(_decimal(m, e), digits=digits, rounding=rounding, method=method)
+    return Certified(decimal(m, e), digits=digits, rounding=rounding, method=method)
 
 
 def decimal_string(x: Fraction | Decimal | int | None) -> str | None:
     """A number as a decimal string: exact when it terminates, else 30 significant digits."""
-    from .mechanism_report import _dec
+    from .mechanism_report import dec
 
     if x is None:
         return None
     if isinstance(x, int):
         return str(x)
-    return _dec(x)
+    return dec(x)

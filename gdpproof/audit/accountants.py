@@ -68,10 +68,10 @@ from collections.abc import Sequence
 
 from .compare import DIGITS  # noqa: F401 - DIGITS, KINDS and TINY were defined here; still importable
 from .curves import audit_curve
-from .findings import KINDS, AuditReport, Finding, _merge  # noqa: F401
-from .functions import _audit_peer_functions, audit_function
-from .inputs import TINY, _check_common, grid  # noqa: F401
-from .peers import PEERS, PeerCurve, PeerFunction, PeerNotInstalledError, _adapter
+from .findings import KINDS, AuditReport, Finding, merge  # noqa: F401
+from .functions import audit_peer_functions, audit_function
+from .inputs import TINY, check_common, grid  # noqa: F401
+from .peers import PEERS, PeerCurve, PeerFunction, PeerNotInstalledError, adapter
 from .quantities import (
     QUANTITIES,
     BetaFromMu,
@@ -126,15 +126,15 @@ def audit_accountant(peer: str | Sequence[PeerFunction], *, quick: bool = False,
     >>> r.ok, len(r.of_kind("unsafe")), r.worst("unsafe").call()
     (False, 4, 'mine(epsilon=300.0, delta=1e-05)')
     """
-    rtol, seed, examples = _check_common(rtol, seed, examples)
+    rtol, seed, examples = check_common(rtol, seed, examples)
     if isinstance(peer, str):
-        mod = _adapter(peer)
+        mod = adapter(peer)
         functions = mod.functions()
         curves = mod.curves() if hasattr(mod, "curves") else []
         name, version, notes = peer, mod.version(), tuple(getattr(mod, "NOTES", ()))
     else:
         functions, curves, name, version, notes = list(peer), [], "functions", "", ()
-    rep = _audit_peer_functions(name, functions, quick=quick, rtol=rtol, seed=seed, examples=examples,
+    rep = audit_peer_functions(name, functions, quick=quick, rtol=rtol, seed=seed, examples=examples,
                                 properties=True, progress=progress)
     parts = [rep] + [audit_curve(c, quick=quick, rtol=rtol) for c in curves]
-    return _merge(name, parts, rtol, notes, version)
+    return merge(name, parts, rtol, notes, version)

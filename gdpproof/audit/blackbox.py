@@ -70,7 +70,7 @@ def _check_outputs(name: str, out: Any, n: int, dim: int | None) -> np.ndarray:
     return arr
 
 
-class _BlackBox(Mechanism):
+class BlackBox(Mechanism):
     """A mechanism given by two samplers, scored by a callable, a direction or the output."""
 
     exact = False

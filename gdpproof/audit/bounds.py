@@ -28,7 +28,7 @@ _CP_DIGITS = 10
 # Clopper–Pearson bounds
 
 
-def _cp_float(k: np.ndarray, n: float, failure: float) -> np.ndarray:
+def cp_float(k: np.ndarray, n: float, failure: float) -> np.ndarray:
     """Floating-point one-sided Clopper–Pearson upper bounds for (possibly fractional) counts k."""
     k = np.asarray(k, dtype=float)
     inside = k < n
@@ -66,13 +66,13 @@ def clopper_pearson_upper(k: int, n: int, failure: Fraction) -> Decimal:
     u = float(betainccinv(k + 1, n - k, float(failure)))
     for slack in (1e-12, 1e-9, 1e-6, 1e-3):
         m, e = round_fraction(Fraction(min(1.0, u * (1 + slack) + 1e-300)), _CP_DIGITS, "up")
-        cand = min(_decimal(m, e), Decimal(1))
+        cand = min(decimal(m, e), Decimal(1))
         if cand == 1 or _binomial_cdf_at_most(k, n, cand, failure):
             return cand
     raise PrecisionError(f"could not prove a Clopper-Pearson bound for k={k}, n={n}")  # pragma: no cover
 
 
-def _decimal(m: int, e: int) -> Decimal:
+def decimal(m: int, e: int) -> Decimal:
     """m * 10**e exactly (Decimal arithmetic would round to the context's precision)."""
     return Decimal(f"{m}E{e}")
 
@@ -81,12 +81,12 @@ def _decimal(m: int, e: int) -> Decimal:
 # Criteria: how far an error pair (a, b), both upper bounds, is from the claim
 
 
-def _mu_criterion(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def mu_criterion(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         return -ndtri(a) - ndtri(b)
 
 
-def _delta_criterion(eps: float) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def delta_criterion(eps: float) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     e = math.exp(min(eps, 700.0))
 
     def crit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -101,10 +101,10 @@ def _detectable_mu(n: int, failure: float, crit: Callable[[np.ndarray, np.ndarra
     """The smallest shift m whose N(0,1)-vs-N(m,1) pair is flagged at expected counts (see module)."""
     alphas = np.geomspace(1e-15, 0.5, 300)   # the pair is symmetric: a <= 1/2 or its mirror covers every test
     taus = -ndtri(alphas)
-    a_up = _cp_float(n * alphas, n, failure)
+    a_up = cp_float(n * alphas, n, failure)
 
     def flagged(m: float) -> bool:
-        b_up = _cp_float(n * ndtr(taus - m), n, failure)
+        b_up = cp_float(n * ndtr(taus - m), n, failure)
         return bool(np.max(crit(a_up, b_up)) > level)
 
     lo, hi = (0.0, start) if flagged(start) else (start, max(2 * start, 1.0))
@@ -120,11 +120,11 @@ def _detectable_mu(n: int, failure: float, crit: Callable[[np.ndarray, np.ndarra
     return hi
 
 
-def _round_up_3(x: float) -> Decimal:
+def round_up_3(x: float) -> Decimal:
     if math.isinf(x):
         return Decimal("Infinity")
     m, e = round_fraction(Fraction(x), 3, "up")
-    return _decimal(m, e)
+    return decimal(m, e)
 
 
 def _delta_low(eps: Fraction, a: Decimal, b: Decimal, digits: int) -> Certified:

@@ -1,10 +1,10 @@
 """A peer's value against gdpproof's reference, classified in exact arithmetic.
 
-The reference of a quantity is either certified (:func:`_certified`: a decimal proven to its
+The reference of a quantity is either certified (:func:`certified`: a decimal proven to its
 last digit, recomputed with more digits whenever the comparison needs them) or a proven bracket
 (:func:`_bracket`, the DP-SGD quantities).  :func:`_compare` classifies a value as agreeing
 (within one float64 rounding of the answer, or inside the bracket), unsafe, conservative or an
-error; :func:`_evaluate` calls the peer and compares.
+error; :func:`evaluate` calls the peer and compares.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InvalidParameterError, PrecisionError
 from .findings import Finding
-from .peers import PeerFunction, _call
+from .peers import PeerFunction, call
 from .quantities import Quantity
 
 
@@ -25,7 +25,7 @@ DIGITS = 30
 _MAX_DIGITS = 240
 
 
-def _certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
+def certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
     from ..accounting import dpsgd_mu
     from ..numeric.tradeoff.solve import (beta_from_mu, delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta,
                                  sigma_from_epsilon_delta)
@@ -135,7 +135,7 @@ def _compare(q: Quantity, label: str, inputs: tuple[Any, ...], ref_inputs: tuple
         return Finding(label, q.name, names, v, ref_text, kind, rel, within, source)
     digits = DIGITS
     while True:
-        c = _certified(q.name, tuple(ref_inputs), digits)
+        c = certified(q.name, tuple(ref_inputs), digits)
         ref_text = str(c)
         if problem or v is None:
             return Finding(label, q.name, names, v, ref_text, "error", None, False, source, problem)
@@ -170,10 +170,10 @@ def _relative(v: Fraction, lo: Fraction, hi: Fraction) -> float | None:
     return float((v - mid) / mid)
 
 
-def _evaluate(q: Quantity, pf: PeerFunction, inputs: tuple[Any, ...], rtol: float, source: str,
+def evaluate(q: Quantity, pf: PeerFunction, inputs: tuple[Any, ...], rtol: float, source: str,
               rel_width: float) -> Finding | str:
     """The finding, or a note (str) when gdpproof itself could not bound the reference there."""
-    value, err = _call(pf.fn, inputs)
+    value, err = call(pf.fn, inputs)
     ref_inputs = pf.exact_inputs(inputs) if pf.exact_inputs is not None else inputs
     try:
         if err:
@@ -189,4 +189,4 @@ def _reference_text(q: Quantity, ref_inputs: tuple[Any, ...], rel_width: float) 
     if q.reference == "bracket":
         b = _bracket(q.name, tuple(ref_inputs), rel_width)
         return f"[{b.lower!r}, {b.upper!r}]"
-    return str(_certified(q.name, tuple(ref_inputs), DIGITS))
+    return str(certified(q.name, tuple(ref_inputs), DIGITS))

@@ -9,9 +9,9 @@ from fractions import Fraction
 from typing import Any
 
 from .findings import AuditReport, Finding
-from .functions import _audit_peer_functions
-from .inputs import _DPSGD, _DPSGD_QUICK, _check_common
-from .peers import PeerCurve, PeerFunction, _call
+from .functions import audit_peer_functions
+from .inputs import DPSGD, DPSGD_QUICK, check_common
+from .peers import PeerCurve, PeerFunction, call
 
 __all__ = ["audit_curve"]
 
@@ -27,18 +27,18 @@ def audit_curve(curve: PeerCurve, *, quick: bool = True, rtol: float = 0.0) -> A
     """
     import numpy as np
 
-    rtol, _, _ = _check_common(rtol, 0, None)
-    configs = _DPSGD_QUICK if quick else _DPSGD
+    rtol, _, _ = check_common(rtol, 0, None)
+    configs = DPSGD_QUICK if quick else DPSGD
     results: list[Finding] = []
     pf = PeerFunction(curve.label, "dpsgd_beta",
                       lambda s, p, t, a: float(np.asarray(curve.beta(s, p, t, np.array([a])), dtype=float)[0]))
-    rep = _audit_peer_functions(curve.label, [pf], quick=quick, rtol=rtol, seed=0, examples=0, properties=False,
+    rep = audit_peer_functions(curve.label, [pf], quick=quick, rtol=rtol, seed=0, examples=0, properties=False,
                                 progress=False)
     results.extend(rep.results)
     alphas = np.unique(np.concatenate([[0.0], np.logspace(-12, -1, 23), np.linspace(0, 1, 129), [1.0]]))
     for sigma, p, steps, _ in configs:
         names = (("noise_multiplier", sigma), ("sample_rate", p), ("steps", steps))
-        value, err = _call(lambda: np.asarray(curve.beta(sigma, p, steps, alphas), dtype=float), ())
+        value, err = call(lambda: np.asarray(curve.beta(sigma, p, steps, alphas), dtype=float), ())
         if not err and np.shape(value) != np.shape(alphas):  # zip would silently drop the missing points
             err = f"returned {np.size(value)} values for {len(alphas)} alphas"
         if err:
@@ -99,7 +99,7 @@ def _consistency(curve: PeerCurve, sigma: float, p: float, steps: int, eps: floa
     import mpmath
 
     names = (("noise_multiplier", sigma), ("sample_rate", p), ("steps", steps), ("epsilon", eps))
-    theirs, err = _call(curve.delta, (sigma, p, steps, eps))
+    theirs, err = call(curve.delta, (sigma, p, steps, eps))
     if err:
         return Finding(curve.label, "dpsgd_beta", names, None, "its own delta", "error", None, False, "curve",
                        f"delta: {err}")

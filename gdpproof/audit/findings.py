@@ -263,7 +263,7 @@ class AuditReport:
         return "\n".join(lines)
 
 
-def _merge(peer: str, reports: Sequence[AuditReport], rtol: float, notes: Iterable[str] = (),
+def merge(peer: str, reports: Sequence[AuditReport], rtol: float, notes: Iterable[str] = (),
            version: str = "") -> AuditReport:
     results = tuple(f for r in reports for f in r.results)
     all_notes = tuple(dict.fromkeys([*notes, *(n for r in reports for n in r.notes)]))

@@ -10,9 +10,9 @@ from typing import Any
 
 from .._progress import Progress
 from ..errors import InvalidParameterError
-from .compare import _evaluate
+from .compare import evaluate
 from .findings import AuditReport, Finding
-from .inputs import _check_common, _inputs_for
+from .inputs import check_common, inputs_for
 from .peers import PeerFunction
 from .quantities import Quantity, _quantity
 
@@ -54,14 +54,14 @@ def _monotonicity(q: Quantity, label: str, values: dict[tuple[Any, ...], float],
     return out
 
 
-def _audit_peer_functions(peer: str, functions: Sequence[PeerFunction], *, quick: bool, rtol: float, seed: int,
+def audit_peer_functions(peer: str, functions: Sequence[PeerFunction], *, quick: bool, rtol: float, seed: int,
                           examples: int | None, properties: bool, progress: bool,
                           inputs: Sequence[tuple[Any, ...]] | None = None) -> AuditReport:
     rel_width = 0.01 if quick else 0.003
     plan = []
     for pf in functions:
         q = _quantity(pf.quantity)
-        pts = [(tuple(x), "given") for x in inputs] if inputs is not None else _inputs_for(q, quick, seed, examples)
+        pts = [(tuple(x), "given") for x in inputs] if inputs is not None else inputs_for(q, quick, seed, examples)
         plan.append((pf, q, pts))
     bar = Progress(sum(len(p[2]) for p in plan), f"audit {peer}", unit="inputs", enabled=progress)
     results: list[Finding] = []
@@ -69,7 +69,7 @@ def _audit_peer_functions(peer: str, functions: Sequence[PeerFunction], *, quick
     for pf, q, pts in plan:
         values: dict[tuple[Any, ...], float] = {}
         for x, source in pts:
-            f = _evaluate(q, pf, x, rtol, source, rel_width)
+            f = evaluate(q, pf, x, rtol, source, rel_width)
             bar.advance(1, note=f"{pf.label} {q.name}")
             if isinstance(f, str):
                 notes.append(f)
@@ -126,8 +126,8 @@ def audit_function(fn: Callable[..., Any], quantity: str, *, label: str | None =
     q = _quantity(quantity)
     if not callable(fn):
         raise InvalidParameterError(f"fn={fn!r} must be callable")
-    rtol, seed, examples = _check_common(rtol, seed, examples)
+    rtol, seed, examples = check_common(rtol, seed, examples)
     name = label or getattr(fn, "__qualname__", None) or repr(fn)
     pf = PeerFunction(name, q.name, fn)
-    return _audit_peer_functions(name, [pf], quick=quick, rtol=rtol, seed=seed, examples=examples,
+    return audit_peer_functions(name, [pf], quick=quick, rtol=rtol, seed=seed, examples=examples,
                                  properties=properties, progress=progress, inputs=inputs)

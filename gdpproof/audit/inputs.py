@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import GdpproofError, InvalidParameterError
-from .compare import _certified
+from .compare import certified
 from .quantities import QUANTITIES, Quantity, _quantity
 
 __all__ = ["TINY", "grid"]
@@ -32,9 +32,9 @@ _ALPHAS_QUICK = (1e-100, 1e-5, 0.5, 1 - 1e-6)
 #: z = epsilon/mu - mu/2: delta is about Phi(-z), so these keep delta above 1e-300.
 _ZS = (-1.0, 0.0, 1.0, 3.0, 6.0, 10.0, 20.0, 36.0)
 _ZS_QUICK = (0.0, 3.0, 20.0, 36.0)
-_DPSGD = ((1.0, 0.01, 1000, 1e-5), (0.5, 0.01, 100, 1e-5), (2.0, 0.1, 100, 1e-10), (0.3, 0.001, 1000, 1e-5),
+DPSGD = ((1.0, 0.01, 1000, 1e-5), (0.5, 0.01, 100, 1e-5), (2.0, 0.1, 100, 1e-10), (0.3, 0.001, 1000, 1e-5),
           (1.1, 256 / 60000, 14063, 1e-5), (0.8, 0.001, 10000, 1e-6))
-_DPSGD_QUICK = ((1.0, 0.01, 1000, 1e-5),)
+DPSGD_QUICK = ((1.0, 0.01, 1000, 1e-5),)
 _CURVE_ALPHAS = (1e-6, 1e-3, 0.01, 0.1, 0.3)
 _CURVE_ALPHAS_QUICK = (1e-3, 0.1)
 #: Smallest exact answer audited for a probability: below it float64 has no room to be right.
@@ -79,7 +79,7 @@ def grid(quantity: str, *, quick: bool = False) -> list[tuple[Any, ...]]:
         ps = (0.01,) if quick else (1e-4, 0.01, 0.1, 1.0)
         ts = (100, 100_000) if quick else (1, 100, 10_000, 100_000)
         return [(s, p, t) for s in sig for p in ps for t in ts]
-    configs = _DPSGD_QUICK if quick else _DPSGD
+    configs = DPSGD_QUICK if quick else DPSGD
     if quantity == "dpsgd_epsilon":
         return list(configs)
     if quantity == "dpsgd_mu":
@@ -92,7 +92,7 @@ def _representable(q: Quantity, inputs: tuple[Any, ...]) -> bool:
     if q.name not in ("delta_from_epsilon", "beta_from_mu"):
         return True
     try:
-        c = _certified(q.name, inputs, 5)
+        c = certified(q.name, inputs, 5)
     except GdpproofError:
         return False
     return c.to_fraction() >= Fraction(TINY)
@@ -135,7 +135,7 @@ def _drawn(quantity: str, examples: int, seed: int) -> list[tuple[Any, ...]]:
     return list(dict.fromkeys(out))
 
 
-def _check_common(rtol: Any, seed: Any, examples: Any) -> tuple[float, int, int | None]:
+def check_common(rtol: Any, seed: Any, examples: Any) -> tuple[float, int, int | None]:
     if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not (0 <= rtol < 1):
         raise InvalidParameterError(f"rtol={rtol!r} must be a number in [0, 1)")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -145,7 +145,7 @@ def _check_common(rtol: Any, seed: Any, examples: Any) -> tuple[float, int, int 
     return float(rtol), seed, examples
 
 
-def _inputs_for(q: Quantity, quick: bool, seed: int, examples: int | None) -> list[tuple[tuple[Any, ...], str]]:
+def inputs_for(q: Quantity, quick: bool, seed: int, examples: int | None) -> list[tuple[tuple[Any, ...], str]]:
     n = examples if examples is not None else (5 if quick else 25)
     on_grid = grid(q.name, quick=quick)
     pts = [(x, "grid") for x in on_grid]

@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..numeric.engine.certify import Certified, round_fraction
-from .bounds import _decimal
+from .bounds import decimal
 
 __all__ = ["MechanismAudit", "VIOLATION", "NO_EVIDENCE"]
 
@@ -19,7 +19,7 @@ VIOLATION = "violation"
 NO_EVIDENCE = "no evidence of violation at this sample size"
 
 
-def _dec(x: Fraction | Decimal | None) -> str | None:
+def dec(x: Fraction | Decimal | None) -> str | None:
     """A number as a decimal string: exact when it terminates, else 30 significant digits."""
     if x is None:
         return None
@@ -33,9 +33,9 @@ def _dec(x: Fraction | Decimal | None) -> str | None:
         k = 0
         while 10**k % x.denominator:
             k += 1
-        return str(_decimal(x.numerator * (10**k // x.denominator), -k))
+        return str(decimal(x.numerator * (10**k // x.denominator), -k))
     m, e = round_fraction(x, 30, "nearest")
-    return str(_decimal(m, e))
+    return str(decimal(m, e))
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,7 @@ class MechanismAudit:
         out: dict[str, Any] = {}
         for k, v in asdict(self).items():
             if isinstance(v, (Fraction, Decimal)):
-                v = _dec(v)
+                v = dec(v)
             elif isinstance(v, float):
                 v = repr(v)
             elif isinstance(v, int) and not isinstance(v, bool):
@@ -136,7 +136,7 @@ class MechanismAudit:
     def __str__(self) -> str:
         n2 = self.estimation_samples
         sign = ">" if self.direction == "greater" else "<"
-        conf = _dec(self.confidence)
+        conf = dec(self.confidence)
         lines = [
             ("claim", self.claim),
             ("verdict", self.verdict),
@@ -144,7 +144,7 @@ class MechanismAudit:
         ]
         if self.delta_low is not None:
             lines.append(("delta_low", f"{self.delta_low}   (lower bound on the delta it needs at eps = "
-                                       f"{_dec(self.claimed_epsilon)}, rounded down)"))
+                                       f"{dec(self.claimed_epsilon)}, rounded down)"))
         lines += [
             ("detectable mu", f"{self.detectable_mu}   (a Gaussian pair with this mu is flagged with probability "
                               "about 1/2)"),

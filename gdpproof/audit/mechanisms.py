@@ -78,17 +78,17 @@ from .._counts import seed as seed_value
 from ..errors import InvalidParameterError
 from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks
-from .blackbox import Sampler, _BlackBox
+from .blackbox import Sampler, BlackBox
 from .bounds import (
-    _cp_float,
-    _delta_criterion,
+    cp_float,
+    delta_criterion,
     _delta_low,
     _detectable_mu,
-    _mu_criterion,
-    _round_up_3,
+    mu_criterion,
+    round_up_3,
     clopper_pearson_upper,
 )
-from .mechanism_report import NO_EVIDENCE, VIOLATION, MechanismAudit, _dec
+from .mechanism_report import NO_EVIDENCE, VIOLATION, MechanismAudit, dec
 
 __all__ = ["MechanismAudit", "audit_mechanism"]
 
@@ -234,7 +234,7 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     est_seeds = root.spawn(len(est_sizes))
 
     # the pilot: the first selection chunk fixes the shape, the linear direction and the candidates
-    probe = _BlackBox(sample_p, sample_q, score, None, None)
+    probe = BlackBox(sample_p, sample_q, score, None, None)
     rng = np.random.default_rng(sel_seeds[0])
     op, oq = probe.outputs(rng, sel_sizes[0], "P"), probe.outputs(rng, sel_sizes[0], "Q")
     if op.ndim != oq.ndim or op.shape[1:] != oq.shape[1:]:
@@ -250,7 +250,7 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
                f"d = {dim})")
     else:
         how = "the output"
-    mech = _BlackBox(sample_p, sample_q, score, direction, dim)
+    mech = BlackBox(sample_p, sample_q, score, direction, dim)
     pooled = np.concatenate([mech.score_of(op), mech.score_of(oq)])
     pooled = pooled[np.isfinite(pooled)]
     atoms = np.unique(pooled)
@@ -269,19 +269,19 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     eps_x, delta_x = cast(Fraction, eps_f), cast(Fraction, delta_f)
     crit: Callable[[np.ndarray, np.ndarray], np.ndarray]
     if mu_f is not None:
-        crit, level = _mu_criterion, float(mu_f)
-        claim = f"mu-GDP with mu = {_dec(mu_f)}"
+        crit, level = mu_criterion, float(mu_f)
+        claim = f"mu-GDP with mu = {dec(mu_f)}"
     else:
-        crit, level = _delta_criterion(float(eps_x)), float(delta_x)
-        claim = f"(epsilon, delta)-DP with epsilon = {_dec(eps_x)}, delta = {_dec(delta_x)}"
+        crit, level = delta_criterion(float(eps_x)), float(delta_x)
+        claim = f"(epsilon, delta)-DP with epsilon = {dec(eps_x)}, delta = {dec(delta_x)}"
     ffail = float(failure)
 
     sel = count_chunks(mech, sel_seeds, sel_sizes, taus, executor=executor, workers=workers, progress=progress,
                        label="audit (selection)")
     sfp_g, sfn_g, sfp_l, sfn_l = _errors(sel, n1)
     scale = n2 / n1
-    values = np.concatenate([crit(_cp_float(sfp_g * scale, n2, ffail), _cp_float(sfn_g * scale, n2, ffail)),
-                             crit(_cp_float(sfp_l * scale, n2, ffail), _cp_float(sfn_l * scale, n2, ffail))])
+    values = np.concatenate([crit(cp_float(sfp_g * scale, n2, ffail), cp_float(sfn_g * scale, n2, ffail)),
+                             crit(cp_float(sfp_l * scale, n2, ffail), cp_float(sfn_l * scale, n2, ffail))])
     values = np.where(np.isnan(values), -np.inf, values)
     best = int(np.argmax(values))
     side = "greater" if best < len(taus) else "less"
@@ -307,6 +307,6 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     return MechanismAudit(
         verdict=VIOLATION if violation else NO_EVIDENCE, violation=bool(violation), claim=claim,
         claimed_mu=mu_f, claimed_epsilon=eps_f, claimed_delta=delta_f,
-        mu_low=mu_low, delta_low=delta_low, detectable_mu=_round_up_3(detect), threshold=tau, direction=side,
+        mu_low=mu_low, delta_low=delta_low, detectable_mu=round_up_3(detect), threshold=tau, direction=side,
         score=how, false_positives=fp, false_negatives=fn, fpr_upper=a_up, fnr_upper=b_up, samples=samples,
         selection_samples=n1, estimation_samples=n2, seed=seed, confidence=confidence_f)

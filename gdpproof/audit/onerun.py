@@ -136,7 +136,7 @@ def _snj_decide(m: int, r: int, v: int, eps: Fraction, delta: Fraction, level: F
                          f"(m={m}, r={r}, v={v}, delta={float(delta)})")
 
 
-def _snj_float(m: int, r: int, v: int, eps: float, delta: float) -> float:
+def snj_float(m: int, r: int, v: int, eps: float, delta: float) -> float:
     """A float estimate of the p-value (for searching; never printed)."""
     from scipy.special import bdtr, expit
 
@@ -221,7 +221,7 @@ def _ulp(d: Certified | Fraction, digits: int) -> Fraction:
     return Fraction(10) ** e
 
 
-def _float_root(pred: Callable[[float], bool], lo: float, hi: float, rtol: float = 1e-9) -> float:
+def float_root(pred: Callable[[float], bool], lo: float, hi: float, rtol: float = 1e-9) -> float:
     """Bisection for the boundary b of a predicate true on [lo, b) and false beyond (an estimate,
     to a relative ``rtol``: the caller certifies the printed value)."""
     for _ in range(200):
@@ -255,20 +255,20 @@ def one_run_epsilon(canaries: int, guesses: int, correct: int, *, delta: Any = 0
     d = fraction_of("delta", delta)
     level = level_of(confidence)
     _digits(digits)
-    return _snj_epsilon(m, r, v, d, level, digits)
+    return snj_epsilon(m, r, v, d, level, digits)
 
 
-def _snj_epsilon(m: int, r: int, v: int, d: Fraction, level: Fraction, digits: int) -> Certified:
+def snj_epsilon(m: int, r: int, v: int, d: Fraction, level: Fraction, digits: int) -> Certified:
     zero = Certified(0, digits=digits, rounding="down", method="arb")
     if not _snj_decide(m, r, v, Fraction(0), d, level):
         return zero
     lv, df = float(level), float(d)
     hi = 1.0
-    while _snj_float(m, r, v, hi, df) <= lv:
+    while snj_float(m, r, v, hi, df) <= lv:
         hi *= 2
         if hi > 1e6:
             raise PrecisionError(f"no epsilon up to 1e6 is accepted by the one-run test (m={m}, r={r}, v={v})")
-    root = _float_root(lambda e: _snj_float(m, r, v, e, df) <= lv, 0.0, hi)
+    root = float_root(lambda e: snj_float(m, r, v, e, df) <= lv, 0.0, hi)
     cand = certified_fraction(Fraction(root), digits, "down", "arb").to_fraction()
     return _certify_root(cand, digits, lambda e: _snj_decide(m, r, v, e, d, level), zero)
 
@@ -329,10 +329,10 @@ def fdp_rejects(canaries: int, guesses: int, correct: int, *, claim: Any, level:
     """
     m, k, c = counts(canaries, guesses, correct)
     lv = fraction_of("level", level, open_low=True, open_high=False)
-    return _rejects(m, k, c, curve_of(claim), lv)
+    return rejects(m, k, c, curve_of(claim), lv)
 
 
-def _rejects(m: int, k: int, c: int, curve: Curve, level: Fraction) -> bool:
+def rejects(m: int, k: int, c: int, curve: Curve, level: Fraction) -> bool:
     if c == 0:
         return False
     j = (level.numerator << SCALE_BITS) // (level.denominator * m)   # tau_0 = j m 2^-200 <= level
@@ -355,19 +355,19 @@ def fdp_p_value(canaries: int, guesses: int, correct: int, *, claim: Any, digits
     m, k, c = counts(canaries, guesses, correct)
     _digits(digits)
     curve = curve_of(claim)
-    return _mmc_p(m, k, c, curve, digits)
+    return mmc_p(m, k, c, curve, digits)
 
 
-def _mmc_p(m: int, k: int, c: int, curve: Curve, digits: int) -> Certified:
+def mmc_p(m: int, k: int, c: int, curve: Curve, digits: int) -> Certified:
     target = k / m
     if c == 0 or mmc_statistic(1.0, m, k, c, curve.g_float) <= target * (1 - 1e-12):
         return _one(digits)
-    root = _float_root(lambda t: mmc_statistic(t, m, k, c, curve.g_float) <= target, 0.0, 1.0)
+    root = float_root(lambda t: mmc_statistic(t, m, k, c, curve.g_float) <= target, 0.0, 1.0)
     p = certified_fraction(Fraction(root), digits, "up", "arb").to_fraction()
     for _ in range(8):
         if p >= 1:
             return _one(digits)
-        if _rejects(m, k, c, curve, p):
+        if rejects(m, k, c, curve, p):
             return certified_fraction(p, digits, "up", "arb")
         p = certified_fraction(p + _ulp(p, digits), digits, "up", "arb").to_fraction()
     raise PrecisionError(f"could not certify the one-run f-DP p-value (m={m}, k={k}, c={c})")  # pragma: no cover
@@ -389,10 +389,10 @@ def fdp_mu(canaries: int, guesses: int, correct: int, *, confidence: Any = "0.95
     m, k, c = counts(canaries, guesses, correct)
     level = level_of(confidence)
     _digits(digits)
-    return _mmc_mu(m, k, c, level, digits)
+    return mmc_mu(m, k, c, level, digits)
 
 
-def _gaussian_g(mu: float) -> Callable[[float], float]:
+def gaussian_g(mu: float) -> Callable[[float], float]:
     """A float estimate of G_mu(1 - x) (the shipped expression's numpy kernel)."""
     kernel = _gaussian_kernel()
 
@@ -408,14 +408,14 @@ def _gaussian_kernel() -> Any:
     return gaussian_g_float()
 
 
-def _mmc_mu(m: int, k: int, c: int, level: Fraction, digits: int) -> Certified:
+def mmc_mu(m: int, k: int, c: int, level: Fraction, digits: int) -> Certified:
     zero = Certified(0, digits=digits, rounding="down", method="arb")
     if c == 0:
         return zero
     lv, target = float(level), k / m
 
     def rejected_float(mu: float) -> bool:
-        return mmc_statistic(lv, m, k, c, _gaussian_g(mu)) > target
+        return mmc_statistic(lv, m, k, c, gaussian_g(mu)) > target
 
     if not rejected_float(1e-9):
         return zero
@@ -424,9 +424,9 @@ def _mmc_mu(m: int, k: int, c: int, level: Fraction, digits: int) -> Certified:
         hi *= 2
         if hi > 64:
             break
-    root = _float_root(rejected_float, 0.0, hi)
+    root = float_root(rejected_float, 0.0, hi)
     cand = certified_fraction(Fraction(root), digits, "down", "arb").to_fraction()
-    return _certify_root(cand, digits, lambda mu: _rejects(m, k, c, gaussian_curve(mu), level), zero)
+    return _certify_root(cand, digits, lambda mu: rejects(m, k, c, gaussian_curve(mu), level), zero)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -463,7 +463,7 @@ class FamilyBound:
 
 #: The family search stops at this multiple of the claimed noise multiplier (above it, the
 #: DP-SGD's epsilon is negligible and a rejection says nothing the mu bound does not).
-_FAMILY_MAX_RATIO = 64
+FAMILY_MAX_RATIO = 64
 
 
 def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: Any, level: Any,
@@ -508,7 +508,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
 
     def rejected_exact(noise: Fraction) -> bool:
         cv = curve(noise)
-        return any(_rejects(m, k, c, cv, lv) for m, k, c in tests)
+        return any(rejects(m, k, c, cv, lv) for m, k, c in tests)
 
     def rounded(x: Fraction) -> Fraction:
         return certified_fraction(x, digits, "up", "exact").to_fraction()
@@ -520,7 +520,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
     else:
         lo, hi = noise0, 2 * noise0
         while not rejected_float(hi):
-            if hi >= _FAMILY_MAX_RATIO * noise0:
+            if hi >= FAMILY_MAX_RATIO * noise0:
                 return FamilyBound(inf, zero, d, noise0, False)
             lo, hi = hi, 2 * hi
     for _ in range(60):   # the boundary s* lies in (lo, hi]: hi rejected, lo not (or 0)
@@ -582,7 +582,7 @@ def guesses_from_scores(held_in: Any, held_out: Any, rules: list[tuple[int, int]
     return out
 
 
-def _check_rule(rule: Any) -> tuple[int, int]:
+def check_rule(rule: Any) -> tuple[int, int]:
     if (not isinstance(rule, (tuple, list)) or len(rule) != 2
             or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in rule)
             or rule[0] + rule[1] == 0):

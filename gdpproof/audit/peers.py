@@ -2,7 +2,7 @@
 they are called.
 
 An adapter (``gdpproof.audit.adapters.<module>``, one per name of :data:`PEERS`) returns
-:class:`PeerFunction` and :class:`PeerCurve` values; :func:`_call` calls one so that any
+:class:`PeerFunction` and :class:`PeerCurve` values; :func:`call` calls one so that any
 exception of the peer becomes a finding, never a crash of the audit.
 """
 
@@ -66,13 +66,13 @@ PEERS: dict[str, str] = {
 }
 
 
-def _adapter(name: str) -> Any:
+def adapter(name: str) -> Any:
     if name not in PEERS:
         raise InvalidParameterError(f"peer={name!r} is not a known peer (known: {', '.join(sorted(PEERS))})")
     return importlib.import_module(f"gdpproof.audit.adapters.{PEERS[name]}")
 
 
-def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, str]:
+def call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, str]:
     import warnings
 
     try:

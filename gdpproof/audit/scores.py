@@ -38,14 +38,14 @@ from ..numeric.engine.certify import Certified
 from ._exact import bad, certified_fraction, decimal_string, fraction_of, level_of
 from .hypotheses import Curve, curve_of
 from .onerun import (
-    _FAMILY_MAX_RATIO,
+    FAMILY_MAX_RATIO,
     FamilyBound,
     Guesses,
-    _check_rule,
-    _mmc_mu,
-    _mmc_p,
-    _rejects,
-    _snj_epsilon,
+    check_rule,
+    mmc_mu,
+    mmc_p,
+    rejects,
+    snj_epsilon,
     default_rules,
     fdp_family_epsilon,
     guesses_from_scores,
@@ -270,7 +270,7 @@ class ScoreAudit:
                                                       f"(the claimed noise multiplier {decimal_string(f.claimed_sigma)}"
                                                       f" is {'' if f.rejected else 'not '}rejected)"))
                 else:
-                    lines.append(("  eps_low DP-SGD", f"0   (no noise multiplier up to {_FAMILY_MAX_RATIO} times the "
+                    lines.append(("  eps_low DP-SGD", f"0   (no noise multiplier up to {FAMILY_MAX_RATIO} times the "
                                                       "claimed one is rejected)"))
         if self.summary is not None:
             s = self.summary
@@ -456,10 +456,10 @@ def audit_scores(held_in: Any, held_out: Any, *, confidence: Any = "0.95", delta
     level = level_of(confidence)
     conf = 1 - level
     d = None if delta is None else fraction_of("delta", delta, open_high=True)
-    from .thresholds import _oriented
+    from .thresholds import oriented
 
-    inside = _oriented("held_in", held_in)
-    outside = _oriented("held_out", held_out)
+    inside = oriented("held_in", held_in)
+    outside = oriented("held_out", held_out)
     if direction not in ("greater", "less"):
         raise bad("direction", direction, "must be 'greater' (held-in canaries score higher) or 'less'")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -473,7 +473,7 @@ def audit_scores(held_in: Any, held_out: Any, *, confidence: Any = "0.95", delta
     if "one-run" in run or "fdp" in run:
         sign = 1.0 if direction == "greater" else -1.0
         m = len(inside) + len(outside)
-        rules = default_rules(m) if guesses is None else [_check_rule(g) for g in guesses]
+        rules = default_rules(m) if guesses is None else [check_rule(g) for g in guesses]
         if not rules:
             raise bad("guesses", guesses, "must hold at least one (k_plus, k_minus) rule")
         made = guesses_from_scores(sign * inside, sign * outside, rules, seed=int(seed))
@@ -548,13 +548,13 @@ def _one_run(made: list[Guesses], level: Fraction, d: Fraction | None, curve: Cu
              want_family: bool, digits: int) -> OneRunAudit:
     per = level / len(made)
     dd = Fraction(0) if d is None else d
-    from .onerun import _snj_float
+    from .onerun import snj_float
 
     # the best rule by a float estimate; only it is certified (any certified value is valid)
     lv = float(per)
 
     def snj_estimate(g: Guesses) -> float:
-        if g.correct == 0 or _snj_float(g.canaries, g.guesses, g.correct, 0.0, float(dd)) > lv:
+        if g.correct == 0 or snj_float(g.canaries, g.guesses, g.correct, 0.0, float(dd)) > lv:
             return 0.0
         return _eps_estimate(g, dd, lv)
 
@@ -562,24 +562,24 @@ def _one_run(made: list[Guesses], level: Fraction, d: Fraction | None, curve: Cu
     ranked = sorted(made, key=snj_estimate, reverse=True)
     if ranked and snj_estimate(ranked[0]) > 0:
         g = ranked[0]
-        eps_best, eps_rule = _snj_epsilon(g.canaries, g.guesses, g.correct, dd, per, digits), g
+        eps_best, eps_rule = snj_epsilon(g.canaries, g.guesses, g.correct, dd, per, digits), g
     mu_best, mu_rule = Certified(0, digits=4, rounding="down", method="arb"), None
     mu_ranked = sorted(made, key=lambda g: _mu_estimate(g, lv), reverse=True)
     if mu_ranked and _mu_estimate(mu_ranked[0], lv) > 0:
         g = mu_ranked[0]
-        mu_best, mu_rule = _mmc_mu(g.canaries, g.guesses, g.correct, per, 4), g
+        mu_best, mu_rule = mmc_mu(g.canaries, g.guesses, g.correct, per, 4), g
     rejected = rule = p_adj = fam = None
     if curve is not None:
         rejected = False
         stats = [(mmc_statistic(lv, g.canaries, g.guesses, g.correct, curve.g_float) - g.guesses / g.canaries, g)
                  for g in made if g.correct > 0]
         for _, g in sorted(stats, key=lambda x: x[0], reverse=True):
-            if _rejects(g.canaries, g.guesses, g.correct, curve, per):
+            if rejects(g.canaries, g.guesses, g.correct, curve, per):
                 rejected, rule = True, g
                 break
         best = rule or (max(stats, key=lambda x: x[0])[1] if stats else None)
         if best is not None:
-            p = _mmc_p(best.canaries, best.guesses, best.correct, curve, 3)
+            p = mmc_p(best.canaries, best.guesses, best.correct, curve, 3)
             p_adj = certified_fraction(min(Fraction(1), p.to_fraction() * len(made)), 3, "up", "arb")
         if want_family and d is not None and d > 0 and getattr(claim, "dpsgd_parameters", lambda: None)() is not None:
             fam = fdp_family_epsilon([(g.canaries, g.guesses, g.correct) for g in made], claim, delta=d, level=per)
@@ -588,30 +588,30 @@ def _one_run(made: list[Guesses], level: Fraction, d: Fraction | None, curve: Cu
 
 
 def _eps_estimate(g: Guesses, d: Fraction, lv: float) -> float:
-    from .onerun import _float_root, _snj_float
+    from .onerun import float_root, snj_float
 
     hi = 1.0
-    while _snj_float(g.canaries, g.guesses, g.correct, hi, float(d)) <= lv and hi < 1e6:
+    while snj_float(g.canaries, g.guesses, g.correct, hi, float(d)) <= lv and hi < 1e6:
         hi *= 2
-    return _float_root(lambda e: _snj_float(g.canaries, g.guesses, g.correct, e, float(d)) <= lv, 0.0, hi, 1e-6)
+    return float_root(lambda e: snj_float(g.canaries, g.guesses, g.correct, e, float(d)) <= lv, 0.0, hi, 1e-6)
 
 
 def _mu_estimate(g: Guesses, lv: float) -> float:
-    from .onerun import _float_root, _gaussian_g
+    from .onerun import float_root, gaussian_g
 
     if g.correct == 0:
         return 0.0
     target = g.guesses / g.canaries
 
     def rejected(mu: float) -> bool:
-        return mmc_statistic(lv, g.canaries, g.guesses, g.correct, _gaussian_g(mu)) > target
+        return mmc_statistic(lv, g.canaries, g.guesses, g.correct, gaussian_g(mu)) > target
 
     if not rejected(1e-9):
         return 0.0
     hi = 1.0
     while rejected(hi) and hi < 64:
         hi *= 2
-    return _float_root(rejected, 0.0, hi, 1e-4)
+    return float_root(rejected, 0.0, hi, 1e-4)
 
 
 def _verdict(method: str, claim: Any, curve: Curve | None, thr: ThresholdAudit | None, one: OneRunAudit | None,

@@ -57,7 +57,7 @@ from ..numeric.engine.certify import Certified, certify_enclosure
 from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..errors import InvalidParameterError
 from ._exact import bad
-from .bounds import _cp_float, clopper_pearson_upper
+from .bounds import cp_float, clopper_pearson_upper
 from .hypotheses import Curve
 
 __all__ = ["ThresholdTest", "ThresholdAudit", "threshold_audit", "clopper_pearson_lower", "rank_thresholds",
@@ -170,7 +170,7 @@ def rank_thresholds(n_out: int, thresholds: int | str) -> list[int]:
     return sorted({0, *(int(k) for k in geo)})
 
 
-def _oriented(name: str, scores: Any) -> np.ndarray:
+def oriented(name: str, scores: Any) -> np.ndarray:
     try:
         arr = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
@@ -277,8 +277,8 @@ def threshold_audit(held_in: Any, held_out: Any, *, confidence: Any = "0.95", th
     level_total = level_of(confidence)
     if direction not in ("greater", "less"):
         raise bad("direction", direction, "must be 'greater' (held-in canaries score higher) or 'less'")
-    inside = _oriented("held_in", held_in)
-    outside = _oriented("held_out", held_out)
+    inside = oriented("held_in", held_in)
+    outside = oriented("held_out", held_out)
     sign = -1.0 if direction == "less" else 1.0
     inside, outside = sign * inside, sign * outside
     d = None if delta is None else fraction_of("delta", delta, open_high=True)
@@ -363,10 +363,10 @@ def _split_choice(sel_in: np.ndarray, sel_out: np.ndarray, n1_est: int, n0_est: 
         cand = np.unique(np.quantile(cand, np.linspace(0, 1, 4096)))
     fp = len(sel_out) - np.searchsorted(np.sort(sel_out), cand, side="right")
     fn = np.searchsorted(np.sort(sel_in), cand, side="right")
-    a_hat = _cp_float(fp, len(sel_out), _ONE_SIGMA)
-    b_hat = _cp_float(fn, len(sel_in), _ONE_SIGMA)
-    a = _cp_float(a_hat * n0_est, n0_est, level)
-    b = _cp_float(b_hat * n1_est, n1_est, level)
+    a_hat = cp_float(fp, len(sel_out), _ONE_SIGMA)
+    b_hat = cp_float(fn, len(sel_in), _ONE_SIGMA)
+    a = cp_float(a_hat * n0_est, n0_est, level)
+    b = cp_float(b_hat * n1_est, n1_est, level)
     return float(cand[int(np.argmax(_mu_float(a, b)))])
 
 

@@ -14,14 +14,14 @@ import sympy
 from .._args import probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
-from ..symbolic.composition import _count
+from ..symbolic.composition import count
 from .values import (
     GaussianMechanism,
     PoissonSampled,
     Repeated,
     SampledWithoutReplacement,
-    _positive_finite,
-    _relation,
+    positive_finite,
+    relation,
     decimal_text,
     show_number,
 )
@@ -60,7 +60,7 @@ def _missing(name: str, rule: str) -> InvalidParameterError:
 
 
 def _positive_int(name: str, value: Any) -> int:
-    n = _count(name, value)
+    n = count(name, value)
     if n < 1:
         raise bad(name, value, "must be an integer >= 1")
     return n
@@ -120,7 +120,7 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
         t_rule = ""
         e = None
     else:
-        e = _positive_finite("epochs", epochs)
+        e = positive_finite("epochs", epochs)
         if not e.is_Rational:
             raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
         t = int(sympy.ceiling(e / q))
@@ -147,7 +147,7 @@ def dpsgd_sensitivity(sampling: str, neighbours: str) -> int:
     """
     if not isinstance(sampling, str) or sampling not in SAMPLINGS:
         raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
-    return 1 if (sampling, _relation(neighbours)) == ("poisson", "add-remove") else 2
+    return 1 if (sampling, relation(neighbours)) == ("poisson", "add-remove") else 2
 
 
 _WHY_2C = {("poisson", "replace-one"): "a replaced record moves the sum from +C to -C",
@@ -203,7 +203,7 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
         raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
     s = dpsgd_schedule(sample_rate=sample_rate, steps=steps, epochs=epochs, batch_size=batch_size,
                        dataset_size=dataset_size)
-    rel = ("add-remove" if sampling == "poisson" else "replace-one") if neighbours is None else _relation(neighbours)
+    rel = ("add-remove" if sampling == "poisson" else "replace-one") if neighbours is None else relation(neighbours)
     step = GaussianMechanism(noise_multiplier, dpsgd_sensitivity(sampling, rel))
     if sampling == "poisson":
         return Repeated(PoissonSampled(step, s.sample_rate, rel), s.steps)

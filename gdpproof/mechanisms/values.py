@@ -17,7 +17,7 @@ from ..errors import bad
 from ..errors import InvalidParameterError, NotSupportedError, show
 from ..symbolic import losses as sl
 from ..symbolic.composition import (
-    _count,
+    count,
     compose,
     rr_composition,
     self_compose,
@@ -183,7 +183,7 @@ def _frozen(obj: Any, **values: Any) -> None:
         object.__setattr__(obj, k, v)
 
 
-def _positive_finite(name: str, value: Any) -> sympy.Expr:
+def positive_finite(name: str, value: Any) -> sympy.Expr:
     v = positive(name, value, symbolic=False)
     if not v.is_finite:
         raise bad(name, value, "must be a finite number > 0")
@@ -211,8 +211,8 @@ class GaussianMechanism(Mechanism):
     sensitivity: Any = 1
 
     def __post_init__(self) -> None:
-        _frozen(self, sigma=_positive_finite("sigma", self.sigma),
-                sensitivity=_positive_finite("sensitivity", self.sensitivity))
+        _frozen(self, sigma=positive_finite("sigma", self.sigma),
+                sensitivity=positive_finite("sensitivity", self.sensitivity))
 
     def __repr__(self) -> str:
         return f"GaussianMechanism(sigma={show_number(self.sigma)}, sensitivity={show_number(self.sensitivity)})"
@@ -262,8 +262,8 @@ class LaplaceMechanism(Mechanism):
     sensitivity: Any = 1
 
     def __post_init__(self) -> None:
-        _frozen(self, scale=_positive_finite("scale", self.scale),
-                sensitivity=_positive_finite("sensitivity", self.sensitivity))
+        _frozen(self, scale=positive_finite("scale", self.scale),
+                sensitivity=positive_finite("sensitivity", self.sensitivity))
 
     def __repr__(self) -> str:
         return f"LaplaceMechanism(scale={show_number(self.scale)}, sensitivity={show_number(self.sensitivity)})"
@@ -297,7 +297,7 @@ class RandomizedResponse(Mechanism):
     k: Any = 2
 
     def __post_init__(self) -> None:
-        k = _count("k", self.k)
+        k = count("k", self.k)
         if k < 2:
             raise bad("k", self.k, "must be an integer >= 2 (the number of values)")
         _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), k=k)
@@ -427,7 +427,7 @@ class DiscreteGaussianMechanism(Mechanism):
     sensitivity: Any = 1
 
     def __post_init__(self) -> None:
-        s = _positive_finite("sigma", self.sigma)
+        s = positive_finite("sigma", self.sigma)
         if not (s**2).is_Rational:  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
             raise bad("sigma", self.sigma, "must be a rational number or the square root of one "
                        "(e.g. sympy.sqrt(sympy.Rational(5, 2)))")
@@ -464,7 +464,7 @@ class DiscreteLaplaceMechanism(Mechanism):
     sensitivity: Any = 1
 
     def __post_init__(self) -> None:
-        _frozen(self, scale=_positive_finite("scale", self.scale),
+        _frozen(self, scale=positive_finite("scale", self.scale),
                 sensitivity=_integer_sensitivity(self.sensitivity))
 
     def __repr__(self) -> str:
@@ -534,7 +534,7 @@ class EpsDelta(Mechanism):
 NEIGHBOURS = ("add-remove", "replace-one")
 
 
-def _relation(value: Any) -> str:
+def relation(value: Any) -> str:
     if not isinstance(value, str) or value not in NEIGHBOURS:
         raise bad("neighbours", value, "must be 'add-remove' or 'replace-one'")
     return value
@@ -603,7 +603,7 @@ class PoissonSampled(Subsampled):
         q = probability("sample_rate", self.sample_rate, symbolic=False)
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
-        rel = _relation(self.neighbours)
+        rel = relation(self.neighbours)
         inner = self.mechanism
         if isinstance(inner, PoissonSampled):  # a Poisson subsample of a Poisson subsample: rate p q
             if inner.neighbours != rel:
@@ -645,9 +645,9 @@ class SampledWithoutReplacement(Subsampled):
 
     def __post_init__(self) -> None:
         self._check_inner()
-        b = _count("sample_size", self.sample_size)
-        n = _count("dataset_size", self.dataset_size)
-        rel = _relation(self.neighbours)
+        b = count("sample_size", self.sample_size)
+        n = count("dataset_size", self.dataset_size)
+        rel = relation(self.neighbours)
         if n < b:
             raise bad("dataset_size", self.dataset_size, f"must be at least sample_size = {b}")
         if rel == "add-remove" and n == b:
@@ -698,7 +698,7 @@ class Repeated(Mechanism):
     def __post_init__(self) -> None:
         if not isinstance(self.mechanism, Mechanism):
             raise bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
-        n = _count("times", self.times)
+        n = count("times", self.times)
         if n > 10**9:
             raise bad("times", self.times, "must be at most 10^9")
         _frozen(self, times=n)

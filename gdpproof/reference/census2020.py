@@ -53,7 +53,7 @@ from ..errors import bad
 from ..accounting import Account, account
 from ..calibration import Calibration, calibrate_variance
 from ..mechanisms import GDP, Composed, DiscreteGaussianMechanism, GaussianMechanism, Mechanism, Repeated
-from ..numeric.engine.certified import _decimal, round_fraction
+from ..numeric.engine.certified import decimal, round_fraction
 from ..numeric.tradeoff.solve import mu_from_epsilon_delta
 from ..numeric.tradeoff.zcdp import epsilon_from_zcdp
 from ..symbolic.symbols import Delta, sigma
@@ -264,7 +264,7 @@ class LevelAccount:
 
 def _sig(x: Fraction, rounding: str, digits: int = 6) -> str:
     m, e = round_fraction(x, digits, rounding)
-    return str(_decimal(m, e, digits))
+    return str(decimal(m, e, digits))
 
 
 def _percent(x: Fraction | None, rounding: str, digits: int = 2) -> str:

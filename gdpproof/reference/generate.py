@@ -185,7 +185,7 @@ def _check_point(name: str, point: str, *, signed: bool = False) -> None:
         raise InvalidParameterError(f"{_option(name)}: {point} {text}")
 
 
-def _compute_chunk(kind: str, digits: int, chunk: Sequence[tuple[int, tuple[str, ...]]]
+def compute_chunk(kind: str, digits: int, chunk: Sequence[tuple[int, tuple[str, ...]]]
                    ) -> list[tuple[int, list[str], list[str]]]:
     """Rows of one chunk: (index, value strings, certification methods).  Runs in a worker."""
     k = KINDS[kind]
@@ -443,9 +443,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
         own = executor = process_pool(n_workers)
     try:
         if executor is None:
-            results: Iterable[Any] = (_compute_chunk(kind, digits, c) for c in chunks)
+            results: Iterable[Any] = (compute_chunk(kind, digits, c) for c in chunks)
         else:
-            futures: list[Future[Any]] = [executor.submit(_compute_chunk, kind, digits, c) for c in chunks]
+            futures: list[Future[Any]] = [executor.submit(compute_chunk, kind, digits, c) for c in chunks]
             results = (f.result() for f in as_completed(futures))
         for rows in results:
             for index, values, methods in rows:

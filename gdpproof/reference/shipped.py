@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .catalogue import SHIPPED, shipped_path
-from .generate import TableSpec, _compute_chunk, make_table
+from .generate import TableSpec, compute_chunk, make_table
 from .table import read_table
 
 __all__ = ["SHIPPED", "shipped_path", "regenerate_shipped", "check_shipped"]
@@ -67,7 +67,7 @@ def check_shipped(names: Iterable[str] | None = None, *, rows: int | None = None
         else:
             table = read_table(path)
             inputs = TableSpec.build(kind, digits, spec).rows()[:rows]
-            got = _compute_chunk(kind, digits, list(enumerate(inputs)))
+            got = compute_chunk(kind, digits, list(enumerate(inputs)))
             diff = []
             for (i, values, _), stored_row in zip(got, table.rows):
                 fresh_row = tuple(inputs[i]) + tuple(values)

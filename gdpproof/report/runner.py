@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from .._progress import Progress
 from .._version import __version__
 from ..errors import GdpproofError, InvalidParameterError
-from ..numeric.engine.certify import _check_request
+from ..numeric.engine.certify import check_request
 from .checks import PEER_AUDITS, Check, CheckResult, Outcome, report_checks
 from .figures import topic_figures
 from .notebooks import render_notebooks
@@ -146,7 +146,7 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
     ``failed`` and ``total``, the date, the duration and the environment.  The time left is
     estimated from the durations in an earlier ``out/summary.json``, or not shown.
     """
-    _check_request(digits, "up")
+    check_request(digits, "up")
     folder = Path(out)
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -35,7 +35,7 @@ RR_COMPOSITION = rr_composed(n, epsilon, alpha)
 RR_COMPOSITION_DUAL = rr_composed_delta(n, epsilon, epsilon_prime)
 
 
-def _count(name: str, value: Any) -> int:
+def count(name: str, value: Any) -> int:
     """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error."""
     if isinstance(value, bool):
         raise bad(name, value, "must be a positive integer")
@@ -85,7 +85,7 @@ def rr_composition(epsilon: Any, n: Any) -> TradeOff:
     e = exact("epsilon", epsilon)
     if e.is_number and not e.is_nonnegative:
         raise bad("epsilon", epsilon, "must be >= 0")
-    k = _count("n", n)
+    k = count("n", n)
     if k > MAX_RR_N:
         raise bad("n", n, f"must be at most 10^12 (got {show(k)})")
     return TradeOff(RR_COMPOSITION, ((E, e), (N, sympy.Integer(k))), "rr_composition", True, RR_COMPOSITION_DUAL)
@@ -227,7 +227,7 @@ def self_compose(f: TradeOff, n_: Any) -> TradeOff:
     >>> gdpproof.self_compose(gdpproof.gaussian("0.5"), 16)
     gaussian(mu=2)
     """
-    k = _count("n", n_)
+    k = count("n", n_)
     kind, data, d = _decompose(f)
     if d != 0 and d.is_Rational and k * int(sympy.Rational(d).q).bit_length() > 10**6:
         raise NotSupportedError(
@@ -261,11 +261,11 @@ def _slope_point(f: TradeOff) -> sympy.Expr:
         return Phi(-mu / 2)
     if f.name == "gaussian_with_delta":  # the slope of (1 - delta) G(alpha/(1 - delta)) is G'(alpha/(1 - delta))
         return (1 - delta) * Phi(-mu / 2)
-    from .duality import _xbar
+    from .duality import xbar
 
     try:
         if not f.template.free_symbols - {alpha} - {s for s, _ in f.params}:
-            xb = _xbar(TradeOff(f.expr, (), f.name, f.symmetric))
+            xb = xbar(TradeOff(f.expr, (), f.name, f.symmetric))
             if xb.is_number:
                 return xb
     except (SymbolicError, NotImplementedError, TypeError, ValueError):
@@ -376,10 +376,10 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         cp = Piecewise((fp, alpha <= xs), (xs + fpx - alpha, alpha <= fpx), (inv, True))
         label = f"subsampled_{f.name}" if keep else f"subsampled_{f!r}"
         return TradeOff(cp, (*params, (p, q)), label, True)
-    from .duality import _is_piecewise_linear, envelope, symmetrize
+    from .duality import is_piecewise_linear, envelope, symmetrize
 
     fpn = TradeOff(fp.xreplace({p: q, **dict(params)}), (), f"{f.name}_p", None)
-    if _is_piecewise_linear(fpn):
+    if is_piecewise_linear(fpn):
         return TradeOff(symmetrize(fpn).expr, (), f"subsampled_{f.name}", True)
     # f_p(t) >= (1 - p)(1 - t) > 0 for t < 1 when p < 1, so f_p^{-1}(0) = 1 >= f_p(0) = C_p(f)(0)
     fp0 = q * head + 1 - q

@@ -207,7 +207,7 @@ def inverse(f: Any) -> Any:
     return _like(f, inv, (), f"inverse({f!r})", None)
 
 
-def _xbar(f: Any) -> sympy.Expr:
+def xbar(f: Any) -> sympy.Expr:
     """inf{x in [0, 1] : -1 is a subgradient of f at x}."""
     pieces = ordered_pieces(f.expr)
     prev_slope = None
@@ -237,7 +237,7 @@ def _vertices(f: Any) -> list[tuple[sympy.Expr, sympy.Expr]]:
     return pts
 
 
-def _is_piecewise_linear(f: Any) -> bool:
+def is_piecewise_linear(f: Any) -> bool:
     try:
         pieces = ordered_pieces(f.expr)
     except (SymbolicError, TypeError):
@@ -292,7 +292,7 @@ def symmetrize(f: Any) -> Any:
     """
     if f.symmetric:
         return f
-    if not _is_piecewise_linear(f):
+    if not is_piecewise_linear(f):
         return envelope(f)
     verts = _vertices(f)
     hull = _lower_hull(verts + [(y_, x_) for x_, y_ in verts])
@@ -362,7 +362,7 @@ def is_symmetric(f: Any) -> bool:
     expr = f.expr
     if expr.free_symbols - {alpha}:
         return False
-    if _is_piecewise_linear(f):
+    if is_piecewise_linear(f):
         try:
             verts = _vertices(f)
             points = {sympy.Integer(0), sympy.Integer(1), *(x for x, _ in verts), *(v for _, v in verts)}

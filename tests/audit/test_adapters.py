@@ -19,7 +19,7 @@ from scipy.stats import norm
 
 import gdpproof
 from gdpproof.audit import PEERS, QUANTITIES, PeerNotInstalledError, audit_accountant, audit_curve, audit_function
-from gdpproof.audit.peers import _adapter
+from gdpproof.audit.peers import adapter
 
 LIGHT = ["dp_accounting", "prv_accountant", "autodp", "riskcal", "gdpnum", "opendp"]
 MODULES = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant", "autodp": "autodp",
@@ -32,7 +32,7 @@ POINT = {"delta_from_epsilon": (1.0, 1.0), "epsilon_from_delta": (1.0, 1e-5), "m
 
 def _functions(peer):
     pytest.importorskip(MODULES[peer], reason=f"the peers extra ({peer}) is not installed")
-    return _adapter(peer).functions()
+    return adapter(peer).functions()
 
 
 @pytest.mark.parametrize("peer", LIGHT)
@@ -75,7 +75,7 @@ def test_opendp_is_never_unsafe():
 
 def test_gdpnum_curve_audit_runs():
     pytest.importorskip("gdpnum", reason="the peers extra (gdpnum) is not installed")
-    curves = _adapter("gdpnum").curves()
+    curves = adapter("gdpnum").curves()
     r = audit_curve(curves[0], quick=True)
     assert {f.source for f in r.results} == {"grid", "curve"}
     assert any("consistent with its own delta" in f.detail or "less private" in f.detail for f in r.results)
@@ -131,7 +131,7 @@ def fake_opacus(monkeypatch):
 
 
 def test_opacus_adapter_against_a_fake(fake_opacus):
-    fns = {pf.label: pf for pf in _adapter("opacus").functions()}
+    fns = {pf.label: pf for pf in adapter("opacus").functions()}
     assert len(fns) == 6
     r = audit_function(fns["accountants.analysis.gdp.compute_mu_poisson"].fn, "dpsgd_mu_clt", quick=True, examples=0,
                        rtol=1e-14)
@@ -162,7 +162,7 @@ def test_tensorflow_privacy_adapter_against_a_fake(monkeypatch):
         monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
     monkeypatch.setitem(sys.modules, "tensorflow_privacy.privacy.analysis.gdp_accountant", gdp)
     sys.modules["tensorflow_privacy.privacy.analysis"].gdp_accountant = gdp
-    fns = {pf.label: pf for pf in _adapter("tensorflow_privacy").functions()}
+    fns = {pf.label: pf for pf in adapter("tensorflow_privacy").functions()}
     r = audit_function(fns["gdp_accountant.compute_mu_poisson"].fn, "dpsgd_mu_clt", quick=True, examples=3,
                        rtol=1e-13)
     assert r.ok and not r.of_kind("error"), str(r)
@@ -183,5 +183,5 @@ def test_missing_peer_says_which_extra(monkeypatch):
 
 def test_every_peer_has_an_adapter():
     for peer in PEERS:
-        mod = _adapter(peer)
+        mod = adapter(peer)
         assert callable(mod.functions) and mod.NAME == peer and isinstance(mod.version(), str)

@@ -35,7 +35,7 @@ from scipy.stats import binom
 
 import gdpproof
 from gdpproof import InvalidParameterError, MechanismAudit, audit_mechanism
-from gdpproof.audit.bounds import _cp_float, _delta_criterion, _detectable_mu, _mu_criterion, clopper_pearson_upper
+from gdpproof.audit.bounds import cp_float, delta_criterion, _detectable_mu, mu_criterion, clopper_pearson_upper
 from gdpproof.audit.mechanisms import CHUNK_SIZE
 
 FAILURE = 5e-7          # each Clopper–Pearson bound, at the default confidence 1 - 1e-6
@@ -78,7 +78,7 @@ Q1 = functools.partial(gaussian, query=1.0)
 
 
 def _cp(x: np.ndarray, n: int) -> np.ndarray:
-    return _cp_float(n * np.clip(x, 0.0, 1.0), n, FAILURE)
+    return cp_float(n * np.clip(x, 0.0, 1.0), n, FAILURE)
 
 
 def _band(n: int, cdf: tuple, p: float) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +159,7 @@ def test_correct_gaussian_mechanism_passes():
 def test_sigma_halved_is_caught():
     # claimed 1-GDP with sigma = 1, but sigma = 1/2 was used: the pair is N(0,1) vs N(2,1), mu = 2
     n = 200_000
-    assert detection_failure_bound(_mu_criterion, 1.0, n, gaussian_grid(2.0), continuous(ndtr),
+    assert detection_failure_bound(mu_criterion, 1.0, n, gaussian_grid(2.0), continuous(ndtr),
                                    continuous(ndtr, (2.0, 2.0)), (0.75, 1.25)) <= 1e-6
     r = audit_mechanism(functools.partial(gaussian, sigma=0.5), functools.partial(gaussian, query=1.0, sigma=0.5),
                         samples=2 * n, seed=2, claimed_mu=1)
@@ -180,7 +180,7 @@ def test_clipping_after_noise_is_caught():
     # make the intended mechanism clip(record) + N(0, 1) 1-GDP; the bug clips the noisy value.
     n = 20_000
     grid = np.r_[-1.0 - 1e-9, np.linspace(-1.0, 1.0, 2001)]
-    assert detection_failure_bound(_mu_criterion, 1.0, n, grid, _clipped(0.0), _clipped(10.0), (0.6, 0.9)) <= 1e-6
+    assert detection_failure_bound(mu_criterion, 1.0, n, grid, _clipped(0.0), _clipped(10.0), (0.6, 0.9)) <= 1e-6
     r = audit_mechanism(functools.partial(clip_after_noise, record=0.0), functools.partial(clip_after_noise, record=10.0),
                         samples=2 * n, seed=3, claimed_mu=1)
     assert r.violation and r.mu_low > 2
@@ -204,7 +204,7 @@ def _laplace_cdf(t: np.ndarray) -> np.ndarray:
 def test_laplace_against_too_small_a_mu_is_caught():
     # its mu is 1.03; claimed 0.7
     n = 500_000
-    assert detection_failure_bound(_mu_criterion, 0.7, n, np.linspace(-30.0, 31.0, 6001), continuous(_laplace_cdf),
+    assert detection_failure_bound(mu_criterion, 0.7, n, np.linspace(-30.0, 31.0, 6001), continuous(_laplace_cdf),
                                    continuous(_laplace_cdf, (1.0, 1.0)), (0.4, 0.6)) <= 1e-6
     r = audit_mechanism(laplace, functools.partial(laplace, query=1.0), samples=2 * n, seed=5, claimed_mu="0.7")
     assert r.violation
@@ -224,7 +224,7 @@ def test_vector_outputs_linear_score():
     # has cosine >= 0.9987 and the scores are N(0,1) vs N(m,1) with m in [1.99, 2] after scaling,
     # a family the bound covers at once.
     n = 300_000
-    assert detection_failure_bound(_mu_criterion, 1.0, n, gaussian_grid(2.0), continuous(ndtr),
+    assert detection_failure_bound(mu_criterion, 1.0, n, gaussian_grid(2.0), continuous(ndtr),
                                    continuous(ndtr, (1.99, 2.0)), (0.75, 1.25)) <= 1e-6
     r = audit_mechanism(functools.partial(gaussian_vector, sigma=0.5),
                         functools.partial(gaussian_vector, query=u, sigma=0.5), samples=2 * n, seed=6, claimed_mu=1)
@@ -250,7 +250,7 @@ def test_epsilon_delta_true_claim_passes():
 def test_epsilon_delta_false_claim_is_caught():
     # the same mechanism claimed (0.5, 1e-3)-DP: it needs delta = 0.238 at eps = 0.5
     n = 100_000
-    assert detection_failure_bound(_delta_criterion(0.5), 1e-3, n, gaussian_grid(1.0), continuous(ndtr),
+    assert detection_failure_bound(delta_criterion(0.5), 1e-3, n, gaussian_grid(1.0), continuous(ndtr),
                                    continuous(ndtr, (1.0, 1.0)), (1.0, 1.2)) <= 1e-6
     r = audit_mechanism(P0, Q1, samples=2 * n, seed=9, claimed_epsilon="0.5", claimed_delta="1e-3")
     assert r.violation and r.delta_low > 1e-3
@@ -289,14 +289,14 @@ def test_clopper_pearson_upper_is_a_valid_bound(k, n):
 def test_detectable_mu_is_flagged_about_half_the_time():
     # exact binomial sums at the threshold the calculation chose: the definition's "probability 1/2"
     n = 100_000
-    m = _detectable_mu(n, FAILURE, _mu_criterion, 1.0, 1.0)
+    m = _detectable_mu(n, FAILURE, mu_criterion, 1.0, 1.0)
     alphas = np.geomspace(1e-15, 0.5, 300)
     b = ndtr(-ndtri(alphas) - m)
-    best = int(np.argmax(_mu_criterion(_cp(alphas, n), _cp(b, n))))
+    best = int(np.argmax(mu_criterion(_cp(alphas, n), _cp(b, n))))
     a, bb = alphas[best], b[best]
     k1 = np.arange(int(n * a - 8 * math.sqrt(n * a)), int(n * a + 8 * math.sqrt(n * a)))
     k2 = np.arange(int(n * bb - 8 * math.sqrt(n * bb)), int(n * bb + 8 * math.sqrt(n * bb)))
-    crit = _mu_criterion(_cp_float(k1[:, None], n, FAILURE), _cp_float(k2[None, :], n, FAILURE))
+    crit = mu_criterion(cp_float(k1[:, None], n, FAILURE), cp_float(k2[None, :], n, FAILURE))
     p = float(np.sum(binom.pmf(k1, n, a)[:, None] * binom.pmf(k2, n, bb)[None, :] * (crit > 1.0)))
     assert 0.4 < p < 0.6
 

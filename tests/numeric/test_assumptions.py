@@ -5,7 +5,7 @@ float route rests on them, so each is checked here against exact arithmetic:
 
 1. the float64 CDF and survival function of each loss family's kernel err by at most
    ``CDF_ERROR`` = 1e-15, once the bin edge is allowed to move by the displacement below;
-2. the bin-edge displacement constant of ``lattice._discretize``: an edge ell moves by at most
+2. the bin-edge displacement constant of ``lattice.discretize``: an edge ell moves by at most
    64 u (|ell| + 32) in loss (measured directly where the kernel maps edges to the output space);
 3. numpy's (and scipy's long-double) FFT convolution errs within the bound derived from Higham's
    Thm 24.2 (``lattice._fft_error_factor``), on integer vectors whose exact convolution numpy's
@@ -37,7 +37,7 @@ BITS = 200
 
 
 def _displacement(ell: float) -> float:
-    """The per-edge form of ``edge_err`` in ``lattice._discretize`` (there: the largest edge)."""
+    """The per-edge form of ``edge_err`` in ``lattice.discretize`` (there: the largest edge)."""
     return 64 * U * (abs(ell) + 32)
 
 
@@ -200,7 +200,7 @@ def test_the_named_assumptions_are_the_constants_in_use() -> None:
     # edge_err in _discretize is 64 U (max|edge| + 32): read it back from a discretisation
     loss = GaussianLoss(1.0)
     h = 1e-3
-    step = lattice._discretize(loss, "P", h, 1e-12)
+    step = lattice.discretize(loss, "P", h, 1e-12)
     k_lo, k_hi = step.lattice.k0, step.lattice.k0 + len(step.lattice.w) - 1
     edges = (np.arange(k_lo, k_hi + 2, dtype=float) - 0.5) * h
     edge_err = _displacement(float(np.max(np.abs(edges))))

@@ -157,7 +157,7 @@ def test_directed_rounding_in_arb_equals_the_fraction_route(route):
     import flint
 
     from gdpproof.numeric.engine._mp import arb_endpoints, arb_precision
-    from gdpproof.numeric.engine.certified import _decide, _decimal_text, _scaled_text
+    from gdpproof.numeric.engine.certified import decide, _decimal_text, _scaled_text
 
     if route == "scaled":
         def _directed_text(x, digits, rounding):
@@ -181,7 +181,7 @@ def test_directed_rounding_in_arb_equals_the_fraction_route(route):
                     continue
                 decided += 1
                 lo, hi = arb_endpoints(x)
-                slow = _decide(lo, hi, digits, rounding)
+                slow = decide(lo, hi, digits, rounding)
                 assert slow is not None and str(Decimal(fast)) == str(slow), (x, digits, rounding, fast, slow)
     assert decided > 1500  # the fast route is taken (wide balls decide on neither route)
 

@@ -18,9 +18,9 @@ import pytest
 from scipy.stats import norm
 
 from gdpproof import GDP, RandomizedResponse, Repeated, account
-from gdpproof.accounting.coupling import _discretize
+from gdpproof.accounting.coupling import discretize
 from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
-from gdpproof.accounting.compose import _bernstein_t, _hoeffding_t, compose_losses
+from gdpproof.accounting.compose import bernstein_t, hoeffding_t, compose_losses
 
 
 def _in(value, bound) -> bool:
@@ -44,7 +44,7 @@ def _gaussian_second_moment(mu: float, h: float, law: str) -> float:
 @pytest.mark.parametrize("law", ["P", "Q"])
 def test_second_moment_bound_covers_the_gaussian_closed_form_and_is_near_uniform(law):
     mu, h = 0.01, 1e-4
-    st = _discretize(GaussianLoss(mu), law, h, 1e-20)
+    st = discretize(GaussianLoss(mu), law, h, 1e-20)
     exact = _gaussian_second_moment(mu, h, law)
     # the law is smooth on the scale h: E[D^2] is the uniform's h^2/12 to many digits
     assert abs(exact / (h * h / 12) - 1) < 1e-6
@@ -57,7 +57,7 @@ def test_second_moment_bound_covers_randomized_response_whose_error_is_determini
     loss = RandomizedResponseLoss(0.3)
     q = math.exp(0.3) / (1 + math.exp(0.3))
     for law, p_plus in (("P", q), ("Q", 1 - q)):
-        st = _discretize(loss, law, h, 1e-20)
+        st = discretize(loss, law, h, 1e-20)
         # the losses are +-0.3 (a double); D = k h - l with k the nearest grid point
         exact = 0.0
         for sign, prob in ((1, p_plus), (-1, 1 - p_plus)):
@@ -70,18 +70,18 @@ def test_second_moment_bound_covers_randomized_response_whose_error_is_determini
 
 def test_bernstein_t_meets_its_inequality_and_beats_hoeffding_for_many_steps():
     for b, var, eta in ((1.0, 1e4 / 12, 1e-12), (2e-3, 50 * 4e-6 / 12, 1e-9), (1.0, 0.0, 1e-6)):
-        t = _bernstein_t(b, var, eta)
+        t = bernstein_t(b, var, eta)
         assert math.exp(-t * t / (2 * (var + b * t / 3))) <= eta
         t_in = t * (1 - 1e-9)
         assert math.exp(-t_in * t_in / (2 * (var + b * t_in / 3))) > eta * (1 - 1e-6)
     # T = 1e4 uniform-like errors of range 1: Bernstein 0.603 of Hoeffding (sqrt(1/3) = 0.577 less the b t / 3 term)
-    assert _bernstein_t(1.0, 1e4 / 12, 1e-12) < 0.61 * _hoeffding_t(1.0, 10_000, 1e-12)
+    assert bernstein_t(1.0, 1e4 / 12, 1e-12) < 0.61 * hoeffding_t(1.0, 10_000, 1e-12)
 
 
 def test_many_step_gaussian_bracket_uses_bernstein_and_contains_g_mu():
     # 10^4 steps of G_{0.01} are G_1; the coupling's t is Bernstein's, well below Hoeffding's
     c = compose_losses([(GaussianLoss(0.01), 10_000)], grid_step=1e-3, eta=1e-12)
-    assert c.t < 0.65 * _hoeffding_t(1e-3, 10_000, 1e-12)
+    assert c.t < 0.65 * hoeffding_t(1e-3, 10_000, 1e-12)
     for eps in (0.0, 0.7, 2.5):
         d = c.delta(eps)
         exact = norm.cdf(-eps + 0.5) - math.exp(eps) * norm.cdf(-eps - 0.5)

@@ -262,7 +262,7 @@ def test_fft_error_bound_covers_exact_rational_convolution(seed):
     if seed % 2:
         a[rng.integers(0, n1)] += 0.5
         a /= a.sum()
-    la, lb = lattice._Lattice(0, a, 0.0), lattice._Lattice(0, b, 0.0)
+    la, lb = lattice.Lattice(0, a, 0.0), lattice.Lattice(0, b, 0.0)
     c = lattice._convolve(la, lb, trim=0.0)
     exact = _exact_convolution(a, b)
     err = sum(abs(Fraction(float(v)) - e) for v, e in zip(c.w, exact[c.k0: c.k0 + len(c.w)]))
@@ -282,7 +282,7 @@ def test_fused_power_product_bound_covers_exact_integer_convolution(seed, k):
     if seed % 2:
         b[rng.integers(0, n2)] += 0.5
         b /= b.sum()
-    lr, lb = lattice._Lattice(3, r, 1e-13 * seed), lattice._Lattice(-2, b, 2e-13 * seed)
+    lr, lb = lattice.Lattice(3, r, 1e-13 * seed), lattice.Lattice(-2, b, 2e-13 * seed)
     c = lattice._convolve_power(lr, lb, k, trim=0.0)
     scale = 2**1100
     poly = lambda v: flint.fmpz_poly([int(Fraction(float(x)) * scale) for x in v])  # noqa: E731
@@ -308,7 +308,7 @@ def test_fused_power_on_half_length_window_covers_exact_convolution(seed, trim, 
     b = np.exp(-np.abs(j2 - 400 - 100 * seed) / (6 + 4 * seed)) * (1 + rng.random(1000))
     r /= r.sum()
     b /= b.sum()
-    lr, lb = lattice._Lattice(0, r, 0.0), lattice._Lattice(0, b, 0.0)
+    lr, lb = lattice.Lattice(0, r, 0.0), lattice.Lattice(0, b, 0.0)
     m = 3000 + 3 * 999
     start, fold = lattice._window_start(lr, lb, 3, 4096, m, 1e-12)
     assert 0 < start < m - 4096 and 0 < fold <= 1e-12  # both tails fold
@@ -529,11 +529,11 @@ def test_float_bounds_of_certified_lower_ends_round_down():
     from fractions import Fraction
 
     from gdpproof.numeric.engine.certify import Certified
-    from gdpproof.numeric.engine.bound import _float_down
+    from gdpproof.numeric.engine.bound import float_down
 
     for text in ("0.1", "0.3", "2.2250738585072014e-308", "1"):
         c = Certified(text, digits=17, rounding="down", method="arb")
-        f = _float_down(c)
+        f = float_down(c)
         assert Fraction(f) <= c.to_fraction() < Fraction(math.nextafter(f, math.inf))  # the largest float below
 
 
@@ -544,7 +544,7 @@ def test_fused_power_keeps_an_input_longer_than_half_the_length():
     j1, j2 = np.arange(5000.0), np.arange(100.0)
     r = np.exp(-0.5 * ((j1 - 4000) / 200) ** 2)
     b = np.exp(-0.5 * ((j2 - 50) / 10) ** 2)
-    c = lattice._convolve_power(lattice._Lattice(0, r / r.sum(), 0.0), lattice._Lattice(0, b / b.sum(), 0.0), 2,
+    c = lattice._convolve_power(lattice.Lattice(0, r / r.sum(), 0.0), lattice.Lattice(0, b / b.sum(), 0.0), 2,
                                 trim=1e-12)
     assert abs(float(np.sum(c.w)) - 1) <= 1e-9  # trims of about 1e-12 a side (0.32 was lost)
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from gdpproof.errors import PrecisionError
-from gdpproof.numeric.engine.certify import Certified, _decimal, round_fraction
+from gdpproof.numeric.engine.certify import Certified, decimal, round_fraction
 from gdpproof.numeric.tradeoff.profile import epsilon_from_profile
 
 
@@ -15,7 +15,7 @@ def _rational_profile(x: Fraction, digits: int) -> Certified:
     """delta(x) = 1/(1 + x), rounded up to ``digits`` digits exactly (a profile with a known root)."""
     v = 1 / (1 + x)
     m, e = round_fraction(v, digits, "up")
-    return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="exact")
+    return Certified(decimal(m, e, digits), digits=digits, rounding="up", method="exact")
 
 
 @pytest.mark.parametrize("digits", [5, 30, 450])

@@ -15,7 +15,7 @@ from gdpproof.cli import main
 from gdpproof.errors import InvalidParameterError
 from gdpproof.reference import make_table
 from gdpproof.reference._journal_key import journal_key, line_signer
-from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, _compute_chunk, _journal_line
+from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, compute_chunk, _journal_line
 
 SPEC = dict(mu="0.5,1,2", eps="0,1", digits=12)
 
@@ -25,7 +25,7 @@ def _journal(tmp_path, edit) -> tuple:
     changed by ``edit``."""
     spec = TableSpec.build("delta", 12, {"mu": SPEC["mu"], "eps": SPEC["eps"]})
     fp = spec.fingerprint()
-    rows = _compute_chunk("delta", 12, list(enumerate(spec.rows()))[:3])
+    rows = compute_chunk("delta", 12, list(enumerate(spec.rows()))[:3])
     lines = [_journal_line(fp, i, v, m, line_signer(journal_key(), fp, None)).encode() for i, v, m in rows]
     lines[2] = edit(lines[2], fp)
     out = tmp_path / "t.csv"

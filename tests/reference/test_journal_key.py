@@ -46,13 +46,13 @@ def _interrupted(out, monkeypatch, **kw):
 def _spy(monkeypatch):
     """The indices of the rows computed from now on."""
     computed: list[int] = []
-    real = generate._compute_chunk
+    real = generate.compute_chunk
 
     def spy(kind, digits, chunk):
         computed.extend(i for i, _ in chunk)
         return real(kind, digits, chunk)
 
-    monkeypatch.setattr(generate, "_compute_chunk", spy)
+    monkeypatch.setattr(generate, "compute_chunk", spy)
     return computed
 
 
@@ -95,7 +95,7 @@ def test_a_complete_signed_journal_resumes_with_the_evaluator_broken(tmp_path, m
     def broken(*args):
         raise AssertionError("a signed journal row was recomputed")
 
-    monkeypatch.setattr(generate, "_compute_chunk", broken)
+    monkeypatch.setattr(generate, "compute_chunk", broken)
     code, res = _run(out, capsys, "--resume", "--json")
     assert code == 0 and res.err == "", res.err
     summary = json.loads(res.out)
@@ -157,7 +157,7 @@ def test_a_line_signed_for_another_table_is_recomputed_and_refused(tmp_path, mon
     # the same key signed row 2 of a table with mu = 0.5,3,2: copied into this journal with its
     # digest made right for this table, its MAC (over the other table's fingerprint) fails
     other = generate.TableSpec.build("delta", 12, {"mu": "0.5,3,2", "eps": "0,1"})
-    index, values, methods = generate._compute_chunk("delta", 12, [(2, other.rows()[2])])[0]
+    index, values, methods = generate.compute_chunk("delta", 12, [(2, other.rows()[2])])[0]
     sign = line_signer(journal_key(), other.fingerprint(), None)
     signed = json.loads(_journal_line(other.fingerprint(), index, values, methods, sign))
     fp = generate.TableSpec.build("delta", 12, {"mu": ARGS["mu"], "eps": ARGS["eps"]}).fingerprint()

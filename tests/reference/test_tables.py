@@ -414,10 +414,10 @@ def test_a_journal_line_cut_by_a_kill_is_dropped_before_appending(tmp_path):
     journal = tmp_path / "t.csv.partial"
     # an interrupted run: header, two finished rows and a third cut in the middle of its line
     from gdpproof.reference._journal_key import journal_key, line_signer
-    from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, _compute_chunk, _journal_line
+    from gdpproof.reference.generate import _JOURNAL_MAGIC, TableSpec, compute_chunk, _journal_line
 
     spec_obj = TableSpec.build("delta", 25, {"mu": spec["mu"], "eps": spec["eps"]})
-    rows = _compute_chunk("delta", 25, list(enumerate(spec_obj.rows()))[:3])
+    rows = compute_chunk("delta", 25, list(enumerate(spec_obj.rows()))[:3])
     sign = line_signer(journal_key(), spec_obj.fingerprint(), None)
     lines = [_journal_line(spec_obj.fingerprint(), i, v, m, sign).rstrip("\n") for i, v, m in rows]
     journal.write_text(_JOURNAL_MAGIC + "\n" + spec_obj.fingerprint() + "\n" + lines[0] + "\n" + lines[1] + "\n"

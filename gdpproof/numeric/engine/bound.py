@@ -44,7 +44,7 @@ def _up(x: float) -> float:
     return math.nextafter(x, math.inf)
 
 
-def _down(x: float) -> float:
+def down(x: float) -> float:
     return math.nextafter(x, -math.inf)
 
 
@@ -55,11 +55,11 @@ def directed_double(x: Fraction, up: bool) -> float:
     if up and Fraction(f) < x:
         return _up(f)
     if not up and Fraction(f) > x:
-        return _down(f)
+        return down(f)
     return f
 
 
-def _float_down(c: Any) -> float:
+def float_down(c: Any) -> float:
     """The largest float at most the certified decimal c (float() rounds to nearest, maybe up)."""
     return directed_double(c.to_fraction(), up=False)
 

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import flint
 
-from ..._certified import Certified, _rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
+from ..._certified import Certified, rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
 from ...errors import PrecisionError, show
 from ._mp import arb_endpoints, arb_from_exact, arb_precision, call_at_precision
 from ...errors import bad
@@ -109,7 +109,7 @@ def round_fraction(x: Fraction, digits: int, rounding: str) -> tuple[int, int]:
 _DECIMAL_EXPONENT_LIMIT = 10**17
 
 
-def _decimal(m: int, e: int, digits: int) -> Decimal:
+def decimal(m: int, e: int, digits: int) -> Decimal:
     if m == 0:
         return Decimal(0)
     if abs(e) > _DECIMAL_EXPONENT_LIMIT:
@@ -135,12 +135,12 @@ def _same(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return ma == mb * 10 ** (eb - ea)
 
 
-def _decide(lo: Fraction, hi: Fraction, digits: int, rounding: str) -> Decimal | None:
+def decide(lo: Fraction, hi: Fraction, digits: int, rounding: str) -> Decimal | None:
     a = round_fraction(lo, digits, rounding)
     b = round_fraction(hi, digits, rounding)
     if not _same(a, b):
         return None
-    return _decimal(a[0], a[1], digits)
+    return decimal(a[0], a[1], digits)
 
 
 #: Balls whose binary exponent exceeds this are rounded in arb (no giant Fractions).
@@ -184,7 +184,7 @@ def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
     m, e = a, e10 - digits + 1
     if abs(m) >= 10**digits:
         m, e = m // 10, e + 1
-    return _decimal(m, e, digits)
+    return decimal(m, e, digits)
 
 
 #: Powers of ten as ints, for the directed rounding of moderate digit counts.
@@ -208,11 +208,11 @@ def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
     is rounded at the precision set: call it at the working precision (at 53 bits a 30-digit
     ball never decides here).
     """
-    me = _scaled_round(x, digits, up)
+    me = scaled_round(x, digits, up)
     return None if me is None else f"{me[0]}E{me[1]}"
 
 
-def _scaled_round(x: flint.arb, digits: int, up: bool) -> tuple[int, int] | None:
+def scaled_round(x: flint.arb, digits: int, up: bool) -> tuple[int, int] | None:
     """:func:`_scaled_text`'s rounding as integers (m, e), value m * 10^e with ``digits``
     digits in m, or None when it does not decide."""
     f = abs(float(x))
@@ -294,7 +294,7 @@ def _decimal_text(x: flint.arb, digits: int, rounding: str) -> str | None:
 
 
 
-def _check_request(digits: int, rounding: str) -> None:
+def check_request(digits: int, rounding: str) -> None:
     if isinstance(digits, bool) or not isinstance(digits, int):
         raise bad("digits", digits, "must be an int")
     if not 1 <= digits <= MAX_DIGITS:
@@ -319,7 +319,7 @@ def certify_enclosure(
     enclosure decides ``digits`` digits in direction ``rounding``.  ``exact()``, if given, may
     return the exact value as a sympy Rational for the cases a ball cannot decide.
     """
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     bits = working_bits(digits)
     tried_exact = False
     last = None
@@ -329,7 +329,7 @@ def certify_enclosure(
             if isinstance(box, flint.arb) and box.is_finite():
                 text = _directed_text(box, digits, rounding)
                 if text is not None:
-                    return _certified_arb(text, digits, rounding)
+                    return certified_arb(text, digits, rounding)
             if isinstance(box, flint.arb) and _is_extreme(box):
                 value = _decide_arb(box, digits, rounding)
                 if value is not None:
@@ -339,7 +339,7 @@ def certify_enclosure(
             ends = arb_endpoints(box) if isinstance(box, flint.arb) else box
         if ends is not None:
             last = ends
-            value = _decide(ends[0], ends[1], digits, rounding)
+            value = decide(ends[0], ends[1], digits, rounding)
             if value is not None:
                 return Certified(value, digits=digits, rounding=rounding, method="arb")
         if exact is not None and not tried_exact and (ends is None or bits >= 4 * working_bits(digits)):
@@ -350,7 +350,7 @@ def certify_enclosure(
                 value = None
             if value is not None:
                 m, e = round_fraction(value, digits, rounding)
-                return Certified(_decimal(m, e, digits), digits=digits, rounding=rounding, method="exact")
+                return Certified(decimal(m, e, digits), digits=digits, rounding=rounding, method="exact")
         bits *= 2
     width = "not finite" if last is None else f"[{float(last[0]):.3g}, {float(last[1]):.3g}]"
     what = what() if callable(what) else what
@@ -385,7 +385,7 @@ def certify_exact_balls(fn: Callable[..., flint.arb], values: Sequence[flint.arb
     bits = _WORKING_BITS.get(digits) or working_bits(digits)
     # the rounding scales the ball at the precision set: at the working one, with the evaluation
     text = call_at_precision(bits, _evaluate_and_round, (fn, values, digits, rounding))
-    return None if text is None else _certified_arb(text, digits, rounding)
+    return None if text is None else certified_arb(text, digits, rounding)
 
 
 def _evaluate_and_round(fn: Callable[..., flint.arb], values: Sequence[flint.arb], digits: int,
@@ -396,7 +396,7 @@ def _evaluate_and_round(fn: Callable[..., flint.arb], values: Sequence[flint.arb
 _new_decimal = Decimal.__new__
 
 
-def _certified_arb(text: str, digits: int, rounding: str) -> Certified:
+def certified_arb(text: str, digits: int, rounding: str) -> Certified:
     """``Certified(text, digits=digits, rounding=rounding, method="arb")`` for a decimal string
     from :func:`_directed_text`, without the keyword-argument call (the hot path's last step)."""
     obj = _new_decimal(Certified, text)
@@ -427,7 +427,7 @@ def certify_balls(
     if all(type(v) is flint.arb for v in values):
         # exact balls (a float's): first the one evaluation that usually decides, without the
         # general loop's machinery; undecided, the loop below starts over
-        _check_request(digits, rounding)
+        check_request(digits, rounding)
         first = certify_exact_balls(fn, values, digits, rounding)
         if first is not None:
             return first

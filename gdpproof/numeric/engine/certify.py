@@ -28,17 +28,17 @@ import sympy
 from ..._args import exact_floats
 from ...symbolic.special import fold, symmetrized
 from ...symbolic.symbols import SYMPY_GAVE_UP
-from ..tradeoff.envelope import _exact, _fraction, _lower, _tangent_bound, _touch
+from ..tradeoff.envelope import _exact, fraction, _lower, tangent_bound, touch
 from ._mp import arb_from_exact, arb_precision, private_context
 from .certified import (  # noqa: F401  (re-exported: the names' historical home)
     MAX_BITS,
     MAX_DIGITS,
     Certified,
     Rounding,
-    _check_request,
-    _rebuild,
-    _decide,
-    _decimal,
+    check_request,
+    rebuild,
+    decide,
+    decimal,
     certify_balls,
     certify_enclosure,
     round_fraction,
@@ -79,7 +79,7 @@ def certify(
     def exact() -> sympy.Expr:
         if any(_extreme(v) for v in values):
             raise ValueError("no exact attempt")  # sympy would take minutes or all memory; the balls decide
-        return _exact_substitution(expr, tuple(symbols), tuple(values))
+        return exact_substitution(expr, tuple(symbols), tuple(values))
 
     return certify_balls(fn, values, digits=digits, rounding=rounding, exact=exact, what=what,
                          unit_interval=unit_interval)
@@ -103,7 +103,7 @@ def _extreme(value: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _exact_substitution(expr: sympy.Expr, symbols: tuple, values: tuple) -> sympy.Expr:
+def exact_substitution(expr: sympy.Expr, symbols: tuple, values: tuple) -> sympy.Expr:
     out = exact_floats(expr).xreplace(dict(zip(symbols, values)))
     out = fold(out)
     if isinstance(out, sympy.Piecewise):
@@ -142,9 +142,9 @@ def envelope_exact_value(node: Any) -> Any:
             own = s * a - h(a)  # h*(s): the tangent at v touches h there
             with private_context(80) as ctx:
                 _, dhm, d2hm = _mp_functions((body, d1, d2), var, ctx)
-                q = _fraction(flint.arb(s.mid()))
-                t2 = _exact(_touch(ctx, dhm, d2hm, ctx.mpf(q.denominator) / q.numerator))
-            other = _tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
+                q = fraction(flint.arb(s.mid()))
+                t2 = _exact(touch(ctx, dhm, d2hm, ctx.mpf(q.denominator) / q.numerator))
+            other = tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
             if not (other.is_finite() and own.is_finite() and other <= _lower(own)):
                 return _on_unit_bridge(body, d1, var, v, h, a)
     except (TypeError, ValueError, ZeroDivisionError):

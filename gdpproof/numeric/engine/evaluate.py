@@ -22,7 +22,7 @@ from ...errors import InvalidParameterError, PrecisionError, show
 from ...symbolic.special import fold
 from ...symbolic.symbols import alpha as ALPHA
 from ._mp import mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
-from .certify import Certified, _check_request, _decimal, certify, round_fraction
+from .certify import Certified, check_request, decimal, certify, round_fraction
 from .lambdify_mp import mpmath_function  # noqa: F401  (re-exported: its historical home)
 
 __all__ = [
@@ -45,7 +45,7 @@ def parse_alpha(value: Any, name: str = "alpha") -> sympy.Expr:
 
 def tradeoff_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
     """Certified f(alpha) (see :meth:`TradeOff.evaluate`)."""
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     a = parse_alpha(alpha)
     syms, vals = f._numeric_params()
     return _certify_any(f.template, (ALPHA, *syms), (a, *vals), digits=digits, rounding=rounding,
@@ -54,7 +54,7 @@ def tradeoff_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certifi
 
 def expression_value(expr: sympy.Expr, alpha: Any, *, digits: int, rounding: str, what: Any) -> Certified:
     """Certified value of an expression in ``alpha`` alone (no other free symbols)."""
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     a = parse_alpha(alpha)
     extra = expr.free_symbols - {ALPHA}
     if extra:
@@ -103,7 +103,7 @@ def certify_mpmath(expr: sympy.Expr, syms: tuple, vals: tuple, *, digits: int, r
             break
         ra, rb = round_fraction(a, digits, rounding), round_fraction(b, digits, rounding)
         if ra == rb:
-            return Certified(_decimal(ra[0], ra[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
+            return Certified(decimal(ra[0], ra[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
     label = what() if callable(what) else what
     raise PrecisionError(f"could not certify {digits} digits of the {label} (mpmath precisions disagree)")
 

@@ -357,7 +357,7 @@ def arb_rr_delta(n_ball: flint.arb, eps: flint.arb, eps_prime: flint.arb) -> fli
 # ---------------------------------------------------------------------------------------------
 
 
-def _newton_bracketed(g: Callable[[Any], Any], dg: Callable[[Any], Any], v: Any, zero: Any, one: Any,
+def newton_bracketed(g: Callable[[Any], Any], dg: Callable[[Any], Any], v: Any, zero: Any, one: Any,
                       tol: Any, iterations: int) -> Any:
     """inf{t in [0, 1] : g(t) <= v} for scalars (floats or mpf): safeguarded Newton."""
     if g(zero) <= v:
@@ -390,7 +390,7 @@ def mpmath_namespace(ctx: Any) -> dict[str, Any]:
 
     def implicit_inverse(g: Any, dg: Any, v: Any) -> Any:
         tol = ctx.mpf(2) ** (-ctx.prec + 2)
-        return _newton_bracketed(g, dg, v, ctx.zero, ctx.one, tol, 4 * ctx.prec + 100)
+        return newton_bracketed(g, dg, v, ctx.zero, ctx.one, tol, 4 * ctx.prec + 100)
 
     def betainc_reg(a: int, b: int, x: Any) -> Any:
         return ctx.betainc(a, b, 0, x, regularized=True)
@@ -444,7 +444,7 @@ def mpmath_namespace(ctx: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _np_implicit_inverse(g: Any, dg: Any, v: Any) -> np.ndarray:
+def np_implicit_inverse(g: Any, dg: Any, v: Any) -> np.ndarray:
     v = np.asarray(v, dtype=np.float64)
     with np.errstate(all="ignore"):
         g0 = np.broadcast_to(np.asarray(g(np.zeros_like(v)), dtype=np.float64), v.shape)
@@ -515,5 +515,5 @@ def numpy_namespace() -> dict[str, Any]:
 
     The envelope nodes (``symmetrized``, ...) are :func:`gdpproof.numeric.tradeoff.envelope.numpy_namespace`.
     """
-    return {"implicit_inverse": _np_implicit_inverse, "rr_composed": _np_rr_value,
+    return {"implicit_inverse": np_implicit_inverse, "rr_composed": _np_rr_value,
             "rr_composed_slope": _np_rr_slope, "rr_composed_delta": _np_rr_delta}

@@ -25,14 +25,14 @@ import sympy
 
 from ...errors import InvalidParameterError, show
 from ...symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
-from ...symbolic.composition import _count
+from ...symbolic.composition import count
 from ...symbolic.symbols import alpha as ALPHA
 from ...symbolic.tradeoff import TradeOff
-from ..engine.certify import Certified, _decimal, round_fraction
+from ..engine.certify import Certified, decimal, round_fraction
 from .functionals import (  # noqa: F401  (the functionals are part of this module's public face)
     Functionals,
     _certify,
-    _source,
+    source,
     bar_kappa3,
     functionals,
     kappa2,
@@ -82,7 +82,7 @@ def _mu_gamma(values: list, counts: Sequence[int], sqrt: Callable[[Any], Any], z
 
 
 def _factors(fs: Any, n: Any) -> tuple[list[Any], list[int]]:
-    k = _count("n", n)
+    k = count("n", n)
     items = [fs] if isinstance(fs, TradeOff) else list(fs)
     if not items:
         raise InvalidParameterError("fs=[] must contain at least one trade-off function")
@@ -165,7 +165,7 @@ class BerryEsseenBand:
 
         def exact_value(v: sympy.Expr) -> Certified:
             m, e = round_fraction(Fraction(int(v.p), int(v.q)), digits, direction)
-            return Certified(_decimal(m, e, digits), digits=digits, rounding=direction, method="exact")
+            return Certified(decimal(m, e, digits), digits=digits, rounding=direction, method="exact")
 
         if upper:
             trivial = exact_value(1 - a)  # f <= 1 - alpha for every trade-off function
@@ -329,7 +329,7 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30, symmetrize: bool = Fa
             "exactly, which is not mu-GDP for any finite mu)"
         )
     approximation = not all(is_symmetric(f) for f in items)
-    sources = [_source(f) for f in items]
+    sources = [source(f) for f in items]
 
     def ball(which: int) -> Callable[[list], flint.arb | None]:
         def run(balls: list) -> flint.arb | None:

@@ -26,7 +26,7 @@ from ...symbolic.symbols import t as T
 from ...symbolic.tradeoff import GAUSSIAN
 from ..engine._mp import arb_endpoints, arb_from_exact, arb_precision
 from ..engine.bound import Bound, directed_double
-from ..engine.certify import Certified, _check_request, arb_function, certify, certify_enclosure, working_bits
+from ..engine.certify import Certified, check_request, arb_function, certify, certify_enclosure, working_bits
 from ..engine.evaluate import parse_alpha
 from ..engine.optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
 from .solve import delta_from_epsilon
@@ -94,7 +94,7 @@ def _conjugate_enclosure(f: Any, y_of_bits: Any) -> Any:
     return enclose
 
 
-def _sign(expr: sympy.Expr) -> int | None:
+def sign(expr: sympy.Expr) -> int | None:
     """The sign of a real number expression: exactly if sympy can, else by a 4096-bit ball."""
     e = sympy.simplify(expr)
     if e.is_zero:
@@ -135,11 +135,11 @@ def _exact_conjugate(f: Any, yv: sympy.Expr, shift: int = 0) -> sympy.Expr | Non
         right = pieces[i] if i < len(pieces) else None
         v = right[1] if right is not None else left[2]
         if left is not None:
-            s_left = _sign(yv - sympy.diff(left[0], a).xreplace({a: v}))
+            s_left = sign(yv - sympy.diff(left[0], a).xreplace({a: v}))
             if s_left is None or s_left < 0:
                 continue
         if right is not None:
-            s_right = _sign(yv - sympy.diff(right[0], a).xreplace({a: v}))
+            s_right = sign(yv - sympy.diff(right[0], a).xreplace({a: v}))
             if s_right is None or s_right > 0:
                 continue
         piece = right if right is not None else left
@@ -150,7 +150,7 @@ def _exact_conjugate(f: Any, yv: sympy.Expr, shift: int = 0) -> sympy.Expr | Non
 
 def conjugate_value(f: Any, y: Any, *, digits: int, rounding: str) -> Certified:
     """f*(y) = sup_{alpha in [0,1]} (y alpha - f(alpha)), certified (see TradeOff.conjugate_at)."""
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     yv = exact("y", y, symbolic=False)
     enclose = _conjugate_enclosure(f, lambda: arb_from_exact(yv))
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=lambda: _exact_conjugate(f, yv),
@@ -171,7 +171,7 @@ def _envelope_delta_is_zero(f: Any, e: sympy.Expr) -> bool:
         at_zero, left, right = (c.xreplace({EPS: e}) for c in sd.envelope_pure_dp_conditions(node.args[0]))
     except (SymbolicError, TypeError, ValueError):
         return False
-    if _sign(at_zero) != 0:
+    if sign(at_zero) != 0:
         return False
     for c in (left, right):
         if c.has(sympy.nan):
@@ -183,7 +183,7 @@ def _envelope_delta_is_zero(f: Any, e: sympy.Expr) -> bool:
             ends = None
         if ends is not None and ends[1] < 0:
             return False
-        if (ends is None or not ends[0] > 0) and _sign(c) not in (0, 1):
+        if (ends is None or not ends[0] > 0) and sign(c) not in (0, 1):
             return False
     return True
 
@@ -216,7 +216,7 @@ def _reflected_delta(f: Any, e: sympy.Expr, digits: int) -> Certified:
 
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (see TradeOff.delta)."""
-    _check_request(digits, "up")
+    check_request(digits, "up")
     if f.name == "gaussian" and f.template is GAUSSIAN and len(f.params) == 1:
         mu = f.params[0][1]
         if mu.is_Rational and mu > 0:
@@ -257,7 +257,7 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
 
 def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:
     """f^{-1}(alpha) = inf{t in [0, 1] : f(t) <= alpha}, certified."""
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     a = parse_alpha(alpha)
     if f.symmetric:
         return f.evaluate(a, digits=digits, rounding=rounding)
@@ -302,7 +302,7 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     close to a Gaussian curve make the pointwise mu nearly flat, which branch and bound cannot
     settle to many digits: those raise PrecisionError rather than guess.
     """
-    _check_request(digits, "up")
+    check_request(digits, "up")
     syms, vals = f._numeric_params()
     params = dict(f.params)
     if f.name == "gaussian":
@@ -367,7 +367,7 @@ def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Ce
     >>> gdpproof.mu_from_points([("0.05", "0.5"), ("0.2", "0.3")], digits=12)
     Certified('1.64485362696', digits=12, rounding='up')
     """
-    _check_request(digits, "up")
+    check_request(digits, "up")
     pts = []
     for i, pair in enumerate(points):
         try:
@@ -426,7 +426,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
     >>> gdpproof.tradeoff_from_delta(g.delta_expression(), "0.05", digits=15)
     Certified('0.740488977158555', digits=15, rounding='down')
     """
-    from ..engine.certify import _check_request as chk
+    from ..engine.certify import check_request as chk
 
     chk(digits, "down")
     a = parse_alpha(alpha)

@@ -37,7 +37,7 @@ import flint
 import numpy as np
 
 from ..engine._mp import arb_endpoints, arb_of_fraction, mpf_to_fraction, private_context
-from ..engine.special import _newton_bracketed, _np_implicit_inverse, arb_implicit_inverse
+from ..engine.special import newton_bracketed, np_implicit_inverse, arb_implicit_inverse
 
 __all__ = ["Solution", "solve", "arb_envelope", "arb_envelope_slope", "arb_conjugate", "mp_envelope",
            "mp_envelope_slope", "mp_conjugate", "np_envelope", "np_envelope_slope", "mpmath_namespace",
@@ -68,7 +68,7 @@ def _call(ctx: Any, fn: Fn, x: Any) -> Any:
     return ctx.mpf(v)
 
 
-def _touch(ctx: Any, dh: Fn, d2h: Fn, s: Any, start: Any = None) -> Any:
+def touch(ctx: Any, dh: Fn, d2h: Fn, s: Any, start: Any = None) -> Any:
     """argmax over [0, 1] of s x - h(x): the x with h'(x) = s (near 0 or 1 when s is outside).
 
     Safeguarded Newton on the non-decreasing h'(x) - s; bisection is geometric towards an end
@@ -116,7 +116,7 @@ def _inverse(ctx: Any, h: Fn, dh: Fn, a: Any) -> Any:
     if _finite(ctx, h0) and h0 <= a:
         return ctx.zero
     tol = ctx.mpf(2) ** (-ctx.prec + 4)
-    return _newton_bracketed(lambda t: _call(ctx, h, t), lambda t: _call(ctx, dh, t), a, ctx.zero, ctx.one, tol,
+    return newton_bracketed(lambda t: _call(ctx, h, t), lambda t: _call(ctx, dh, t), a, ctx.zero, ctx.one, tol,
                              4 * ctx.prec + 100)
 
 
@@ -136,8 +136,8 @@ class Solution:
 
 def _conj(ctx: Any, h: Fn, dh: Fn, d2h: Fn, s: Any, x1: Any = None, t2: Any = None) -> tuple[Any, Any, Any, Any]:
     """(h*(s), x1, h2*(s), t2): both conjugates at s < 0 with their maximisers."""
-    x1 = _touch(ctx, dh, d2h, s, x1)
-    t2 = _touch(ctx, dh, d2h, 1 / s, t2)  # s h(t) - t is maximal where h'(t) = 1/s
+    x1 = touch(ctx, dh, d2h, s, x1)
+    t2 = touch(ctx, dh, d2h, 1 / s, t2)  # s h(t) - t is maximal where h'(t) = 1/s
     return s * x1 - _call(ctx, h, x1), x1, s * _call(ctx, h, t2) - t2, t2
 
 
@@ -148,7 +148,7 @@ def solve(ctx: Any, h: Fn, dh: Fn, d2h: Fn, a: Any) -> Solution:
     # C = h at a: the tangent of h at a lies below h2, i.e. h*(s1) >= h2*(s1)
     s1 = _call(ctx, dh, a)
     if _finite(ctx, s1) and s1 < 0:
-        t2 = _touch(ctx, dh, d2h, 1 / s1)
+        t2 = touch(ctx, dh, d2h, 1 / s1)
         c1, c2 = s1 * a - _call(ctx, h, a), s1 * _call(ctx, h, t2) - t2
         if c1 >= c2 - tol:
             return Solution(s1, a, t2, _call(ctx, h, a))
@@ -159,7 +159,7 @@ def solve(ctx: Any, h: Fn, dh: Fn, d2h: Fn, a: Any) -> Solution:
     d = _call(ctx, dh, t)
     if _finite(ctx, d) and d < 0:
         s2 = 1 / d
-        x1 = _touch(ctx, dh, d2h, s2)
+        x1 = touch(ctx, dh, d2h, s2)
         c1, c2 = s2 * x1 - _call(ctx, h, x1), s2 * a - t
         if c2 >= c1 - tol:
             return Solution(s2, x1, t, t)
@@ -249,7 +249,7 @@ def _lower(x: flint.arb) -> flint.arb:
     return flint.arb(x.lower())
 
 
-def _tangent_bound(psi: flint.arb, dpsi: flint.arb, x: flint.arb) -> flint.arb:
+def tangent_bound(psi: flint.arb, dpsi: flint.arb, x: flint.arb) -> flint.arb:
     """Upper end of sup over [0, 1] of a concave psi from its value and slope at x (fact 3)."""
     return _upper(psi + (-x * dpsi).max((1 - x) * dpsi))
 
@@ -259,8 +259,8 @@ def _lower_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
     if sol.s == 0:
         return flint.arb(0)
     s, x1, t2 = _exact(sol.s), _exact(sol.x1), _exact(sol.t2)
-    u1 = _tangent_bound(s * x1 - h(x1), s - dh(x1), x1)
-    u2 = _tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
+    u1 = tangent_bound(s * x1 - h(x1), s - dh(x1), x1)
+    u2 = tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
     return _lower(a * s - u1.max(u2))
 
 
@@ -294,7 +294,7 @@ def arb_envelope(h: Fn, dh: Fn, mp_functions: MpFns, a: flint.arb) -> flint.arb:
     with private_context(int(bits * 0.30103) + 1) as ctx:
         ctx.prec = bits
         hm, dhm, d2hm = mp_functions(ctx)
-        q = _fraction(a)
+        q = fraction(a)
         sol = solve(ctx, hm, dhm, d2hm, ctx.mpf(q.numerator) / q.denominator)
     lo = _lower_bound(h, dh, a, sol).max(flint.arb(0))
     hi = _upper_bound(h, dh, a, sol).min(1 - a)
@@ -303,7 +303,7 @@ def arb_envelope(h: Fn, dh: Fn, mp_functions: MpFns, a: flint.arb) -> flint.arb:
     return lo.union(hi)
 
 
-def _fraction(a: flint.arb) -> Fraction:
+def fraction(a: flint.arb) -> Fraction:
     """The value of an exact ball."""
     ends = arb_endpoints(a)
     if ends is None:
@@ -368,12 +368,12 @@ def arb_conjugate(h: Fn, dh: Fn, mp_functions: MpFns, y: flint.arb,
     with private_context(int(bits * 0.30103) + 1) as ctx:
         ctx.prec = bits
         _, dhm, d2hm = mp_functions(ctx)
-        q = _fraction(flint.arb(y.mid()))
+        q = fraction(flint.arb(y.mid()))
         ym = ctx.mpf(q.numerator) / q.denominator
-        x = _exact(_touch(ctx, dhm, d2hm, 1 / ym if inverse else ym))
+        x = _exact(touch(ctx, dhm, d2hm, 1 / ym if inverse else ym))
     value = psi(x)
     lo = _lower(value)
-    hi = _tangent_bound(value, dpsi(x), x)
+    hi = tangent_bound(value, dpsi(x), x)
     return lo.union(hi)
 
 
@@ -406,14 +406,14 @@ def mp_conjugate(ctx: Any, h: Fn, dh: Fn, d2h: Fn, y: Any, inverse: bool = False
     """h*(y) (or h2*(y) when ``inverse``) over [0, 1], approximately (see :func:`arb_conjugate`)."""
     y = ctx.mpf(y)
     if inverse:
-        t = _touch(ctx, dh, d2h, 1 / y)
+        t = touch(ctx, dh, d2h, 1 / y)
         return max(y * _call(ctx, h, t) - t, -ctx.one, y * _call(ctx, h, ctx.zero))
-    x = _touch(ctx, dh, d2h, y)
+    x = touch(ctx, dh, d2h, y)
     return max(y * x - _call(ctx, h, x), y, -_call(ctx, h, ctx.zero))
 
 
 def _np_touch(dh: Fn, d2h: Fn, s: np.ndarray) -> np.ndarray:
-    """:func:`_touch` for arrays of slopes: safeguarded Newton, geometric bisection at the ends."""
+    """:func:`touch` for arrays of slopes: safeguarded Newton, geometric bisection at the ends."""
     lo, hi = np.zeros_like(s), np.ones_like(s)
     x = np.full_like(s, 0.5)
     for _ in range(300):
@@ -453,7 +453,7 @@ def _np_solve(h: Fn, dh: Fn, d2h: Fn, a: np.ndarray) -> tuple[np.ndarray, np.nda
     t2 = _np_touch(dh, d2h, 1 / s1)
     piece = good & (s1 * a - H(a) >= s1 * H(t2) - t2 - tol)
     slope, value, todo = np.where(piece, s1, slope), np.where(piece, H(a), value), todo & ~piece
-    t = _np_implicit_inverse(h, dh, a)
+    t = np_implicit_inverse(h, dh, a)
     d = np.asarray(dh(t), dtype=np.float64) * np.ones_like(a)
     zero = todo & ((t == 0) | (d == 0))
     todo &= ~zero
@@ -492,7 +492,7 @@ def np_envelope(h: Fn, dh: Fn, d2h: Fn, a: Any) -> np.ndarray:
         at0 = arr <= 0
         if at0.any():
             z = np.zeros(1)
-            out[at0] = min(float(np.asarray(h(z)).ravel()[0]), float(_np_implicit_inverse(h, dh, z)[0]))
+            out[at0] = min(float(np.asarray(h(z)).ravel()[0]), float(np_implicit_inverse(h, dh, z)[0]))
     return out
 
 

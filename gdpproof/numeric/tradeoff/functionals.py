@@ -27,7 +27,7 @@ from ...errors import InvalidParameterError, NotSupportedError, PrecisionError, 
 from ...symbolic import clt as sclt
 from ...symbolic.symbols import alpha as ALPHA
 from ..engine._mp import arb_from_exact, arb_precision, mpf_from_exact, mpf_to_fraction, private_context
-from ..engine.certify import Certified, _check_request, _decimal, arb_function, certify_enclosure, round_fraction
+from ..engine.certify import Certified, check_request, decimal, arb_function, certify_enclosure, round_fraction
 from ..engine.evaluate import GUARD_DIGITS, mpmath_function
 
 __all__ = ["Functionals", "functionals", "kl", "kappa2", "kappa3", "bar_kappa3"]
@@ -284,7 +284,7 @@ def _crossing(ctx: Any, u: Callable[[Any], Any], a: Any, b: Any, level: Any) -> 
 
 
 @functools.lru_cache(maxsize=256)
-def _source(f: Any) -> _Source:
+def source(f: Any) -> _Source:
     from ...symbolic.tradeoff import TradeOff
 
     if not isinstance(f, TradeOff):
@@ -328,7 +328,7 @@ def _certify(sources: Sequence[_Source], combine_ball: Callable[[list], flint.ar
     ``combine_exact`` (sympy expressions in, an expression out) settles values that are exact
     short decimals, which no ball can round in a direction (mu = 1 for ten G_(1/sqrt 10)).
     """
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     if all(s.method == "arb" for s in sources):
 
         def enclose(bits: int) -> flint.arb | None:
@@ -352,7 +352,7 @@ def _certify(sources: Sequence[_Source], combine_ball: Callable[[list], flint.ar
                 values.append(mpf_to_fraction(ctx.mpf(v)))
         ra, rb = (round_fraction(v, digits, rounding) for v in values)
         if ra == rb:
-            return Certified(_decimal(ra[0], ra[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
+            return Certified(decimal(ra[0], ra[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
     raise PrecisionError(f"could not certify {digits} digits of the {what} (quadrature precisions disagree)")
 
 
@@ -371,7 +371,7 @@ class Functionals:
 
 
 def _one(f: Any, index: int, digits: int, rounding: str) -> Certified:
-    src = _source(f)
+    src = source(f)
     return _certify([src], lambda b: b[0][index], lambda ctx, m: m[0][index], digits=digits, rounding=rounding,
                     what=f"{sclt.NAMES[index]} of {f!r}", combine_exact=lambda e: e[0][index])
 

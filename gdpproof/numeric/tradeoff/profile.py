@@ -20,7 +20,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from ...errors import PrecisionError
-from ..engine.certify import Certified, _decimal, round_fraction
+from ..engine.certify import Certified, decimal, round_fraction
 
 __all__ = ["epsilon_from_profile"]
 
@@ -50,7 +50,7 @@ def _decide(profile: Callable[[Fraction, int], Certified], x: Fraction, target: 
 
 def _as_decimal(x: Fraction, digits: int) -> Certified:
     m, e = round_fraction(x, digits, "nearest")
-    return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="arb")
+    return Certified(decimal(m, e, digits), digits=digits, rounding="up", method="arb")
 
 
 def epsilon_from_profile(profile: Callable[[Fraction, int], Certified], target: Fraction, *, digits: int,

@@ -13,7 +13,7 @@ import flint
 
 from ...errors import PrecisionError
 from ..engine._mp import arb_precision, call_at_precision, fraction_of_exact_arb
-from ..engine.certified import MAX_BITS, Certified, _decimal, round_fraction
+from ..engine.certified import MAX_BITS, Certified, decimal, round_fraction
 
 
 def sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
@@ -70,7 +70,7 @@ def certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digi
             if ok(decimal_value(beyond)):
                 c = beyond
                 continue
-            return Certified(_decimal(c[0], c[1], digits), digits=digits, rounding=rounding, method="arb")
+            return Certified(decimal(c[0], c[1], digits), digits=digits, rounding=rounding, method="arb")
         if attempt == 0:
             c = round_fraction(bisect_boundary(decimal_value(c), ok, digits, increasing_ok), digits, rounding)
             if c[0] <= 0:

@@ -54,10 +54,10 @@ from ..engine._rational import rational as _rational_exact
 from ..engine.certified import (
     MAX_DIGITS,
     Certified,
-    _certified_arb,
-    _check_request,
-    _decimal,
-    _scaled_round,
+    certified_arb,
+    check_request,
+    decimal,
+    scaled_round,
     certify_balls,
     certify_exact_balls,
     round_fraction,
@@ -151,10 +151,10 @@ def _exact_gaussian(log: bool, e: Fraction, m: Fraction) -> Any:
     from ...symbolic.symbols import epsilon as EPS
     from ...symbolic.symbols import mu as MU
     from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
-    from ..engine.certify import _exact_substitution
+    from ..engine.certify import exact_substitution
 
     expr = GAUSSIAN_LOG_DUAL if log else GAUSSIAN_DUAL
-    return _exact_substitution(expr, (EPS, MU), (_sympy_number(e), _sympy_number(m)))
+    return exact_substitution(expr, (EPS, MU), (_sympy_number(e), _sympy_number(m)))
 
 
 def _inf(digits: int, rounding: str) -> Certified:
@@ -233,7 +233,7 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
         first = certify_exact_balls(_DUAL, (flint.arb(epsilon), flint.arb(mu)), digits, "up")
         if first is not None:
             return first
-    _check_request(digits, "up")
+    check_request(digits, "up")
     bm, be = _exact_ball(mu), _exact_ball(epsilon)
     if bm is not None and be is not None and bm > 0:  # floats and ints: straight to balls
         return certify_balls(_DUAL, (be, bm), digits=digits, rounding="up", unit_interval=True,
@@ -278,7 +278,7 @@ def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certif
     >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
     Certified('-4999999528.54', digits=12, rounding='up')
     """
-    _check_request(digits, "up")
+    check_request(digits, "up")
     m = _nonneg("mu", mu)
     e = _nonneg("epsilon", epsilon)
     if m == 0:
@@ -392,7 +392,7 @@ def _certify_epsilon_by_tangent(est: flint.arb, mu: flint.arb, target: flint.arb
     """
     bits = working_bits(digits)
     with arb_precision(bits):
-        me = _scaled_round(est, digits, True)  # c (the scaling is rounded at this precision)
+        me = scaled_round(est, digits, True)  # c (the scaling is rounded at this precision)
         if me is None or me[0] <= 0:
             return None
         m, e = me
@@ -402,7 +402,7 @@ def _certify_epsilon_by_tangent(est: flint.arb, mu: flint.arb, target: flint.arb
             return None
         if not value + slope * _unit_expm1(unit, bits) > target:  # c' not proven inadmissible
             return None
-    return _certified_arb(f"{m}E{e}", digits, "up")
+    return certified_arb(f"{m}E{e}", digits, "up")
 
 
 def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
@@ -432,7 +432,7 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
                                                  mu_ball, target, digits)
             if answer is not None:
                 return answer
-    _check_request(digits, "up")
+    check_request(digits, "up")
     if is_sympy(mu) and not getattr(mu, "is_Rational", False) and getattr(mu**2, "is_Rational", False):
         return _epsilon_of_irrational_mu(mu, delta, digits)  # sqrt(q), as Gaussian compositions have
     m = _nonneg("mu", mu)
@@ -505,7 +505,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     >>> gdpproof.epsilon_from_log_delta(1, -1e9, digits=15)
     Certified('44721.8590505617', digits=15, rounding='up')
     """
-    _check_request(digits, "up")
+    check_request(digits, "up")
     m = _nonneg("mu", mu)
     ld = _rational_exact("log_delta", log_delta, infinite=True)
     if ld > 0:
@@ -627,7 +627,7 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
     Certified('0.26805112321129421790', digits=20, rounding='down')
     """
-    _check_request(digits, "down")
+    check_request(digits, "down")
     e = _nonneg("epsilon", epsilon)
     d = _probability("delta", delta)
     if d == 0:
@@ -656,7 +656,7 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", sensitivity=2, digits=5)
     Certified('7.4613', digits=5, rounding='up')
     """
-    _check_request(digits, "up")
+    check_request(digits, "up")
     e = _nonneg("epsilon", epsilon)
     d = _probability("delta", delta)
     s = _nonneg("sensitivity", sensitivity)
@@ -680,12 +680,12 @@ def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Cert
     >>> gdpproof.mu_from_sigma(3, digits=10)
     Certified('0.3333333334', digits=10, rounding='up')
     """
-    _check_request(digits, "up")
+    check_request(digits, "up")
     sg = _positive("sigma", sigma)
     s = _nonneg("sensitivity", sensitivity)
     value = s / sg
     m, e = round_fraction(value, digits, "up")
-    return Certified(_decimal(m, e, digits), digits=digits, rounding="up", method="exact")
+    return Certified(decimal(m, e, digits), digits=digits, rounding="up", method="exact")
 
 
 def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
@@ -701,7 +701,7 @@ def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     from ...symbolic.symbols import epsilon as EPS
     from ..engine.certify import certify
 
-    _check_request(digits, "up")
+    check_request(digits, "up")
     e = _sympy_number(_real("epsilon", epsilon))
     return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
 
@@ -727,7 +727,7 @@ def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: st
     from ...symbolic.duality import pointwise_mu_points
     from ..engine.certify import certify
 
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     a = _probability("alpha", alpha)
     b = _probability("beta", beta)
     if a + b >= 1:
@@ -774,7 +774,7 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
     from ...symbolic.duality import pointwise_mu_points
     from ..engine.certify import certify
 
-    _check_request(digits, "up")
+    check_request(digits, "up")
     a = _probability("alpha", alpha)
     b = _probability("beta", beta)
     s = _nonneg("sensitivity", sensitivity)

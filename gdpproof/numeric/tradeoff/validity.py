@@ -102,7 +102,7 @@ def _piecewise_proofs(f: Any) -> dict[str, str]:
     """
     from ...errors import SymbolicError
     from ...symbolic.duality import ordered_pieces
-    from .duality import _sign
+    from .duality import sign
 
     try:
         pieces = ordered_pieces(f.expr)
@@ -122,15 +122,15 @@ def _piecewise_proofs(f: Any) -> dict[str, str]:
         proved["non_increasing"] = "continuous, and f' <= 0 on every piece"
     piece_convex = all(sympy.simplify(sympy.diff(e, ALPHA, 2).xreplace({ALPHA: ap})).is_nonnegative
                        for e, _, _ in pieces)
-    kinks = all(_sign(d2.xreplace({ALPHA: lo}) - d1.xreplace({ALPHA: hi})) in (0, 1)
+    kinks = all(sign(d2.xreplace({ALPHA: lo}) - d1.xreplace({ALPHA: hi})) in (0, 1)
                 for d1, d2, (_, _, hi), (_, lo, _) in zip(slopes, slopes[1:], pieces, pieces[1:]))
     if continuous and piece_convex and kinks:
         proved["convex"] = "f'' >= 0 on every piece and slopes increase at every breakpoint"
     f0 = sympy.simplify(pieces[0][0].xreplace({ALPHA: 0}))
     f1 = sympy.simplify(pieces[-1][0].xreplace({ALPHA: 1}))
-    if "convex" in proved and _sign(1 - f0) in (0, 1) and _sign(-f1) in (0, 1):
+    if "convex" in proved and sign(1 - f0) in (0, 1) and sign(-f1) in (0, 1):
         proved["below_identity"] = "convex with f(0) <= 1 and f(1) <= 0"
-    if "non_increasing" in proved and continuous and _sign(f1) in (0, 1) and _sign(1 - f0) in (0, 1):
+    if "non_increasing" in proved and continuous and sign(f1) in (0, 1) and sign(1 - f0) in (0, 1):
         proved["range"] = "non-increasing from f(0) <= 1 to f(1) >= 0"
     return proved
 

@@ -28,7 +28,7 @@ from ...symbolic.symbols import delta as delta_symbol
 from ...symbolic.symbols import order, rho as rho_symbol
 from ...symbolic.zcdp import CONVERSIONS, ZCDP_EPSILON_BUN_STEINKE, ZCDP_EPSILON_CKS_AT_ORDER, ZCDP_EPSILON_CKS_SLOPE
 from ..engine._mp import mpf_from_exact, mpf_to_fraction, private_context
-from ..engine.certified import _check_request, _decimal, round_fraction
+from ..engine.certified import check_request, decimal, round_fraction
 from ..engine.certify import certify
 from ..engine.lambdify_mp import mpmath_function
 
@@ -73,7 +73,7 @@ def epsilon_from_zcdp(rho: Any, delta: Any, *, conversion: str = "cks", digits: 
     >>> epsilon_from_zcdp("293764/114921", "1e-10", conversion="bun-steinke", digits=6)
     Certified('17.9002', digits=6, rounding='nearest')
     """
-    _check_request(digits, rounding)
+    check_request(digits, rounding)
     r = _exact("rho", rho)
     d = _exact("delta", delta)
     if not r > 0:
@@ -91,7 +91,7 @@ def epsilon_from_zcdp(rho: Any, delta: Any, *, conversion: str = "cks", digits: 
     if a != b:
         raise PrecisionError(f"the CKS epsilon of rho={rho} at delta={delta}: two precisions disagree at "
                              f"{digits} digits; ask for fewer")
-    return Certified(_decimal(a[0], a[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
+    return Certified(decimal(a[0], a[1], digits), digits=digits, rounding=rounding, method="mpmath-2prec")
 
 
 def _cks(r: sympy.Rational, d: sympy.Rational, dps: int) -> Fraction:

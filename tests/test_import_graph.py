@@ -278,3 +278,25 @@ def test_every_reference_in_the_code_points_inside_the_repository():
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if any(o in line for o in outside)]
     assert not found, found
+
+
+def test_no_private_name_crosses_modules():
+    """What another module needs is public in its own module: no ``from M import _name`` between
+    gdpproof's modules (underscore *modules* such as ``_args`` are the package's implementation
+    layer and may be imported; their names follow the same rule)."""
+    known = modules(PACKAGE)
+    crossing = []
+    for name, path in known.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package[:len(package) - (node.level - 1)] if node.level else []
+            source = ".".join(base + ([node.module] if node.module else [])) if node.level else (node.module or "")
+            if source not in known or source == name:
+                continue
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and f"{source}.{alias.name}" not in known:
+                    crossing.append(f"{name}: from {source} import {alias.name}")
+    assert not crossing, crossing

@@ -18,7 +18,7 @@ import numpy as np
 from .._args import positive
 from ..errors import bad
 from ..errors import PrecisionError
-from ..numeric.engine.bound import U, down, _up
+from ..numeric.engine.bound import U, down, next_up
 from .composed import (
     FLOAT_ASSUMPTIONS,
     FLOAT_ROUTE,
@@ -26,7 +26,7 @@ from .composed import (
     ComposedLoss,
     check_delta_exact,
 )
-from .coupling import _convolve, discretize, Lattice, power
+from .coupling import convolve_lattices, discretize, Lattice, power
 from .direction import LatticeDirection, PairDirection
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .exact_lattice import compose_exact, grid_step_exact
@@ -101,7 +101,7 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         eta_exact = check_delta_exact(eta) if eta is not None else None
         if eta_exact is None or not eta_exact < Fraction(1, 1000):
             raise bad("eta", eta, "must be in (0, 1e-3)")
-        return _compose_exact(clean_parts(parts), h, 4 * eta_exact)
+        return compose_on_exact_lattice(clean_parts(parts), h, 4 * eta_exact)
     eta = float(positive("eta", eta))
     if not 1e-300 < eta < 1e-3:
         raise bad("eta", eta, "must be in (1e-300, 1e-3)")
@@ -135,7 +135,7 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         for step, (loss, count) in zip(steps[law], clean):
             powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
                              fft_error=None if fft_error is None else fft_error / len(clean))
-            acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
+            acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
         d_lo = math.fsum(count * st.dbar[0] for st, (_, count) in zip(steps[law], clean))
         d_hi = math.fsum(count * st.dbar[1] for st, (_, count) in zip(steps[law], clean))
@@ -143,12 +143,12 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         # S = S_R - sum D: with prob >= 1 - eta, S_R - T dhi - t <= S <= S_R - T dlo + t (law P);
         # for the Q||P ordering the variable is -S = -S_R + sum D.
         if sign == 1:
-            shift = (down(-d_hi - t - pad), _up(-d_lo + t + pad))
+            shift = (down(-d_hi - t - pad), next_up(-d_lo + t + pad))
         else:
-            shift = (down(d_lo - t - pad), _up(d_hi + t + pad))
+            shift = (down(d_lo - t - pad), next_up(d_hi + t + pad))
         lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
         slack = eta + kolm + acc.err
-        directions.append(LatticeDirection(name, acc, h, sign, shift, slack, _up(lost)))
+        directions.append(LatticeDirection(name, acc, h, sign, shift, slack, next_up(lost)))
     comp = ComposedLoss(tuple(clean), h, eta, max(ts.values()), (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
     comp.coupling_model = [[(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
@@ -183,7 +183,7 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
         for lat, (_, count) in zip(lattices, clean):
             powered = power(lat, count, budget / (2 * len(clean)), all_long=long_double,
                              fft_error=None if fft_error is None else fft_error / len(clean))
-            acc = powered if acc is None else _convolve(acc, powered, budget / (4 * len(clean)))
+            acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
         return acc
 
@@ -191,14 +191,14 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
         up = compose([st[o].upper for st in steps])
         log_excess = math.fsum(count * math.log1p(st[o].excess) for st, (_, count) in zip(steps, clean))
-        excess = _up(math.expm1(_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
+        excess = next_up(math.expm1(next_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
         lost = max(0.0, 1.0 - up.l1()) + up.err + excess + 4 * U
 
         def make_low(o: int = o, sign: int = sign, name: str = name) -> LatticeDirection:
             low = compose([st[o].lower for st in steps])
             return LatticeDirection(name, low, h, sign, (0.0, 0.0), low.err, 0.0)
 
-        directions.append(PairDirection(name, up, h, sign, (0.0, 0.0), up.err, _up(lost), make_low=make_low))
+        directions.append(PairDirection(name, up, h, sign, (0.0, 0.0), up.err, next_up(lost), make_low=make_low))
     comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=PAIRS_ASSUMPTIONS)
     comp.discretization = "pairs"
@@ -208,7 +208,7 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
 def hoeffding_t(h: float, total: int, eta: float) -> float:
     """Hoeffding's deviation t = h sqrt(T log(1/eta) / 2) for T rounding errors of range h
     (rounded up): half the width of the coupling's shift interval, hence of the eps bracket."""
-    return _up(h * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
+    return next_up(h * math.sqrt(total * math.log(1 / eta) / 2) * (1 + 4 * U))
 
 
 def bernstein_t(b: float, var: float, eta: float) -> float:
@@ -218,7 +218,7 @@ def bernstein_t(b: float, var: float, eta: float) -> float:
     t = b l / 3 + sqrt((b l / 3)^2 + 2 var l), l = log(1/eta)."""
     ell = math.log(1 / eta) * (1 + 4 * U)
     x = b * ell / 3
-    return _up((x + math.sqrt(x * x + 2 * var * ell)) * (1 + 8 * U))
+    return next_up((x + math.sqrt(x * x + 2 * var * ell)) * (1 + 8 * U))
 
 
 def coupling_t(h_eff: float, seconds: Sequence[tuple[float, int]], eta: float) -> float:
@@ -226,7 +226,7 @@ def coupling_t(h_eff: float, seconds: Sequence[tuple[float, int]], eta: float) -
     Bernstein's, whose X_i = D_i - E D_i have X_i <= h_eff / 2 + |E D_i| <= h_eff (both tails)
     and E X_i^2 = Var D_i <= E D_i^2, bounded per step in ``seconds`` as (bound, count)."""
     total = sum(c for _, c in seconds)
-    var = _up(math.fsum(s * c for s, c in seconds) * (1 + 4 * U))
+    var = next_up(math.fsum(s * c for s, c in seconds) * (1 + 4 * U))
     return min(hoeffding_t(h_eff, total, eta), bernstein_t(h_eff, var, eta))
 
 
@@ -250,10 +250,10 @@ def _orderings(clean: list[tuple[PrivacyLoss, int]]) -> tuple[str, str]:
     return named.pop() if len(named) == 1 else (clean[0][0].orderings if len(clean) == 1 else ("P||Q", "Q||P"))
 
 
-def _compose_exact(clean: list[tuple[PrivacyLoss, int]], h: float, budget: Fraction) -> ComposedLoss:
+def compose_on_exact_lattice(clean: list[tuple[PrivacyLoss, int]], h: float, budget: Fraction) -> ComposedLoss:
     """The exact integer-lattice composition with additive delta budget ``budget``."""
     dirs, h_used, eta, t, plan = compose_exact(clean, grid_step=h, budget=budget, orderings=_orderings(clean))
-    comp = ComposedLoss(tuple(clean), h_used, _up(float(eta)), t, dirs, route=EXACT_ROUTE, assumptions=())
+    comp = ComposedLoss(tuple(clean), h_used, next_up(float(eta)), t, dirs, route=EXACT_ROUTE, assumptions=())
     comp.plan = plan
     return comp
 

@@ -27,7 +27,7 @@ from ..numeric.engine.bound import (
     U,
     down,
     float_down,
-    _up,
+    next_up,
 )
 from ..numeric.tradeoff.solve import (
     delta_from_epsilon,
@@ -286,7 +286,7 @@ class ComposedLoss:
         a = _check_alpha(alpha)
         lo_fn, up_fn = self.tradeoff_curves(ordering)
         lower, upper = float(lo_fn(a)[0]), float(up_fn(a)[0])
-        return Bound(down(min(lower, upper)), _up(upper))
+        return Bound(down(min(lower, upper)), next_up(upper))
 
 
     def honest_mu(self) -> HonestMu:
@@ -331,7 +331,7 @@ class ComposedLoss:
         j = int(np.argmax(mu_est))
         # smallest mu with delta_mu(e_{j+1}) >= d_j: one 17-digit decimal above the certified root
         m_down = mu_from_epsilon_delta(float(e_next[j]), float(d_here[j]), digits=17)
-        mu_up = _up(float(m_down.to_fraction() + Fraction(10) ** (m_down.adjusted() - 16)))
+        mu_up = next_up(float(m_down.to_fraction() + Fraction(10) ** (m_down.adjusted() - 16)))
         for _ in range(60):
             if not _violations(mu_up, e_next, d_here, delta_from_epsilon, _fast):
                 break

@@ -5,7 +5,7 @@ See :mod:`gdpproof.accounting.compose` for the proof of the bracket this serves.
 
 * :func:`discretize`: one step's loss, rounded to the nearest point of h Z, with the mean of its
   rounding error as a proven interval and the range of that error;
-* :func:`_convolve`: zero-padded FFT convolution (no wrap-around), negatives clipped, tails
+* :func:`convolve_lattices`: zero-padded FFT convolution (no wrap-around), negatives clipped, tails
   trimmed, with the a-priori l1 error bound of Higham (2002), Thm 24.2;
 * :func:`power`: repeated squaring, the early squarings in long double where numpy has one
   (where float64's bound, times the copies of the square, would exceed the caller's share);
@@ -103,7 +103,7 @@ class Lattice:
 
 def _fft_bound(a: Lattice, b: Lattice, n: int, u: float) -> float:
     """The a-priori l1 error bound of the zero-padded FFT convolution of a and b at length n
-    (a power of 2) in a format with unit roundoff u (Higham 2002, Thm 24.2; :func:`_convolve`).
+    (a power of 2) in a format with unit roundoff u (Higham 2002, Thm 24.2; :func:`convolve_lattices`).
 
     The derivation, with a1, a2, b1, b2 the l1 and l2 norms of the vectors transformed, X, Y their
     unnormalized DFTs and beta the relative l2 error of one transform (:func:`_fft_error_factor`):
@@ -139,7 +139,7 @@ def _fft_length(a: Lattice, b: Lattice) -> int:
     return 1 << (len(a.w) + len(b.w) - 2).bit_length()
 
 
-def _convolve(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float64) -> Lattice:
+def convolve_lattices(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float64) -> Lattice:
     """Linear convolution (zero-padded rfft, no wrap-around), negatives clipped, tails trimmed.
 
     ``trim`` is the mass allowed to be dropped from each end; ``dtype`` is float64 or
@@ -183,7 +183,7 @@ def _convolve_power(r: Lattice, b: Lattice, k: int, trim: float, fold_budget: fl
     three where five or six), with no intermediate trims.  The half length is taken when the
     mass it folds (and loses) is proven at most ``fold_budget`` (default ``trim``).
 
-    The error bound follows Higham (2002), Thm 24.2, as in :func:`_convolve`.  Let X = DFT(r),
+    The error bound follows Higham (2002), Thm 24.2, as in :func:`convolve_lattices`.  Let X = DFT(r),
     Y = DFT(b) (length n, unnormalized), X^ = X + E_X, Y^ = Y + E_Y the computed spectra with
     ||E_X||_2 <= beta ||X||_2 = beta sqrt(n) r2 (and so for Y), where r1, r2 and b1, b2 bound
     the l1 and l2 norms of the float vectors transformed (r may be b).  Pointwise |X| <= r1,
@@ -362,12 +362,12 @@ def power(v: Lattice, count: int, budget: float, all_long: bool = False,
             if fft_error is None or 3 * f64 <= fft_error / levels:
                 b64 = base.cast(np.float64)
                 r, k = (b64, remaining - 1) if result is None else (result, remaining)
-                result = _convolve(b64, b64, budget / (4 * levels)) if k == 1 else \
+                result = convolve_lattices(b64, b64, budget / (4 * levels)) if k == 1 else \
                     _convolve_power(r, b64, k, budget / (4 * levels), fold_budget=budget)
                 break
         if remaining & 1:
             trim = budget / (4 * levels)
-            result = base.cast(np.float64) if result is None else _convolve(result, base, trim)
+            result = base.cast(np.float64) if result is None else convolve_lattices(result, base, trim)
         remaining >>= 1
         if not remaining:
             break
@@ -378,7 +378,7 @@ def power(v: Lattice, count: int, budget: float, all_long: bool = False,
             f64 = _fft_bound(base, base, _fft_length(base, base), U) if len(base.w) > 64 else 0.0
             precise = (all_long or copies * f64 > fft_error / levels) and U_LONG < U
         trim = budget / (4 * levels * copies)
-        base = _convolve(base, base, trim, np.longdouble if precise else np.float64)
+        base = convolve_lattices(base, base, trim, np.longdouble if precise else np.float64)
     assert result is not None
     out = result.cast(np.float64)
     out._spectrum = None  # not kept with the composed law
@@ -453,7 +453,7 @@ SUBCELL_POINTS = 2**16
 BULK_TAIL = 1e-6
 
 
-def _cells(bins: int) -> int:
+def subcells(bins: int) -> int:
     """The cells a bin :func:`_second_moment` cuts ``bins`` bins into: a power of 2 in [4, 64]
     with at most SUBCELL_POINTS cells in all, or 0 (too many bins: the trivial bound)."""
     m = 64
@@ -496,7 +496,7 @@ def _second_moment(loss: PrivacyLoss, law: Law, h: float, k_lo: int, cdf: np.nda
     i0 = max(0, int(np.searchsorted(cdf, BULK_TAIL, side="right")) - 1)
     i1 = min(n, max(i0 + 1, int(np.searchsorted(-sf, -BULK_TAIL, side="left"))))
     bins = i1 - i0
-    m = _cells(bins)
+    m = subcells(bins)
     if not m or not 2 * edge_err < h / m:
         return trivial, bins
     j = np.arange(bins * m + 1, dtype=float)

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..numeric.engine.bound import U, down, _up
+from ..numeric.engine.bound import U, down, next_up
 from .coupling import Lattice
 
 
@@ -116,7 +116,7 @@ class LatticeDirection:
     def upper(self, eps: float) -> float:
         """Proven upper bound on this ordering's delta(eps) (rounded up)."""
         hi = self._sum(*self._sorted(), eps, self.shift[1], upper=True)
-        return min(1.0, _up(hi + self.slack + self.lost))
+        return min(1.0, next_up(hi + self.slack + self.lost))
 
     def lower(self, eps: float) -> float:
         """Proven lower bound on this ordering's delta(eps) (rounded down)."""

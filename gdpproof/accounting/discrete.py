@@ -64,7 +64,7 @@ def kernels() -> tuple[Any, Any, Any, Any]:
             arb_function(sl.DG_LOSS_AT, (X, SIGMA, DELTA)), arb_function(sl.DG_RATIO, (Z, SIGMA)))
 
 
-def _weights(a: int, s: flint.arb) -> Any:
+def weights_from(a: int, s: flint.arb) -> Any:
     """W(a), W(a + 1), ... as balls, by the recurrence W(z + 1) = W(z) rho(z), rho(z + 1) = rho(z) q,
     q = rho(1)/rho(0) = e^{-1/sigma^2} (two products a term; every ball contains its value)."""
     w, _, _, ratio = kernels()
@@ -106,7 +106,7 @@ def _upper_sum(a: int, s: flint.arb) -> flint.arb:
     last = a + int(math.ceil(_sigma_float(s) * math.sqrt(2 * math.log(2) * (prec + 10)))) + 1
     total = flint.arb(0)
     n = a
-    for term in _weights(a, s):
+    for term in weights_from(a, s):
         total += term
         if n >= last or term < stop * total:
             break
@@ -224,7 +224,7 @@ class Table:
         tail = _interval(tb(flint.arb(m), s))
         g = [flint.arb(0)] * (m + 2)   # g[a] = G(a), a = 1..m + 1
         g[m + 1] = tail
-        weights = _weights(1, s)
+        weights = weights_from(1, s)
         ws = [next(weights) for _ in range(m)]
         for a in range(m, 0, -1):
             g[a] = g[a + 1] + ws[a - 1]
@@ -244,7 +244,7 @@ class Table:
 
 
 @functools.lru_cache(maxsize=32)
-def _table(sigma: sympy.Rational, depth: int, bits: int) -> Table:
+def ball_table(sigma: sympy.Rational, depth: int, bits: int) -> Table:
     with arb_precision(bits):
         return Table(sigma, depth)
 
@@ -252,7 +252,7 @@ def _table(sigma: sympy.Rational, depth: int, bits: int) -> Table:
 @functools.lru_cache(maxsize=32)
 def float_table(sigma: sympy.Rational) -> tuple[int, np.ndarray]:
     """(M, U) with U[a + M + 1] = P(X >= a) in float64 for a in [-M - 1, M + 1] (0 and 1 beyond)."""
-    t = _table(sigma, 1100, TABLE_BITS)
+    t = ball_table(sigma, 1100, TABLE_BITS)
     with arb_precision(TABLE_BITS):
         balls = [t.upper(a) for a in range(-t.m - 1, t.m + 2)]
         vals = [float(b.mid()) for b in balls]

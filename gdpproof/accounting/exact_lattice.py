@@ -22,10 +22,10 @@ import sympy
 from ..errors import PrecisionError
 from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
-from ..numeric.engine import _codegen
+from ..numeric.engine import codegen as _codegen
 from ..numeric.engine._ballfun import arb_erfc, arb_erfcx, relation
 from ..numeric.engine._mp import arb_from_exact, arb_precision
-from ..numeric.engine.bound import down, _up, directed_double
+from ..numeric.engine.bound import down, next_up, directed_double
 from ..numeric.engine.certify import arb_function
 from .coupling import Lattice
 from .losses import CompiledLoss, Law, PrivacyLoss
@@ -43,7 +43,7 @@ _BLOCK = 64
 MAX_STEP_BINS = 4_000_000
 
 
-class _LawPrinter(_codegen._Printer):
+class _LawPrinter(_codegen.KernelPrinter):
     """The kernel generator's arb printer, with the two functions the loss laws add."""
 
     def expr(self, e: Any, indent: int = 1) -> str:
@@ -121,7 +121,7 @@ def _floor_scaled(ball: flint.arb, K: int) -> int:
     return max(0, v)
 
 
-class _Law:
+class LawBalls:
     """The ball CDF/SF of one law of a compiled loss, 0/1 outside the support."""
 
     def __init__(self, loss: CompiledLoss, law: Law) -> None:
@@ -200,7 +200,7 @@ class _IntStep:
     dbar: tuple[Fraction, Fraction]
 
 
-def _edge_values(dist: _Law, edges: list[float], left: list[bool], prec: int) -> list[flint.arb]:
+def _edge_values(dist: LawBalls, edges: list[float], left: list[bool], prec: int) -> list[flint.arb]:
     """CDF (left edges) or SF (right edges) at every edge, each with absolute accuracy about
     2^-prec: evaluated outward from the median, so that each value bounds the next one (both
     functions decrease outward) and the precision drops by the bits below 1 that it has."""
@@ -237,7 +237,7 @@ def bin_mass(vals: list[flint.arb], left: list[bool], i: int) -> flint.arb:
 
 def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, prec: int | None = None) -> _IntStep:
     prec = K + 40 if prec is None else prec
-    dist = _Law(loss, law)
+    dist = LawBalls(loss, law)
     k_lo, k_hi = dist.bins(tau, h)
     n = k_hi - k_lo + 1
     if n > MAX_STEP_BINS:
@@ -374,11 +374,11 @@ class ExactDirection:
     @property
     def lost(self) -> float:
         """The deficit (mass not in the vector), rounded up: it counts as 1 in the upper bound."""
-        return _up(float(self.deficit))
+        return next_up(float(self.deficit))
 
     @property
     def slack(self) -> float:
-        return _up(float(self.eta))
+        return next_up(float(self.eta))
 
     def span(self) -> tuple[int, int]:
         """The smallest and largest lattice index k carried."""
@@ -450,7 +450,7 @@ class ExactDirection:
     def upper(self, eps: float) -> float:
         """Proven upper bound on this ordering's delta(eps), rounded up (at most 1)."""
         v = self.upper_arb(eps)
-        return min(1.0, _up(float(v.upper())))
+        return min(1.0, next_up(float(v.upper())))
 
     def lower(self, eps: float) -> float:
         """Proven lower bound on this ordering's delta(eps), rounded down (at least 0)."""
@@ -508,7 +508,7 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
     # K: floor losses (one unit per entry per product, times its copies) below budget / 4; the
     # composed vector is estimated at T times the step's bins, capped by the window's growth
     with arb_precision(128):
-        widths = [_Law(loss, "P").bins(tau, h) for loss, _ in parts]
+        widths = [LawBalls(loss, "P").bins(tau, h) for loss, _ in parts]
     n_est = max(2, sum(b - a + 1 for a, b in widths))
     units = Fraction(total * n_est * 4 * (levels + 2)) / (budget / 4)
     K = max(32, units.numerator.bit_length() - units.denominator.bit_length() + 3)  # >= log2(units) + 2
@@ -543,7 +543,7 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
         dbar_sums[law] = (d_lo, d_hi)
     with arb_precision(128):
         t_ball = flint.arb(h) * (-total * arb_from_exact(eta).log() / 2).sqrt()
-        t = _up(float(t_ball.upper()))
+        t = next_up(float(t_ball.upper()))
     for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
         src = law if law in vecs else "P"
         acc = vecs[src]

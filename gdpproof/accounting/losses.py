@@ -37,9 +37,9 @@ from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
 from ..symbolic.symbols import x as X
 from ..numeric.engine._mp import arb_from_exact, arb_precision
-from ..numeric.engine.bound import down, _up, directed_double
+from ..numeric.engine.bound import down, next_up, directed_double
 from ..numeric.engine.certify import arb_function
-from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, _table, _weights, check_sensitivity, check_sigma, cut, loss_tail_bound
+from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, ball_table, weights_from, check_sensitivity, check_sigma, cut, loss_tail_bound
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
@@ -215,7 +215,7 @@ def _arb_of_float(v: float) -> flint.arb:
 def _outward(ball: flint.arb) -> tuple[float, float]:
     """The float interval containing the ball (each end rounded outward)."""
     lo, hi = float(ball.lower()), float(ball.upper())
-    return down(lo), _up(hi)
+    return down(lo), next_up(hi)
 
 
 class CompiledLoss(PrivacyLoss):
@@ -517,7 +517,7 @@ class DiscreteGaussianLoss(CompiledLoss):
 
         def table() -> Table:
             prec = -(-flint.ctx.prec // 128) * 128  # a few tables, not one per precision asked
-            return _table(self.sigma_exact, prec + 30, prec)
+            return ball_table(self.sigma_exact, prec + 30, prec)
 
         def at(e: flint.arb) -> int:
             man, ex = e.mid().man_exp()
@@ -537,14 +537,14 @@ class DiscreteGaussianLoss(CompiledLoss):
         loss_at = kernels()[2]
         shift = self.delta if law == "Q" else 0
         with arb_precision(PARTIAL_MEAN_BITS):
-            t = _table(self.sigma_exact, 1100, TABLE_BITS)
+            t = ball_table(self.sigma_exact, 1100, TABLE_BITS)
             s = arb_from_exact(self.sigma_exact)
             first, last = -t.m - 1 + shift, t.m + 1 + shift
             lo = first if b == math.inf else max(cut(self.sigma_exact, self.delta, Fraction(b)), first)
             hi = last if a == -math.inf else min(cut(self.sigma_exact, self.delta, Fraction(a)) - 1, last)
             total = flint.arb(0)
             d = flint.arb(self.delta)
-            weights = _weights(lo - shift, s)  # the recurrence holds for negative z too
+            weights = weights_from(lo - shift, s)  # the recurrence holds for negative z too
             for xv in range(lo, hi + 1):
                 total += loss_at(flint.arb(xv), s, d) * next(weights)
             # the atoms with |x - shift| >= N = M + 2 are not summed: their part is bounded in balls

@@ -19,8 +19,8 @@ import flint
 import numpy as np
 
 from ..errors import PrecisionError
-from ..numeric.engine.bound import _up
-from .exact_lattice import bin_mass, _Law, law_kernel, arb_precision
+from ..numeric.engine.bound import next_up
+from .exact_lattice import bin_mass, LawBalls, law_kernel, arb_precision
 from .coupling import Lattice
 from .losses import CompiledLoss, PrivacyLoss
 
@@ -176,7 +176,7 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
             x = flint.arb(e)
             first = kernels[kinds[0]](x, *params)
             second = first if kinds[1] == kinds[0] else kernels[kinds[1]](x, *params)
-            pair = (_Law._clip(first[0]), _Law._clip(second[1]))
+            pair = (LawBalls._clip(first[0]), LawBalls._clip(second[1]))
             for j in (0, 1):
                 if not (_relative(pair[j]) or pair[j].rad() <= enough):
                     pair = _sharper(pair, j, kernels[kinds[j]], x, loss, 64 + extra)
@@ -205,7 +205,7 @@ def _sharper(pair: tuple, j: int, kernel: Any, x: flint.arb, loss: CompiledLoss,
         top = value.upper()
         bits = 64 + (max(0, -int(top.man_exp()[1]) - int(top.man_exp()[0]).bit_length()) if top > 0 else 64)
         with arb_precision(PRECISION + min(bits, most)):
-            value = _Law._clip(kernel(flint.arb(x.mid()), *loss._balls())[j])
+            value = LawBalls._clip(kernel(flint.arb(x.mid()), *loss._balls())[j])
         if _relative(value) or bits >= most:
             break
     return (value, pair[1]) if j == 0 else (pair[0], value)
@@ -237,7 +237,7 @@ def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb,
         up_exact[i] = up_exact[i] + xs[i] * f[i] / dx[i]
     excess = flint.arb(0)
     for j in range(n + 1):
-        up[j] = _up(float(up_exact[j].upper()))
+        up[j] = next_up(float(up_exact[j].upper()))
         excess += flint.arb(up[j]) - up_exact[j].lower()
     # -- the curve D at the points, from the top: D_j = D_{j+1} + E_j + dx_j Q(L > l_{j+1})
     qt = [flint.arb(0)] * (n + 1)
@@ -253,7 +253,7 @@ def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb,
     lower = _lower_masses(xs, [float(v.lower()) for v in d], gap, n, float(pt[0].lower()),
                           [float(v.lower()) for v in qt])
     _verify(lower, xs, pt, qt, d, gap, n)
-    return up, lower, _up(float(excess.upper()))
+    return up, lower, next_up(float(excess.upper()))
 
 
 def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:
@@ -262,8 +262,8 @@ def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:
     excess is at most theta (1 - theta) q dx with theta the chord slope's place between them:
     E F / (dx q) (E + F = dx q), at most dx q / 4."""
     if not q.lower() > 0:  # (rounded up by a step, not by a relative bump: that fails on subnormals)
-        return _up(float((dx * q / 4).upper())) if q.upper() > 0 else 0.0
-    return _up(float((e * f / (dx * q)).upper()))
+        return next_up(float((dx * q / 4).upper())) if q.upper() > 0 else 0.0
+    return next_up(float((e * f / (dx * q)).upper()))
 
 
 def _lower_masses(xs: list, d_lo: list[float], gap: list[float], n: int, mass: float,

@@ -19,14 +19,14 @@ import numpy as np
 
 from ..errors import PrecisionError, WidthNotReachedWarning, show
 from ..numeric.engine import fast as _fast
-from ..numeric.engine.bound import Bound, down, _up
+from ..numeric.engine.bound import Bound, down, next_up
 from .compose import (
     AUTO_EXACT_BELOW,
     BERNSTEIN_MIN_STEPS,
     bernstein_t,
     check_route,
     clean_parts,
-    _compose_exact,
+    compose_on_exact_lattice,
     coupling_t,
     hoeffding_t,
     compose_losses,
@@ -38,7 +38,7 @@ from .composed import (
     check_eps,
     check_refinement,
 )
-from .coupling import BULK_TAIL, SUBCELL_POINTS, cell_factor, _cells
+from .coupling import BULK_TAIL, SUBCELL_POINTS, cell_factor, subcells
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .losses import (
     PrivacyLoss,
@@ -208,7 +208,7 @@ def _predicted_t(comp: ComposedLoss, h_new: float) -> float:
         seconds = []
         for per_h2, bins, count in parts:
             factor = 1.0 if bins < 0 else \
-                cell_factor(_cells(math.ceil(bins * comp.h / h_new))) / cell_factor(_cells(bins))
+                cell_factor(subcells(math.ceil(bins * comp.h / h_new))) / cell_factor(subcells(bins))
             seconds.append((min(per_h2 * factor, ratio * ratio / 4) * h_new * h_new, count))
         ts.append(coupling_t(h_new * ratio, seconds, comp.eta))
     return max(ts)
@@ -311,7 +311,7 @@ def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     b = comp.epsilon(d_down)
     if Fraction(d_down) == dq:
         return b
-    d_up = min(_up(d_down), math.nextafter(1.0, 0.0))
+    d_up = min(next_up(d_down), math.nextafter(1.0, 0.0))
     return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
 
 
@@ -469,7 +469,7 @@ EXACT_FIRST_STEP = 2.0 ** -6
 def _exact_attempt(clean: list, h: float, budget: Fraction, answer: Callable[[ComposedLoss], Bound]) -> tuple[Any, Any]:
     """(composition, bracket) on the exact route, or (None, why) when it cannot be built."""
     try:
-        comp = _compose_exact(clean, h, budget)
+        comp = compose_on_exact_lattice(clean, h, budget)
         return comp, answer(comp)
     except PrecisionError as exc:
         return None, f"the exact route stopped: {exc}"

@@ -96,7 +96,7 @@ def delta_criterion(eps: float) -> Callable[[np.ndarray, np.ndarray], np.ndarray
     return crit
 
 
-def _detectable_mu(n: int, failure: float, crit: Callable[[np.ndarray, np.ndarray], np.ndarray],
+def detectable_mu_bound(n: int, failure: float, crit: Callable[[np.ndarray, np.ndarray], np.ndarray],
                    level: float, start: float) -> float:
     """The smallest shift m whose N(0,1)-vs-N(m,1) pair is flagged at expected counts (see module)."""
     alphas = np.geomspace(1e-15, 0.5, 300)   # the pair is symmetric: a <= 1/2 or its mirror covers every test
@@ -127,7 +127,7 @@ def round_up_3(x: float) -> Decimal:
     return decimal(m, e)
 
 
-def _delta_low(eps: Fraction, a: Decimal, b: Decimal, digits: int) -> Certified:
+def delta_low_bound(eps: Fraction, a: Decimal, b: Decimal, digits: int) -> Certified:
     """max(0, 1 - e^eps a - b, 1 - a - e^eps b), certified, rounded down."""
     fa, fb = Fraction(a), Fraction(b)
 

@@ -14,7 +14,7 @@ from .compare import evaluate
 from .findings import AuditReport, Finding
 from .inputs import check_common, inputs_for
 from .peers import PeerFunction
-from .quantities import Quantity, _quantity
+from .quantities import Quantity, quantity_named
 
 __all__ = ["audit_function"]
 
@@ -60,7 +60,7 @@ def audit_peer_functions(peer: str, functions: Sequence[PeerFunction], *, quick:
     rel_width = 0.01 if quick else 0.003
     plan = []
     for pf in functions:
-        q = _quantity(pf.quantity)
+        q = quantity_named(pf.quantity)
         pts = [(tuple(x), "given") for x in inputs] if inputs is not None else inputs_for(q, quick, seed, examples)
         plan.append((pf, q, pts))
     bar = Progress(sum(len(p[2]) for p in plan), f"audit {peer}", unit="inputs", enabled=progress)
@@ -123,7 +123,7 @@ def audit_function(fn: Callable[..., Any], quantity: str, *, label: str | None =
     >>> r.ok, r.results[0].kind, r.results[0].relative_error
     (False, 'unsafe', -1.0)
     """
-    q = _quantity(quantity)
+    q = quantity_named(quantity)
     if not callable(fn):
         raise InvalidParameterError(f"fn={fn!r} must be callable")
     rtol, seed, examples = check_common(rtol, seed, examples)

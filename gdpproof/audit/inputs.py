@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import GdpproofError, InvalidParameterError
 from .compare import certified
-from .quantities import QUANTITIES, Quantity, _quantity
+from .quantities import QUANTITIES, Quantity, quantity_named
 
 __all__ = ["TINY", "grid"]
 
@@ -56,7 +56,7 @@ def grid(quantity: str, *, quick: bool = False) -> list[tuple[Any, ...]]:
     >>> grid("sigma_from_epsilon_delta", quick=True)[:2]
     [(0.01, 1e-05), (0.01, 1e-100)]
     """
-    _quantity(quantity)
+    quantity_named(quantity)
     mus = _MUS_QUICK if quick else _MUS
     if quantity == "delta_from_epsilon":
         pts = []

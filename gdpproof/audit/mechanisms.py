@@ -82,8 +82,8 @@ from .blackbox import Sampler, BlackBox
 from .bounds import (
     cp_float,
     delta_criterion,
-    _delta_low,
-    _detectable_mu,
+    delta_low_bound,
+    detectable_mu_bound,
     mu_criterion,
     round_up_3,
     clopper_pearson_upper,
@@ -297,11 +297,11 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     delta_low = None
     if mu_f is not None:
         violation = mu_low.to_fraction() > mu_f if mu_low.is_finite() else True
-        detect = _detectable_mu(n2, ffail, crit, level, max(level, 1e-3))
+        detect = detectable_mu_bound(n2, ffail, crit, level, max(level, 1e-3))
     else:
-        delta_low = _delta_low(eps_x, a_up, b_up, digits)
+        delta_low = delta_low_bound(eps_x, a_up, b_up, digits)
         violation = delta_low.to_fraction() > delta_x
-        detect = _detectable_mu(n2, ffail, crit, level, 1e-3)
+        detect = detectable_mu_bound(n2, ffail, crit, level, 1e-3)
     if progress:
         print(f"audit: {'violation' if violation else 'no violation found'}", file=sys.stderr)
     return MechanismAudit(

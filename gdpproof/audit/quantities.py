@@ -104,7 +104,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
 )}
 
 
-def _quantity(name: str) -> Quantity:
+def quantity_named(name: str) -> Quantity:
     if name not in QUANTITIES:
         raise InvalidParameterError(f"quantity={name!r} must be one of {', '.join(QUANTITIES)}")
     return QUANTITIES[name]

@@ -112,6 +112,9 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     if required:
         spelled = [next(k for k, v in keys.items() if v == name) for name in required]
         raise SpecError(f"{where}: {kind} needs {', '.join(spelled)}")
+    if kind == "dpsgd" and "sample-size" in wrap:
+        raise SpecError(f"{where}: dpsgd takes batch-size (with dataset-size and sampling=fixed-batch for "
+                        "fixed-size batches), not sample-size")
     fixed = [k for k in ("sample-size", "dataset-size") if k in wrap]
     if fixed and "sample-rate" in wrap:
         raise SpecError(f"{where}: give sample-rate (Poisson) or sample-size and dataset-size (fixed-size batches), "

@@ -197,11 +197,11 @@ def compute_chunk(kind: str, digits: int, chunk: Sequence[tuple[int, tuple[str, 
         except GdpproofError as exc:
             where = ", ".join(f"{n}={v}" for n, v in row.items())
             raise type(exc)(f"row {index + 1} ({where}): {exc}") from None
-        out.append((index, [_text(v) for v in values], [v.method for v in values]))
+        out.append((index, [value_text(v) for v in values], [v.method for v in values]))
     return out
 
 
-def _text(value: Any) -> str:
+def value_text(value: Any) -> str:
     s = str(value)
     return s.replace("E+", "e").replace("E", "e")
 

@@ -38,7 +38,7 @@ from .._plain import MAX_DECIMAL_EXPONENT, plain_value
 from .._typing import Real
 from ..errors import GdpproofError, InvalidParameterError, show
 from ..numeric.engine.certify import Certified
-from .generate import _text
+from .generate import value_text
 from .kinds import KINDS
 from .table import Table, read_table
 
@@ -262,7 +262,7 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
                     rule = _broken(v, table.rounding.get(col.name), _enclosure(ref), ulps, rtol_q)
                 if rule:
                     mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + spec.columns.index(col)],
-                                               _text(ref), rule))
+                                               value_text(ref), rule))
             bar.advance()
     finally:
         bar.close()

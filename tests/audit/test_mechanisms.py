@@ -35,7 +35,7 @@ from scipy.stats import binom
 
 import gdpproof
 from gdpproof import InvalidParameterError, MechanismAudit, audit_mechanism
-from gdpproof.audit.bounds import cp_float, delta_criterion, _detectable_mu, mu_criterion, clopper_pearson_upper
+from gdpproof.audit.bounds import cp_float, delta_criterion, detectable_mu_bound, mu_criterion, clopper_pearson_upper
 from gdpproof.audit.mechanisms import CHUNK_SIZE
 
 FAILURE = 5e-7          # each Clopper–Pearson bound, at the default confidence 1 - 1e-6
@@ -289,7 +289,7 @@ def test_clopper_pearson_upper_is_a_valid_bound(k, n):
 def test_detectable_mu_is_flagged_about_half_the_time():
     # exact binomial sums at the threshold the calculation chose: the definition's "probability 1/2"
     n = 100_000
-    m = _detectable_mu(n, FAILURE, mu_criterion, 1.0, 1.0)
+    m = detectable_mu_bound(n, FAILURE, mu_criterion, 1.0, 1.0)
     alphas = np.geomspace(1e-15, 0.5, 300)
     b = ndtr(-ndtri(alphas) - m)
     best = int(np.argmax(mu_criterion(_cp(alphas, n), _cp(b, n))))

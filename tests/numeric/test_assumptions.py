@@ -161,7 +161,7 @@ def test_bin_edge_displacement_constant(loss) -> None:
                                                   (4000, 4000, np.longdouble)])
 def test_fft_convolution_within_higham_bound(n1, n2, dtype) -> None:
     # assumption 3: exact integer convolution (int64, entries < 2^20, so every sum is exact)
-    # against the zero-padded rfft pipeline of lattice._convolve; scaling by 2^-20 is exact, so
+    # against the zero-padded rfft pipeline of lattice.convolve_lattices; scaling by 2^-20 is exact, so
     # the relative picture is that of probability vectors
     rng = np.random.default_rng(n1 + n2)
     ai, bi = rng.integers(0, 2**20, n1), rng.integers(0, 2**20, n2)
@@ -179,7 +179,7 @@ def test_fft_convolution_within_higham_bound(n1, n2, dtype) -> None:
         c = np.fft.irfft(np.fft.rfft(a, n) * np.fft.rfft(b, n), n)[:m]
     u = lattice._unit(dtype)
     beta = lattice._fft_error_factor(n, u)
-    # the claim lattice._convolve charges (before the sqrt(m) l2 -> l1 step)
+    # the claim lattice.convolve_lattices charges (before the sqrt(m) l2 -> l1 step)
     a1, a2 = float(np.sum(a.astype(float))), float(np.linalg.norm(a.astype(float)))
     b1, b2 = float(np.sum(b.astype(float))), float(np.linalg.norm(b.astype(float)))
     claimed = (3 * beta + u) * (a2 * b1 + a1 * b2) * (1 + 4 * beta)

@@ -14,7 +14,7 @@ from fractions import Fraction
 import flint
 import pytest
 
-from gdpproof.numeric.engine import _codegen
+from gdpproof.numeric.engine import codegen as _codegen
 from gdpproof.numeric.engine import _kernels
 from gdpproof.numeric.engine._mp import arb_of_fraction, arb_precision
 from gdpproof.numeric.engine.compile_arb import arb_function
@@ -22,7 +22,7 @@ from gdpproof.numeric.engine.compile_arb import arb_function
 
 def test_committed_kernels_are_what_the_generator_writes():
     assert _codegen.TARGET.read_text(encoding="utf-8") == _codegen.source(), (
-        "gdpproof/numeric/engine/_kernels.py is stale: run python -m gdpproof.numeric.engine._codegen"
+        "gdpproof/numeric/engine/_kernels.py is stale: run python -m gdpproof.numeric.engine.codegen"
     )
 
 

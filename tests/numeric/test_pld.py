@@ -263,7 +263,7 @@ def test_fft_error_bound_covers_exact_rational_convolution(seed):
         a[rng.integers(0, n1)] += 0.5
         a /= a.sum()
     la, lb = lattice.Lattice(0, a, 0.0), lattice.Lattice(0, b, 0.0)
-    c = lattice._convolve(la, lb, trim=0.0)
+    c = lattice.convolve_lattices(la, lb, trim=0.0)
     exact = _exact_convolution(a, b)
     err = sum(abs(Fraction(float(v)) - e) for v, e in zip(c.w, exact[c.k0: c.k0 + len(c.w)]))
     err += sum(exact[: c.k0]) + sum(exact[c.k0 + len(c.w):])

@@ -40,7 +40,7 @@ def assumptions_of(composition: Any) -> tuple[str, ...]:
     return tuple(getattr(composition, "assumptions", FLOAT_ROUTE_ASSUMPTIONS))
 
 
-def _up(x: float) -> float:
+def next_up(x: float) -> float:
     return math.nextafter(x, math.inf)
 
 
@@ -53,7 +53,7 @@ def directed_double(x: Fraction, up: bool) -> float:
     ``float()`` rounds to nearest, which may be either side."""
     f = float(x)
     if up and Fraction(f) < x:
-        return _up(f)
+        return next_up(f)
     if not up and Fraction(f) > x:
         return down(f)
     return f
@@ -94,7 +94,7 @@ class Bound:
     @property
     def width(self) -> float:
         """upper - lower, rounded up."""
-        return _up(self.upper - self.lower)
+        return next_up(self.upper - self.lower)
 
     @property
     def relative_width(self) -> float:

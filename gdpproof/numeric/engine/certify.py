@@ -28,7 +28,7 @@ import sympy
 from ..._args import exact_floats
 from ...symbolic.special import fold, symmetrized
 from ...symbolic.symbols import SYMPY_GAVE_UP
-from ..tradeoff.envelope import _exact, fraction, _lower, tangent_bound, touch
+from ..tradeoff.envelope import arb_exact, fraction, arb_lower, tangent_bound, touch
 from ._mp import arb_from_exact, arb_precision, private_context
 from .certified import (  # noqa: F401  (re-exported: the names' historical home)
     MAX_BITS,
@@ -143,9 +143,9 @@ def envelope_exact_value(node: Any) -> Any:
             with private_context(80) as ctx:
                 _, dhm, d2hm = _mp_functions((body, d1, d2), var, ctx)
                 q = fraction(flint.arb(s.mid()))
-                t2 = _exact(touch(ctx, dhm, d2hm, ctx.mpf(q.denominator) / q.numerator))
+                t2 = arb_exact(touch(ctx, dhm, d2hm, ctx.mpf(q.denominator) / q.numerator))
             other = tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
-            if not (other.is_finite() and own.is_finite() and other <= _lower(own)):
+            if not (other.is_finite() and own.is_finite() and other <= arb_lower(own)):
                 return _on_unit_bridge(body, d1, var, v, h, a)
     except (TypeError, ValueError, ZeroDivisionError):
         return None

@@ -5,7 +5,7 @@ result contains the exact value at every point of the input balls.  The special 
 :mod:`gdpproof.symbolic.special` compile to the routines of :mod:`gdpproof.numeric.engine.special`
 and :mod:`gdpproof.numeric.tradeoff.envelope`.  The formulas the certified conversions need are also
 compiled ahead of time, by the same rules, into :mod:`gdpproof.numeric.engine._kernels`
-(:mod:`gdpproof.numeric.engine._codegen`), so that those run without sympy.
+(:mod:`gdpproof.numeric.engine.codegen`), so that those run without sympy.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from ...symbolic.tradeoff import TradeOff
 from ..engine.certify import Certified, decimal, round_fraction
 from .functionals import (  # noqa: F401  (the functionals are part of this module's public face)
     Functionals,
-    _certify,
+    certify_functional,
     source,
     bar_kappa3,
     functionals,
@@ -353,8 +353,8 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30, symmetrize: bool = Fa
         return run
 
     what = "CLT mu"
-    mu_up = _certify(sources, ball(0), mp(0), digits=digits, rounding="up", what=what, combine_exact=exact(0))
-    mu_lo = _certify(sources, ball(0), mp(0), digits=digits, rounding="down", what=what, combine_exact=exact(0))
-    gamma = _certify(sources, ball(1), mp(1), digits=digits, rounding="up", what="Berry-Esseen gamma",
+    mu_up = certify_functional(sources, ball(0), mp(0), digits=digits, rounding="up", what=what, combine_exact=exact(0))
+    mu_lo = certify_functional(sources, ball(0), mp(0), digits=digits, rounding="down", what=what, combine_exact=exact(0))
+    gamma = certify_functional(sources, ball(1), mp(1), digits=digits, rounding="up", what="Berry-Esseen gamma",
                      combine_exact=exact(1))
     return BerryEsseenBand(mu_up, mu_lo, gamma, tuple(zip(items, counts)), approximation, changed)

@@ -237,7 +237,7 @@ def _bridge(ctx: Any, h: Fn, dh: Fn, d2h: Fn, a: Any) -> Solution:
 # ---------------------------------------------------------------------------------------------
 
 
-def _exact(v: Any) -> flint.arb:
+def arb_exact(v: Any) -> flint.arb:
     return arb_of_fraction(mpf_to_fraction(v))
 
 
@@ -245,7 +245,7 @@ def _upper(x: flint.arb) -> flint.arb:
     return flint.arb(x.upper())
 
 
-def _lower(x: flint.arb) -> flint.arb:
+def arb_lower(x: flint.arb) -> flint.arb:
     return flint.arb(x.lower())
 
 
@@ -258,10 +258,10 @@ def _lower_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
     """a s - U(s), U >= g*(s) = max(h*(s), h2*(s)) (facts 1-3)."""
     if sol.s == 0:
         return flint.arb(0)
-    s, x1, t2 = _exact(sol.s), _exact(sol.x1), _exact(sol.t2)
+    s, x1, t2 = arb_exact(sol.s), arb_exact(sol.x1), arb_exact(sol.t2)
     u1 = tangent_bound(s * x1 - h(x1), s - dh(x1), x1)
     u2 = tangent_bound(s * h(t2) - t2, s * dh(t2) - 1, t2)
-    return _lower(a * s - u1.max(u2))
+    return arb_lower(a * s - u1.max(u2))
 
 
 def _upper_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
@@ -271,7 +271,7 @@ def _upper_bound(h: Fn, dh: Fn, a: flint.arb, sol: Solution) -> flint.arb:
     if inv.is_finite():
         best = best.min(_upper(inv))
     if sol.s != 0:
-        x1, t2 = _exact(sol.x1), _exact(sol.t2)
+        x1, t2 = arb_exact(sol.x1), arb_exact(sol.t2)
         p1, p2 = (x1, h(x1)), (h(t2), t2)
         (xa, ya), (xb, yb) = sorted((p1, p2), key=lambda pt: float(pt[0].mid()))
         if xa <= a and a <= xb and xb - xa > 0:
@@ -284,7 +284,7 @@ def arb_envelope(h: Fn, dh: Fn, mp_functions: MpFns, a: flint.arb) -> flint.arb:
     if not a.is_finite() or a < 0 or a > 1:
         return flint.arb.nan()
     if not a.is_exact():  # C is non-increasing: its values at the ends of the ball bound it
-        return arb_envelope(h, dh, mp_functions, _upper(a)).union(arb_envelope(h, dh, mp_functions, _lower(a)))
+        return arb_envelope(h, dh, mp_functions, _upper(a)).union(arb_envelope(h, dh, mp_functions, arb_lower(a)))
     if a == 1:
         return flint.arb(0)  # g(1) = min(h(1), h2(1)) = 0
     if a == 0:
@@ -318,7 +318,7 @@ def arb_envelope_slope(h: Fn, dh: Fn, mp_functions: MpFns, a: flint.arb) -> flin
     """
     if not a.is_finite():
         return flint.arb.nan()
-    l, r = _lower(a), _upper(a)
+    l, r = arb_lower(a), _upper(a)
     d = flint.arb(2) ** (-(flint.ctx.prec // 2))
     if not (l - d >= 0 and r + d <= 1):
         return flint.arb.nan()
@@ -328,7 +328,7 @@ def arb_envelope_slope(h: Fn, dh: Fn, mp_functions: MpFns, a: flint.arb) -> flin
 
     lo = (c(l) - c(l - d)) / d
     hi = (c(r + d) - c(r)) / d
-    return _lower(lo).union(_upper(hi))
+    return arb_lower(lo).union(_upper(hi))
 
 
 def arb_conjugate(h: Fn, dh: Fn, mp_functions: MpFns, y: flint.arb,
@@ -370,9 +370,9 @@ def arb_conjugate(h: Fn, dh: Fn, mp_functions: MpFns, y: flint.arb,
         _, dhm, d2hm = mp_functions(ctx)
         q = fraction(flint.arb(y.mid()))
         ym = ctx.mpf(q.numerator) / q.denominator
-        x = _exact(touch(ctx, dhm, d2hm, 1 / ym if inverse else ym))
+        x = arb_exact(touch(ctx, dhm, d2hm, 1 / ym if inverse else ym))
     value = psi(x)
-    lo = _lower(value)
+    lo = arb_lower(value)
     hi = tangent_bound(value, dpsi(x), x)
     return lo.union(hi)
 

@@ -320,7 +320,7 @@ def source(f: Any) -> _Source:
 # ---------------------------------------------------------------------------------------------
 
 
-def _certify(sources: Sequence[_Source], combine_ball: Callable[[list], flint.arb | None],
+def certify_functional(sources: Sequence[_Source], combine_ball: Callable[[list], flint.arb | None],
              combine_mp: Callable[[Any, list], Any], *, digits: int, rounding: str, what: str,
              combine_exact: Callable[[list], sympy.Expr] | None = None) -> Certified:
     """Certify combine(functionals...) by balls when every source has them, else two precisions.
@@ -372,7 +372,7 @@ class Functionals:
 
 def _one(f: Any, index: int, digits: int, rounding: str) -> Certified:
     src = source(f)
-    return _certify([src], lambda b: b[0][index], lambda ctx, m: m[0][index], digits=digits, rounding=rounding,
+    return certify_functional([src], lambda b: b[0][index], lambda ctx, m: m[0][index], digits=digits, rounding=rounding,
                     what=f"{sclt.NAMES[index]} of {f!r}", combine_exact=lambda e: e[0][index])
 
 

@@ -42,7 +42,7 @@ import sympy
 from ._args import _bad, exact, probability
 from ._plain import short_number
 from ._version import __version__
-from .errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, WidthNotReachedWarning, show
+from .errors import MISSING, InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, WidthNotReachedWarning, show
 from .mechanisms import (
     GDP,
     DiscreteGaussianMechanism,
@@ -82,6 +82,12 @@ from .symbolic.tradeoff import TradeOff, gaussian
 __all__ = ["account", "Account", "CLTApproximation", "ROUTES"]
 
 ROUTES = ("exact", "exact-finite", "bracket")
+#: The most distinct mechanisms (leaves) account() composes, and the most distinct privacy losses
+#: the bracket route discretizes.
+MAX_LEAVES, MAX_BRACKET_LOSSES = 1000, 256
+#: A finite pair with more outcomes is not given the closed-form route (its sympy curve took 4 s at
+#: 16 outcomes); the exact-finite route composes it.
+CLOSED_FORM_OUTCOMES = 8
 
 _METHODS = {
     "exact": "a closed form, certified in ball arithmetic",
@@ -399,6 +405,8 @@ def _closed_form(m: Mechanism) -> TradeOff | None:
     for leaf, n in m.leaves():
         if isinstance(leaf, DiscreteLaplaceMechanism):
             return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
+        if isinstance(leaf, FiniteMechanism) and len(leaf.P) > CLOSED_FORM_OUTCOMES:
+            return None  # sympy's Max of its pieces compares them pairwise: exact-finite is faster
         # n copies of (eps, delta) carry (1 - delta)^n as an exact rational: millions of digits
         # for large n, which the exact-finite route evaluates in balls instead
         if isinstance(leaf, EpsDelta) and leaf.delta != 0 and n > 4096:
@@ -746,6 +754,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         raise _bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
     value = sympy.Rational(value)
 
+    distinct = len(mechanism.leaves())
+    if distinct > MAX_LEAVES:
+        raise InvalidParameterError(argument="mechanism", value=MISSING,
+                                    rule=f"composes {distinct:,} distinct mechanisms, more than {MAX_LEAVES:,} (each "
+                                         "costs the routes work of its own; equal ones are merged)")
     candidates = [route] if route is not None else list(ROUTES)
     reasons = []
     for r in candidates:
@@ -782,6 +795,10 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             parts, doubles, revealing = _losses(mechanism)
         except NotSupportedError as exc:
             reasons.append(f"bracket: {exc}")
+            continue
+        if len(parts) > MAX_BRACKET_LOSSES:
+            reasons.append(f"bracket: {len(parts):,} distinct privacy losses, more than {MAX_BRACKET_LOSSES} (each is "
+                           "discretized and composed on its own: 300 subsampled Gaussians took 12 s)")
             continue
         negative = given == "epsilon" and value < 0
         if negative:

@@ -65,7 +65,7 @@ import sympy
 from ._args import _bad, nonnegative, positive, probability
 from .errors import MISSING, InvalidParameterError, NotSupportedError, show
 from .symbolic import losses as sl
-from .symbolic.composition import _count, compose, rr_composition, self_compose, subsample
+from .symbolic.composition import _count, compose, root_of_sum, rr_composition, self_compose, subsample
 from .symbolic.tradeoff import TradeOff, eps_delta, finite_tradeoff, gaussian, k_randomized_response, laplace, \
     randomized_response
 
@@ -121,8 +121,32 @@ def show_number(v: Any) -> str:
 _show = show_number
 
 
+#: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
+#: mechanism a nesting of Repeated may make (the product of their times): checked when a value is
+#: built, so no walk over it recurses past Python's limit and no route is asked for 10^360 runs.
+MAX_NESTING, MAX_RUNS = 100, 10**9
+
+
 class Mechanism:
     """A description of what ran.  Subclasses are frozen dataclasses with exact parameters."""
+
+    #: nesting depth and the most runs of one leaf inside (set by the wrappers when built)
+    _depth = 1
+    _runs = 1
+
+    def _nest(self, inner: tuple[Mechanism, ...], times: int = 1) -> None:
+        """Record this wrapper's depth and runs from its ``inner`` mechanisms; refuse a value past
+        MAX_NESTING or MAX_RUNS."""
+        depth = 1 + max(m._depth for m in inner)
+        runs = times * max(m._runs for m in inner)
+        if depth > MAX_NESTING:
+            raise InvalidParameterError(argument="mechanisms", value=MISSING,
+                                        rule=f"nest {depth} deep, more than {MAX_NESTING}")
+        if runs > MAX_RUNS:
+            raise _bad("times", times, f"makes {runs:,} runs of one mechanism with the repetitions inside it, "
+                                       f"more than 10^9")
+        object.__setattr__(self, "_depth", depth)
+        object.__setattr__(self, "_runs", runs)
 
     def leaves(self) -> list[tuple[Mechanism, int]]:
         """The base mechanisms with their multiplicities (composition is commutative), equal
@@ -138,13 +162,13 @@ class Mechanism:
     def gdp_mu(self) -> sympy.Expr | None:
         """The exact mu when the mechanism is exactly mu-GDP (Gaussian mechanisms and their
         compositions: G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2)); None otherwise."""
-        total = sympy.Integer(0)
+        terms = []
         for leaf, n in self.leaves():
             m = leaf._leaf_mu()
             if m is None:
                 return None
-            total += n * m**2
-        return sympy.sqrt(total)
+            terms.append(n * m**2)
+        return root_of_sum(terms)
 
     def _leaf_mu(self) -> sympy.Expr | None:
         return None
@@ -591,6 +615,7 @@ class _Subsampled(Mechanism):
     def _check_inner(self) -> None:
         if not isinstance(self.mechanism, Mechanism):
             raise _bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
+        self._nest((self.mechanism,))
 
     def _leaf_tradeoff(self) -> TradeOff:
         return subsample(self.mechanism.tradeoff(), self.sample_rate)
@@ -717,6 +742,7 @@ class Composed(Mechanism):
         for m in mechanisms:
             if not isinstance(m, Mechanism):
                 raise _bad("mechanisms", m, "must be gdpproof mechanism values")
+        self._nest(mechanisms)
         object.__setattr__(self, "mechanisms", tuple(mechanisms))
 
     def __repr__(self) -> str:
@@ -738,8 +764,9 @@ class Repeated(Mechanism):
         if not isinstance(self.mechanism, Mechanism):
             raise _bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
         n = _count("times", self.times)
-        if n > 10**9:
+        if n > MAX_RUNS:
             raise _bad("times", self.times, "must be at most 10^9")
+        self._nest((self.mechanism,), n)
         _frozen(self, times=n)
 
     def __repr__(self) -> str:

@@ -385,6 +385,10 @@ class RandomizedResponse(Mechanism):
                      if self.k > 2 or pm.xreplace(vals) != 0)
 
 
+#: The most outcomes of a finite mechanism.
+MAX_OUTCOMES = 10_000
+
+
 def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
     """A distribution given exactly: a sequence of rationals >= 0 summing to 1 (a string
     ``"1/2;1/4;1/4"`` is split at ``;``)."""
@@ -393,6 +397,9 @@ def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
         raise _bad(name, value, "must be a sequence of probabilities (rationals summing to 1)")
     out = []
     for i, v in enumerate(items):
+        if i == MAX_OUTCOMES:
+            raise InvalidParameterError(argument=name, value=MISSING, rule=f"has more than {MAX_OUTCOMES:,} outcomes "
+                                        "(a pair of 100,000 took a minute to account)")
         x = nonnegative(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, symbolic=False)
         if not x.is_Rational:
             raise _bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")

@@ -97,3 +97,10 @@ def test_the_exact_gdp_mu_of_many_distinct_gaussians_is_summed_pairwise():
     m = Composed(*(GaussianMechanism(1 + Fraction(i, 7)) for i in range(60)))
     total = sum(Fraction(49, (7 + i) ** 2) for i in range(60))
     assert m.gdp_mu() ** 2 == sympy.Rational(total.numerator, total.denominator)
+
+
+def test_a_finite_mechanism_has_at_most_ten_thousand_outcomes():
+    from gdpproof.mechanisms import FiniteMechanism
+
+    with pytest.raises(gdpproof.InvalidParameterError, match="P has more than 10,000 outcomes"):
+        FiniteMechanism(["1/10001"] * 10001, ["1/10001"] * 10001)

@@ -104,3 +104,24 @@ def test_a_finite_mechanism_has_at_most_ten_thousand_outcomes():
 
     with pytest.raises(gdpproof.InvalidParameterError, match="P has more than 10,000 outcomes"):
         FiniteMechanism(["1/10001"] * 10001, ["1/10001"] * 10001)
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("gamma(10**9)", "gamma at the integer or half-integer 1000000000"),  # the factorial of 10^9 - 1
+    ("gamma(10**9 + 1/2)", "gamma at the integer or half-integer"),
+    ("sqrt(10**10000+1)", "a power of more than 4,096 bits"),  # sympy factored it
+    ("tanh(10**1300 + 1)", "a number of more than 4,096 bits"),  # sympy asked whether it is prime
+    ("exp(log(2**4000 * 2**4000 + 1)/2)", "a number of more than 4,096 bits"),
+])
+def test_formulas_hold_no_number_sympy_cannot_build_on_quickly(text, needle):
+    from gdpproof.symbolic.parse import formula
+
+    with pytest.raises(gdpproof.InvalidParameterError, match=needle):
+        formula("density", text)
+
+
+def test_formulas_within_the_bounds_are_read():
+    from gdpproof.symbolic.parse import formula
+
+    assert formula("f", "gamma(7/2)") == 15 * sympy.sqrt(sympy.pi) / 8
+    assert formula("f", "2**4095") == 2**4095 and formula("f", "3**2584") == 3**2584

@@ -125,3 +125,10 @@ def test_formulas_within_the_bounds_are_read():
 
     assert formula("f", "gamma(7/2)") == 15 * sympy.sqrt(sympy.pi) / 8
     assert formula("f", "2**4095") == 2**4095 and formula("f", "3**2584") == 3**2584
+
+
+def test_the_conjugate_route_of_delta_stops_at_a_bounded_precision():
+    """delta of C_p(G_mu) at mu = 1e-5 is about 1e-(2 10^9): the conjugate's bisection went on
+    doubling the precision to 65,536 bits (a bisection step per bit at each) for hours."""
+    with pytest.raises(gdpproof.PrecisionError, match=r"within 528 bits of precision \(last enclosure \[0, "):
+        gdpproof.subsample(gdpproof.gaussian("1e-5"), "0.1").delta(1, digits=10)

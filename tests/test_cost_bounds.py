@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 import sympy
 
 import gdpproof
-from gdpproof.mechanisms import GaussianMechanism, PoissonSampled, Repeated
+from gdpproof.mechanisms import Composed, GaussianMechanism, LaplaceMechanism, PoissonSampled, Repeated
 
 
 def test_t_runs_of_a_gaussian_are_answered_as_convert_answers_mu():
@@ -65,3 +66,69 @@ def test_verify_compares_with_a_far_exact_value_without_forming_it(tmp_path, mon
     row = tmp_path / "rr.csv"
     row.write_text("eps,n,alpha,beta\n1,1000000000000,0.5,0.1\n")
     assert gdpproof.reference.verify_table(str(row)).values_checked == 1
+
+
+def test_nesting_and_runs_are_bounded_when_built():
+    """Repeated 40 deep passed the 10^9 check at each level (10^360 runs); Composed 2,000 deep
+    ended in a RecursionError."""
+    m = GaussianMechanism(1)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"makes 1,000,000,000,000,000,000 runs .* more than 10\^9"):
+        Repeated(Repeated(m, 10**9), 10**9)
+    assert Repeated(Repeated(m, 1000), 1000).leaves() == [(m, 10**6)]
+    deep = m
+    with pytest.raises(gdpproof.InvalidParameterError, match="nest 101 deep, more than 100"):
+        for _ in range(2000):
+            deep = Composed(deep, GaussianMechanism(2))
+    assert len(deep.leaves()) == 2
+
+
+def test_many_distinct_mechanisms_are_refused_before_the_work():
+    with pytest.raises(gdpproof.InvalidParameterError, match="composes 1,001 distinct mechanisms, more than 1,000"):
+        gdpproof.account(Composed(*(GaussianMechanism(1 + Fraction(i, 7)) for i in range(1001))), delta="1e-5")
+    # 20,000 equal ones are one leaf
+    assert gdpproof.account(Composed(*[GaussianMechanism(1)] * 20000), delta="1e-5", digits=6).route == "exact"
+    with pytest.raises(gdpproof.NotSupportedError, match="257 distinct privacy losses, more than 256"):
+        gdpproof.account(Composed(*(LaplaceMechanism(10 + i) for i in range(257))), delta="1e-5")
+
+
+def test_the_exact_gdp_mu_of_many_distinct_gaussians_is_summed_pairwise():
+    """sigmas with distinct denominators: the sum of the mu_i^2 has a denominator of thousands of
+    bits (58,000 for 20,000 of them), which sympy summed one term at a time, then factored."""
+    m = Composed(*(GaussianMechanism(1 + Fraction(i, 7)) for i in range(60)))
+    total = sum(Fraction(49, (7 + i) ** 2) for i in range(60))
+    assert m.gdp_mu() ** 2 == sympy.Rational(total.numerator, total.denominator)
+
+
+def test_a_finite_mechanism_has_at_most_ten_thousand_outcomes():
+    from gdpproof.mechanisms import FiniteMechanism
+
+    with pytest.raises(gdpproof.InvalidParameterError, match="P has more than 10,000 outcomes"):
+        FiniteMechanism(["1/10001"] * 10001, ["1/10001"] * 10001)
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("gamma(10**9)", "gamma at the integer or half-integer 1000000000"),  # the factorial of 10^9 - 1
+    ("gamma(10**9 + 1/2)", "gamma at the integer or half-integer"),
+    ("sqrt(10**10000+1)", "a power of more than 4,096 bits"),  # sympy factored it
+    ("tanh(10**1300 + 1)", "a number of more than 4,096 bits"),  # sympy asked whether it is prime
+    ("exp(log(2**4000 * 2**4000 + 1)/2)", "a number of more than 4,096 bits"),
+])
+def test_formulas_hold_no_number_sympy_cannot_build_on_quickly(text, needle):
+    from gdpproof.symbolic.parse import formula
+
+    with pytest.raises(gdpproof.InvalidParameterError, match=needle):
+        formula("density", text)
+
+
+def test_formulas_within_the_bounds_are_read():
+    from gdpproof.symbolic.parse import formula
+
+    assert formula("f", "gamma(7/2)") == 15 * sympy.sqrt(sympy.pi) / 8
+    assert formula("f", "2**4095") == 2**4095 and formula("f", "3**2584") == 3**2584
+
+
+def test_the_conjugate_route_of_delta_stops_at_a_bounded_precision():
+    """delta of C_p(G_mu) at mu = 1e-5 is about 1e-(2 10^9): the conjugate's bisection went on
+    doubling the precision to 65,536 bits (a bisection step per bit at each) for hours."""
+    with pytest.raises(gdpproof.PrecisionError, match=r"within 528 bits of precision \(last enclosure \[0, "):
+        gdpproof.subsample(gdpproof.gaussian("1e-5"), "0.1").delta(1, digits=10)

@@ -436,9 +436,11 @@ def pairs_delta(leaves: Sequence[tuple[Sequence[FiniteAtom], int]], epsilon: sym
                              what=f"delta at epsilon={show(epsilon)} of the finite composition")
 
 
-def _infinite_mass_exact(key: tuple, epsilon: sympy.Expr, wanted: tuple[bool, ...]) -> sympy.Expr | None:
-    """delta at an eps at or beyond the largest finite loss of either ordering: the exact mass of
-    infinite loss, or None (eps below it, or a mass that is not rational)."""
+@functools.lru_cache(maxsize=64)
+def _loss_extremes(key: tuple) -> tuple[tuple[sympy.Expr, ...], tuple[sympy.Expr, ...]] | None:
+    """The largest finite loss of the composition in each ordering and the mass without infinite
+    loss, (top, keep), or None (a mass that is not rational): once per pair, not once per epsilon
+    the profile search asks at (a pair of 100,000 outcomes took a second for each)."""
     eps_values: dict[int, sympy.Expr] = {}
     top = [sympy.Integer(0), sympy.Integer(0)]
     keep = [sympy.Integer(1), sympy.Integer(1)]
@@ -456,10 +458,28 @@ def _infinite_mass_exact(key: tuple, epsilon: sympy.Expr, wanted: tuple[bool, ..
         for pm, qm, r, c, j in finite:
             if c and j not in eps_values:
                 eps_values[j] = sympy.simplify(sympy.log(pm / qm) - sympy.log(sympy.Rational(r.numerator, r.denominator))) / c
-        losses = [sympy.log(sympy.Rational(r.numerator, r.denominator)) + (c * eps_values[j] if c else 0)
-                  for pm, qm, r, c, j in finite]
-        top[0] += n * sympy.Max(*losses)
-        top[1] += n * sympy.Max(*(-v for v in losses))
+        # the largest loss log r + c eps_j of the atoms sharing (c, j) is the one of their largest r
+        # (of the negated losses, their smallest r): sympy orders one candidate per (c, j), where
+        # ordering every atom's took it 27,000 comparisons by evalf at 100 atoms (15 s)
+        ratios: dict[tuple[int, int], list[Fraction]] = {}
+        for pm, qm, r, c, j in finite:
+            ratios.setdefault((c, j if c else 0), []).append(r)
+
+        def loss(r: Fraction, c: int, j: int) -> sympy.Expr:
+            return sympy.log(sympy.Rational(r.numerator, r.denominator)) + (c * eps_values[j] if c else 0)
+
+        top[0] += n * sympy.Max(*(loss(max(rs), c, j) for (c, j), rs in ratios.items()))
+        top[1] += n * sympy.Max(*(-loss(min(rs), c, j) for (c, j), rs in ratios.items()))
+    return tuple(top), tuple(keep)
+
+
+def _infinite_mass_exact(key: tuple, epsilon: sympy.Expr, wanted: tuple[bool, ...]) -> sympy.Expr | None:
+    """delta at an eps at or beyond the largest finite loss of either ordering: the exact mass of
+    infinite loss, or None (eps below it, or a mass that is not rational)."""
+    extremes = _loss_extremes(key)
+    if extremes is None:
+        return None
+    top, keep = extremes
     out = []
     for rev in wanted:
         if sympy_value(top[int(rev)] <= epsilon) is not sympy.true:

@@ -41,6 +41,7 @@ import sympy
 from .._args import exact, probability
 from ..errors import bad
 from ..errors import (
+    MISSING,
     InvalidParameterError,
     NotSupportedError,
     PrecisionError,
@@ -84,6 +85,10 @@ from .translate import (
 )
 
 __all__ = ["account", "Account", "CLTApproximation", "ROUTES"]
+
+#: The most distinct mechanisms (leaves) account() composes, and the most distinct privacy losses
+#: the bracket route discretizes.
+MAX_LEAVES, MAX_BRACKET_LOSSES = 1000, 256
 
 
 #: How the exact route accounts one discrete Gaussian mechanism.
@@ -368,6 +373,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         raise bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
     value = sympy.Rational(value)
 
+    distinct = len(mechanism.leaves())
+    if distinct > MAX_LEAVES:
+        raise InvalidParameterError(argument="mechanism", value=MISSING,
+                                    rule=f"composes {distinct:,} distinct mechanisms, more than {MAX_LEAVES:,} (each "
+                                         "costs the routes work of its own; equal ones are merged)")
     candidates = [route] if route is not None else list(ROUTES)
     reasons = []
     for r in candidates:
@@ -404,6 +414,10 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             parts, doubles, revealing = privacy_losses(mechanism)
         except NotSupportedError as exc:
             reasons.append(f"bracket: {exc}")
+            continue
+        if len(parts) > MAX_BRACKET_LOSSES:
+            reasons.append(f"bracket: {len(parts):,} distinct privacy losses, more than {MAX_BRACKET_LOSSES} (each is "
+                           "discretized and composed on its own: 300 subsampled Gaussians took 12 s)")
             continue
         negative = given == "epsilon" and value < 0
         if negative:

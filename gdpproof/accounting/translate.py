@@ -32,6 +32,9 @@ from .losses import PrivacyLoss, loss_from_law, rounded_exactly
 #: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
 #: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.
 MAX_DL_OUTPUTS = 256
+#: A finite pair with more outcomes is not given the closed-form route (its sympy curve took 4 s at
+#: 16 outcomes); the exact-finite route composes it.
+CLOSED_FORM_OUTCOMES = 8
 
 
 def closed_form(m: Mechanism) -> TradeOff | None:
@@ -41,6 +44,8 @@ def closed_form(m: Mechanism) -> TradeOff | None:
     for leaf, n in m.leaves():
         if isinstance(leaf, DiscreteLaplaceMechanism):
             return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
+        if isinstance(leaf, FiniteMechanism) and len(leaf.P) > CLOSED_FORM_OUTCOMES:
+            return None  # sympy's Max of its pieces compares them pairwise: exact-finite is faster
         # n copies of (eps, delta) carry (1 - delta)^n as an exact rational: millions of digits
         # for large n, which the exact-finite route evaluates in balls instead
         if isinstance(leaf, EpsDelta) and leaf.delta != 0 and n > 4096:

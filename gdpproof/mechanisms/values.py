@@ -14,11 +14,12 @@ import sympy
 
 from .._args import nonnegative, positive, probability
 from ..errors import bad
-from ..errors import InvalidParameterError, NotSupportedError, show
+from ..errors import MISSING, InvalidParameterError, NotSupportedError, show
 from ..symbolic import losses as sl
 from ..symbolic.composition import (
     count,
     compose,
+    root_of_sum,
     rr_composition,
     self_compose,
     subsample,
@@ -82,8 +83,32 @@ def show_number(v: Any) -> str:
     return f"≈{sympy.N(v, 8)}"
 
 
+#: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
+#: mechanism a nesting of Repeated may make (the product of their times): checked when a value is
+#: built, so no walk over it recurses past Python's limit and no route is asked for 10^360 runs.
+MAX_NESTING, MAX_RUNS = 100, 10**9
+
+
 class Mechanism:
     """A description of what ran.  Subclasses are frozen dataclasses with exact parameters."""
+
+    #: nesting depth and the most runs of one leaf inside (set by the wrappers when built)
+    _depth = 1
+    _runs = 1
+
+    def _nest(self, inner: tuple[Mechanism, ...], times: int = 1) -> None:
+        """Record this wrapper's depth and runs from its ``inner`` mechanisms; refuse a value past
+        MAX_NESTING or MAX_RUNS."""
+        depth = 1 + max(m._depth for m in inner)
+        runs = times * max(m._runs for m in inner)
+        if depth > MAX_NESTING:
+            raise InvalidParameterError(argument="mechanisms", value=MISSING,
+                                        rule=f"nest {depth} deep, more than {MAX_NESTING}")
+        if runs > MAX_RUNS:
+            raise bad("times", times, f"makes {runs:,} runs of one mechanism with the repetitions inside it, "
+                                      f"more than 10^9")
+        object.__setattr__(self, "_depth", depth)
+        object.__setattr__(self, "_runs", runs)
 
     def leaves(self) -> list[tuple[Mechanism, int]]:
         """The base mechanisms with their multiplicities (composition is commutative), equal
@@ -99,13 +124,13 @@ class Mechanism:
     def gdp_mu(self) -> sympy.Expr | None:
         """The exact mu when the mechanism is exactly mu-GDP (Gaussian mechanisms and their
         compositions: G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2)); None otherwise."""
-        total = sympy.Integer(0)
+        terms = []
         for leaf, n in self.leaves():
             m = leaf._leaf_mu()
             if m is None:
                 return None
-            total += n * m**2
-        return sympy.sqrt(total)
+            terms.append(n * m**2)
+        return root_of_sum(terms)
 
     def _leaf_mu(self) -> sympy.Expr | None:
         return None
@@ -324,6 +349,10 @@ class RandomizedResponse(Mechanism):
                      if self.k > 2 or pm.xreplace(vals) != 0)
 
 
+#: The most outcomes of a finite mechanism.
+MAX_OUTCOMES = 10_000
+
+
 def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
     """A distribution given exactly: a sequence of rationals >= 0 summing to 1 (a string
     ``"1/2;1/4;1/4"`` is split at ``;``)."""
@@ -332,6 +361,9 @@ def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
         raise bad(name, value, "must be a sequence of probabilities (rationals summing to 1)")
     out = []
     for i, v in enumerate(items):
+        if i == MAX_OUTCOMES:
+            raise InvalidParameterError(argument=name, value=MISSING, rule=f"has more than {MAX_OUTCOMES:,} outcomes "
+                                        "(a pair of 100,000 took a minute to account)")
         x = nonnegative(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, symbolic=False)
         if not x.is_Rational:
             raise bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
@@ -552,6 +584,7 @@ class Subsampled(Mechanism):
     def _check_inner(self) -> None:
         if not isinstance(self.mechanism, Mechanism):
             raise bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
+        self._nest((self.mechanism,))
 
     def _leaf_tradeoff(self) -> TradeOff:
         return subsample(self.mechanism.tradeoff(), self.sample_rate)
@@ -678,6 +711,7 @@ class Composed(Mechanism):
         for m in mechanisms:
             if not isinstance(m, Mechanism):
                 raise bad("mechanisms", m, "must be gdpproof mechanism values")
+        self._nest(mechanisms)
         object.__setattr__(self, "mechanisms", tuple(mechanisms))
 
     def __repr__(self) -> str:
@@ -699,8 +733,9 @@ class Repeated(Mechanism):
         if not isinstance(self.mechanism, Mechanism):
             raise bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
         n = count("times", self.times)
-        if n > 10**9:
+        if n > MAX_RUNS:
             raise bad("times", self.times, "must be at most 10^9")
+        self._nest((self.mechanism,), n)
         _frozen(self, times=n)
 
     def __repr__(self) -> str:

@@ -15,6 +15,7 @@ approximate composition dressed as an exact one.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -392,12 +393,24 @@ MAX_GDP_SQUARE_BITS = 8192
 
 
 def _root_sum_of_squares(mus: list[sympy.Expr]) -> sympy.Expr:
-    """sqrt(sum mu_i^2); refused quickly when the sum is a rational of more than
-    MAX_GDP_SQUARE_BITS bits (mu = 1 and 1e-10000): sympy's square root and every later exact
-    test of it look for perfect-power factors, which takes minutes."""
-    total = sum((m**2 for m in mus), sympy.Integer(0))
+    """sqrt(sum mu_i^2) (:func:`root_of_sum`)."""
+    return root_of_sum([m**2 for m in mus])
+
+
+def root_of_sum(terms: list[sympy.Expr]) -> sympy.Expr:
+    """sqrt(sum of ``terms``), the rational terms summed pairwise in Fractions (20,000 rationals
+    of different denominators summed one by one in sympy took minutes); refused quickly when the
+    sum is a rational of more than MAX_GDP_SQUARE_BITS bits (mu = 1 and 1e-10000): sympy's square
+    root and every later exact test of it look for perfect-power factors, which takes minutes."""
+    rational = [Fraction(int(t.p), int(t.q)) for t in terms if t.is_Rational]
+    while len(rational) > 1:
+        rational = [sum(rational[i:i + 2]) for i in range(0, len(rational), 2)]
+    total = sum((t for t in terms if not t.is_Rational), sympy.Integer(0))
+    if rational:
+        total += sympy.Rational(rational[0].numerator, rational[0].denominator)
     if total.is_Rational and max(abs(int(total.p)).bit_length(), int(total.q).bit_length()) > MAX_GDP_SQUARE_BITS:
         raise NotSupportedError(
-            f"the exact composed mu is the square root of a rational of more than {MAX_GDP_SQUARE_BITS:,} bits; "
-            "give the mu values with fewer digits (a mu below 1e-1000 next to mu = 1 changes nothing at 1000 digits)")
+            f"the exact composed mu is the square root of a rational of more than {MAX_GDP_SQUARE_BITS:,} bits (the "
+            f"sum of {len(terms):,} squares); give the mu values with fewer digits, or fewer distinct ones (a mu below "
+            "1e-1000 next to mu = 1 changes nothing at 1000 digits)")
     return sqrt(total)

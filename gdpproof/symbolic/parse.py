@@ -43,8 +43,13 @@ MAX_LENGTH = 10_000
 #: Largest integer exponent (``10**10**10`` would take all memory).
 MAX_EXPONENT = 10_000
 
-#: Largest exact power computed (bits of its numerator or denominator).
-MAX_BITS = 1_000_000
+#: Largest exact number a formula holds (bits of its numerator or denominator, about 1,233
+#: digits): sympy tests numbers as it builds on them (a square root factors its argument, tanh
+#: asks whether it is prime), which took minutes at 10**10000 + 1.
+MAX_BITS = 4096
+#: Largest integer or half-integer gamma is called at (sympy evaluates it exactly: gamma(10**9)
+#: is the factorial of 10**9 - 1).
+MAX_GAMMA = 1000
 
 #: The functions a formula string may call.
 FUNCTIONS = {name: getattr(sympy, name) for name in (
@@ -99,6 +104,16 @@ def _refuse(name: str, value: Any, rule: str) -> InvalidParameterError:
 
 
 def _build(name: str, text: str, node: ast.AST) -> Any:
+    """The sympy value of ``node``, refused when it is a number of more than MAX_BITS bits (every
+    number of a formula is built here, so none larger reaches a function)."""
+    value = _node(name, text, node)
+    if getattr(value, "is_Rational", False) and max(int(value.p).bit_length(), int(value.q).bit_length()) > MAX_BITS:
+        raise _refuse(name, text, f"is not an allowed formula: a number of more than {MAX_BITS:,} bits "
+                                  "(about 1,233 digits)")
+    return value
+
+
+def _node(name: str, text: str, node: ast.AST) -> Any:
     def no(what: str) -> InvalidParameterError:
         return _refuse(name, text, f"is not an allowed formula: {what}")
 
@@ -130,8 +145,10 @@ def _build(name: str, text: str, node: ast.AST) -> Any:
         base, exponent = _build(name, text, node.left), _build(name, text, node.right)
         if exponent.is_number and exponent.is_Rational and abs(exponent) > MAX_EXPONENT:
             raise no(f"the exponent {show(exponent)} (at most {MAX_EXPONENT:,} in size)")
+        # (b - 1) e bits at least, for a numerator or denominator of b bits: a power sure to pass the
+        # limit is refused before it is computed, any other is bounded by twice the limit
         if base.is_Rational and exponent.is_Integer and \
-                max(int(base.p).bit_length(), int(base.q).bit_length()) * abs(int(exponent)) > MAX_BITS:
+                (max(int(base.p).bit_length(), int(base.q).bit_length()) - 1) * abs(int(exponent)) > MAX_BITS:
             raise no(f"a power of more than {MAX_BITS:,} bits")
         return sympy.Pow(base, exponent)
     if isinstance(node, ast.Call):
@@ -140,7 +157,11 @@ def _build(name: str, text: str, node: ast.AST) -> Any:
             raise no(f"calling {called} (allowed: {', '.join(sorted(FUNCTIONS))})")
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise no(f"keyword or starred arguments of {node.func.id}")
-        return FUNCTIONS[node.func.id](*(_build(name, text, a) for a in node.args))
+        args = [_build(name, text, a) for a in node.args]
+        if node.func.id == "gamma" and len(args) == 1 and (2 * args[0]).is_Integer and abs(args[0]) > MAX_GAMMA:
+            raise no(f"gamma at the integer or half-integer {show(args[0])} (at most {MAX_GAMMA:,} in size: sympy "
+                     "evaluates it exactly)")
+        return FUNCTIONS[node.func.id](*args)
     if isinstance(node, ast.Attribute):
         raise no("attribute access ('.')")
     raise no(f"{type(node).__name__} (only numbers, names, + - * / **, and calls of allowed functions)")

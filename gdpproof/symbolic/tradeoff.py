@@ -20,8 +20,7 @@ import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
 from .._args import exact, nonnegative, probability
-from ..errors import bad
-from ..errors import InvalidParameterError, SymbolicError, show
+from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, bad, show
 from . import engines
 from .parse import formula
 from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x
@@ -493,6 +492,10 @@ def k_randomized_response(epsilon: Any, k: Any) -> TradeOff:
     return TradeOff(f, ((E, e), (K, kk)), "k_randomized_response", True, d)
 
 
+#: The most outcomes of a finite pair whose closed-form trade-off is built.
+MAX_FINITE_OUTCOMES = 32
+
+
 def finite_tradeoff(masses: Any) -> TradeOff:
     """The trade-off of a pair on a finite set given by exact rational masses (P(o), Q(o)): the
     piecewise-linear Neyman–Pearson curve, symmetrized when the pair is not symmetric (then its
@@ -504,6 +507,12 @@ def finite_tradeoff(masses: Any) -> TradeOff:
     """
     from .losses import finite_pair_tradeoff, pair_delta
 
+    masses = tuple(masses)
+    if len(masses) > MAX_FINITE_OUTCOMES:
+        raise NotSupportedError(f"a finite pair of {len(masses):,} outcomes: its closed-form trade-off is built by "
+                                f"sympy, whose Max of the pieces compares them pairwise (9 s at 30 outcomes); at most "
+                                f"{MAX_FINITE_OUTCOMES} here (gdpproof.account composes larger pairs exactly, route "
+                                "exact-finite)")
     pairs = tuple((exact("masses", a, symbolic=False), exact("masses", b, symbolic=False)) for a, b in masses)
     sym = sorted(pairs) == sorted((b, a) for a, b in pairs)
     f = finite_pair_tradeoff(pairs, symmetrize=not sym)

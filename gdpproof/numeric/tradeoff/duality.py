@@ -251,8 +251,16 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
         # exact values (delta = 0 at epsilon >= the pure-DP level) that no ball can decide
         return _exact_conjugate(f, -sympy.exp(e), shift=1)
 
+    # each precision bisects the conjugate's maximiser once per bit, at that precision: beyond four
+    # times the digits' bits that is minutes (a delta of 1e-(2e9) asked 65,536 bits), never needed
+    # for a delta a decimal of these digits can hold
     return certify_enclosure(enclose, digits=digits, rounding="up", exact=exact_value,
+                             max_bits=CONJUGATE_MAX_BITS_FACTOR * working_bits(digits),
                              what=lambda: f"delta of {f!r} at epsilon={show(e)}")
+
+
+#: The generic conjugate route of delta_value stops at this many times the digits' working bits.
+CONJUGATE_MAX_BITS_FACTOR = 8
 
 
 def inverse_value(f: Any, alpha: Any, *, digits: int, rounding: str) -> Certified:

@@ -206,7 +206,8 @@ class DPSGDAccount:
     def gamma_note(self) -> str:
         """How to read :attr:`gamma` (one phrase, for displays)."""
         mu_t = "" if self.mu_T is None else f", mu_T = {self.mu_T} (rounded up)"
-        mu = f"G_mu with mu = 1/{_short(self.noise_multiplier)}"  # the noise over the sensitivity
+        s = _short(self.noise_multiplier)  # the noise over the sensitivity
+        mu = f"G_mu with mu = 1/{f'({s})' if '/' in s else s}"
         if self.gamma_approximation:
             return (f"error term of an approximation around G_mu_T{mu_t} (Berry-Esseen, DRS Thm 3.5, "
                     f"for the non-symmetric T-fold p G_mu + (1-p) Id, {mu}), not a bound")

@@ -158,7 +158,9 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
                    help="the target epsilon >= 0 (> 0 for dpsgd)")
     p.add_argument("--delta", required=True, help="delta in [0, 1] (in (0, 1) for dpsgd)")
     p.add_argument("--sensitivity", help="gaussian: L2 sensitivity (default 1)")
-    p.add_argument("--sigma", help="dpsgd: the noise multiplier, over the clipping norm C (leave out to solve for it)")
+    p.add_argument("--sigma", "--noise-multiplier", dest="sigma",
+                   help="dpsgd: the noise multiplier, over the clipping norm C (leave out to solve for it; "
+                        "--noise-multiplier is the same option, the name Opacus and dp_accounting use)")
     p.add_argument("--sample-rate", dest="sample_rate", help="dpsgd: sampling probability q (or --batch-size with "
                    "--dataset-size; leave both out to solve for it)")
     p.add_argument("--steps", help="dpsgd: number of steps T (or --epochs; leave both out to solve for it)")
@@ -222,7 +224,9 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                         "sensitivity), dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
                         "and times=")
     p.add_argument("--spec", metavar="FILE", help="the mechanisms from a TOML or JSON file (a list 'mechanisms')")
-    p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0 (the noise over the clipping norm C)")
+    p.add_argument("--sigma", "--noise-multiplier", dest="sigma",
+                   help="DP-SGD: noise multiplier sigma > 0 (the noise over the clipping norm C; --noise-multiplier "
+                        "is the same option, the name Opacus and dp_accounting use)")
     p.add_argument("--sample-rate", dest="sample_rate", help="DP-SGD: sampling probability p in (0, 1]")
     p.add_argument("--steps", help="DP-SGD: number of steps T >= 1")
     p.add_argument("--epochs", help="DP-SGD: epochs E instead of --steps: T = ceil(E N / B) = ceil(E / q)")

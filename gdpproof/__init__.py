@@ -33,8 +33,8 @@ from . import numeric as _numeric  # noqa: F401  registers the engines TradeOff'
 #: module (relative to this package) -> the public names it provides, imported on first use.
 _LAZY: dict[str, tuple[str, ...]] = {
     "accounting": (
-        "account", "Account", "CLTApproximation", "ComposedLoss", "HonestMu", "DPSGDAccount", "DPSGDBracket",
-        "dpsgd_epsilon", "dpsgd_mu",
+        "account", "account_steps", "Account", "CLTApproximation", "ComposedLoss", "HonestMu", "DPSGDAccount",
+        "DPSGDBracket", "dpsgd_epsilon", "dpsgd_mu",
     ),
     "calibration": (
         "calibrate", "Calibration",
@@ -108,6 +108,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         DPSGDBracket,
         HonestMu,
         account,
+        account_steps,
         dpsgd_epsilon,
         dpsgd_mu,
     )
@@ -244,6 +245,7 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
 
 __all__ = [
     "account",
+    "account_steps",
     "Account",
     "CLTApproximation",
     "calibrate",

@@ -14,6 +14,7 @@ class Progress:
 
     ``done`` items already finished (a resumed run) count towards the bar but not the rate.
     ``eta=False`` leaves the estimate out (items of very different durations: the rate says nothing).
+    With ``delay`` nothing is drawn before that many seconds have passed (quick work stays silent).
 
     Examples
     --------
@@ -26,8 +27,10 @@ class Progress:
     """
 
     def __init__(self, total: int, label: str, *, unit: str = "items", enabled: bool = True, done: int = 0,
-                 stream: TextIO | None = None, clock: object = None, eta: bool = True) -> None:
+                 stream: TextIO | None = None, clock: object = None, eta: bool = True, delay: float = 0.0) -> None:
         self.total, self.label, self.unit, self.enabled, self.eta = total, label, unit, enabled, eta
+        self.delay = delay
+        self._drawn = False
         self.done = self._start_done = done
         self.stream = stream if stream is not None else sys.stderr
         self._clock = clock if callable(clock) else time.monotonic
@@ -40,7 +43,7 @@ class Progress:
         self.done += n
         self._note = note
         now = self._clock()
-        if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
+        if self.enabled and now - self._start >= self.delay and (now - self._last >= 0.1 or self.done >= self.total):
             self._last = now
             self._draw(now)
 
@@ -53,12 +56,13 @@ class Progress:
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
         eta = "" if not self.eta else "  ETA ?" if left == float("inf") else f"  ETA {_duration(left)}"
         note = f"  {self._note[:40]:<40}" if self._note else ""
+        self._drawn = True
         print(f"\r{self.label} [{bar:<{width}}] {self.done}/{self.total} {self.unit}  "
               f"{_rate(rate)} {self.unit}/s{eta}{note}   ", end="", file=self.stream, flush=True)
 
     def close(self) -> None:
         """Draw the final state and end the line."""
-        if self.enabled:
+        if self.enabled and (self._drawn or self.delay == 0):
             self._draw(self._clock())
             print(file=self.stream, flush=True)
 

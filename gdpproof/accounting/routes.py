@@ -393,19 +393,26 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             b, comp, notes = _negative_epsilon_bracket(parts, revealing, value, width)
         else:
             b, comp, notes = _bracket(parts, revealing, given, value, width)
-        if not doubles:
-            notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
-                         "private side: the upper end holds for the mechanism as given, the lower end for the "
-                         "rounded parameters (within one part in 2^52)")
-        ordering = "both"
-        if comp is not None and not all(loss.symmetric for loss, _ in parts):
-            ordering = comp.worse_ordering(b.upper if given == "delta" else abs(float(value)))
-            names = [d.name for d in comp.directions]
-            if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
-                ordering = names[1] if ordering == names[0] else names[0]
-        return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes),
-                     rounded=not doubles)
+        return _bracket_account(mechanism, parts, doubles, given, value, b, comp, notes, shown, negative)
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
+
+
+def _bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], doubles: bool, given: str,
+                     value: sympy.Expr, b: Bound, comp: ComposedLoss | None, notes: list[str], shown: int,
+                     negative: bool = False) -> Account:
+    """The bracket route's Account: the notes on rounded parameters and the worse ordering."""
+    if not doubles:
+        notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
+                     "private side: the upper end holds for the mechanism as given, the lower end for the "
+                     "rounded parameters (within one part in 2^52)")
+    ordering = "both"
+    if comp is not None and not all(loss.symmetric for loss, _ in parts):
+        ordering = comp.worse_ordering(b.upper if given == "delta" else abs(float(value)))
+        names = [d.name for d in comp.directions]
+        if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
+            ordering = names[1] if ordering == names[0] else names[0]
+    return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes),
+                 rounded=not doubles)
 
 
 def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,

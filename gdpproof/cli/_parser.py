@@ -228,8 +228,10 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                    help="DP-SGD: noise multiplier sigma > 0 (the noise over the clipping norm C; --noise-multiplier "
                         "is the same option, the name Opacus and dp_accounting use)")
     p.add_argument("--sample-rate", dest="sample_rate", help="DP-SGD: sampling probability p in (0, 1]")
-    p.add_argument("--steps", help="DP-SGD: number of steps T >= 1")
-    p.add_argument("--epochs", help="DP-SGD: epochs E instead of --steps: T = ceil(E N / B) = ceil(E / q)")
+    p.add_argument("--steps", help="DP-SGD: number of steps T >= 1, or a range A:B[:STEP] (the proven answer at each; "
+                   "the compositions are built incrementally)")
+    p.add_argument("--epochs", help="DP-SGD: epochs E instead of --steps: T = ceil(E N / B) = ceil(E / q); or a range "
+                   "A:B[:STEP] of whole epochs (the proven answer at each)")
     p.add_argument("--batch-size", dest="batch_size", help="DP-SGD: batch size B with --dataset-size instead of "
                    "--sample-rate: q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="DP-SGD: dataset size N (with --batch-size)")
@@ -241,8 +243,10 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                         "fixed-batch); sigma is the noise over the clipping norm C, and the sensitivity is C "
                         "with poisson under add-remove, 2C otherwise (a fixed-size batch moves by 2C under "
                         "add-remove too: a removed record's slot is taken by another)")
-    p.add_argument("--delta", help="report the smallest eps at this delta")
-    p.add_argument("--eps", help="report the smallest delta at this eps")
+    p.add_argument("--delta", help="report the smallest eps at this delta (a comma list D1,D2,...: each)")
+    p.add_argument("--eps", help="report the smallest delta at this eps (a comma list E1,E2,...: each)")
+    p.add_argument("--plot", metavar="FILE", help="with a range of --epochs/--steps or a list of --delta/--eps: draw "
+                   "the proven band (and the CLT beside it) against them into FILE (.png, .pdf, .svg; matplotlib)")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),
                    help="force a route (default: the strongest that applies)")
     p.add_argument("--rel-width", dest="rel_width",

@@ -15,6 +15,8 @@ from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, num, sensitiv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..mechanisms import Mechanism, Schedule
 
 #: library argument names -> the options that give them.
@@ -128,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
     if args.neighbours is not None and not dpsgd_flags:
         raise Usage(f"--neighbours={args.neighbours} applies only to DP-SGD (--sigma, --sample-rate, --steps); "
                     "in a spec, give neighbours= with the subsample")
+    from . import _curves
+
+    if _curves.wanted(args):
+        return _curves.run(args, _curves.Command(_mechanism, report, warn, FLAGS))
     mechanism, schedule = _mechanism(args)
     if schedule is not None and args.delta is None and args.eps is None:
         if args.rel_width is not None:
@@ -149,6 +155,17 @@ def run(args: argparse.Namespace) -> int:
                     rel_width="0.01" if args.rel_width is None else args.rel_width,
                     route=args.route)
     warned = [str(w.message) for w in caught]  # best effort, for one: a line each (in the JSON with --json)
+    payload, text = report(args, a, mechanism, schedule, warned)
+    warn(args, payload, warned)
+    emit(args, payload, "\n".join(text))
+    # 4: a proven bracket was printed, but wider than --rel-width asked (best effort)
+    return 4 if payload.get("target_met") is False else 0
+
+
+def report(args: argparse.Namespace, a: Any, mechanism: Mechanism, schedule: Schedule | None,
+           warned: list[str], with_gamma: bool = True) -> tuple[dict[str, Any], list[str]]:
+    """One account's JSON payload and text lines; its CLT note joins ``warned``.  Without
+    ``with_gamma`` the Berry-Esseen gamma (a quadrature) is left out."""
     payload = a.to_dict()
     what, lo, hi = ("eps", a.eps_lower, a.eps_upper) if a.given == "delta" else ("delta", a.delta_lower, a.delta_upper)
     pair = "" if a.pair_tight else "pair_"  # lower ends that hold for the dominating pair only (to_dict's keys)
@@ -187,11 +204,12 @@ def run(args: argparse.Namespace) -> int:
                             f"is >= {h['mu_lower']} (a lower bound for the pair, not for the mechanism)")
     gamma = None
     if a.clt is not None:
-        warned.append(a.clt.note)
+        if a.clt.note not in warned:
+            warned.append(a.clt.note)
         payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note})
         rounding["mu_clt"] = "up"
         gamma_digits = min(args.digits, 6)
-        clt_account = a.clt.berry_esseen(gamma_digits)  # the Berry-Esseen gamma of the curve behind the formula
+        clt_account = a.clt.berry_esseen(gamma_digits) if with_gamma else None  # the Berry-Esseen gamma of the curve behind the formula
         if clt_account is not None:
             gamma = clt_account.gamma
             payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits,
@@ -218,7 +236,4 @@ def run(args: argparse.Namespace) -> int:
         text.append(f"note      : {note}")
     text.append(a.statement(honest_mu=args.honest_mu))
     payload["rounding"] = rounding
-    warn(args, payload, warned)
-    emit(args, payload, "\n".join(text))
-    # 4: a proven bracket was printed, but wider than --rel-width asked (best effort)
-    return 4 if payload.get("target_met") is False else 0
+    return payload, text

@@ -493,7 +493,11 @@ def test_best_effort_bracket_is_printed_with_exit_4(capsys):
     obj = json.loads(out)
     assert code == 4 and obj["target_met"] is False and obj["delta_lower"] == "0"
     assert float(obj["delta_upper"]) < 1e-100
-    assert err.startswith("gdpproof: warning: ") and "asked 0.0001" in err and "Traceback" not in err
+    # with --json the warning is in the JSON; stderr has one line saying so
+    assert any("asked 0.0001" in w for w in obj["warnings"]) and err.count("\n") == 1 and "Traceback" not in err
+    code, out, err = run(capsys, "account", "--mechanism", "laplace:scale=1,times=3", "--eps", "4",
+                         "--rel-width", "0.0001")
+    assert code == 4 and err.startswith("gdpproof: warning: ") and "asked 0.0001" in err
 
 
 def test_closed_stdout_ends_quietly(monkeypatch):

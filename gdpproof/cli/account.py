@@ -149,7 +149,9 @@ def run(args: argparse.Namespace) -> int:
 
     import warnings
 
-    with flags(FLAGS), warnings.catch_warnings(record=True) as caught:
+    from .._progress import Ticker
+
+    with flags(FLAGS), warnings.catch_warnings(record=True) as caught, Ticker("gdpproof account"):
         warnings.simplefilter("always")
         a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits,
                     rel_width="0.01" if args.rel_width is None else args.rel_width,

@@ -51,6 +51,30 @@ def run_one(check: Check) -> CheckRun:
     return CheckRun(check, result, time.perf_counter() - t0)
 
 
+def _notebooks(folder: Path, progress: bool, stream: TextIO | None = None) -> list[dict[str, str]]:
+    """The notebooks rendered, with progress as the checks have it (a bar on a terminal, a line
+    per notebook otherwise)."""
+    from .notebooks import NOTEBOOKS
+
+    stream = sys.stderr if stream is None else stream
+    total = len(list(NOTEBOOKS.glob("*.ipynb")))
+    bar = Progress(max(total, 1), "notebooks", unit="notebooks", enabled=progress and stream.isatty(), stream=stream,
+                   eta=False)
+    if progress and not bar.enabled and total:
+        print(f"notebooks: running {total} (minutes)", file=stream, flush=True)
+    done = [0]
+
+    def one(name: str) -> None:
+        done[0] += 1
+        if progress and not bar.enabled:
+            print(f"[{done[0]:>2}/{total}] notebook {name}", file=stream, flush=True)
+        bar.advance(1, note=name)
+
+    rows = render_notebooks(folder, progress=one)
+    bar.close()
+    return rows
+
+
 def run_checks(checks: Sequence[Check], *, progress: bool = True, stream: TextIO | None = None,
                measured: Mapping[str, float] | None = None) -> list[CheckRun]:
     """Run the checks in order.  Progress on ``stream`` (stderr by default): a redrawn bar on a terminal,
@@ -156,7 +180,7 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
     runs = run_checks(report_checks(digits, quick=quick), progress=progress,
                       measured=measured_durations(folder / "summary.json"))
     figures = topic_figures(quick=quick)
-    rendered = render_notebooks(folder) if notebooks and not quick else []
+    rendered = _notebooks(folder, progress) if notebooks and not quick else []
     summary = summarize(runs, digits=digits, quick=quick, index=folder / "index.html",
                         seconds=time.perf_counter() - start)
     summary["notebooks"] = rendered

@@ -210,6 +210,22 @@ def test_an_executed_notebook_is_rendered_with_its_text_and_png_outputs(tmp_path
     assert "&lt;Figure&gt;" not in page and "0.5 &amp; 1" in page and "<pre class=err>E: v</pre>" in page
     assert render_notebooks(tmp_path, []) [0]["status"] == "skipped"
 
+def test_notebook_kernels_start_quietly_and_report_progress(tmp_path, capfd):
+    """Issue 32: the kernels' start-up warning (plain TCP) is not printed, and each notebook done
+    is reported (the report draws its progress from it)."""
+    pytest.importorskip("nbclient")
+    import nbformat
+
+    from gdpproof.report.notebooks import render_notebooks
+
+    path = tmp_path / "01_tiny.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]), path)
+    done: list[str] = []
+    rows = render_notebooks(tmp_path, [path], progress=done.append)
+    assert rows[0]["status"] == "rendered" and done == ["01_tiny"]
+    assert "IPKernelApp" not in capfd.readouterr().err
+
+
 def test_the_report_files_are_written_through_fresh_temporary_files_not_planted_ones(tmp_path):
     # issue 33: index.html.tmp and summary.json.tmp had fixed names, and a symlink planted there
     # was followed (the report written into its target)

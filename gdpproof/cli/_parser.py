@@ -335,16 +335,18 @@ def _audit_options(p: argparse.ArgumentParser) -> None:
                                     "mu and sigma from (epsilon, delta), DP-SGD epsilon and mu, trade-off curves) "
                                     "with gdpproof's certified values and proven brackets on grids where "
                                     "implementations fail; classifies each difference as unsafe, conservative or "
-                                    "an error, and each finding as float-level (within 4 float64 ulps, or within "
-                                    "--rtol) or material (beyond). Exit 1 when some value understates the privacy "
-                                    "loss materially; float-level findings are counted apart and never fail.")
+                                    "an error, and ranks each finding by its relative error: material (>= 1%), minor "
+                                    "(< 1%), negligible (< 1e-9), float-level (within 4 float64 ulps, or within "
+                                    "--rtol), and degenerate inputs (eps = 0, mu = 0, delta >= 1) apart; listed by "
+                                    "severity, then size. Exit 1 when some value understates the privacy loss "
+                                    "materially; the other severities are counted apart and never fail.")
     q.add_argument("peer", metavar="PEER", help="dp_accounting, prv_accountant, autodp, riskcal, gdpnum, opendp, "
                                                "opacus or tensorflow_privacy")
     q.add_argument("--quick", action="store_true", help="small grids (seconds) instead of the full run (minutes)")
     q.add_argument("--rtol", default="0", help="relative size below which a difference is within tolerance "
                                                "(default 0: classify strictly)")
     q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
-    q.add_argument("--all", action="store_true", help="list every finding, float-level and conservative ones too "
+    q.add_argument("--all", action="store_true", help="list every finding, the smaller and conservative ones too "
                                                       "(default: the material unsafe and error findings)")
     q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings; "
                                                        "every finding, each with its severity)")

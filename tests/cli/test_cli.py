@@ -515,3 +515,20 @@ def test_closed_stdout_ends_quietly(monkeypatch):
     monkeypatch.setattr(sys, "stderr", err)
     assert main(["convert", "--mu", "1", "--eps", "1"]) == 141
     assert err.getvalue() == ""
+
+
+@pytest.mark.parametrize("mu", ["105", "1000", "1e6", "1e60"])
+def test_tightest_mu_of_laplace_beyond_the_search_refuses_with_one_fitting_line(capsys, mu):
+    """Issue 32: at mu = 1e60 an internal OverflowError (exit 5); at 1e6 "nearly Gaussian"; at
+    1000 a value below the supremum (the peak, near alpha = e^(-mu/2) / 2, lies past alpha =
+    Phi(-10)).  Now exit 3 with one line naming where the peak is and the pure-DP bound."""
+    code, out, err = run(capsys, "tightest-mu", "laplace", "--mu", mu, "--digits", "8")
+    assert code == 3 and out == "" and err.count("\n") == 1
+    assert "peaks near alpha = e^(-mu/2) / 2" in err and "nearly Gaussian" not in err and "randomized-response" in err
+
+
+def test_tightest_mu_of_laplace_at_the_peak_inside_the_search(capsys):
+    # mu = 100: the peak alpha = e^-50 / 2 = 9.6e-23 lies in the range; the value is
+    # -2 Phi^-1(e^-50 / 2) there (f(alpha) = alpha), 19.4909497...
+    code, out, _ = run(capsys, "tightest-mu", "laplace", "--mu", "100", "--digits", "8")
+    assert code == 0 and labelled(out, "mu", "up") == "19.490950"

@@ -49,6 +49,11 @@ ALL_REAL_DUALS = frozenset({"gaussian", "k_randomized_response", "finite"})
 #: tightest_mu searches alpha in [Phi(-Z), Phi(Z)]; Phi(-10) is about 7.6e-24.
 TAIL_Z = 10
 
+#: Laplace curves of mu up to this are searched.  Their pointwise mu is largest near the fixed
+#: point f(alpha) = alpha = e^(-mu/2) / 2, which lies in the range searched (alpha >= Phi(-10))
+#: for mu <= 2 log(1 / (2 Phi(-10))) = 105.0; beyond, tightest_mu refuses, naming the pure-DP bound.
+LAPLACE_MAX_MU = 104
+
 
 def _epsilon(value: Any) -> sympy.Expr:
     """epsilon for delta(epsilon): any finite real number (the duality delta(eps) = 1 + f*(-e^eps)
@@ -326,6 +331,15 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     # a symmetric f is >= G_mu everywhere once it is on alpha <= 1/2 (z >= 0): were
     # f(a) < G_mu(a) for some a > 1/2, then b = f(a) < 1/2 would have f(b) <= a < G_mu(b)
     z_low = Fraction(0) if f.symmetric else Fraction(-TAIL_Z)
+    if f.name == "laplace":
+        # beyond LAPLACE_MAX_MU the pointwise mu peaks past the range searched (alpha >= Phi(-10)):
+        # the search would return the value at the range's end, below the supremum; refused
+        m = Fraction(params[sd.MU]) if params[sd.MU].is_Rational else None
+        if m is None or m > LAPLACE_MAX_MU:
+            raise PrecisionError(
+                f"tightest mu of {f!r}: its pointwise mu peaks near alpha = e^(-mu/2) / 2, beyond the range "
+                f"searched (alpha >= Phi(-10)) for mu > {LAPLACE_MAX_MU:g}; the curve is mu-DP, so it is GDP with "
+                "mu' = -2 Phi^-1(1 / (1 + e^mu)) (gdpproof tightest-mu randomized-response --eps MU), an upper bound")
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
         # alpha = Phi(-10) is 7.6e-24: 1 - alpha needs ~80 more bits than the digits asked for
@@ -340,9 +354,10 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
         if box is None and bits < 2 * working_bits(digits):
             return None  # boxes near the tails need more precision: try again with it
         if box is None:
+            why = "" if f.name == "laplace" else " (the function is nearly Gaussian)"
             raise PrecisionError(
                 f"branch and bound could not settle {digits} digits of the tightest mu of {f!r}: "
-                f"its pointwise mu is too flat near the supremum (the function is nearly Gaussian)"
+                f"its pointwise mu is too flat near the supremum{why}"
             )
         return max(box[0], Fraction(0)), max(box[1], Fraction(0))
 

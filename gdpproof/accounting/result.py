@@ -343,6 +343,10 @@ class Account:
                 out["clt"]["delta_clt"] = str(self.clt.delta)
             if self.clt.verdict is not None:
                 out["clt"]["verdict"] = self.clt.verdict
+        if self.route == "bracket" and self.clt is not None and self.clt.mu.digits > self.digits:
+            out["digits_note"] = (f"the bracket's ends are doubles (from a float64 or integer lattice), shown to "
+                                  f"{self.digits} significant digits (at most 17); the CLT values are closed forms, "
+                                  f"certified to the {self.clt.mu.digits} digits asked")
         if self.composition is not None:
             out["target_met"] = self.composition.target_met
         if self.notes:

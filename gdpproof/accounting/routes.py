@@ -329,6 +329,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         raise InvalidParameterError("give exactly one of delta= (to get epsilon) and epsilon= (to get delta)")
     if route is not None and route not in ROUTES:
         raise _bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
+    asked = digits
     if digits is None:
         shown = BRACKET_DIGITS
         digits = 30
@@ -393,14 +394,16 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             b, comp, notes = _negative_epsilon_bracket(parts, revealing, value, width)
         else:
             b, comp, notes = _bracket(parts, revealing, given, value, width)
-        return _bracket_account(mechanism, parts, doubles, given, value, b, comp, notes, shown, negative)
+        return _bracket_account(mechanism, parts, doubles, given, value, b, comp, notes, shown, negative,
+                                clt_digits=shown if asked is None else digits)
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
 
 
 def _bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], doubles: bool, given: str,
                      value: sympy.Expr, b: Bound, comp: ComposedLoss | None, notes: list[str], shown: int,
-                     negative: bool = False) -> Account:
-    """The bracket route's Account: the notes on rounded parameters and the worse ordering."""
+                     negative: bool = False, clt_digits: int | None = None) -> Account:
+    """The bracket route's Account: the notes on rounded parameters and the worse ordering; the
+    CLT side (closed forms) to ``clt_digits`` certified digits (default: the bracket's)."""
     if not doubles:
         notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
                      "private side: the upper end holds for the mechanism as given, the lower end for the "
@@ -412,14 +415,14 @@ def _bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]],
         if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
             ordering = names[1] if ordering == names[0] else names[0]
     return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes),
-                 rounded=not doubles)
+                 rounded=not doubles, clt_digits=clt_digits)
 
 
 def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
           mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = (),
-          rounded: bool = False) -> Account:
+          rounded: bool = False, clt_digits: int | None = None) -> Account:
     try:
-        clt = _dpsgd_clt(m, given, value, digits, result)
+        clt = _dpsgd_clt(m, given, value, digits if clt_digits is None else clt_digits, result)
     except (PrecisionError, InvalidParameterError):
         clt = None  # auxiliary: never takes the main answer down
     eps, delta = (result, value) if given == "delta" else (value, result)

@@ -65,3 +65,15 @@ def test_float_is_the_proven_upper_end():
     assert Fraction(float(b.epsilon)) <= Fraction(str(b.eps_upper))
     c = account(GDP(1), epsilon=1, digits=30)
     assert Fraction(float(c.delta)) >= c.delta.to_fraction() and float(c.epsilon) == 1.0
+
+
+def test_clt_values_keep_the_digits_asked_beside_a_bracket(capsys):
+    # issue 32, item 4: the CLT values are closed forms: certified to --digits; the bracket's ends
+    # are doubles (at most 17 digits), and the JSON says why
+    code, out, _ = run(capsys, "account", "--sigma", "1", *DPSGD, "--delta", "1e-5", "--digits", "30", "--json")
+    obj = json.loads(out)
+    assert code == 0 and len(obj["mu_clt"].replace("0.", "", 1)) == 30 and len(obj["eps_upper"]) <= 19
+    assert "at most 17" in obj["digits_note"] and "30 digits asked" in obj["digits_note"]
+    code, out, _ = run(capsys, "account", "--sigma", "1", *DPSGD, "--delta", "1e-5", "--json")
+    obj = json.loads(out)
+    assert len(obj["mu_clt"].replace("0.", "", 1).lstrip("0")) == 6 and "digits_note" not in obj

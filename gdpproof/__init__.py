@@ -55,7 +55,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ),
 
     "numeric.tradeoff.duality": (
-        "mu_from_points", "tradeoff_from_delta",
+        "mu_from_points", "epsilon_from_points", "delta_from_points", "tradeoff_from_delta",
     ),
     "numeric.engine.bound": (
         "Bound",
@@ -142,7 +142,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         kappa3,
         kl,
     )
-    from .numeric.tradeoff.duality import mu_from_points, tradeoff_from_delta
+    from .numeric.tradeoff.duality import delta_from_points, epsilon_from_points, mu_from_points, tradeoff_from_delta
     from .numeric.engine.bound import Bound
     from .accounting.losses import GaussianLoss, LaplaceLoss, PrivacyLoss, RandomizedResponseLoss, SubsampledGaussianLoss
     from .accounting.compose import compose_losses
@@ -323,6 +323,8 @@ __all__ = [
     "laplace",
     "location_family",
     "mu_from_points",
+    "epsilon_from_points",
+    "delta_from_points",
     "randomized_response",
     "symbols",
     "tightest_mu",

@@ -32,8 +32,8 @@ from . import numeric as _numeric  # noqa: F401  registers the engines TradeOff'
 #: module (relative to this package) -> the public names it provides, imported on first use.
 _LAZY: dict[str, tuple[str, ...]] = {
     "accounting": (
-        "account", "Account", "CLTApproximation", "ComposedLoss", "HonestMu", "DPSGDAccount", "DPSGDBracket",
-        "dpsgd_epsilon", "dpsgd_mu",
+        "account", "account_steps", "Account", "CLTApproximation", "ComposedLoss", "HonestMu", "DPSGDAccount",
+        "DPSGDBracket", "dpsgd_epsilon", "dpsgd_mu",
     ),
     "calibration": (
         "calibrate", "Calibration",
@@ -54,7 +54,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ),
 
     "numeric.tradeoff.duality": (
-        "mu_from_points", "tradeoff_from_delta",
+        "mu_from_points", "epsilon_from_points", "delta_from_points", "tradeoff_from_delta",
     ),
     "numeric.engine.bound": (
         "Bound",
@@ -107,6 +107,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         DPSGDBracket,
         HonestMu,
         account,
+        account_steps,
         dpsgd_epsilon,
         dpsgd_mu,
     )
@@ -140,7 +141,7 @@ if TYPE_CHECKING:  # real imports for type checkers; at run time, __getattr__ be
         kappa3,
         kl,
     )
-    from .numeric.tradeoff.duality import mu_from_points, tradeoff_from_delta
+    from .numeric.tradeoff.duality import delta_from_points, epsilon_from_points, mu_from_points, tradeoff_from_delta
     from .numeric.engine.bound import Bound
     from .accounting.losses import GaussianLoss, LaplaceLoss, PrivacyLoss, RandomizedResponseLoss, SubsampledGaussianLoss
     from .accounting.compose import compose_losses
@@ -225,6 +226,7 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
 
 __all__ = [
     "account",
+    "account_steps",
     "Account",
     "CLTApproximation",
     "calibrate",
@@ -302,6 +304,8 @@ __all__ = [
     "laplace",
     "location_family",
     "mu_from_points",
+    "epsilon_from_points",
+    "delta_from_points",
     "randomized_response",
     "symbols",
     "tightest_mu",

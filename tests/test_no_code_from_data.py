@@ -133,6 +133,7 @@ _VALID = {"mu": 1, "epsilon": 1, "delta": "1e-5", "alpha": "0.5", "beta": "0.5",
           "scale": 1, "k": 2, "times": 2, "n": 2, "n_": 2, "p_": "0.5", "delta_": "0.1", "P": "1/2;1/2",
           "Q": "1/4;3/4", "samples": 1000, "seed": 1, "f": gdpproof.gaussian(1), "fs": gdpproof.gaussian(1),
           "mechanism": gdpproof.GDP(1), "family": sl.GAUSSIAN, "template": "1 - alpha",
+          "points": [("0.1", "0.5"), ("0.3", "0.2")],
           "sample_p": lambda rng, n: rng.standard_normal(n), "sample_q": lambda rng, n: rng.standard_normal(n)}
 #: Arguments that take objects (a trade-off, a mechanism, a table's source or kind): given a string
 #: or a container they must not run it, but their refusal may be a TypeError.
@@ -168,6 +169,10 @@ def test_every_public_value_argument_refuses_code(cwd):
                 else:
                     args, kwargs = (), {p.name: payload if p is target else _VALID.get(p.name, payload) for p in params
                                         if p.kind != p.VAR_POSITIONAL and (p is target or p.default is p.empty)}
+                    # required option arguments (the points a fit is made to) get valid values too
+                    kwargs.update({p.name: _VALID[p.name] for p in inspect.signature(fn).parameters.values()
+                                   if p.name in _NOT_VALUES and p.name in _VALID and p.default is p.empty
+                                   and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)})
                 try:
                     fn(*args, **kwargs)
                     outcome: Exception | None = None

@@ -3,7 +3,7 @@ engine behind it (compiled loss laws, three discretizations, the composed result
 search, the exact finite and discrete routes, DP-SGD's CLT side result).
 
 Code outside this package imports from here only (``tests/test_import_graph.py`` checks it):
-``account``, ``Account``; :func:`composition` and :class:`EpsilonEstimator` for the uses that need
+``account``, ``Account``, ``account_steps`` (accounts over a range of steps); :func:`composition` and :class:`EpsilonEstimator` for the uses that need
 a composition's curves or cheap estimates; and the DP-SGD helpers.  The layout and the flow of
 one call: ``docs/architecture.md``.
 """
@@ -11,6 +11,7 @@ one call: ``docs/architecture.md``.
 from __future__ import annotations
 
 from .composed import ComposedLoss, HonestMu
+from .curve import account_steps
 from .discrete import discrete_gaussian_delta
 from .dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
 from .estimate import EpsilonEstimator, check_rel_width, composition
@@ -18,5 +19,5 @@ from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation
 from .routes import account, clt_formula
 
 __all__ = ["BRACKET_DIGITS", "ROUTES", "Account", "CLTApproximation", "ComposedLoss", "DPSGDAccount", "DPSGDBracket",
-           "EpsilonEstimator", "HonestMu", "account", "check_rel_width", "clt_formula", "composition", "discrete_gaussian_delta",
+           "EpsilonEstimator", "HonestMu", "account", "account_steps", "check_rel_width", "clt_formula", "composition", "discrete_gaussian_delta",
            "dpsgd_epsilon", "dpsgd_mu"]

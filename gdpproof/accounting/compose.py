@@ -9,7 +9,7 @@ The proofs: ``docs/proofs/coupling.md`` (the coupling and its error terms),
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -117,7 +117,7 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions (x 1.5 with the fused step's fold)
-    kolm = total * (5 * CDF_ERROR + 2 * U)
+    kolm = _kolmogorov(total)
     orderings = _orderings(clean)
     # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
     # BERNSTEIN_MIN_STEPS steps its t gains too little (t_B / t_H > 0.75) to pay for them
@@ -130,30 +130,113 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
           for law in "PQ"}
     directions = []
     for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
-        t = ts[law]
         acc: Lattice | None = None
         for step, (loss, count) in zip(steps[law], clean):
             powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
                              fft_error=None if fft_error is None else fft_error / len(clean))
             acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
-        d_lo = math.fsum(count * st.dbar[0] for st, (_, count) in zip(steps[law], clean))
-        d_hi = math.fsum(count * st.dbar[1] for st, (_, count) in zip(steps[law], clean))
-        pad = 4 * U * (abs(d_lo) + abs(d_hi) + t)   # the float sums above
-        # S = S_R - sum D: with prob >= 1 - eta, S_R - T dhi - t <= S <= S_R - T dlo + t (law P);
-        # for the Q||P ordering the variable is -S = -S_R + sum D.
-        if sign == 1:
-            shift = (down(-d_hi - t - pad), next_up(-d_lo + t + pad))
-        else:
-            shift = (down(d_lo - t - pad), next_up(d_hi + t + pad))
-        lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
-        slack = eta + kolm + acc.err
-        directions.append(LatticeDirection(name, acc, h, sign, shift, slack, next_up(lost)))
+        directions.append(_coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm))
+    return _coupling_result(clean, steps, h, eta, ts, directions, h_eff)
+
+
+def _coupling_direction(name: str, sign: int, acc: Lattice, law_steps: list, clean: list[tuple[PrivacyLoss, int]],
+                        h: float, eta: float, t: float, kolm: float) -> LatticeDirection:
+    """One ordering of the coupling: the composed lattice ``acc`` of ``clean`` (each step as
+    ``law_steps`` discretized it) with its shift interval, slack and lost mass."""
+    d_lo = math.fsum(count * st.dbar[0] for st, (_, count) in zip(law_steps, clean))
+    d_hi = math.fsum(count * st.dbar[1] for st, (_, count) in zip(law_steps, clean))
+    pad = 4 * U * (abs(d_lo) + abs(d_hi) + t)   # the float sums above
+    # S = S_R - sum D: with prob >= 1 - eta, S_R - T dhi - t <= S <= S_R - T dlo + t (law P);
+    # for the Q||P ordering the variable is -S = -S_R + sum D.
+    if sign == 1:
+        shift = (down(-d_hi - t - pad), next_up(-d_lo + t + pad))
+    else:
+        shift = (down(d_lo - t - pad), next_up(d_hi + t + pad))
+    lost = max(0.0, 1.0 - acc.l1()) + acc.err + 4 * U
+    slack = eta + kolm + acc.err
+    return LatticeDirection(name, acc, h, sign, shift, slack, next_up(lost))
+
+
+def _coupling_result(clean: list[tuple[PrivacyLoss, int]], steps: dict, h: float, eta: float, ts: dict,
+                     directions: list, h_eff: float) -> ComposedLoss:
     comp = ComposedLoss(tuple(clean), h, eta, max(ts.values()), (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
     comp.coupling_model = [[(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
                            for law in "PQ"], h_eff / h
+    comp.step_laws = steps
     return comp
+
+
+def _kolmogorov(total: int) -> float:
+    """The CDFs' and the bin edges' float error over ``total`` steps (the coupling's slack)."""
+    return total * (5 * CDF_ERROR + 2 * U)
+
+
+def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[ComposedLoss]:
+    """The compositions of ``like``'s one loss with itself ``c`` times, for each ``c`` of ``counts``
+    (increasing, at most ``like.steps``), on ``like``'s grid and discretization, built
+    incrementally: each from the one before by one convolution with the increment's power (equal
+    increments share it), so the whole list costs about as much as one composition's squarings,
+    not one composition a count.
+
+    The per-step laws are ``like``'s (discretized with the window tails of its T steps, smaller
+    than a shorter composition's own); every bound is the one :func:`compose_losses` charges (the
+    coupling's t, drift and Kolmogorov terms at each count; mass trimmed or cut, and the FFT
+    errors, measured on each composed lattice), so each bracket is proven as
+    :func:`compose_losses`'s is.
+
+    Examples
+    --------
+    >>> from gdpproof.accounting.losses import GaussianLoss
+    >>> like = compose_losses([(GaussianLoss(0.1), 100)], grid_step=1e-3, eta=1e-10)
+    >>> comps = list(compose_prefixes(like, [25, 100]))
+    >>> [c.steps for c in comps], [round(c.epsilon(1e-5).upper, 2) for c in comps]
+    ([25, 100], [2.01, 4.41])
+    """
+    if like.route != FLOAT_ROUTE or like.step_laws is None or len(like.parts) != 1:
+        raise bad("like", like, "must be a float-route composition of one loss (from compose_losses)")
+    counts = [int(c) for c in counts]
+    if not counts or any(b <= a for a, b in zip(counts, counts[1:])) or counts[0] < 1 or counts[-1] > like.steps:
+        raise bad("counts", counts, f"must be a non-empty increasing list of step counts in [1, {like.steps}]")
+    loss = like.parts[0][0]
+    h, eta = like.h, like.eta
+    # the trims' share: mass cut is measured on each lattice (lost), so this only sets how much
+    budget = (eta if eta > 0 else 1e-12) / 4.0
+    trim = budget / (4 * len(counts))
+    orderings = _orderings(list(like.parts))
+    increments = [b - a for a, b in zip([0] + counts, counts)]
+
+    def prefixes(base: Lattice) -> Iterator[Lattice]:
+        powers: dict[int, Lattice] = {}
+        acc: Lattice | None = None
+        for inc in increments:
+            if inc not in powers:
+                powers[inc] = power(base, inc, budget / 2)
+            acc = powers[inc] if acc is None else convolve_lattices(acc, powers[inc], trim)
+            yield acc
+
+    if like.discretization == "pairs":
+        st = like.step_laws[0]
+        runs = [(prefixes(st[o].upper), prefixes(st[o].lower)) for o in (0, 1)]
+        for c in counts:
+            directions = [_pair_direction(name, sign, next(runs[o][0]), next(runs[o][1]), [st[o]], [(loss, c)], h)
+                          for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1])))]
+            comp = ComposedLoss(((loss, c),), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
+                                assumptions=PAIRS_ASSUMPTIONS)
+            comp.discretization = "pairs"
+            yield comp
+        return
+    steps = like.step_laws
+    h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
+    runs_c = {law: prefixes(steps[law][0].lattice) for law in "PQ"}
+    for c in counts:
+        part = [(loss, c)]
+        ts = {law: coupling_t(h_eff, [(steps[law][0].second, c)], eta) for law in "PQ"}
+        directions = [_coupling_direction(name, sign, next(runs_c[law]), steps[law], part, h, eta, ts[law],
+                                          _kolmogorov(c))
+                      for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1]))]
+        yield _coupling_result(part, steps, h, eta, ts, directions, h_eff)
 
 
 def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,
@@ -189,20 +272,30 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
 
     directions = []
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
-        up = compose([st[o].upper for st in steps])
-        log_excess = math.fsum(count * math.log1p(st[o].excess) for st, (_, count) in zip(steps, clean))
-        excess = next_up(math.expm1(next_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
-        lost = max(0.0, 1.0 - up.l1()) + up.err + excess + 4 * U
-
-        def make_low(o: int = o, sign: int = sign, name: str = name) -> LatticeDirection:
-            low = compose([st[o].lower for st in steps])
-            return LatticeDirection(name, low, h, sign, (0.0, 0.0), low.err, 0.0)
-
-        directions.append(PairDirection(name, up, h, sign, (0.0, 0.0), up.err, next_up(lost), make_low=make_low))
+        directions.append(_pair_direction(name, sign, compose([st[o].upper for st in steps]),
+                                           lambda o=o: compose([st[o].lower for st in steps]),
+                                           [st[o] for st in steps], clean, h))
     comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=PAIRS_ASSUMPTIONS)
     comp.discretization = "pairs"
+    comp.step_laws = steps
     return comp
+
+
+def _pair_direction(name: str, sign: int, up: Lattice, low: Any, law_steps: list,
+                    clean: list[tuple[PrivacyLoss, int]], h: float) -> PairDirection:
+    """One ordering of the pairs: the composed dominating masses ``up`` with the mass missing from
+    them and what rounding the masses up added ((1 + r)^T - 1 for a per-step excess r); ``low``
+    is the composed dominated masses, or a function composing them when first asked."""
+    log_excess = math.fsum(count * math.log1p(st.excess) for st, (_, count) in zip(law_steps, clean))
+    excess = next_up(math.expm1(next_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
+    lost = max(0.0, 1.0 - up.l1()) + up.err + excess + 4 * U
+
+    def make_low() -> LatticeDirection:
+        lattice = low() if callable(low) else low
+        return LatticeDirection(name, lattice, h, sign, (0.0, 0.0), lattice.err, 0.0)
+
+    return PairDirection(name, up, h, sign, (0.0, 0.0), up.err, next_up(lost), make_low=make_low)
 
 
 def hoeffding_t(h: float, total: int, eta: float) -> float:

@@ -97,6 +97,9 @@ class ComposedLoss:
     #: point, module doc) or ``"pairs"`` (dominating and dominated grid masses,
     #: :mod:`gdpproof.accounting.pairs`; eta and t are then 0).
     discretization: str = "coupling"
+    #: Float route: each step's discretized laws (the coupling's per law, the pairs' per loss),
+    #: kept so that :func:`compose_prefixes` composes fewer steps on the same grid.
+    step_laws: Any = None
 
     def __repr__(self) -> str:
         """One line: what was composed, the grid and the route (not the lattice arrays)."""

@@ -20,7 +20,7 @@ from ..mechanisms import (
     decimal_text,
     Subsampled,
 )
-from ..numeric.engine.bound import Bound, assumptions_of
+from ..numeric.engine.bound import Bound, assumptions_of, directed_double
 from ..numeric.engine.certify import Certified, decimal, round_fraction
 from ..symbolic.clt import APPROXIMATION_NOTE
 from .composed import ComposedLoss, HonestMu
@@ -71,6 +71,52 @@ class CLTApproximation:
         return cache[digits]
 
 
+class ProvenBound(Bound):
+    """A proven bracket on a privacy loss (epsilon or delta): ``float()`` gives its upper end, the
+    value to report (the mechanism satisfies the guarantee with it); ``lower`` and ``upper`` stay.
+
+    Examples
+    --------
+    >>> float(ProvenBound(1.0, 1.01))
+    1.01
+    """
+
+    def __float__(self) -> float:
+        return self.upper
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Bound):
+            return (self.lower, self.upper) == (other.lower, other.upper)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.lower, self.upper))
+
+    def __repr__(self) -> str:
+        return f"Bound(lower={self.lower!r}, upper={self.upper!r})"
+
+
+class UpperCertified(Certified):
+    """A certified decimal rounded up: ``float()`` gives the smallest double at or above it (a
+    plain ``Decimal`` converts to the nearest double, which may lie below it)."""
+
+    __slots__ = ()
+
+    def __float__(self) -> float:
+        if not self.is_finite():
+            return super().__float__()
+        return directed_double(self.to_fraction(), up=True)
+
+
+def _reportable(value: Any) -> Any:
+    """The computed epsilon or delta with ``float()`` its proven upper end."""
+    if isinstance(value, Bound) and not isinstance(value, ProvenBound):
+        return ProvenBound(value.lower, value.upper)
+    if isinstance(value, Certified) and value.rounding == "up" and not isinstance(value, UpperCertified):
+        return UpperCertified(value, digits=value.digits, rounding=value.rounding, method=value.method)
+    return value
+
+
 @dataclass(frozen=True)
 class Account:
     """The privacy of a mechanism: what :func:`account` returns.
@@ -84,7 +130,9 @@ class Account:
         "delta" (epsilon was computed) or "epsilon" (delta was computed).
     epsilon, delta : Certified or Bound or exact number
         The given one is the exact input; the computed one is a :class:`Certified` decimal rounded
-        up (exact routes) or a proven :class:`Bound` (bracket).
+        up (exact routes) or a proven :class:`Bound` (bracket).  ``float()`` of either is the
+        proven upper end (:attr:`eps_upper`, :attr:`delta_upper` as a double rounded up), the
+        number to report; the bracket stays available (``lower``, ``upper``).
     ordering : str
         Which neighbouring ordering is the worse one ("both" when they are equal).
     mu : Certified or None
@@ -114,6 +162,10 @@ class Account:
     notes: tuple[str, ...] = ()
     composition: ComposedLoss | None = field(default=None, repr=False, compare=False)
     rounded_parameters: bool = False
+
+    def __post_init__(self) -> None:
+        field_name = "epsilon" if self.given == "delta" else "delta"
+        object.__setattr__(self, field_name, _reportable(getattr(self, field_name)))
 
     def __repr__(self) -> str:
         """One line: the mechanism, the route and the answer (``str`` is the full statement)."""
@@ -291,6 +343,10 @@ class Account:
                 out["clt"]["delta_clt"] = str(self.clt.delta)
             if self.clt.verdict is not None:
                 out["clt"]["verdict"] = self.clt.verdict
+        if self.route == "bracket" and self.clt is not None and self.clt.mu.digits > self.digits:
+            out["digits_note"] = (f"the bracket's ends are doubles (from a float64 or integer lattice), shown to "
+                                  f"{self.digits} significant digits (at most 17); the CLT values are closed forms, "
+                                  f"certified to the {self.clt.mu.digits} digits asked")
         if self.composition is not None:
             out["target_met"] = self.composition.target_met
         if self.notes:

@@ -173,7 +173,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
             lower = comp.epsilon(at).lower
-        return Bound(min(lower, b.upper), b.upper), comp, notes + _route_notes(comp, width_notes)
+        return Bound(min(lower, b.upper), b.upper), comp, notes + route_notes(comp, width_notes)
     if not parts:
         lo, hi = Fraction(0), Fraction(0)
         comp = None
@@ -192,10 +192,10 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     total_lo = inf_lo + (1 - inf_lo) * lo
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
-    return Bound(min(low, high), high), comp, notes + ([] if comp is None else _route_notes(comp, width_notes))
+    return Bound(min(low, high), high), comp, notes + ([] if comp is None else route_notes(comp, width_notes))
 
 
-def _route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:
+def route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:
     """How the bracket was composed, and whether it reached the relative width asked."""
     how = ", pairs discretization: dominating and dominated grid masses" \
         if getattr(comp, "discretization", "") == "pairs" else ""
@@ -351,6 +351,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         raise InvalidParameterError("give exactly one of delta= (to get epsilon) and epsilon= (to get delta)")
     if route is not None and route not in ROUTES:
         raise bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
+    asked = digits
     if digits is None:
         shown = BRACKET_DIGITS
         digits = 30
@@ -424,26 +425,35 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             b, comp, notes = _negative_epsilon_bracket(parts, revealing, value, width)
         else:
             b, comp, notes = _bracket(parts, revealing, given, value, width)
-        if not doubles:
-            notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
-                         "private side: the upper end holds for the mechanism as given, the lower end for the "
-                         "rounded parameters (within one part in 2^52)")
-        ordering = "both"
-        if comp is not None and not all(loss.symmetric for loss, _ in parts):
-            ordering = comp.worse_ordering(b.upper if given == "delta" else abs(float(value)))
-            names = [d.name for d in comp.directions]
-            if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
-                ordering = names[1] if ordering == names[0] else names[0]
-        return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes),
-                     rounded=not doubles)
+        return bracket_account(mechanism, parts, doubles, given, value, b, comp, notes, shown, negative,
+                                clt_digits=shown if asked is None else digits)
     raise NotSupportedError(f"no route accounts for {mechanism!r}: " + "; ".join(reasons))
+
+
+def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], doubles: bool, given: str,
+                     value: sympy.Expr, b: Bound, comp: ComposedLoss | None, notes: list[str], shown: int,
+                     negative: bool = False, clt_digits: int | None = None) -> Account:
+    """The bracket route's Account: the notes on rounded parameters and the worse ordering; the
+    CLT side (closed forms) to ``clt_digits`` certified digits (default: the bracket's)."""
+    if not doubles:
+        notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
+                     "private side: the upper end holds for the mechanism as given, the lower end for the "
+                     "rounded parameters (within one part in 2^52)")
+    ordering = "both"
+    if comp is not None and not all(loss.symmetric for loss, _ in parts):
+        ordering = comp.worse_ordering(b.upper if given == "delta" else abs(float(value)))
+        names = [d.name for d in comp.directions]
+        if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
+            ordering = names[1] if ordering == names[0] else names[0]
+    return _make(mechanism, "bracket", given, value, b, ordering, shown, None, comp, tuple(notes),
+                 rounded=not doubles, clt_digits=clt_digits)
 
 
 def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
           mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = (),
-          rounded: bool = False) -> Account:
+          rounded: bool = False, clt_digits: int | None = None) -> Account:
     try:
-        clt = _dpsgd_clt(m, given, value, digits, result)
+        clt = _dpsgd_clt(m, given, value, digits if clt_digits is None else clt_digits, result)
     except (PrecisionError, InvalidParameterError):
         clt = None  # auxiliary: never takes the main answer down
     eps, delta = (result, value) if given == "delta" else (value, result)

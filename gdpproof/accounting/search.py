@@ -46,7 +46,7 @@ from .losses import (
 from .pairs import supports_pairs
 
 
-def _rel(b: Bound) -> float:
+def rel_width_of(b: Bound) -> float:
     """The relative width used to stop refining: width / lower, or width / upper when lower is 0."""
     return b.width / b.upper if b.lower == 0 and b.upper > 0 else b.relative_width
 
@@ -300,7 +300,7 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     return _finish(best, w, "epsilon_bracket", why)
 
 
-def _eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
+def eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     """The eps bracket at the exact delta: the upper end at the double below it, the lower end at
     the double above (float route); the exact route compares with dq itself."""
     if comp.route == EXACT_ROUTE:
@@ -439,10 +439,10 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
                 best.passes += 1
                 comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True, discretization=discretization)
                 floor = comp.delta_floor()
-            b = _eps_at(comp, dq)
+            b = eps_at(comp, dq)
         except PrecisionError as exc:
             return f"the float route stopped ({discretization}): {exc}"
-        rw = _rel(b)
+        rw = rel_width_of(b)
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
@@ -483,7 +483,7 @@ def _epsilon_exact(clean: list, dq: Fraction, w: float, max_refinements: int, be
         comp, b = _exact_attempt(clean, h, budget, lambda c: c.epsilon(dq))
         if comp is None:
             return b
-        rw = _rel(b)
+        rw = rel_width_of(b)
         best.offer(b, comp, rw)
         if rw <= w:
             return ""

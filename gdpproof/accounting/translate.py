@@ -41,7 +41,13 @@ def closed_form(m: Mechanism) -> TradeOff | None:
     mu = m.gdp_mu()
     if mu is not None:
         return gaussian(mu)
-    for leaf, n in m.leaves():
+    leaves = m.leaves()
+    if len(leaves) > 1 and m.finite_support():
+        # a composition of different finitely supported mechanisms: its exact curve is a sympy Max
+        # over every product outcome (minutes for four randomized responses), while the
+        # exact-finite route composes the same pairs in integers and balls
+        return None
+    for leaf, n in leaves:
         if isinstance(leaf, DiscreteLaplaceMechanism):
             return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
         if isinstance(leaf, FiniteMechanism) and len(leaf.P) > CLOSED_FORM_OUTCOMES:

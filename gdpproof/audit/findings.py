@@ -2,18 +2,27 @@
 :class:`AuditReport` (a printed table, JSON with every number as a decimal string), and the
 merging of the reports of a peer's functions and curves into one.
 
-Severity.  A finding that is not an agreement is either *float-level* or *material*:
+Severity.  A finding that is not an agreement is ranked by the size of its relative error
+|peer - reference| / |reference|:
 
-``float-level``
-    an unsafe or conservative value within :data:`FLOAT_ULPS` units in the last place of
-    float64 of the reference (|v - x| <= FLOAT_ULPS * ulp(v)), or within the audit's ``rtol``
-    (|relative error| <= rtol): the rounding any float64 implementation commits;
 ``material``
-    everything else: a difference beyond both, or an error (an exception, NaN, a violated
-    property).
+    1 % or more, or an error (an exception, NaN, a violated property), or a value that is not
+    finite;
+``minor``
+    below 1 % (:data:`MINOR_BELOW`);
+``negligible``
+    below 1e-9 (:data:`NEGLIGIBLE_BELOW`);
+``float-level``
+    within :data:`FLOAT_ULPS` units in the last place of float64 of the reference
+    (|v - x| <= FLOAT_ULPS * ulp(v)), or within the audit's ``rtol``: the rounding any float64
+    implementation commits;
+``degenerate``
+    reported apart, whatever its size: an input at the edge of the domain (epsilon = 0, mu = 0,
+    delta >= 1), where a formula's limit, not its value, is asked for.
 
-Only material unsafe findings make a report fail (``ok`` is False, the command line exits 1);
-float-level ones are counted apart and listed only on request (``--all``; always in the JSON).
+Findings are listed by severity (material first, degenerate last), then by size (largest first).
+Only material unsafe findings make a report fail (``ok`` is False, the command line exits 1); the
+others are counted apart and listed on request (``--all``; always in the JSON).
 """
 
 from __future__ import annotations
@@ -27,16 +36,37 @@ from typing import Any
 from ..errors import InvalidParameterError
 from .quantities import QUANTITIES
 
-__all__ = ["KINDS", "SEVERITIES", "FLOAT_ULPS", "Finding", "AuditReport"]
+__all__ = ["KINDS", "SEVERITIES", "FLOAT_ULPS", "MINOR_BELOW", "NEGLIGIBLE_BELOW", "Finding", "AuditReport"]
 
 
 KINDS = ("unsafe", "conservative", "error", "agrees")
 
-#: The severities of a finding that is not an agreement (module docstring).
-SEVERITIES = ("float-level", "material")
+#: The severities of a finding that is not an agreement, most severe first (module docstring).
+SEVERITIES = ("material", "minor", "negligible", "float-level", "degenerate")
 
 #: A difference of at most this many float64 units in the last place of the peer's value is float-level.
 FLOAT_ULPS = 4
+
+#: Relative errors below these are negligible, and minor; from MINOR_BELOW on, material.
+NEGLIGIBLE_BELOW = 1e-9
+MINOR_BELOW = 0.01
+
+#: Inputs whose value makes a finding degenerate: (names, predicate).
+_DEGENERATE = ((("epsilon", "eps", "mu", "target_epsilon"), lambda v: v == 0),
+               (("delta", "target_delta"), lambda v: v >= 1))
+
+
+def _degenerate(inputs: tuple[tuple[str, Any], ...]) -> bool:
+    """Whether an input sits at the edge of the domain (epsilon = 0, mu = 0, delta >= 1)."""
+    for name, value in inputs:
+        for names, edge in _DEGENERATE:
+            if name.lower() in names:
+                try:
+                    if edge(float(value)):
+                        return True
+                except (TypeError, ValueError, OverflowError):
+                    pass
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +76,8 @@ class Finding:
     ``kind`` is ``"agrees"``, ``"unsafe"``, ``"conservative"`` or ``"error"``;
     ``relative_error`` is (peer - reference) / reference (to the nearer end of a bracket), or
     None when it is undefined (an error, or a reference of 0 or infinity); ``source`` is
-    ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.  ``severity`` (a property) is
-    ``"float-level"`` or ``"material"`` for a finding that is not an agreement, ``""`` for one that is.
+    ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.  ``severity`` (a property) is one
+    of :data:`SEVERITIES` for a finding that is not an agreement, ``""`` for one that is.
     """
 
     function: str
@@ -63,9 +93,11 @@ class Finding:
 
     @property
     def severity(self) -> str:
-        """``"float-level"``, ``"material"`` or, for an agreement, ``""`` (module docstring)."""
+        """One of :data:`SEVERITIES` or, for an agreement, ``""`` (module docstring)."""
         if self.kind == "agrees":
             return ""
+        if _degenerate(self.inputs):
+            return "degenerate"
         if self.kind == "error" or self.relative_error is None or not math.isfinite(self.relative_error):
             return "material"
         if self.within_tolerance:
@@ -73,11 +105,20 @@ class Finding:
         v = self.value
         if v is None or not math.isfinite(v):
             return "material"
-        # |v - x| = |rel| |x| and |x| <= |v| / (1 - |rel|): the bound below keeps the test on the safe side
         rel = abs(self.relative_error)
-        if rel >= 0.5:
+        if rel >= MINOR_BELOW:
             return "material"
-        return "float-level" if rel * abs(v) <= FLOAT_ULPS * math.ulp(v) * (1 - rel) else "material"
+        # |v - x| = |rel| |x| and |x| <= |v| / (1 - |rel|): the bound below keeps the test on the safe side
+        if rel * abs(v) <= FLOAT_ULPS * math.ulp(v) * (1 - rel):
+            return "float-level"
+        return "negligible" if rel < NEGLIGIBLE_BELOW else "minor"
+
+    def rank(self) -> tuple[int, int, float]:
+        """The listing order: severity (material first), unsafe before errors before conservative
+        findings, then size (largest first; an error has none)."""
+        size = -1.0 if self.relative_error is None or math.isnan(self.relative_error) else abs(self.relative_error)
+        return (SEVERITIES.index(self.severity) if self.severity else len(SEVERITIES),
+                ("unsafe", "error", "conservative", "agrees").index(self.kind), -size)
 
     def call(self) -> str:
         """The call as text: ``label(name=value, ...)``."""
@@ -117,9 +158,9 @@ class AuditReport:
     >>> [(f.kind, f"{f.relative_error:.1e}") for f in r.results]
     [('unsafe', '-4.6e-16'), ('unsafe', '-7.9e-13')]
     >>> print(str(r).splitlines()[3])
-    erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe (1 material) of 2
+    erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe (0 material) of 2
     >>> [f.severity for f in r.results], r.ok   # 4.6e-16 is float rounding; 7.9e-13 is ~3,500 ulps
-    (['float-level', 'material'], False)
+    (['float-level', 'negligible'], True)
     """
 
     peer: str
@@ -130,8 +171,8 @@ class AuditReport:
 
     @property
     def findings(self) -> tuple[Finding, ...]:
-        """The comparisons that did not agree."""
-        return tuple(f for f in self.results if f.kind != "agrees")
+        """The comparisons that did not agree, by severity (material first), then size (largest first)."""
+        return tuple(sorted((f for f in self.results if f.kind != "agrees"), key=Finding.rank))
 
     def of_kind(self, kind: str) -> tuple[Finding, ...]:
         """The findings of one kind ("unsafe", "conservative", "error" or "agrees")."""
@@ -145,10 +186,10 @@ class AuditReport:
         return tuple(f for f in self.results if f.kind == "unsafe" and not f.within_tolerance)
 
     def of_severity(self, severity: str) -> tuple[Finding, ...]:
-        """The findings (not agreements) of one severity, ``"float-level"`` or ``"material"``."""
+        """The findings (not agreements) of one severity (:data:`SEVERITIES`), largest first."""
         if severity not in SEVERITIES:
             raise InvalidParameterError(f"severity={severity!r} must be one of {', '.join(SEVERITIES)}")
-        return tuple(f for f in self.results if f.severity == severity)
+        return tuple(f for f in self.findings if f.severity == severity)
 
     @property
     def material_unsafe(self) -> tuple[Finding, ...]:
@@ -157,11 +198,11 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        """True when no unsafe finding is material (float-level ones never fail a report)."""
+        """True when no unsafe finding is material (the other severities never fail a report)."""
         return not self.material_unsafe
 
     def counts(self) -> dict[str, dict[str, int]]:
-        """For each kind but "agrees": how many findings are float-level and how many material."""
+        """For each kind but "agrees": how many findings are of each severity."""
         out = {k: {s: 0 for s in SEVERITIES} for k in ("unsafe", "conservative", "error")}
         for f in self.findings:
             out[f.kind][f.severity] += 1
@@ -204,7 +245,8 @@ class AuditReport:
         return {"peer": self.peer, "version": self.version, "rtol": repr(self.rtol), "ok": self.ok,
                 "digits": 30, "certified": "arb (points), pld (brackets)",
                 "summary": self.summary(), "worst": worst, "notes": list(self.notes),
-                "float_ulps": str(FLOAT_ULPS),
+                "float_ulps": str(FLOAT_ULPS), "severities": list(SEVERITIES),
+                "thresholds": {"negligible_below": repr(NEGLIGIBLE_BELOW), "minor_below": repr(MINOR_BELOW)},
                 "counts": {k: {s: str(n) for s, n in c.items()} for k, c in self.counts().items()},
                 "findings": [f.to_dict() for f in self.findings],
                 "agreements": sum(f.kind == "agrees" for f in self.results)}
@@ -238,26 +280,32 @@ class AuditReport:
                              f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
         counts = self.counts()
         lines.append("")
-        lines.append(f"severity (float-level: within {FLOAT_ULPS} float64 ulps or rtol {self.rtol:g}; material: "
-                     "beyond)")
+        lines.append(f"severity by relative error (material >= {MINOR_BELOW:g}; minor below; negligible below "
+                     f"{NEGLIGIBLE_BELOW:g}; float-level within {FLOAT_ULPS} float64 ulps or rtol {self.rtol:g}; "
+                     "degenerate: at eps = 0, mu = 0 or delta >= 1, apart)")
+        lines.append(f"  {'':<12} " + "  ".join(f"{s:>11}" for s in SEVERITIES))
         for kind, c in counts.items():
-            lines.append(f"  {kind:<12} {c['float-level']:>5} float-level  {c['material']:>5} material")
+            lines.append(f"  {kind:<12} " + "  ".join(f"{c[s]:>11}" for s in SEVERITIES))
         lines.append(f"  {'verdict':<12} " + ("no material unsafe finding" if self.ok else
                                               f"{len(self.material_unsafe)} material unsafe finding(s)"))
-        listed = [f for f in self.results if f.kind in (("unsafe", "error", "conservative") if every else
-                                                        ("unsafe", "error")) and (every or f.severity == "material")]
-        hidden = sum(f.kind in ("unsafe", "error") and f.severity == "float-level" for f in self.results)
-        if listed:
-            lines.append("")
-            lines.append(("every finding" if every else "material unsafe and error findings") +
-                         " (relative error, call = value; reference):")
-            for f in listed:
-                sev = " (float-level)" if f.severity == "float-level" else ""
-                lines.append(f"  {f.kind:<6} {_rel(f.relative_error):>10}{sev}  {f.call()} = {f.value!r}; "
-                             f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
+        ordered = self.findings
+        listed = [f for f in ordered if every or (f.kind in ("unsafe", "error") and f.severity == "material")]
+        apart = [] if every else [f for f in ordered if f.kind in ("unsafe", "error") and f.severity == "degenerate"]
+        hidden = sum(f.kind in ("unsafe", "error") and f.severity not in ("material", "degenerate") for f in ordered)
+        for title, group in ((("every finding, by severity then size" if every else
+                               "material unsafe and error findings, largest first"), listed),
+                             ("unsafe and error findings at degenerate inputs (eps = 0, mu = 0, delta >= 1), "
+                              "reported apart", apart)):
+            if group:
+                lines.append("")
+                lines.append(f"{title} (relative error, call = value; reference):")
+                for f in group:
+                    sev = f" ({f.severity})" if every else ""
+                    lines.append(f"  {f.kind:<6} {_rel(f.relative_error):>10}{sev}  {f.call()} = {f.value!r}; "
+                                 f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
         if hidden and not every:
-            lines.append(f"({hidden} float-level unsafe finding(s) not listed: --all lists them, --json has "
-                         "every finding)")
+            lines.append(f"({hidden} minor, negligible or float-level unsafe finding(s) not listed: --all lists "
+                         "them, --json has every finding)")
         for n in self.notes:
             lines.append(f"note: {n}")
         return "\n".join(lines)

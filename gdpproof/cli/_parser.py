@@ -160,7 +160,9 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
                    help="the target epsilon >= 0 (> 0 for dpsgd)")
     p.add_argument("--delta", required=True, help="delta in [0, 1] (in (0, 1) for dpsgd)")
     p.add_argument("--sensitivity", help="gaussian: L2 sensitivity (default 1)")
-    p.add_argument("--sigma", help="dpsgd: the noise multiplier, over the clipping norm C (leave out to solve for it)")
+    p.add_argument("--sigma", "--noise-multiplier", dest="sigma",
+                   help="dpsgd: the noise multiplier, over the clipping norm C (leave out to solve for it; "
+                        "--noise-multiplier is the same option, the name Opacus and dp_accounting use)")
     p.add_argument("--sample-rate", dest="sample_rate", help="dpsgd: sampling probability q (or --batch-size with "
                    "--dataset-size; leave both out to solve for it)")
     p.add_argument("--steps", help="dpsgd: number of steps T (or --epochs; leave both out to solve for it)")
@@ -224,10 +226,14 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                         "sensitivity), dpsgd (sigma, sample-rate, steps); any kind also takes sample-rate= (Poisson subsample) "
                         "and times=")
     p.add_argument("--spec", metavar="FILE", help="the mechanisms from a TOML or JSON file (a list 'mechanisms')")
-    p.add_argument("--sigma", help="DP-SGD: noise multiplier sigma > 0 (the noise over the clipping norm C)")
+    p.add_argument("--sigma", "--noise-multiplier", dest="sigma",
+                   help="DP-SGD: noise multiplier sigma > 0 (the noise over the clipping norm C; --noise-multiplier "
+                        "is the same option, the name Opacus and dp_accounting use)")
     p.add_argument("--sample-rate", dest="sample_rate", help="DP-SGD: sampling probability p in (0, 1]")
-    p.add_argument("--steps", help="DP-SGD: number of steps T >= 1")
-    p.add_argument("--epochs", help="DP-SGD: epochs E instead of --steps: T = ceil(E N / B) = ceil(E / q)")
+    p.add_argument("--steps", help="DP-SGD: number of steps T >= 1, or a range A:B[:STEP] (the proven answer at each; "
+                   "the compositions are built incrementally)")
+    p.add_argument("--epochs", help="DP-SGD: epochs E instead of --steps: T = ceil(E N / B) = ceil(E / q); or a range "
+                   "A:B[:STEP] of whole epochs (the proven answer at each)")
     p.add_argument("--batch-size", dest="batch_size", help="DP-SGD: batch size B with --dataset-size instead of "
                    "--sample-rate: q = B/N")
     p.add_argument("--dataset-size", dest="dataset_size", help="DP-SGD: dataset size N (with --batch-size)")
@@ -239,8 +245,10 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                         "fixed-batch); sigma is the noise over the clipping norm C, and the sensitivity is C "
                         "with poisson under add-remove, 2C otherwise (a fixed-size batch moves by 2C under "
                         "add-remove too: a removed record's slot is taken by another)")
-    p.add_argument("--delta", help="report the smallest eps at this delta")
-    p.add_argument("--eps", help="report the smallest delta at this eps")
+    p.add_argument("--delta", help="report the smallest eps at this delta (a comma list D1,D2,...: each)")
+    p.add_argument("--eps", help="report the smallest delta at this eps (a comma list E1,E2,...: each)")
+    p.add_argument("--plot", metavar="FILE", help="with a range of --epochs/--steps or a list of --delta/--eps: draw "
+                   "the proven band (and the CLT beside it) against them into FILE (.png, .pdf, .svg; matplotlib)")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),
                    help="force a route (default: the strongest that applies)")
     p.add_argument("--rel-width", dest="rel_width",
@@ -329,16 +337,18 @@ def _audit_options(p: argparse.ArgumentParser) -> None:
                                     "mu and sigma from (epsilon, delta), DP-SGD epsilon and mu, trade-off curves) "
                                     "with gdpproof's certified values and proven brackets on grids where "
                                     "implementations fail; classifies each difference as unsafe, conservative or "
-                                    "an error, and each finding as float-level (within 4 float64 ulps, or within "
-                                    "--rtol) or material (beyond). Exit 1 when some value understates the privacy "
-                                    "loss materially; float-level findings are counted apart and never fail.")
+                                    "an error, and ranks each finding by its relative error: material (>= 1%), minor "
+                                    "(< 1%), negligible (< 1e-9), float-level (within 4 float64 ulps, or within "
+                                    "--rtol), and degenerate inputs (eps = 0, mu = 0, delta >= 1) apart; listed by "
+                                    "severity, then size. Exit 1 when some value understates the privacy loss "
+                                    "materially; the other severities are counted apart and never fail.")
     q.add_argument("peer", metavar="PEER", help="dp_accounting, prv_accountant, autodp, riskcal, gdpnum, opendp, "
                                                "opacus or tensorflow_privacy")
     q.add_argument("--quick", action="store_true", help="small grids (seconds) instead of the full run (minutes)")
     q.add_argument("--rtol", default="0", help="relative size below which a difference is within tolerance "
                                                "(default 0: classify strictly)")
     q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
-    q.add_argument("--all", action="store_true", help="list every finding, float-level and conservative ones too "
+    q.add_argument("--all", action="store_true", help="list every finding, the smaller and conservative ones too "
                                                       "(default: the material unsafe and error findings)")
     q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings; "
                                                        "every finding, each with its severity)")

@@ -15,6 +15,8 @@ from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, num, sensitiv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..mechanisms import Mechanism, Schedule
 
 #: library argument names -> the options that give them.
@@ -27,6 +29,24 @@ FLAGS = {**COMMON_FLAGS, "noise_multiplier": "--sigma", "sigma": "--sigma", "sam
 #: DP-SGD's options, by attribute: the run is given by these instead of a mechanism.
 _DPSGD_OPTIONS = {"sigma": "--sigma", "sample_rate": "--sample-rate", "steps": "--steps", "epochs": "--epochs",
                   "batch_size": "--batch-size", "dataset_size": "--dataset-size"}
+
+
+#: Said on stderr when DP-SGD is accounted without --delta or --eps (only the CLT side is printed).
+NEEDS_QUERY = ("only the CLT approximation was computed (not a bound): the proven answer needs --delta D "
+               "(for eps) or --eps E (for delta)")
+
+
+def warn(args: argparse.Namespace, payload: dict, messages: list[str]) -> None:
+    """The warnings: a line each on stderr; with --json in the payload (key ``warnings``) and one
+    line on stderr saying so."""
+    if getattr(args, "json", False):
+        payload["warnings"] = list(messages)
+        if messages:
+            print(f"gdpproof: {len(messages)} warning{'s' if len(messages) > 1 else ''} in the JSON (key "
+                  f"'warnings')", file=sys.stderr)
+        return
+    for m in messages:
+        print(f"gdpproof: warning: {m}", file=sys.stderr)
 
 
 def _dpsgd_given(args: argparse.Namespace) -> list[str]:
@@ -80,7 +100,7 @@ def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule)
     with flags(FLAGS):
         acc = dpsgd_mu(sigma, s.sample_rate, s.steps, sampling=formula, delta=args.delta,
                        digits=args.digits, gamma_digits=min(args.digits, 6), exact=False)
-    print(f"gdpproof: warning: {acc.note}", file=sys.stderr)
+    warned = [acc.note, NEEDS_QUERY]
     payload = {"sigma": args.sigma, "sample_rate": str(s.sample_rate), "steps": s.steps, "sampling": scheme[0],
                "neighbours": scheme[1], "sensitivity": sensitivity_of(mechanism), "clt_formula": formula,
                "schedule_rule": s.rule or None,
@@ -96,6 +116,7 @@ def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule)
     text.append(f"gamma   = {acc.gamma}   ({acc.gamma_note})" if acc.gamma
                 is not None else "gamma   = not certified for this configuration (the rest stands)")
     payload["gamma_approximation"] = acc.gamma_approximation
+    warn(args, payload, warned)
     emit(args, payload, "\n".join(text))
     return 0
 
@@ -109,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
     if args.neighbours is not None and not dpsgd_flags:
         raise Usage(f"--neighbours={args.neighbours} applies only to DP-SGD (--sigma, --sample-rate, --steps); "
                     "in a spec, give neighbours= with the subsample")
+    from . import _curves
+
+    if _curves.wanted(args):
+        return _curves.run(args, _curves.Command(_mechanism, report, warn, FLAGS))
     mechanism, schedule = _mechanism(args)
     if schedule is not None and args.delta is None and args.eps is None:
         if args.rel_width is not None:
@@ -124,13 +149,25 @@ def run(args: argparse.Namespace) -> int:
 
     import warnings
 
-    with flags(FLAGS), warnings.catch_warnings(record=True) as caught:
+    from .._progress import Ticker
+
+    with flags(FLAGS), warnings.catch_warnings(record=True) as caught, Ticker("gdpproof account"):
         warnings.simplefilter("always")
         a = account(mechanism, delta=args.delta, epsilon=args.eps, digits=args.digits,
                     rel_width="0.01" if args.rel_width is None else args.rel_width,
                     route=args.route)
-    for w in caught:  # best effort, for one: a line each, as the command line says things
-        print(f"gdpproof: warning: {w.message}", file=sys.stderr)
+    warned = [str(w.message) for w in caught]  # best effort, for one: a line each (in the JSON with --json)
+    payload, text = report(args, a, mechanism, schedule, warned)
+    warn(args, payload, warned)
+    emit(args, payload, "\n".join(text))
+    # 4: a proven bracket was printed, but wider than --rel-width asked (best effort)
+    return 4 if payload.get("target_met") is False else 0
+
+
+def report(args: argparse.Namespace, a: Any, mechanism: Mechanism, schedule: Schedule | None,
+           warned: list[str], with_gamma: bool = True) -> tuple[dict[str, Any], list[str]]:
+    """One account's JSON payload and text lines; its CLT note joins ``warned``.  Without
+    ``with_gamma`` the Berry-Esseen gamma (a quadrature) is left out."""
     payload = a.to_dict()
     what, lo, hi = ("eps", a.eps_lower, a.eps_upper) if a.given == "delta" else ("delta", a.delta_lower, a.delta_upper)
     pair = "" if a.pair_tight else "pair_"  # lower ends that hold for the dominating pair only (to_dict's keys)
@@ -169,11 +206,12 @@ def run(args: argparse.Namespace) -> int:
                             f"is >= {h['mu_lower']} (a lower bound for the pair, not for the mechanism)")
     gamma = None
     if a.clt is not None:
-        print(f"gdpproof: warning: {a.clt.note}", file=sys.stderr)
+        if a.clt.note not in warned:
+            warned.append(a.clt.note)
         payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note})
         rounding["mu_clt"] = "up"
         gamma_digits = min(args.digits, 6)
-        clt_account = a.clt.berry_esseen(gamma_digits)  # the Berry-Esseen gamma of the curve behind the formula
+        clt_account = a.clt.berry_esseen(gamma_digits) if with_gamma else None  # the Berry-Esseen gamma of the curve behind the formula
         if clt_account is not None:
             gamma = clt_account.gamma
             payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits,
@@ -200,6 +238,4 @@ def run(args: argparse.Namespace) -> int:
         text.append(f"note      : {note}")
     text.append(a.statement(honest_mu=args.honest_mu))
     payload["rounding"] = rounding
-    emit(args, payload, "\n".join(text))
-    # 4: a proven bracket was printed, but wider than --rel-width asked (best effort)
-    return 4 if payload.get("target_met") is False else 0
+    return payload, text

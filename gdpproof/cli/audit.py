@@ -1,6 +1,6 @@
 """``gdpproof audit accountant PEER`` and ``gdpproof audit mechanism --module MOD:FUNC ...``:
 other implementations checked against gdpproof (exit 1 on a material unsafe finding or a violation;
-float-level findings, within a few float64 ulps or --rtol, are counted apart and never fail).
+minor, negligible, float-level and degenerate-input findings are counted apart and never fail).
 ``gdpproof audit scores ...`` (a training run from its canary scores) is in :mod:`.audit_scores`."""
 
 from __future__ import annotations

@@ -51,8 +51,11 @@ def _dpsgd(args: argparse.Namespace) -> int:
                     "(C with poisson and add-remove, 2C otherwise; sigma is the noise over the clipping norm C)")
     from ..calibration import calibrate
 
+    from .._progress import Ticker
+
     digits = 4 if args.digits is None else args.digits
-    with flags(DPSGD_FLAGS):
+    # --progress reports each step of the search; without it, a terminal sees a ticker after 2 s
+    with flags(DPSGD_FLAGS), Ticker("gdpproof calibrate", enabled=None if not args.progress else False):
         c = calibrate(args.epsilon, args.delta, noise_multiplier=args.sigma, sample_rate=args.sample_rate,
                       steps=args.steps, epochs=args.epochs, batch_size=args.batch_size,
                       dataset_size=args.dataset_size, digits=digits,

@@ -14,6 +14,9 @@ def run(args: argparse.Namespace) -> int:
     with flags({**COMMON_FLAGS, "out": "--out"}):
         summary = write_report(args.out, digits=args.digits, progress=not args.quiet, quick=args.quick,
                                notebooks=not args.no_notebooks)
+    peers = summary["peer_audits"]
     print(f"report written to {summary['index']} ({summary['passed']} passed, {summary['skipped']} skipped, "
-          f"{summary['failed']} failed of {summary['total']} checks; {summary['seconds']} s)")
+          f"{summary['failed']} failed of {summary['total']} checks; peer audits apart: {peers['ran']} ran, "
+          f"{peers['with_material_unsafe']} with material unsafe findings, {peers['skipped']} skipped; "
+          f"{summary['seconds']} s)")
     return 0 if summary["failed"] == 0 else 1

@@ -106,7 +106,7 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     if unknown:
         allowed = sorted(set(keys) | set(_WRAPPERS))
         raise SpecError(f"{where}: {unknown[0]!r} is not a parameter of {kind} (it takes {', '.join(allowed)})")
-    kwargs = {keys[k]: v for k, v in items.items()}
+    kwargs = {keys[k]: v if k in _WORDS else _closed_form(where, k, v) for k, v in items.items()}
     required = [name for name, par in inspect.signature(make).parameters.items()
                 if par.default is inspect.Parameter.empty and name not in kwargs]
     if required:
@@ -140,6 +140,29 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     return m
 
 
+#: spec keys whose values are words, not numbers
+_WORDS = ("sampling", "neighbours")
+
+
+def _closed_form(where: str, key: str, value: Any) -> Any:
+    """A parameter as given, or, for a string that is not a plain number, the exact constant it
+    writes (``sqrt(2)``, ``3*sqrt(2)``, ``log(3)``), read by the safe formula parser
+    (:func:`gdpproof.symbolic.parse.formula`): certified on the exact routes, rounded to the
+    neighbouring double on the less private side (with a note) on the bracket route."""
+    if not isinstance(value, str) or not any(c.isalpha() and c not in "eE" for c in value):
+        return value
+    from ..symbolic.parse import formula
+
+    try:
+        x = formula(key, value)
+    except InvalidParameterError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    if x.free_symbols or not x.is_real:
+        raise SpecError(f"{where}: {key}={value!r} must be a real number or a closed form of one (sqrt(2), "
+                        "log(3), 3*sqrt(2)), without variables")
+    return x
+
+
 def mechanism_from_spec(text: str) -> Mechanism:
     """A mechanism from a command-line spec ``KIND:key=value,key=value``.
 
@@ -149,6 +172,8 @@ def mechanism_from_spec(text: str) -> Mechanism:
     Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
     >>> mechanism_from_spec("gaussian:sigma=1,sample-size=600,dataset-size=60000,neighbours=replace-one,times=1000")
     Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
+    >>> mechanism_from_spec("rr:epsilon=log(3)")   # exact closed forms, read by the safe formula parser
+    RandomizedResponse(epsilon=log(3))
     """
     if not isinstance(text, str):
         raise SpecError(f"mechanism {text!r}: a spec is a string KIND:key=value,...")

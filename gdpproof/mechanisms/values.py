@@ -149,8 +149,14 @@ class Mechanism:
             if isinstance(leaf, PureDP) or (isinstance(leaf, RandomizedResponse) and leaf.k == 2):
                 return rr_composition(leaf.epsilon, n)
             return self_compose(f, n)
-        return compose(*(self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
-                         for leaf, n in leaves))
+        try:
+            return compose(*(self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
+                             for leaf, n in leaves))
+        except NotSupportedError:
+            f = _finite_product(leaves)  # finitely supported leaves: the product pair's exact curve
+            if f is None:
+                raise
+            return f
 
     def _leaf_tradeoff(self) -> TradeOff:
         raise NotSupportedError(f"{self!r} has no closed-form trade-off function in gdpproof")
@@ -421,6 +427,46 @@ class FiniteMechanism(Mechanism):
     def loss_law(self) -> sl.LossLaw:
         raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
                                 "the numerical bracket takes the named families only")
+
+
+#: The most atoms (outputs of the composed pair) whose exact curve Mechanism.tradeoff builds for a
+#: composition of finitely supported mechanisms: the curve has a vertex per atom, in sympy.
+MAX_PRODUCT_ATOMS = 256
+
+
+def _finite_masses(leaf: Mechanism) -> tuple[tuple[sympy.Expr, sympy.Expr], ...] | None:
+    """A leaf's worst pair as exact masses (P(o), Q(o)), or None when it is not finitely supported.
+    (eps, delta)-DP is the pair of Kairouz, Oh & Viswanath (2015): randomized response with
+    parameter eps on mass 1 - delta, and an output of mass delta under each law revealing it."""
+    if isinstance(leaf, (FiniteMechanism, DiscreteLaplaceMechanism, RandomizedResponse)):
+        return leaf.masses()
+    if isinstance(leaf, (PureDP, EpsDelta)):
+        rr = RandomizedResponse(leaf.epsilon).masses()
+        d = leaf.delta if isinstance(leaf, EpsDelta) else sympy.Integer(0)
+        if d == 0:
+            return rr
+        return tuple(((1 - d) * a, (1 - d) * b) for a, b in rr) + ((d, sympy.Integer(0)), (sympy.Integer(0), d))
+    return None
+
+
+def _finite_product(leaves: list[tuple[Mechanism, int]]) -> TradeOff | None:
+    """The exact trade-off of a composition of finitely supported leaves: the Neyman-Pearson curve
+    of the product pair (:func:`~gdpproof.symbolic.tradeoff.finite_tradeoff`), piecewise linear;
+    None when some leaf is not finitely supported or the product has more than MAX_PRODUCT_ATOMS
+    outputs."""
+    masses = [(_finite_masses(leaf), n) for leaf, n in leaves]
+    if any(m is None for m, _ in masses):
+        return None
+    size = 1
+    for m, n in masses:
+        size *= len(m) ** n  # type: ignore[arg-type]
+        if size > MAX_PRODUCT_ATOMS:
+            return None
+    product = [(sympy.Integer(1), sympy.Integer(1))]
+    for m, n in masses:
+        for _ in range(n):
+            product = [(a * p, b * q) for a, b in product for p, q in m]  # type: ignore[union-attr]
+    return finite_tradeoff(product)
 
 
 def _integer_sensitivity(value: Any) -> int:

@@ -70,7 +70,10 @@ def topic_figures(*, quick: bool = False) -> list[Figure]:
                         "minus the CLT's G_mu; look where the band lies below zero: there DP-SGD is less private "
                         "than the CLT says. Right: the proven delta(epsilon) bracket against the CLT; look where "
                         "the dashed CLT line falls below the band at small delta: there the CLT understates the "
-                        "privacy loss.", _plot_dpsgd, panels=2))
+                        "privacy loss. The band is composed on the float64 lattice, whose additive error puts a "
+                        "floor under it (the dotted line, near 7e-9): where the band goes flat at that line it "
+                        "shows the floor, not DP-SGD (gdpproof.account takes the exact integer lattice, which has "
+                        "no floor, for delta below 1e-7).", _plot_dpsgd, panels=2))
     return out
 
 
@@ -136,6 +139,8 @@ def _plot_dpsgd(axes: Any) -> None:
     ax.fill_between(eps, lo, hi, color="C0", alpha=0.5, label="proven bracket (worse of add/remove)")
     ax.semilogy(eps, hi, "C0", lw=0.6)
     ax.semilogy(eps, fast_delta_from_epsilon(np.full_like(eps, mu_clt), eps), "C3--", label="CLT (approximation)")
+    floor = c.delta_floor()
+    ax.axhline(floor, color="0.4", ls=":", lw=0.8, label=f"float lattice's floor ({floor:.1e}): below it, not resolved")
     ax.set_ylim(1e-9, 1)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("delta(epsilon)")

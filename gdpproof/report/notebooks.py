@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,13 +74,20 @@ img{{max-width:100%}}</style></head><body>
 """
 
 
-def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeout: int = 600) -> list[dict[str, str]]:
+#: The kernels start with their log at ERROR: their start-up warning (plain TCP on localhost,
+#: one per notebook) says nothing about the report.
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
+
+
+def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeout: int = 600,
+                     progress: Callable[[str], None] | None = None) -> list[dict[str, str]]:
     """Execute each notebook and write ``folder/notebooks/NAME.html``; one row per notebook
     (``name``, ``status`` "rendered", "failed" or "skipped", ``detail``, ``html``) for summary.json.
 
     Skipped, with the reason, when the ``notebooks`` extra is missing or there are no notebooks
     (an installed wheel has none).  A notebook that raises is rendered with its error and marked
     "failed"; the report's checks are unaffected (the test suite runs the notebooks as tests).
+    ``progress`` is called with each notebook's name when it is done.
     """
     paths = sorted(NOTEBOOKS.glob("*.ipynb")) if paths is None else list(paths)
     if not paths:
@@ -107,7 +114,7 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
             nb = nbformat.read(path, as_version=4)
             status, detail = "rendered", ""
             try:
-                nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", extra_arguments=KERNEL_ARGUMENTS,
                                         resources={"metadata": {"path": str(path.parent)}}).execute()
             except Exception as exc:  # noqa: BLE001 - a failing notebook is shown with its error, not a crash
                 status, detail = "failed", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}" \
@@ -116,6 +123,8 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
             write_atomic(target, notebook_html(nb, path.stem))
             rows.append({"name": path.stem, "status": status, "detail": detail,
                          "html": f"notebooks/{target.name}"})
+            if progress is not None:
+                progress(path.stem)
     finally:
         for name, value in saved.items():
             if value is None:

@@ -71,6 +71,8 @@ def render_html(summary: dict[str, Any], figures: Sequence[Figure] = ()) -> str:
                     + "</ul>") if skipped else ""
     version, digits = summary["gdpproof"], summary["digits"]
     passed, skip, failed, total = summary["passed"], summary["skipped"], summary["failed"], summary["total"]
+    peers = summary.get("peer_audits", {})
+    findings = ", ".join(f"{n} {s}" for s, n in sorted(peers.get("findings", {}).items()))
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>gdpproof verification report</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}td{{padding:3px 8px;vertical-align:top}}
 tr.ok td:first-child{{color:#070}}tr.fail td:first-child{{color:#b00;font-weight:bold}}
@@ -81,10 +83,12 @@ figure{{margin:1.5em 0}}figure img{{max-width:100%}}figcaption{{max-width:900px}
 </style></head><body>
 <h1>gdpproof verification report</h1>
 <p class=counts>gdpproof {version}: <b>{passed} passed</b>, <b class=skip>{skip} skipped</b>, <b>{failed} failed</b>
-of {total} checks. Values certified to {digits} digits
+of {total} of gdpproof's own checks. Values certified to {digits} digits
 in ball arithmetic (python-flint arb), privacy losses rounded up and trade-off values down.{variant}
-Peer audits show <i>ran</i> (counted as passed: their unsafe findings are results about those libraries,
-not failures of gdpproof) or <i>skipped</i> when the library is not installed.</p>
+Peer audits are counted apart (their findings are results about those libraries, not checks of
+gdpproof): <b>{peers.get("ran", 0)} ran</b> ({peers.get("with_material_unsafe", 0)} with material unsafe
+findings{"; findings: " + html.escape(findings) if findings else ""}), {peers.get("skipped", 0)} skipped (the
+library is not installed).</p>
 {_environment(summary)}
 {skipped_html}
 <h2>Figures</h2>

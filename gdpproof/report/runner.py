@@ -51,6 +51,30 @@ def run_one(check: Check) -> CheckRun:
     return CheckRun(check, result, time.perf_counter() - t0)
 
 
+def _notebooks(folder: Path, progress: bool, stream: TextIO | None = None) -> list[dict[str, str]]:
+    """The notebooks rendered, with progress as the checks have it (a bar on a terminal, a line
+    per notebook otherwise)."""
+    from .notebooks import NOTEBOOKS
+
+    stream = sys.stderr if stream is None else stream
+    total = len(list(NOTEBOOKS.glob("*.ipynb")))
+    bar = Progress(max(total, 1), "notebooks", unit="notebooks", enabled=progress and stream.isatty(), stream=stream,
+                   eta=False)
+    if progress and not bar.enabled and total:
+        print(f"notebooks: running {total} (minutes)", file=stream, flush=True)
+    done = [0]
+
+    def one(name: str) -> None:
+        done[0] += 1
+        if progress and not bar.enabled:
+            print(f"[{done[0]:>2}/{total}] notebook {name}", file=stream, flush=True)
+        bar.advance(1, note=name)
+
+    rows = render_notebooks(folder, progress=one)
+    bar.close()
+    return rows
+
+
 def run_checks(checks: Sequence[Check], *, progress: bool = True, stream: TextIO | None = None,
                measured: Mapping[str, float] | None = None) -> list[CheckRun]:
     """Run the checks in order.  Progress on ``stream`` (stderr by default): a redrawn bar on a terminal,
@@ -99,18 +123,31 @@ def measured_durations(summary_json: Path) -> dict[str, float] | None:
 
 def summarize(runs: Sequence[CheckRun], *, digits: int, quick: bool, index: Path,
               seconds: float | None = None) -> dict[str, Any]:
-    """The summary (what summary.json holds): one row per check; ``passed`` (checks that passed, and
-    peer audits that ran), ``skipped``, ``failed`` and ``total``; the date (UTC), the total
-    duration and the environment (:func:`environment`, with the version of every peer audited)."""
+    """The summary (what summary.json holds): one row per check; gdpproof's own checks counted as
+    ``passed``, ``skipped``, ``failed`` and ``total``, and the peer audits apart (``peer_audits``:
+    how many ran, how many were skipped, how many of those that ran have material unsafe findings,
+    and their findings by severity), since a peer's findings are results about the peer; the date
+    (UTC), the total duration and the environment (:func:`environment`, with the version of every
+    peer audited)."""
     rows = [r.row() for r in runs]
-    status = [r.result.outcome for r in runs]
-    peers = {r.check.name.split(": ", 1)[-1]: r.result.data.get("report", {}).get("version", "")
-             for r in runs if r.check.section == PEER_AUDITS and r.result.outcome is Outcome.RAN}
+    own = [r.result.outcome for r in runs if r.check.section != PEER_AUDITS]
+    audits = [r for r in runs if r.check.section == PEER_AUDITS]
+    ran = [r for r in audits if r.result.outcome is Outcome.RAN]
+    peers = {r.check.name.split(": ", 1)[-1]: r.result.data.get("report", {}).get("version", "") for r in ran}
+    reports = [r.result.data.get("report", {}) for r in ran]
+    by_severity: dict[str, int] = {}
+    for report in reports:
+        for f in report.get("findings", []):
+            by_severity[f["severity"]] = by_severity.get(f["severity"], 0) + 1
     total = sum(r.seconds for r in runs) if seconds is None else seconds
     return {"gdpproof": __version__, "digits": digits, "certified": "arb", "quick": quick,
-            "passed": sum(o in (Outcome.PASSED, Outcome.RAN) for o in status),
-            "skipped": sum(o is Outcome.SKIPPED for o in status), "failed": sum(o is Outcome.FAILED for o in status),
-            "total": len(rows), "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "passed": sum(o is Outcome.PASSED for o in own), "skipped": sum(o is Outcome.SKIPPED for o in own),
+            "failed": sum(o is Outcome.FAILED for o in own), "total": len(own),
+            "peer_audits": {"ran": len(ran), "skipped": sum(r.result.outcome is Outcome.SKIPPED for r in audits),
+                            "failed": sum(r.result.outcome is Outcome.FAILED for r in audits),
+                            "with_material_unsafe": sum(report.get("ok") is False for report in reports),
+                            "findings": by_severity},
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "seconds": f"{total:.1f}", "environment": environment(peers), "checks": rows, "index": str(index)}
 
 
@@ -156,7 +193,7 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
     runs = run_checks(report_checks(digits, quick=quick), progress=progress,
                       measured=measured_durations(folder / "summary.json"))
     figures = topic_figures(quick=quick)
-    rendered = render_notebooks(folder) if notebooks and not quick else []
+    rendered = _notebooks(folder, progress) if notebooks and not quick else []
     summary = summarize(runs, digits=digits, quick=quick, index=folder / "index.html",
                         seconds=time.perf_counter() - start)
     summary["notebooks"] = rendered

@@ -79,6 +79,17 @@ def pointwise_mu_points(a: sympy.Symbol, b: sympy.Symbol) -> sympy.Expr:
     return sqrt(2) * sympy.erfcinv(2 * a) + sqrt(2) * sympy.erfcinv(2 * b)
 
 
+def pointwise_epsilon_points(a: sympy.Symbol, b: sympy.Symbol, d: sympy.Symbol) -> sympy.Expr:
+    """log max{(1 - d - b) / a, (1 - d - a) / b}: the smallest eps with f_{eps,d}(a) <= b, where
+    f_{eps,d}(a) = max{0, 1 - d - e^eps a, e^-eps (1 - d - a)} (for a, b > 0; clipped at 0 by the caller)."""
+    return sympy.log(sympy.Max((1 - d - b) / a, (1 - d - a) / b))
+
+
+def pointwise_delta_points(a: sympy.Symbol, b: sympy.Symbol, e: sympy.Symbol) -> sympy.Expr:
+    """max{0, 1 - b - e^e a, 1 - a - e^e b}: the smallest delta with f_{e,delta}(a) <= b."""
+    return sympy.Max(0, 1 - b - sympy.exp(e) * a, 1 - a - sympy.exp(e) * b)
+
+
 def _pieces(expr: sympy.Expr) -> tuple:
     return expr.args if isinstance(expr, Piecewise) else ((expr, sympy.true),)
 

@@ -507,8 +507,22 @@ def _np_vertices(masses: Sequence[tuple[sympy.Expr, sympy.Expr]]) -> list[tuple[
     out = [(a, 1 - b)]
     for pm, qm in rest:
         a, b = a + pm, b + qm
+        if not (a.is_Rational and b.is_Rational):  # sums of e^eps terms: 1 - b = 0 must come out exactly 0
+            a, b = _exact_simplify(a), _exact_simplify(b)
         out.append((a, 1 - b))
     return out
+
+
+def _exact_simplify(x: sympy.Expr) -> sympy.Expr:
+    """``x`` with every exp(r) written as a power of one exp(1/L) and the quotient cancelled, so
+    that a sum equal to a rational (the masses of a pair sum to 1) becomes that rational."""
+    exps = sorted(x.atoms(sympy.exp), key=sympy.default_sort_key)
+    if not exps or not all(e.args[0].is_Rational for e in exps):
+        return sympy.simplify(x)
+    den = sympy.ilcm(1, 1, *(sympy.Rational(e.args[0]).q for e in exps))
+    t = sympy.Dummy("t", positive=True)
+    y = x.xreplace({e: t ** int(e.args[0] * den) for e in exps})
+    return sympy.cancel(sympy.together(y)).xreplace({t: sympy.exp(sympy.Rational(1, den))})
 
 
 def _lower_hull(points: list[tuple[sympy.Expr, sympy.Expr]]) -> list[tuple[sympy.Expr, sympy.Expr]]:

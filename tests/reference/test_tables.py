@@ -507,3 +507,23 @@ def test_integer_grid_values_are_plain_digits():
     assert parse_grid("--steps", "log:1e20:1e21:2", integer=True) == ("100000000000000000000", "1000000000000000000000")
     with pytest.raises(InvalidParameterError, match="at most 10"):
         make_table("rr-composition", eps="1", n="1e21", alpha="0.5")
+
+
+def test_verify_lists_rows_beyond_recomputation_as_unchecked_exit_3(tmp_path, capsys):
+    """Issue 32: the README's table (delta over mu log:0.01:30:100, eps lin:0:50:100 at 50 digits)
+    has 371 rows with delta below 1e-1000000; --verify listed none and refused the file (exit 2).
+    Here a slice with such a row (mu = 0.01, eps = 50: delta about 1e-5400000): it is listed as
+    unchecked, the rest checked, exit 3."""
+    from gdpproof.cli import main
+
+    out = tmp_path / "delta.csv"
+    assert main(["table", "delta", "--mu", "0.01,1", "--eps", "1,50", "--digits", "50", "--out", str(out),
+                 "--workers", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    code = main(["table", "--verify", str(out), "--no-progress", "--json"])
+    obj = json.loads(capsys.readouterr().out)
+    assert code == 3 and obj["ok"] is True and [u["row"] for u in obj["unchecked"]] == ["2"]
+    assert "decimal exponent beyond +-1,000,000" in obj["unchecked"][0]["reason"]
+    code = main(["table", "--verify", str(out), "--no-progress"])
+    text = capsys.readouterr().out
+    assert code == 3 and "3 of 4 rows checked" in text and "row 2 could not be checked" in text

@@ -46,12 +46,17 @@ def test_full_report_passes_every_check(full_report):
     code, stdout, summary, out = full_report
     failed = [(c["check"], c["detail"]) for c in summary["checks"] if not c["passed"]]
     assert failed == [] and code == 0 and summary["failed"] == 0
-    skipped = [c["check"] for c in summary["checks"] if c["status"] == "skipped"]
+    own = [c for c in summary["checks"] if c["section"] != checks.PEER_AUDITS]
+    skipped = [c["check"] for c in own if c["status"] == "skipped"]
     assert summary["skipped"] == len(skipped) and summary["passed"] == summary["total"] - len(skipped) > 20
+    assert summary["total"] == len(own)  # issue 32: the peer audits are counted apart
     assert summary["quick"] is False and summary["digits"] == DIGITS and summary["certified"] == "arb"
-    n = summary["total"]
+    n, peers = summary["total"], summary["peer_audits"]
+    assert peers["ran"] + peers["skipped"] == len(summary["checks"]) - n
     assert stdout.strip() == (f"report written to {out / 'index.html'} ({summary['passed']} passed, {len(skipped)} "
-                              f"skipped, 0 failed of {n} checks; {summary['seconds']} s)")
+                              f"skipped, 0 failed of {n} checks; peer audits apart: {peers['ran']} ran, "
+                              f"{peers['with_material_unsafe']} with material unsafe findings, {peers['skipped']} "
+                              f"skipped; {summary['seconds']} s)")
     assert [c["check"] for c in summary["checks"]] == [c.name for c in report_checks(DIGITS)]
     page = (out / "index.html").read_text()
     assert page.startswith("<!doctype html>") and "Quick run" not in page
@@ -145,12 +150,15 @@ def test_runner_progress_lines_and_summary(tmp_path):
     assert len(lines) == 3 and lines[0].startswith("[ 1/3] ok   a <b>") and lines[2].startswith("[ 3/3] FAIL c")
     assert lines[1].startswith("[ 2/3] skip peer") and "left" not in log.getvalue()  # nothing measured: no estimate
     summary = runner.summarize(runs, digits=7, quick=True, index=tmp_path / "index.html")
-    assert [summary[k] for k in ("passed", "skipped", "failed", "total")] == [1, 1, 1, 3]
+    # the peer audit is counted apart from gdpproof's own checks (issue 32)
+    assert [summary[k] for k in ("passed", "skipped", "failed", "total")] == [1, 0, 1, 2]
+    assert summary["peer_audits"] == {"ran": 0, "skipped": 1, "failed": 0, "with_material_unsafe": 0, "findings": {}}
     assert [r["status"] for r in summary["checks"]] == ["pass", "skipped", "FAIL"]
     render.write_files(tmp_path, summary, [])
     page = (tmp_path / "index.html").read_text()
     assert "a &lt;b&gt;" in page and "fine &amp; dandy" in page
-    assert "<b>1 passed</b>, <b class=skip>1 skipped</b>, <b>1 failed</b>\nof 3 checks" in page
+    assert "<b>1 passed</b>, <b class=skip>0 skipped</b>, <b>1 failed</b>\nof 2 of gdpproof's own checks" in page
+    assert "Peer audits are counted apart" in page and "<b>0 ran</b>" in page and "1 skipped (the" in page
     assert page.index(checks.VALUES) < page.index(checks.PEER_AUDITS) < page.index(checks.TABLES)
     assert "install the plot extra" in page and "<tr class=fail><td>FAIL</td><td>c</td>" in page
     # a skipped check is shown apart from the passes: grey, not green, and listed on its own
@@ -209,6 +217,22 @@ def test_an_executed_notebook_is_rendered_with_its_text_and_png_outputs(tmp_path
     assert "<pre class=out>True\n</pre>" in page and f'src="data:image/png;base64,{png}"' in page
     assert "&lt;Figure&gt;" not in page and "0.5 &amp; 1" in page and "<pre class=err>E: v</pre>" in page
     assert render_notebooks(tmp_path, []) [0]["status"] == "skipped"
+
+def test_notebook_kernels_start_quietly_and_report_progress(tmp_path, capfd):
+    """Issue 32: the kernels' start-up warning (plain TCP) is not printed, and each notebook done
+    is reported (the report draws its progress from it)."""
+    pytest.importorskip("nbclient")
+    import nbformat
+
+    from gdpproof.report.notebooks import render_notebooks
+
+    path = tmp_path / "01_tiny.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]), path)
+    done: list[str] = []
+    rows = render_notebooks(tmp_path, [path], progress=done.append)
+    assert rows[0]["status"] == "rendered" and done == ["01_tiny"]
+    assert "IPKernelApp" not in capfd.readouterr().err
+
 
 def test_the_report_files_are_written_through_fresh_temporary_files_not_planted_ones(tmp_path):
     # issue 33: index.html.tmp and summary.json.tmp had fixed names, and a symlink planted there

@@ -15,7 +15,7 @@ from typing import Any
 import flint
 import sympy
 
-from ..._args import exact
+from ..._args import exact, probability
 from ...errors import InvalidParameterError, PrecisionError, SymbolicError, show
 from ...symbolic import duality as sd
 from ...symbolic.parse import formula
@@ -48,6 +48,11 @@ ALL_REAL_DUALS = frozenset({"gaussian", "k_randomized_response", "finite"})
 
 #: tightest_mu searches alpha in [Phi(-Z), Phi(Z)]; Phi(-10) is about 7.6e-24.
 TAIL_Z = 10
+
+#: Laplace curves of mu up to this are searched.  Their pointwise mu is largest near the fixed
+#: point f(alpha) = alpha = e^(-mu/2) / 2, which lies in the range searched (alpha >= Phi(-10))
+#: for mu <= 2 log(1 / (2 Phi(-10))) = 105.0; beyond, tightest_mu refuses, naming the pure-DP bound.
+LAPLACE_MAX_MU = 104
 
 
 def _epsilon(value: Any) -> sympy.Expr:
@@ -334,6 +339,15 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     # a symmetric f is >= G_mu everywhere once it is on alpha <= 1/2 (z >= 0): were
     # f(a) < G_mu(a) for some a > 1/2, then b = f(a) < 1/2 would have f(b) <= a < G_mu(b)
     z_low = Fraction(0) if f.symmetric else Fraction(-TAIL_Z)
+    if f.name == "laplace":
+        # beyond LAPLACE_MAX_MU the pointwise mu peaks past the range searched (alpha >= Phi(-10)):
+        # the search would return the value at the range's end, below the supremum; refused
+        m = Fraction(params[sd.MU]) if params[sd.MU].is_Rational else None
+        if m is None or m > LAPLACE_MAX_MU:
+            raise PrecisionError(
+                f"tightest mu of {f!r}: its pointwise mu peaks near alpha = e^(-mu/2) / 2, beyond the range "
+                f"searched (alpha >= Phi(-10)) for mu > {LAPLACE_MAX_MU:g}; the curve is mu-DP, so it is GDP with "
+                "mu' = -2 Phi^-1(1 / (1 + e^mu)) (gdpproof tightest-mu randomized-response --eps MU), an upper bound")
 
     def enclose(bits: int) -> tuple[Fraction, Fraction] | None:
         # alpha = Phi(-10) is 7.6e-24: 1 - alpha needs ~80 more bits than the digits asked for
@@ -348,13 +362,93 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
         if box is None and bits < 2 * working_bits(digits):
             return None  # boxes near the tails need more precision: try again with it
         if box is None:
+            why = "" if f.name == "laplace" else " (the function is nearly Gaussian)"
             raise PrecisionError(
                 f"branch and bound could not settle {digits} digits of the tightest mu of {f!r}: "
-                f"its pointwise mu is too flat near the supremum (the function is nearly Gaussian)"
+                f"its pointwise mu is too flat near the supremum{why}"
             )
         return max(box[0], Fraction(0)), max(box[1], Fraction(0))
 
     return certify_enclosure(enclose, digits=digits, rounding="up", what=lambda: f"tightest mu of {f!r}")
+
+
+def _points(points: Iterable[tuple[Any, Any]]) -> list[tuple[sympy.Expr, sympy.Expr]]:
+    """Error pairs (alpha, beta), each in [0, 1], at least one."""
+    pts = []
+    for i, pair in enumerate(points):
+        try:
+            a_raw, b_raw = pair
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"points[{i}]={pair!r} must be a pair (alpha, beta)") from None
+        pts.append((parse_alpha(a_raw, f"points[{i}][0]"), parse_alpha(b_raw, f"points[{i}][1]")))
+    if not pts:
+        raise InvalidParameterError("points=[] must contain at least one (alpha, beta) pair")
+    return pts
+
+
+def _max_over(fn: Any, rows: list[tuple[Any, ...]], digits: int, what: str) -> Certified:
+    def enclose(bits: int) -> flint.arb:
+        vals = [fn(*(arb_from_exact(v) for v in row)) for row in rows]
+        out = vals[0]
+        for v in vals[1:]:
+            out = out.max(v)
+        return out
+
+    return certify_enclosure(enclose, digits=digits, rounding="up", what=what)
+
+
+def epsilon_from_points(points: Iterable[tuple[Any, Any]], delta: Any, *, digits: int = 30) -> Certified:
+    r"""The smallest eps >= 0 with f_{eps,delta}(alpha_i) <= beta_i for every observed point, rounded up.
+
+    f_{eps,delta}(alpha) = max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}, so eps =
+    max(0, max_i log max{(1 - delta - beta_i) / alpha_i, (1 - delta - alpha_i) / beta_i}).  A
+    mechanism whose tests reach these error pairs is not (eps', delta)-DP for any eps' below it
+    (the twin of :func:`mu_from_points`); Infinity when a point has alpha = 0 and beta < 1 - delta
+    (or beta = 0 and alpha < 1 - delta).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.epsilon_from_points([("0.05", "0.5"), ("0.2", "0.3")], "1e-5", digits=12)
+    Certified('2.30256509280', digits=12, rounding='up')
+    """
+    check_request(digits, "up")
+    pts = _points(points)
+    d = probability("delta", delta)
+    live = []
+    for a, b in pts:
+        if 1 - d - a <= b:
+            continue  # f_{0,d}(a) = max{0, 1 - d - a} <= b already: eps = 0 fits this point
+        if a == 0 or b == 0:
+            return Certified("Infinity", digits=digits, rounding="up", method="exact")
+        live.append((a, b, d))
+    if not live:
+        return Certified(0, digits=digits, rounding="up", method="exact")
+    s, u, v = sympy.symbols("s u v", positive=True)
+    fn = arb_function(sympy.Max(0, sd.pointwise_epsilon_points(s, u, v)), (s, u, v))
+    return _max_over(fn, live, digits, "eps of the observed points")
+
+
+def delta_from_points(points: Iterable[tuple[Any, Any]], epsilon: Any, *, digits: int = 30) -> Certified:
+    r"""The smallest delta >= 0 with f_{epsilon,delta}(alpha_i) <= beta_i for every observed
+    point, rounded up: delta = max(0, max_i max{1 - beta_i - e^eps alpha_i, 1 - alpha_i - e^eps
+    beta_i}).  A mechanism whose tests reach these error pairs is not (epsilon, delta')-DP for any
+    delta' below it (the twin of :func:`mu_from_points`).
+
+    Examples
+    --------
+    >>> import gdpproof
+    >>> gdpproof.delta_from_points([("0.05", "0.5"), ("0.2", "0.3")], 1, digits=12)
+    Certified('0.364085908578', digits=12, rounding='up')
+    """
+    check_request(digits, "up")
+    pts = _points(points)
+    e = exact("epsilon", epsilon, symbolic=False)
+    if not e >= 0:
+        raise InvalidParameterError(f"epsilon={show(epsilon)} must be >= 0")
+    s, u, v = sympy.symbols("s u v", nonnegative=True)
+    fn = arb_function(sd.pointwise_delta_points(s, u, v), (s, u, v))
+    return _max_over(fn, [(a, b, e) for a, b in pts], digits, "delta of the observed points")
 
 
 def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Certified:
@@ -376,17 +470,7 @@ def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Ce
     Certified('1.64485362696', digits=12, rounding='up')
     """
     check_request(digits, "up")
-    pts = []
-    for i, pair in enumerate(points):
-        try:
-            a_raw, b_raw = pair
-        except (TypeError, ValueError):
-            raise InvalidParameterError(f"points[{i}]={pair!r} must be a pair (alpha, beta)") from None
-        a = parse_alpha(a_raw, f"points[{i}][0]")
-        b = parse_alpha(b_raw, f"points[{i}][1]")
-        pts.append((a, b))
-    if not pts:
-        raise InvalidParameterError("points=[] must contain at least one (alpha, beta) pair")
+    pts = _points(points)
     for a, b in pts:
         if (a == 0 and b < 1) or (b == 0 and a < 1):
             return Certified("Infinity", digits=digits, rounding="up", method="exact")
@@ -395,17 +479,8 @@ def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Ce
         return Certified(0, digits=digits, rounding="up", method="exact")
     s = sympy.Symbol("s", nonnegative=True)
     u = sympy.Symbol("u", nonnegative=True)
-    expr = sd.pointwise_mu_points(s, u)
-    fn = arb_function(expr, (s, u))
-
-    def enclose(bits: int) -> flint.arb:
-        vals = [fn(arb_from_exact(a), arb_from_exact(b)) for a, b in live]
-        out = vals[0]
-        for v in vals[1:]:
-            out = out.max(v)
-        return out
-
-    return certify_enclosure(enclose, digits=digits, rounding="up", what="mu of the observed points")
+    fn = arb_function(sd.pointwise_mu_points(s, u), (s, u))
+    return _max_over(fn, live, digits, "mu of the observed points")
 
 
 def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> Certified:

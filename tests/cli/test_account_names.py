@@ -1,0 +1,79 @@
+"""Issue 32: the names people already use (--noise-multiplier, float() of a result), the hint
+that the proven answer needs a delta or an eps, and --json keeping stderr to one line."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from gdpproof import account
+from gdpproof.cli import main
+from gdpproof.mechanisms import GDP, GaussianMechanism, LaplaceMechanism, Composed, Repeated
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+DPSGD = ("--sample-rate", "0.01", "--steps", "100")
+
+
+def test_noise_multiplier_is_sigma(capsys):
+    with_sigma = run(capsys, "account", "--sigma", "1.1", *DPSGD, "--json")
+    with_alias = run(capsys, "account", "--noise-multiplier", "1.1", *DPSGD, "--json")
+    assert with_sigma == with_alias and with_sigma[0] == 0
+    code, _, err = run(capsys, "account", "--noise-multiplier", "0", *DPSGD)
+    assert code == 2 and err.count("\n") == 1 and "'0'" in err
+    code, _, err = run(capsys, "account", "--noise-multiplier", "1", "--sigma", "1", *DPSGD)
+    assert code == 2 and "twice" in err
+
+
+def test_calibrate_takes_noise_multiplier(capsys):
+    from gdpproof.cli._parser import build_parser
+
+    args = build_parser("calibrate").parse_args(["calibrate", "dpsgd", "--target-eps", "1", "--delta", "1e-5",
+                                                 "--noise-multiplier", "1.3", "--sample-rate", "0.01"])
+    assert args.sigma == "1.3"
+
+
+def test_without_delta_or_eps_the_proven_answer_is_asked_for(capsys):
+    code, out, err = run(capsys, "account", "--sigma", "1.1", *DPSGD)
+    assert code == 0 and "mu_clt" in out and "needs --delta" in err
+    code, out, err = run(capsys, "account", "--sigma", "1.1", *DPSGD, "--json")
+    obj = json.loads(out)
+    assert code == 0 and any("needs --delta" in w for w in obj["warnings"])
+    assert err.count("\n") == 1 and "warnings" in err
+
+
+def test_json_keeps_stderr_to_one_line(capsys):
+    code, out, err = run(capsys, "account", "--sigma", "1", *DPSGD, "--delta", "1e-5", "--json")
+    assert code == 0 and err.count("\n") <= 1 and json.loads(out)["warnings"]
+    code, out, err = run(capsys, "account", "--mechanism", "gdp:mu=1", "--delta", "1e-5", "--json")
+    assert code == 0 and err == "" and json.loads(out)["warnings"] == []
+
+
+def test_float_is_the_proven_upper_end():
+    a = account(GDP(1), delta="1e-5", digits=12)
+    assert Fraction(float(a.epsilon)) >= a.epsilon.to_fraction()  # rounded up, as the decimal was
+    # the double just below the certified decimal is not an upper end: float() never gives it
+    assert Fraction(float(a.epsilon)) - a.epsilon.to_fraction() < Fraction(1, 10**14)
+    b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10), Repeated(LaplaceMechanism(scale=10), 5)),
+                delta="1e-5")
+    assert float(b.epsilon) == b.epsilon.upper > b.epsilon.lower  # the bracket stays available
+    assert Fraction(float(b.epsilon)) <= Fraction(str(b.eps_upper))
+    c = account(GDP(1), epsilon=1, digits=30)
+    assert Fraction(float(c.delta)) >= c.delta.to_fraction() and float(c.epsilon) == 1.0
+
+
+def test_clt_values_keep_the_digits_asked_beside_a_bracket(capsys):
+    # issue 32, item 4: the CLT values are closed forms: certified to --digits; the bracket's ends
+    # are doubles (at most 17 digits), and the JSON says why
+    code, out, _ = run(capsys, "account", "--sigma", "1", *DPSGD, "--delta", "1e-5", "--digits", "30", "--json")
+    obj = json.loads(out)
+    assert code == 0 and len(obj["mu_clt"].replace("0.", "", 1)) == 30 and len(obj["eps_upper"]) <= 19
+    assert "at most 17" in obj["digits_note"] and "30 digits asked" in obj["digits_note"]
+    code, out, _ = run(capsys, "account", "--sigma", "1", *DPSGD, "--delta", "1e-5", "--json")
+    obj = json.loads(out)
+    assert len(obj["mu_clt"].replace("0.", "", 1).lstrip("0")) == 6 and "digits_note" not in obj

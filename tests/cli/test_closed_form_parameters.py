@@ -1,0 +1,51 @@
+"""Issue 32, item 4: exact irrational parameters (log 3, sqrt 2, 3 sqrt 2) in mechanism specs, read
+by the safe formula parser: certified on the exact routes, rounded with a note on the bracket."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from gdpproof.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_closed_forms_on_the_exact_route_are_certified(capsys):
+    code, out, _ = run(capsys, "account", "--mechanism", "laplace:scale=1,sensitivity=3*sqrt(2)", "--delta", "1e-5",
+                       "--digits", "20", "--json")
+    obj = json.loads(out)
+    # a Laplace mechanism of mu = 3 sqrt(2): eps(1e-5) just below 3 sqrt(2) (its pure-DP epsilon),
+    # certified to 20 digits from the exact parameter
+    eps = float(obj["eps_upper"])
+    assert code == 0 and obj["route"] == "exact" and obj["eps_upper"] == "4.2426206870192844798"
+    assert 4.24 < eps < 3 * math.sqrt(2)
+    code, out, _ = run(capsys, "account", "--mechanism", "gdp:mu=sqrt(2)", "--eps", "log(3)", "--json")
+    assert code == 2  # --eps itself stays a number (the parser reads mechanism parameters)
+    code, out, _ = run(capsys, "account", "--mechanism", "rr:epsilon=log(3)", "--eps", "1.0986123", "--digits", "6",
+                       "--json")
+    assert code == 0 and float(json.loads(out)["delta_upper"]) < 1e-6  # eps just above log 3 = 1.09861229
+
+
+def test_closed_forms_on_the_bracket_route_are_rounded_with_a_note(capsys):
+    code, out, _ = run(capsys, "account", "--mechanism", "gaussian:sigma=sqrt(2),times=3",
+                       "--mechanism", "laplace:scale=10", "--delta", "1e-5", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["route"] == "bracket"
+    assert any("rounded to the neighbouring double on the less private side" in n for n in obj["notes"])
+
+
+@pytest.mark.parametrize("spec, text", [
+    ("gdp:mu=sqrt(x)", "without variables"),
+    ("gdp:mu=__import__('os')", "is not an allowed formula"),
+    ("gdp:mu=sqrt(-2)", "must be a real number"),
+])
+def test_bad_closed_forms_get_one_line(capsys, spec, text):
+    code, out, err = run(capsys, "account", "--mechanism", spec, "--delta", "1e-5")
+    assert code == 2 and out == "" and err.count("\n") == 1 and text in err, err

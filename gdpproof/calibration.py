@@ -262,7 +262,8 @@ def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
     if u1 == u0:
         u1 = u0 - 0.05 if u0 == hi_u else u0 + 0.05
     g1 = g(u1)
-    tol = 1e-6 if problem.digits is None else 0.1 * 10.0 ** (-problem.digits)
+    # a unit of the last digit or so: the proven accounts aim from there with the slope
+    tol = 1e-6 if problem.digits is None else 10.0 ** (-problem.digits)
     for _ in range(12):
         if g1 == g0:
             break

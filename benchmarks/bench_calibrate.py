@@ -68,8 +68,10 @@ def limit_run(eps: float, delta: float, q: float, steps: int, sigma: float) -> t
     parts = [(SubsampledGaussianLoss(sigma, q), steps)]
     _, comp = epsilon_bracket(parts, delta, rel_width=0.01)
     h = comp.h
-    _, wall, cpu = timed(lambda: compose_losses(parts, grid_step=h, eta=comp.eta).epsilon(delta))
-    return f"{wall:.2f} s wall / {cpu:.2f} s CPU (h = {h:.3g})", wall, cpu
+    # the same discretization as the final bracket (the pairs carry no eta)
+    how = {"discretization": comp.discretization, **({"eta": comp.eta} if comp.eta else {})}
+    _, wall, cpu = timed(lambda: compose_losses(parts, grid_step=h, **how).epsilon(delta))
+    return f"{wall:.2f} s wall / {cpu:.2f} s CPU (h = {h:.3g}, {comp.discretization})", wall, cpu
 
 
 def dp_accounting_run(eps: float, delta: float, q: float, steps: int, tol: float) -> float:

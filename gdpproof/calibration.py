@@ -107,9 +107,9 @@ class Calibration:
     proven: int = field(repr=False, default=0)
 
     def __repr__(self) -> str:
-        b = self.account.epsilon
+        lo, hi = _end(self.account, "lower"), _end(self.account, "upper")
         delta = short_number(self.delta)  # a double as its shortest repr, not its 60 exact digits
-        eps = f"eps in [{b.lower:.6g}, {b.upper:.6g}]" if self.account.pair_tight else f"eps <= {b.upper:.6g}"
+        eps = f"eps in [{lo:.6g}, {hi:.6g}]" if self.account.pair_tight else f"eps <= {hi:.6g}"
         return (f"Calibration({self.parameter}={self.text} (rounded {self.rounding}), "
                 f"{eps} <= {_text(self.target_epsilon)} "
                 f"at delta={_text(self.delta) if '/' in delta else delta})")
@@ -495,6 +495,12 @@ def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Me
                  dataset_size=s.dataset_size if sizes else None, sampling=sampling, neighbours=neighbours)
 
 
+def _end(a: Account, which: str) -> Any:
+    """An end of the account's epsilon: a bracket's, or a certified closed form's value (which is
+    rounded up: both ends are taken to be it, as the closed form is exact to its digits)."""
+    return getattr(a.epsilon, which, a.epsilon)
+
+
 def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any, delta: Any, width: float,
             say: Callable[[str], None], spent: int) -> Calibration:
     """Aim proven accounts at the boundary: the answer meets the target, its neighbour toward less
@@ -533,14 +539,14 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
             evaluations[0] += 1
             a = account(mech, delta=delta, rel_width=width, digits=shown)
             accounts[v] = (a, s)
-            say(f"{problem.parameter} = {_text(v, digits)}: eps in [{a.epsilon.lower:.6g}, {a.epsilon.upper:.6g}]")
-        return Fraction(accounts[v][0].epsilon.upper) <= goal
+            say(f"{problem.parameter} = {_text(v, digits)}: eps in [{_end(a, 'lower'):.6g}, {_end(a, 'upper'):.6g}]")
+        return Fraction(_end(accounts[v][0], "upper")) <= goal
 
     def inside(v: Any) -> bool:
         return problem.lowest <= float(v) <= problem.highest
 
-    def upper(v: Any) -> float:
-        return float(accounts[v][0].epsilon.upper)
+    def lg(v: Any) -> float:  # log of the upper end (an upper end of 0 counts as tiny)
+        return math.log(max(float(_end(accounts[v][0], "upper")), 1e-300))
 
     fallback = slope if slope else (1.0 if inc else -1.0)
     logt = math.log(float(goal))
@@ -550,16 +556,17 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
         if met is not None and missed is not None:
             pts = (met, missed)
         else:
-            pts = tuple(sorted(accounts, key=lambda v: abs(math.log(upper(v)) - logt))[:2])
+            pts = tuple(sorted(accounts, key=lambda v: abs(lg(v) - logt))[:2])
         v0 = pts[0]
         k = fallback
         if len(pts) == 2:
             du = math.log(float(pts[1])) - math.log(float(pts[0]))
-            de = math.log(upper(pts[1])) - math.log(upper(v0))
+            de = lg(pts[1]) - lg(v0)
             if du != 0 and de != 0 and (de / du > 0) == inc:
                 k = de / du
-        x = math.exp(math.log(float(v0)) + (logt - math.log(upper(v0))) / k)
-        x = min(max(x, problem.lowest), problem.highest)
+        u = math.log(float(v0)) + (logt - lg(v0)) / k
+        x = min(max(math.exp(min(max(u, math.log(problem.lowest)), math.log(problem.highest))), problem.lowest),
+                problem.highest)
         return _on_grid(x, digits, up=problem.up)
 
     v = _on_grid(estimate, digits, up=problem.up)

@@ -125,3 +125,10 @@ def test_cli_calibrate_extreme_runs_get_a_clear_error(capsys, extra, text):
     code = main(["calibrate", "dpsgd", "--target-eps", "3", "--delta", "1e-5", *extra])
     err = capsys.readouterr().err
     assert code == 2 and text in err and "internal error" not in err and err.count("\n") == 1
+
+
+def test_a_closed_form_account_on_the_way_is_read_as_its_value():
+    # at q = 1 the account is a certified closed form (no bracket ends); the search read
+    # .lower of it and raised AttributeError; now every rate meets the target and it says so
+    with pytest.raises(InvalidParameterError, match="meets the target"):
+        calibrate(2, "1e-5", noise_multiplier=50, steps=100)

@@ -570,6 +570,7 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
         return _on_grid(x, digits, up=problem.up)
 
     v = _on_grid(estimate, digits, up=problem.up)
+    gaps: list[Fraction] = []
     for _ in range(60):
         check(v)
         met = min((w for w in accounts if check(w)), key=noise, default=None)
@@ -578,6 +579,13 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
         if met is not None and missed is not None and less(met) == missed:
             break
         c = aim(met, missed)
+        if met is not None and missed is not None:
+            gaps.append(noise(met) - noise(missed))
+            # where the upper end is rough at the grid's scale (the integers of a long run), the
+            # secant can creep; when two accounts have not halved the gap between the proven
+            # ends, bisect it
+            if len(gaps) >= 3 and gaps[-1] > gaps[-3] / 2:
+                c = _on_grid((float(met) + float(missed)) / 2, digits, up=problem.up)
         if missed is not None and noise(c) <= noise(missed):
             c = more(missed)
         if met is not None and noise(c) >= noise(met):

@@ -28,8 +28,9 @@ against log x (the estimates' secant, then the secant through the proven values 
 boundary) aim the next account at the crossing of the target, on the safe side, and then at its
 neighbour; a proven answer and a neighbour found to miss end the search.  The accounts run are
 therefore the first guess, the answer and its neighbour when the upper end is smooth, however many
-units of the last digit the guess was off.  The estimates and the slope steer; only the accounts
-decide.
+units of the last digit the guess was off; where it is rough at the grid's scale and two accounts
+have not halved the gap between the proven ends, the gap is bisected.  The estimates and the slope
+steer; only the accounts decide.
 """
 
 from __future__ import annotations

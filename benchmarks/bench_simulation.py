@@ -8,9 +8,16 @@ and CPU time side by side):
   ``Generator.standard_normal`` drawing the same 2N normals in blocks of 65536 (the limit: the
   cost of the randomness alone).  Target: ratio >= 0.6.
 - ``--counting``: per chunk of 32768 scores and 512 thresholds, the exact counts
-  #{s <= tau}, #{s < tau} three ways: an in-place sort and ``searchsorted`` of the thresholds
-  (what the runner does), ``searchsorted`` of every draw among the thresholds with bin counts,
-  and a uniform grid refining the thresholds with an exact check of every draw.
+  #{s <= tau}, #{s < tau} four ways: the runner's (a table over a uniform grid of cells gives
+  every draw far from a threshold its count at once; the few percent near one are sorted),
+  an in-place sort and ``searchsorted`` of the thresholds (what the runner did before),
+  ``searchsorted`` of every draw among the thresholds with bin counts, and a uniform grid refining
+  the thresholds with an exact check of every draw.
+
+numpy's sort is a SIMD sort where the CPU has AVX-512 or AVX2 and several times slower where it
+has not; the runner no longer sorts whole chunks, so its rate should not depend on it.  To see the
+rate on such a machine, run with numpy's dispatch limited to the baseline:
+``NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX512_ICL AVX512_SPR"`` (the figures print which).
 - peak resident memory of a fresh process simulating 10^6 and 10^8 samples per side (memory
   must be flat in the sample count: it is bounded by the chunk).
 
@@ -26,11 +33,17 @@ import time
 
 import numpy as np
 
+import os
+
 from gdpproof.simulation import GaussianMechanism, simulate
+from gdpproof.simulation.runner import _make_counter
 
 MEMORY_SCRIPT = """
 import resource, sys
+import os
+
 from gdpproof.simulation import GaussianMechanism, simulate
+from gdpproof.simulation.runner import _make_counter
 simulate(GaussianMechanism(1.0, 1.0), int(sys.argv[1]), seed=1)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
@@ -86,13 +99,15 @@ def _counting(repeats: int) -> None:
         tie = s == padded[i + 1]
         return le, le - np.bincount(i[tie], minlength=k + 1)[:k]
 
+    runner = _make_counter(taus)
     ref = by_sort(draws[0])
-    for fn in (by_draw, by_grid):
+    for fn in (runner, by_draw, by_grid):
         got = fn(draws[0])
-        assert all((a == b).all() for a, b in zip(ref, got)), fn.__name__
+        assert all((a == b).all() for a, b in zip(ref, got)), fn
     it = iter(range(10**9))
     best = interleaved({name: (lambda f=f: f(draws[next(it) % len(draws)]))
                         for name, f in (("sort + searchsorted of the thresholds", by_sort),
+                                        ("the runner: cell table, sort of the rest", runner),
                                         ("searchsorted of every draw", by_draw),
                                         ("uniform grid + exact check", by_grid))}, 7)
     base = best["sort + searchsorted of the thresholds"][1]
@@ -117,6 +132,7 @@ def main() -> None:
     def ours() -> None:
         simulate(GaussianMechanism(1.0, 1.0), n, seed=1)
 
+    print(f"numpy {np.__version__}, NPY_DISABLE_CPU_FEATURES={os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r}")
     raw(), ours()  # warm up
     best = interleaved({"raw": raw, "ours": ours}, args.repeats)
     (rw, rc), (ow, oc) = best["raw"], best["ours"]

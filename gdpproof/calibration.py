@@ -22,10 +22,15 @@ closer to the true boundary.
 **How.**  The search first estimates where epsilon(x) crosses the target, on a coarse grid: the
 midpoint of a bracket about 4 % wide is within a few parts in 10^5 of the true epsilon (the
 bracket is nearly symmetric about it), so a secant iteration in log-log coordinates on these
-cheap compositions (the grid chosen once, then reused: a warm start) lands within a unit or two of
-the last digit.  Only then is :func:`gdpproof.account` run, at the candidate and at its
-neighbour, stepping until the proven boundary is found.  The estimates steer; only the accounts
-decide.
+cheap compositions (the grid chosen once, then reused: a warm start) lands near the boundary.  Only
+then is :func:`gdpproof.account` run: the first account's upper end and the slope of log epsilon
+against log x (the estimates' secant, then the secant through the proven values nearest the
+boundary) aim the next account at the crossing of the target, on the safe side, and then at its
+neighbour; a proven answer and a neighbour found to miss end the search.  The accounts run are
+therefore the first guess, the answer and its neighbour when the upper end is smooth, however many
+units of the last digit the guess was off; where it is rough at the grid's scale and two accounts
+have not halved the gap between the proven ends, the gap is bisected.  The estimates and the slope
+steer; only the accounts decide.
 """
 
 from __future__ import annotations
@@ -84,6 +89,8 @@ class Calibration:
         :func:`calibrate_variance`).
     evaluations : int
         Compositions run in all (coarse estimates and accounts).
+    proven : int
+        Proven accounts among them (the answer, its neighbour and any other value checked).
     """
 
     parameter: str
@@ -99,11 +106,12 @@ class Calibration:
     neighbour_account: Account = field(repr=False)
     schedule: Schedule | None = field(repr=False)
     evaluations: int = field(repr=False, default=0)
+    proven: int = field(repr=False, default=0)
 
     def __repr__(self) -> str:
-        b = self.account.epsilon
+        lo, hi = _end(self.account, "lower"), _end(self.account, "upper")
         delta = short_number(self.delta)  # a double as its shortest repr, not its 60 exact digits
-        eps = f"eps in [{b.lower:.6g}, {b.upper:.6g}]" if self.account.pair_tight else f"eps <= {b.upper:.6g}"
+        eps = f"eps in [{lo:.6g}, {hi:.6g}]" if self.account.pair_tight else f"eps <= {hi:.6g}"
         return (f"Calibration({self.parameter}={self.text} (rounded {self.rounding}), "
                 f"{eps} <= {_text(self.target_epsilon)} "
                 f"at delta={_text(self.delta) if '/' in delta else delta})")
@@ -151,7 +159,7 @@ class Calibration:
             "neighbour": {self.parameter: self.text_of(self.neighbour),
                           ("eps_lower" if n.pair_tight else "pair_eps_lower"): str(n.eps_lower),
                           "eps_upper": str(n.eps_upper)},
-            "rel_width": str(self.rel_width), "evaluations": self.evaluations,
+            "rel_width": str(self.rel_width), "evaluations": self.evaluations, "proven_accounts": self.proven,
         })
         if self.schedule is not None:
             d.update({"sample_rate": _text(self.schedule.sample_rate), "steps": self.schedule.steps,
@@ -237,9 +245,10 @@ def _estimator(delta: float, say: Callable[[str], None]) -> tuple[Callable[[Mech
 
 
 def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
-           say: Callable[[str], None]) -> tuple[float, int]:
-    """Where the upper end of a ``rel_width`` bracket crosses the target (an estimate), and the
-    number of compositions it took."""
+           say: Callable[[str], None]) -> tuple[float, int, float | None]:
+    """Where the upper end of a ``rel_width`` bracket crosses the target (an estimate), the
+    number of compositions it took, and the last secant's slope of log epsilon against log x
+    (None where the estimates did not move)."""
     estimate, estimator = _estimator(delta, say)
     goal = math.log(target / (1 + rel_width / 2))  # the upper end sits about half the width above
 
@@ -257,7 +266,8 @@ def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
     if u1 == u0:
         u1 = u0 - 0.05 if u0 == hi_u else u0 + 0.05
     g1 = g(u1)
-    tol = 1e-6 if problem.digits is None else 0.1 * 10.0 ** (-problem.digits)
+    # a unit of the last digit or so: the proven accounts aim from there with the slope
+    tol = 1e-6 if problem.digits is None else 10.0 ** (-problem.digits)
     for _ in range(12):
         if g1 == g0:
             break
@@ -269,7 +279,8 @@ def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
         u0, g0 = u1, g1
         u1 = u2
         g1 = g(u1)
-    return math.exp(u1), estimator.count
+    slope = (g1 - g0) / (u1 - u0) if u1 != u0 and g1 != g0 else None
+    return math.exp(u1), estimator.count, slope
 
 
 def _exactish(x: float, problem: _Problem) -> Any:
@@ -342,8 +353,8 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     problem = _problem(sympy.Rational(target), sympy.Rational(d), noise_multiplier, sample_rate, steps, epochs,
                        batch_size, dataset_size, digits, sampling, neighbours)
     t, dd = float(target), float(d)
-    estimate, spent = _solve(problem, t, dd, width, say)
-    return _settle(problem, estimate, sympy.Rational(target), sympy.Rational(d), width, say, spent)
+    estimate, spent, slope = _solve(problem, t, dd, width, say)
+    return _settle(problem, estimate, slope, sympy.Rational(target), sympy.Rational(d), width, say, spent)
 
 
 
@@ -404,8 +415,8 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     width = check_rel_width(rel_width)
     say = _sayer(progress)
     problem = _Problem("variance_factor", lambda c: (build(c), None), digits, True, False, guess, lowest, highest)
-    estimate, spent = _solve(problem, float(target), float(d), width, say)
-    return _settle(problem, estimate, sympy.Rational(target), sympy.Rational(d), width, say, spent)
+    estimate, spent, slope = _solve(problem, float(target), float(d), width, say)
+    return _settle(problem, estimate, slope, sympy.Rational(target), sympy.Rational(d), width, say, spent)
 
 
 def _sayer(progress: bool | TextIO) -> Callable[[str], None]:
@@ -488,57 +499,113 @@ def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Me
                  dataset_size=s.dataset_size if sizes else None, sampling=sampling, neighbours=neighbours)
 
 
-def _settle(problem: _Problem, estimate: float, target: Any, delta: Any, width: float,
+def _end(a: Account, which: str) -> Any:
+    """An end of the account's epsilon: a bracket's, or a certified closed form's value (which is
+    rounded up: both ends are taken to be it, as the closed form is exact to its digits)."""
+    return getattr(a.epsilon, which, a.epsilon)
+
+
+def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any, delta: Any, width: float,
             say: Callable[[str], None], spent: int) -> Calibration:
-    """Walk the answer grid from the estimate with proven accounts until the boundary is found:
-    the answer meets the target, its neighbour toward less noise does not."""
+    """Aim proven accounts at the boundary: the answer meets the target, its neighbour toward less
+    noise does not.
+
+    Each account's upper end and the slope of log epsilon against log x (the secant through the
+    two proven values nearest the boundary, or the coarse estimates' before there are two) predict
+    where the upper end crosses the target; the grid value on the safe side of that crossing is
+    proven next, or its neighbour once it is proven.  The candidates are kept strictly between
+    the proven ends (the noisiest value found to miss, the least noisy found to meet), so each
+    account narrows them and the search ends; with a smooth upper end it proves the first guess,
+    the answer and its neighbour."""
     digits = problem.digits
-    # toward less noise: a smaller sigma, a larger T, q or B
-    less = (lambda v: _step(v, digits, toward_less=True)) if not problem.increasing else \
-        (lambda v: _step(v, digits, toward_less=False))
-    more = (lambda v: _step(v, digits, toward_less=False)) if not problem.increasing else \
-        (lambda v: _step(v, digits, toward_less=True))
+    inc = problem.increasing
+
+    def less(v: Any) -> Any:  # toward less noise: a smaller sigma, a larger T, q or B
+        return _step(v, digits, toward_less=not inc)
+
+    def more(v: Any) -> Any:
+        return _step(v, digits, toward_less=inc)
+
+    def noise(v: Any) -> Fraction:  # grows with the noise
+        f = Fraction(int(v)) if isinstance(v, int) else Fraction(int(v.p), int(v.q))
+        return -f if inc else f
+
     accounts: dict[Any, tuple[Account, Schedule]] = {}
     # digits of the ends shown: enough that an upper end at or below the target shows so
     shown = min(17, max(BRACKET_DIGITS, len(str(Decimal(int(target.p)) / Decimal(int(target.q))).replace(".", "")
                                               .lstrip("0")) + 1))
+    goal = Fraction(int(target.p), int(target.q))
     evaluations = [spent]
 
-    def check(v: Any) -> tuple[bool, Account, Schedule]:
+    def check(v: Any) -> bool:
         if v not in accounts:
             mech, s = problem.build(v)
             evaluations[0] += 1
             a = account(mech, delta=delta, rel_width=width, digits=shown)
             accounts[v] = (a, s)
-            say(f"{problem.parameter} = {_text(v, digits)}: eps in [{a.epsilon.lower:.6g}, {a.epsilon.upper:.6g}]")
-        a, s = accounts[v]
-        return Fraction(a.epsilon.upper) <= Fraction(int(target.p), int(target.q)), a, s
+            say(f"{problem.parameter} = {_text(v, digits)}: eps in [{_end(a, 'lower'):.6g}, {_end(a, 'upper'):.6g}]")
+        return Fraction(_end(accounts[v][0], "upper")) <= goal
 
     def inside(v: Any) -> bool:
         return problem.lowest <= float(v) <= problem.highest
 
-    v = _on_grid(estimate, digits, up=problem.up)
-    ok, _, _ = check(v)
-    for _ in range(60):
-        if ok:
-            w = less(v)
-            if not inside(w):
-                raise InvalidParameterError(f"{problem.parameter}: every value down to {_text(v, digits)} meets the "
-                                            "target (the search stops at the end of its domain)")
-            ok_w, _, _ = check(w)
-            if not ok_w:
-                break
-            v = w
+    def lg(v: Any) -> float:  # log of the upper end (an upper end of 0 counts as tiny)
+        return math.log(max(float(_end(accounts[v][0], "upper")), 1e-300))
+
+    fallback = slope if slope else (1.0 if inc else -1.0)
+    logt = math.log(float(goal))
+
+    def aim(met: Any, missed: Any) -> Any:
+        """The grid value on the safe side of the predicted crossing."""
+        if met is not None and missed is not None:
+            pts = (met, missed)
         else:
-            w = more(v)
-            if not inside(w):
-                raise PrecisionError(f"no {problem.parameter} within [{problem.lowest:g}, {problem.highest:g}] "
-                                     f"meets the target epsilon={show_number(target)} at delta={show_number(delta)}")
-            v, (ok, _, _) = w, check(w)
+            pts = tuple(sorted(accounts, key=lambda v: abs(lg(v) - logt))[:2])
+        v0 = pts[0]
+        k = fallback
+        if len(pts) == 2:
+            du = math.log(float(pts[1])) - math.log(float(pts[0]))
+            de = lg(pts[1]) - lg(v0)
+            if du != 0 and de != 0 and (de / du > 0) == inc:
+                k = de / du
+        u = math.log(float(v0)) + (logt - lg(v0)) / k
+        x = min(max(math.exp(min(max(u, math.log(problem.lowest)), math.log(problem.highest))), problem.lowest),
+                problem.highest)
+        return _on_grid(x, digits, up=problem.up)
+
+    v = _on_grid(estimate, digits, up=problem.up)
+    gaps: list[Fraction] = []
+    for _ in range(60):
+        check(v)
+        met = min((w for w in accounts if check(w)), key=noise, default=None)
+        missed = max((w for w in accounts if not check(w) and (met is None or noise(w) < noise(met))),
+                     key=noise, default=None)
+        if met is not None and missed is not None and less(met) == missed:
+            break
+        c = aim(met, missed)
+        if met is not None and missed is not None:
+            gaps.append(noise(met) - noise(missed))
+            # where the upper end is rough at the grid's scale (the integers of a long run), the
+            # secant can creep; when two accounts have not halved the gap between the proven
+            # ends, bisect it
+            if len(gaps) >= 3 and gaps[-1] > gaps[-3] / 2:
+                c = _on_grid((float(met) + float(missed)) / 2, digits, up=problem.up)
+        if missed is not None and noise(c) <= noise(missed):
+            c = more(missed)
+        if met is not None and noise(c) >= noise(met):
+            c = less(met)
+        if c in accounts:  # the aim repeats a proven value: step past it
+            c = less(c) if check(c) else more(c)
+        if not inside(c):
+            if met is not None and noise(c) < noise(met):
+                raise InvalidParameterError(f"{problem.parameter}: every value down to {_text(met, digits)} meets "
+                                            "the target (the search stops at the end of its domain)")
+            raise PrecisionError(f"no {problem.parameter} within [{problem.lowest:g}, {problem.highest:g}] "
+                                 f"meets the target epsilon={show_number(target)} at delta={show_number(delta)}")
+        v = c
     else:
-        raise PrecisionError(f"{problem.parameter}: the proven boundary was not found within 60 steps of the "
+        raise PrecisionError(f"{problem.parameter}: the proven boundary was not found within 60 accounts of the "
                              "estimate (ask for fewer digits or a larger rel_width)")
-    a, s = accounts[v][0], accounts[v][1]
-    n = less(v)
-    return Calibration(problem.parameter, v, _text(v, digits), "up" if problem.up else "down", digits, target,
-                       delta, width, a, n, accounts[n][0], s, evaluations[0])
+    a, s = accounts[met]
+    return Calibration(problem.parameter, met, _text(met, digits), "up" if problem.up else "down", digits, target,
+                       delta, width, a, missed, accounts[missed][0], s, evaluations[0], len(accounts))

@@ -6,6 +6,7 @@ import json
 from fractions import Fraction
 
 import pytest
+import sympy
 
 from gdpproof import account, calibrate, dpsgd
 from gdpproof.calibration import _on_grid, _step
@@ -23,7 +24,19 @@ def test_sigma_is_the_smallest_proven_at_its_digit():
     again = account(dpsgd(c.value, "0.1", 100), delta="1e-5")
     assert again.epsilon == c.account.epsilon
     assert c.evaluations <= 8  # coarse estimates and accounts together: a few, not dozens
+    assert c.proven <= 4
     assert "2.26" in c.statement() and "rel_width 0.01" in c.statement()
+
+
+def test_accounts_aim_at_the_boundary_instead_of_walking_to_it():
+    # five digits: the coarse estimates land some units of the last digit off (the aimed bracket
+    # comes out narrower than asked); walking one unit per account took 41 accounts here, aiming
+    # with the slope of log eps against log sigma takes a first guess, the answer and its neighbour
+    c = calibrate(2, "1e-5", sample_rate="0.01", steps=1000, digits=5)
+    assert (c.text, c.text_of(c.neighbour)) == ("0.96091", "0.96090")
+    assert Fraction(c.account.epsilon.upper) <= 2 < Fraction(c.neighbour_account.epsilon.upper)
+    assert c.proven <= 4
+    assert c.to_dict()["proven_accounts"] == c.proven
 
 
 def test_largest_steps_and_batch_size():
@@ -113,3 +126,32 @@ def test_cli_calibrate_extreme_runs_get_a_clear_error(capsys, extra, text):
     code = main(["calibrate", "dpsgd", "--target-eps", "3", "--delta", "1e-5", *extra])
     err = capsys.readouterr().err
     assert code == 2 and text in err and "internal error" not in err and err.count("\n") == 1
+
+
+def test_a_closed_form_account_on_the_way_is_read_as_its_value():
+    # at q = 1 the account is a certified closed form (no bracket ends); the search read
+    # .lower of it and raised AttributeError; now every rate meets the target and it says so
+    with pytest.raises(InvalidParameterError, match="meets the target"):
+        calibrate(2, "1e-5", noise_multiplier=50, steps=100)
+
+
+def test_a_rough_upper_end_is_bisected_not_crept_along(monkeypatch):
+    # the integers of a long run: the proven upper end wobbles at the scale of one step, so the
+    # secant alone creeps; the search bisects once two accounts have not halved the gap, and
+    # ends at a value proven to meet the target whose neighbour is not (a stand-in account)
+    import math
+    from types import SimpleNamespace
+
+    import gdpproof.calibration as cal
+
+    def fake_account(mech, **_):  # convex in log T far from the start, and rough at one step
+        rough = 1 + 1e-5 * ((mech * 7919) % 13) / 13
+        upper = 2 * math.exp(5 * (mech / 2.5e7 - 1)) * rough
+        return SimpleNamespace(epsilon=SimpleNamespace(lower=upper * 0.99, upper=upper))
+
+    monkeypatch.setattr(cal, "account", fake_account)
+    problem = cal._Problem("steps", lambda x: (int(x), None), None, False, True, 2.4e7, 1, 1e9)
+    c = cal._settle(problem, 1.0e7, 0.5, sympy.Rational(2), sympy.Rational(1, 10**5), 0.01, lambda _: None, 0)
+    assert Fraction(c.account.epsilon.upper) <= 2 < Fraction(c.neighbour_account.epsilon.upper)
+    assert c.neighbour == c.value + 1
+    assert c.proven <= 40  # without the bisection: no boundary within 60 accounts

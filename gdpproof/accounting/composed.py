@@ -15,7 +15,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.special as sc
 
 from .._args import nonnegative, positive, probability
 from ..errors import bad
@@ -349,6 +348,8 @@ class ComposedLoss:
             est = _fast.mu_from_epsilon_delta(eps[ok], dlow[ok])
             i = int(np.argmax(est))
             mu_low = float_down(mu_from_epsilon_delta(float(eps[ok][i]), float(dlow[ok][i]), digits=17))
+        import scipy.special as sc  # here, not at import: an account that asks no honest mu never pays for scipy
+
         pts = self._upper_points()
         inner = (pts[:, 0] > 0) & (pts[:, 0] < 1) & (pts[:, 1] > 0) & (pts[:, 1] < 1)
         mu_tail = 0.0

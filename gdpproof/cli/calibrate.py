@@ -78,7 +78,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
     text.insert(1, f"noise     : {noise_line(a.mechanism)}")
     if a.clt is not None:
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation at the answer, not a bound)")
-    text.append(f"cost      : {c.evaluations} compositions")
+    text.append(f"cost      : {c.evaluations} compositions ({c.evaluations - c.proven} coarse estimates, "
+                f"{c.proven} proven accounts)")
     text.append(c.statement())
     emit(args, {**c.to_dict(), "sensitivity": sensitivity_of(a.mechanism)}, "\n".join(text))
     return 0

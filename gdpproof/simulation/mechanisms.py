@@ -249,7 +249,7 @@ class UserMechanism(Mechanism):
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         out = (self.sample_p if law == "P" else self.sample_q)(rng, n)
-        s = np.array(self.score(out), dtype=float).reshape(-1)  # a copy: the runner sorts it in place
+        s = np.array(self.score(out), dtype=float).reshape(-1)  # a copy: the caller owns the array
         if s.shape != (n,):
             raise InvalidParameterError(f"score returned {s.shape[0]} values for {n} outputs")
         return s

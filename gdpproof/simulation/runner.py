@@ -10,9 +10,10 @@ order or the worker, so any ``concurrent.futures.Executor`` (a process pool, a
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from concurrent.futures import Executor
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,18 +40,96 @@ def _chunk(mechanism: Mechanism, seed: np.random.SeedSequence, n: int, threshold
     """Counts #{s_P <= tau}, #{s_P < tau}, #{s_Q <= tau}, #{s_Q < tau} for one chunk of n samples
     under each law (rows of a (4, K) array)."""
     rng = np.random.default_rng(seed)
-    # sorting the chunk in place (numpy's SIMD sort) and locating the K thresholds in it is the
-    # fastest exact count measured: locating each draw among the thresholds (searchsorted of
-    # the draws, or a uniform grid with an exact check) costs 3-20x more per chunk
-    # (benchmarks/bench_simulation.py --counting)
-    sp = np.asarray(mechanism.scores(rng, n, "P"), dtype=np.float64)
-    sp.sort()
-    sq = np.asarray(mechanism.scores(rng, n, "Q"), dtype=np.float64)
-    sq.sort()
+    counter = _counter(thresholds)
     out = np.empty((4, len(thresholds)), dtype=np.int64)
-    out[0], out[1] = _le_lt(sp, thresholds)
-    out[2], out[3] = _le_lt(sq, thresholds)
+    out[0], out[1] = counter(np.asarray(mechanism.scores(rng, n, "P"), dtype=np.float64))
+    out[2], out[3] = counter(np.asarray(mechanism.scores(rng, n, "Q"), dtype=np.float64))
     return out
+
+
+#: Cells of the counting grid per threshold, and at most in all (the table stays in cache).
+_CELLS_PER_THRESHOLD, _MAX_CELLS = 256, 1 << 17
+
+_COUNTERS: dict[bytes, Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]] = {}
+
+
+def _counter(thresholds: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The exact counts #{s <= tau}, #{s < tau} of a chunk, by the cheapest exact way for these
+    thresholds (made once per process and thresholds)."""
+    key = thresholds.tobytes()
+    counter = _COUNTERS.get(key)
+    if counter is None:
+        if len(_COUNTERS) > 8:
+            _COUNTERS.clear()
+        counter = _COUNTERS[key] = _make_counter(np.array(thresholds, dtype=np.float64))
+    return counter
+
+
+def _make_counter(taus: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    k = len(taus)
+    if k <= 4:  # a comparison per threshold is one pass over the chunk
+        def direct(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return (np.array([np.count_nonzero(s <= t) for t in taus], dtype=np.int64),
+                    np.array([np.count_nonzero(s < t) for t in taus], dtype=np.int64))
+        return direct
+    lo, hi = float(taus[0]), float(taus[-1])
+    cells = min(_MAX_CELLS, _CELLS_PER_THRESHOLD * k)
+    span = hi - lo
+    # the grid needs cells far wider than a rounding error of the scores' magnitude (then a draw's
+    # computed cell is its true cell or a neighbour); otherwise, and for non-finite thresholds,
+    # every draw is counted by sorting
+    if not (np.isfinite(taus).all() and span > 0 and np.all(np.diff(taus) > 0)
+            and span / cells > 1e-10 * max(abs(lo), abs(hi))):
+        return _by_sort(taus)
+    # cells 1..cells tile [lo - w, hi + w) (w = one cell); cell 0 and cells + 1 take the rest,
+    # and anything a float-to-int cast does not map into the table
+    width = (span / (cells - 2))
+    lo -= width
+    inv = 1.0 / width
+    left = lo + (np.arange(cells + 3) - 1) * width   # left[c]: the left edge of cell c
+    below = np.searchsorted(taus, left, side="left")  # #{tau < left edge}
+    table = below[:cells + 2].astype(np.intp)
+    # a cell is clean when no threshold lies in it or in either neighbour: every draw whose
+    # computed cell is c then has exactly below[c] thresholds under it.  Draws in other cells
+    # (near a threshold, outside the grid, NaN) go to the trash bin k + 1 and are counted exactly
+    # by sorting them, a few percent of the chunk
+    clean = np.zeros(cells + 2, dtype=bool)
+    clean[2:cells] = below[1:cells - 1] == below[4:cells + 2]
+    table[~clean] = k + 1
+    shift = 1.0 - lo * inv
+    exact = _by_sort(taus)
+    # work arrays reused from chunk to chunk (one set per thread): fresh ones cost a page fault
+    # per 4 KiB, as much as the arithmetic
+    local = threading.local()
+
+    def grid(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = len(s)
+        if getattr(local, "size", -1) < n:
+            local.size = n
+            local.t, local.c, local.i = np.empty(n), np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp)
+            local.m = np.empty(n, dtype=bool)
+        t, c, i, m = local.t[:n], local.c[:n], local.i[:n], local.m[:n]
+        np.multiply(s, inv, out=t)
+        t += shift
+        with np.errstate(invalid="ignore"):  # NaN and huge draws cast to some integer: clipped
+            np.copyto(c, t, casting="unsafe")
+        table.take(c, mode="clip", out=i)
+        le = np.cumsum(np.bincount(i, minlength=k + 2)[:k])  # clean draws: s <= tau_j iff #{tau < s} <= j
+        np.equal(i, k + 1, out=m)
+        rest = s[m]
+        if not len(rest):
+            return le, le.copy()
+        le_r, lt_r = exact(rest)
+        return le + le_r, le + lt_r
+
+    return grid
+
+
+def _by_sort(taus: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    def count(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = np.sort(s)
+        return _le_lt(s, taus)
+    return count
 
 
 def _le_lt(s: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

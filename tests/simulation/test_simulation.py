@@ -221,3 +221,41 @@ def test_threshold_counts_are_exact_with_ties():
         le, lt = _le_lt(s, taus)
         assert (le == (s[:, None] <= taus).sum(axis=0)).all()
         assert (lt == (s[:, None] < taus).sum(axis=0)).all()
+
+
+@pytest.mark.parametrize("mechanism", [
+    GaussianMechanism(1, 1), GaussianMechanism(1, 0.3, dim=3, steps=2), SubsampledGaussianMechanism(1, 0.1, steps=5),
+    RandomizedResponse(1.0, n=30), LaplaceMechanism(1, 1), DiscreteGaussianMechanism(2, 1, steps=3),
+    RandomizedResponse(0.5, n=3, k=4)])
+@pytest.mark.parametrize("k", [512, 40, 3])
+def test_counting_without_sorting_the_chunk_counts_exactly(mechanism, k):
+    # the runner counts most draws through a table of grid cells and sorts only those near a
+    # threshold; the counts must be the sorted chunk's, exactly: ties with thresholds (atoms),
+    # draws at and one ulp beside thresholds, infinities, NaN (counted above every threshold,
+    # as a sort places it) and draws far outside the grid
+    from gdpproof.simulation.runner import _le_lt, _make_counter, _thresholds
+
+    taus = _thresholds(mechanism, np.random.SeedSequence(5), k)
+    counter = _make_counter(taus)
+    rng = np.random.default_rng(3)
+    for law in "PQ":
+        s = mechanism.scores(rng, 20000, law)
+        odd = np.concatenate([taus, np.nextafter(taus, np.inf), np.nextafter(taus, -np.inf),
+                              [np.nan, np.inf, -np.inf, 1e300, -1e300]])
+        for x in (s, np.concatenate([s, odd])):
+            got = counter(x)
+            want = _le_lt(np.sort(x), taus)
+            assert all((g == w).all() for g, w in zip(got, want))
+
+
+@pytest.mark.parametrize("scale, offset", [(1e-200, 0.0), (1e200, 0.0), (1.0, 1e8), (1e-3, 1e9)])
+def test_counting_grid_refuses_cells_below_rounding(scale, offset):
+    # cells must be far wider than a rounding error of the scores (tiny spread on a large
+    # offset): otherwise the counter sorts, and either way the counts are exact
+    from gdpproof.simulation.runner import _le_lt, _make_counter
+
+    s = np.random.default_rng(1).standard_normal(30000) * scale + offset
+    taus = np.unique(np.quantile(s[:5000], np.linspace(0, 1, 514)[1:-1]))
+    got = _make_counter(taus)(s)
+    want = _le_lt(np.sort(s), taus)
+    assert all((g == w).all() for g, w in zip(got, want))

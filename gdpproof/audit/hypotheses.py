@@ -32,6 +32,7 @@ The curves:
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -47,7 +48,7 @@ __all__ = ["Curve", "TradeOffCurve", "BracketCurve", "gaussian_curve", "curve_of
 CURVE_DIGITS = 20
 
 
-class Curve:
+class Curve(ABC):
     """A symmetric trade-off curve f, through certified lower bounds (module docstring)."""
 
     #: What the curve is, in words (printed beside every verdict that used it).
@@ -55,13 +56,13 @@ class Curve:
     #: How its values are certified.
     method: str = ""
 
+    @abstractmethod
     def lower(self, a: Fraction) -> Fraction:
         """A proven lower bound on f(a), a in [0, 1], as an exact rational."""
-        raise NotImplementedError
 
+    @abstractmethod
     def lower_float(self, a: np.ndarray) -> np.ndarray:
         """An estimate of f on an array (for searching and plotting only)."""
-        raise NotImplementedError
 
     def g_low(self, x: Fraction) -> Fraction:
         """A proven lower bound on f(1 - x), x in [0, 1]."""

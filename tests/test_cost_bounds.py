@@ -132,3 +132,36 @@ def test_the_conjugate_route_of_delta_stops_at_a_bounded_precision():
     doubling the precision to 65,536 bits (a bisection step per bit at each) for hours."""
     with pytest.raises(gdpproof.PrecisionError, match=r"within 528 bits of precision \(last enclosure \[0, "):
         gdpproof.subsample(gdpproof.gaussian("1e-5"), "0.1").delta(1, digits=10)
+
+
+def test_family_parameters_lie_within_ten_to_the_hundred():
+    """laplace(1e-999999): sympy's 1/10^999999 >= 0 alone took 11 s; tightest_mu then hung."""
+    for make in (gdpproof.gaussian, gdpproof.laplace, gdpproof.randomized_response):
+        with pytest.raises(gdpproof.InvalidParameterError, match=r"must be 0 or within \[1e-100, 1e100\]"):
+            make("1e-999999")
+        with pytest.raises(gdpproof.InvalidParameterError, match=r"must be 0 or within \[1e-100, 1e100\]"):
+            make("1.0000001e100")
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e-101' must be 0 or within"):
+        gdpproof.rr_composition("1e-101", 5)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"p='1e-400' must be 0 or within"):
+        gdpproof.subsample(gdpproof.gaussian(1), "1e-400")
+    assert gdpproof.gaussian("1e100").parameters["mu"] == 10**100 and gdpproof.laplace(0).parameters["mu"] == 0
+
+
+def test_balls_beyond_two_to_the_two_to_the_27_have_no_fraction_endpoints():
+    """e^(1e60) as a ball: its endpoints as Fractions raised OverflowError (exit 5)."""
+    import flint
+
+    from gdpproof.numeric.engine._mp import arb_endpoints, arb_precision
+
+    with arb_precision(64):
+        assert arb_endpoints(flint.arb(10**60).exp()) is None
+        assert arb_endpoints(flint.arb(2) ** (1 << 26)) is not None
+
+
+def test_clt_refuses_what_it_cannot_compute():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"must be 0 or within \[1e-6, 1e6\] for the CLT"):
+        gdpproof.berry_esseen(gdpproof.subsample(gdpproof.gaussian("1e-100"), "0.1"), n=10)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"n=.* must be at most 10\^18"):
+        gdpproof.berry_esseen(gdpproof.gaussian(1), n=10**18 + 1)  # a 5,000-digit n took 453 s
+    assert gdpproof.berry_esseen(gdpproof.gaussian(1), n=10**18, digits=5).mu == 10**9

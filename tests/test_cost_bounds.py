@@ -165,3 +165,23 @@ def test_clt_refuses_what_it_cannot_compute():
     with pytest.raises(gdpproof.InvalidParameterError, match=r"n=.* must be at most 10\^18"):
         gdpproof.berry_esseen(gdpproof.gaussian(1), n=10**18 + 1)  # a 5,000-digit n took 453 s
     assert gdpproof.berry_esseen(gdpproof.gaussian(1), n=10**18, digits=5).mu == 10**9
+
+
+def test_delta_of_the_families_at_an_extreme_epsilon():
+    # n-fold randomized response: J counts no outcome at eps' >= n eps (its r = (n - eps'/eps)/2 is
+    # decided as a ball: -5e399 at eps' = 1e400 was a float infinity, exit 5)
+    import flint
+
+    from gdpproof.numeric.engine.special import arb_rr_delta
+
+    assert arb_rr_delta(flint.arb(5), flint.arb(1), flint.arb(10) ** 400) == 0
+    assert arb_rr_delta(flint.arb(5), flint.arb(1), -flint.arb(10) ** 400).is_finite()
+    # other families: e^eps beyond 1e100 is refused (e^(1e999999) had mpmath compute log 2 for minutes)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e999999' must be within \[-1e100, 1e100\]"):
+        gdpproof.subsample(gdpproof.gaussian(1), "0.1").delta("1e999999")
+    assert gdpproof.laplace(1).delta("1e100", digits=10) == 0
+
+
+def test_check_grid_size_is_bounded():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"points=10000001 must be an integer in \[2, 100,000\]"):
+        gdpproof.gaussian(1).check(points=10**7 + 1)

@@ -16,7 +16,7 @@ import flint
 import sympy
 
 from ..._args import exact, probability
-from ...errors import InvalidParameterError, PrecisionError, SymbolicError, show
+from ...errors import InvalidParameterError, PrecisionError, SymbolicError, bad, show
 from ...symbolic import duality as sd
 from ...symbolic.parse import formula
 from ...symbolic.symbols import alpha as ALPHA
@@ -219,6 +219,10 @@ def _reflected_delta(f: Any, e: sympy.Expr, digits: int) -> Certified:
     raise PrecisionError(f"could not certify {digits} digits of the delta of {f!r} at epsilon={show(e)}")
 
 
+#: The largest |epsilon| delta_value takes for a family other than the Gaussian.
+MAX_EPSILON = 10**100
+
+
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (see TradeOff.delta)."""
     check_request(digits, "up")
@@ -232,6 +236,10 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
             fm = float(m) if m < 2**1000 else math.inf
             return delta_from_epsilon(fm if fm == m else m, epsilon, digits=digits)
     e = _epsilon(epsilon)
+    if e.is_Rational and abs(e) > MAX_EPSILON:
+        # e^(1e999999) is what the conjugate and sympy's sign tests evaluate: mpmath computes log 2
+        # to millions of bits for it, for minutes
+        raise bad("epsilon", epsilon, "must be within [-1e100, 1e100]")
     syms, vals = f._numeric_params()
     if _envelope_delta_is_zero(f, e):
         return Certified(0, digits=digits, rounding="up", method="exact")

@@ -257,7 +257,8 @@ def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
         if problem.digits is None:
             x = max(problem.lowest, round(x))
         mech, _ = problem.build(_exactish(x, problem))
-        return math.log(estimate(mech)) - goal
+        # an estimate of 0 (delta above delta(0): eps = 0, at delta = 0.3) meets any target
+        return math.log(max(estimate(mech), 1e-300)) - goal
 
     lo_u, hi_u = math.log(problem.lowest), math.log(problem.highest)
     u0 = min(max(math.log(problem.guess), lo_u), hi_u)

@@ -185,3 +185,17 @@ def test_delta_of_the_families_at_an_extreme_epsilon():
 def test_check_grid_size_is_bounded():
     with pytest.raises(gdpproof.InvalidParameterError, match=r"points=10000001 must be an integer in \[2, 100,000\]"):
         gdpproof.gaussian(1).check(points=10**7 + 1)
+
+
+def test_dpsgd_schedules_refuse_counts_beyond_their_limits():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"dataset_size='1e999999' must be at most 10\^18"):
+        gdpproof.mechanisms.dpsgd_schedule(batch_size=256, dataset_size="1e999999", epochs=1)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epochs='1e999999' gives more than 10\^9 steps"):
+        gdpproof.mechanisms.dpsgd_schedule(sample_rate="0.01", epochs="1e999999")
+
+
+def test_calibration_of_one_step_accounted_exactly():
+    """--epochs 1e-400 is one step, accounted on the exact route (a Certified, without .lower):
+    exit 5 before."""
+    c = gdpproof.calibrate(3, "1e-5", sample_rate="0.01", epochs="1e-400", digits=3)
+    assert c.account.route == "exact" and c.account.eps_upper <= 3 < c.neighbour_account.eps_upper

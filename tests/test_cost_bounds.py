@@ -199,3 +199,10 @@ def test_calibration_of_one_step_accounted_exactly():
     exit 5 before."""
     c = gdpproof.calibrate(3, "1e-5", sample_rate="0.01", epochs="1e-400", digits=3)
     assert c.account.route == "exact" and c.account.eps_upper <= 3 < c.neighbour_account.eps_upper
+
+
+def test_an_audit_claim_of_a_million_digits_is_printed_at_once():
+    from gdpproof.audit.mechanism_report import _dec
+
+    assert _dec(Fraction(1, 10**999999)) == "1.00000000000000000000000000000E-999999"
+    assert _dec(Fraction(3, 8)) == "0.375"

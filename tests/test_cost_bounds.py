@@ -202,7 +202,21 @@ def test_calibration_of_one_step_accounted_exactly():
 
 
 def test_an_audit_claim_of_a_million_digits_is_printed_at_once():
-    from gdpproof.audit.mechanism_report import _dec
+    from gdpproof.audit.mechanism_report import dec as _dec
 
     assert _dec(Fraction(1, 10**999999)) == "1.00000000000000000000000000000E-999999"
     assert _dec(Fraction(3, 8)) == "0.375"
+
+
+def test_the_exact_lattice_refuses_a_product_beyond_its_cost_limit():
+    """10^9 DP-SGD steps at sigma = 5, p = 0.001 grew the exact vector to 10^8 entries: refused before
+    the product, so the float route's bracket stands."""
+    import flint
+
+    from gdpproof.accounting.exact_lattice import MAX_PRODUCT_BITS, _IntVec, _product
+
+    n = MAX_PRODUCT_BITS // (2 * 80) // 2 + 2  # 2n - 1 entries of 160 bits: just beyond the limit
+    big = _IntVec(0, flint.fmpz_poly([1] * n))
+    with pytest.raises(gdpproof.PrecisionError, match="the exact lattice would hold"):
+        _product(big, big, 80, 0)
+    assert _product(_IntVec(0, flint.fmpz_poly([1, 1])), _IntVec(0, flint.fmpz_poly([1, 1])), 0, 0).poly.length() == 3

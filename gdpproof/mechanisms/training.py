@@ -11,7 +11,7 @@ from typing import Any
 
 import sympy
 
-from .._args import probability
+from .._args import positive, probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
 from ..symbolic.composition import count
@@ -21,7 +21,6 @@ from .values import (
     PoissonSampled,
     Repeated,
     SampledWithoutReplacement,
-    positive_finite,
     relation,
     decimal_text,
     show_number,
@@ -128,7 +127,9 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
         t_rule = ""
         e = None
     else:
-        e = positive_finite("epochs", epochs)
+        e = positive("epochs", epochs, symbolic=False)  # not a family parameter: 1e-400 epochs is one step
+        if not e.is_finite:
+            raise bad("epochs", epochs, "must be a finite number > 0")
         if not e.is_Rational:
             raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
         if e > MAX_RUNS * q:  # before the million-digit count 1e999999 epochs would give is formed

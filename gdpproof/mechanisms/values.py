@@ -32,6 +32,7 @@ from ..symbolic.tradeoff import (
     k_randomized_response,
     laplace,
     randomized_response,
+    within_range,
 )
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
@@ -215,17 +216,19 @@ def _frozen(obj: Any, **values: Any) -> None:
 
 
 def positive_finite(name: str, value: Any) -> sympy.Expr:
+    """A mechanism's parameter > 0, within the families' range (a sigma of 1e999999 squared its
+    mu = 1e-999999 for minutes)."""
     v = positive(name, value, symbolic=False)
     if not v.is_finite:
         raise bad(name, value, "must be a finite number > 0")
-    return v
+    return within_range(name, value, v)
 
 
 def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
     v = nonnegative(name, value, symbolic=False)
     if not v.is_finite:
         raise bad(name, value, "must be a finite number >= 0")
-    return v
+    return within_range(name, value, v)
 
 
 @dataclass(frozen=True, repr=False)
@@ -789,3 +792,10 @@ class Repeated(Mechanism):
 
     def _walk(self, times: int) -> Iterator[tuple[Mechanism, int]]:
         yield from self.mechanism._walk(times * self.times)
+def positive_finite(name: str, value: Any) -> sympy.Expr:
+    """A mechanism's parameter > 0, within the families' range (a sigma of 1e999999 squared its
+    mu = 1e-999999 for minutes)."""
+    v = positive(name, value, symbolic=False)
+    if not v.is_finite:
+        raise bad(name, value, "must be a finite number > 0")
+    return within_range(name, value, v)

@@ -153,8 +153,14 @@ def _exact_gaussian(log: bool, e: Fraction, m: Fraction) -> Any:
     from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
     from ..engine.certify import exact_substitution
 
+    if any(max(abs(v.numerator).bit_length(), v.denominator.bit_length()) > EXACT_MAX_BITS for v in (e, m)):
+        return None  # sympy's substitution at mu = 1e999999 did not end; no short decimal is there to settle
     expr = GAUSSIAN_LOG_DUAL if log else GAUSSIAN_DUAL
     return exact_substitution(expr, (EPS, MU), (_sympy_number(e), _sympy_number(m)))
+
+
+#: The exact last resort of the dual's certification takes arguments of at most this many bits.
+EXACT_MAX_BITS = 4096
 
 
 def _inf(digits: int, rounding: str) -> Certified:

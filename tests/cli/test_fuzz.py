@@ -5,8 +5,8 @@ refuses.
 Each call runs ``gdpproof.cli.main`` in a fork of this process (the command modules are imported
 once, before the forks) under ``RLIMIT_CPU``: a call that loops in C (a ball at millions of bits,
 sympy factoring an integer) is stopped by the kernel, where an alarm signal would wait for the C
-call to return.  The cases are a fixed list: every subcommand meets every value class once, the
-classes spread round-robin over the command's options.
+call to return.  The cases are a fixed list: every subcommand meets every value class, in two of
+its options where it has two, the classes spread round-robin over the command's options.
 """
 
 from __future__ import annotations
@@ -97,10 +97,12 @@ TEMPLATES = {
     "report": [["report", "--quick", "--quiet", "--no-notebooks", "--out", "{dir}/file/sub", "--digits", "@"]],
 }
 
-# every subcommand meets every class once: class i goes to the command's option list i mod n
-CASES = [(command, options[i % len(options)], cls)
+# every subcommand meets every class twice where it has two option lists or more: class i goes to
+# the command's option lists i and i + 1 mod n
+CASES = [(command, options[j], cls)
          for command, options in TEMPLATES.items()
-         for i, cls in enumerate(VALUES)]
+         for i, cls in enumerate(VALUES)
+         for j in sorted({i % len(options), (i + 1) % len(options)})]
 
 
 def test_every_subcommand_is_driven():
@@ -108,6 +110,7 @@ def test_every_subcommand_is_driven():
 
     assert set(TEMPLATES) == set(COMMANDS)
     assert {(c, cls) for c, _, cls in CASES} == {(c, cls) for c in COMMANDS for cls in VALUES}
+    assert {(c, TEMPLATES[c].index(o)) for c, o, _ in CASES} == {(c, i) for c in TEMPLATES for i in range(len(TEMPLATES[c]))}
 
 
 @pytest.fixture(scope="module")

@@ -54,6 +54,7 @@ def test_reproducer(line, expected, text, tmp_path, warm):
     ("eps,delta,mu\n1e300,0.00001,1\n", [], 1, "reference 1.4142135623e150"),
     ("eps,n,alpha,beta\n1,1000000000000,0.5,0.1\n", [], 0, "1 of 1 rows checked"),
     ("mu,eps,delta\n1,1,0.2\n", ["--rtol", "1/0"], 2, "--rtol='1/0' must be a number in [0, 1)"),
+    ("mu,eps,delta\n1,1,0.2\n", ["--rtol", "1e-999999"], 2, "--rtol='1e-999999' must be 0 or in [1e-100, 1)"),
 ])
 def test_verify_of_one_row(rows, extra, expected, text, tmp_path, warm):
     path = os.path.join(str(tmp_path), "t.csv")

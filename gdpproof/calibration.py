@@ -52,6 +52,7 @@ from .accounting import BRACKET_DIGITS, Account, EpsilonEstimator, account, chec
 from .errors import InvalidParameterError, PrecisionError
 from .mechanisms import Mechanism, Schedule, decimal_text, show_number, dpsgd, dpsgd_schedule
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
+from .symbolic.tradeoff import within_range
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]
 
@@ -290,6 +291,38 @@ def _exactish(x: float, problem: _Problem) -> Any:
     return sympy.Rational(Fraction(x).limit_denominator(10**15))
 
 
+def _target(target_epsilon: Any, delta: Any) -> tuple[sympy.Expr, sympy.Expr]:
+    """The target (epsilon, delta), exactly; the search estimates in doubles, so epsilon lies in
+    [1e-100, 1e100] and delta in [1e-300, 1) (a target of 1e400 overflowed a float, 1e-400 became
+    0 and its log failed: exit 5)."""
+    target = positive("target_epsilon", target_epsilon, symbolic=False)
+    if not target.is_Rational:
+        raise _bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
+    within_range("target_epsilon", target_epsilon, target)
+    d = probability("delta", delta, symbolic=False)
+    if not 0 < d < 1 or not d.is_Rational:
+        raise _bad("delta", delta, "must be a rational number in (0, 1)")
+    if d < sympy.Rational(1, 10**300):
+        raise _bad("delta", delta, "must be at least 1e-300 to calibrate (the search estimates in doubles)")
+    return target, d
+
+
+def _target(target_epsilon: Any, delta: Any) -> tuple[sympy.Expr, sympy.Expr]:
+    """The target (epsilon, delta), exactly; the search estimates in doubles, so epsilon lies in
+    [1e-100, 1e100] and delta in [1e-300, 1) (a target of 1e400 overflowed a float, 1e-400 became
+    0 and its log failed: exit 5)."""
+    target = positive("target_epsilon", target_epsilon, symbolic=False)
+    if not target.is_Rational:
+        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
+    within_range("target_epsilon", target_epsilon, target)
+    d = probability("delta", delta, symbolic=False)
+    if not 0 < d < 1 or not d.is_Rational:
+        raise bad("delta", delta, "must be a rational number in (0, 1)")
+    if d < sympy.Rational(1, 10**300):
+        raise bad("delta", delta, "must be at least 1e-300 to calibrate (the search estimates in doubles)")
+    return target, d
+
+
 def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, sample_rate: Any = None,
               steps: Any = None, epochs: Any = None, batch_size: Any = None, dataset_size: Any = None,
               digits: int = 4, rel_width: float = 0.01, sampling: str = "poisson", neighbours: str | None = None,
@@ -338,14 +371,7 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     >>> c
     Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
     """
-    target = positive("target_epsilon", target_epsilon, symbolic=False)
-    if not target.is_Rational:
-        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
-    d = probability("delta", delta, symbolic=False)
-    if not 0 < d < 1:
-        raise bad("delta", delta, "must be in (0, 1)")
-    if not d.is_Rational:
-        raise bad("delta", delta, "must be a rational number (a decimal or a fraction)")
+    target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
         raise bad("digits", digits, "must be an integer in [1, 8]")
     width = check_rel_width(rel_width)
@@ -403,12 +429,7 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
     ('2.26', True)
     """
-    target = positive("target_epsilon", target_epsilon, symbolic=False)
-    if not target.is_Rational:
-        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
-    d = probability("delta", delta, symbolic=False)
-    if not 0 < d < 1 or not d.is_Rational:
-        raise bad("delta", delta, "must be a rational number in (0, 1)")
+    target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
         raise bad("digits", digits, "must be an integer in [1, 8]")
     if not 0 < lowest <= guess <= highest:

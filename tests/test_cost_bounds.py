@@ -220,3 +220,14 @@ def test_the_exact_lattice_refuses_a_product_beyond_its_cost_limit():
     with pytest.raises(gdpproof.PrecisionError, match="the exact lattice would hold"):
         _product(big, big, 80, 0)
     assert _product(_IntVec(0, flint.fmpz_poly([1, 1])), _IntVec(0, flint.fmpz_poly([1, 1])), 0, 0).poly.length() == 3
+
+
+def test_account_and_calibrate_take_sane_sizes():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e-999999' must be 0 or of a size within"):
+        gdpproof.account(GaussianMechanism(1), epsilon="1e-999999")  # its decimal was printed digit by digit
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"sample_rate=.* must be 0 or within"):
+        PoissonSampled(GaussianMechanism(1), "1e-999999")
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"target_epsilon='1e400' must be 0 or within"):
+        gdpproof.calibrate("1e400", "1e-5", sample_rate="0.01", steps=100)  # a float overflow: exit 5
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"delta='1e-400' must be at least 1e-300"):
+        gdpproof.calibrate(3, "1e-400", noise_multiplier=1, steps=100)

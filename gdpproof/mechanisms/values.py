@@ -683,6 +683,7 @@ class PoissonSampled(Subsampled):
     def __post_init__(self) -> None:
         self._check_inner()
         q = probability("sample_rate", self.sample_rate, symbolic=False)
+        within_range("sample_rate", self.sample_rate, q)
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = relation(self.neighbours)
@@ -792,10 +793,3 @@ class Repeated(Mechanism):
 
     def _walk(self, times: int) -> Iterator[tuple[Mechanism, int]]:
         yield from self.mechanism._walk(times * self.times)
-def positive_finite(name: str, value: Any) -> sympy.Expr:
-    """A mechanism's parameter > 0, within the families' range (a sigma of 1e999999 squared its
-    mu = 1e-999999 for minutes)."""
-    v = positive(name, value, symbolic=False)
-    if not v.is_finite:
-        raise bad(name, value, "must be a finite number > 0")
-    return within_range(name, value, v)

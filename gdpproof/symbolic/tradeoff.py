@@ -398,8 +398,8 @@ def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
 
 
 def within_range(name: str, value: Any, v: sympy.Expr) -> sympy.Expr:
-    """A family parameter's exact value, refused when it is a number other than 0 outside
-    [10^-MAX_PARAMETER_EXPONENT, 10^MAX_PARAMETER_EXPONENT].
+    """A family parameter's exact value, refused when it is a number other than 0 whose size is
+    outside [10^-MAX_PARAMETER_EXPONENT, 10^MAX_PARAMETER_EXPONENT].
 
     Args:
         name: The argument's name, for the error.
@@ -421,7 +421,7 @@ def within_range(name: str, value: Any, v: sympy.Expr) -> sympy.Expr:
         gdpproof.errors.InvalidParameterError: mu='1e101' must be 0 or within [1e-100, 1e100]
     """
     if v.is_Rational and v != 0:
-        p, q = int(v.p), int(v.q)
+        p, q = abs(int(v.p)), int(v.q)
         if p * 10**MAX_PARAMETER_EXPONENT < q or p > q * 10**MAX_PARAMETER_EXPONENT:
             raise bad(name, value, f"must be 0 or within [1e-{MAX_PARAMETER_EXPONENT}, 1e{MAX_PARAMETER_EXPONENT}]")
     return v

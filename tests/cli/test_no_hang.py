@@ -37,6 +37,8 @@ REPRODUCERS = [
      "--dataset-size='1e999999' must be at most 10^18"),
     ("account --sigma 1 --batch-size 256 --dataset-size 1e400 --epochs 1 --delta 1e-5", 2,
      "--dataset-size='1e400' must be at most 10^18"),
+    # the worse ordering at an eps beyond the doubles: bracketed at 1e300 ("eps=inf" before)
+    ("account --sigma 1 --sample-rate 0.01 --steps 10 --eps 1e999", 4, "delta     in [0, "),
 ]
 
 

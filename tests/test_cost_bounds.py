@@ -231,3 +231,8 @@ def test_account_and_calibrate_take_sane_sizes():
         gdpproof.calibrate("1e400", "1e-5", sample_rate="0.01", steps=100)  # a float overflow: exit 5
     with pytest.raises(gdpproof.InvalidParameterError, match=r"delta='1e-400' must be at least 1e-300"):
         gdpproof.calibrate(3, "1e-400", noise_multiplier=1, steps=100)
+
+
+def test_the_tightest_mu_of_an_identity_by_its_parameters_is_zero():
+    """rr_composition at eps = 0 is Id: branch and bound could not settle its flat pointwise mu."""
+    assert gdpproof.rr_composition(0, 5).tightest_mu(digits=10) == 0

@@ -30,6 +30,7 @@ from ..engine.certify import Certified, check_request, arb_function, certify, ce
 from ..engine.evaluate import parse_alpha
 from ..engine.optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
 from .solve import delta_from_epsilon
+from ...symbolic.composition import is_identity
 from ...symbolic.special import fold
 
 __all__ = [
@@ -336,7 +337,7 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     f0 = _endpoint(f, 0)
     if f0 is not None and f0 < 1:
         return Certified("Infinity", digits=digits, rounding="up", method="exact")
-    if (f.name == "identity" or (f.name == "laplace" and params[sd.MU] == 0)
+    if (is_identity(f)  # by its parameters: rr_composition at eps = 0 left branch and bound unsettled
             or sympy.simplify(sd.piecewise_form(f.expr) - (1 - ALPHA)) == 0):
         return Certified(0, digits=digits, rounding="up", method="exact")  # Id = G_0
     z = sympy.Symbol("z", real=True)

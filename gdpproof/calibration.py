@@ -297,22 +297,6 @@ def _target(target_epsilon: Any, delta: Any) -> tuple[sympy.Expr, sympy.Expr]:
     0 and its log failed: exit 5)."""
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:
-        raise _bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
-    within_range("target_epsilon", target_epsilon, target)
-    d = probability("delta", delta, symbolic=False)
-    if not 0 < d < 1 or not d.is_Rational:
-        raise _bad("delta", delta, "must be a rational number in (0, 1)")
-    if d < sympy.Rational(1, 10**300):
-        raise _bad("delta", delta, "must be at least 1e-300 to calibrate (the search estimates in doubles)")
-    return target, d
-
-
-def _target(target_epsilon: Any, delta: Any) -> tuple[sympy.Expr, sympy.Expr]:
-    """The target (epsilon, delta), exactly; the search estimates in doubles, so epsilon lies in
-    [1e-100, 1e100] and delta in [1e-300, 1) (a target of 1e400 overflowed a float, 1e-400 became
-    0 and its log failed: exit 5)."""
-    target = positive("target_epsilon", target_epsilon, symbolic=False)
-    if not target.is_Rational:
         raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
     within_range("target_epsilon", target_epsilon, target)
     d = probability("delta", delta, symbolic=False)

@@ -236,3 +236,18 @@ def test_account_and_calibrate_take_sane_sizes():
 def test_the_tightest_mu_of_an_identity_by_its_parameters_is_zero():
     """rr_composition at eps = 0 is Id: branch and bound could not settle its flat pointwise mu."""
     assert gdpproof.rr_composition(0, 5).tightest_mu(digits=10) == 0
+
+
+def test_mu_and_sigma_at_epsilon_zero_have_a_closed_form():
+    """convert --eps 0 --delta 1e-100000: the search for the root needed 332,000 bits (exit 3); at
+    eps = 0 mu = 2 sqrt(2) erfinv(delta).  Where the search reaches, both agree to the last digit."""
+    from gdpproof.numeric.tradeoff import solve
+
+    for d in ("1e-5", "0.5", "0.999999999", "1e-300"):
+        closed = gdpproof.mu_from_epsilon_delta(0, d, digits=25)
+        assert closed == solve.certify_boundary(solve._mu_estimate(Fraction(0), Fraction(d), 200),
+                                                lambda m: solve._delta_le(m, Fraction(0), Fraction(d), 25),
+                                                digits=25, rounding="down", increasing_ok=False)
+    assert str(gdpproof.mu_from_epsilon_delta(0, "1e-100000", digits=10)) == "2.506628274E-100000"
+    # 1 / 2.50662827463100050241576528481e-5 = 39894.2280390988393462016117374 (mpmath at 50 digits: ...73 6)
+    assert str(gdpproof.sigma_from_epsilon_delta(0, "1e-5", digits=30)) == "39894.2280390988393462016117374"

@@ -17,7 +17,8 @@ REPRODUCERS = [
     ("convert --eps 1e30 --delta 1e-5 --digits 10", 0, "mu = 1.414213562E+15"),
     ("calibrate --eps 1e400 --delta 1e-5", 0, "sigma = 7.07106781186547524400844362105E-201"),
     ("convert --eps 1e999999 --delta 1e-5", 2, "must be at most 1e10000 to solve for mu"),
-    ("convert --eps 0 --delta 1e-100000", 3, "65,536 bits of precision, the limit"),
+    # at eps = 0, mu = 2 sqrt(2) erfinv(delta) in closed form (the search needed 332,000 bits: exit 3)
+    ("convert --eps 0 --delta 1e-100000", 0, "mu = 2.50662827463100050241576528481E-100000   (certified, rounded down"),
     # easy answers: sqrt(T)/sigma-GDP
     ("account --mechanism gaussian:sigma=1,times=1000000000 --delta 1e-5", 0, "eps       = 5.00135E+8"),
     ("account --sigma 1 --sample-rate 1 --steps 1000000000 --delta 1e-5", 0, "eps       = 5.00135E+8"),

@@ -34,6 +34,9 @@ REPRODUCERS = [
     ("calibrate dpsgd --target-eps 3 --delta 0.3 --sample-rate 0.01 --epochs 10", 0, "sigma     = 0.4369"),
     ("calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs 0x10", 2, "--epochs='0x10'"),
     ("calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs nan", 2, "--epochs='nan'"),
+    ("calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs ", 2, "--epochs='' is not a number"),
+    # beyond mu = 104 the pointwise mu of the Laplace curve peaks outside the searched range: a reason
+    ("tightest-mu laplace --mu 1e60", 3, "beyond the range searched (alpha >= Phi(-10)) for mu > 104"),
     ("calibrate dpsgd --target-eps 3 --delta 1e-5 --batch-size 256 --dataset-size 1e999999 --epochs 1", 2,
      "--dataset-size='1e999999' must be at most 10^18"),
     ("account --sigma 1 --batch-size 256 --dataset-size 1e400 --epochs 1 --delta 1e-5", 2,

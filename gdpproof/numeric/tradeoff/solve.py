@@ -47,9 +47,9 @@ from ..engine._kernels import (
 )
 from ..engine._mp import arb_of_fraction, arb_precision, fraction_of_exact_arb
 from ..engine._rational import is_sympy
-from ..engine._rational import nonnegative as _nonnegative_exact
-from ..engine._rational import positive as _positive_exact
-from ..engine._rational import probability as _probability_exact
+from ..engine._rational import nonnegative as _nonneg
+from ..engine._rational import positive as _positive
+from ..engine._rational import probability as _probability
 from ..engine._rational import rational as _rational_exact
 from ..engine.certified import (
     MAX_DIGITS,
@@ -88,20 +88,8 @@ __all__ = [
 
 
 # the kernels, as functions of (epsilon, mu) balls: generated from the symbolic expressions
-_DUAL = gaussian_dual
-
-
-_LOG_DUAL = gaussian_log_dual
-
-
-_DLOG_DUAL_EPS = gaussian_dlog_dual_eps
-
-
-_DLOG_DUAL_MU = gaussian_dlog_dual_mu
-
-
-def _nonneg(name: str, value: Any, *, infinite: bool = False) -> Fraction:
-    return _nonnegative_exact(name, value, infinite=infinite)  # type: ignore[return-value]
+_DUAL, _LOG_DUAL, _DLOG_DUAL_EPS, _DLOG_DUAL_MU = gaussian_dual, gaussian_log_dual, gaussian_dlog_dual_eps, \
+    gaussian_dlog_dual_mu
 
 
 def _real(name: str, value: Any) -> Fraction:
@@ -113,14 +101,6 @@ def _one_minus_exp(e: Fraction, digits: int) -> Certified:
     """delta(eps) = 1 - e^eps of the identity trade-off (mu = 0) at eps < 0."""
     return certify_balls(lambda x: 1 - x.exp(), (e,), digits=digits, rounding="up", unit_interval=True,
                          what=lambda: f"delta at mu=0, epsilon={show(e)}")
-
-
-def _positive(name: str, value: Any) -> Fraction:
-    return _positive_exact(name, value)
-
-
-def _probability(name: str, value: Any) -> Fraction:
-    return _probability_exact(name, value)
 
 
 def _exact_ball(value: Any) -> flint.arb | None:

@@ -47,10 +47,10 @@ import sympy
 
 from ._args import positive, probability
 from .errors import bad
-from ._plain import short_number
 from .accounting import BRACKET_DIGITS, Account, EpsilonEstimator, account, check_rel_width
 from .errors import InvalidParameterError, PrecisionError
-from .mechanisms import Mechanism, Schedule, decimal_text, show_number, dpsgd, dpsgd_schedule
+from .mechanisms import Mechanism, Schedule, dpsgd, dpsgd_schedule
+from .text import answer_text, double_text, show_number
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]
@@ -110,11 +110,11 @@ class Calibration:
 
     def __repr__(self) -> str:
         lo, hi = _end(self.account, "lower"), _end(self.account, "upper")
-        delta = short_number(self.delta)  # a double as its shortest repr, not its 60 exact digits
+        delta = double_text(self.delta)  # a double as its shortest repr, not its 60 exact digits
         eps = f"eps in [{lo:.6g}, {hi:.6g}]" if self.account.pair_tight else f"eps <= {hi:.6g}"
         return (f"Calibration({self.parameter}={self.text} (rounded {self.rounding}), "
-                f"{eps} <= {_text(self.target_epsilon)} "
-                f"at delta={_text(self.delta) if '/' in delta else delta})")
+                f"{eps} <= {answer_text(self.target_epsilon)} "
+                f"at delta={answer_text(self.delta) if '/' in delta else delta})")
 
     @property
     def eps_lower(self) -> Any:
@@ -137,7 +137,7 @@ class Calibration:
         its = (f"its bracket is [{n.eps_lower}, {n.eps_upper}]" if n.pair_tight else
                f"its epsilon is at most {n.eps_upper}, its dominating pair's at least {n.eps_lower}")
         lines = [f"The {what} {self.text}{how} meets the target: its epsilon is proven <= "
-                 f"{_text(self.target_epsilon)} at delta = {_text(self.delta)}.  The next value toward less noise, "
+                 f"{answer_text(self.target_epsilon)} at delta = {answer_text(self.delta)}.  The next value toward less noise, "
                  f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} ({its}; "
                  "its true epsilon may still meet the target).",
                  self.account.statement()]
@@ -147,7 +147,7 @@ class Calibration:
 
     def text_of(self, v: Any) -> str:
         """A value of the solved parameter as shown (an integer, or its exact decimal)."""
-        return _text(v, self.digits)
+        return answer_text(v, self.digits)
 
     def to_dict(self) -> dict[str, Any]:
         """The answer as JSON-ready values (numbers as decimal strings)."""
@@ -155,36 +155,19 @@ class Calibration:
         n = self.neighbour_account
         d.update({
             "solved_for": self.parameter, self.parameter: self.text, "rounding": self.rounding,
-            "digits": self.digits, "target_eps": _text(self.target_epsilon),
+            "digits": self.digits, "target_eps": answer_text(self.target_epsilon),
             "neighbour": {self.parameter: self.text_of(self.neighbour),
                           ("eps_lower" if n.pair_tight else "pair_eps_lower"): str(n.eps_lower),
                           "eps_upper": str(n.eps_upper)},
             "rel_width": str(self.rel_width), "evaluations": self.evaluations, "proven_accounts": self.proven,
         })
         if self.schedule is not None:
-            d.update({"sample_rate": _text(self.schedule.sample_rate), "steps": self.schedule.steps,
+            d.update({"sample_rate": answer_text(self.schedule.sample_rate), "steps": self.schedule.steps,
                       "schedule_rule": self.schedule.rule or None})
         return d
 
 
 # -- the grid of answers ------------------------------------------------------------------------
-
-def _text(v: Any, digits: int | None = None) -> str:
-    """A number as a reader wants it: an integer, or the exact decimal where there is one, with
-    ``digits`` significant digits shown when given (1.0 at two digits, not 1)."""
-    if isinstance(v, int):
-        return str(v)
-    r = sympy.Rational(v)
-    text = decimal_text(r)
-    if text is None:
-        return show_number(r)
-    if digits is not None and "E" not in text:
-        d = Decimal(text)
-        shown = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1))
-        if shown == d:
-            return format(shown, "f")
-    return text
-
 
 def _on_grid(x: float, digits: int | None, up: bool) -> Any:
     """x rounded to the answer grid (``digits`` significant digits; integers when None)."""
@@ -543,7 +526,7 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
             evaluations[0] += 1
             a = account(mech, delta=delta, rel_width=width, digits=shown)
             accounts[v] = (a, s)
-            say(f"{problem.parameter} = {_text(v, digits)}: eps in [{_end(a, 'lower'):.6g}, {_end(a, 'upper'):.6g}]")
+            say(f"{problem.parameter} = {answer_text(v, digits)}: eps in [{_end(a, 'lower'):.6g}, {_end(a, 'upper'):.6g}]")
         return Fraction(_end(accounts[v][0], "upper")) <= goal
 
     def inside(v: Any) -> bool:
@@ -598,7 +581,7 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
             c = less(c) if check(c) else more(c)
         if not inside(c):
             if met is not None and noise(c) < noise(met):
-                raise InvalidParameterError(f"{problem.parameter}: every value down to {_text(met, digits)} meets "
+                raise InvalidParameterError(f"{problem.parameter}: every value down to {answer_text(met, digits)} meets "
                                             "the target (the search stops at the end of its domain)")
             raise PrecisionError(f"no {problem.parameter} within [{problem.lowest:g}, {problem.highest:g}] "
                                  f"meets the target epsilon={show_number(target)} at delta={show_number(delta)}")
@@ -607,5 +590,5 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
         raise PrecisionError(f"{problem.parameter}: the proven boundary was not found within 60 accounts of the "
                              "estimate (ask for fewer digits or a larger rel_width)")
     a, s = accounts[met]
-    return Calibration(problem.parameter, met, _text(met, digits), "up" if problem.up else "down", digits, target,
+    return Calibration(problem.parameter, met, answer_text(met, digits), "up" if problem.up else "down", digits, target,
                        delta, width, a, missed, accounts[missed][0], s, evaluations[0], len(accounts))

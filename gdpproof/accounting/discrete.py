@@ -37,7 +37,8 @@ import sympy
 
 from .._args import exact
 from ..errors import bad
-from ..errors import PrecisionError, show
+from ..errors import PrecisionError
+from ..text import show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import Delta as DELTA
 from ..symbolic.symbols import ell as ELL

@@ -24,7 +24,7 @@ import sympy
 
 from .._args import positive, probability
 from ..errors import bad
-from .._plain import short_number as _short
+from ..text import double_text
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
 from ..symbolic.composition import count, subsample
@@ -80,7 +80,7 @@ class DPSGDBracket:
 
     def __repr__(self) -> str:
         """One line: the inputs and the proven bracket (not the composition's lattices)."""
-        return (f"DPSGDBracket(sigma={_short(self.noise_multiplier)}, sample_rate={_short(self.sample_rate)}, "
+        return (f"DPSGDBracket(sigma={double_text(self.noise_multiplier)}, sample_rate={double_text(self.sample_rate)}, "
                 f"steps={self.steps}, delta={self.delta!r}: eps in {self.eps} (proven), ordering={self.ordering!r}"
                 + ("" if self.target_met else ", target width not met") + ")")
 
@@ -185,11 +185,11 @@ class DPSGDAccount:
     def __repr__(self) -> str:
         """One line: the inputs, mu_clt (labelled an approximation) and what else was computed
         (the :attr:`note` and the full :attr:`exact` bracket stay attributes)."""
-        parts = [f"sigma={_short(self.noise_multiplier)}", f"sample_rate={_short(self.sample_rate)}",
+        parts = [f"sigma={double_text(self.noise_multiplier)}", f"sample_rate={double_text(self.sample_rate)}",
                  f"steps={self.steps}", f"sampling={self.sampling!r}",
                  f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
         if self.eps_clt is not None:
-            parts.append(f"eps_clt={self.eps_clt} at delta={_short(self.delta)} (approximation)")
+            parts.append(f"eps_clt={self.eps_clt} at delta={double_text(self.delta)} (approximation)")
         if self.eps_upper is not None:
             parts.append(f"eps in [{self.eps_lower}, {self.eps_upper}] (proven)")
         if self.gamma is not None:
@@ -206,7 +206,7 @@ class DPSGDAccount:
     def gamma_note(self) -> str:
         """How to read :attr:`gamma` (one phrase, for displays)."""
         mu_t = "" if self.mu_T is None else f", mu_T = {self.mu_T} (rounded up)"
-        s = _short(self.noise_multiplier)  # the noise over the sensitivity
+        s = double_text(self.noise_multiplier)  # the noise over the sensitivity
         mu = f"G_mu with mu = 1/{f'({s})' if '/' in s else s}"
         if self.gamma_approximation:
             return (f"error term of an approximation around G_mu_T{mu_t} (Berry-Esseen, DRS Thm 3.5, "

@@ -32,7 +32,8 @@ import sympy
 
 from .._args import exact, positive, probability
 from ..errors import bad
-from ..errors import PrecisionError, show
+from ..errors import PrecisionError
+from ..text import show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import ell as ELL
 from ..symbolic.symbols import x as X

@@ -11,17 +11,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
-from .._plain import short_number
+from ..text import double_text, given_text
 from .._version import __version__
 from ..mechanisms import (
     Mechanism,
-    decimal_text,
     Subsampled,
 )
 from ..numeric.engine.bound import Bound, assumptions_of, directed_double
-from ..numeric.engine.certify import Certified, decimal, round_fraction
+from ..numeric.engine.certify import Certified, decimal
 from ..symbolic.clt import APPROXIMATION_NOTE
 from .composed import ComposedLoss, HonestMu
 from .dpsgd import DPSGDAccount, float_certified, dpsgd_mu
@@ -180,7 +177,7 @@ class Account:
             answer = f"{what} = {hi} (rounded up)"
         extra = ("" if self.mu is None else f", mu = {self.mu}") + (
             "" if self.clt is None else f", mu_clt = {self.clt.mu} (CLT approximation)")
-        return f"Account({self.mechanism!r}, route={self.route!r}, {self.given}={short_number(given)}: {answer}{extra})"
+        return f"Account({self.mechanism!r}, route={self.route!r}, {self.given}={double_text(given)}: {answer}{extra})"
 
     @property
     def method(self) -> str:
@@ -266,14 +263,14 @@ class Account:
         (about a second more)."""
         if self.given == "delta":
             lo, hi = self.eps_lower, self.eps_upper
-            main = f"(ε, δ)-DP with δ = {format_given(self.delta)} and ε = {hi}"
+            main = f"(ε, δ)-DP with δ = {given_text(self.delta)} and ε = {hi}"
             what = "ε"
         else:
             lo, hi = self.delta_lower, self.delta_upper
-            main = f"(ε, δ)-DP with ε = {format_given(self.epsilon)} and δ = {hi}"
+            main = f"(ε, δ)-DP with ε = {given_text(self.epsilon)} and δ = {hi}"
             what = "δ"
         if self.given == "delta" and not Fraction(0) <= as_fraction(hi) < math.inf:
-            return (f"The mechanism {self.mechanism!r} is (ε, δ)-DP for no finite ε at δ = {format_given(self.delta)}: "
+            return (f"The mechanism {self.mechanism!r} is (ε, δ)-DP for no finite ε at δ = {given_text(self.delta)}: "
                     f"δ is below the probability that it reveals the data (exact; route {self.route}; "
                     f"gdpproof {__version__}).")
         tight = pair_tight(self.mechanism)
@@ -328,10 +325,10 @@ class Account:
         out["pair_tight"] = tight = pair_tight(self.mechanism)
         lower = "" if tight else "pair_"  # a lower end that holds for the dominating pair only says so
         if self.given == "delta":
-            out["delta"] = format_given(self.delta)
+            out["delta"] = given_text(self.delta)
             out[f"{lower}eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)
         else:
-            out["epsilon"] = format_given(self.epsilon)
+            out["epsilon"] = given_text(self.epsilon)
             out[f"{lower}delta_lower"], out["delta_upper"] = str(self.delta_lower), str(self.delta_upper)
         if self.mu is not None:
             out["mu"] = str(self.mu)
@@ -391,20 +388,6 @@ def as_fraction(c: Any) -> Any:
     if isinstance(c, Certified):
         return c.to_fraction() if c.is_finite() else math.inf
     return c
-
-
-def format_given(v: Any) -> str:
-    """A given delta or epsilon for a statement: its exact decimal (``1E-5``) or fraction when
-    short, else rounded up to 17 digits (a larger delta or epsilon only weakens the claim, so the
-    sentence stays true; the double 1e-5 is 1.0000000000000001E-5)."""
-    if not isinstance(v, sympy.Rational):
-        return str(v)
-    for text in (decimal_text(v), str(v)):
-        if text is not None and len(text) <= 24:
-            return text
-    m, e = round_fraction(Fraction(int(v.p), int(v.q)), 17, "up")
-    d = decimal(m, e, 17)
-    return format(d, "E") if not -4 <= d.adjusted() <= 15 else str(d)
 
 
 def lower_neighbour(c: Certified) -> Any:

@@ -46,8 +46,8 @@ from ..errors import (
     NotSupportedError,
     PrecisionError,
     WidthNotReachedWarning,
-    show,
 )
+from ..text import show
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     Mechanism,

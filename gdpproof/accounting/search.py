@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PrecisionError, WidthNotReachedWarning, show
+from ..errors import PrecisionError, WidthNotReachedWarning
+from ..text import show
 from ..numeric.engine import fast as _fast
 from ..numeric.engine.bound import Bound, down, next_up
 from .compose import (

@@ -74,9 +74,8 @@ from .values import (
     Repeated,
     SampledWithoutReplacement,
     Subsampled,
-    decimal_text,
-    show_number,
 )
+from ..text import decimal_text, show_number  # re-exported: their public home before gdpproof.text
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism", "EpsDelta", "PoissonSampled",

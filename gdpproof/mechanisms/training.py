@@ -15,6 +15,7 @@ from .._args import probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
 from ..symbolic.composition import count
+from ..text import decimal_text, show_number
 from .values import (
     GaussianMechanism,
     PoissonSampled,
@@ -22,8 +23,6 @@ from .values import (
     SampledWithoutReplacement,
     positive_finite,
     relation,
-    decimal_text,
-    show_number,
 )
 
 #: The sampling schemes of :func:`dpsgd`.

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Context, Decimal
 from typing import Any
 
 import sympy
 
 from .._args import nonnegative, positive, probability
 from ..errors import bad
-from ..errors import MISSING, InvalidParameterError, NotSupportedError, show
+from ..errors import MISSING, InvalidParameterError, NotSupportedError
+from ..text import show_number
 from ..symbolic import losses as sl
 from ..symbolic.composition import (
     count,
@@ -36,51 +36,7 @@ from ..symbolic.tradeoff import (
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
-           "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "NEIGHBOURS", "Subsampled",
-           "decimal_text", "show_number"]
-
-
-#: Longest exact text of a number in a repr or a statement; longer ones are shown approximately.
-_MAX_TEXT = 40
-
-
-def decimal_text(v: sympy.Rational) -> str | None:
-    """The exact decimal of a rational whose denominator is 2^a 5^b (``"0.01"``, ``"1E-400"``)."""
-    q, a, b = int(v.q), 0, 0
-    while q % 2 == 0:
-        q, a = q // 2, a + 1
-    while q % 5 == 0:
-        q, b = q // 5, b + 1
-    if q != 1:
-        return None
-    k = max(a, b)
-    m = int(v.p) * 10**k // int(v.q)
-    exact = Context(prec=len(str(abs(m))) + 2)  # the default 28 digits would round
-    d = exact.normalize(exact.scaleb(Decimal(m), -k))
-    return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
-
-
-def show_number(v: Any) -> str:
-    """A parameter as the user most likely wrote it: a double as its repr, an exact rational as
-    its fraction (``10/3``, ``1/100``: not to be confused with the double 0.01), a long one as
-    its exact decimal (``1E-400``), and only beyond that approximately, marked ``≈``.
-
-    >>> show_number(sympy.Rational(1, 100)), show_number(sympy.Rational(0.5)), show_number(sympy.Rational(1, 10**400))
-    ('1/100', '0.5', '1E-400')
-    """
-    if not isinstance(v, sympy.Rational):
-        text = str(v)
-        return text if len(text) <= _MAX_TEXT else f"≈{sympy.N(v, 8)}"
-    if max(int(v.p).bit_length(), int(v.q).bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
-        return show(v)
-    if v.q != 1 and not (int(v.q) & (int(v.q) - 1)) and abs(v) < 2**1023:
-        f = float(v)
-        if sympy.Rational(f) == v and len(repr(f)) <= _MAX_TEXT:
-            return repr(f)
-    for text in (str(v), decimal_text(v)):
-        if text is not None and len(text) <= _MAX_TEXT:
-            return text
-    return f"≈{sympy.N(v, 8)}"
+           "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "NEIGHBOURS", "Subsampled"]
 
 
 #: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._progress import Progress
-from ..errors import GdpproofError, InvalidParameterError, show
+from ..errors import GdpproofError, InvalidParameterError
+from ..text import show, table_value_text
 from ._journal_key import JournalNote, journal_key, key_path, line_signer
 from .grid import parse_grid
 from .kinds import KINDS, Kind
@@ -197,13 +198,8 @@ def compute_chunk(kind: str, digits: int, chunk: Sequence[tuple[int, tuple[str, 
         except GdpproofError as exc:
             where = ", ".join(f"{n}={v}" for n, v in row.items())
             raise type(exc)(f"row {index + 1} ({where}): {exc}") from None
-        out.append((index, [value_text(v) for v in values], [v.method for v in values]))
+        out.append((index, [table_value_text(v) for v in values], [v.method for v in values]))
     return out
-
-
-def value_text(value: Any) -> str:
-    s = str(value)
-    return s.replace("E+", "e").replace("E", "e")
 
 
 def _journal_path(out: Path) -> Path:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import InvalidParameterError, show
+from ..errors import InvalidParameterError
+from ..text import show
 
 __all__ = ["Table", "FORMATS", "format_for_path", "parse", "read_table"]
 

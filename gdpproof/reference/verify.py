@@ -36,9 +36,9 @@ from typing import Any
 from .._progress import Progress
 from .._plain import MAX_DECIMAL_EXPONENT, plain_value
 from .._typing import Real
-from ..errors import GdpproofError, InvalidParameterError, PrecisionError, show
+from ..errors import GdpproofError, InvalidParameterError, PrecisionError
+from ..text import show, table_value_text
 from ..numeric.engine.certify import Certified
-from .generate import value_text
 from .kinds import KINDS
 from .table import Table, read_table
 
@@ -269,7 +269,7 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
                     rule = _broken(v, table.rounding.get(col.name), _enclosure(ref), ulps, rtol_q)
                 if rule:
                     mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + spec.columns.index(col)],
-                                               value_text(ref), rule))
+                                               table_value_text(ref), rule))
             bar.advance()
     finally:
         bar.close()

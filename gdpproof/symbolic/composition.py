@@ -23,7 +23,8 @@ from sympy import Piecewise, exp, log, sqrt
 
 from .._args import exact, probability
 from ..errors import bad
-from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, show
+from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
+from ..text import show
 from .special import fold, implicit_inverse, rr_composed, rr_composed_delta
 from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
 from .tradeoff import TradeOff, eps_delta, gaussian, identity, randomized_response

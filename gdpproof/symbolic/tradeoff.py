@@ -20,7 +20,8 @@ import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
 from .._args import exact, nonnegative, probability
-from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, bad, show
+from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, bad
+from ..text import show
 from . import engines
 from .parse import formula
 from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x

@@ -23,7 +23,8 @@ from typing import Any
 import flint
 import sympy
 
-from ...errors import InvalidParameterError, show
+from ...errors import InvalidParameterError
+from ...text import show
 from ...symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
 from ...symbolic.composition import count
 from ...symbolic.symbols import alpha as ALPHA

@@ -16,7 +16,8 @@ import flint
 import sympy
 
 from ..._args import exact, probability
-from ...errors import InvalidParameterError, PrecisionError, SymbolicError, show
+from ...errors import InvalidParameterError, PrecisionError, SymbolicError
+from ...text import show
 from ...symbolic import duality as sd
 from ...symbolic.parse import formula
 from ...symbolic.symbols import alpha as ALPHA

@@ -31,7 +31,8 @@ from typing import Any
 
 import flint
 
-from ...errors import InvalidParameterError, PrecisionError, show
+from ...errors import InvalidParameterError, PrecisionError
+from ...text import show
 from ..engine._kernels import (
     gaussian_dlog_dual_eps,
     gaussian_dlog_dual_eps_float,

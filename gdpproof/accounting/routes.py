@@ -76,9 +76,7 @@ from .losses import PrivacyLoss
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
 from .search import delta_bracket, epsilon_bracket
 from .translate import (
-    closed_form,
     exact_ordering,
-    finite_groups,
     finite_pairs,
     privacy_losses,
     single_discrete_gaussian,
@@ -387,14 +385,14 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             if dg is not None:
                 return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
                              digits, notes=(DG_NOTE,))
-            f = closed_form(mechanism)
+            f = mechanism.closed_form()
             if f is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue
             result, mu = _exact(mechanism, f, given, value, digits)
             return _make(mechanism, r, given, value, result, exact_ordering(mechanism), digits, mu)
         if r == "exact-finite":
-            groups = finite_groups(mechanism)
+            groups = mechanism.eps_delta_groups()
             if groups is None:
                 pairs = finite_pairs(mechanism)
                 if pairs is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -15,13 +16,11 @@ from .._args import nonnegative, positive, probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from ..text import show_number
+from .base import MAX_RUNS, LikelihoodAtom, Mechanism
 from ..symbolic import losses as sl
 from ..symbolic.composition import (
     count,
-    compose,
-    root_of_sum,
     rr_composition,
-    self_compose,
     subsample,
 )
 from ..symbolic.tradeoff import (
@@ -37,132 +36,6 @@ from ..symbolic.tradeoff import (
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
            "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "NEIGHBOURS", "Subsampled"]
-
-
-#: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
-#: mechanism a nesting of Repeated may make (the product of their times): checked when a value is
-#: built, so no walk over it recurses past Python's limit and no route is asked for 10^360 runs.
-MAX_NESTING, MAX_RUNS = 100, 10**9
-
-
-class Mechanism:
-    """A description of what ran.  Subclasses are frozen dataclasses with exact parameters."""
-
-    #: nesting depth and the most runs of one leaf inside (set by the wrappers when built)
-    _depth = 1
-    _runs = 1
-
-    def _nest(self, inner: tuple[Mechanism, ...], times: int = 1) -> None:
-        """Record this wrapper's depth and runs from its ``inner`` mechanisms; refuse a value past
-        MAX_NESTING or MAX_RUNS."""
-        depth = 1 + max(m._depth for m in inner)
-        runs = times * max(m._runs for m in inner)
-        if depth > MAX_NESTING:
-            raise InvalidParameterError(argument="mechanisms", value=MISSING,
-                                        rule=f"nest {depth} deep, more than {MAX_NESTING}")
-        if runs > MAX_RUNS:
-            raise bad("times", times, f"makes {runs:,} runs of one mechanism with the repetitions inside it, "
-                                      f"more than 10^9")
-        object.__setattr__(self, "_depth", depth)
-        object.__setattr__(self, "_runs", runs)
-
-    def leaves(self) -> list[tuple[Mechanism, int]]:
-        """The base mechanisms with their multiplicities (composition is commutative), equal
-        leaves merged, in order of first appearance."""
-        counts: dict[Mechanism, int] = {}
-        for leaf, n in self._walk(1):
-            counts[leaf] = counts.get(leaf, 0) + n
-        return list(counts.items())
-
-    def _walk(self, times: int) -> Iterator[tuple[Mechanism, int]]:
-        yield self, times
-
-    def gdp_mu(self) -> sympy.Expr | None:
-        """The exact mu when the mechanism is exactly mu-GDP (Gaussian mechanisms and their
-        compositions: G_mu1 (x) ... (x) G_mun = G_sqrt(sum mu_i^2)); None otherwise."""
-        terms = []
-        for leaf, n in self.leaves():
-            m = leaf._leaf_mu()
-            if m is None:
-                return None
-            terms.append(n * m**2)
-        return root_of_sum(terms)
-
-    def _leaf_mu(self) -> sympy.Expr | None:
-        return None
-
-    def tradeoff(self) -> TradeOff:
-        """The trade-off function in closed form, where gdpproof knows one.
-
-        Raises NotSupportedError otherwise (then :func:`gdpproof.account` still gives a proven
-        bracket)."""
-        leaves = self.leaves()
-        if len(leaves) == 1:
-            leaf, n = leaves[0]
-            f = leaf._leaf_tradeoff()
-            if n == 1:
-                return f
-            if isinstance(leaf, PureDP) or (isinstance(leaf, RandomizedResponse) and leaf.k == 2):
-                return rr_composition(leaf.epsilon, n)
-            return self_compose(f, n)
-        try:
-            return compose(*(self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
-                             for leaf, n in leaves))
-        except NotSupportedError:
-            f = _finite_product(leaves)  # finitely supported leaves: the product pair's exact curve
-            if f is None:
-                raise
-            return f
-
-    def _leaf_tradeoff(self) -> TradeOff:
-        raise NotSupportedError(f"{self!r} has no closed-form trade-off function in gdpproof")
-
-    def loss_law(self) -> sl.LossLaw:
-        """The laws of the privacy loss of a base mechanism's worst pair, in both orderings.
-
-        Raises NotSupportedError for composite values (use :meth:`leaves`) and for mechanisms
-        whose loss is infinite with positive probability ((eps, delta) with delta > 0)."""
-        raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
-
-    def dpsgd_parameters(self) -> tuple[sympy.Expr, sympy.Expr, int] | None:
-        """(noise_multiplier, sample_rate, steps) when the value is DP-SGD (T runs of a subsampled
-        Gaussian mechanism: Poisson or fixed-size batches, whose rate is B/N), else None; the
-        noise multiplier is sigma over the sensitivity.  :meth:`sampling` names the scheme.
-
-        >>> from gdpproof.mechanisms import dpsgd
-        >>> dpsgd(1, "0.01", 100).dpsgd_parameters()
-        (1, 1/100, 100)
-        """
-        leaves = self.leaves()
-        if len(leaves) != 1:
-            return None
-        leaf, steps = leaves[0]
-        if not isinstance(leaf, Subsampled) or not isinstance(leaf.mechanism, (GaussianMechanism, GDP)):
-            return None
-        mu = leaf.mechanism._leaf_mu()
-        if mu == 0:
-            return None
-        return 1 / mu, leaf.sample_rate, steps
-
-    def sampling(self) -> tuple[str, str] | None:
-        """(scheme, neighbours) of the subsampled parts: scheme "poisson" or "fixed-batch",
-        neighbours "add-remove" or "replace-one"; "mixed" for either when the parts differ; None
-        when nothing is subsampled.
-
-        >>> from gdpproof.mechanisms import dpsgd
-        >>> dpsgd(1, "0.01", 100, sampling="fixed-batch").sampling()
-        ('fixed-batch', 'replace-one')
-        """
-        kinds = {(leaf._scheme, leaf.neighbours) for leaf, _ in self.leaves() if isinstance(leaf, Subsampled)}
-        if not kinds:
-            return None
-        schemes, relations = {k[0] for k in kinds}, {k[1] for k in kinds}
-        return (schemes.pop() if len(schemes) == 1 else "mixed", relations.pop() if len(relations) == 1 else "mixed")
-
-    def finite_support(self) -> bool:
-        """True when every base mechanism's privacy loss takes finitely many values."""
-        return all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta, FiniteMechanism, DiscreteLaplaceMechanism))
-                   for leaf, _ in self.leaves())
 
 
 def _frozen(obj: Any, **values: Any) -> None:
@@ -213,6 +86,9 @@ class GaussianMechanism(Mechanism):
     def loss_law(self) -> sl.LossLaw:
         return sl.gaussian_loss(self._leaf_mu())
 
+    def finite_loss_law(self) -> sl.LossLaw | None:
+        return None if self._leaf_mu() == 0 else self.loss_law()
+
 
 @dataclass(frozen=True, repr=False)
 class GDP(Mechanism):
@@ -238,6 +114,9 @@ class GDP(Mechanism):
 
     def loss_law(self) -> sl.LossLaw:
         return sl.gaussian_loss(self.mu)
+
+    def finite_loss_law(self) -> sl.LossLaw | None:
+        return None if self.mu == 0 else self.loss_law()
 
 
 @dataclass(frozen=True, repr=False)
@@ -303,6 +182,20 @@ class RandomizedResponse(Mechanism):
             return sl.randomized_response_loss(self.epsilon)
         return sl.k_randomized_response_loss(self.epsilon, sympy.Integer(self.k))
 
+    _finite_loss = True
+
+    def _repeated_tradeoff(self, times: int) -> TradeOff:
+        return rr_composition(self.epsilon, times) if self.k == 2 else super()._repeated_tradeoff(times)
+
+    def as_eps_delta(self) -> tuple[sympy.Expr, sympy.Expr] | None:
+        return (self.epsilon, sympy.Integer(0)) if self.k == 2 else None
+
+    def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
+        return rr_atoms(self.epsilon, self.k)
+
+    def finite_loss_law(self) -> sl.LossLaw | None:
+        return None if self.epsilon == 0 else self.loss_law()
+
     def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
         """The worst pair as exact masses (P(o), Q(o)) of its kinds of outputs (the k - 2 other
         values merged: they have the same likelihood ratio 1)."""
@@ -311,8 +204,27 @@ class RandomizedResponse(Mechanism):
                      if self.k > 2 or pm.xreplace(vals) != 0)
 
 
+def rr_atoms(epsilon: sympy.Expr, k: int = 2, delta: sympy.Expr = sympy.Integer(0)) -> tuple[LikelihoodAtom, ...]:
+    """The worst pair of k-ary randomized response as likelihood atoms: the first true value
+    (ratio e^eps), the second (e^-eps), the k - 2 others (1); with ``delta`` > 0 the pair of
+    (eps, delta)-DP (Kairouz, Oh & Viswanath 2015): those on mass 1 - delta, and an output of mass
+    delta under each law revealing it."""
+    keep = 1 - delta
+    rr = RandomizedResponse(epsilon, k).masses()
+    atoms = tuple((keep * a, keep * b, Fraction(1), c, epsilon) for (a, b), c in zip(rr, (1, -1, 0)))
+    if delta != 0:
+        atoms += ((delta, sympy.Integer(0), None, 0, None), (sympy.Integer(0), delta, Fraction(0), 0, None))
+    return atoms
+
+
 #: The most outcomes of a finite mechanism.
 MAX_OUTCOMES = 10_000
+#: A finite pair with more outcomes is not given the closed-form route (its sympy curve took 4 s at
+#: 16 outcomes); the exact-finite route composes it.
+CLOSED_FORM_OUTCOMES = 8
+#: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
+#: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.
+MAX_DL_OUTPUTS = 256
 
 
 def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
@@ -384,45 +296,14 @@ class FiniteMechanism(Mechanism):
         raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
                                 "the numerical bracket takes the named families only")
 
+    _finite_loss = True
 
-#: The most atoms (outputs of the composed pair) whose exact curve Mechanism.tradeoff builds for a
-#: composition of finitely supported mechanisms: the curve has a vertex per atom, in sympy.
-MAX_PRODUCT_ATOMS = 256
+    def _closed_form_is_slow(self, times: int) -> bool:
+        return len(self.P) > CLOSED_FORM_OUTCOMES  # sympy's Max of its pieces compares them pairwise
 
-
-def _finite_masses(leaf: Mechanism) -> tuple[tuple[sympy.Expr, sympy.Expr], ...] | None:
-    """A leaf's worst pair as exact masses (P(o), Q(o)), or None when it is not finitely supported.
-    (eps, delta)-DP is the pair of Kairouz, Oh & Viswanath (2015): randomized response with
-    parameter eps on mass 1 - delta, and an output of mass delta under each law revealing it."""
-    if isinstance(leaf, (FiniteMechanism, DiscreteLaplaceMechanism, RandomizedResponse)):
-        return leaf.masses()
-    if isinstance(leaf, (PureDP, EpsDelta)):
-        rr = RandomizedResponse(leaf.epsilon).masses()
-        d = leaf.delta if isinstance(leaf, EpsDelta) else sympy.Integer(0)
-        if d == 0:
-            return rr
-        return tuple(((1 - d) * a, (1 - d) * b) for a, b in rr) + ((d, sympy.Integer(0)), (sympy.Integer(0), d))
-    return None
-
-
-def _finite_product(leaves: list[tuple[Mechanism, int]]) -> TradeOff | None:
-    """The exact trade-off of a composition of finitely supported leaves: the Neyman-Pearson curve
-    of the product pair (:func:`~gdpproof.symbolic.tradeoff.finite_tradeoff`), piecewise linear;
-    None when some leaf is not finitely supported or the product has more than MAX_PRODUCT_ATOMS
-    outputs."""
-    masses = [(_finite_masses(leaf), n) for leaf, n in leaves]
-    if any(m is None for m, _ in masses):
-        return None
-    size = 1
-    for m, n in masses:
-        size *= len(m) ** n  # type: ignore[arg-type]
-        if size > MAX_PRODUCT_ATOMS:
-            return None
-    product = [(sympy.Integer(1), sympy.Integer(1))]
-    for m, n in masses:
-        for _ in range(n):
-            product = [(a * p, b * q) for a, b in product for p, q in m]  # type: ignore[union-attr]
-    return finite_tradeoff(product)
+    def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
+        return tuple((a, b, None if b == 0 else Fraction(int((a / b).p), int((a / b).q)), 0, None)
+                     for a, b in self.masses())
 
 
 def _integer_sensitivity(value: Any) -> int:
@@ -515,6 +396,19 @@ class DiscreteLaplaceMechanism(Mechanism):
     def loss_law(self) -> sl.LossLaw:
         return sl.discrete_laplace_loss(1 / self.scale, sympy.Integer(self.sensitivity))
 
+    _finite_loss = True
+
+    def _closed_form_is_slow(self, times: int) -> bool:
+        return True  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
+
+    def _exact_finite_is_slow(self) -> bool:
+        return self.sensitivity > MAX_DL_OUTPUTS  # a ball per output and atom: beyond, the bracket
+
+    def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
+        # the output x <= 0, x = 1..Delta - 1, x >= Delta has ratio e^{(Delta - 2 min(max(x, 0), Delta)) / scale}
+        d = self.sensitivity
+        return tuple((a, b, Fraction(1), d - 2 * i, 1 / self.scale) for i, (a, b) in enumerate(self.masses()))
+
 
 @dataclass(frozen=True, repr=False)
 class PureDP(Mechanism):
@@ -533,6 +427,20 @@ class PureDP(Mechanism):
 
     def loss_law(self) -> sl.LossLaw:
         return sl.randomized_response_loss(self.epsilon)
+
+    _finite_loss = True
+
+    def _repeated_tradeoff(self, times: int) -> TradeOff:
+        return rr_composition(self.epsilon, times)
+
+    def as_eps_delta(self) -> tuple[sympy.Expr, sympy.Expr]:
+        return self.epsilon, sympy.Integer(0)
+
+    def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
+        return rr_atoms(self.epsilon)
+
+    def finite_loss_law(self) -> sl.LossLaw | None:
+        return None if self.epsilon == 0 else self.loss_law()
 
 
 @dataclass(frozen=True, repr=False)
@@ -562,6 +470,27 @@ class EpsDelta(Mechanism):
                                     f"{self.delta}, which a privacy-loss distribution cannot carry; the "
                                     "exact-finite route composes it")
         return sl.randomized_response_loss(self.epsilon)
+
+    _finite_loss = True
+
+    def _closed_form_is_slow(self, times: int) -> bool:
+        # n copies carry (1 - delta)^n as an exact rational: millions of digits for large n, which
+        # the exact-finite route evaluates in balls instead
+        return self.delta != 0 and times > 4096
+
+    def as_eps_delta(self) -> tuple[sympy.Expr, sympy.Expr]:
+        return self.epsilon, self.delta
+
+    def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
+        return rr_atoms(self.epsilon, 2, self.delta)
+
+    def revealing(self) -> tuple[sympy.Expr, sympy.Expr] | None:
+        return (self.epsilon, self.delta) if self.delta != 0 else None
+
+    def finite_loss_law(self) -> sl.LossLaw | None:
+        if self.epsilon == 0:
+            return None
+        return sl.randomized_response_loss(self.epsilon)  # the finite part when delta > 0
 
 
 #: The neighbouring relations of subsampled mechanisms.
@@ -604,6 +533,16 @@ class Subsampled(Mechanism):
             return sl.subsampled_gaussian_loss(1 / mu, self.sample_rate)
         raise NotSupportedError(f"{self!r}: gdpproof composes subsampled Gaussian mechanisms "
                                 "numerically; other subsampled mechanisms are not supported yet")
+
+    def symmetric(self) -> bool:
+        return self.neighbours == "replace-one"  # the symmetric pair of C_p; add/remove's is not
+
+    def _subsampled_gaussian(self) -> tuple[sympy.Expr, sympy.Expr] | None:
+        inner = self.mechanism
+        return (inner._leaf_mu(), self.sample_rate) if isinstance(inner, (GaussianMechanism, GDP)) else None
+
+    def _subsampling(self) -> tuple[str, str]:
+        return self._scheme, self.neighbours
 
     def pair_is_tight(self, times: int = 1) -> bool:
         """True when ``times`` runs of the dominating pair of :meth:`loss_law` are attained by some

@@ -20,7 +20,7 @@ from ..symbolic import losses as sl
 from ..symbolic.composition import compose, root_of_sum, self_compose
 from ..symbolic.tradeoff import TradeOff, finite_tradeoff, gaussian
 
-__all__ = ["Mechanism", "MAX_NESTING", "MAX_RUNS", "MAX_PRODUCT_ATOMS", "LikelihoodAtom"]
+__all__ = ["Mechanism", "MAX_NESTING", "MAX_RUNS", "MAX_PRODUCT_ATOMS", "LikelihoodAtom", "simulated_float"]
 
 #: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
 #: mechanism a nesting of Repeated may make (the product of their times): checked when a value is
@@ -257,6 +257,41 @@ class Mechanism:
     def _subsampling(self) -> tuple[str, str] | None:
         """(scheme, neighbours) of a subsampled base mechanism, else None."""
         return None
+
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        """The Monte Carlo sampler of ``times`` runs of this mechanism (a
+        :class:`gdpproof.simulation.Mechanism`, its parameters as doubles), so that ``simulate``
+        and ``account`` take the same mechanism values.
+
+        Args:
+            times: How many runs the sampler composes.
+            whole: The value the user gave, named in an error (``self`` when None).
+
+        Returns:
+            The sampler.
+
+        Raises:
+            NotSupportedError: The simulation has no sampler for this mechanism.
+            InvalidParameterError: A parameter is not a finite double > 0.
+
+        Examples:
+            >>> from gdpproof.mechanisms import mechanism_from_spec
+            >>> mechanism_from_spec("gaussian:sigma=2,times=4").sampler().name
+            'gaussian_mechanism(sensitivity=1, sigma=2, dim=1, steps=4)'
+        """
+        raise NotSupportedError(f"{whole or self!r}: simulate has no sampler for it (it simulates gaussian, gdp, "
+                                "gaussian with sample-rate under add-remove, laplace, rr, pure-dp and "
+                                "discrete-gaussian)")
+
+
+def simulated_float(value: Any, name: str) -> float:
+    """A parameter as the double a sampler takes: finite and > 0, else InvalidParameterError."""
+    import math
+
+    f = float(value)
+    if not (math.isfinite(f) and f > 0):
+        raise InvalidParameterError(argument=name, value=value, rule="must be a finite number > 0 to be simulated")
+    return f
 
 
 def _finite_product(leaves: list[tuple[Mechanism, int]]) -> TradeOff | None:

@@ -16,7 +16,7 @@ from .._args import nonnegative, positive, probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from ..text import show_number
-from .base import MAX_RUNS, LikelihoodAtom, Mechanism
+from .base import MAX_RUNS, LikelihoodAtom, Mechanism, simulated_float
 from ..symbolic import losses as sl
 from ..symbolic.composition import (
     count,
@@ -89,6 +89,12 @@ class GaussianMechanism(Mechanism):
     def finite_loss_law(self) -> sl.LossLaw | None:
         return None if self._leaf_mu() == 0 else self.loss_law()
 
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        from ..simulation.mechanisms import GaussianMechanism as Sampler
+
+        return Sampler(simulated_float(self.sensitivity, "sensitivity"), simulated_float(self.sigma, "sigma"),
+                       steps=times)
+
 
 @dataclass(frozen=True, repr=False)
 class GDP(Mechanism):
@@ -118,6 +124,11 @@ class GDP(Mechanism):
     def finite_loss_law(self) -> sl.LossLaw | None:
         return None if self.mu == 0 else self.loss_law()
 
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        from ..simulation.mechanisms import GaussianMechanism as Sampler
+
+        return Sampler(1.0, 1.0 / simulated_float(self.mu, "mu"), steps=times)
+
 
 @dataclass(frozen=True, repr=False)
 class LaplaceMechanism(Mechanism):
@@ -142,6 +153,13 @@ class LaplaceMechanism(Mechanism):
 
     def loss_law(self) -> sl.LossLaw:
         return sl.laplace_loss(self._shift())
+
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        if times != 1:
+            return super().sampler(times, whole=whole)
+        from ..simulation.mechanisms import LaplaceMechanism as Sampler
+
+        return Sampler(simulated_float(self.sensitivity, "sensitivity"), simulated_float(self.scale, "scale"))
 
 
 @dataclass(frozen=True, repr=False)
@@ -192,6 +210,11 @@ class RandomizedResponse(Mechanism):
 
     def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
         return rr_atoms(self.epsilon, self.k)
+
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        from ..simulation.mechanisms import RandomizedResponse as Sampler
+
+        return Sampler(simulated_float(self.epsilon, "epsilon"), n=times, k=int(self.k))
 
     def finite_loss_law(self) -> sl.LossLaw | None:
         return None if self.epsilon == 0 else self.loss_law()
@@ -359,6 +382,11 @@ class DiscreteGaussianMechanism(Mechanism):
     def loss_law(self) -> sl.LossLaw:
         return sl.discrete_gaussian_loss(self.sigma, sympy.Integer(self.sensitivity))
 
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        from ..simulation.mechanisms import DiscreteGaussianMechanism as Sampler
+
+        return Sampler(simulated_float(self.sigma, "sigma"), int(self.sensitivity), steps=times)
+
 
 @dataclass(frozen=True, repr=False)
 class DiscreteLaplaceMechanism(Mechanism):
@@ -438,6 +466,11 @@ class PureDP(Mechanism):
 
     def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
         return rr_atoms(self.epsilon)
+
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        from ..simulation.mechanisms import RandomizedResponse as Sampler
+
+        return Sampler(simulated_float(self.epsilon, "epsilon"), n=times, k=2)
 
     def finite_loss_law(self) -> sl.LossLaw | None:
         return None if self.epsilon == 0 else self.loss_law()
@@ -594,6 +627,15 @@ class PoissonSampled(Subsampled):
         # rate 1 takes every record: the mechanism itself (C_1(f) = f), under either relation
         return self.mechanism._leaf_mu() if self.sample_rate == 1 else None
 
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        inner = self.mechanism
+        if not isinstance(inner, GaussianMechanism) or self.neighbours != "add-remove":
+            return super().sampler(times, whole=whole)
+        from ..simulation.mechanisms import SubsampledGaussianMechanism as Sampler
+
+        return Sampler(simulated_float(inner.sigma, "sigma") / simulated_float(inner.sensitivity, "sensitivity"),
+                       simulated_float(self.sample_rate, "sample-rate"), steps=times)
+
 
 @dataclass(frozen=True, repr=False)
 class SampledWithoutReplacement(Subsampled):
@@ -662,6 +704,10 @@ class Composed(Mechanism):
         for m in self.mechanisms:
             yield from m._walk(times)
 
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        raise NotSupportedError(f"{whole or self!r}: simulate runs one kind of mechanism (times= repeats it); "
+                                "compose other kinds with account")
+
 
 @dataclass(frozen=True, repr=False)
 class Repeated(Mechanism):
@@ -684,3 +730,6 @@ class Repeated(Mechanism):
 
     def _walk(self, times: int) -> Iterator[tuple[Mechanism, int]]:
         yield from self.mechanism._walk(times * self.times)
+
+    def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
+        return self.mechanism.sampler(times * self.times, whole=whole or self)

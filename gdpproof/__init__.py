@@ -211,15 +211,14 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
     so for such functions the result is certified for that range only.  Functions nearly
     equal to a Gaussian curve raise PrecisionError (the pointwise mu is too flat to settle).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.tightest_mu(gdpproof.randomized_response(1), digits=15)
-    Certified('1.23203538534491', digits=15, rounding='up')
-    >>> gdpproof.tightest_mu(gdpproof.laplace(1), digits=15)
-    Certified('1.03006399762444', digits=15, rounding='up')
-    >>> gdpproof.tightest_mu(gdpproof.eps_delta(1, "1e-5"), digits=5)
-    Certified('Infinity', digits=5, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.tightest_mu(gdpproof.randomized_response(1), digits=15)
+        Certified('1.23203538534491', digits=15, rounding='up')
+        >>> gdpproof.tightest_mu(gdpproof.laplace(1), digits=15)
+        Certified('1.03006399762444', digits=15, rounding='up')
+        >>> gdpproof.tightest_mu(gdpproof.eps_delta(1, "1e-5"), digits=5)
+        Certified('Infinity', digits=5, rounding='up')
     """
     return f.tightest_mu(digits=digits)
 

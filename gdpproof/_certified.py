@@ -36,14 +36,13 @@ class Certified(Decimal):
     Arithmetic on a ``Certified`` gives a plain ``Decimal``: a derived number is no longer
     certified.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> v = gdpproof.gaussian(1).evaluate("0.05", digits=12)
-    >>> v
-    Certified('0.740488977158', digits=12, rounding='down')
-    >>> v.rounding, v.method
-    ('down', 'arb')
+    Examples:
+        >>> import gdpproof
+        >>> v = gdpproof.gaussian(1).evaluate("0.05", digits=12)
+        >>> v
+        Certified('0.740488977158', digits=12, rounding='down')
+        >>> v.rounding, v.method
+        ('down', 'arb')
     """
 
     __slots__ = ("digits", "rounding", "method")

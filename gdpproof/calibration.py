@@ -66,31 +66,22 @@ _COARSE_WIDTH = 0.04
 class Calibration:
     """What :func:`calibrate` returns.
 
-    Attributes
-    ----------
-    parameter : str
-        What was solved for: "noise_multiplier", "steps", "sample_rate" or "batch_size"
-        (:func:`calibrate`), or "variance_factor" (:func:`calibrate_variance`).
-    value : sympy.Rational or int
-        The answer, exact (``text`` is the same number as shown).
-    rounding : str
-        "up" for sigma (a larger sigma only adds noise), "down" for the others.
-    target_epsilon, delta : sympy.Rational
-        The target.
-    account : Account
-        The proven account at the answer: ``account.epsilon.upper <= target_epsilon``.
-    neighbour : sympy.Rational or int
-        One unit of the last digit (or one step, one record) past the answer, toward less noise.
-    neighbour_account : Account
-        Its account: the upper end is above the target (its bracket lies above the target or
-        straddles it), so no closer value is proven at this width.
-    schedule : Schedule or None
-        The sampling rate and steps at the answer, with the rule that gave them (None for
-        :func:`calibrate_variance`).
-    evaluations : int
-        Compositions run in all (coarse estimates and accounts).
-    proven : int
-        Proven accounts among them (the answer, its neighbour and any other value checked).
+    Attributes:
+        parameter (str): What was solved for: "noise_multiplier", "steps", "sample_rate" or "batch_size"
+            (:func:`calibrate`), or "variance_factor" (:func:`calibrate_variance`).
+        value (sympy.Rational or int): The answer, exact (``text`` is the same number as shown).
+        rounding (str): "up" for sigma (a larger sigma only adds noise), "down" for the others.
+        target_epsilon (sympy.Rational): The target.
+        delta (sympy.Rational): The target.
+        account (Account): The proven account at the answer: ``account.epsilon.upper <= target_epsilon``.
+        neighbour (sympy.Rational or int): One unit of the last digit (or one step, one record) past the
+            answer, toward less noise.
+        neighbour_account (Account): Its account: the upper end is above the target (its bracket lies above
+            the target or straddles it), so no closer value is proven at this width.
+        schedule (Schedule or None): The sampling rate and steps at the answer, with the rule that gave them
+            (None for :func:`calibrate_variance`).
+        evaluations (int): Compositions run in all (coarse estimates and accounts).
+        proven (int): Proven accounts among them (the answer, its neighbour and any other value checked).
     """
 
     parameter: str
@@ -281,44 +272,52 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     Leave exactly one of the noise multiplier, the number of steps (``steps``/``epochs``) and the
     sampling rate (``sample_rate``/``batch_size``) unset: it is solved for.
 
-    Parameters
-    ----------
-    target_epsilon, delta : real
-        The target: (target_epsilon, delta)-DP, proven.
-    noise_multiplier, sample_rate, steps, epochs, batch_size, dataset_size
-        The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
-        the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a
-        batch size is solved for (the next one up is not proven to meet the target).
-    digits : int
-        Significant digits of a real answer (sigma rounded up, q rounded down); integers exact.
-    rel_width : float
-        The relative width of the proven brackets: the answer is the best value whose upper end
-        meets the target at this width (a narrower width costs more and moves the answer closer
-        to the true boundary).
-    sampling, neighbours : str
-        The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
-        :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
-    progress : bool or file
-        Report each step of the search (on stderr, or on the file given).
+    Args:
+        target_epsilon (real): The target: (target_epsilon, delta)-DP, proven.
+        delta (real): The target: (target_epsilon, delta)-DP, proven.
+        noise_multiplier: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or
+            B/N, the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        sample_rate: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
+            the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        steps: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N, the
+            steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is solved
+            for (the next one up is not proven to meet the target).
+        epochs: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N, the
+            steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is solved
+            for (the next one up is not proven to meet the target).
+        batch_size: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
+            the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        dataset_size: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or
+            B/N, the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        digits (int): Significant digits of a real answer (sigma rounded up, q rounded down); integers exact.
+        rel_width (float): The relative width of the proven brackets: the answer is the best value whose upper
+            end meets the target at this width (a narrower width costs more and moves the answer closer to the
+            true boundary).
+        sampling (str): The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
+            :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
+        neighbours (str): The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
+            :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
+        progress (bool or file): Report each step of the search (on stderr, or on the file given).
 
-    Returns
-    -------
-    Calibration
-        The answer, its account (``eps_upper <= target``) and its neighbour's account.
+    Returns:
+        Calibration: The answer, its account (``eps_upper <= target``) and its neighbour's account.
 
-    Examples
-    --------
-    A sigma, to 3 digits, proven to give (2, 1e-5)-DP over 100 steps at q = 0.1 (the next value
-    down, 2.25, is not proven to at the default width):
+    Examples:
+        A sigma, to 3 digits, proven to give (2, 1e-5)-DP over 100 steps at q = 0.1 (the next value
+        down, 2.25, is not proven to at the default width):
 
-    >>> from gdpproof import calibrate
-    >>> c = calibrate(2, "1e-5", sample_rate="0.1", steps=100, digits=3)
-    >>> c.text, c.rounding, c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
-    ('2.26', 'up', True)
-    >>> c.text_of(c.neighbour)
-    '2.25'
-    >>> c
-    Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
+        >>> from gdpproof import calibrate
+        >>> c = calibrate(2, "1e-5", sample_rate="0.1", steps=100, digits=3)
+        >>> c.text, c.rounding, c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
+        ('2.26', 'up', True)
+        >>> c.text_of(c.neighbour)
+        '2.25'
+        >>> c
+        Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
     """
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:

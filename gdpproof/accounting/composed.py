@@ -378,22 +378,18 @@ class ComposedLoss:
 class HonestMu:
     """The tightest GDP description of a composed mechanism (:meth:`ComposedLoss.honest_mu`).
 
-    Attributes
-    ----------
-    mu : Bound
-        The smallest mu such that the mechanism is (eps, delta_mu(eps))-DP for every
-        eps <= eps_max, equally for every eps with delta_mu(eps) >= delta_min (mu-GDP for all
-        (eps, delta) on the G_mu curve with delta >= delta_min), lies in [lower, upper]; report
-        ``mu.upper`` with ``delta_min`` (or ``eps_max``).  Both ends are proven under both readings
-        (:meth:`ComposedLoss.honest_mu`).
-    gap : Bound
-        sup_alpha f(alpha) - G_{mu.upper}(alpha) over the whole curve: 0 means the mechanism is
-        exactly Gaussian; a large gap means GDP describes it loosely.
-    eps_max, delta_min : float
-        The range where the bracket holds (delta_up(eps_max) = delta_min).
-    mu_tail : float
-        A certified lower bound on the tightest mu over the whole curve (no range restriction):
-        a statement about every delta, not an end of ``mu``.
+    Attributes:
+        mu (Bound): The smallest mu such that the mechanism is (eps, delta_mu(eps))-DP for every eps <=
+            eps_max, equally for every eps with delta_mu(eps) >= delta_min (mu-GDP for all (eps, delta) on the
+            G_mu curve with delta >= delta_min), lies in [lower, upper]; report ``mu.upper`` with
+            ``delta_min`` (or ``eps_max``).  Both ends are proven under both readings
+            (:meth:`ComposedLoss.honest_mu`).
+        gap (Bound): sup_alpha f(alpha) - G_{mu.upper}(alpha) over the whole curve: 0 means the mechanism is
+            exactly Gaussian; a large gap means GDP describes it loosely.
+        eps_max (float): The range where the bracket holds (delta_up(eps_max) = delta_min).
+        delta_min (float): The range where the bracket holds (delta_up(eps_max) = delta_min).
+        mu_tail (float): A certified lower bound on the tightest mu over the whole curve (no range
+            restriction): a statement about every delta, not an end of ``mu``.
 
     All of these describe the composition of the losses given.  Where those are a dominating
     pair that the mechanism need not attain (:attr:`gdpproof.Account.pair_tight` false: replace-one

@@ -48,16 +48,12 @@ __all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
 class DPSGDBracket:
     """The proven epsilon bracket of Poisson-subsampled DP-SGD at one delta.
 
-    Attributes
-    ----------
-    eps : Bound
-        lower <= eps(delta) <= upper for the worse of the add and remove orderings.
-    ordering : str
-        Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
-    grid_step, eta : float
-        The grid and Hoeffding failure probability used (:func:`compose_losses`).
-    composition : ComposedLoss
-        For delta(eps) at other eps.
+    Attributes:
+        eps (Bound): lower <= eps(delta) <= upper for the worse of the add and remove orderings.
+        ordering (str): Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
+        grid_step (float): The grid and Hoeffding failure probability used (:func:`compose_losses`).
+        eta (float): The grid and Hoeffding failure probability used (:func:`compose_losses`).
+        composition (ComposedLoss): For delta(eps) at other eps.
 
     The bracket is proven under the numerical assumptions :attr:`assumptions` names (those of
     the float route, :data:`~gdpproof.numeric.engine.bound.FLOAT_ROUTE_ASSUMPTIONS`, unless the
@@ -112,12 +108,11 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     which also picks the float or the exact integer lattice from delta; ``delta`` may be a string
     such as "1e-30", taken exactly).
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.dpsgd import dpsgd_epsilon
-    >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
-    >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
-    (True, True)
+    Examples:
+        >>> from gdpproof.accounting.dpsgd import dpsgd_epsilon
+        >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+        >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
+        (True, True)
     """
     loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
@@ -133,37 +128,33 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
 class DPSGDAccount:
     """The CLT accounting of DP-SGD: an approximation, labelled as one.
 
-    Attributes
-    ----------
-    mu_clt : Certified
-        p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
-    eps_clt : Certified or None
-        The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
-    eps_lower, eps_upper : Certified or None
-        The proven bracket on the true epsilon at ``delta`` (Poisson sampling, add/remove
-        neighbours, the worse ordering) from :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`: lower
-        rounded down, upper rounded up.  None for uniform sampling or without delta.
-    verdict : str or None
-        "the CLT understates eps by at least X", "the CLT overstates eps by at least X" or
-        "eps_clt lies inside the proven bracket".
-    exact : DPSGDBracket or None
-        The full numerical composition (its ``composition.delta(eps)`` gives other points).
-    mu_T : Certified or None
-        The finite-T CLT mu of DRS Thm 3.5, 2 ||kl||_1 / sqrt(||kappa2||_1 - ||kl||_2^2) of the
-        T-fold per-step curve (rounded up): the centre of the Berry–Esseen band that :attr:`gamma`
-        belongs to.  It differs from :attr:`mu_clt`, the T -> infinity limit of the formula (for
-        sigma = 1, p = 0.01, T = 1000 under the uniform formula: 0.52888 against 0.54079).  None
-        with gamma.
-    gamma : Certified or None
-        Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the formula, around
-        G_{mu_T} (not G_{mu_clt}):
-        p G_{1/sigma} + (1 - p) Id for Poisson, C_p(G_{1/sigma}) for uniform; None if not asked for.
-        For Poisson it is **the error term of an approximation, not a bound**
-        (:attr:`gamma_approximation`): the mixture is not symmetric and DRS Thm 3.5 is stated for
-        symmetric curves.  The proven band of the symmetrised curve C_p(G_{1/sigma}), whose CLT mu is
-        the uniform formula, is ``berry_esseen(subsample(gaussian(1/sigma), p), n=T)``.
-    approximation : bool
-        Always True: read :attr:`note`.
+    Attributes:
+        mu_clt (Certified): p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
+        eps_clt (Certified or None): The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was
+            given.
+        eps_lower (Certified or None): The proven bracket on the true epsilon at ``delta`` (Poisson sampling,
+            add/remove neighbours, the worse ordering) from :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`:
+            lower rounded down, upper rounded up.  None for uniform sampling or without delta.
+        eps_upper (Certified or None): The proven bracket on the true epsilon at ``delta`` (Poisson sampling,
+            add/remove neighbours, the worse ordering) from :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`:
+            lower rounded down, upper rounded up.  None for uniform sampling or without delta.
+        verdict (str or None): "the CLT understates eps by at least X", "the CLT overstates eps by at least X"
+            or "eps_clt lies inside the proven bracket".
+        exact (DPSGDBracket or None): The full numerical composition (its ``composition.delta(eps)`` gives
+            other points).
+        mu_T (Certified or None): The finite-T CLT mu of DRS Thm 3.5, 2 ||kl||_1 / sqrt(||kappa2||_1 -
+            ||kl||_2^2) of the T-fold per-step curve (rounded up): the centre of the Berry–Esseen band that
+            :attr:`gamma` belongs to.  It differs from :attr:`mu_clt`, the T -> infinity limit of the formula
+            (for sigma = 1, p = 0.01, T = 1000 under the uniform formula: 0.52888 against 0.54079).  None with
+            gamma.
+        gamma (Certified or None): Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the
+            formula, around G_{mu_T} (not G_{mu_clt}): p G_{1/sigma} + (1 - p) Id for Poisson,
+            C_p(G_{1/sigma}) for uniform; None if not asked for. For Poisson it is **the error term of an
+            approximation, not a bound** (:attr:`gamma_approximation`): the mixture is not symmetric and DRS
+            Thm 3.5 is stated for symmetric curves.  The proven band of the symmetrised curve
+            C_p(G_{1/sigma}), whose CLT mu is the uniform formula, is
+            ``berry_esseen(subsample(gaussian(1/sigma), p), n=T)``.
+        approximation (bool): Always True: read :attr:`note`.
     """
 
     noise_multiplier: Any
@@ -259,12 +250,11 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`)
     and :attr:`DPSGDAccount.verdict` says whether the CLT understates it.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
-    >>> acc.mu_clt, acc.eps_clt, acc.approximation
-    (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
+    Examples:
+        >>> import gdpproof
+        >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
+        >>> acc.mu_clt, acc.eps_clt, acc.approximation
+        (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
     """
     sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
     try:

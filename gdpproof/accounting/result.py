@@ -118,33 +118,29 @@ def _reportable(value: Any) -> Any:
 class Account:
     """The privacy of a mechanism: what :func:`account` returns.
 
-    Attributes
-    ----------
-    mechanism : Mechanism
-    route : str
-        "exact", "exact-finite" or "bracket" (:data:`ROUTES`).
-    given : str
-        "delta" (epsilon was computed) or "epsilon" (delta was computed).
-    epsilon, delta : Certified or Bound or exact number
-        The given one is the exact input; the computed one is a :class:`Certified` decimal rounded
-        up (exact routes) or a proven :class:`Bound` (bracket).  ``float()`` of either is the
-        proven upper end (:attr:`eps_upper`, :attr:`delta_upper` as a double rounded up), the
-        number to report; the bracket stays available (``lower``, ``upper``).
-    ordering : str
-        Which neighbouring ordering is the worse one ("both" when they are equal).
-    mu : Certified or None
-        Exact routes, Gaussian mechanisms: the mechanism is exactly mu-GDP (rounded up).
-    clt : CLTApproximation or None
-        For DP-SGD: the CLT approximation, labelled as one.
-    digits : int
-        Significant digits of the reported numbers: certified digits on the exact routes, the
-        digits of a bracket's decimal ends (rounded outward) on the bracket route.
-    composition : ComposedLoss or None
-        The numerical composition behind a bracket (delta at other eps, trade-off bounds).
-    rounded_parameters : bool
-        True when parameters that are not doubles were rounded to the neighbouring double on the
-        less private side for the bracket: the upper end holds for the mechanism as given, the
-        lower end for the parameters as doubles.
+    Attributes:
+        mechanism: Mechanism
+        route (str): "exact", "exact-finite" or "bracket" (:data:`ROUTES`).
+        given (str): "delta" (epsilon was computed) or "epsilon" (delta was computed).
+        epsilon (Certified or Bound or exact number): The given one is the exact input; the computed one is a
+            :class:`Certified` decimal rounded up (exact routes) or a proven :class:`Bound` (bracket).
+            ``float()`` of either is the proven upper end (:attr:`eps_upper`, :attr:`delta_upper` as a double
+            rounded up), the number to report; the bracket stays available (``lower``, ``upper``).
+        delta (Certified or Bound or exact number): The given one is the exact input; the computed one is a
+            :class:`Certified` decimal rounded up (exact routes) or a proven :class:`Bound` (bracket).
+            ``float()`` of either is the proven upper end (:attr:`eps_upper`, :attr:`delta_upper` as a double
+            rounded up), the number to report; the bracket stays available (``lower``, ``upper``).
+        ordering (str): Which neighbouring ordering is the worse one ("both" when they are equal).
+        mu (Certified or None): Exact routes, Gaussian mechanisms: the mechanism is exactly mu-GDP (rounded
+            up).
+        clt (CLTApproximation or None): For DP-SGD: the CLT approximation, labelled as one.
+        digits (int): Significant digits of the reported numbers: certified digits on the exact routes, the
+            digits of a bracket's decimal ends (rounded outward) on the bracket route.
+        composition (ComposedLoss or None): The numerical composition behind a bracket (delta at other eps,
+            trade-off bounds).
+        rounded_parameters (bool): True when parameters that are not doubles were rounded to the neighbouring
+            double on the less private side for the bracket: the upper end holds for the mechanism as given,
+            the lower end for the parameters as doubles.
     """
 
     mechanism: Mechanism

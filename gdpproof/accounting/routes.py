@@ -305,43 +305,39 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             rel_width: float = 0.01, route: str | None = None) -> Account:
     r"""The (eps, delta)-DP guarantee of a mechanism, by the strongest route that applies.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        What ran (:mod:`gdpproof.mechanisms`).
-    delta, epsilon : real
-        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``,
-        the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where the
-        guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes
-        it from its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
-    digits : int or None
-        Significant digits of the reported numbers: certified digits on the exact routes (30 by
-        default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
-        = 6 by default, at most 17: the ends are doubles).
-    rel_width : float
-        The relative width asked of a numerical bracket, in [1e-4, 10].
-    route : {"exact", "exact-finite", "bracket"} or None
-        Force a route (NotSupportedError if it does not apply); None picks the strongest.
+    Args:
+        mechanism (Mechanism): What ran (:mod:`gdpproof.mechanisms`).
+        delta (real): Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with
+            ``epsilon``, the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where
+            the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes it from
+            its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
+        epsilon (real): Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with
+            ``epsilon``, the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where
+            the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes it from
+            its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
+        digits (int or None): Significant digits of the reported numbers: certified digits on the exact routes
+            (30 by default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS` =
+            6 by default, at most 17: the ends are doubles).
+        rel_width (float): The relative width asked of a numerical bracket, in [1e-4, 10].
+        route ({"exact", "exact-finite", "bracket"} or None): Force a route (NotSupportedError if it does not
+            apply); None picks the strongest.
 
-    Returns
-    -------
-    Account
-        With the route named, the reported quantity (rounded up, or a proven bracket), the worse
-        ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation
-        labelled as one; :meth:`Account.statement` is one sentence for a paper.  An epsilon of
-        Infinity is exact: delta is below the probability that the mechanism reveals the data.
+    Returns:
+        Account: With the route named, the reported quantity (rounded up, or a proven bracket), the worse
+            ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation labelled as
+            one; :meth:`Account.statement` is one sentence for a paper.  An epsilon of Infinity is exact:
+            delta is below the probability that the mechanism reveals the data.
 
-    Examples
-    --------
-    >>> from gdpproof import account
-    >>> from gdpproof.mechanisms import GDP, Repeated, GaussianMechanism, LaplaceMechanism, Composed
-    >>> a = account(Repeated(GDP("0.3"), 10), delta="1e-5", digits=12)
-    >>> a.route, a.epsilon, a.mu
-    ('exact', Certified('4.11863534405', digits=12, rounding='up'), Certified('0.948683298051', digits=12, rounding='up'))
-    >>> b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10),
-    ...                      Repeated(LaplaceMechanism(scale=10), 5)), delta="1e-5")
-    >>> b.route, b.epsilon.relative_width <= 0.01, 4.2 < b.epsilon.lower < b.epsilon.upper < 4.3
-    ('bracket', True, True)
+    Examples:
+        >>> from gdpproof import account
+        >>> from gdpproof.mechanisms import GDP, Repeated, GaussianMechanism, LaplaceMechanism, Composed
+        >>> a = account(Repeated(GDP("0.3"), 10), delta="1e-5", digits=12)
+        >>> a.route, a.epsilon, a.mu
+        ('exact', Certified('4.11863534405', digits=12, rounding='up'), Certified('0.948683298051', digits=12, rounding='up'))
+        >>> b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10),
+        ...                      Repeated(LaplaceMechanism(scale=10), 5)), delta="1e-5")
+        >>> b.route, b.epsilon.relative_width <= 0.01, 4.2 < b.epsilon.lower < b.epsilon.upper < 4.3
+        ('bracket', True, True)
     """
     if not isinstance(mechanism, Mechanism):
         raise bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")

@@ -264,16 +264,15 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     PrecisionError only when no finite bracket exists on the route asked for (delta below the
     float route's floor with ``route="float"``).
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
-    >>> from gdpproof.accounting.search import epsilon_bracket
-    >>> b, comp = epsilon_bracket([(GaussianLoss(0.3), 10), (RandomizedResponseLoss(0.2), 20)], 1e-6)
-    >>> b.relative_width <= 0.01, comp.steps, comp.target_met
-    (True, 30, True)
-    >>> b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30")
-    >>> b.lower < 11.7439 < b.upper, comp.route, comp.assumptions
-    (True, 'exact integer lattice', ())
+    Examples:
+        >>> from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
+        >>> from gdpproof.accounting.search import epsilon_bracket
+        >>> b, comp = epsilon_bracket([(GaussianLoss(0.3), 10), (RandomizedResponseLoss(0.2), 20)], 1e-6)
+        >>> b.relative_width <= 0.01, comp.steps, comp.target_met
+        (True, 30, True)
+        >>> b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30")
+        >>> b.lower < 11.7439 < b.upper, comp.route, comp.assumptions
+        (True, 'exact integer lattice', ())
     """
     dq = check_delta_exact(delta)
     if dq < SMALLEST_DELTA:  # refused before any work: the lattice's bits grow like log2(1/delta)

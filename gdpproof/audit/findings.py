@@ -148,19 +148,18 @@ class AuditReport:
     worst relative error of each kind with its input, and every unsafe and error finding.
     ``to_json()`` gives the same with numbers as decimal strings.
 
-    Examples
-    --------
-    >>> from gdpproof.audit import audit_function
-    >>> import math
-    >>> r = audit_function(lambda mu, eps: 0.5 * math.erfc((eps / mu - mu / 2) / math.sqrt(2))
-    ...                    - math.exp(eps) * 0.5 * math.erfc((eps / mu + mu / 2) / math.sqrt(2)),
-    ...                    "delta_from_epsilon", label="erfc dual", inputs=[(1.0, 1.0), (0.5, 10.0)])
-    >>> [(f.kind, f"{f.relative_error:.1e}") for f in r.results]
-    [('unsafe', '-4.6e-16'), ('unsafe', '-7.9e-13')]
-    >>> print(str(r).splitlines()[3])
-    erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe (0 material) of 2
-    >>> [f.severity for f in r.results], r.ok   # 4.6e-16 is float rounding; 7.9e-13 is ~3,500 ulps
-    (['float-level', 'negligible'], True)
+    Examples:
+        >>> from gdpproof.audit import audit_function
+        >>> import math
+        >>> r = audit_function(lambda mu, eps: 0.5 * math.erfc((eps / mu - mu / 2) / math.sqrt(2))
+        ...                    - math.exp(eps) * 0.5 * math.erfc((eps / mu + mu / 2) / math.sqrt(2)),
+        ...                    "delta_from_epsilon", label="erfc dual", inputs=[(1.0, 1.0), (0.5, 10.0)])
+        >>> [(f.kind, f"{f.relative_error:.1e}") for f in r.results]
+        [('unsafe', '-4.6e-16'), ('unsafe', '-7.9e-13')]
+        >>> print(str(r).splitlines()[3])
+        erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe (0 material) of 2
+        >>> [f.severity for f in r.results], r.ok   # 4.6e-16 is float rounding; 7.9e-13 is ~3,500 ulps
+        (['float-level', 'negligible'], True)
     """
 
     peer: str

@@ -168,25 +168,21 @@ def one_run_p_value(canaries: int, guesses: int, correct: int, *, epsilon: Any, 
     included independently with probability 1/2, and the number of guesses was fixed before the
     scores were seen.
 
-    Parameters
-    ----------
-    canaries, guesses, correct : int
-        m >= 1, r, v with 0 <= v <= r <= m.
-    epsilon : real >= 0
-    delta : real in [0, 1]
-    digits : int
-        Significant digits, rounded up.
+    Args:
+        canaries (int): m >= 1, r, v with 0 <= v <= r <= m.
+        guesses (int): m >= 1, r, v with 0 <= v <= r <= m.
+        correct (int): m >= 1, r, v with 0 <= v <= r <= m.
+        epsilon: real >= 0
+        delta: real in [0, 1]
+        digits (int): Significant digits, rounded up.
 
-    Returns
-    -------
-    Certified
-        The p-value, proven in ball arithmetic and rounded up (an upper bound).
+    Returns:
+        Certified: The p-value, proven in ball arithmetic and rounded up (an upper bound).
 
-    Examples
-    --------
-    >>> from gdpproof.audit import one_run_p_value
-    >>> one_run_p_value(1000, 100, 90, epsilon=1)
-    Certified('0.0000273582', digits=6, rounding='up')
+    Examples:
+        >>> from gdpproof.audit import one_run_p_value
+        >>> one_run_p_value(1000, 100, 90, epsilon=1)
+        Certified('0.0000273582', digits=6, rounding='up')
     """
     m, r, v = counts(canaries, guesses, correct)
     eps = fraction_of("epsilon", epsilon, high=Fraction(10**6))
@@ -245,11 +241,10 @@ def one_run_epsilon(canaries: int, guesses: int, correct: int, *, delta: Any = 0
     that confidence; the next decimal up is proven not rejected.  0 when nothing is rejected.
     Assumptions as :func:`one_run_p_value`.
 
-    Examples
-    --------
-    >>> from gdpproof.audit import one_run_epsilon
-    >>> one_run_epsilon(1000, 100, 90, delta="1e-5", confidence="0.95")
-    Certified('1.62614', digits=6, rounding='down')
+    Examples:
+        >>> from gdpproof.audit import one_run_epsilon
+        >>> one_run_epsilon(1000, 100, 90, delta="1e-5", confidence="0.95")
+        Certified('1.62614', digits=6, rounding='down')
     """
     m, r, v = counts(canaries, guesses, correct)
     d = fraction_of("delta", delta)
@@ -346,11 +341,10 @@ def fdp_p_value(canaries: int, guesses: int, correct: int, *, claim: Any, digits
     Assumes: each canary included independently with probability 1/2, the number of guesses
     fixed before the scores were seen, and a symmetric claimed curve (module docstring).
 
-    Examples
-    --------
-    >>> from gdpproof.audit import fdp_p_value
-    >>> fdp_p_value(1000, 100, 90, claim="0.5")      # mu-GDP with mu = 0.5
-    Certified('0.0105', digits=3, rounding='up')
+    Examples:
+        >>> from gdpproof.audit import fdp_p_value
+        >>> fdp_p_value(1000, 100, 90, claim="0.5")      # mu-GDP with mu = 0.5
+        Certified('0.0105', digits=3, rounding='up')
     """
     m, k, c = counts(canaries, guesses, correct)
     _digits(digits)
@@ -380,11 +374,10 @@ def fdp_mu(canaries: int, guesses: int, correct: int, *, confidence: Any = "0.95
     ball arithmetic, the recursion in integers), so the training is not mu'-GDP for any mu' up
     to it, at that confidence.  0 when nothing is rejected.
 
-    Examples
-    --------
-    >>> from gdpproof.audit import fdp_mu
-    >>> fdp_mu(1000, 100, 90)
-    Certified('0.6025', digits=4, rounding='down')
+    Examples:
+        >>> from gdpproof.audit import fdp_mu
+        >>> fdp_mu(1000, 100, 90)
+        Certified('0.6025', digits=4, rounding='down')
     """
     m, k, c = counts(canaries, guesses, correct)
     level = level_of(confidence)

@@ -36,14 +36,10 @@ class Schedule:
     Built by :func:`dpsgd_schedule` from what a training script knows: a sampling rate and a
     number of steps, or epochs, a batch size and a dataset size.
 
-    Attributes
-    ----------
-    sample_rate : sympy.Rational
-        q, exact (B/N when given as a batch of B records out of N).
-    steps : int
-        T (ceil(E N / B), or ceil(E / q), when given in epochs).
-    rule : str
-        The rule, with its numbers, for the output ("" when q and T were given directly).
+    Attributes:
+        sample_rate (sympy.Rational): q, exact (B/N when given as a batch of B records out of N).
+        steps (int): T (ceil(E N / B), or ceil(E / q), when given in epochs).
+        rule (str): The rule, with its numbers, for the output ("" when q and T were given directly).
     """
 
     sample_rate: Any

@@ -239,14 +239,13 @@ MAX_TABLE_BYTES = 64 * 2**20
 def read_table(source: str | Path, fmt: str | None = None) -> Table:
     """Read a table from a file, or one of the tables shipped with gdpproof by name.
 
-    Examples
-    --------
-    >>> from gdpproof.reference import read_table
-    >>> t = read_table("gdp_delta")
-    >>> t.columns
-    ('mu', 'eps', 'delta')
-    >>> t.rows[0][:2], t.rounding
-    (('0.01', '0'), {'delta': 'up'})
+    Examples:
+        >>> from gdpproof.reference import read_table
+        >>> t = read_table("gdp_delta")
+        >>> t.columns
+        ('mu', 'eps', 'delta')
+        >>> t.rows[0][:2], t.rounding
+        (('0.01', '0'), {'delta': 'up'})
     """
     from .catalogue import SHIPPED, shipped_path
 

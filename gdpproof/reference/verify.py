@@ -194,17 +194,16 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
     ``rtol`` (in [0, 1), default 0) a relative tolerance.  ``kind``, when given, must be the
     table's kind (:class:`InvalidParameterError` naming the table's kind otherwise).
 
-    Examples
-    --------
-    >>> from gdpproof.reference import make_table, verify_table
-    >>> t = make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15)
-    >>> verify_table(t, sample=None).ok
-    True
-    >>> bad = t.rows[0][:2] + ("0.740488977158249",)   # last digit changed
-    >>> from dataclasses import replace
-    >>> r = verify_table(replace(t, rows=(bad,) + t.rows[1:]), sample=None)
-    >>> r.ok, r.mismatches[0].rule
-    (False, 'more than one unit in the last place below the exact value')
+    Examples:
+        >>> from gdpproof.reference import make_table, verify_table
+        >>> t = make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15)
+        >>> verify_table(t, sample=None).ok
+        True
+        >>> bad = t.rows[0][:2] + ("0.740488977158249",)   # last digit changed
+        >>> from dataclasses import replace
+        >>> r = verify_table(replace(t, rows=(bad,) + t.rows[1:]), sample=None)
+        >>> r.ok, r.mismatches[0].rule
+        (False, 'more than one unit in the last place below the exact value')
     """
     if sample is not None and sample != "all" and (isinstance(sample, bool) or not isinstance(sample, int)
                                                    or sample < 1):

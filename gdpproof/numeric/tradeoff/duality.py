@@ -407,11 +407,10 @@ def epsilon_from_points(points: Iterable[tuple[Any, Any]], delta: Any, *, digits
     (the twin of :func:`mu_from_points`); Infinity when a point has alpha = 0 and beta < 1 - delta
     (or beta = 0 and alpha < 1 - delta).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.epsilon_from_points([("0.05", "0.5"), ("0.2", "0.3")], "1e-5", digits=12)
-    Certified('2.30256509280', digits=12, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.epsilon_from_points([("0.05", "0.5"), ("0.2", "0.3")], "1e-5", digits=12)
+        Certified('2.30256509280', digits=12, rounding='up')
     """
     check_request(digits, "up")
     pts = _points(points)
@@ -436,11 +435,10 @@ def delta_from_points(points: Iterable[tuple[Any, Any]], epsilon: Any, *, digits
     beta_i}).  A mechanism whose tests reach these error pairs is not (epsilon, delta')-DP for any
     delta' below it (the twin of :func:`mu_from_points`).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.delta_from_points([("0.05", "0.5"), ("0.2", "0.3")], 1, digits=12)
-    Certified('0.364085908578', digits=12, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.delta_from_points([("0.05", "0.5"), ("0.2", "0.3")], 1, digits=12)
+        Certified('0.364085908578', digits=12, rounding='up')
     """
     check_request(digits, "up")
     pts = _points(points)
@@ -459,16 +457,13 @@ def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Ce
     reach these (type I, type II) error pairs cannot be mu'-GDP for any mu' below this value;
     rounding up keeps G_mu below every point.
 
-    Parameters
-    ----------
-    points : iterable of (alpha, beta)
-        Error pairs, each coordinate in [0, 1].
+    Args:
+        points (iterable of (alpha, beta)): Error pairs, each coordinate in [0, 1].
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_points([("0.05", "0.5"), ("0.2", "0.3")], digits=12)
-    Certified('1.64485362696', digits=12, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.mu_from_points([("0.05", "0.5"), ("0.2", "0.3")], digits=12)
+        Certified('1.64485362696', digits=12, rounding='up')
     """
     check_request(digits, "up")
     pts = _points(points)
@@ -495,20 +490,17 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
     profile comes from a trade-off function (then 1 - delta(log s) is concave in s, which the
     upper end of the enclosure uses).
 
-    Parameters
-    ----------
-    delta : sympy.Expr or str
-        delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).  A
-        string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
-        nothing in it is executed, so untrusted strings are safe.  Containers are refused.
-    alpha : real in [0, 1].
+    Args:
+        delta (sympy.Expr or str): delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free
+            symbols).  A string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
+            nothing in it is executed, so untrusted strings are safe.  Containers are refused.
+        alpha: real in [0, 1].
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> g = gdpproof.gaussian(1)
-    >>> gdpproof.tradeoff_from_delta(g.delta_expression(), "0.05", digits=15)
-    Certified('0.740488977158555', digits=15, rounding='down')
+    Examples:
+        >>> import gdpproof
+        >>> g = gdpproof.gaussian(1)
+        >>> gdpproof.tradeoff_from_delta(g.delta_expression(), "0.05", digits=15)
+        Certified('0.740488977158555', digits=15, rounding='down')
     """
     from ..engine.certify import check_request as chk
 

@@ -384,14 +384,13 @@ def functionals(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Funct
     precisions otherwise (``method="mpmath-2prec"``).  Raises InvalidParameterError when kl is
     infinite (f flat on an interval, as for delta > 0).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> fl = gdpproof.functionals(gdpproof.gaussian(1), digits=20)
-    >>> fl.kl, fl.kappa2
-    (Certified('0.50000000000000000000', digits=20, rounding='nearest'), Certified('1.2500000000000000000', digits=20, rounding='nearest'))
-    >>> fl.bar_kappa3  # 2 sqrt(2/pi)
-    Certified('1.5957691216057307118', digits=20, rounding='nearest')
+    Examples:
+        >>> import gdpproof
+        >>> fl = gdpproof.functionals(gdpproof.gaussian(1), digits=20)
+        >>> fl.kl, fl.kappa2
+        (Certified('0.50000000000000000000', digits=20, rounding='nearest'), Certified('1.2500000000000000000', digits=20, rounding='nearest'))
+        >>> fl.bar_kappa3  # 2 sqrt(2/pi)
+        Certified('1.5957691216057307118', digits=20, rounding='nearest')
     """
     return Functionals(*(_one(f, i, digits, rounding) for i in range(4)))
 

@@ -211,21 +211,19 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     no smaller one.  mu = 0 gives delta = 0.  No underflow: delta = 1e-100000 is returned as
     such; see :func:`log_delta_from_epsilon` for its logarithm.
 
-    Parameters
-    ----------
-    mu : real, mu >= 0 and finite.
-    epsilon : real and finite; at epsilon < 0 the closed form still holds (delta > 1 - e^eps
-        there: the guarantee P(S) <= e^eps Q(S) + delta is then weaker than trivial only
-        through delta, as in DRS Prop. 2.12, which holds for every real eps).
-    digits : int, significant digits (default 30).
+    Args:
+        mu: real, mu >= 0 and finite.
+        epsilon (real and finite; at epsilon < 0 the closed form still holds (delta > 1 - e^eps): there: the
+            guarantee P(S) <= e^eps Q(S) + delta is then weaker than trivial only through delta, as in DRS
+            Prop. 2.12, which holds for every real eps).
+        digits: int, significant digits (default 30).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.delta_from_epsilon(1, 1, digits=40)
-    Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
-    >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
-    Certified('9.744331372E-348', digits=10, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.delta_from_epsilon(1, 1, digits=40)
+        Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+        >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
+        Certified('9.744331372E-348', digits=10, rounding='up')
     """
     if type(mu) is float and type(epsilon) is float and type(digits) is int and 0.0 < mu < math.inf \
             and 0.0 <= epsilon < math.inf and 1 <= digits <= MAX_DIGITS:
@@ -273,11 +271,10 @@ def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certif
 
     mu = 0 gives -Infinity (delta = 0).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
-    Certified('-4999999528.54', digits=12, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
+        Certified('-4999999528.54', digits=12, rounding='up')
     """
     check_request(digits, "up")
     m = _nonneg("mu", mu)
@@ -413,13 +410,12 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     The root is bracketed by doubling, never by a fixed interval, so epsilon = 10^4 and
     delta = 1e-100000 work.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.epsilon_from_delta(1, "1e-5", digits=20)
-    Certified('4.3771780956812246277', digits=20, rounding='up')
-    >>> gdpproof.epsilon_from_delta(1, "1e-1000", digits=10)
-    Certified('68.22326031', digits=10, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.epsilon_from_delta(1, "1e-5", digits=20)
+        Certified('4.3771780956812246277', digits=20, rounding='up')
+        >>> gdpproof.epsilon_from_delta(1, "1e-1000", digits=10)
+        Certified('68.22326031', digits=10, rounding='up')
     """
     if type(mu) is float and type(delta) is float and type(digits) is int and 0.0 < mu <= 1e300 \
             and 0.0 < delta < 1.0 and 1 <= digits <= MAX_DIGITS:
@@ -500,11 +496,10 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     For targets below every float and beyond exact decimals (delta = 10^-10^9): the target is
     given by its natural logarithm.  log_delta <= 0; -Infinity gives Infinity.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.epsilon_from_log_delta(1, -1e9, digits=15)
-    Certified('44721.8590505617', digits=15, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.epsilon_from_log_delta(1, -1e9, digits=15)
+        Certified('44721.8590505617', digits=15, rounding='up')
     """
     check_request(digits, "up")
     m = _nonneg("mu", mu)
@@ -622,11 +617,10 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     Every mu-GDP mechanism with the returned mu is (epsilon, delta)-DP.  delta = 0 gives 0;
     delta = 1 gives Infinity.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
-    Certified('0.26805112321129421790', digits=20, rounding='down')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
+        Certified('0.26805112321129421790', digits=20, rounding='down')
     """
     check_request(digits, "down")
     e = _nonneg("epsilon", epsilon)
@@ -649,13 +643,12 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     (Delta/sigma)-GDP, so sigma = Delta / mu(epsilon, delta): the analytic Gaussian mechanism
     (Balle & Wang 2018).  delta = 0 gives Infinity; delta = 1 or sensitivity = 0 gives 0.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=20)
-    Certified('3.7306316348159418323', digits=20, rounding='up')
-    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", sensitivity=2, digits=5)
-    Certified('7.4613', digits=5, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=20)
+        Certified('3.7306316348159418323', digits=20, rounding='up')
+        >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", sensitivity=2, digits=5)
+        Certified('7.4613', digits=5, rounding='up')
     """
     check_request(digits, "up")
     e = _nonneg("epsilon", epsilon)
@@ -675,11 +668,10 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
 def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
     """mu = sensitivity / sigma, the exact GDP parameter of the Gaussian mechanism; rounded up.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_sigma(3, digits=10)
-    Certified('0.3333333334', digits=10, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.mu_from_sigma(3, digits=10)
+        Certified('0.3333333334', digits=10, rounding='up')
     """
     check_request(digits, "up")
     sg = _positive("sigma", sigma)
@@ -692,11 +684,10 @@ def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Cert
 def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     """mu = -2 Phi^{-1}(1/(1 + e^epsilon)): epsilon-DP implies mu-GDP (DRS Cor. 2.11); rounded up.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_pure_epsilon(1, digits=15)
-    Certified('1.23203538534491', digits=15, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.mu_from_pure_epsilon(1, digits=15)
+        Certified('1.23203538534491', digits=15, rounding='up')
     """
     from ...symbolic.duality import MU_FROM_PURE_EPSILON
     from ...symbolic.symbols import epsilon as EPS
@@ -717,11 +708,10 @@ def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: st
     pass ``rounding="down"`` for a lower bound to quote in an audit.  alpha = 0 with beta < 1
     (or beta = 0 with alpha < 1) gives Infinity.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_error_rates("0.05", "0.05", digits=15)
-    Certified('3.28970725390295', digits=15, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.mu_from_error_rates("0.05", "0.05", digits=15)
+        Certified('3.28970725390295', digits=15, rounding='up')
     """
     import sympy
 
@@ -745,11 +735,10 @@ def beta_from_mu(mu: Any, alpha: Any, *, digits: int = 30) -> Certified:
 
     G_mu(alpha), rounded down: no attacker does better than the returned value.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.beta_from_mu(1, "0.05", digits=12)
-    Certified('0.740488977158', digits=12, rounding='down')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.beta_from_mu(1, "0.05", digits=12)
+        Certified('0.740488977158', digits=12, rounding='down')
     """
     from ...symbolic.tradeoff import gaussian
 
@@ -764,11 +753,10 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
     forces the trivial trade-off); alpha + beta > 1 is impossible to force (the test ignoring
     the output already beats it) and raises.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.sigma_from_error_rates("0.05", "0.5", digits=12)
-    Certified('0.607956831912', digits=12, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.sigma_from_error_rates("0.05", "0.5", digits=12)
+        Certified('0.607956831912', digits=12, rounding='up')
     """
     import sympy
 

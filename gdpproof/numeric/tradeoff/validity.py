@@ -146,29 +146,23 @@ def _huge(v: Any) -> bool:
 def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityReport:
     """Check that ``f`` is a trade-off function (convex, continuous, non-increasing, <= 1 - alpha).
 
-    Parameters
-    ----------
-    f : TradeOff
-    points : int
-        Uniform grid size; the grid also has log-spaced points near 0 and 1.
-    digits : int
-        Working precision of the ball evaluations, in decimal digits.
+    Args:
+        f: TradeOff
+        points (int): Uniform grid size; the grid also has log-spaced points near 0 and 1.
+        digits (int): Working precision of the ball evaluations, in decimal digits.
 
-    Returns
-    -------
-    ValidityReport
-        ``report.ok`` is False when some property is refuted; ``str(report)`` is a table.
+    Returns:
+        ValidityReport: ``report.ok`` is False when some property is refuted; ``str(report)`` is a table.
 
-    Examples
-    --------
-    >>> import gdpproof, sympy
-    >>> gdpproof.check_tradeoff(gdpproof.laplace(1)).ok
-    True
-    >>> from gdpproof.symbols import alpha
-    >>> bad = gdpproof.TradeOff(1 - alpha**2 / 2 - alpha / 2, name="concave")
-    >>> r = gdpproof.check_tradeoff(bad)
-    >>> r.ok, r["convex"].status
-    (False, 'refuted')
+    Examples:
+        >>> import gdpproof, sympy
+        >>> gdpproof.check_tradeoff(gdpproof.laplace(1)).ok
+        True
+        >>> from gdpproof.symbols import alpha
+        >>> bad = gdpproof.TradeOff(1 - alpha**2 / 2 - alpha / 2, name="concave")
+        >>> r = gdpproof.check_tradeoff(bad)
+        >>> r.ok, r["convex"].status
+        (False, 'refuted')
     """
     syms, vals = f._numeric_params()
     expr = f.expr

@@ -58,11 +58,12 @@ class InvalidParameterError(GdpproofError, ValueError):
     Given ``argument`` and ``rule`` without a message, the message is
     ``"{argument}={value} {rule}"``.
 
-    >>> e = InvalidParameterError(argument="noise_multiplier", value="0", rule="must be > 0")
-    >>> str(e)
-    "noise_multiplier='0' must be > 0"
-    >>> e.named("--sigma")
-    "--sigma='0' must be > 0"
+    Examples:
+        >>> e = InvalidParameterError(argument="noise_multiplier", value="0", rule="must be > 0")
+        >>> str(e)
+        "noise_multiplier='0' must be > 0"
+        >>> e.named("--sigma")
+        "--sigma='0' must be > 0"
     """
 
     argument: str | None

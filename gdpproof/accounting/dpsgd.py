@@ -54,6 +54,10 @@ class DPSGDBracket:
         grid_step (float): The grid and Hoeffding failure probability used (:func:`compose_losses`).
         eta (float): The grid and Hoeffding failure probability used (:func:`compose_losses`).
         composition (ComposedLoss): For delta(eps) at other eps.
+        noise_multiplier (float): sigma.
+        sample_rate (float): p.
+        steps (int): T.
+        delta (float): The delta the bracket is at.
 
     The bracket is proven under the numerical assumptions :attr:`assumptions` names (those of
     the float route, :data:`~gdpproof.numeric.engine.bound.FLOAT_ROUTE_ASSUMPTIONS`, unless the
@@ -61,6 +65,12 @@ class DPSGDBracket:
     target_met : bool
         False when the relative width asked was not reached (best effort: ``eps`` is proven but
         wider; a :class:`~gdpproof.errors.WidthNotReachedWarning` was issued).
+
+    Examples:
+        >>> from gdpproof import dpsgd_epsilon
+        >>> b = dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
+        >>> b.eps.lower < 0.7146 and 0.7214 < b.eps.upper < 0.73, b.ordering in ("add", "remove")
+        (True, True)
     """
 
     noise_multiplier: float
@@ -107,6 +117,20 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     a :class:`~gdpproof.errors.WidthNotReachedWarning` (:func:`~gdpproof.accounting.search.epsilon_bracket`,
     which also picks the float or the exact integer lattice from delta; ``delta`` may be a string
     such as "1e-30", taken exactly).
+
+    Args:
+        noise_multiplier: sigma, > 0.
+        sample_rate: p, in (0, 1].
+        steps: T, a positive integer.
+        delta: The delta, in (0, 1).
+        rel_width: The relative width asked of the bracket, in [1e-4, 10].
+        max_refinements: How many times the grid may be refined.
+
+    Returns:
+        :class:`DPSGDBracket`, its ``eps`` the proven bracket.
+
+    Raises:
+        InvalidParameterError: A parameter is out of range.
 
     Examples:
         >>> from gdpproof.accounting.dpsgd import dpsgd_epsilon
@@ -155,6 +179,18 @@ class DPSGDAccount:
             C_p(G_{1/sigma}), whose CLT mu is the uniform formula, is
             ``berry_esseen(subsample(gaussian(1/sigma), p), n=T)``.
         approximation (bool): Always True: read :attr:`note`.
+        noise_multiplier: sigma, the noise over the sensitivity.
+        sample_rate: p.
+        steps (int): T.
+        sampling (str): ``"poisson"`` or ``"uniform"``: which CLT formula.
+        delta: The delta the epsilons are at, or None.
+        note (str): Why mu_clt is not a bound, in words.
+
+    Examples:
+        >>> from gdpproof import dpsgd_mu
+        >>> a = dpsgd_mu(1, "0.01", 1000, delta="1e-5", digits=6, gamma=False, exact=False)
+        >>> a.mu_clt, a.eps_clt, a.approximation
+        (Certified('0.414522', digits=6, rounding='up'), Certified('1.61772', digits=6, rounding='up'), True)
     """
 
     noise_multiplier: Any
@@ -249,6 +285,24 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     With ``delta`` given and Poisson sampling, the true epsilon is bracketed beside it
     (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`)
     and :attr:`DPSGDAccount.verdict` says whether the CLT understates it.
+
+    Args:
+        noise_multiplier: sigma, > 0.
+        sample_rate: p, in (0, 1].
+        steps: T, a positive integer.
+        sampling: ``"poisson"`` or ``"uniform"``: the CLT formula.
+        delta: A delta in (0, 1) to give eps_clt (and the proven bracket) at, or None.
+        digits: Significant digits of mu_clt and eps_clt.
+        gamma: Whether to compute the Berry-Esseen gamma (a quadrature).
+        gamma_digits: Significant digits of gamma.
+        exact: Whether to compute the proven bracket beside the approximation (Poisson, with delta).
+        rel_width: The relative width asked of that bracket.
+
+    Returns:
+        :class:`DPSGDAccount`.
+
+    Raises:
+        InvalidParameterError: A parameter is out of range.
 
     Examples:
         >>> import gdpproof

@@ -45,7 +45,24 @@ class CLTApproximation:
     ``mu`` is p sqrt(T (e^{1/sigma^2} - 1)) (or the fixed-batch formula) rounded up; ``epsilon``
     (or ``delta``) is what mu-GDP would give at the account's delta (or epsilon).
     :meth:`berry_esseen` gives the Berry-Esseen gamma of the same run with the finite-T mu_T it
-    belongs to (computed on first use: a quadrature)."""
+    belongs to (computed on first use: a quadrature).
+
+    Args:
+        mu: mu_clt, rounded up.
+        epsilon: The epsilon of mu_clt-GDP at the account's delta (rounded up), or None.
+        delta: The delta of mu_clt-GDP at the account's epsilon (rounded up), or None.
+        verdict: How the proven answer compares with the approximation, when both are known.
+        approximation: Always True: this is not a bound.
+        note: Why it is not a bound, in words (:data:`note`).
+        run: (noise multiplier, sample rate, steps, formula) of the run, for :meth:`berry_esseen`.
+
+    Examples:
+        >>> from gdpproof import account
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> clt = account(dpsgd(1, "0.01", 1000), delta="1e-5").clt
+        >>> clt.mu, clt.approximation
+        (Certified('0.414522', digits=6, rounding='up'), True)
+    """
 
     mu: Certified
     epsilon: Certified | None = None
@@ -141,6 +158,17 @@ class Account:
         rounded_parameters (bool): True when parameters that are not doubles were rounded to the neighbouring
             double on the less private side for the bracket: the upper end holds for the mechanism as given,
             the lower end for the parameters as doubles.
+        notes (tuple of str): What the route adds to the statement (the discrete Gaussian's
+            certified sum, a bracket's width, the revealing mass of (eps, delta) leaves).
+
+    Examples:
+        >>> from gdpproof import account
+        >>> from gdpproof.mechanisms import GDP
+        >>> a = account(GDP(1), delta="1e-5", digits=6)
+        >>> a
+        Account(GDP(mu=1), route='exact', delta=1/100000: eps = 4.37718 (rounded up), mu = 1.00000)
+        >>> a.route, a.epsilon, float(a.epsilon) >= 4.37717
+        ('exact', Certified('4.37718', digits=6, rounding='up'), True)
     """
 
     mechanism: Mechanism

@@ -258,7 +258,19 @@ def clt_formula(m: Mechanism) -> str:
     its dominating pair composed.  Add/remove (Poisson, or fixed-size batches with rate B/N): the
     pair (q P + (1 - q) Q, Q), Bu, Dong, Long & Su (2020), ``"poisson"``; replace-one: the pair of
     C_q(G_mu), Dong, Roth & Su (2022) §5 (their SGD samples without replacement under replace-one),
-    ``"uniform"`` (for Poisson sampling that pair is an upper bound, and so is its CLT's target)."""
+    ``"uniform"`` (for Poisson sampling that pair is an upper bound, and so is its CLT's target).
+
+    Args:
+        m: A DP-SGD mechanism value.
+
+    Returns:
+        ``"poisson"`` or ``"uniform"``.
+
+    Examples:
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> clt_formula(dpsgd(1, "0.01", 100)), clt_formula(dpsgd(1, "0.01", 100, sampling="fixed-batch"))
+        ('poisson', 'uniform')
+    """
     scheme = m.sampling()
     return "uniform" if scheme is not None and scheme[1] == "replace-one" else "poisson"
 

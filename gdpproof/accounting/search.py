@@ -264,6 +264,19 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     PrecisionError only when no finite bracket exists on the route asked for (delta below the
     float route's floor with ``route="float"``).
 
+    Args:
+        parts: (privacy loss, count) pairs to compose.
+        delta: The delta, in (0, 1).
+        rel_width: The relative width asked, in [1e-4, 10].
+        max_refinements: How many times the grid may be refined.
+        route: ``"float"``, ``"exact"`` or ``"auto"``.
+
+    Returns:
+        (the proven :class:`Bound` on eps(delta), the :class:`ComposedLoss` of the last grid).
+
+    Raises:
+        InvalidParameterError: delta, rel_width or route is out of range.
+
     Examples:
         >>> from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
         >>> from gdpproof.accounting.search import epsilon_bracket

@@ -38,7 +38,18 @@ LikelihoodAtom = tuple[sympy.Expr, sympy.Expr, Any, int, Any]
 
 
 class Mechanism:
-    """A description of what ran.  Subclasses are frozen dataclasses with exact parameters."""
+    """A description of what ran.  Subclasses are frozen dataclasses with exact parameters.
+
+    Every value answers what the routes of :func:`gdpproof.account` ask of it (its closed form, its
+    (eps, delta) groups, its finite pairs, its privacy losses), from what each of its base
+    mechanisms (:meth:`leaves`) answers for itself.
+
+    Examples:
+        >>> from gdpproof.mechanisms import GDP, Repeated
+        >>> m = Repeated(GDP(1), 4)
+        >>> m.leaves(), m.gdp_mu()
+        ([(GDP(mu=1), 4)], 2)
+    """
 
     #: nesting depth and the most runs of one leaf inside (set by the wrappers when built)
     _depth = 1

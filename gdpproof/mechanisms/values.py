@@ -63,8 +63,16 @@ class GaussianMechanism(Mechanism):
 
     Exactly (sensitivity/sigma)-GDP, tight (DRS Thm 2.7).
 
-    >>> GaussianMechanism(sigma=2, sensitivity="1/2").gdp_mu()
-    1/4
+    Args:
+        sigma: The noise's standard deviation, finite and > 0 (exact: ``"10/3"`` is 10/3).
+        sensitivity: The query's L2 sensitivity, finite and > 0.
+
+    Raises:
+        InvalidParameterError: A parameter is not a finite number > 0.
+
+    Examples:
+        >>> GaussianMechanism(sigma=2, sensitivity="1/2").gdp_mu()
+        1/4
     """
 
     sigma: Any
@@ -100,8 +108,15 @@ class GaussianMechanism(Mechanism):
 class GDP(Mechanism):
     """Any mu-GDP mechanism, accounted by its worst case N(0, 1) against N(mu, 1).
 
-    >>> GDP("0.3")
-    GDP(mu=3/10)
+    Args:
+        mu: The GDP parameter, finite and >= 0.
+
+    Raises:
+        InvalidParameterError: mu is not a finite number >= 0.
+
+    Examples:
+        >>> GDP("0.3")
+        GDP(mu=3/10)
     """
 
     mu: Any
@@ -133,7 +148,21 @@ class GDP(Mechanism):
 @dataclass(frozen=True, repr=False)
 class LaplaceMechanism(Mechanism):
     """Laplace noise of scale b added to a query of L1-sensitivity Delta (the pair Lap(0, 1),
-    Lap(Delta/b, 1) after scaling; trade-off: Dong, Roth & Su 2022, Example after Prop. 2.4)."""
+    Lap(Delta/b, 1) after scaling; trade-off: Dong, Roth & Su 2022, Example after Prop. 2.4).
+
+    Args:
+        scale: The noise's scale b, finite and > 0.
+        sensitivity: The query's L1 sensitivity Delta, finite and > 0.
+
+    Raises:
+        InvalidParameterError: A parameter is not a finite number > 0.
+
+    Examples:
+        >>> LaplaceMechanism(scale=2)
+        LaplaceMechanism(scale=2, sensitivity=1)
+        >>> LaplaceMechanism(scale=2).tradeoff()
+        laplace(mu=1/2)
+    """
 
     scale: Any
     sensitivity: Any = 1
@@ -173,8 +202,16 @@ class RandomizedResponse(Mechanism):
     max{0, 1 - e^eps a, 1 - (e^eps - 1)/Z - a, e^-eps (1 - a)}, Z = e^eps + k - 1: exactly
     f_{eps,0} for k = 2, above it for k > 2 (:mod:`gdpproof.symbolic.losses`).
 
-    >>> RandomizedResponse(1, k=4)
-    RandomizedResponse(epsilon=1, k=4)
+    Args:
+        epsilon: eps, finite and >= 0.
+        k: The number of values, an integer >= 2.
+
+    Raises:
+        InvalidParameterError: epsilon is not a finite number >= 0, or k not an integer >= 2.
+
+    Examples:
+        >>> RandomizedResponse(1, k=4)
+        RandomizedResponse(epsilon=1, k=4)
     """
 
     epsilon: Any
@@ -284,11 +321,21 @@ class FiniteMechanism(Mechanism):
     piecewise-linear Neyman–Pearson curve of the pair, symmetrized (min{T(P, Q), T(Q, P)}**,
     DRS Prop 2.9) when the pair is not symmetric.
 
-    >>> m = FiniteMechanism(["1/2", "1/4", "1/4"], ["1/4", "1/4", "1/2"])
-    >>> m
-    FiniteMechanism(P=(0.5, 0.25, 0.25), Q=(0.25, 0.25, 0.5))
-    >>> m.symmetric()
-    True
+    Args:
+        P: The output distribution on one dataset: rationals >= 0 summing to 1 exactly (a sequence,
+            or a string ``"1/2;1/4;1/4"``), at most 10,000 outcomes.
+        Q: The output distribution on the neighbouring dataset, as many outcomes as ``P``.
+
+    Raises:
+        InvalidParameterError: A mass is not a rational in [0, 1], the masses do not sum to 1, or
+            P and Q differ in length.
+
+    Examples:
+        >>> m = FiniteMechanism(["1/2", "1/4", "1/4"], ["1/4", "1/4", "1/2"])
+        >>> m
+        FiniteMechanism(P=(0.5, 0.25, 0.25), Q=(0.25, 0.25, 0.5))
+        >>> m.symmetric()
+        True
     """
 
     P: Any
@@ -349,7 +396,7 @@ class DiscreteGaussianMechanism(Mechanism):
     M(D) = f(D) + Z with P[Z = z] = exp(-z^2/(2 sigma^2)) / S(sigma), z in Z, S the sum of the
     numerators over all integers (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for
     Differential Privacy", Def. 1).  ``sigma`` is the *scale* parameter of N_Z(0, sigma^2), not
-    the standard deviation: Var Z < sigma^2 (CKS Prop. 19).  ``sensitivity`` is a positive integer.
+    the standard deviation: Var Z < sigma^2 (CKS Prop. 19).
 
     Its dominating pair is (N_Z(0, sigma^2), N_Z(Delta, sigma^2)) (the family has a monotone
     likelihood ratio; ``derivations/d14_discrete_mechanisms.py``); the privacy loss
@@ -357,8 +404,17 @@ class DiscreteGaussianMechanism(Mechanism):
     mechanism is accounted exactly (route ``exact``: a certified sum with a proven tail bound),
     compositions by the proven bracket.
 
-    >>> DiscreteGaussianMechanism(sigma="10/3", sensitivity=2)
-    DiscreteGaussianMechanism(sigma=10/3, sensitivity=2)
+    Args:
+        sigma: The scale, finite and > 0: a rational or the square root of one.
+        sensitivity: The query's sensitivity Delta, a positive integer.
+
+    Raises:
+        InvalidParameterError: sigma^2 is not a positive rational, or the sensitivity not a positive
+            integer.
+
+    Examples:
+        >>> DiscreteGaussianMechanism(sigma="10/3", sensitivity=2)
+        DiscreteGaussianMechanism(sigma=10/3, sensitivity=2)
     """
 
     sigma: Any
@@ -399,8 +455,17 @@ class DiscreteLaplaceMechanism(Mechanism):
     the table of losses allows, and by the proven bracket beyond (or mixed with mechanisms whose
     loss is not finite); it is (Delta/scale)-DP.
 
-    >>> DiscreteLaplaceMechanism(scale=2, sensitivity=3).masses()[0]
-    (1/(exp(-1/2) + 1), exp(-3/2)/(exp(-1/2) + 1))
+    Args:
+        scale: The scale, finite and > 0 (r = e^{-1/scale}).
+        sensitivity: The query's sensitivity Delta, a positive integer.
+
+    Raises:
+        InvalidParameterError: The scale is not a finite number > 0, or the sensitivity not a
+            positive integer.
+
+    Examples:
+        >>> DiscreteLaplaceMechanism(scale=2, sensitivity=3).masses()[0]
+        (1/(exp(-1/2) + 1), exp(-3/2)/(exp(-1/2) + 1))
     """
 
     scale: Any
@@ -440,7 +505,18 @@ class DiscreteLaplaceMechanism(Mechanism):
 
 @dataclass(frozen=True, repr=False)
 class PureDP(Mechanism):
-    """Any eps-DP mechanism: accounted by its worst case, randomized response (f_{eps,0})."""
+    """Any eps-DP mechanism: accounted by its worst case, randomized response (f_{eps,0}).
+
+    Args:
+        epsilon: eps, finite and >= 0.
+
+    Raises:
+        InvalidParameterError: epsilon is not a finite number >= 0.
+
+    Examples:
+        >>> PureDP(1).tradeoff()
+        eps_delta(epsilon=1, delta=0)
+    """
 
     epsilon: Any
 
@@ -482,7 +558,19 @@ class EpsDelta(Mechanism):
 
     Its worst pair reveals the data with probability delta and is randomized response
     otherwise, so its privacy loss is +-infinity with probability delta: the exact finite
-    route composes it; the numerical bracket does not."""
+    route composes it; the numerical bracket does not.
+
+    Args:
+        epsilon: eps, finite and >= 0.
+        delta: delta, in [0, 1].
+
+    Raises:
+        InvalidParameterError: epsilon is not a finite number >= 0, or delta not in [0, 1].
+
+    Examples:
+        >>> EpsDelta(1, "1e-5")
+        EpsDelta(epsilon=1, delta=1/100000)
+    """
 
     epsilon: Any
     delta: Any
@@ -538,7 +626,13 @@ def relation(value: Any) -> str:
 
 class Subsampled(Mechanism):
     """What Poisson and fixed-size subsampling share: a rate, a relation and the laws of a
-    subsampled Gaussian step (derivations/d12_sampling_schemes.py)."""
+    subsampled Gaussian step (derivations/d12_sampling_schemes.py).  Built through its two kinds,
+    :class:`PoissonSampled` and :class:`SampledWithoutReplacement`.
+
+    Examples:
+        >>> isinstance(PoissonSampled(GaussianMechanism(1), "0.01"), Subsampled)
+        True
+    """
 
     mechanism: Mechanism
     sample_rate: Any          # q (a field of PoissonSampled, B/N for fixed-size batches)
@@ -598,7 +692,22 @@ class PoissonSampled(Subsampled):
     ``neighbours="add-remove"`` (default): the pair (p P + (1 - p) Q, Q) and its reverse, tight.
     ``neighbours="replace-one"``: the mechanism's sensitivity must bound the change of the query
     when a record is replaced, added or removed in a batch (2C for a sum clipped to C); the
-    dominating pair is the symmetric pair of C_p(G_mu), an upper bound (d12)."""
+    dominating pair is the symmetric pair of C_p(G_mu), an upper bound (d12).
+
+    Args:
+        mechanism: The mechanism run on the subsample (a Poisson subsample of one is merged: rate
+            p q).
+        sample_rate: The probability p that a record enters, in (0, 1].
+        neighbours: ``"add-remove"`` or ``"replace-one"``.
+
+    Raises:
+        InvalidParameterError: The rate is not in (0, 1], the relation not one of the two, or it
+            differs from an inner Poisson subsample's.
+
+    Examples:
+        >>> PoissonSampled(GaussianMechanism(1), "0.01")
+        PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100)
+    """
 
     mechanism: Mechanism
     sample_rate: Any
@@ -649,8 +758,19 @@ class SampledWithoutReplacement(Subsampled):
     records (N + 1 is dominated, its rate being smaller); the pair (q P + (1 - q) Q, Q) and its
     reverse, tight (d12).
 
-    >>> SampledWithoutReplacement(GaussianMechanism(1), 600, 60000).sample_rate
-    1/100
+    Args:
+        mechanism: The mechanism run on the batch.
+        sample_size: The batch size B, a positive integer.
+        dataset_size: The number of records N, at least B (more than B under add/remove).
+        neighbours: ``"replace-one"`` or ``"add-remove"``.
+
+    Raises:
+        InvalidParameterError: A size is not a positive integer, N < B (N = B under add/remove), or
+            the relation is not one of the two.
+
+    Examples:
+        >>> SampledWithoutReplacement(GaussianMechanism(1), 600, 60000).sample_rate
+        1/100
     """
 
     mechanism: Mechanism
@@ -682,7 +802,18 @@ class SampledWithoutReplacement(Subsampled):
 
 @dataclass(frozen=True, repr=False)
 class Composed(Mechanism):
-    """All of ``mechanisms`` run on the same data (adaptive composition)."""
+    """All of ``mechanisms`` run on the same data (adaptive composition).
+
+    Args:
+        *mechanisms: The mechanism values (or one list of them), at least one.
+
+    Raises:
+        InvalidParameterError: None is given, or one is not a mechanism value.
+
+    Examples:
+        >>> Composed(GDP(1), Repeated(GDP(1), 3)).gdp_mu()
+        2
+    """
 
     mechanisms: tuple[Mechanism, ...]
 
@@ -711,7 +842,19 @@ class Composed(Mechanism):
 
 @dataclass(frozen=True, repr=False)
 class Repeated(Mechanism):
-    """``mechanism`` run ``times`` times (adaptively or not)."""
+    """``mechanism`` run ``times`` times (adaptively or not).
+
+    Args:
+        mechanism: The mechanism value.
+        times: How many runs, a positive integer at most 10^9.
+
+    Raises:
+        InvalidParameterError: ``times`` is not a positive integer, or the runs exceed 10^9.
+
+    Examples:
+        >>> Repeated(GaussianMechanism(sigma=2), 4).gdp_mu()
+        1
+    """
 
     mechanism: Mechanism
     times: Any

@@ -211,6 +211,16 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
     so for such functions the result is certified for that range only.  Functions nearly
     equal to a Gaussian curve raise PrecisionError (the pointwise mu is too flat to settle).
 
+    Args:
+        f: The trade-off function.
+        digits: Significant digits of the answer.
+
+    Returns:
+        mu, a :class:`Certified` rounded up.
+
+    Raises:
+        PrecisionError: f is too close to a Gaussian curve for the digits asked.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.tightest_mu(gdpproof.randomized_response(1), digits=15)

@@ -26,7 +26,16 @@ __all__ = [
 
 
 class GdpproofError(Exception):
-    """Base class of every error raised by gdpproof on purpose."""
+    """Base class of every error raised by gdpproof on purpose.
+
+    Examples:
+        >>> import gdpproof
+        >>> try:
+        ...     gdpproof.epsilon_from_delta(1, 2)
+        ... except GdpproofError as exc:
+        ...     print(type(exc).__name__, exc)
+        InvalidParameterError delta=2 must be in [0, 1]
+    """
 
 
 _UNSET: Any = object()
@@ -48,15 +57,15 @@ class InvalidParameterError(GdpproofError, ValueError):
     """An argument is outside its domain; the message names argument, value and rule.
 
     Besides the message, the error carries which argument was at fault, as structured fields,
-    so that a front end can name it in its own vocabulary (the command line names its flags):
+    so that a front end can name it in its own vocabulary (the command line names its flags).
 
-    - ``argument``: the parameter's name in the library (``"noise_multiplier"``), or None when
-      the error concerns no single argument;
-    - ``value``: the value as it was given;
-    - ``rule``: the rule it breaks (``"must be > 0"``).
-
-    Given ``argument`` and ``rule`` without a message, the message is
-    ``"{argument}={value} {rule}"``.
+    Args:
+        message: The message; None builds ``"{argument}={value} {rule}"`` from the fields.
+        argument: The parameter's name in the library (``"noise_multiplier"``), or None when the
+            error concerns no single argument.
+        value: The value as it was given (``MISSING`` for a required argument not given: the
+            message then reads ``"{argument} {rule}"``).
+        rule: The rule it breaks (``"must be > 0"``).
 
     Examples:
         >>> e = InvalidParameterError(argument="noise_multiplier", value="0", rule="must be > 0")
@@ -104,13 +113,22 @@ class InvalidParameterError(GdpproofError, ValueError):
 
 
 class ConvergenceError(GdpproofError, ArithmeticError):
-    """A solver or iteration did not converge within its limits."""
+    """A solver or iteration did not converge within its limits.
+
+    Examples:
+        >>> issubclass(ConvergenceError, ArithmeticError) and issubclass(ConvergenceError, GdpproofError)
+        True
+    """
 
 
 class PrecisionError(GdpproofError, ArithmeticError):
     """The requested digits could not be certified within the precision limit.
 
     gdpproof raises this instead of returning a number it cannot vouch for.
+
+    Examples:
+        >>> issubclass(PrecisionError, ArithmeticError) and issubclass(PrecisionError, GdpproofError)
+        True
     """
 
 
@@ -118,6 +136,10 @@ class SymbolicError(GdpproofError, ArithmeticError):
     """sympy could not produce a closed form for the requested operation.
 
     The numeric counterpart of the operation (``*_at`` methods) still works.
+
+    Examples:
+        >>> issubclass(SymbolicError, ArithmeticError) and issubclass(SymbolicError, GdpproofError)
+        True
     """
 
 
@@ -126,6 +148,14 @@ class NotSupportedError(GdpproofError, NotImplementedError):
 
     Raised instead of returning an approximation that would look exact (for example the
     composition of different mechanism families before numerical composition exists).
+
+    Examples:
+        >>> from gdpproof.mechanisms import DiscreteGaussianMechanism
+        >>> try:
+        ...     DiscreteGaussianMechanism(1).tradeoff()
+        ... except NotSupportedError as exc:
+        ...     print(str(exc)[:60])
+        DiscreteGaussianMechanism(sigma=1, sensitivity=1): its trade
     """
 
 

@@ -67,6 +67,33 @@ class ComposedLoss:
 
     Built by :func:`compose_losses`.  ``delta(eps)`` and ``epsilon(delta)`` return a
     :class:`Bound` for the worse of the two orderings; ``*_by_ordering`` give each.
+
+    Args:
+        parts: (privacy loss, count) pairs composed.
+        h: The grid step.
+        eta: The Hoeffding failure probability of the coupling (float route).
+        t: The coupling's deviation bound at eta (float route).
+        directions: The two orderings' composed laws (remove, add).
+        delta_target: The delta the grid was chosen for, or None.
+        route: How the lattice law was composed: ``FLOAT_ROUTE`` or ``EXACT_ROUTE``.
+        assumptions: What the bracket assumes beyond ball and integer arithmetic (empty for the
+            exact route).
+        target_met: Whether the asked relative width was reached (set by the bracket search).
+        rel_width_reached: The width reached, or None.
+        rel_width_asked: The width asked, or None.
+        plan: The exact route's parameters; None for the float route.
+        passes: How many compositions the refinement ran to reach this one.
+        coupling_model: Float route: what aims the next grid (never part of a bound).
+        discretization: ``"coupling"`` or ``"pairs"``: how each step's loss met the grid.
+        step_laws: Float route: each step's discretized laws, to compose fewer steps on the same
+            grid.
+
+    Examples:
+        >>> from gdpproof import GaussianLoss, compose_losses
+        >>> c = compose_losses([(GaussianLoss(0.5), 16)], grid_step=2e-4)   # G_0.5 16 times is G_2
+        >>> b = c.delta(1.0)
+        >>> b.lower < 0.5098616600547 < b.upper
+        True
     """
 
     parts: tuple[tuple[PrivacyLoss, int], ...]
@@ -395,6 +422,12 @@ class HonestMu:
     pair that the mechanism need not attain (:attr:`gdpproof.Account.pair_tight` false: replace-one
     compositions), only ``mu.upper`` bounds the mechanism; ``mu.lower``, ``mu_tail`` and ``gap``
     are the pair's, not the mechanism's.
+
+    Examples:
+        >>> from gdpproof import GaussianLoss, compose_losses
+        >>> h = compose_losses([(GaussianLoss(0.5), 16)], grid_step=2e-4).honest_mu()
+        >>> h.mu.lower <= 2 <= h.mu.upper
+        True
     """
 
     mu: Bound

@@ -112,6 +112,19 @@ def with_delta(f: TradeOff, delta_: Any) -> TradeOff:
     """f (x) f_{0,delta}: (1 - delta) f(alpha/(1 - delta)) on [0, 1 - delta], 0 after.
 
     Its delta profile is delta + (1 - delta) delta_f(epsilon).
+
+    Args:
+        f: The trade-off function.
+        delta_: delta, in [0, 1].
+
+    Returns:
+        The :class:`~gdpproof.TradeOff`.
+
+    Examples:
+        >>> import gdpproof
+        >>> g = gdpproof.with_delta(gdpproof.gaussian(1), "0.01")
+        >>> g, g.evaluate("0.5", digits=10)
+        (gaussian_with_delta(mu=1, delta=1/100), Certified('0.1540551638', digits=10, rounding='down'))
     """
     d = probability("delta", delta_)
     if d == 0:
@@ -219,6 +232,16 @@ def compose(*fs: TradeOff) -> TradeOff:
 def self_compose(f: TradeOff, n_: Any) -> TradeOff:
     """f composed with itself n times (see :func:`compose` for the exact cases).
 
+    Args:
+        f: The trade-off function.
+        n_: n, a positive integer (at most 10^12).
+
+    Returns:
+        The :class:`~gdpproof.TradeOff` of the n-fold composition.
+
+    Raises:
+        NotSupportedError: No exact n-fold curve is known for f.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.self_compose(gdpproof.gaussian("0.5"), 16)
@@ -320,6 +343,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     Args:
         f (TradeOff): The trade-off of one run on the whole data set.
         p (real in [0, 1]): The sampling probability.
+        p_: The sampling probability p, in [0, 1].
 
     Examples:
         >>> import gdpproof

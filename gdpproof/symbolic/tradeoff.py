@@ -67,6 +67,13 @@ class TradeOff:
 
     Construct values with the family functions (:func:`gaussian`, :func:`eps_delta`, ...)
     rather than directly.
+
+    Examples:
+        >>> from gdpproof import TradeOff
+        >>> from gdpproof.symbols import alpha
+        >>> f = TradeOff(1 - alpha, name="identity")
+        >>> f, f.evaluate("0.25", digits=5)
+        (identity(), Certified('0.75000', digits=5, rounding='down'))
     """
 
     template: sympy.Expr
@@ -448,6 +455,15 @@ def randomized_response(epsilon: Any) -> TradeOff:
     Randomized response reports a private bit truthfully with probability e^eps / (1 + e^eps);
     its Neyman–Pearson curve is piecewise linear with one kink at alpha = 1/(1 + e^epsilon).
 
+    Args:
+        epsilon: epsilon >= 0 and finite.
+
+    Returns:
+        The :class:`TradeOff`.
+
+    Raises:
+        InvalidParameterError: epsilon is not finite and >= 0.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.randomized_response(1).evaluate(0, digits=5)
@@ -516,6 +532,15 @@ def laplace(mu: Any) -> TradeOff:
     The Laplace mechanism with L1 sensitivity Delta and scale b has this trade-off with
     mu = Delta / b.  See Dong, Roth & Su (2022), Example after Prop. 2.4.
 
+    Args:
+        mu: mu >= 0 and finite (an exact number or a sympy expression).
+
+    Returns:
+        The :class:`TradeOff`.
+
+    Raises:
+        InvalidParameterError: mu is not finite and >= 0.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.laplace(1).evaluate("0.25", digits=12)
@@ -528,7 +553,16 @@ def laplace(mu: Any) -> TradeOff:
 
 
 def identity() -> TradeOff:
-    """Id(alpha) = 1 - alpha, the trade-off of perfect privacy."""
+    """Id(alpha) = 1 - alpha, the trade-off of perfect privacy.
+
+    Returns:
+        The :class:`TradeOff` 1 - alpha.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.identity().evaluate("0.25", digits=5)
+        Certified('0.75000', digits=5, rounding='down')
+    """
     return TradeOff(1 - alpha, (), "identity", True, sympy.Integer(0))
 
 
@@ -557,6 +591,7 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
         variable (sympy.Symbol or str, optional): The density's variable; defaults to its only free symbol.
         mu (real or sympy expression, optional): The shift, mu >= 0; defaults to the symbol ``mu`` (a
             one-parameter family).
+        name: The family's name in ``repr`` and messages.
 
     Raises:
         InvalidParameterError: The density does not integrate to 1, or its likelihood ratio is not monotone.

@@ -407,6 +407,17 @@ def epsilon_from_points(points: Iterable[tuple[Any, Any]], delta: Any, *, digits
     (the twin of :func:`mu_from_points`); Infinity when a point has alpha = 0 and beta < 1 - delta
     (or beta = 0 and alpha < 1 - delta).
 
+    Args:
+        points: (alpha, beta) error pairs observed, each coordinate in [0, 1].
+        delta: delta, in [0, 1).
+        digits: Significant digits of the answer.
+
+    Returns:
+        eps, a :class:`~gdpproof.Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: A point or delta is out of range, or no point is given.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.epsilon_from_points([("0.05", "0.5"), ("0.2", "0.3")], "1e-5", digits=12)
@@ -435,6 +446,17 @@ def delta_from_points(points: Iterable[tuple[Any, Any]], epsilon: Any, *, digits
     beta_i}).  A mechanism whose tests reach these error pairs is not (epsilon, delta')-DP for any
     delta' below it (the twin of :func:`mu_from_points`).
 
+    Args:
+        points: (alpha, beta) error pairs observed, each coordinate in [0, 1].
+        epsilon: epsilon, real and finite.
+        digits: Significant digits of the answer.
+
+    Returns:
+        delta, a :class:`~gdpproof.Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: A point or epsilon is out of range, or no point is given.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.delta_from_points([("0.05", "0.5"), ("0.2", "0.3")], 1, digits=12)
@@ -459,6 +481,7 @@ def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Ce
 
     Args:
         points (iterable of (alpha, beta)): Error pairs, each coordinate in [0, 1].
+        digits: Significant digits of the answer.
 
     Examples:
         >>> import gdpproof
@@ -495,6 +518,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
             symbols).  A string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
             nothing in it is executed, so untrusted strings are safe.  Containers are refused.
         alpha: real in [0, 1].
+        digits: Significant digits of the answer.
 
     Examples:
         >>> import gdpproof

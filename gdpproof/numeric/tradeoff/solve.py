@@ -271,6 +271,18 @@ def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certif
 
     mu = 0 gives -Infinity (delta = 0).
 
+    Args:
+        mu: mu, real, finite and >= 0.
+        epsilon: epsilon, real, finite and >= 0.
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        log delta, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
@@ -410,6 +422,18 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     The root is bracketed by doubling, never by a fixed interval, so epsilon = 10^4 and
     delta = 1e-100000 work.
 
+    Args:
+        mu: mu, real, finite and >= 0.
+        delta: delta, in [0, 1].
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        epsilon, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.epsilon_from_delta(1, "1e-5", digits=20)
@@ -495,6 +519,18 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
 
     For targets below every float and beyond exact decimals (delta = 10^-10^9): the target is
     given by its natural logarithm.  log_delta <= 0; -Infinity gives Infinity.
+
+    Args:
+        mu: mu, real, finite and >= 0.
+        log_delta: log delta, <= 0 (-Infinity allowed).
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        epsilon, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
 
     Examples:
         >>> import gdpproof
@@ -617,6 +653,18 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     Every mu-GDP mechanism with the returned mu is (epsilon, delta)-DP.  delta = 0 gives 0;
     delta = 1 gives Infinity.
 
+    Args:
+        epsilon: epsilon, real, finite and >= 0.
+        delta: delta, in [0, 1].
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        mu, a :class:`Certified` rounded down.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
@@ -643,6 +691,19 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     (Delta/sigma)-GDP, so sigma = Delta / mu(epsilon, delta): the analytic Gaussian mechanism
     (Balle & Wang 2018).  delta = 0 gives Infinity; delta = 1 or sensitivity = 0 gives 0.
 
+    Args:
+        epsilon: epsilon, real, finite and >= 0.
+        delta: delta, in [0, 1].
+        sensitivity: The query's L2 sensitivity Delta, >= 0.
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        sigma, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=20)
@@ -668,6 +729,18 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
 def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
     """mu = sensitivity / sigma, the exact GDP parameter of the Gaussian mechanism; rounded up.
 
+    Args:
+        sigma: The noise's standard deviation, > 0.
+        sensitivity: The query's L2 sensitivity Delta, >= 0.
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        mu, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.mu_from_sigma(3, digits=10)
@@ -683,6 +756,17 @@ def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Cert
 
 def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     """mu = -2 Phi^{-1}(1/(1 + e^epsilon)): epsilon-DP implies mu-GDP (DRS Cor. 2.11); rounded up.
+
+    Args:
+        epsilon: epsilon, real, finite and >= 0.
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        mu, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
 
     Examples:
         >>> import gdpproof
@@ -707,6 +791,19 @@ def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: st
     not mu'-GDP for any mu' < mu.  Rounded up by default (the mechanism's mu, a privacy loss);
     pass ``rounding="down"`` for a lower bound to quote in an audit.  alpha = 0 with beta < 1
     (or beta = 0 with alpha < 1) gives Infinity.
+
+    Args:
+        alpha: The type I error, in [0, 1].
+        beta: The type II error, in [0, 1].
+        digits: Significant digits of the answer (1 to 4000).
+        rounding: ``"up"`` (the default: a privacy claim) or ``"down"``.
+
+    Returns:
+        mu, a :class:`Certified` rounded as asked.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
 
     Examples:
         >>> import gdpproof
@@ -735,6 +832,18 @@ def beta_from_mu(mu: Any, alpha: Any, *, digits: int = 30) -> Certified:
 
     G_mu(alpha), rounded down: no attacker does better than the returned value.
 
+    Args:
+        mu: mu, real, finite and >= 0.
+        alpha: The type I error, in [0, 1].
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        G_mu(alpha), a :class:`Certified` rounded down.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
     Examples:
         >>> import gdpproof
         >>> gdpproof.beta_from_mu(1, "0.05", digits=12)
@@ -752,6 +861,19 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
     error at least beta.  Rounded up.  alpha + beta = 1 gives Infinity (only infinite noise
     forces the trivial trade-off); alpha + beta > 1 is impossible to force (the test ignoring
     the output already beats it) and raises.
+
+    Args:
+        alpha: The type I error, in [0, 1].
+        beta: The type II error, in [0, 1].
+        sensitivity: The query's L2 sensitivity Delta, >= 0.
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        sigma, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
 
     Examples:
         >>> import gdpproof

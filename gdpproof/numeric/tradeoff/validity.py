@@ -36,7 +36,19 @@ __all__ = ["Verdict", "ValidityReport", "check_tradeoff", "grid"]
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The outcome of checking one property."""
+    """The outcome of checking one property.
+
+    Args:
+        property: The property checked (``"convex"``, ...).
+        status: ``"not refuted"``, ``"proven"`` or ``"refuted"``.
+        method: How it was checked (``"numeric"``, ``"symbolic"``, ...).
+        detail: What was checked, in words.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.check_tradeoff(gdpproof.gaussian(1)).verdicts[0]
+        Verdict(property='range', status='not refuted', method='numeric', detail='0 <= f <= 1 at 89 points')
+    """
 
     property: str
     status: str  # "proved", "refuted" or "not refuted"
@@ -46,7 +58,18 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class ValidityReport:
-    """Verdicts for each defining property of a trade-off function."""
+    """Verdicts for each defining property of a trade-off function.
+
+    Args:
+        function: The function's repr.
+        verdicts: One :class:`Verdict` per property.
+
+    Examples:
+        >>> import gdpproof
+        >>> r = gdpproof.check_tradeoff(gdpproof.gaussian(1))
+        >>> r.function, [v.property for v in r.verdicts]
+        ('gaussian(mu=1)', ['range', 'below_identity', 'non_increasing', 'convex', 'continuous'])
+    """
 
     function: str
     verdicts: tuple[Verdict, ...]

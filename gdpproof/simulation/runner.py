@@ -205,6 +205,9 @@ def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int =
         executor (concurrent.futures.Executor, optional): Where the chunks run; by default a process pool of
             ``workers`` processes, or in this process when ``workers`` is None or 1.
         progress (bool): A progress line on stderr (chunks done, samples per second).
+        chunk_size: Draws per chunk (the unit of work and of seeding).
+        thresholds: How many thresholds the curve is estimated at.
+        workers: The size of the default process pool; None runs in this process.
 
     Examples:
         >>> from gdpproof.simulation import GaussianMechanism, simulate

@@ -40,7 +40,7 @@ class Verdict:
 
     Args:
         property: The property checked (``"convex"``, ...).
-        status: ``"not refuted"``, ``"proven"`` or ``"refuted"``.
+        status: ``"proved"``, ``"refuted"`` or ``"not refuted"``.
         method: How it was checked (``"numeric"``, ``"symbolic"``, ...).
         detail: What was checked, in words.
 

@@ -78,6 +78,25 @@ class Finding:
     None when it is undefined (an error, or a reference of 0 or infinity); ``source`` is
     ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.  ``severity`` (a property) is one
     of :data:`SEVERITIES` for a finding that is not an agreement, ``""`` for one that is.
+
+    Args:
+        function: The peer function's name.
+        quantity: The quantity compared.
+        inputs: (name, value) pairs of the input.
+        value: The peer's value, or None on an error.
+        reference: gdpproof's value or bracket, as text.
+        kind: ``"agrees"``, ``"unsafe"``, ``"conservative"`` or ``"error"``.
+        relative_error: (peer - reference) / reference, or None when undefined.
+        within_tolerance: Whether the discrepancy is below the audit's rtol.
+        source: ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.
+        detail: What went wrong, in words, when the kind says so.
+
+    Examples:
+        >>> from gdpproof.audit import audit_function
+        >>> r = audit_function(lambda mu, eps: 0.0, "delta_from_epsilon", quick=True, examples=0, properties=False)
+        >>> f = r.results[0]
+        >>> f.kind, f.inputs, f.relative_error
+        ('unsafe', (('mu', 0.0001), ('epsilon', 0.0)), -1.0)
     """
 
     function: str
@@ -147,6 +166,13 @@ class AuditReport:
     inputs and of each kind, a verdict ("agrees on all N inputs" where the peer is right), the
     worst relative error of each kind with its input, and every unsafe and error finding.
     ``to_json()`` gives the same with numbers as decimal strings.
+
+    Args:
+        peer: The audited library's name.
+        results: Every comparison.
+        rtol: The relative tolerance of the audit.
+        notes: Notes printed with the report.
+        version: The audited library's version.
 
     Examples:
         >>> from gdpproof.audit import audit_function

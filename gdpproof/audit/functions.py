@@ -103,6 +103,7 @@ def audit_function(fn: Callable[..., Any], quantity: str, *, label: str | None =
         inputs (sequence of tuples, optional): Audit exactly these inputs instead of the grid and the drawn
             ones.
         properties (bool): Also check monotonicity along the grid (default True).
+        progress: Whether to show progress on stderr.
 
     Returns:
         AuditReport

@@ -241,6 +241,20 @@ def one_run_epsilon(canaries: int, guesses: int, correct: int, *, delta: Any = 0
     that confidence; the next decimal up is proven not rejected.  0 when nothing is rejected.
     Assumptions as :func:`one_run_p_value`.
 
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        delta: delta, in [0, 1).
+        confidence: The confidence, in (0, 1).
+        digits: Significant digits of the answer (default 6).
+
+    Returns:
+        epsilon, a :class:`~gdpproof.Certified` rounded down (0 when nothing is rejected).
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+
     Examples:
         >>> from gdpproof.audit import one_run_epsilon
         >>> one_run_epsilon(1000, 100, 90, delta="1e-5", confidence="0.95")
@@ -321,6 +335,25 @@ def fdp_rejects(canaries: int, guesses: int, correct: int, *, claim: Any, level:
     ``claim``: mu (a number: mu-GDP), a symmetric TradeOff, a mechanism value or a
     :class:`~gdpproof.audit.hypotheses.Curve`.  True means P[V >= correct] < level under the
     claim, so the claim is refuted at confidence 1 - level.
+
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        claim: mu (a number: mu-GDP), a symmetric TradeOff, a mechanism value or a
+            :class:`~gdpproof.audit.hypotheses.Curve`.
+        level: The test's level, in (0, 1).
+
+    Returns:
+        True when the claim is refuted at confidence 1 - level.
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+
+    Examples:
+        >>> from gdpproof.audit import fdp_rejects
+        >>> fdp_rejects(1000, 100, 90, claim="0.5", level="0.05")
+        True
     """
     m, k, c = counts(canaries, guesses, correct)
     lv = fraction_of("level", level, open_low=True, open_high=False)
@@ -340,6 +373,19 @@ def fdp_p_value(canaries: int, guesses: int, correct: int, *, claim: Any, digits
 
     Assumes: each canary included independently with probability 1/2, the number of guesses
     fixed before the scores were seen, and a symmetric claimed curve (module docstring).
+
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        claim: The claim, as for :func:`fdp_rejects`.
+        digits: Significant digits of the answer (default 3).
+
+    Returns:
+        The p-value's upper bound, a :class:`~gdpproof.Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
 
     Examples:
         >>> from gdpproof.audit import fdp_p_value
@@ -373,6 +419,19 @@ def fdp_mu(canaries: int, guesses: int, correct: int, *, confidence: Any = "0.95
     Rounded down to ``digits`` digits; the printed mu is proven rejected (its G_mu evaluated in
     ball arithmetic, the recursion in integers), so the training is not mu'-GDP for any mu' up
     to it, at that confidence.  0 when nothing is rejected.
+
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        confidence: The confidence, in (0, 1).
+        digits: Significant digits of the answer (default 4).
+
+    Returns:
+        mu, a :class:`~gdpproof.Certified` rounded down (0 when nothing is rejected).
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
 
     Examples:
         >>> from gdpproof.audit import fdp_mu
@@ -474,6 +533,29 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
     ``delta``, rounded down.  This is the same kind of statement as jax_privacy's
     ``epsilon_one_run_fdp``, which hypothesizes the Gaussian curve fitted to (eps, delta) instead
     of the mechanism's own.
+
+    Args:
+        tests: (canaries, guesses, correct) triples, each tested at ``level``.
+        claim: The claimed DP-SGD mechanism value (``gdpproof.dpsgd``).
+        delta: The delta the epsilon is reported at, in (0, 1).
+        level: The level of each test, in (0, 1).
+        digits: Significant digits of the answer (default 4).
+
+    Returns:
+        A ``FamilyBound``: the smallest rejected noise multiplier s*, rounded up, the epsilon at
+            delta of s*-noise DP-SGD, rounded down, and whether the claimed noise multiplier is
+            rejected.
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+        NotSupportedError: The claim is not a DP-SGD value.
+
+    Examples:
+        >>> from gdpproof.audit import fdp_family_epsilon
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> b = fdp_family_epsilon([(1000, 100, 90)], dpsgd(1, 1, 1), delta="1e-5", level="0.05")
+        >>> b.sigma, b.epsilon, b.rejected
+        (Certified('1.660', digits=4, rounding='up'), Certified('2.455', digits=4, rounding='down'), False)
     """
     from ..accounting import account
     from ..mechanisms import dpsgd, dpsgd_sensitivity

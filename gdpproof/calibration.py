@@ -82,6 +82,18 @@ class Calibration:
             (None for :func:`calibrate_variance`).
         evaluations (int): Compositions run in all (coarse estimates and accounts).
         proven (int): Proven accounts among them (the answer, its neighbour and any other value checked).
+        text (str): The answer as shown, on its grid of ``digits`` significant digits.
+        digits (int or None): Significant digits of the answer's grid (None for integers).
+        rel_width (float): The relative width of the proven brackets.
+
+    Examples:
+        >>> import sympy
+        >>> from gdpproof.calibration import calibrate_variance
+        >>> from gdpproof.mechanisms import GaussianMechanism, Repeated
+        >>> c = calibrate_variance(lambda v: Repeated(GaussianMechanism(sigma=sympy.sqrt(v)), 4), 2, "1e-5", guess=4.0,
+        ...                        digits=3)
+        >>> c.parameter, c.text, c.rounding, c.account.route
+        ('variance_factor', '16.0', 'up', 'exact')
     """
 
     parameter: str

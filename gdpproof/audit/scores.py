@@ -114,11 +114,32 @@ class Verdict:
 class ScoreAudit:
     """The result of :func:`audit_scores`: each part its own statement at ``confidence``.
 
-    ``threshold`` (:class:`~gdpproof.audit.thresholds.ThresholdAudit`), ``one_run``
-    (:class:`OneRunAudit`), ``summary`` (:class:`~gdpproof.audit.roc.Summary`), each None when its
-    method was not asked for; ``verdict`` (:class:`Verdict`) when a claim was given;
-    ``assumptions``: what the methods used need, in words.  ``str()`` is the labelled report,
-    :meth:`as_dict` the JSON-ready one, :meth:`plot` the figure."""
+    ``str()`` is the labelled report, :meth:`as_dict` the JSON-ready one, :meth:`plot` the figure.
+
+    Attributes:
+        held_in: How many held-in canaries were scored.
+        held_out: How many held-out canaries were scored.
+        direction: ``"greater"`` when held-in canaries score higher, ``"less"`` when lower.
+        confidence: The confidence of every statement.
+        delta: The delta of the (eps, delta) statements, or None.
+        method: The method that decides the verdict.
+        threshold: The :class:`~gdpproof.audit.thresholds.ThresholdAudit`, or None when not asked for.
+        one_run: The :class:`OneRunAudit`, or None when not asked for.
+        summary: The :class:`~gdpproof.audit.roc.Summary`, or None when not asked for.
+        verdict: The :class:`Verdict` on the claim, when a claim was given.
+        assumptions: What the methods used need, in words.
+        curve: The claimed curve, when a claim was given (for the figure).
+        scores: The two score arrays, kept for the figure.
+
+    Examples:
+        >>> import numpy as np
+        >>> from gdpproof.audit import audit_scores
+        >>> rng = np.random.default_rng(7)
+        >>> r = audit_scores(rng.normal(1, 1, 3000), rng.normal(0, 1, 3000), claim=1, methods=("threshold",),
+        ...                  summaries=False)
+        >>> r.held_in, r.held_out, r.one_run is None, r.refuted
+        (3000, 3000, True, False)
+    """
 
     held_in: int
     held_out: int

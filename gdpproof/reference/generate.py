@@ -351,6 +351,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
             or a sequence of numbers.  Grid points are decimals: a float in a sequence is taken as the decimal
             its ``repr`` prints (0.1 is 1/10), unlike the certified functions, which read a float as its exact
             binary value.  The input columns print the decimal used.
+        format: ``"csv"``, ``"json"``, ``"latex"`` or ``"markdown"``; None follows the suffix of
+            ``out``.
+        chunk_rows: Rows per chunk of work (None: chosen from the rows and workers).
 
     Examples:
         >>> from gdpproof.reference import make_table

@@ -66,7 +66,28 @@ class Mismatch:
 
 @dataclass(frozen=True)
 class TableVerification:
-    """What :func:`verify_table` checked and found."""
+    """What :func:`verify_table` checked and found.
+
+    Args:
+        source: What was verified, as named.
+        kind: The table's kind.
+        rows: How many rows the table has.
+        checked: The rows recomputed (1-based).
+        values_checked: How many values were compared.
+        mismatches: Every wrong value, with the rule it breaks.
+        extra_digits: How many digits beyond the table's the reference carried.
+        seed: The sampling seed.
+        unchecked: (row, reason) of rows that could not be recomputed.
+        sampled: Whether the rows were a random sample.
+        ulps: The float64 spacings allowed for a column without a rounding claim.
+        rtol: The relative tolerance for such a column.
+
+    Examples:
+        >>> from gdpproof.reference import make_table, verify_table
+        >>> r = verify_table(make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15), sample=None)
+        >>> r.rows, r.checked, r.values_checked, r.ok
+        (2, (1, 2), 2, True)
+    """
 
     source: str
     kind: str
@@ -193,6 +214,22 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
     1) is how many float64 spacings a value of at most 17 digits may lie from the exact one, and
     ``rtol`` (in [0, 1), default 0) a relative tolerance.  ``kind``, when given, must be the
     table's kind (:class:`InvalidParameterError` naming the table's kind otherwise).
+
+    Args:
+        source: A path, the name of a shipped table, or a :class:`Table`.
+        sample: None, ``"all"`` or a number of random rows.
+        seed: Seed of the sample.
+        extra_digits: Digits beyond the table's that the reference carries.
+        ulps: Float64 spacings allowed for a column without a rounding claim (>= 1).
+        rtol: A relative tolerance for such a column, in [0, 1).
+        kind: The table's kind, when its header does not say.
+        progress: Whether to show progress on stderr.
+
+    Returns:
+        The :class:`TableVerification`.
+
+    Raises:
+        InvalidParameterError: The table cannot be read or an argument is out of range.
 
     Examples:
         >>> from gdpproof.reference import make_table, verify_table

@@ -37,8 +37,8 @@ from ..numeric.engine.bound import Bound, assumptions_of
 from ..numeric.engine.certify import Certified, decimal, arb_function, certify_enclosure, round_fraction
 from ..numeric.tradeoff.clt import berry_esseen
 from .losses import SubsampledGaussianLoss
-from .composed import ComposedLoss, check_delta_exact
-from .search import epsilon_bracket
+from .composed import ComposedLoss, check_delta_exact, check_refinement
+from .search import epsilon_search
 from ..numeric.tradeoff.solve import epsilon_from_delta
 
 __all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
@@ -143,7 +143,8 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
         raise bad("steps", steps, "must be an integer in [1, 10^9]")
     exact = check_delta_exact(delta)
     d = float(exact)  # the record's float (0.0 below the double range); the bracket uses ``exact``
-    b, comp = epsilon_bracket([(loss, int(steps))], exact, rel_width=rel_width, max_refinements=max_refinements)
+    b, comp = epsilon_search([(loss, int(steps))], exact, check_refinement(rel_width, max_refinements), max_refinements,
+                             given=delta)
     ordering = comp.worse_ordering(b.upper)
     return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp, comp.target_met)
 
@@ -326,6 +327,15 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         raise bad("delta", delta, "must be in (0, 1)") from None
     if d is not None and not 0 < d < 1:
         raise bad("delta", delta, "must be in (0, 1)")
+    return clt_account(sigma, p, T, sampling, d, digits=digits, gamma=gamma, gamma_digits=gamma_digits, exact=exact,
+                       rel_width=rel_width)
+
+
+def clt_account(sigma: sympy.Expr, p: sympy.Expr, T: int, sampling: str, d: sympy.Expr | None, *, digits: int = 30,
+                gamma: bool = True, gamma_digits: int = 4, exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+    """:func:`dpsgd_mu` for arguments its caller has validated (``account()`` validates its
+    mechanism and delta once, at its door): sigma > 0, p in (0, 1] and delta in (0, 1) or None as
+    exact sympy numbers, T >= 1, sampling ``"poisson"`` or ``"uniform"``."""
     mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
                            what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
     eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
@@ -371,15 +381,14 @@ def float_certified(x: float, digits: int, rounding: str) -> Certified:
     return Certified(decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
 
 
-def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
+def clt_verdict(noise_multiplier: sympy.Expr, sample_rate: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
                 eps_lower: Certified, eps_upper: Certified) -> str:
-    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket.
+    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket (the run's
+    parameters as exact sympy numbers, validated by the caller).
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
     depend on the display; "understates by at least X" is proven (X rounded down)."""
-    e20 = _eps_clt(positive("noise_multiplier", noise_multiplier, symbolic=False),
-                   probability("sample_rate", sample_rate, symbolic=False), steps, sampling,
-                   probability("delta", delta, symbolic=False), 20)
+    e20 = _eps_clt(noise_multiplier, sample_rate, steps, sampling, delta, 20)
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
     if clt_hi < lo:

@@ -12,8 +12,8 @@ from typing import Any
 from ..errors import PrecisionError
 from ..mechanisms import Mechanism
 from .compose import compose_losses
-from .composed import ComposedLoss, check_refinement
-from .search import float_eta, epsilon_bracket
+from .composed import ComposedLoss, check_delta_exact, check_refinement
+from .search import epsilon_search, float_eta
 from .translate import privacy_losses
 
 __all__ = ["EpsilonEstimator", "check_rel_width", "composition"]
@@ -87,6 +87,8 @@ class EpsilonEstimator:
 
     def __init__(self, delta: float, rel_width: float) -> None:
         self.delta, self.rel_width = delta, rel_width
+        # validated once here, not at each of the many compositions a search runs
+        self._dq, self._w = check_delta_exact(delta), check_refinement(rel_width, 5)
         self.count = 0
         self._h: float | None = None
         self._steps = 0
@@ -104,6 +106,6 @@ class EpsilonEstimator:
             except PrecisionError:
                 b = None
         if b is None:
-            b, comp = epsilon_bracket(parts, self.delta, rel_width=self.rel_width)
+            b, comp = epsilon_search(parts, self._dq, self._w, given=self.delta)
             self._h, self._steps = comp.h, steps
         return 0.5 * (b.lower + b.upper)

@@ -21,7 +21,7 @@ from ..numeric.engine.bound import Bound, assumptions_of, directed_double
 from ..numeric.engine.certify import Certified, decimal
 from ..symbolic.clt import APPROXIMATION_NOTE
 from .composed import ComposedLoss, HonestMu
-from .dpsgd import DPSGDAccount, float_certified, dpsgd_mu
+from .dpsgd import DPSGDAccount, clt_account, float_certified
 
 ROUTES = ("exact", "exact-finite", "bracket")
 
@@ -80,8 +80,8 @@ class CLTApproximation:
         cache = self.__dict__.setdefault("_gamma", {})
         if digits not in cache:
             sigma, rate, steps, formula = self.run
-            cache[digits] = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=max(digits, self.mu.digits),
-                                     gamma_digits=digits, exact=False)
+            cache[digits] = clt_account(sigma, rate, steps, formula, None, digits=max(digits, self.mu.digits),
+                                        gamma_digits=digits, exact=False)
         return cache[digits]
 
 

@@ -60,7 +60,7 @@ from ..numeric.tradeoff.solve import epsilon_from_delta
 from ..symbolic.tradeoff import TradeOff, gaussian
 from .composed import ComposedLoss, check_refinement
 from .discrete import discrete_gaussian_delta
-from .dpsgd import float_certified, clt_verdict, dpsgd_mu
+from .dpsgd import clt_account, clt_verdict, float_certified
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .finite import (
     MAX_ATOMS,
@@ -74,7 +74,7 @@ from .finite import (
 )
 from .losses import PrivacyLoss
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
-from .search import delta_bracket, epsilon_bracket
+from .search import delta_search, epsilon_search
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -166,7 +166,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
             return Bound(0.0, 0.0), None, notes
         # the target is exact (a Fraction): the float route rounds it to doubles on each end's safe
         # side, the exact integer route (taken for small delta) compares with it exactly
-        b, comp = epsilon_bracket(parts, t_down, rel_width=rel_width)
+        b, comp = epsilon_search(parts, t_down, rel_width)
         lower = b.lower
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
@@ -180,7 +180,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         # holds), and its lower end is 0
         e_down = directed_double(min(v, Fraction(10**300)), up=False)
         e_up = directed_double(v, up=True) if v <= 10**300 else None
-        b, comp = delta_bracket(parts, e_down, rel_width=rel_width)
+        b, comp = delta_search(parts, e_down, rel_width)
         low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
         lo, hi = Fraction(low_end), Fraction(b.upper)
         if b.lower == 0 and b.upper > 0 and width_notes:
@@ -282,14 +282,14 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
     sigma, rate, steps = params
     formula = clt_formula(m)
     if given == "delta":
-        acc = dpsgd_mu(sigma, rate, steps, sampling=formula, delta=value, digits=digits, gamma=False, exact=False)
+        acc = clt_account(sigma, rate, steps, formula, value, digits=digits, gamma=False, exact=False)
         verdict = None
         if isinstance(result, Bound) and math.isfinite(result.upper):
             lo = float_certified(result.lower, digits, "down")
             hi = float_certified(result.upper, digits, "up")
             verdict = _for_the_pair(m, clt_verdict(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
-    acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
+    acc = clt_account(sigma, rate, steps, formula, None, digits=digits, gamma=False, exact=False)
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
     verdict = None
     if isinstance(result, Bound):
@@ -358,13 +358,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     if route is not None and route not in ROUTES:
         raise bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
     asked = digits
-    if digits is None:
-        shown = BRACKET_DIGITS
-        digits = 30
-    else:
-        check_request(digits, "up")
-        shown = min(digits, 17)
-    check_request(digits, "up")
+    check_request(30 if digits is None else digits, "up")
+    shown = BRACKET_DIGITS if digits is None else min(digits, 17)
+    digits = 30 if digits is None else digits
     width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"

@@ -20,7 +20,7 @@ from ..symbolic import losses as sl
 from ..symbolic.composition import compose, root_of_sum, self_compose
 from ..symbolic.tradeoff import TradeOff, finite_tradeoff, gaussian
 
-__all__ = ["Mechanism", "MAX_NESTING", "MAX_RUNS", "MAX_PRODUCT_ATOMS", "LikelihoodAtom", "simulated_float"]
+__all__ = ["Mechanism", "MAX_NESTING", "MAX_RUNS", "MAX_PRODUCT_ATOMS", "LikelihoodAtom", "set_frozen", "simulated_float"]
 
 #: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
 #: mechanism a nesting of Repeated may make (the product of their times): checked when a value is
@@ -293,6 +293,12 @@ class Mechanism:
         raise NotSupportedError(f"{whole or self!r}: simulate has no sampler for it (it simulates gaussian, gdp, "
                                 "gaussian with sample-rate under add-remove, laplace, rr, pure-dp and "
                                 "discrete-gaussian)")
+
+
+def set_frozen(obj: Any, **values: Any) -> None:
+    """Set fields of a frozen dataclass value while it is being built (its validated parameters)."""
+    for k, v in values.items():
+        object.__setattr__(obj, k, v)
 
 
 def simulated_float(value: Any, name: str) -> float:

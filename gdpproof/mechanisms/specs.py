@@ -12,22 +12,19 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from .training import dpsgd, dpsgd_sensitivity
+from .base import Mechanism
 from .values import (
     GDP,
-    Composed,
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     EpsDelta,
     FiniteMechanism,
     GaussianMechanism,
     LaplaceMechanism,
-    Mechanism,
-    PoissonSampled,
     PureDP,
     RandomizedResponse,
-    Repeated,
-    SampledWithoutReplacement,
 )
+from .wrappers import Composed, PoissonSampled, Repeated, SampledWithoutReplacement
 
 #: kind -> (constructor, {key in specs: parameter name}).
 _KINDS: dict[str, tuple[Any, dict[str, str]]] = {

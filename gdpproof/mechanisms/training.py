@@ -16,14 +16,8 @@ from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
 from ..symbolic.composition import count
 from ..text import decimal_text, show_number
-from .values import (
-    GaussianMechanism,
-    PoissonSampled,
-    Repeated,
-    SampledWithoutReplacement,
-    positive_finite,
-    relation,
-)
+from .values import GaussianMechanism, positive_finite
+from .wrappers import PoissonSampled, Repeated, SampledWithoutReplacement, relation
 
 #: The sampling schemes of :func:`dpsgd`.
 SAMPLINGS = ("poisson", "fixed-batch")

@@ -49,7 +49,6 @@ from ..engine._kernels import (
 from ..engine._mp import arb_of_fraction, arb_precision, fraction_of_exact_arb
 from ..engine._rational import is_sympy
 from ..engine._rational import nonnegative as _nonnegative_exact
-from ..engine._rational import positive as _positive_exact
 from ..engine._rational import probability as _probability_exact
 from ..engine._rational import rational as _rational_exact
 from ..engine.certified import (
@@ -57,12 +56,17 @@ from ..engine.certified import (
     Certified,
     certified_arb,
     check_request,
-    decimal,
     scaled_round,
     certify_balls,
     certify_exact_balls,
-    round_fraction,
     working_bits,
+)
+from .rates import (  # noqa: F401  (re-exported: the conversions' historical home)
+    beta_from_mu,
+    mu_from_error_rates,
+    mu_from_pure_epsilon,
+    mu_from_sigma,
+    sigma_from_error_rates,
 )
 from .roots import (
     bracket_root,
@@ -114,10 +118,6 @@ def _one_minus_exp(e: Fraction, digits: int) -> Certified:
     """delta(eps) = 1 - e^eps of the identity trade-off (mu = 0) at eps < 0."""
     return certify_balls(lambda x: 1 - x.exp(), (e,), digits=digits, rounding="up", unit_interval=True,
                          what=lambda: f"delta at mu=0, epsilon={show(e)}")
-
-
-def _positive(name: str, value: Any) -> Fraction:
-    return _positive_exact(name, value)
 
 
 def _probability(name: str, value: Any) -> Fraction:
@@ -724,184 +724,3 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     est = sf / _mu_estimate(ef, df, working_bits(digits))
     return certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)
-
-
-def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
-    """mu = sensitivity / sigma, the exact GDP parameter of the Gaussian mechanism; rounded up.
-
-    Args:
-        sigma: The noise's standard deviation, > 0.
-        sensitivity: The query's L2 sensitivity Delta, >= 0.
-        digits: Significant digits of the answer (1 to 4000).
-
-    Returns:
-        mu, a :class:`Certified` rounded up.
-
-    Raises:
-        InvalidParameterError: An argument is out of its domain or not a real number.
-        PrecisionError: The digits asked cannot be certified.
-
-    Examples:
-        >>> import gdpproof
-        >>> gdpproof.mu_from_sigma(3, digits=10)
-        Certified('0.3333333334', digits=10, rounding='up')
-    """
-    check_request(digits, "up")
-    sg = _positive("sigma", sigma)
-    s = _nonneg("sensitivity", sensitivity)
-    value = s / sg
-    m, e = round_fraction(value, digits, "up")
-    return Certified(decimal(m, e, digits), digits=digits, rounding="up", method="exact")
-
-
-def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
-    """mu = -2 Phi^{-1}(1/(1 + e^epsilon)): epsilon-DP implies mu-GDP (DRS Cor. 2.11); rounded up.
-
-    Args:
-        epsilon: epsilon, real, finite and >= 0.
-        digits: Significant digits of the answer (1 to 4000).
-
-    Returns:
-        mu, a :class:`Certified` rounded up.
-
-    Raises:
-        InvalidParameterError: An argument is out of its domain or not a real number.
-        PrecisionError: The digits asked cannot be certified.
-
-    Examples:
-        >>> import gdpproof
-        >>> gdpproof.mu_from_pure_epsilon(1, digits=15)
-        Certified('1.23203538534491', digits=15, rounding='up')
-    """
-    from ...symbolic.duality import MU_FROM_PURE_EPSILON
-    from ...symbolic.symbols import epsilon as EPS
-    from ..engine.certify import certify
-
-    check_request(digits, "up")
-    e = _sympy_number(_real("epsilon", epsilon))
-    return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
-
-
-def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: str = "up") -> Certified:
-    r"""The mu a test with type I error alpha and type II error beta certifies.
-
-    .. math:: \mu = \max\{0,\ \Phi^{-1}(1 - \alpha) - \Phi^{-1}(\beta)\}
-
-    G_mu passes through (alpha, beta): a mechanism on which some test reaches these errors is
-    not mu'-GDP for any mu' < mu.  Rounded up by default (the mechanism's mu, a privacy loss);
-    pass ``rounding="down"`` for a lower bound to quote in an audit.  alpha = 0 with beta < 1
-    (or beta = 0 with alpha < 1) gives Infinity.
-
-    Args:
-        alpha: The type I error, in [0, 1].
-        beta: The type II error, in [0, 1].
-        digits: Significant digits of the answer (1 to 4000).
-        rounding: ``"up"`` (the default: a privacy claim) or ``"down"``.
-
-    Returns:
-        mu, a :class:`Certified` rounded as asked.
-
-    Raises:
-        InvalidParameterError: An argument is out of its domain or not a real number.
-        PrecisionError: The digits asked cannot be certified.
-
-    Examples:
-        >>> import gdpproof
-        >>> gdpproof.mu_from_error_rates("0.05", "0.05", digits=15)
-        Certified('3.28970725390295', digits=15, rounding='up')
-    """
-    import sympy
-
-    from ...symbolic.duality import pointwise_mu_points
-    from ..engine.certify import certify
-
-    check_request(digits, rounding)
-    a = _probability("alpha", alpha)
-    b = _probability("beta", beta)
-    if a + b >= 1:
-        return _zero(digits, rounding)
-    if a == 0 or b == 0:
-        return _inf(digits, rounding)
-    s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
-    return certify(pointwise_mu_points(s, u), (s, u), (_sympy_number(a), _sympy_number(b)), digits=digits,
-                   rounding=rounding, what="mu of the error rates")
-
-
-def beta_from_mu(mu: Any, alpha: Any, *, digits: int = 30) -> Certified:
-    """The smallest type II error any test reaches at type I error alpha against mu-GDP.
-
-    G_mu(alpha), rounded down: no attacker does better than the returned value.
-
-    Args:
-        mu: mu, real, finite and >= 0.
-        alpha: The type I error, in [0, 1].
-        digits: Significant digits of the answer (1 to 4000).
-
-    Returns:
-        G_mu(alpha), a :class:`Certified` rounded down.
-
-    Raises:
-        InvalidParameterError: An argument is out of its domain or not a real number.
-        PrecisionError: The digits asked cannot be certified.
-
-    Examples:
-        >>> import gdpproof
-        >>> gdpproof.beta_from_mu(1, "0.05", digits=12)
-        Certified('0.740488977158', digits=12, rounding='down')
-    """
-    from ...symbolic.tradeoff import gaussian
-
-    return gaussian(mu).evaluate(alpha, digits=digits, rounding="down")
-
-
-def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
-    r"""The smallest sigma such that no test on the Gaussian mechanism beats (alpha, beta).
-
-    With sigma >= sensitivity / mu(alpha, beta) every test with type I error alpha has type II
-    error at least beta.  Rounded up.  alpha + beta = 1 gives Infinity (only infinite noise
-    forces the trivial trade-off); alpha + beta > 1 is impossible to force (the test ignoring
-    the output already beats it) and raises.
-
-    Args:
-        alpha: The type I error, in [0, 1].
-        beta: The type II error, in [0, 1].
-        sensitivity: The query's L2 sensitivity Delta, >= 0.
-        digits: Significant digits of the answer (1 to 4000).
-
-    Returns:
-        sigma, a :class:`Certified` rounded up.
-
-    Raises:
-        InvalidParameterError: An argument is out of its domain or not a real number.
-        PrecisionError: The digits asked cannot be certified.
-
-    Examples:
-        >>> import gdpproof
-        >>> gdpproof.sigma_from_error_rates("0.05", "0.5", digits=12)
-        Certified('0.607956831912', digits=12, rounding='up')
-    """
-    import sympy
-
-    from ...symbolic.duality import pointwise_mu_points
-    from ..engine.certify import certify
-
-    check_request(digits, "up")
-    a = _probability("alpha", alpha)
-    b = _probability("beta", beta)
-    s = _nonneg("sensitivity", sensitivity)
-    if a + b > 1:
-        raise InvalidParameterError(
-            f"alpha={alpha!r}, beta={beta!r}: alpha + beta must be <= 1 (a test that ignores the output "
-            "already reaches type II error 1 - alpha)"
-        )
-    if s == 0:
-        return _zero(digits, "up")
-    if a + b == 1:
-        return _inf(digits, "up")
-    if a == 0 or b == 0:
-        return _zero(digits, "up")
-    sv, uv = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
-    expr = sympy.Symbol("D", positive=True) / pointwise_mu_points(sv, uv)
-    values = tuple(_sympy_number(v) for v in (s, a, b))
-    return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), values, digits=digits, rounding="up",
-                   what="sigma for the error rates")

@@ -79,7 +79,8 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
     c = len(idx) - 1
     with arb_precision(PRECISION):
         ells = [(k_lo + j) * h for j in idx]
-        left = {law: [e <= float(loss._median(law)) for e in ells] for law in "PQ"}
+        medians = {law: float(loss._median(law)) for law in "PQ"}
+        left = {law: [e <= medians[law] for e in ells] for law in "PQ"}
         vals = _edge_values_both(loss, ells, left)
         bins, below, above = {}, {}, {}
         for law in "PQ":

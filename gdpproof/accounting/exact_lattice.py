@@ -121,6 +121,10 @@ def _floor_scaled(ball: flint.arb, K: int) -> int:
     return max(0, v)
 
 
+#: [0, 1] as a ball (exact at any precision; built once: the masses clip to it at every edge).
+_UNIT = flint.arb(0.5, 0.5)
+
+
 class LawBalls:
     """The ball CDF/SF of one law of a compiled loss, 0/1 outside the support."""
 
@@ -154,8 +158,8 @@ class LawBalls:
     def _clip(b: flint.arb) -> flint.arb:
         # a probability: an undecided ball (nan, or wider than [0, 1]) is replaced by [0, 1]
         if not b.is_finite():
-            return flint.arb(0.5, 0.5)
-        return b.intersection(flint.arb(0.5, 0.5)) if b.overlaps(flint.arb(0.5, 0.5)) else b
+            return _UNIT
+        return b.intersection(_UNIT) if b.overlaps(_UNIT) else b
 
     def bins(self, tau: Fraction, h: float) -> tuple[int, int]:
         """Lattice indices (k_lo, k_hi) with P(L <= (k_lo - 1/2) h) <= tau and

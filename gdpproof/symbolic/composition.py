@@ -325,7 +325,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     ----------
     f : TradeOff
         The trade-off of one run on the whole data set.
-    p : real in [0, 1]
+    p_ : real in [0, 1]
         The sampling probability.
 
     Examples

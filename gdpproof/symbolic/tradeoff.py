@@ -55,6 +55,9 @@ def _params(name: str, value: Any) -> tuple[tuple[sympy.Symbol, sympy.Expr], ...
 class TradeOff:
     """A trade-off function f(alpha) as a sympy expression with named parameters.
 
+    Construct values with the family functions (:func:`gaussian`, :func:`eps_delta`, ...)
+    rather than directly.
+
     Parameters
     ----------
     template : sympy.Expr
@@ -68,9 +71,6 @@ class TradeOff:
     dual_template : sympy.Expr or None
         A closed form of delta(epsilon') = 1 + f*(-e^epsilon') in ``epsilon_prime`` and the
         parameter symbols, when one is known (Gaussian: Dong–Roth–Su Cor. 2.13).
-
-    Construct values with the family functions (:func:`gaussian`, :func:`eps_delta`, ...)
-    rather than directly.
     """
 
     template: sympy.Expr

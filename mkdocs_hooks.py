@@ -88,24 +88,36 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 #: a Sphinx role, ``:class:`~gdpproof.x.Name``` -> a code span (``Name``; ``~`` keeps the last part)
 _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|const|ref|term):`(~?)([^`<]+?)(?:\s*<[^`]*>)?`")
 _SECTION = re.compile(r"^(\s*)(?:Examples?|Example usage):\s*$")
+#: a NumPy-style section header (a title underlined with dashes)
+_NUMPY = re.compile(r"^[ \t]*(\w[\w ]*)\n[ \t]*-{3,}[ \t]*$", re.M)
+
+
+def _google_examples(text: str) -> str:
+    """A NumPy ``Examples`` section as a Google ``Examples:`` one, in a docstring that has no other
+    NumPy section (one that has is read by the NumPy parser, which knows the section; in one that
+    has not, the underlined title would be a Markdown heading in the page's table of contents)."""
+    headers = [m for m in _NUMPY.finditer(text)]
+    if [m.group(1) for m in headers] != ["Examples"]:
+        return text
+    head, body = text[:headers[0].start()], text[headers[0].end():].strip("\n")
+    return head + "Examples:\n" + "\n".join("    " + line if line.strip() else "" for line in body.split("\n"))
 
 
 def markdown_docstring(text: str) -> str:
-    """A docstring's text made readable as Markdown, without changing what it says.
+    r"""A docstring's text made readable as Markdown, without changing what it says.
 
     Doctest lines (``>>>`` and their output, up to a blank line) become ``pycon`` code blocks,
     except in a Google ``Examples:`` section (which the parser renders itself): Markdown would
-    read ``>>>`` as nested quotes and ``x[0][1]`` as a link.  Sphinx roles become code spans.
+    read ``>>>`` as nested quotes and ``x[0][1]`` as a link.  Sphinx roles become code spans.  A
+    NumPy ``Examples`` section alone becomes a Google one.
 
-    >>> print(markdown_docstring("Text :func:`~a.b.f`.\\n\\n>>> f()[0][1]\\n2"))
-    Text `f`.
-    <BLANKLINE>
-    ```pycon
-    >>> f()[0][1]
-    2
-    ```
+    >>> prompt = ">" * 3
+    >>> markdown_docstring(f"Text :func:`~a.b.f`.\n\n{prompt} f()[0][1]\n2").splitlines()
+    ['Text `f`.', '', '```pycon', '>>> f()[0][1]', '2', '```']
+    >>> markdown_docstring(f"Summary.\n\nExamples\n--------\n{prompt} 1 + 1\n2").splitlines()
+    ['Summary.', '', 'Examples:', '    >>> 1 + 1', '    2']
     """
-    text = _ROLE.sub(lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`", text)
+    text = _google_examples(_ROLE.sub(lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`", text))
     lines, out, section = text.split("\n"), [], None
     i = 0
     while i < len(lines):

@@ -19,10 +19,13 @@ def test_the_site_reference_matches_the_parser():
 
 
 def test_reference_covers_every_command_and_update_detects_drift(tmp_path):
-    from gdpproof.cli._parser import COMMANDS
+    from gdpproof.cli._parser import COMMANDS, EXAMPLES
 
     ref = reference()
     assert all(f"## `gdpproof {c}`\n" in ref and f"usage: gdpproof {c} " in ref for c in COMMANDS)
+    # every option's help and every example of --help is there
+    assert "--noise-multiplier SIGMA" in ref and "the name Opacus and" in ref
+    assert all(f"  {e}\n" in ref for c in COMMANDS for e in EXAMPLES[c])
     stale = tmp_path / "cli.md"
     stale.write_text(f"intro\n{START}\n\nusage: gdpproof convert --old-option\n\n{END}\ntail\n", encoding="utf-8")
     assert update(str(stale)) is True  # a drifted copy is rewritten...

@@ -155,3 +155,12 @@ if griffe is not None:
         def on_instance(self, *, obj: griffe.Object, **kwargs: object) -> None:
             if obj.docstring is not None:
                 obj.docstring.value = markdown_docstring(obj.docstring.value)
+
+        def on_class_members(self, *, cls: griffe.Class, **kwargs: object) -> None:
+            """A class constructed by ``__new__`` alone (``Certified``, a Decimal) has its
+            signature there: give it an ``__init__`` of the same parameters, so the class's
+            signature and the Args of its docstring are read against them."""
+            new = cls.members.get("__new__")
+            if isinstance(new, griffe.Function) and "__init__" not in cls.members:
+                cls.set_member("__init__", griffe.Function("__init__", parameters=new.parameters, lineno=new.lineno,
+                                                           endlineno=new.endlineno))

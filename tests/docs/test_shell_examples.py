@@ -138,8 +138,21 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     return fit(0, 0)
 
 
+#: options that read or write files: commands with them depend on the block's folder
+FILE_OPTIONS = {"--out", "--verify", "--module", "--spec", "--plot", "--resume", "--in", "--scores", "--guesses"}
+#: the same command shown on two pages runs once (its output depends on nothing but its argv)
+_RUN: dict[tuple[str, ...], tuple[int, list[str], str]] = {}
+
+
 def run(command: Command, cwd: Path) -> tuple[int, list[str], str]:
     """Run one command in-process; its exit code, printed lines, and stderr (when not merged)."""
+    key = (*command.argv, "2>&1" if command.merge_stderr else "")
+    if key not in _RUN or FILE_OPTIONS & set(command.argv):
+        _RUN[key] = _run(command, cwd)
+    return _RUN[key]
+
+
+def _run(command: Command, cwd: Path) -> tuple[int, list[str], str]:
     from gdpproof.cli import main
 
     argv = command.argv

@@ -74,7 +74,7 @@ from .finite import (
 )
 from .losses import PrivacyLoss
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
-from .search import delta_bracket, epsilon_bracket
+from .search import delta_at, delta_bracket, epsilon_bracket
 from .translate import (
     closed_form,
     exact_ordering,
@@ -180,19 +180,24 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
-        e_down = directed_double(min(v, Fraction(10**300)), up=False)
-        e_up = directed_double(v, up=True) if v <= 10**300 else None
-        b, comp = delta_bracket(parts, e_down, rel_width=rel_width)
-        low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
-        lo, hi = Fraction(low_end), Fraction(b.upper)
-        if b.lower == 0 and b.upper > 0 and width_notes:
-            notes.append(f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the "
-                         f"bracket resolves, about {comp.delta_floor():.2g}): the relative width does not apply, "
-                         "the upper end is the proven answer")
+        _, comp = delta_bracket(parts, directed_double(min(v, Fraction(10**300)), up=False), rel_width=rel_width)
+        b = delta_at(comp, v)
+        lo, hi = Fraction(b.lower), Fraction(b.upper)
+        if width_notes:
+            notes.extend(zero_lower_note(comp, b))
     total_lo = inf_lo + (1 - inf_lo) * lo
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
     return Bound(min(low, high), high), comp, notes + ([] if comp is None else route_notes(comp, width_notes))
+
+
+def zero_lower_note(comp: ComposedLoss, b: Bound) -> list[str]:
+    """The note for a delta bracket [0, upper]: the upper end is the answer."""
+    if b.lower == 0 and b.upper > 0:
+        return [f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the bracket "
+                f"resolves, about {comp.delta_floor():.2g}): the relative width does not apply, the upper "
+                "end is the proven answer"]
+    return []
 
 
 def route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import PrecisionError, WidthNotReachedWarning, show
 from ..numeric.engine import fast as _fast
-from ..numeric.engine.bound import Bound, down, next_up
+from ..numeric.engine.bound import Bound, directed_double, down, next_up
 from .compose import (
     AUTO_EXACT_BELOW,
     BERNSTEIN_MIN_STEPS,
@@ -313,6 +313,17 @@ def eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
         return b
     d_up = min(next_up(d_down), math.nextafter(1.0, 0.0))
     return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
+
+
+def delta_at(comp: ComposedLoss, eq: Fraction) -> Bound:
+    """The delta bracket at the exact eps >= 0: the upper end at the double below it (delta does
+    not increase with eps), the lower end at the double above; beyond 1e300 the upper end is the
+    one at 1e300 and the lower end 0."""
+    e_down = directed_double(min(eq, Fraction(10**300)), up=False)
+    e_up = directed_double(eq, up=True) if eq <= 10**300 else None
+    b = comp.delta(e_down)
+    lower = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
+    return Bound(min(lower, b.upper), b.upper)
 
 
 def float_eta(d: float, w: float) -> float:

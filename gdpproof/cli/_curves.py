@@ -148,12 +148,12 @@ def _accounts(args: argparse.Namespace, cmd: Command, mechanism: Any, schedule: 
     """(the point's own keys, its Account) for each point, with a progress line on a terminal."""
     import warnings
 
-    from .._progress import Progress
+    from .._progress import DELAY, Progress
     from ..accounting import account, account_steps
     from ..mechanisms import dpsgd_schedule
 
     total = len(epochs or steps or values)
-    bar = Progress(total, "account", unit="points", enabled=sys.stderr.isatty(), delay=2.0)
+    bar = Progress(total, "account", unit="points", enabled=sys.stderr.isatty(), delay=DELAY)
     out: list[tuple[dict, Any]] = []
     with flags(cmd.flags), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a point's width note is in its JSON (target_met) and its notes

@@ -89,7 +89,7 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
     query = last.delta if last.given == "delta" else last.epsilon
     shared = (last.route == "bracket" and comp is not None and comp.route == FLOAT_ROUTE
               and comp.step_laws is not None and len(parts) == 1 and not revealing and len(counts) > 1
-              and (last.given == "delta" or query >= 0))
+              and query.is_Rational and (last.given == "delta" or query >= 0))
     if not shared:
         for i, c in enumerate(counts[:-1]):
             out.append(account(Repeated(step, c), **kwargs))

@@ -290,6 +290,8 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
         raise bad("sample_rate", sample_rate, "must be in (0, 1]")
+    if not isinstance(real_steps, bool):
+        raise bad("real_steps", real_steps, "must be True or False")
     if real_steps:
         T: Any = positive("steps", steps, symbolic=False)
         if T.is_Integer:

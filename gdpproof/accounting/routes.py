@@ -149,7 +149,10 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
     ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
     notes = []
-    v = Fraction(int(value.p), int(value.q))
+    v, v_hi = enclosure(value)
+    if v != v_hi:
+        notes.append(f"epsilon = {value} is irrational: the bracket is taken between rationals around it (the upper "
+                     "end of delta at the one below, the lower end at the one above), so it holds for the exact value")
     inf_lo = inf_hi = Fraction(0)
     if revealing:
         inf_lo, inf_hi = infinite_mass_bounds(revealing)
@@ -181,7 +184,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
         _, comp = delta_bracket(parts, directed_double(min(v, Fraction(10**300)), up=False), rel_width=rel_width)
-        b = delta_at(comp, v)
+        b = delta_at(comp, v, v_hi)
         lo, hi = Fraction(b.lower), Fraction(b.upper)
         if width_notes:
             notes.extend(zero_lower_note(comp, b))
@@ -189,6 +192,27 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
     return Bound(min(low, high), high), comp, notes + ([] if comp is None else route_notes(comp, width_notes))
+
+
+def enclosure(value: sympy.Expr) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= value <= hi: the value itself twice when rational, else the ends of its ball
+    at 256 bits (an irrational epsilon such as log(3); every double between is resolved)."""
+    if value.is_Rational:
+        v = Fraction(int(value.p), int(value.q))
+        return v, v
+    import flint
+
+    from ..numeric.engine import compile_arb  # noqa: F401 - registers the evaluator of constants
+    from ..numeric.engine._mp import arb_from_exact, fraction_of_exact_arb
+
+    old = flint.ctx.prec
+    flint.ctx.prec = 256
+    try:
+        ball = arb_from_exact(value)
+        lo, hi = ball.lower(), ball.upper()
+    finally:
+        flint.ctx.prec = old
+    return fraction_of_exact_arb(lo), fraction_of_exact_arb(hi)
 
 
 def zero_lower_note(comp: ComposedLoss, b: Bound) -> list[str]:
@@ -375,9 +399,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
         # the exact routes evaluate it there, the bracket route from its bracket at -eps
         value = exact("epsilon", epsilon, symbolic=False)
-    if not value.is_Rational:
-        raise bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
-    value = sympy.Rational(value)
+    if not value.is_Rational and (given == "delta" or not value.is_real or value < 0):
+        raise bad(given, delta if given == "delta" else epsilon,
+                  "must be a rational number (a decimal or a fraction)" if given == "delta" else
+                  "must be a rational number, or a closed form >= 0 (log(3))")
+    value = sympy.Rational(value) if value.is_Rational else value  # an irrational epsilon: exact
 
     distinct = len(mechanism.leaves())
     if distinct > MAX_LEAVES:
@@ -386,12 +412,21 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                                          "costs the routes work of its own; equal ones are merged)")
     candidates = [route] if route is not None else list(ROUTES)
     reasons = []
+    # the sums over outcomes take a rational epsilon: an irrational one is rounded down (delta does not
+    # increase with epsilon, so the delta reported, rounded up, stays an upper bound), said in a note
+    below, outward = value, ()
+    if not value.is_Rational:
+        lo = enclosure(value)[0]
+        below = sympy.Rational(lo.numerator, lo.denominator)
+        outward = (f"epsilon = {value} is irrational: this route sums at a rational below it (within a relative 2^-250) and rounds "
+                   "delta up (delta does not increase with epsilon): an upper bound for the exact value, not its "
+                   "correctly rounded digits",)
     for r in candidates:
         if r == "exact":
             dg = single_discrete_gaussian(mechanism)
             if dg is not None:
-                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
-                             digits, notes=(DG_NOTE,))
+                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, below, digits), "both",
+                             digits, notes=(DG_NOTE, *outward))
             f = closed_form(mechanism)
             if f is None:
                 reasons.append("exact: no closed form for this mechanism")
@@ -410,12 +445,13 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 except NotSupportedError as exc:
                     reasons.append(f"exact-finite: {exc}")
                     continue
-                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, value, digits),
-                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits)
+                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, below, digits),
+                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits, notes=outward)
             if atom_count(groups) > MAX_ATOMS:
                 reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
                 continue
-            return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
+            return _make(mechanism, r, given, value, _exact_finite(groups, given, below, digits), "both", digits,
+                         notes=outward)
         try:
             parts, doubles, revealing = privacy_losses(mechanism)
         except NotSupportedError as exc:

@@ -315,12 +315,13 @@ def eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
 
 
-def delta_at(comp: ComposedLoss, eq: Fraction) -> Bound:
-    """The delta bracket at the exact eps >= 0: the upper end at the double below it (delta does
-    not increase with eps), the lower end at the double above; beyond 1e300 the upper end is the
-    one at 1e300 and the lower end 0."""
+def delta_at(comp: ComposedLoss, eq: Fraction, eq_hi: Fraction | None = None) -> Bound:
+    """The delta bracket at the exact eps >= 0 (or at any eps in [eq, eq_hi], an irrational one's
+    enclosure): the upper end at the double below eq (delta does not increase with eps), the lower
+    end at the double above eq_hi; beyond 1e300 the upper end is the one at 1e300 and the lower end 0."""
+    hi = eq if eq_hi is None else eq_hi
     e_down = directed_double(min(eq, Fraction(10**300)), up=False)
-    e_up = directed_double(eq, up=True) if eq <= 10**300 else None
+    e_up = directed_double(hi, up=True) if hi <= 10**300 else None
     b = comp.delta(e_down)
     lower = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
     return Bound(min(lower, b.upper), b.upper)

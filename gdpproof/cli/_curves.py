@@ -57,8 +57,8 @@ def _list(option: str, text: str | None) -> list[str] | None:
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether the command asks for a range, a list or a plot."""
-    return any(v is not None and ":" in v for v in (args.epochs, args.steps)) or any(
-        v is not None and "," in v for v in (args.delta, args.eps)) or args.plot is not None
+    return any(isinstance(v, str) and ":" in v for v in (args.epochs, args.steps)) or any(
+        isinstance(v, str) and "," in v for v in (args.delta, args.eps)) or args.plot is not None
 
 
 def _check_plot(path: str) -> None:

@@ -239,7 +239,7 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
         return certify_balls(_DUAL, (be, bm), digits=digits, rounding="up", unit_interval=True,
                              exact=lambda: _exact_gaussian(False, Fraction(epsilon), Fraction(mu)),
                              what=lambda: f"delta at mu={show(Fraction(mu))}, epsilon={show(Fraction(epsilon))}")
-    if is_sympy(mu):
+    if is_sympy(mu) or is_sympy(epsilon):
         return _delta_of_sympy_mu(mu, epsilon, digits)
     m = _nonneg("mu", mu)
     e = _real("epsilon", epsilon)  # the closed form holds for every real epsilon
@@ -250,17 +250,18 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
 
 
 def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
-    """delta_from_epsilon for a sympy mu, which may be irrational (sqrt(2)): compiled by sympy."""
-    from ..._args import nonnegative
+    """delta_from_epsilon for a sympy mu or epsilon, which may be irrational (sqrt(2), log(3)): compiled
+    by sympy, certified for the exact values."""
+    from ..._args import exact, nonnegative
     from ...symbolic.symbols import epsilon as EPS
     from ...symbolic.symbols import mu as MU
     from ...symbolic.tradeoff import GAUSSIAN_DUAL
     from ..engine.certify import certify
 
     m = nonnegative("mu", mu)
-    e = _sympy_number(_real("epsilon", epsilon))
+    e = exact("epsilon", epsilon, symbolic=False)
     if m == 0:
-        return _zero(digits, "up")
+        return _zero(digits, "up") if e >= 0 else _one_minus_exp(_real("epsilon", epsilon), digits)
     if m.free_symbols:
         raise InvalidParameterError(f"mu={m} is symbolic; numeric evaluation needs a number")
     return certify(GAUSSIAN_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up", unit_interval=True,

@@ -175,7 +175,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         lower = b.lower
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
-            lower = comp.epsilon(at).lower
+            lower = comp.epsilon(at, ends="lower").lower
         return Bound(min(lower, b.upper), b.upper), comp, notes + route_notes(comp, width_notes)
     if not parts:
         lo, hi = Fraction(0), Fraction(0)

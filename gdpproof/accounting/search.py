@@ -308,11 +308,11 @@ def eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     d_down = float(dq)
     if Fraction(d_down) > dq:
         d_down = down(d_down)
-    b = comp.epsilon(d_down)
     if Fraction(d_down) == dq:
-        return b
+        return comp.epsilon(d_down)
+    up = comp.epsilon(d_down, ends="upper").upper  # each end bisected once, at its own double
     d_up = min(next_up(d_down), math.nextafter(1.0, 0.0))
-    return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
+    return Bound(min(comp.epsilon(d_up, ends="lower").lower, up), up)
 
 
 def delta_at(comp: ComposedLoss, eq: Fraction, eq_hi: Fraction | None = None) -> Bound:

@@ -197,22 +197,10 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
 def enclosure(value: sympy.Expr) -> tuple[Fraction, Fraction]:
     """Rationals lo <= value <= hi: the value itself twice when rational, else the ends of its ball
     at 256 bits (an irrational epsilon such as log(3); every double between is resolved)."""
-    if value.is_Rational:
-        v = Fraction(int(value.p), int(value.q))
-        return v, v
-    import flint
-
     from ..numeric.engine import compile_arb  # noqa: F401 - registers the evaluator of constants
-    from ..numeric.engine._mp import arb_from_exact, fraction_of_exact_arb
+    from ..numeric.engine._mp import rational_enclosure
 
-    old = flint.ctx.prec
-    flint.ctx.prec = 256
-    try:
-        ball = arb_from_exact(value)
-        lo, hi = ball.lower(), ball.upper()
-    finally:
-        flint.ctx.prec = old
-    return fraction_of_exact_arb(lo), fraction_of_exact_arb(hi)
+    return rational_enclosure(value)
 
 
 def zero_lower_note(comp: ComposedLoss, b: Bound) -> list[str]:

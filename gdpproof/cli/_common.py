@@ -51,6 +51,25 @@ def _closed_form_text(value: Any) -> str:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+def noted(call: Any) -> tuple[Any, list[str]]:
+    """``call()``, and the notes of the arguments it rounded outward (an irrational one a solver
+    takes as a rational: :class:`~gdpproof.errors.RoundedArgumentWarning`); other warnings pass on."""
+    import warnings
+
+    from ..errors import RoundedArgumentWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RoundedArgumentWarning)
+        value = call()
+    notes: list[str] = []
+    for w in caught:
+        if not issubclass(w.category, RoundedArgumentWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif str(w.message) not in notes:
+            notes.append(str(w.message))
+    return value, notes
+
+
 class Usage(Exception):
     """Bad input, found by the command line itself: one line on stderr, exit 2."""
 

@@ -92,3 +92,25 @@ def test_closed_forms_in_plain_options(capsys):
 def test_bad_closed_forms_in_plain_options_get_one_line(capsys, argv, text):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and text in err, err
+
+
+def test_solvers_round_an_irrational_argument_outward_with_a_note(capsys):
+    # mu at eps = log(3): the solver bisects in rationals, so log(3) is taken just below it (a smaller
+    # mu, the safe side), said in a note; between the answers at decimals either side of log(3)
+    code, out, _ = run(capsys, "convert", "--eps", "log(3)", "--delta", "1e-5", "--digits", "20", "--json")
+    obj = json.loads(out)
+    _, below, _ = run(capsys, "convert", "--eps", "1.0986122886681096", "--delta", "1e-5", "--digits", "20", "--json")
+    _, above, _ = run(capsys, "convert", "--eps", "1.0986122886681099", "--delta", "1e-5", "--digits", "20", "--json")
+    with mpmath.workdps(30):
+        mu = mpmath.mpf(obj["mu"])
+        assert code == 0 and mpmath.mpf(json.loads(below)["mu"]) <= mu <= mpmath.mpf(json.loads(above)["mu"])
+    assert len(obj["notes"]) == 1 and "epsilon=log(3) is irrational" in obj["notes"][0] and "below" in obj["notes"][0]
+    # sigma for a sensitivity 3 sqrt(2): taken just above it (a larger sigma), noted in the text
+    code, out, _ = run(capsys, "calibrate", "gaussian", "--eps", "1", "--delta", "1e-5", "--sensitivity", "3*sqrt(2)",
+                       "--digits", "20")
+    _, one, _ = run(capsys, "calibrate", "gaussian", "--eps", "1", "--delta", "1e-5", "--digits", "40", "--json")
+    with mpmath.workdps(50):
+        sigma = mpmath.mpf(out.split()[2])
+        exact_hi = 3 * mpmath.sqrt(2) * mpmath.mpf(json.loads(one)["sigma"])  # sigma is linear in the sensitivity
+        assert code == 0 and exact_hi * (1 - mpmath.mpf(10) ** -38) <= sigma <= exact_hi * (1 + mpmath.mpf(10) ** -19)
+    assert "note: sensitivity=3*sqrt(2) is irrational" in out

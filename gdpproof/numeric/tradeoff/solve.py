@@ -109,6 +109,15 @@ def _real(name: str, value: Any) -> Fraction:
     return _rational_exact(name, value)  # type: ignore[return-value]
 
 
+def _outward(name: str, value: Any, up: bool) -> Any:
+    """An irrational sympy argument as a rational just beside it (:func:`~..engine.compile_arb.outward`)."""
+    if not is_sympy(value) or getattr(value, "is_Rational", True):
+        return value
+    from ..engine.compile_arb import outward
+
+    return outward(name, value, up)
+
+
 def _one_minus_exp(e: Fraction, digits: int) -> Certified:
     """delta(eps) = 1 - e^eps of the identity trade-off (mu = 0) at eps < 0."""
     return certify_balls(lambda x: 1 - x.exp(), (e,), digits=digits, rounding="up", unit_interval=True,
@@ -436,8 +445,8 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     check_request(digits, "up")
     if is_sympy(mu) and not getattr(mu, "is_Rational", False) and getattr(mu**2, "is_Rational", False):
         return _epsilon_of_irrational_mu(mu, delta, digits)  # sqrt(q), as Gaussian compositions have
-    m = _nonneg("mu", mu)
-    d = _probability("delta", delta)
+    m = _nonneg("mu", _outward("mu", mu, up=True))  # a larger mu, a smaller delta: a larger eps
+    d = _probability("delta", _outward("delta", delta, up=False))
     if m == 0:
         return _zero(digits, "up")
     if d == 0:
@@ -629,8 +638,8 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     Certified('0.26805112321129421790', digits=20, rounding='down')
     """
     check_request(digits, "down")
-    e = _nonneg("epsilon", epsilon)
-    d = _probability("delta", delta)
+    e = _nonneg("epsilon", _outward("epsilon", epsilon, up=False))  # a smaller eps or delta: a smaller mu
+    d = _probability("delta", _outward("delta", delta, up=False))
     if d == 0:
         return _zero(digits, "down")
     if d == 1:
@@ -658,9 +667,9 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     Certified('7.4613', digits=5, rounding='up')
     """
     check_request(digits, "up")
-    e = _nonneg("epsilon", epsilon)
-    d = _probability("delta", delta)
-    s = _nonneg("sensitivity", sensitivity)
+    e = _nonneg("epsilon", _outward("epsilon", epsilon, up=False))  # a larger sigma each way
+    d = _probability("delta", _outward("delta", delta, up=False))
+    s = _nonneg("sensitivity", _outward("sensitivity", sensitivity, up=True))
     if s == 0 or d == 1:
         return _zero(digits, "up")
     if d == 0:

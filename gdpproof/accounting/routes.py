@@ -46,8 +46,8 @@ from ..errors import (
     NotSupportedError,
     PrecisionError,
     WidthNotReachedWarning,
-    show,
 )
+from ..text import show
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     Mechanism,
@@ -60,7 +60,7 @@ from ..numeric.tradeoff.solve import epsilon_from_delta
 from ..symbolic.tradeoff import TradeOff, gaussian
 from .composed import ComposedLoss, check_refinement
 from .discrete import discrete_gaussian_delta
-from .dpsgd import float_certified, clt_verdict, dpsgd_mu
+from .dpsgd import clt_account, clt_verdict, float_certified
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .finite import (
     MAX_ATOMS,
@@ -74,11 +74,9 @@ from .finite import (
 )
 from .losses import PrivacyLoss
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
-from .search import delta_at, delta_bracket, epsilon_bracket
+from .search import delta_at, delta_search, epsilon_search
 from .translate import (
-    closed_form,
     exact_ordering,
-    finite_groups,
     finite_pairs,
     privacy_losses,
     single_discrete_gaussian,
@@ -171,7 +169,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
             return Bound(0.0, 0.0), None, notes
         # the target is exact (a Fraction): the float route rounds it to doubles on each end's safe
         # side, the exact integer route (taken for small delta) compares with it exactly
-        b, comp = epsilon_bracket(parts, t_down, rel_width=rel_width)
+        b, comp = epsilon_search(parts, t_down, rel_width)
         lower = b.lower
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
@@ -183,7 +181,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
-        _, comp = delta_bracket(parts, directed_double(min(v, Fraction(10**300)), up=False), rel_width=rel_width)
+        _, comp = delta_search(parts, directed_double(min(v, Fraction(10**300)), up=False), rel_width)
         b = delta_at(comp, v, v_hi)
         lo, hi = Fraction(b.lower), Fraction(b.upper)
         if width_notes:
@@ -277,7 +275,19 @@ def clt_formula(m: Mechanism) -> str:
     its dominating pair composed.  Add/remove (Poisson, or fixed-size batches with rate B/N): the
     pair (q P + (1 - q) Q, Q), Bu, Dong, Long & Su (2020), ``"poisson"``; replace-one: the pair of
     C_q(G_mu), Dong, Roth & Su (2022) §5 (their SGD samples without replacement under replace-one),
-    ``"uniform"`` (for Poisson sampling that pair is an upper bound, and so is its CLT's target)."""
+    ``"uniform"`` (for Poisson sampling that pair is an upper bound, and so is its CLT's target).
+
+    Args:
+        m: A DP-SGD mechanism value.
+
+    Returns:
+        ``"poisson"`` or ``"uniform"``.
+
+    Examples:
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> clt_formula(dpsgd(1, "0.01", 100)), clt_formula(dpsgd(1, "0.01", 100, sampling="fixed-batch"))
+        ('poisson', 'uniform')
+    """
     scheme = m.sampling()
     return "uniform" if scheme is not None and scheme[1] == "replace-one" else "poisson"
 
@@ -289,14 +299,14 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
     sigma, rate, steps = params
     formula = clt_formula(m)
     if given == "delta":
-        acc = dpsgd_mu(sigma, rate, steps, sampling=formula, delta=value, digits=digits, gamma=False, exact=False)
+        acc = clt_account(sigma, rate, steps, formula, value, digits=digits, gamma=False, exact=False)
         verdict = None
         if isinstance(result, Bound) and math.isfinite(result.upper):
             lo = float_certified(result.lower, digits, "down")
             hi = float_certified(result.upper, digits, "up")
             verdict = _for_the_pair(m, clt_verdict(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
-    acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
+    acc = clt_account(sigma, rate, steps, formula, None, digits=digits, gamma=False, exact=False)
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
     verdict = None
     if isinstance(result, Bound):
@@ -324,43 +334,39 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             rel_width: float = 0.01, route: str | None = None) -> Account:
     r"""The (eps, delta)-DP guarantee of a mechanism, by the strongest route that applies.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        What ran (:mod:`gdpproof.mechanisms`).
-    delta, epsilon : real
-        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``,
-        the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where the
-        guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes
-        it from its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
-    digits : int or None
-        Significant digits of the reported numbers: certified digits on the exact routes (30 by
-        default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
-        = 6 by default, at most 17: the ends are doubles).
-    rel_width : float
-        The relative width asked of a numerical bracket, in [1e-4, 10].
-    route : {"exact", "exact-finite", "bracket"} or None
-        Force a route (NotSupportedError if it does not apply); None picks the strongest.
+    Args:
+        mechanism (Mechanism): What ran (:mod:`gdpproof.mechanisms`).
+        delta (real): Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with
+            ``epsilon``, the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where
+            the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes it from
+            its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
+        epsilon (real): Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with
+            ``epsilon``, the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where
+            the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes it from
+            its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
+        digits (int or None): Significant digits of the reported numbers: certified digits on the exact routes
+            (30 by default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS` =
+            6 by default, at most 17: the ends are doubles).
+        rel_width (float): The relative width asked of a numerical bracket, in [1e-4, 10].
+        route ({"exact", "exact-finite", "bracket"} or None): Force a route (NotSupportedError if it does not
+            apply); None picks the strongest.
 
-    Returns
-    -------
-    Account
-        With the route named, the reported quantity (rounded up, or a proven bracket), the worse
-        ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation
-        labelled as one; :meth:`Account.statement` is one sentence for a paper.  An epsilon of
-        Infinity is exact: delta is below the probability that the mechanism reveals the data.
+    Returns:
+        Account: With the route named, the reported quantity (rounded up, or a proven bracket), the worse
+            ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation labelled as
+            one; :meth:`Account.statement` is one sentence for a paper.  An epsilon of Infinity is exact:
+            delta is below the probability that the mechanism reveals the data.
 
-    Examples
-    --------
-    >>> from gdpproof import account
-    >>> from gdpproof.mechanisms import GDP, Repeated, GaussianMechanism, LaplaceMechanism, Composed
-    >>> a = account(Repeated(GDP("0.3"), 10), delta="1e-5", digits=12)
-    >>> a.route, a.epsilon, a.mu
-    ('exact', Certified('4.11863534405', digits=12, rounding='up'), Certified('0.948683298051', digits=12, rounding='up'))
-    >>> b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10),
-    ...                      Repeated(LaplaceMechanism(scale=10), 5)), delta="1e-5")
-    >>> b.route, b.epsilon.relative_width <= 0.01, 4.2 < b.epsilon.lower < b.epsilon.upper < 4.3
-    ('bracket', True, True)
+    Examples:
+        >>> from gdpproof import account
+        >>> from gdpproof.mechanisms import GDP, Repeated, GaussianMechanism, LaplaceMechanism, Composed
+        >>> a = account(Repeated(GDP("0.3"), 10), delta="1e-5", digits=12)
+        >>> a.route, a.epsilon, a.mu
+        ('exact', Certified('4.11863534405', digits=12, rounding='up'), Certified('0.948683298051', digits=12, rounding='up'))
+        >>> b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10),
+        ...                      Repeated(LaplaceMechanism(scale=10), 5)), delta="1e-5")
+        >>> b.route, b.epsilon.relative_width <= 0.01, 4.2 < b.epsilon.lower < b.epsilon.upper < 4.3
+        ('bracket', True, True)
     """
     if not isinstance(mechanism, Mechanism):
         raise bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")
@@ -369,13 +375,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     if route is not None and route not in ROUTES:
         raise bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
     asked = digits
-    if digits is None:
-        shown = BRACKET_DIGITS
-        digits = 30
-    else:
-        check_request(digits, "up")
-        shown = min(digits, 17)
-    check_request(digits, "up")
+    check_request(30 if digits is None else digits, "up")
+    shown = BRACKET_DIGITS if digits is None else min(digits, 17)
+    digits = 30 if digits is None else digits
     width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
@@ -415,14 +417,14 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             if dg is not None:
                 return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, below, digits), "both",
                              digits, notes=(DG_NOTE, *outward))
-            f = closed_form(mechanism)
+            f = mechanism.closed_form()
             if f is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue
             result, mu = _exact(mechanism, f, given, value, digits)
             return _make(mechanism, r, given, value, result, exact_ordering(mechanism), digits, mu)
         if r == "exact-finite":
-            groups = finite_groups(mechanism)
+            groups = mechanism.eps_delta_groups()
             if groups is None:
                 pairs = finite_pairs(mechanism)
                 if pairs is None:

@@ -69,6 +69,18 @@ def constant(name: str, value: Any) -> Any:
     as its sympy constant, read by :func:`formula`; a string that is a plain number, and anything
     not a string, is returned as it is (for the exact-number parser).
 
+    Args:
+        name: The parameter's name, for the error.
+        value: What was given.
+
+    Returns:
+        The exact real constant (a sympy expression without symbols), or ``value`` itself.
+
+    Raises:
+        InvalidParameterError: A string that is neither a number nor an allowed formula, a formula
+            with variables, or one that is not real.
+
+    Examples:
     >>> constant("mu", "3*sqrt(2)"), constant("mu", "0.5"), constant("eps", "log(3)")
     (3*sqrt(2), '0.5', log(3))
     >>> constant("mu", "sqrt(x)")

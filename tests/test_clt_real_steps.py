@@ -79,7 +79,7 @@ def test_command_line_prints_the_real_t_labelled(capsys):
     code = main(["account", "--noise-multiplier", "1.3", "--batch-size", "256", "--dataset-size", "60000",
                  "--epochs", "15", "--clt-real-steps"])
     out, _ = capsys.readouterr()
-    assert code == 0 and "T real    = 28125/8 = E N / B" in out and "the papers' approximation, not proven" in out
+    assert code == 0 and "T real  = 28125/8 = E N / B" in out and "the papers' approximation, not proven" in out
     code = main(["account", "--noise-multiplier", "1.3", "--sample-rate", "0.01", "--steps", "100",
                  "--clt-real-steps"])
     _, err = capsys.readouterr()

@@ -102,13 +102,14 @@ def _real_steps_clt(args: argparse.Namespace, mechanism: Mechanism, s: Schedule,
                        digits=args.digits, real_steps=True)
     entry = {"steps": str(t), "mu_clt": num(acc.mu_clt), "approximation": True, "proven": False,
              "rounding": {"mu_clt": "up"}}
-    lines = [f"T real    = {t} = E N / B   (the papers' T, not whole steps)",
-             f"mu_clt    = {acc.mu_clt}   at the real T (the papers' approximation, not proven)"]
+    w = 8 if any(line.startswith("mu_clt  =") for line in text) else 10  # the labels' width around them
+    lines = [f"{'T real':<{w}}= {t} = E N / B   (the papers' T, not whole steps)",
+             f"{'mu_clt':<{w}}= {acc.mu_clt}   at the real T (the papers' approximation, not proven)"]
     if acc.eps_clt is not None:
         entry["eps_clt"] = num(acc.eps_clt)
         entry["rounding"]["eps_clt"] = "up"
-        lines.append(f"eps_clt   = {acc.eps_clt}   at the real T, delta = {args.delta} (the papers' approximation, "
-                     "not proven)")
+        lines.append(f"{'eps_clt':<{w}}= {acc.eps_clt}   at the real T, delta = {args.delta} (the papers' "
+                     "approximation, not proven)")
     at = len(text) - 1 if text and text[-1].startswith("The mechanism") else len(text)  # before the statement
     text[at:at] = lines
     payload["clt_real_steps"] = entry

@@ -45,7 +45,7 @@ def _range(option: str, text: str | None) -> list[int] | None:
 
 def _list(option: str, text: str | None) -> list[str] | None:
     """A comma list ``v1,v2,...`` (None without a comma)."""
-    if text is None or "," not in text:
+    if not isinstance(text, str) or "," not in text:  # (a closed form is one value)
         return None
     values = [v.strip() for v in text.split(",")]
     if any(not v for v in values):

@@ -77,6 +77,10 @@ def test_closed_forms_in_plain_options(capsys):
     _, below, _ = run(capsys, *argv, "--eps", "1.0986122886")  # just below log 3 = 1.09861228866811...
     _, above, _ = run(capsys, *argv, "--eps", "1.0986122887")
     assert lo <= float(json.loads(below)["delta_upper"]) and float(json.loads(above)["delta_lower"]) <= hi
+    # a curve at a closed-form epsilon (one value, not a list)
+    code, out, _ = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.02", "--steps", "20:40:20", "--eps",
+                       "log(3)", "--json")
+    assert code == 0 and [p["steps"] for p in json.loads(out)["points"]] == [20, 40]
     # a route that sums at a rational epsilon: rounded down, delta an upper bound, said in a note
     code, out, _ = run(capsys, "account", "--mechanism", "discrete-gaussian:sigma=1", "--eps", "log(3)", "--json")
     obj = json.loads(out)

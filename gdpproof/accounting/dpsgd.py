@@ -381,13 +381,20 @@ def float_certified(x: float, digits: int, rounding: str) -> Certified:
     return Certified(decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
 
 
-def clt_verdict(noise_multiplier: sympy.Expr, sample_rate: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
+def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
                 eps_lower: Certified, eps_upper: Certified) -> str:
-    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket (the run's
-    parameters as exact sympy numbers, validated by the caller).
+    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket.
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
     depend on the display; "understates by at least X" is proven (X rounded down)."""
+    return verdict_of_clt(positive("noise_multiplier", noise_multiplier, symbolic=False),
+                          probability("sample_rate", sample_rate, symbolic=False), steps, sampling,
+                          probability("delta", delta, symbolic=False), eps_lower, eps_upper)
+
+
+def verdict_of_clt(noise_multiplier: sympy.Expr, sample_rate: sympy.Expr, steps: int, sampling: str,
+                   delta: sympy.Expr, eps_lower: Certified, eps_upper: Certified) -> str:
+    """:func:`clt_verdict` for parameters its caller has validated (exact sympy numbers)."""
     e20 = _eps_clt(noise_multiplier, sample_rate, steps, sampling, delta, 20)
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
@@ -406,5 +413,5 @@ def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
                       rel_width=rel_width)
     lo = float_certified(r.eps.lower, 6, "down")
     hi = float_certified(r.eps.upper, 6, "up")
-    verdict = clt_verdict(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)
+    verdict = verdict_of_clt(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)
     return dataclasses.replace(acc, eps_lower=lo, eps_upper=hi, verdict=verdict, exact=r)

@@ -11,6 +11,7 @@ Each function has one meaning, and its name says which:
 - :func:`answer_text`: a calibrated answer on its grid of digits;
 - :func:`cell_text`: a certified decimal shortened for a table cell;
 - :func:`table_value_text`: a certified decimal as a table file stores it;
+- :func:`json_number`: a number in the command line's JSON (a string: the digits it prints);
 - :func:`round_fraction` and :func:`decimal_digits`: an exact rational rounded, in a chosen
   direction, to a number of significant decimal digits, and those digits as a ``Decimal``.
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # not at run time: the command line's start-up does without t
 del TYPE_CHECKING
 
 __all__ = ["MAX_SHOWN", "show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text",
-           "answer_text", "cell_text", "table_value_text", "round_fraction", "decimal_digits"]
+           "answer_text", "cell_text", "table_value_text", "json_number", "round_fraction", "decimal_digits"]
 
 #: Longest text of one value in a message; a longer exact number is shown in scientific notation.
 MAX_SHOWN = 60
@@ -395,3 +396,21 @@ def table_value_text(value: Any) -> str:
     """
     s = str(value)
     return s.replace("E+", "e").replace("E", "e")
+
+
+def json_number(value: Any) -> str:
+    """A number as the command line's JSON carries it: the decimal string it prints as (a
+    certified value keeps every digit; JSON numbers would pass through a double).
+
+    Args:
+        value: A number (a Certified, an int, ...).
+
+    Returns:
+        Its ``str``.
+
+    Examples:
+        >>> from decimal import Decimal
+        >>> json_number(Decimal("0.1269367375066439458008296247577668804151")), json_number(3)
+        ('0.1269367375066439458008296247577668804151', '3')
+    """
+    return str(value)

@@ -306,8 +306,8 @@ def test_no_private_name_crosses_modules():
 #: :mod:`gdpproof.text`: a function of one of these names anywhere else is a second number→text
 #: helper (or an old one come back).
 NUMBER_TEXT_NAMES = {"show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text",
-                     "answer_text", "cell_text", "table_value_text", "round_fraction", "decimal_digits",
-                     "short_number", "format_given", "value_text", "_fmt", "_short", "_show", "_text"}
+                     "answer_text", "cell_text", "table_value_text", "json_number", "round_fraction",
+                     "decimal_digits", "short_number", "num", "format_given", "value_text", "_fmt", "_short", "_show", "_text"}
 
 
 def test_numbers_are_written_in_one_module():

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, num, sensitivity_of
+from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, sensitivity_of
+from ..text import json_number
 
 FLAGS = {**COMMON_FLAGS, "epsilon": "--eps", "delta": "--delta", "sensitivity": "--sensitivity"}
 DPSGD_FLAGS = {**COMMON_FLAGS, "target_epsilon": "--target-eps", "delta": "--delta", "noise_multiplier": "--sigma",
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         sigma = sigma_from_epsilon_delta(args.epsilon, args.delta, sensitivity, digits=digits)
         mu = mu_from_epsilon_delta(args.epsilon, args.delta, digits=digits)
     emit(args, {"eps": args.epsilon, "delta": args.delta, "sensitivity": sensitivity,
-                "sigma": num(sigma), "mu": num(mu), "digits": sigma.digits,
+                "sigma": json_number(sigma), "mu": json_number(mu), "digits": sigma.digits,
                 "rounding": {"sigma": "up", "mu": "down"}, "certified": sigma.method},
          f"sigma = {sigma}   (certified, rounded up)\nmu    = {mu}   (certified, rounded down)")
     return 0

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, labelled, num
+from ._common import COMMON_FLAGS, Usage, emit, flags, labelled
+from ..text import json_number
 
 FLAGS = {**COMMON_FLAGS, "mu": "--mu", "epsilon": "--eps", "delta": "--delta"}
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             key, value = "mu", mu_from_epsilon_delta(args.epsilon, args.delta, digits=args.digits)
     payload = {k: v for k, v in (("mu", args.mu), ("eps", args.epsilon), ("delta", args.delta)) if v is not None}
-    payload.update({key: num(value), "digits": value.digits, "rounding": value.rounding, "certified": value.method})
+    payload.update({key: json_number(value), "digits": value.digits, "rounding": value.rounding, "certified": value.method})
     what = {"delta": f"of {args.mu}-GDP at eps = {args.epsilon}",
             "eps": f"the smallest, of {args.mu}-GDP at delta = {args.delta}",
             "mu": f"the largest with mu-GDP implying ({args.epsilon}, {args.delta})-DP"}[key]

@@ -73,8 +73,8 @@ from typing import Any, cast
 import numpy as np
 
 from .._args import nonnegative, probability
-from .._counts import count
-from .._counts import seed as seed_value
+from .._args import count
+from .._args import seed as seed_value
 from ..errors import InvalidParameterError
 from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks

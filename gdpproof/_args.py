@@ -26,7 +26,7 @@ import sys
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from .errors import bad
+from .errors import InvalidParameterError, bad
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 del TYPE_CHECKING
 
 __all__ = ["MAX_DECIMAL_EXPONENT", "plain_value", "MAX_COUNT", "count", "seed", "exact", "sympy_value", "rational",
-           "check", "require_number", "nonnegative", "positive", "probability", "exact_floats", "is_sympy",
+           "check", "require_number", "nonnegative", "positive", "probability", "exact_floats", "positive_integer", "is_sympy",
            "rational_fraction", "nonnegative_fraction", "positive_fraction", "probability_fraction"]
 
 #: +-inf stand for sympy's +-oo among the Fractions the *_fraction functions return.
@@ -300,6 +300,30 @@ def exact_floats(expr: sympy.Expr) -> sympy.Expr:
 
     floats = expr.atoms(sympy.Float)
     return expr.xreplace({f: sympy.Rational(f) for f in floats}) if floats else expr
+
+
+def positive_integer(name: str, value: Any) -> int:
+    """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error.
+
+    Unlike :func:`count` (a count of samples or sizes: integers only, within bounds), a number of
+    compositions or of values may be written as a string or a sympy Integer.
+    """
+    if isinstance(value, bool):
+        raise bad(name, value, "must be a positive integer")
+    sympy = sys.modules.get("sympy")
+    if isinstance(value, int) or (sympy is not None and isinstance(value, sympy.Integer)):
+        k = int(value)
+    else:
+        try:
+            v = exact(name, value, symbolic=False)
+        except InvalidParameterError:
+            raise bad(name, value, "must be a positive integer") from None
+        if not v.is_Integer:
+            raise bad(name, value, "must be a positive integer")
+        k = int(v)
+    if k < 1:
+        raise bad(name, value, "must be a positive integer")
+    return k
 
 
 # -- exact Fractions, without sympy --------------------------------------------------------------

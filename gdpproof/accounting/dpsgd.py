@@ -27,7 +27,8 @@ from ..errors import bad
 from ..text import double_text
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
-from ..symbolic.composition import count, subsample
+from .._args import positive_integer
+from ..symbolic.composition import subsample
 from ..symbolic.symbols import n as N
 from ..symbolic.symbols import p as P
 from ..symbolic.symbols import sigma as SIGMA
@@ -318,7 +319,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
         raise bad("sample_rate", sample_rate, "must be in (0, 1]")
-    T = count("steps", steps)
+    T = positive_integer("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:

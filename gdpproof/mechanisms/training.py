@@ -14,7 +14,7 @@ import sympy
 from .._args import probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
-from ..symbolic.composition import count
+from .._args import positive_integer
 from ..text import decimal_text, show_number
 from .values import GaussianMechanism, positive_finite
 from .wrappers import PoissonSampled, Repeated, SampledWithoutReplacement, relation
@@ -57,7 +57,7 @@ def _missing(name: str, rule: str) -> InvalidParameterError:
 
 
 def _positive_int(name: str, value: Any) -> int:
-    n = count(name, value)
+    n = positive_integer(name, value)
     if n < 1:
         raise bad(name, value, "must be an integer >= 1")
     return n

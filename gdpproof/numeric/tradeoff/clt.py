@@ -26,7 +26,7 @@ import sympy
 from ...errors import InvalidParameterError
 from ...text import show
 from ...symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
-from ...symbolic.composition import count
+from ..._args import positive_integer
 from ...symbolic.symbols import alpha as ALPHA
 from ...symbolic.tradeoff import TradeOff
 from ..engine.certify import Certified, decimal, round_fraction
@@ -83,7 +83,7 @@ def _mu_gamma(values: list, counts: Sequence[int], sqrt: Callable[[Any], Any], z
 
 
 def _factors(fs: Any, n: Any) -> tuple[list[Any], list[int]]:
-    k = count("n", n)
+    k = positive_integer("n", n)
     items = [fs] if isinstance(fs, TradeOff) else list(fs)
     if not items:
         raise InvalidParameterError("fs=[] must contain at least one trade-off function")

@@ -146,16 +146,15 @@ class ComposedLoss:
     def delta(self, eps: Any) -> Bound:
         """Bracket on the mechanism's delta(eps) (the worse ordering): lower down, upper up.
 
-        Examples
-        --------
-        Four G_{1/2} compose to G_1, whose delta(1) is 0.12693673750664...:
+        Examples:
+            Four G_{1/2} compose to G_1, whose delta(1) is 0.12693673750664...:
 
-        >>> from gdpproof.accounting.losses import GaussianLoss
-        >>> from gdpproof.accounting.compose import compose_losses
-        >>> c = compose_losses([(GaussianLoss(0.5), 4)], grid_step=1e-4)
-        >>> b = c.delta(1.0)
-        >>> b.lower < 0.1269367375066 < b.upper, b.width < 3e-4
-        (True, True)
+            >>> from gdpproof.accounting.losses import GaussianLoss
+            >>> from gdpproof.accounting.compose import compose_losses
+            >>> c = compose_losses([(GaussianLoss(0.5), 4)], grid_step=1e-4)
+            >>> b = c.delta(1.0)
+            >>> b.lower < 0.1269367375066 < b.upper, b.width < 3e-4
+            (True, True)
         """
         per = self.delta_by_ordering(eps)
         return Bound(max(b.lower for b in per.values()), max(b.upper for b in per.values()))

@@ -312,6 +312,14 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         >>> acc.mu_clt, acc.eps_clt, acc.approximation
         (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
     """
+    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta)
+    return clt_account(sigma, p, T, sampling, d, digits=digits, gamma=gamma, gamma_digits=gamma_digits, exact=exact,
+                       rel_width=rel_width)
+
+
+def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: Any,
+                 delta: Any) -> tuple[sympy.Expr, sympy.Expr, int, sympy.Expr | None]:
+    """A DP-SGD run's parameters as exact numbers, each refused with its name when out of range."""
     sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
     try:
         p = probability("sample_rate", sample_rate, symbolic=False)
@@ -328,8 +336,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         raise bad("delta", delta, "must be in (0, 1)") from None
     if d is not None and not 0 < d < 1:
         raise bad("delta", delta, "must be in (0, 1)")
-    return clt_account(sigma, p, T, sampling, d, digits=digits, gamma=gamma, gamma_digits=gamma_digits, exact=exact,
-                       rel_width=rel_width)
+    return sigma, p, T, d
 
 
 def clt_account(sigma: sympy.Expr, p: sympy.Expr, T: int, sampling: str, d: sympy.Expr | None, *, digits: int = 30,
@@ -387,10 +394,13 @@ def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: s
     """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket.
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
-    depend on the display; "understates by at least X" is proven (X rounded down)."""
-    return verdict_of_clt(positive("noise_multiplier", noise_multiplier, symbolic=False),
-                          probability("sample_rate", sample_rate, symbolic=False), steps, sampling,
-                          probability("delta", delta, symbolic=False), eps_lower, eps_upper)
+    depend on the display; "understates by at least X" is proven (X rounded down).  The parameters
+    are checked here (this function is reachable on its own); :func:`verdict_of_clt` takes them
+    checked."""
+    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta)
+    if d is None:
+        raise bad("delta", delta, "must be in (0, 1)")
+    return verdict_of_clt(sigma, p, T, sampling, d, eps_lower, eps_upper)
 
 
 def verdict_of_clt(noise_multiplier: sympy.Expr, sample_rate: sympy.Expr, steps: int, sampling: str,

@@ -12,6 +12,9 @@ Each function has one meaning, and its name says which:
 - :func:`cell_text`: a certified decimal shortened for a table cell;
 - :func:`table_value_text`: a certified decimal as a table file stores it;
 - :func:`json_number`: a number in the command line's JSON (a string: the digits it prints);
+- :func:`terminating_text`: an exact rational as its decimal when that terminates, else 30 digits;
+- :func:`significant_text`: an exact rational rounded, in a chosen direction, to a few digits;
+- :func:`percent_text`: 100 x with a fixed number of decimals, rounded in a chosen direction;
 - :func:`round_fraction` and :func:`decimal_digits`: an exact rational rounded, in a chosen
   direction, to a number of significant decimal digits, and those digits as a ``Decimal``.
 
@@ -32,7 +35,8 @@ if TYPE_CHECKING:  # not at run time: the command line's start-up does without t
 del TYPE_CHECKING
 
 __all__ = ["MAX_SHOWN", "show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text",
-           "answer_text", "cell_text", "table_value_text", "json_number", "round_fraction", "decimal_digits"]
+           "answer_text", "cell_text", "table_value_text", "json_number",
+           "terminating_text", "significant_text", "percent_text", "round_fraction", "decimal_digits"]
 
 #: Longest text of one value in a message; a longer exact number is shown in scientific notation.
 MAX_SHOWN = 60
@@ -414,3 +418,84 @@ def json_number(value: Any) -> str:
         ('0.1269367375066439458008296247577668804151', '3')
     """
     return str(value)
+
+
+def terminating_text(x: Any) -> str | None:
+    """An exact number as a decimal string: exact when it terminates (and is short), else rounded
+    to nearest at 30 significant digits.
+
+    Args:
+        x: A Fraction, a Decimal (shown as it is) or None.
+
+    Returns:
+        Its text, or None for None.
+
+    Examples:
+        >>> from fractions import Fraction
+        >>> terminating_text(Fraction(1, 8)), terminating_text(Fraction(1, 3))
+        ('0.125', '0.333333333333333333333333333333')
+    """
+    from decimal import Decimal
+
+    if x is None:
+        return None
+    if isinstance(x, Decimal):
+        return str(x)
+    d = x.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    if d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
+        k = 0
+        while 10**k % x.denominator:
+            k += 1
+        return str(Decimal(f"{x.numerator * (10**k // x.denominator)}E{-k}"))
+    m, e = round_fraction(x, 30, "nearest")
+    return str(Decimal(f"{m}E{e}"))
+
+
+def significant_text(x: Fraction, rounding: str, digits: int = 6) -> str:
+    """An exact rational rounded to ``digits`` significant digits in the direction asked.
+
+    Args:
+        x: The exact value.
+        rounding: ``"up"``, ``"down"`` or ``"nearest"``.
+        digits: Significant digits (trailing zeros kept).
+
+    Returns:
+        Its text.
+
+    Examples:
+        >>> from fractions import Fraction
+        >>> significant_text(Fraction(2, 3), "up"), significant_text(Fraction(2, 3), "down", 3)
+        ('0.666667', '0.666')
+    """
+    m, e = round_fraction(x, digits, rounding)
+    return str(decimal_digits(m, e, digits))
+
+
+def percent_text(x: Fraction | None, rounding: str, digits: int = 2) -> str:
+    """100 x with ``digits`` decimals, rounded in the given direction (``"-"`` for None).
+
+    Args:
+        x: The exact fraction, or None.
+        rounding: ``"down"``, or anything else for up.
+        digits: Decimals after the point.
+
+    Returns:
+        Its text.
+
+    Examples:
+        >>> from fractions import Fraction
+        >>> percent_text(Fraction(1, 3), "down"), percent_text(Fraction(1, 3), "up"), percent_text(None, "up")
+        ('33.33', '33.34', '-')
+    """
+    import math
+
+    if x is None:
+        return "-"
+    scaled = x * 100 * 10**digits
+    n = math.floor(scaled) if rounding == "down" else math.ceil(scaled)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    return f"{sign}{n // 10**digits}.{n % 10**digits:0{digits}d}"

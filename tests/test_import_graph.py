@@ -307,7 +307,8 @@ def test_no_private_name_crosses_modules():
 #: helper (or an old one come back).
 NUMBER_TEXT_NAMES = {"show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text",
                      "answer_text", "cell_text", "table_value_text", "json_number", "round_fraction",
-                     "decimal_digits", "short_number", "num", "format_given", "value_text", "_fmt", "_short", "_show", "_text"}
+                     "decimal_digits", "terminating_text", "significant_text", "percent_text", "short_number", "num", "dec",
+                     "_sig", "_percent", "format_given", "value_text", "_fmt", "_short", "_show", "_text"}
 
 
 def test_numbers_are_written_in_one_module():

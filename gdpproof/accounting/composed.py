@@ -532,6 +532,8 @@ def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool,
 
 
 def check_eps(eps: Any) -> float:
+    if type(eps) is float and 0.0 < eps < math.inf:  # the search's own doubles: no parse (0 and -0.0 parsed)
+        return eps
     try:
         return float(nonnegative("eps", eps, symbolic=False))
     except InvalidParameterError:
@@ -539,6 +541,8 @@ def check_eps(eps: Any) -> float:
 
 
 def _check_delta(delta: Any) -> float:
+    if type(delta) is float and 0.0 < delta < 1.0:  # the search's own doubles: no parse
+        return delta
     try:
         d = float(probability("delta", delta, symbolic=False))
     except InvalidParameterError:
@@ -550,6 +554,8 @@ def _check_delta(delta: Any) -> float:
 
 def check_delta_exact(delta: Any) -> Fraction:
     """delta in (0, 1) as an exact rational (a float exactly, a decimal string exactly)."""
+    if type(delta) is Fraction and 0 < delta < 1:  # a value the door already made exact: no parse
+        return delta
     try:
         r = probability("delta", delta, symbolic=False)
         d = Fraction(int(r.p), int(r.q)) if r.is_Rational else None

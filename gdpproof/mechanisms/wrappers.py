@@ -16,7 +16,7 @@ from ..errors import NotSupportedError, bad
 from ..symbolic import losses as sl
 from .._args import positive_integer
 from ..symbolic.composition import subsample
-from ..symbolic.tradeoff import TradeOff
+from ..symbolic.tradeoff import TradeOff, within_range
 from ..text import show_number
 from .base import MAX_RUNS, Mechanism, set_frozen, simulated_float
 from .values import GDP, GaussianMechanism
@@ -127,6 +127,7 @@ class PoissonSampled(Subsampled):
     def __post_init__(self) -> None:
         self._check_inner()
         q = probability("sample_rate", self.sample_rate, symbolic=False)
+        within_range("sample_rate", self.sample_rate, q)
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = relation(self.neighbours)

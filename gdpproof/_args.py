@@ -1,11 +1,20 @@
-"""Turning user arguments into exact sympy numbers, and validating them.
+"""Arguments into exact numbers, validated: the one parser of numbers (API and command line).
 
-Every public numeric argument of gdpproof passes through :func:`exact`.  It accepts ``int``,
-``float``, :class:`fractions.Fraction`, :class:`decimal.Decimal`, mpmath numbers, decimal strings
-and sympy expressions, and returns an *exact* sympy value: a float is its binary value, and a
-string or Decimal its decimal value (``"0.1"`` is ``Rational(1, 10)``).  Validation is
-three-valued (see symbols.py): a constraint raises only when it is provably false, so symbolic
-parameters pass when nothing is known about them.
+Plain numbers (int, float, :class:`fractions.Fraction`, :class:`decimal.Decimal`, decimal and
+``p/q`` strings, mpmath and numpy numbers) become exact Fractions (:func:`plain_value`): a float
+is its binary value, a string or Decimal its decimal value (``"0.1"`` is 1/10).  On that:
+
+- :func:`exact` and the checks :func:`nonnegative`, :func:`positive`, :func:`probability` give
+  exact sympy values (sympy expressions too: validation is three-valued, a constraint raises only
+  when it is provably false, so symbolic parameters pass when nothing is known about them);
+- :func:`rational_fraction`, :func:`nonnegative_fraction`, :func:`positive_fraction` and
+  :func:`probability_fraction` give the same values as Fractions, with the same rules and
+  messages, without loading sympy (the certified conversions parse plain arguments so);
+- :func:`count` and :func:`seed` take integer counts and seeds.
+
+Standard library only at import (sympy and mpmath are used when a value is one of theirs, or
+when a sympy value is asked for), so the numpy-only simulation and the command line's start-up
+parse with it too.  Errors are built by :func:`gdpproof.errors.bad`.
 """
 
 from __future__ import annotations
@@ -13,28 +22,136 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from decimal import Decimal
+import sys
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
 
-import sympy
+from .errors import InvalidParameterError, bad
 
-from ._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
-from ._plain import plain_value
-from ._counts import count, seed
-from .errors import bad
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-__all__ = ["exact", "sympy_value", "check", "require_number", "nonnegative", "positive", "probability", "exact_floats",
-           "count", "seed"]
+    import sympy
+del TYPE_CHECKING
+
+__all__ = ["MAX_DECIMAL_EXPONENT", "plain_value", "MAX_COUNT", "count", "seed", "exact", "sympy_value", "rational",
+           "check", "require_number", "nonnegative", "positive", "probability", "exact_floats", "positive_integer", "is_sympy",
+           "rational_fraction", "nonnegative_fraction", "positive_fraction", "probability_fraction"]
+
+#: +-inf stand for sympy's +-oo among the Fractions the *_fraction functions return.
+Value = Fraction | float
 
 
-
-
-
-_CACHEABLE = (str, int, float, Fraction, Decimal)
+# -- plain numbers --------------------------------------------------------------------------
 
 #: Decimal arguments are made exact rationals; beyond this exponent that is impractically big.
-MAX_DECIMAL_EXPONENT = _MAX_DECIMAL_EXPONENT
+MAX_DECIMAL_EXPONENT = 1_000_000
+
+
+
+
+def plain_value(name: str, value: Any) -> Fraction | float:
+    """The exact value of a plain (non-sympy) argument; NaN as math.nan, infinities as +-math.inf.
+
+    >>> plain_value("mu", "0.1"), plain_value("mu", "10/3"), plain_value("mu", 0.5)
+    (Fraction(1, 10), Fraction(10, 3), Fraction(1, 2))
+    """
+    if type(value) is float:  # the common case first (a float's exact binary value)
+        return Fraction(value) if math.isfinite(value) else value
+    if isinstance(value, bool):
+        raise bad(name, value, "must be a real number, not a bool")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, Decimal):
+        return _from_decimal(name, value, value)
+    if isinstance(value, str):
+        text = value.strip()
+        # ASCII only (Decimal would read Arabic-Indic and other Unicode digits), and no "_" (Decimal
+        # and Fraction would take "1_0" for 10)
+        if not text.isascii() or "_" in text or not text.isprintable():
+            raise bad(name, value, "is not a number (ASCII digits, an optional sign, '.', 'e' exponent or p/q)")
+        if "/" in text:
+            try:
+                return Fraction(text)
+            except (ValueError, ZeroDivisionError):
+                raise bad(name, value, "is not a number") from None
+        try:
+            dec = Decimal(text)
+        except InvalidOperation:
+            raise bad(name, value, "is not a number") from None
+        return _from_decimal(name, value, dec)
+    mpmath = sys.modules.get("mpmath")  # an mpmath number exists only once mpmath is loaded
+    if mpmath is not None and isinstance(value, mpmath.mpf):
+        if mpmath.isnan(value):
+            return math.nan
+        if mpmath.isinf(value):
+            return math.inf if value > 0 else -math.inf
+        man, exp = value.man_exp
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        if math.isnan(x) or math.isinf(x):
+            return x
+        return Fraction(x)  # the exact binary value of the double
+    raise bad(name, value, f"must be a real number (got {type(value).__name__})")
+
+
+def _from_decimal(name: str, original: Any, dec: Decimal) -> Fraction | float:
+    if dec.is_nan():
+        return math.nan
+    if dec.is_infinite():
+        return math.inf if dec > 0 else -math.inf
+    if abs(dec.adjusted()) > MAX_DECIMAL_EXPONENT:
+        raise bad(name, original, f"has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT:,} (an exact "
+                   "rational of that size is impractical); pass its logarithm to a log_* function instead")
+    num, den = dec.as_integer_ratio()
+    return Fraction(num, den)
+
+
+# -- counts and seeds --------------------------------------------------------------------------
+
+#: The largest count (samples, thresholds, sizes) gdpproof accepts: 2^53, beyond which float64
+#: sums and numpy's index types stop being exact.
+MAX_COUNT = 2**53
+
+
+def count(name: str, value: Any, *, low: int = 1, high: int = MAX_COUNT, what: str = "") -> int:
+    """An integer count in [low, high] (numpy integers too; bools, floats and strings refused).
+
+    >>> count("samples", 10**6)
+    1000000
+    >>> count("samples", 2**1024)
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: samples=~1.79769e+308 must be an integer in [1, 2^53]
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        bound = "2^53" if high == MAX_COUNT else str(high)
+        raise bad(name, value, f"must be an integer in [{low}, {bound}]" + (f" ({what})" if what else ""))
+    return int(value)
+
+
+def seed(name: str, value: Any) -> int:
+    """A seed: an integer in [0, 2^128) (every random thing in gdpproof is reproducible).
+
+    >>> seed("seed", "abc")
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: seed='abc' must be an integer in [0, 2^128) (runs are reproducible)
+    """
+    if value is None or isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**128:
+        raise bad(name, value, "must be an integer in [0, 2^128) (runs are reproducible)")
+    return int(value)
+
+
+# -- exact sympy values ----------------------------------------------------------------------
+
+_CACHEABLE = (str, int, float, Fraction, Decimal)
 
 
 def exact(name: str, value: Any, *, symbolic: bool = True, infinite: bool = False) -> sympy.Expr:
@@ -58,6 +175,8 @@ def _exact_cached(name: str, kind: type, value: Any, symbolic: bool, infinite: b
 
 
 def _exact(name: str, value: Any, symbolic: bool, infinite: bool) -> sympy.Expr:
+    import sympy
+
     out = _convert(name, value, symbolic)
     if out is sympy.nan or out.has(sympy.nan):
         raise bad(name, value, "must not be NaN")
@@ -74,6 +193,8 @@ def _exact(name: str, value: Any, symbolic: bool, infinite: bool) -> sympy.Expr:
 
 
 def _convert(name: str, value: Any, symbolic: bool) -> sympy.Expr:
+    import sympy
+
     if isinstance(value, bool):
         raise bad(name, value, "must be a real number, not a bool")
     if isinstance(value, sympy.Basic):
@@ -102,6 +223,8 @@ def sympy_value(value: Any) -> sympy.Basic:
     ...
     TypeError: str is not a sympy value (strings and containers are never parsed)
     """
+    import sympy
+
     if isinstance(value, sympy.Basic):
         return value
     if isinstance(value, bool):
@@ -113,6 +236,8 @@ def sympy_value(value: Any) -> sympy.Basic:
 
 def rational(name: str, value: sympy.Expr) -> sympy.Expr:
     """Raise unless ``value`` is a rational number (solvers take exact rational inputs)."""
+    import sympy
+
     if not value.is_Rational and value not in (sympy.oo, -sympy.oo):
         raise bad(name, value, "must be a rational number (int, float, Fraction, Decimal or decimal string)")
     return value
@@ -120,6 +245,8 @@ def rational(name: str, value: sympy.Expr) -> sympy.Expr:
 
 def check(name: str, original: Any, value: sympy.Expr, condition: Any, rule: str) -> None:
     """Raise when ``condition`` (a sympy relational in ``value``) is provably false."""
+    import sympy
+
     if sympy_value(condition) is sympy.false:
         raise bad(name, original, rule)
 
@@ -132,6 +259,8 @@ def require_number(name: str, value: sympy.Expr) -> None:
 
 def _sign_known(v: sympy.Expr, relation: str) -> bool | None:
     """v >= 0 / v > 0 / v <= 1 decided fast for rationals, three-valued for expressions."""
+    import sympy
+
     if v.is_Rational:
         p, q = int(v.p), int(v.q)
         return {"ge0": p >= 0, "gt0": p > 0, "le1": p <= q}[relation]
@@ -167,5 +296,93 @@ def probability(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
 
 def exact_floats(expr: sympy.Expr) -> sympy.Expr:
     """``expr`` with every sympy Float replaced by its exact binary value (as arguments are)."""
+    import sympy
+
     floats = expr.atoms(sympy.Float)
     return expr.xreplace({f: sympy.Rational(f) for f in floats}) if floats else expr
+
+
+def positive_integer(name: str, value: Any) -> int:
+    """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error.
+
+    Unlike :func:`count` (a count of samples or sizes: integers only, within bounds), a number of
+    compositions or of values may be written as a string or a sympy Integer.
+    """
+    if isinstance(value, bool):
+        raise bad(name, value, "must be a positive integer")
+    sympy = sys.modules.get("sympy")
+    if isinstance(value, int) or (sympy is not None and isinstance(value, sympy.Integer)):
+        k = int(value)
+    else:
+        try:
+            v = exact(name, value, symbolic=False)
+        except InvalidParameterError:
+            raise bad(name, value, "must be a positive integer") from None
+        if not v.is_Integer:
+            raise bad(name, value, "must be a positive integer")
+        k = int(v)
+    if k < 1:
+        raise bad(name, value, "must be a positive integer")
+    return k
+
+
+# -- exact Fractions, without sympy --------------------------------------------------------------
+
+def is_sympy(value: Any) -> bool:
+    """Whether ``value`` is a sympy object (False without importing sympy when it is not loaded)."""
+    sympy = sys.modules.get("sympy")
+    return sympy is not None and isinstance(value, sympy.Basic)
+
+
+def _from_sympy(v: Any) -> Value:
+    import sympy  # loaded already: the argument was a sympy object
+
+    if v is sympy.oo:
+        return math.inf
+    if v is -sympy.oo:
+        return -math.inf
+    return Fraction(int(v.p), int(v.q))
+
+
+def rational_fraction(name: str, value: Any, *, infinite: bool = False) -> Value:
+    """``value`` as an exact Fraction (+-inf when ``infinite`` allows), as
+    ``rational(name, exact(name, value, symbolic=False, infinite=infinite))``."""
+    if is_sympy(value):
+        return _from_sympy(rational(name, exact(name, value, symbolic=False, infinite=infinite)))
+    x = plain_value(name, value)
+    if isinstance(x, float):
+        if math.isnan(x):
+            raise bad(name, value, "must not be NaN")
+        if not infinite:
+            raise bad(name, value, "must be finite")
+    return x
+
+
+def nonnegative_fraction(name: str, value: Any, *, infinite: bool = False) -> Value:
+    """``value`` exactly, checked to be >= 0, as ``nonnegative(..., symbolic=False)``."""
+    if is_sympy(value):
+        return _from_sympy(rational(name, nonnegative(name, value, symbolic=False, infinite=infinite)))
+    x = rational_fraction(name, value, infinite=infinite)
+    if x < 0:
+        raise bad(name, value, "must be >= 0")
+    return x
+
+
+def positive_fraction(name: str, value: Any) -> Fraction:
+    """``value`` exactly, checked to be > 0 and finite."""
+    if is_sympy(value):
+        return _from_sympy(rational(name, positive(name, value, symbolic=False)))  # type: ignore[return-value]
+    x = rational_fraction(name, value)
+    if x <= 0:
+        raise bad(name, value, "must be > 0")
+    return x  # type: ignore[return-value]
+
+
+def probability_fraction(name: str, value: Any) -> Fraction:
+    """``value`` exactly, checked to be in [0, 1]."""
+    if is_sympy(value):
+        return _from_sympy(rational(name, probability(name, value, symbolic=False)))  # type: ignore[return-value]
+    x = rational_fraction(name, value)
+    if x < 0 or x > 1:
+        raise bad(name, value, "must be in [0, 1]")
+    return x  # type: ignore[return-value]

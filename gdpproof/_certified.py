@@ -75,11 +75,10 @@ class Certified(Decimal):
         c + ulp/2], with ulp one unit in the last of ``digits`` digits; an exact value or zero
         (a non-zero value never rounds to zero) gives [c, c].
 
-        Examples
-        --------
-        >>> import gdpproof
-        >>> gdpproof.delta_from_epsilon(1, 1, digits=3).enclosure()
-        (Fraction(63, 500), Fraction(127, 1000))
+        Examples:
+            >>> import gdpproof
+            >>> gdpproof.delta_from_epsilon(1, 1, digits=3).enclosure()
+            (Fraction(63, 500), Fraction(127, 1000))
         """
         if not self.is_finite():
             raise InvalidParameterError(f"{self!r} is not finite: it has no rational enclosure")

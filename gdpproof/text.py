@@ -11,6 +11,10 @@ Each function has one meaning, and its name says which:
 - :func:`answer_text`: a calibrated answer on its grid of digits;
 - :func:`cell_text`: a certified decimal shortened for a table cell;
 - :func:`table_value_text`: a certified decimal as a table file stores it;
+- :func:`json_number`: a number in the command line's JSON (a string: the digits it prints);
+- :func:`terminating_text`: an exact rational as its decimal when that terminates, else 30 digits;
+- :func:`significant_text`: an exact rational rounded, in a chosen direction, to a few digits;
+- :func:`percent_text`: 100 x with a fixed number of decimals, rounded in a chosen direction;
 - :func:`round_fraction` and :func:`decimal_digits`: an exact rational rounded, in a chosen
   direction, to a number of significant decimal digits, and those digits as a ``Decimal``.
 
@@ -31,7 +35,8 @@ if TYPE_CHECKING:  # not at run time: the command line's start-up does without t
 del TYPE_CHECKING
 
 __all__ = ["MAX_SHOWN", "show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text",
-           "answer_text", "cell_text", "table_value_text", "round_fraction", "decimal_digits"]
+           "answer_text", "cell_text", "table_value_text", "json_number",
+           "terminating_text", "significant_text", "percent_text", "round_fraction", "decimal_digits"]
 
 #: Longest text of one value in a message; a longer exact number is shown in scientific notation.
 MAX_SHOWN = 60
@@ -395,3 +400,104 @@ def table_value_text(value: Any) -> str:
     """
     s = str(value)
     return s.replace("E+", "e").replace("E", "e")
+
+
+def json_number(value: Any) -> str:
+    """A number as the command line's JSON carries it: the decimal string it prints as (a
+    certified value keeps every digit; JSON numbers would pass through a double).
+
+    Args:
+        value: A number (a Certified, an int, ...).
+
+    Returns:
+        Its ``str``.
+
+    Examples:
+        >>> from decimal import Decimal
+        >>> json_number(Decimal("0.1269367375066439458008296247577668804151")), json_number(3)
+        ('0.1269367375066439458008296247577668804151', '3')
+    """
+    return str(value)
+
+
+def terminating_text(x: Any) -> str | None:
+    """An exact number as a decimal string: exact when it terminates (and is short), else rounded
+    to nearest at 30 significant digits.
+
+    Args:
+        x: A Fraction, a Decimal (shown as it is) or None.
+
+    Returns:
+        Its text, or None for None.
+
+    Examples:
+        >>> from fractions import Fraction
+        >>> terminating_text(Fraction(1, 8)), terminating_text(Fraction(1, 3))
+        ('0.125', '0.333333333333333333333333333333')
+    """
+    from decimal import Decimal
+
+    if x is None:
+        return None
+    if isinstance(x, Decimal):
+        return str(x)
+    d = x.denominator
+    # a short fraction only (a claim of 1e-999999 divided its denominator by 2 a million times)
+    short = abs(x.numerator).bit_length() + d.bit_length() <= 200
+    for p in (2, 5) if short else ():
+        while d % p == 0:
+            d //= p
+    if short and d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
+        k = 0
+        while 10**k % x.denominator:
+            k += 1
+        return str(Decimal(f"{x.numerator * (10**k // x.denominator)}E{-k}"))
+    m, e = round_fraction(x, 30, "nearest")
+    return str(Decimal(f"{m}E{e}"))
+
+
+def significant_text(x: Fraction, rounding: str, digits: int = 6) -> str:
+    """An exact rational rounded to ``digits`` significant digits in the direction asked.
+
+    Args:
+        x: The exact value.
+        rounding: ``"up"``, ``"down"`` or ``"nearest"``.
+        digits: Significant digits (trailing zeros kept).
+
+    Returns:
+        Its text.
+
+    Examples:
+        >>> from fractions import Fraction
+        >>> significant_text(Fraction(2, 3), "up"), significant_text(Fraction(2, 3), "down", 3)
+        ('0.666667', '0.666')
+    """
+    m, e = round_fraction(x, digits, rounding)
+    return str(decimal_digits(m, e, digits))
+
+
+def percent_text(x: Fraction | None, rounding: str, digits: int = 2) -> str:
+    """100 x with ``digits`` decimals, rounded in the given direction (``"-"`` for None).
+
+    Args:
+        x: The exact fraction, or None.
+        rounding: ``"down"``, or anything else for up.
+        digits: Decimals after the point.
+
+    Returns:
+        Its text.
+
+    Examples:
+        >>> from fractions import Fraction
+        >>> percent_text(Fraction(1, 3), "down"), percent_text(Fraction(1, 3), "up"), percent_text(None, "up")
+        ('33.33', '33.34', '-')
+    """
+    import math
+
+    if x is None:
+        return "-"
+    scaled = x * 100 * 10**digits
+    n = math.floor(scaled) if rounding == "down" else math.ceil(scaled)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    return f"{sign}{n // 10**digits}.{n % 10**digits:0{digits}d}"

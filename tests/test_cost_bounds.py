@@ -202,10 +202,10 @@ def test_calibration_of_one_step_accounted_exactly():
 
 
 def test_an_audit_claim_of_a_million_digits_is_printed_at_once():
-    from gdpproof.audit.mechanism_report import dec as _dec
+    from gdpproof.text import terminating_text
 
-    assert _dec(Fraction(1, 10**999999)) == "1.00000000000000000000000000000E-999999"
-    assert _dec(Fraction(3, 8)) == "0.375"
+    assert terminating_text(Fraction(1, 10**999999)) == "1.00000000000000000000000000000E-999999"
+    assert terminating_text(Fraction(3, 8)) == "0.375"
 
 
 def test_the_exact_lattice_refuses_a_product_beyond_its_cost_limit():

@@ -306,8 +306,9 @@ def test_no_private_name_crosses_modules():
 #: :mod:`gdpproof.text`: a function of one of these names anywhere else is a second number→text
 #: helper (or an old one come back).
 NUMBER_TEXT_NAMES = {"show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text",
-                     "answer_text", "cell_text", "table_value_text", "round_fraction", "decimal_digits",
-                     "short_number", "format_given", "value_text", "_fmt", "_short", "_show", "_text"}
+                     "answer_text", "cell_text", "table_value_text", "json_number", "round_fraction",
+                     "decimal_digits", "terminating_text", "significant_text", "percent_text", "short_number", "num", "dec",
+                     "_sig", "_percent", "format_given", "value_text", "_fmt", "_short", "_show", "_text"}
 
 
 def test_numbers_are_written_in_one_module():
@@ -327,3 +328,25 @@ def test_the_text_module_defines_the_names_it_owns():
     text = ast.parse((PACKAGE / "text.py").read_text(encoding="utf-8"))
     defined = {node.name for node in text.body if isinstance(node, ast.FunctionDef)}
     assert {"show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text"} <= defined
+
+
+#: The argument parsers (and the names of the modules they were merged from): a function of one of
+#: these names outside gdpproof/_args.py is a second parser of user numbers.
+PARSER_NAMES = {"plain_value", "count", "seed", "exact", "positive_integer", "rational_fraction",
+                "nonnegative_fraction", "positive_fraction", "probability_fraction", "is_sympy"}
+
+
+def test_arguments_are_parsed_in_one_module():
+    """Every parser of user numbers is defined in gdpproof/_args.py (no _plain, _counts or
+    numeric/engine/_rational beside it)."""
+    outside = []
+    for name, path in modules(PACKAGE).items():
+        if name == "gdpproof._args":
+            continue
+        if name.rsplit(".", 1)[-1] in ("_plain", "_counts", "_rational"):
+            outside.append(f"{path.relative_to(PACKAGE.parent)}: a parser module beside gdpproof/_args.py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:  # module level: a nested helper of the same name is not a parser
+            if isinstance(node, ast.FunctionDef) and node.name in PARSER_NAMES:
+                outside.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: def {node.name}")
+    assert not outside, outside

@@ -222,7 +222,7 @@ def test_the_walker_finds_each_forbidden_call():
 
 def test_no_module_calls_sympify():
     """gdpproof parses strings with its own grammar (gdpproof/symbolic/parse.py, which builds sympy
-    nodes itself) and numbers with the exact-number parser (gdpproof/_args.py, gdpproof/_plain.py):
+    nodes itself) and numbers with the exact-number parser (gdpproof/_args.py):
     no module needs sympy's parsers, so none is allowed them."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):

@@ -146,16 +146,15 @@ class ComposedLoss:
     def delta(self, eps: Any) -> Bound:
         """Bracket on the mechanism's delta(eps) (the worse ordering): lower down, upper up.
 
-        Examples
-        --------
-        Four G_{1/2} compose to G_1, whose delta(1) is 0.12693673750664...:
+        Examples:
+            Four G_{1/2} compose to G_1, whose delta(1) is 0.12693673750664...:
 
-        >>> from gdpproof.accounting.losses import GaussianLoss
-        >>> from gdpproof.accounting.compose import compose_losses
-        >>> c = compose_losses([(GaussianLoss(0.5), 4)], grid_step=1e-4)
-        >>> b = c.delta(1.0)
-        >>> b.lower < 0.1269367375066 < b.upper, b.width < 3e-4
-        (True, True)
+            >>> from gdpproof.accounting.losses import GaussianLoss
+            >>> from gdpproof.accounting.compose import compose_losses
+            >>> c = compose_losses([(GaussianLoss(0.5), 4)], grid_step=1e-4)
+            >>> b = c.delta(1.0)
+            >>> b.lower < 0.1269367375066 < b.upper, b.width < 3e-4
+            (True, True)
         """
         per = self.delta_by_ordering(eps)
         return Bound(max(b.lower for b in per.values()), max(b.upper for b in per.values()))
@@ -543,6 +542,8 @@ def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool,
 
 
 def check_eps(eps: Any) -> float:
+    if type(eps) is float and 0.0 < eps < math.inf:  # the search's own doubles: no parse (0 and -0.0 parsed)
+        return eps
     try:
         return float(nonnegative("eps", eps, symbolic=False))
     except InvalidParameterError:
@@ -550,6 +551,8 @@ def check_eps(eps: Any) -> float:
 
 
 def _check_delta(delta: Any) -> float:
+    if type(delta) is float and 0.0 < delta < 1.0:  # the search's own doubles: no parse
+        return delta
     try:
         d = float(probability("delta", delta, symbolic=False))
     except InvalidParameterError:
@@ -561,6 +564,8 @@ def _check_delta(delta: Any) -> float:
 
 def check_delta_exact(delta: Any) -> Fraction:
     """delta in (0, 1) as an exact rational (a float exactly, a decimal string exactly)."""
+    if type(delta) is Fraction and 0 < delta < 1:  # a value the door already made exact: no parse
+        return delta
     try:
         r = probability("delta", delta, symbolic=False)
         d = Fraction(int(r.p), int(r.q)) if r.is_Rational else None

@@ -27,7 +27,8 @@ from ..errors import bad
 from ..text import double_text
 from ..errors import InvalidParameterError, PrecisionError
 from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, REAL_STEPS_NOTE, gaussian_mixture
-from ..symbolic.composition import count, subsample
+from .._args import positive_integer
+from ..symbolic.composition import subsample
 from ..symbolic.symbols import n as N
 from ..symbolic.symbols import p as P
 from ..symbolic.symbols import sigma as SIGMA
@@ -355,7 +356,7 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
         if T.is_Integer:
             T = int(T)
     else:
-        T = count("steps", steps)
+        T = positive_integer("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:
@@ -419,18 +420,24 @@ def float_certified(x: float, digits: int, rounding: str) -> Certified:
     return Certified(decimal(m, e, digits), digits=digits, rounding=rounding, method="pld")
 
 
-def clt_verdict(noise_multiplier: sympy.Expr, sample_rate: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
+def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
                 eps_lower: Certified, eps_upper: Certified) -> str:
-    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket (the run's
-    parameters as exact sympy numbers, validated by the caller).
+    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket.
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
     depend on the display; "understates by at least X" is proven (X rounded down).  The parameters
-    are checked again (cheap, and this function is reachable on its own)."""
+    are checked here (this function is reachable on its own); :func:`verdict_of_clt` takes them
+    checked."""
     sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta)
     if d is None:
         raise bad("delta", delta, "must be in (0, 1)")
-    e20 = _eps_clt(sigma, p, T, sampling, d, 20)
+    return verdict_of_clt(sigma, p, T, sampling, d, eps_lower, eps_upper)
+
+
+def verdict_of_clt(noise_multiplier: sympy.Expr, sample_rate: sympy.Expr, steps: int, sampling: str,
+                   delta: sympy.Expr, eps_lower: Certified, eps_upper: Certified) -> str:
+    """:func:`clt_verdict` for parameters its caller has validated (exact sympy numbers)."""
+    e20 = _eps_clt(noise_multiplier, sample_rate, steps, sampling, delta, 20)
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
     if clt_hi < lo:
@@ -448,5 +455,5 @@ def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
                       rel_width=rel_width)
     lo = float_certified(r.eps.lower, 6, "down")
     hi = float_certified(r.eps.upper, 6, "up")
-    verdict = clt_verdict(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)
+    verdict = verdict_of_clt(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)
     return dataclasses.replace(acc, eps_lower=lo, eps_upper=hi, verdict=verdict, exact=r)

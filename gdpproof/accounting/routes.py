@@ -60,7 +60,7 @@ from ..numeric.tradeoff.solve import epsilon_from_delta
 from ..symbolic.tradeoff import TradeOff, gaussian
 from .composed import ComposedLoss, check_refinement
 from .discrete import discrete_gaussian_delta
-from .dpsgd import clt_account, clt_verdict, float_certified
+from .dpsgd import clt_account, float_certified, verdict_of_clt
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .finite import (
     MAX_ATOMS,
@@ -304,7 +304,7 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
         if isinstance(result, Bound) and math.isfinite(result.upper):
             lo = float_certified(result.lower, digits, "down")
             hi = float_certified(result.upper, digits, "up")
-            verdict = _for_the_pair(m, clt_verdict(sigma, rate, steps, formula, value, lo, hi))
+            verdict = _for_the_pair(m, verdict_of_clt(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
     acc = clt_account(sigma, rate, steps, formula, None, digits=digits, gamma=False, exact=False)
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)

@@ -76,10 +76,10 @@ def certified_fraction(x: Fraction, digits: int, rounding: str, method: str) -> 
 
 def decimal_string(x: Fraction | Decimal | int | None) -> str | None:
     """A number as a decimal string: exact when it terminates, else 30 significant digits."""
-    from .mechanism_report import dec
+    from ..text import terminating_text
 
     if x is None:
         return None
     if isinstance(x, int):
         return str(x)
-    return dec(x)
+    return terminating_text(x)

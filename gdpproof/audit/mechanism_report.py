@@ -10,34 +10,13 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..numeric.engine.certify import Certified, round_fraction
-from .bounds import decimal
+from ..numeric.engine.certify import Certified
+from ..text import terminating_text
 
 __all__ = ["MechanismAudit", "VIOLATION", "NO_EVIDENCE"]
 
 VIOLATION = "violation"
 NO_EVIDENCE = "no evidence of violation at this sample size"
-
-
-def dec(x: Fraction | Decimal | None) -> str | None:
-    """A number as a decimal string: exact when it terminates, else 30 significant digits."""
-    if x is None:
-        return None
-    if isinstance(x, Decimal):
-        return str(x)
-    d = x.denominator
-    # a short fraction only (a claim of 1e-999999 divided its denominator by 2 a million times)
-    short = abs(x.numerator).bit_length() + d.bit_length() <= 200
-    for p in (2, 5) if short else ():
-        while d % p == 0:
-            d //= p
-    if short and d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
-        k = 0
-        while 10**k % x.denominator:
-            k += 1
-        return str(decimal(x.numerator * (10**k // x.denominator), -k))
-    m, e = round_fraction(x, 30, "nearest")
-    return str(decimal(m, e))
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +97,7 @@ class MechanismAudit:
         out: dict[str, Any] = {}
         for k, v in asdict(self).items():
             if isinstance(v, (Fraction, Decimal)):
-                v = dec(v)
+                v = terminating_text(v)
             elif isinstance(v, float):
                 v = repr(v)
             elif isinstance(v, int) and not isinstance(v, bool):
@@ -139,7 +118,7 @@ class MechanismAudit:
     def __str__(self) -> str:
         n2 = self.estimation_samples
         sign = ">" if self.direction == "greater" else "<"
-        conf = dec(self.confidence)
+        conf = terminating_text(self.confidence)
         lines = [
             ("claim", self.claim),
             ("verdict", self.verdict),
@@ -147,7 +126,7 @@ class MechanismAudit:
         ]
         if self.delta_low is not None:
             lines.append(("delta_low", f"{self.delta_low}   (lower bound on the delta it needs at eps = "
-                                       f"{dec(self.claimed_epsilon)}, rounded down)"))
+                                       f"{terminating_text(self.claimed_epsilon)}, rounded down)"))
         lines += [
             ("detectable mu", f"{self.detectable_mu}   (a Gaussian pair with this mu is flagged with probability "
                               "about 1/2)"),

@@ -73,8 +73,8 @@ from typing import Any, cast
 import numpy as np
 
 from .._args import nonnegative, probability
-from .._counts import count
-from .._counts import seed as seed_value
+from .._args import count
+from .._args import seed as seed_value
 from ..errors import InvalidParameterError
 from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks
@@ -88,7 +88,8 @@ from .bounds import (
     round_up_3,
     clopper_pearson_upper,
 )
-from .mechanism_report import NO_EVIDENCE, VIOLATION, MechanismAudit, dec
+from ..text import terminating_text
+from .mechanism_report import NO_EVIDENCE, VIOLATION, MechanismAudit
 
 __all__ = ["MechanismAudit", "audit_mechanism"]
 
@@ -263,10 +264,10 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     crit: Callable[[np.ndarray, np.ndarray], np.ndarray]
     if mu_f is not None:
         crit, level = mu_criterion, float(mu_f)
-        claim = f"mu-GDP with mu = {dec(mu_f)}"
+        claim = f"mu-GDP with mu = {terminating_text(mu_f)}"
     else:
         crit, level = delta_criterion(float(eps_x)), float(delta_x)
-        claim = f"(epsilon, delta)-DP with epsilon = {dec(eps_x)}, delta = {dec(delta_x)}"
+        claim = f"(epsilon, delta)-DP with epsilon = {terminating_text(eps_x)}, delta = {terminating_text(delta_x)}"
     ffail = float(failure)
 
     sel = count_chunks(mech, sel_seeds, sel_sizes, taus, executor=executor, workers=workers, progress=progress,

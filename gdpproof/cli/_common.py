@@ -255,11 +255,6 @@ def labelled(name: str, value: Any, note: str = "", width: int = 0) -> str:
     return f"{name:<{width}} = {value}   ({how}{'; ' + note if note else ''})"
 
 
-def num(value: Any) -> str:
-    """A number as the decimal string it prints as (JSON carries numbers as strings)."""
-    return str(value)
-
-
 def ascii_number(text: str) -> bool:
     """Whether ``text`` is written as the README's numbers are: ASCII, no ``_`` and no space
     (``int`` and ``float`` also read '١', '２', '1_0' and ' 5')."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, num, sensitivity_of
+from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, sensitivity_of
+from ..text import json_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,13 +101,13 @@ def _real_steps_clt(args: argparse.Namespace, mechanism: Mechanism, s: Schedule,
     with flags(FLAGS):
         acc = dpsgd_mu(sigma, s.sample_rate, t, sampling=clt_formula(mechanism), delta=args.delta,
                        digits=args.digits, real_steps=True)
-    entry = {"steps": str(t), "mu_clt": num(acc.mu_clt), "approximation": True, "proven": False,
+    entry = {"steps": str(t), "mu_clt": json_number(acc.mu_clt), "approximation": True, "proven": False,
              "rounding": {"mu_clt": "up"}}
     w = 8 if any(line.startswith("mu_clt  =") for line in text) else 10  # the labels' width around them
     lines = [f"{'T real':<{w}}= {t} = E N / B   (the papers' T, not whole steps)",
              f"{'mu_clt':<{w}}= {acc.mu_clt}   at the real T (the papers' approximation, not proven)"]
     if acc.eps_clt is not None:
-        entry["eps_clt"] = num(acc.eps_clt)
+        entry["eps_clt"] = json_number(acc.eps_clt)
         entry["rounding"]["eps_clt"] = "up"
         lines.append(f"{'eps_clt':<{w}}= {acc.eps_clt}   at the real T, delta = {args.delta} (the papers' "
                      "approximation, not proven)")
@@ -137,14 +138,14 @@ def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule)
     payload = {"sigma": args.sigma, "sample_rate": str(s.sample_rate), "steps": s.steps, "sampling": scheme[0],
                "neighbours": scheme[1], "sensitivity": sensitivity_of(mechanism), "clt_formula": formula,
                "schedule_rule": s.rule or None,
-               "route": None, "mu_clt": num(acc.mu_clt), "gamma": None if acc.gamma is None else num(acc.gamma),
-               "mu_T": None if acc.mu_T is None else num(acc.mu_T),
+               "route": None, "mu_clt": json_number(acc.mu_clt), "gamma": None if acc.gamma is None else json_number(acc.gamma),
+               "mu_T": None if acc.mu_T is None else json_number(acc.mu_T),
                "approximation": True, "digits": acc.mu_clt.digits, "certified": acc.mu_clt.method,
                "rounding": {"mu_clt": "up", "eps_clt": "up", "gamma": "up", "mu_T": "up"}}
     text = ([f"schedule  : {s.rule}"] if s.rule else []) + [f"noise   : {noise_line(mechanism)}",
                                                              f"mu_clt  = {acc.mu_clt}   (CLT approximation, not a bound)"]
     if acc.eps_clt is not None:
-        payload.update({"delta": args.delta, "eps_clt": num(acc.eps_clt)})
+        payload.update({"delta": args.delta, "eps_clt": json_number(acc.eps_clt)})
         text.append(f"eps_clt = {acc.eps_clt}   at delta = {args.delta} (from mu_clt; an approximation)")
     text.append(f"gamma   = {acc.gamma}   ({acc.gamma_note})" if acc.gamma
                 is not None else "gamma   = not certified for this configuration (the rest stands)")
@@ -249,23 +250,23 @@ def report(args: argparse.Namespace, a: Any, mechanism: Mechanism, schedule: Sch
     if a.clt is not None:
         if a.clt.note not in warned:
             warned.append(a.clt.note)
-        payload.update({"mu_clt": num(a.clt.mu), "approximation_note": a.clt.note})
+        payload.update({"mu_clt": json_number(a.clt.mu), "approximation_note": a.clt.note})
         rounding["mu_clt"] = "up"
         gamma_digits = min(args.digits, 6)
         clt_account = a.clt.berry_esseen(gamma_digits) if with_gamma else None  # the Berry-Esseen gamma of the curve behind the formula
         if clt_account is not None:
             gamma = clt_account.gamma
-            payload.update({"gamma": None if gamma is None else num(gamma), "gamma_digits": gamma_digits,
-                            "mu_T": None if clt_account.mu_T is None else num(clt_account.mu_T),
+            payload.update({"gamma": None if gamma is None else json_number(gamma), "gamma_digits": gamma_digits,
+                            "mu_T": None if clt_account.mu_T is None else json_number(clt_account.mu_T),
                             "gamma_approximation": clt_account.gamma_approximation})
             rounding.update({"gamma": "up", "mu_T": "up"})
         text.append(f"mu_clt    = {a.clt.mu}   (CLT approximation, not a bound)")
         if a.clt.epsilon is not None:
-            payload["eps_clt"] = num(a.clt.epsilon)
+            payload["eps_clt"] = json_number(a.clt.epsilon)
             rounding["eps_clt"] = "up"
             text.append(f"eps_clt   = {a.clt.epsilon}   at delta = {args.delta} (from mu_clt; an approximation)")
         if a.clt.delta is not None:
-            payload["delta_clt"] = num(a.clt.delta)
+            payload["delta_clt"] = json_number(a.clt.delta)
             rounding["delta_clt"] = "up"
             text.append(f"delta_clt = {a.clt.delta}   at eps = {args.eps} (from mu_clt; an approximation)")
         if a.clt.verdict is not None:

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         (sigma, mu), notes = noted(lambda: (sigma_from_epsilon_delta(args.epsilon, args.delta, sensitivity, digits=digits),
                                             mu_from_epsilon_delta(args.epsilon, args.delta, digits=digits)))
     emit(args, {"eps": args.epsilon, "delta": args.delta, "sensitivity": sensitivity,
-                "sigma": num(sigma), "mu": num(mu), "digits": sigma.digits,
+                "sigma": json_number(sigma), "mu": json_number(mu), "digits": sigma.digits,
                 "rounding": {"sigma": "up", "mu": "down"}, "certified": sigma.method, **({"notes": notes} if notes else {})},
          "\n".join([f"sigma = {sigma}   (certified, rounded up)", f"mu    = {mu}   (certified, rounded down)",
                     *(f"note: {n}" for n in notes)]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, labelled, num
+from ._common import COMMON_FLAGS, emit, flags, labelled
+from ..text import json_number
 from ._family import family
 
 
@@ -16,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
         with flags({**COMMON_FLAGS, "mu": "--mu"}):
             # G_mu1 (x) ... (x) G_mun is G_mu exactly, so its tightest mu is that mu (Id = G_0)
             mu = compose(*[gaussian(m) for m in args.mu]).tightest_mu(digits=args.digits)
-        emit(args, {"mus": args.mu, "mu": num(mu), "digits": mu.digits, "rounding": mu.rounding,
+        emit(args, {"mus": args.mu, "mu": json_number(mu), "digits": mu.digits, "rounding": mu.rounding,
                     "certified": mu.method, "exact": True},
              labelled("mu", mu, f"exact, of the composition of {len(args.mu)} GDP mechanisms"))
         return 0
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     if args.compose_command == "clt":
         with flags({**COMMON_FLAGS, "n": "--n"}):
             band = berry_esseen(f, n=args.times, digits=args.digits)
-        payload = {"function": repr(f), "n": args.times, "mu": num(band.mu), "gamma": num(band.gamma),
+        payload = {"function": repr(f), "n": args.times, "mu": json_number(band.mu), "gamma": json_number(band.gamma),
                    "approximation": True, "gamma_approximation": band.approximation, "band": band.note,
                    "digits": band.mu.digits, "rounding": {"mu": "up", "gamma": "up"}, "certified": band.mu.method}
         if band.approximation:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     with flags(COMMON_FLAGS):
         fl = functionals(f, digits=args.digits)
     values = fl.as_dict()
-    payload = {"function": repr(f), **{k: num(v) for k, v in values.items()}, "digits": fl.kl.digits,
+    payload = {"function": repr(f), **{k: json_number(v) for k, v in values.items()}, "digits": fl.kl.digits,
                "rounding": "nearest", "certified": fl.kl.method}
     emit(args, payload, "\n".join(labelled(k, v, width=10) for k, v in values.items()))
     return 0

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, labelled, noted, num
+from ._common import COMMON_FLAGS, Usage, emit, flags, labelled, noted
+from ..text import json_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     with flags(FLAGS):
         (key, value), notes = noted(solve)
     payload = {k: v for k, v in (("mu", args.mu), ("eps", args.epsilon), ("delta", args.delta)) if v is not None}
-    payload.update({key: num(value), "digits": value.digits, "rounding": value.rounding, "certified": value.method})
+    payload.update({key: json_number(value), "digits": value.digits, "rounding": value.rounding, "certified": value.method})
     if notes:
         payload["notes"] = notes
     what = {"delta": f"of {args.mu}-GDP at eps = {args.epsilon}",

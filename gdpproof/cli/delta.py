@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, labelled, num
+from ._common import COMMON_FLAGS, emit, flags, labelled
+from ..text import json_number
 from ._family import family
 
 
@@ -12,6 +13,6 @@ def run(args: argparse.Namespace) -> int:
     f = family(args)
     with flags({**COMMON_FLAGS, "epsilon": "--at"}):
         d = f.delta(args.at, digits=args.digits)
-    emit(args, {"function": repr(f), "eps": args.at, "delta": num(d), "digits": d.digits,
+    emit(args, {"function": repr(f), "eps": args.at, "delta": json_number(d), "digits": d.digits,
                 "rounding": d.rounding, "certified": d.method}, labelled("delta", d, f"delta(eps) of {f!r} at eps = {args.at}"))
     return 0

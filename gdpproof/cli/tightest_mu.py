@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, labelled, num
+from ._common import COMMON_FLAGS, emit, flags, labelled
+from ..text import json_number
 from ._family import family
 
 
@@ -12,6 +13,6 @@ def run(args: argparse.Namespace) -> int:
     f = family(args)
     with flags(COMMON_FLAGS):
         m = f.tightest_mu(digits=args.digits)
-    emit(args, {"function": repr(f), "mu": num(m), "digits": m.digits, "rounding": m.rounding,
+    emit(args, {"function": repr(f), "mu": json_number(m), "digits": m.digits, "rounding": m.rounding,
                 "certified": m.method}, labelled("mu", m, f"the smallest mu with {f!r} >= G_mu"))
     return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, emit, flags, labelled, num
+from ._common import COMMON_FLAGS, emit, flags, labelled
+from ..text import json_number
 from ._family import family
 
 
@@ -12,6 +13,6 @@ def run(args: argparse.Namespace) -> int:
     f = family(args)
     with flags({**COMMON_FLAGS, "alpha": "--alpha"}):
         beta = f.evaluate(args.alpha, digits=args.digits, rounding=args.rounding)
-    emit(args, {"function": repr(f), "alpha": args.alpha, "beta": num(beta), "digits": beta.digits,
+    emit(args, {"function": repr(f), "alpha": args.alpha, "beta": json_number(beta), "digits": beta.digits,
                 "rounding": beta.rounding, "certified": beta.method}, labelled("beta", beta, f"f(alpha) of {f!r} at alpha = {args.alpha}"))
     return 0

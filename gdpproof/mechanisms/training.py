@@ -14,7 +14,7 @@ import sympy
 from .._args import positive, probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
-from ..symbolic.composition import count
+from .._args import positive_integer
 from ..text import decimal_text, show_number
 from .base import MAX_RUNS
 from .values import GaussianMechanism
@@ -58,7 +58,7 @@ def _missing(name: str, rule: str) -> InvalidParameterError:
 
 
 def _positive_int(name: str, value: Any) -> int:
-    n = count(name, value)
+    n = positive_integer(name, value)
     if n < 1:
         raise bad(name, value, "must be an integer >= 1")
     if n > MAX_COUNT:  # a dataset of 1e999999 records: its million-digit count was printed in the rule

@@ -17,7 +17,8 @@ from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from ..text import show_number
 from .base import LikelihoodAtom, Mechanism, set_frozen, simulated_float
 from ..symbolic import losses as sl
-from ..symbolic.composition import count, rr_composition
+from .._args import positive_integer
+from ..symbolic.composition import rr_composition
 from ..symbolic.tradeoff import (
     TradeOff,
     eps_delta,
@@ -230,7 +231,7 @@ class RandomizedResponse(Mechanism):
     k: Any = 2
 
     def __post_init__(self) -> None:
-        k = count("k", self.k)
+        k = positive_integer("k", self.k)
         if k < 2:
             raise bad("k", self.k, "must be an integer >= 2 (the number of values)")
         set_frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), k=k)

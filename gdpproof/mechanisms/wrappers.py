@@ -14,7 +14,8 @@ import sympy
 from .._args import probability
 from ..errors import NotSupportedError, bad
 from ..symbolic import losses as sl
-from ..symbolic.composition import count, subsample
+from .._args import positive_integer
+from ..symbolic.composition import subsample
 from ..symbolic.tradeoff import TradeOff, within_range
 from ..text import show_number
 from .base import MAX_RUNS, Mechanism, set_frozen, simulated_float
@@ -191,8 +192,8 @@ class SampledWithoutReplacement(Subsampled):
 
     def __post_init__(self) -> None:
         self._check_inner()
-        b = count("sample_size", self.sample_size)
-        n = count("dataset_size", self.dataset_size)
+        b = positive_integer("sample_size", self.sample_size)
+        n = positive_integer("dataset_size", self.dataset_size)
         rel = relation(self.neighbours)
         if n < b:
             raise bad("dataset_size", self.dataset_size, f"must be at least sample_size = {b}")
@@ -272,7 +273,7 @@ class Repeated(Mechanism):
     def __post_init__(self) -> None:
         if not isinstance(self.mechanism, Mechanism):
             raise bad("mechanism", self.mechanism, "must be a gdpproof mechanism value")
-        n = count("times", self.times)
+        n = positive_integer("times", self.times)
         if n > MAX_RUNS:
             raise bad("times", self.times, "must be at most 10^9")
         self._nest((self.mechanism,), n)

@@ -53,7 +53,7 @@ from ..errors import bad
 from ..accounting import Account, account
 from ..calibration import Calibration, calibrate_variance
 from ..mechanisms import GDP, Composed, DiscreteGaussianMechanism, GaussianMechanism, Mechanism, Repeated
-from ..numeric.engine.certified import decimal, round_fraction
+from ..text import percent_text, significant_text
 from ..numeric.tradeoff.solve import mu_from_epsilon_delta
 from ..numeric.tradeoff.zcdp import epsilon_from_zcdp
 from ..symbolic.symbols import Delta, sigma
@@ -232,10 +232,10 @@ class Comparison:
         d = {"conversion": self.conversion, "published_eps": [str(self.published[0]), str(self.published[1])],
              "unused_percent": _percent_interval(self.unused) if self.unused else None,
              "continuous_unused_percent": _percent_interval(self.continuous_unused),
-             "continuous_variance_reduction_percent": _percent(self.continuous_variance_reduction, "down")}
+             "continuous_variance_reduction_percent": percent_text(self.continuous_variance_reduction, "down")}
         if self.variance is not None:
             d["variance_factor"] = self.variance.text
-            d["variance_reduction_percent"] = _percent(self.variance_reduction, "down")
+            d["variance_reduction_percent"] = percent_text(self.variance_reduction, "down")
         return d
 
 
@@ -256,30 +256,14 @@ class LevelAccount:
         return {"level": self.level.name, "rho": str(self.level.rho), "rho_decimal": f"{float(self.level.rho):.6f}",
                 "queries": len(self.level.queries), "measurements": 2 * len(self.level.queries),
                 "eps_fdp": [str(self.account.eps_lower), str(self.account.eps_upper)] if self.account else None,
-                "continuous_eps": [_sig(Fraction(self.continuous.eps_lower), "down"),
-                                   _sig(Fraction(self.continuous.eps_upper), "up")],
+                "continuous_eps": [significant_text(Fraction(self.continuous.eps_lower), "down"),
+                                   significant_text(Fraction(self.continuous.eps_upper), "up")],
                 "comparisons": {k: v.to_dict() for k, v in self.comparisons.items()},
                 "seconds": round(self.seconds, 2)}
 
 
-def _sig(x: Fraction, rounding: str, digits: int = 6) -> str:
-    m, e = round_fraction(x, digits, rounding)
-    return str(decimal(m, e, digits))
-
-
-def _percent(x: Fraction | None, rounding: str, digits: int = 2) -> str:
-    """100 x with ``digits`` decimals, rounded in the given direction."""
-    if x is None:
-        return "-"
-    scaled = x * 100 * 10**digits
-    n = math.floor(scaled) if rounding == "down" else math.ceil(scaled)
-    sign = "-" if n < 0 else ""
-    n = abs(n)
-    return f"{sign}{n // 10**digits}.{n % 10**digits:0{digits}d}"
-
-
 def _percent_interval(iv: tuple[Fraction, Fraction]) -> list[str]:
-    return [_percent(iv[0], "down"), _percent(iv[1], "up")]
+    return [percent_text(iv[0], "down"), percent_text(iv[1], "up")]
 
 
 def _published(level: Level, delta: Fraction, conversion: str) -> tuple[Any, Any]:
@@ -370,7 +354,7 @@ def format_table(rows: list[LevelAccount], conversion: str = "cks") -> str:
         d = r.to_dict()
         c = d["comparisons"][conversion]
         dg = d["eps_fdp"] is not None
-        lines.append((r.level.name, d["rho_decimal"], _sig(Fraction(r.comparisons[conversion].published[0]), "down"),
+        lines.append((r.level.name, d["rho_decimal"], significant_text(Fraction(r.comparisons[conversion].published[0]), "down"),
                       "[{}, {}]".format(*d["eps_fdp"]) if dg else "-",
                       "[{}, {}]".format(*c["unused_percent"]) if dg else "-",
                       c.get("variance_reduction_percent", "-"), "[{}, {}]".format(*d["continuous_eps"]),

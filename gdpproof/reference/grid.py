@@ -56,7 +56,7 @@ MAX_INTEGER_DIGITS = 30
 def _decimal(option: str, spec: str, text: str, integer: bool = False) -> Decimal:
     text = text.strip()
     try:
-        # "_" and non-ASCII digits are refused, as every number gdpproof reads (gdpproof._plain)
+        # "_" and non-ASCII digits are refused, as every number gdpproof reads (gdpproof._args.plain_value)
         d = Decimal(text) if text.isascii() and "_" not in text else None
     except InvalidOperation:
         d = None

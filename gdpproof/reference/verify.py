@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .._progress import Progress
-from .._plain import MAX_DECIMAL_EXPONENT, plain_value
+from .._args import MAX_DECIMAL_EXPONENT, plain_value
 from .._typing import Real
 from ..errors import GdpproofError, InvalidParameterError, PrecisionError
 from ..text import show, table_value_text

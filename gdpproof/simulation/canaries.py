@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .._counts import count
+from .._args import count
 from ..errors import InvalidParameterError
 
 __all__ = ["BUGS", "SCORES", "CanaryRun", "simulate_canaries"]

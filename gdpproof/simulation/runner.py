@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._counts import count
+from .._args import count
 from ..errors import InvalidParameterError
 
 from .curves import EmpiricalCurve

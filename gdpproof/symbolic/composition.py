@@ -21,7 +21,7 @@ from typing import Any
 import sympy
 from sympy import Piecewise, exp, log, sqrt
 
-from .._args import exact, nonnegative, probability
+from .._args import exact, nonnegative, positive_integer, probability
 from ..errors import bad
 from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
 from ..text import show
@@ -35,25 +35,6 @@ __all__ = ["compose", "self_compose", "rr_composition", "subsample", "with_delta
 RR_COMPOSITION = rr_composed(n, epsilon, alpha)
 #: Its delta(epsilon') profile.
 RR_COMPOSITION_DUAL = rr_composed_delta(n, epsilon, epsilon_prime)
-
-
-def count(name: str, value: Any) -> int:
-    """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error."""
-    if isinstance(value, bool):
-        raise bad(name, value, "must be a positive integer")
-    if isinstance(value, (int, sympy.Integer)):
-        k = int(value)
-    else:
-        try:
-            v = exact(name, value, symbolic=False)
-        except InvalidParameterError:
-            raise bad(name, value, "must be a positive integer") from None
-        if not v.is_Integer:
-            raise bad(name, value, "must be a positive integer")
-        k = int(v)
-    if k < 1:
-        raise bad(name, value, "must be a positive integer")
-    return k
 
 
 def rr_composition(epsilon: Any, n: Any) -> TradeOff:
@@ -82,7 +63,7 @@ def rr_composition(epsilon: Any, n: Any) -> TradeOff:
     from .symbols import n as N
 
     e = within_range("epsilon", epsilon, nonnegative("epsilon", epsilon))
-    k = count("n", n)
+    k = positive_integer("n", n)
     if k > MAX_RR_N:
         raise bad("n", n, f"must be at most 10^12 (got {show(k)})")
     return TradeOff(RR_COMPOSITION, ((E, e), (N, sympy.Integer(k))), "rr_composition", True, RR_COMPOSITION_DUAL)
@@ -245,7 +226,7 @@ def self_compose(f: TradeOff, n_: Any) -> TradeOff:
         >>> gdpproof.self_compose(gdpproof.gaussian("0.5"), 16)
         gaussian(mu=2)
     """
-    k = count("n", n_)
+    k = positive_integer("n", n_)
     kind, data, d = _decompose(f)
     if d != 0 and d.is_Rational and k * int(sympy.Rational(d).q).bit_length() > 10**6:
         raise NotSupportedError(

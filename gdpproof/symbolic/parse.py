@@ -32,7 +32,7 @@ from typing import Any
 import sympy
 
 from .._args import exact
-from .._plain import plain_value
+from .._args import plain_value
 from ..errors import InvalidParameterError
 from ..text import show
 from . import symbols as _symbols

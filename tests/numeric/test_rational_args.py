@@ -1,4 +1,5 @@
-"""numeric/_rational parses plain arguments exactly as gdpproof._args does, without sympy."""
+"""The Fraction parsers of gdpproof._args (the *_fraction functions) give exactly what its sympy
+parsers give, with the same messages, without sympy."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import sympy
 
 from gdpproof import _args
 from gdpproof.errors import InvalidParameterError
-from gdpproof.numeric.engine import _rational
 from gdpproof.numeric.tradeoff import solve
 from gdpproof.numeric.engine.certified import Certified
 from gdpproof.numeric.engine.certify import certify
@@ -39,12 +39,12 @@ def _sympy_route(kind, name, value, infinite=False):
 
 def _plain_route(kind, name, value, infinite=False):
     if kind == "nonnegative":
-        return _rational.nonnegative(name, value, infinite=infinite)
+        return _args.nonnegative_fraction(name, value, infinite=infinite)
     if kind == "positive":
-        return _rational.positive(name, value)
+        return _args.positive_fraction(name, value)
     if kind == "probability":
-        return _rational.probability(name, value)
-    return _rational.rational(name, value, infinite=infinite)
+        return _args.probability_fraction(name, value)
+    return _args.rational_fraction(name, value, infinite=infinite)
 
 
 def _outcome(fn, *args, **kwargs):
@@ -64,7 +64,6 @@ def _outcome(fn, *args, **kwargs):
 def test_same_values_and_messages_as_args(kind, infinite):
     if infinite and kind in ("positive", "probability"):
         return
-    assert _rational.MAX_DECIMAL_EXPONENT == _args.MAX_DECIMAL_EXPONENT
     for value in VALUES:
         got = _outcome(_plain_route, kind, "x", value, infinite)
         want = _outcome(_sympy_route, kind, "x", value, infinite)

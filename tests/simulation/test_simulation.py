@@ -154,15 +154,24 @@ def test_simulation_never_imports_the_symbolic_or_numeric_layers():
             if isinstance(node, ast.ImportFrom):
                 # relative imports stay inside simulation/, except the error classes, the
                 # stdlib-only process pool whose workers die with their parent, and the
-                # stdlib-only validation of counts and seeds
+                # argument parser (its counts and seeds; stdlib-only at import, checked below)
                 if node.level == 2:
-                    assert node.module in ("errors", "_pool", "_counts"), (path, node.module)
+                    assert node.module in ("errors", "_pool", "_args"), (path, node.module)
                 elif node.level == 0:
                     assert (node.module or "").split(".")[0] in {"numpy", "__future__", "collections", "concurrent",
                                                                  "dataclasses", "typing", "math", "sys", "time", "abc"}, node.module
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     assert not alias.name.startswith("gdpproof"), (path, alias.name)
+    # the parser imports only the standard library and the error classes when it is loaded (sympy
+    # and mpmath only inside the functions that take their values)
+    parser = ast.parse((root.parent / "_args.py").read_text())
+    for node in parser.body:
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and node.module in ("__future__", "decimal", "fractions") or \
+                (node.level == 1 and node.module == "errors"), node.module
+        elif isinstance(node, ast.Import):
+            assert all(a.name in ("functools", "math", "numbers", "sys") for a in node.names), [a.name for a in node.names]
 
 
 @pytest.mark.parametrize(("call", "match"), [

@@ -26,7 +26,7 @@ import sympy
 from ...errors import InvalidParameterError, bad
 from ...text import show
 from ...symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
-from ...symbolic.composition import count
+from ..._args import positive_integer
 from ...symbolic.symbols import alpha as ALPHA
 from ...symbolic.tradeoff import TradeOff
 from ..engine.certify import Certified, decimal, round_fraction
@@ -88,7 +88,7 @@ MAX_CLT_N = 10**18
 
 
 def _factors(fs: Any, n: Any) -> tuple[list[Any], list[int]]:
-    k = count("n", n)
+    k = positive_integer("n", n)
     if k > MAX_CLT_N:
         raise bad("n", n, "must be at most 10^18")
     items = [fs] if isinstance(fs, TradeOff) else list(fs)

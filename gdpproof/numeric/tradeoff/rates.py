@@ -1,6 +1,6 @@
 """Conversions with no root to solve: mu from sigma, from pure epsilon and from a test's error
 rates, sigma from error rates, and the type II error of mu-GDP, each certified and rounded on the
-safe side.  Plain arguments are parsed without sympy (:mod:`gdpproof.numeric.engine._rational`);
+safe side.  Plain arguments are parsed without sympy (:func:`gdpproof._args.rational_fraction` and its kin);
 the closed forms that need sympy load it when they run.
 """
 
@@ -10,10 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from ...errors import InvalidParameterError
-from ..engine._rational import nonnegative as nonnegative_exact
-from ..engine._rational import positive as positive_exact
-from ..engine._rational import probability as probability_exact
-from ..engine._rational import rational as rational_exact
+from ..._args import nonnegative_fraction, positive_fraction, probability_fraction, rational_fraction
 from ..engine.certified import Certified, check_request, decimal, round_fraction
 
 __all__ = ["mu_from_sigma", "mu_from_pure_epsilon", "mu_from_error_rates", "beta_from_mu", "sigma_from_error_rates"]
@@ -46,8 +43,8 @@ def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Cert
         Certified('0.3333333334', digits=10, rounding='up')
     """
     check_request(digits, "up")
-    sg = positive_exact("sigma", sigma)
-    s = nonnegative_exact("sensitivity", sensitivity)
+    sg = positive_fraction("sigma", sigma)
+    s = nonnegative_fraction("sensitivity", sensitivity)
     value = s / sg
     m, e = round_fraction(value, digits, "up")
     return Certified(decimal(m, e, digits), digits=digits, rounding="up", method="exact")
@@ -77,7 +74,7 @@ def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     from ..engine.certify import certify
 
     check_request(digits, "up")
-    e = _sympy_number(rational_exact("epsilon", epsilon))
+    e = _sympy_number(rational_fraction("epsilon", epsilon))
     return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
 
 
@@ -115,8 +112,8 @@ def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: st
     from ..engine.certify import certify
 
     check_request(digits, rounding)
-    a = probability_exact("alpha", alpha)
-    b = probability_exact("beta", beta)
+    a = probability_fraction("alpha", alpha)
+    b = probability_fraction("beta", beta)
     if a + b >= 1:
         return Certified(0, digits=digits, rounding=rounding, method="exact")
     if a == 0 or b == 0:
@@ -185,9 +182,9 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
     from ..engine.certify import certify
 
     check_request(digits, "up")
-    a = probability_exact("alpha", alpha)
-    b = probability_exact("beta", beta)
-    s = nonnegative_exact("sensitivity", sensitivity)
+    a = probability_fraction("alpha", alpha)
+    b = probability_fraction("beta", beta)
+    s = nonnegative_fraction("sensitivity", sensitivity)
     if a + b > 1:
         raise InvalidParameterError(
             f"alpha={alpha!r}, beta={beta!r}: alpha + beta must be <= 1 (a test that ignores the output "

@@ -47,10 +47,7 @@ from ..engine._kernels import (
     gaussian_log_dual_float,
 )
 from ..engine._mp import arb_of_fraction, arb_precision, fraction_of_exact_arb
-from ..engine._rational import is_sympy
-from ..engine._rational import nonnegative as _nonnegative_exact
-from ..engine._rational import probability as _probability_exact
-from ..engine._rational import rational as _rational_exact
+from ..._args import is_sympy, nonnegative_fraction, probability_fraction, rational_fraction
 from ..engine.certified import (
     MAX_DIGITS,
     Certified,
@@ -106,12 +103,12 @@ _DLOG_DUAL_MU = gaussian_dlog_dual_mu
 
 
 def _nonneg(name: str, value: Any, *, infinite: bool = False) -> Fraction:
-    return _nonnegative_exact(name, value, infinite=infinite)  # type: ignore[return-value]
+    return nonnegative_fraction(name, value, infinite=infinite)  # type: ignore[return-value]
 
 
 def _real(name: str, value: Any) -> Fraction:
     """A finite real epsilon, exactly (negative allowed: delta(eps) is defined for every real eps)."""
-    return _rational_exact(name, value)  # type: ignore[return-value]
+    return rational_fraction(name, value)  # type: ignore[return-value]
 
 
 def _outward(name: str, value: Any, up: bool) -> Any:
@@ -130,7 +127,7 @@ def _one_minus_exp(e: Fraction, digits: int) -> Certified:
 
 
 def _probability(name: str, value: Any) -> Fraction:
-    return _probability_exact(name, value)
+    return probability_fraction(name, value)
 
 
 def _exact_ball(value: Any) -> flint.arb | None:
@@ -138,7 +135,7 @@ def _exact_ball(value: Any) -> flint.arb | None:
 
     The hot path of the conversions: no Fraction, no parser.  Everything else (negative, NaN,
     strings, Fractions, sympy numbers) goes through the one parser of plain numbers
-    (:mod:`gdpproof._plain`), which also words the errors.
+    (:func:`gdpproof._args.plain_value`), which also words the errors.
     """
     kind = type(value)
     if kind is float:
@@ -555,7 +552,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     """
     check_request(digits, "up")
     m = _nonneg("mu", mu)
-    ld = _rational_exact("log_delta", log_delta, infinite=True)
+    ld = rational_fraction("log_delta", log_delta, infinite=True)
     if ld > 0:
         raise InvalidParameterError(f"log_delta={log_delta!r} must be <= 0")
     if m == 0:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, noted, num, sensitivity_of
+from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, noted, sensitivity_of
+from ..text import json_number
 
 FLAGS = {**COMMON_FLAGS, "epsilon": "--eps", "delta": "--delta", "sensitivity": "--sensitivity"}
 DPSGD_FLAGS = {**COMMON_FLAGS, "target_epsilon": "--target-eps", "delta": "--delta", "noise_multiplier": "--sigma",

@@ -19,9 +19,9 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
-from sympy import Piecewise, exp, log, sqrt
+from sympy import Piecewise, sqrt
 
-from .._args import exact, nonnegative, positive_integer, probability
+from .._args import nonnegative, positive_integer, probability
 from ..errors import bad
 from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
 from ..text import show

@@ -9,7 +9,7 @@ import functools
 from typing import Any
 
 import sympy
-from sympy import Piecewise, Rational, sqrt
+from sympy import Piecewise, sqrt
 
 from .._args import exact_floats
 from ..errors import SymbolicError

@@ -23,7 +23,6 @@ from ...symbolic.parse import formula
 from ...symbolic.symbols import alpha as ALPHA
 from ...symbolic.symbols import epsilon as EPS
 from ...symbolic.symbols import epsilon_prime as EPS_PRIME
-from ...symbolic.symbols import t as T
 from ...symbolic.tradeoff import GAUSSIAN
 from ..engine._mp import arb_endpoints, arb_from_exact, arb_precision
 from ..engine.bound import Bound, directed_double

@@ -70,6 +70,9 @@ def _main(argv: Sequence[str] | None) -> int:
     import warnings
 
     try:
+        from ._common import closed_forms
+
+        closed_forms(args)
         module = f"{__name__}.{COMMANDS[args.command]}"
         __import__(module)
         with warnings.catch_warnings():

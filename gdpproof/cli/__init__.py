@@ -67,13 +67,17 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return int(exc.code or 0)
+    import warnings
+
     try:
         from ._common import closed_forms
 
         closed_forms(args)
         module = f"{__name__}.{COMMANDS[args.command]}"
         __import__(module)
-        return int(sys.modules[module].run(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return int(sys.modules[module].run(args))
     except Usage as exc:
         return _fail(exc, 2)
     except GdpproofError as exc:
@@ -92,6 +96,15 @@ def _main(argv: Sequence[str] | None) -> int:
     except BaseException as exc:  # noqa: BLE001 - a bug, or SystemExit from code that should not exit
         return _fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in gdpproof: please report "
                      "it with the command line", 5)
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: object = None, line: str | None = None) -> None:
+    """A warning a command did not report itself (a table's reference bracket wider than asked),
+    as one line on stderr: not Python's two lines naming gdpproof's source file and code."""
+    from ._common import one_line
+
+    print(f"gdpproof: warning: {one_line(message)}", file=sys.stderr)
 
 
 def _closed_pipe() -> int:

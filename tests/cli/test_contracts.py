@@ -153,3 +153,20 @@ def test_the_exact_route_certifies_800_gaussians_of_different_sigma():
     a = gdpproof.account(m, delta="1e-5", digits=6)
     assert a.route == "exact" and str(a.eps_upper) == "5.38960" and str(a.mu) == "1.19549"
     assert str(gdpproof.epsilon_from_delta("1.19548475769433638361094298679", "1e-5", digits=6)) == "5.38960"
+
+
+def test_a_warning_no_command_reports_itself_is_one_line_on_stderr(monkeypatch, capsys):
+    # table --verify of a DP-SGD row of 10^9 steps: the reference bracket's WidthNotReachedWarning
+    # came out as Python's two lines, naming gdpproof's source file and its code
+    import warnings
+
+    from gdpproof.cli import convert
+    from gdpproof.errors import WidthNotReachedWarning
+
+    def run(args):
+        warnings.warn("reached a relative width of 0.0102,\nasked 0.01", WidthNotReachedWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(convert, "run", run)
+    assert main(["convert", "--mu", "1", "--eps", "1"]) == 0
+    assert capsys.readouterr().err == "gdpproof: warning: reached a relative width of 0.0102, asked 0.01\n"

@@ -129,6 +129,14 @@ def warm():
     import gdpproof.accounting  # noqa: F401
     import gdpproof.calibration  # noqa: F401
     import gdpproof.reference.verify  # noqa: F401
+    # what audit, simulate and report load at their first call (scipy, numpy's random, hypothesis):
+    # about 0.3 s a fork otherwise
+    import gdpproof.audit.mechanism_report  # noqa: F401
+    import gdpproof.audit.mechanisms  # noqa: F401
+    import gdpproof.simulation  # noqa: F401
+    import gdpproof.strategies  # noqa: F401
+    import scipy.special  # noqa: F401
+    import scipy.stats  # noqa: F401
 
 
 def _run(argv: list[str], folder: str) -> tuple[int | None, float, str, str]:

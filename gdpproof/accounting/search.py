@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import PrecisionError, WidthNotReachedWarning
 from ..text import show
 from ..numeric.engine import fast as _fast
-from ..numeric.engine.bound import Bound, down, next_up
+from ..numeric.engine.bound import Bound, directed_double, down, next_up
 from .compose import (
     AUTO_EXACT_BELOW,
     BERNSTEIN_MIN_STEPS,
@@ -331,11 +331,23 @@ def eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     d_down = float(dq)
     if Fraction(d_down) > dq:
         d_down = down(d_down)
-    b = comp.epsilon(d_down)
     if Fraction(d_down) == dq:
-        return b
+        return comp.epsilon(d_down)
+    up = comp.epsilon(d_down, ends="upper").upper  # each end bisected once, at its own double
     d_up = min(next_up(d_down), math.nextafter(1.0, 0.0))
-    return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
+    return Bound(min(comp.epsilon(d_up, ends="lower").lower, up), up)
+
+
+def delta_at(comp: ComposedLoss, eq: Fraction, eq_hi: Fraction | None = None) -> Bound:
+    """The delta bracket at the exact eps >= 0 (or at any eps in [eq, eq_hi], an irrational one's
+    enclosure): the upper end at the double below eq (delta does not increase with eps), the lower
+    end at the double above eq_hi; beyond 1e300 the upper end is the one at 1e300 and the lower end 0."""
+    hi = eq if eq_hi is None else eq_hi
+    e_down = directed_double(min(eq, Fraction(10**300)), up=False)
+    e_up = directed_double(hi, up=True) if hi <= 10**300 else None
+    b = comp.delta(e_down)
+    lower = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
+    return Bound(min(lower, b.upper), b.upper)
 
 
 def float_eta(d: float, w: float) -> float:

@@ -26,7 +26,7 @@ from .._args import positive, probability
 from ..errors import bad
 from ..text import double_text
 from ..errors import InvalidParameterError, PrecisionError
-from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
+from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, REAL_STEPS_NOTE, gaussian_mixture
 from ..symbolic.composition import count, subsample
 from ..symbolic.symbols import n as N
 from ..symbolic.symbols import p as P
@@ -69,8 +69,12 @@ class DPSGDBracket:
     Examples:
         >>> from gdpproof import dpsgd_epsilon
         >>> b = dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
-        >>> b.eps.lower < 0.7146 and 0.7214 < b.eps.upper < 0.73, b.ordering in ("add", "remove")
+        >>> b.eps.lower <= 0.71818 and 0.71768 <= b.eps.upper < 0.73, b.ordering in ("add", "remove")
         (True, True)
+
+        (Two proven 0.1% brackets, the coupling's [0.71769, 0.71838] and the pairs' [0.71752,
+        0.71818], put the true eps in [0.71768, 0.71818], rounded outward: every proven bracket
+        meets that interval.)
     """
 
     noise_multiplier: float
@@ -186,6 +190,8 @@ class DPSGDAccount:
         sampling (str): ``"poisson"`` or ``"uniform"``: which CLT formula.
         delta: The delta the epsilons are at, or None.
         note (str): Why mu_clt is not a bound, in words.
+        real_steps (bool): True when ``steps`` is the papers' real T = E N / B (``dpsgd_mu(...,
+            real_steps=True)``): the formula at a T no run takes, labelled so in :attr:`note`.
 
     Examples:
         >>> from gdpproof import dpsgd_mu
@@ -209,13 +215,14 @@ class DPSGDAccount:
     verdict: str | None = None
     exact: Any = None
     mu_T: Certified | None = None
+    real_steps: bool = False
 
     def __repr__(self) -> str:
         """One line: the inputs, mu_clt (labelled an approximation) and what else was computed
         (the :attr:`note` and the full :attr:`exact` bracket stay attributes)."""
         parts = [f"sigma={double_text(self.noise_multiplier)}", f"sample_rate={double_text(self.sample_rate)}",
-                 f"steps={self.steps}", f"sampling={self.sampling!r}",
-                 f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
+                 f"steps={self.steps}" + (" (real T, the papers' approximation)" if self.real_steps else ""),
+                 f"sampling={self.sampling!r}", f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
         if self.eps_clt is not None:
             parts.append(f"eps_clt={self.eps_clt} at delta={double_text(self.delta)} (approximation)")
         if self.eps_upper is not None:
@@ -252,19 +259,21 @@ class DPSGDAccount:
         return self.eps_clt < self.eps_lower
 
 
-def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str) -> Callable[[int], flint.arb]:
-    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM."""
+def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: Any, sampling: str) -> Callable[[int], flint.arb]:
+    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM (``steps``
+    an int, or an exact real T)."""
     fn = arb_function(MU_CLT_POISSON if sampling == "poisson" else MU_CLT_UNIFORM, (SIGMA, P, N))
 
     def enclose(bits: int) -> flint.arb:
-        return fn(arb_from_exact(sigma), arb_from_exact(p), flint.arb(steps))
+        t = flint.arb(steps) if isinstance(steps, int) else arb_from_exact(steps)
+        return fn(arb_from_exact(sigma), arb_from_exact(p), t)
 
     return enclose
 
 
 def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: str = "poisson",
              delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4,
-             exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+             exact: bool = True, rel_width: float = 0.01, real_steps: bool = False) -> DPSGDAccount:
     r"""The CLT mu of DP-SGD (Bu, Dong, Long & Su 2020) and the epsilon at delta it suggests.
 
     ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)) (Bu et al.; TF Privacy's
@@ -298,6 +307,12 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         gamma_digits: Significant digits of gamma.
         exact: Whether to compute the proven bracket beside the approximation (Poisson, with delta).
         rel_width: The relative width asked of that bracket.
+        real_steps: Take ``steps`` as a real T > 0, as papers write it: T = E N / B (epochs times dataset
+            size over batch size, not rounded up to whole steps; Bu et al. 2020, TF Privacy's
+            ``compute_mu_poisson``), given exactly (``Fraction(E * N, B)``, ``"28125/2"``).  mu_clt and
+            eps_clt are the formula's closed forms at that T, certified to ``digits``; **the papers'
+            approximation, not proven** (:data:`~gdpproof.symbolic.clt.REAL_STEPS_NOTE` joins the note); no
+            gamma and no proven bracket, which need whole steps.
 
     Returns:
         :class:`DPSGDAccount`.
@@ -310,14 +325,21 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
         >>> acc.mu_clt, acc.eps_clt, acc.approximation
         (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
+        >>> from fractions import Fraction
+        >>> papers = gdpproof.dpsgd_mu("1.3", Fraction(256, 60000), Fraction(15 * 60000, 256), digits=6,
+        ...                            real_steps=True)
+        >>> papers.mu_clt, papers.steps, papers.real_steps   # TF Privacy's MNIST example: 0.227-GDP
+        (Certified('0.227275', digits=6, rounding='up'), 28125/8, True)
     """
-    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta)
+    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta, real_steps)
+    if real_steps:
+        gamma = exact = False  # no Berry-Esseen gamma or bracket for a T that is not whole steps
     return clt_account(sigma, p, T, sampling, d, digits=digits, gamma=gamma, gamma_digits=gamma_digits, exact=exact,
-                       rel_width=rel_width)
+                       rel_width=rel_width, real_steps=real_steps)
 
 
 def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: Any,
-                 delta: Any) -> tuple[sympy.Expr, sympy.Expr, int, sympy.Expr | None]:
+                 delta: Any, real_steps: Any = False) -> tuple[sympy.Expr, sympy.Expr, Any, sympy.Expr | None]:
     """A DP-SGD run's parameters as exact numbers, each refused with its name when out of range."""
     sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
     try:
@@ -326,7 +348,14 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
         raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
         raise bad("sample_rate", sample_rate, "must be in (0, 1]")
-    T = count("steps", steps)
+    if not isinstance(real_steps, bool):
+        raise bad("real_steps", real_steps, "must be True or False")
+    if real_steps:
+        T: Any = positive("steps", steps, symbolic=False)
+        if T.is_Integer:
+            T = int(T)
+    else:
+        T = count("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:
@@ -339,7 +368,8 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
 
 
 def clt_account(sigma: sympy.Expr, p: sympy.Expr, T: int, sampling: str, d: sympy.Expr | None, *, digits: int = 30,
-                gamma: bool = True, gamma_digits: int = 4, exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+                gamma: bool = True, gamma_digits: int = 4, exact: bool = True, rel_width: float = 0.01,
+                real_steps: bool = False) -> DPSGDAccount:
     """:func:`dpsgd_mu` for arguments its caller has validated (``account()`` validates its
     mechanism and delta once, at its door): sigma > 0, p in (0, 1] and delta in (0, 1) or None as
     exact sympy numbers, T >= 1, sampling ``"poisson"`` or ``"uniform"``."""
@@ -354,13 +384,14 @@ def clt_account(sigma: sympy.Expr, p: sympy.Expr, T: int, sampling: str, d: symp
             g, mu_t = band.gamma, band.mu
         except PrecisionError:
             g = mu_t = None  # gamma is auxiliary: its failure must not take the main result down
-    acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g, mu_T=mu_t)
+    acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g, mu_T=mu_t, real_steps=real_steps,
+                       note=f"{APPROXIMATION_NOTE} {REAL_STEPS_NOTE}" if real_steps else APPROXIMATION_NOTE)
     if exact and d is not None and eps is not None and sampling == "poisson":
         acc = _with_bracket(acc, rel_width)
     return acc
 
 
-def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
+def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: Any, sampling: str, delta: sympy.Expr,
              digits: int) -> Certified:
     """eps at delta of G_mu for the exact CLT mu, rounded up to ``digits`` digits.
 

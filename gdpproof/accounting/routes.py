@@ -74,7 +74,7 @@ from .finite import (
 )
 from .losses import PrivacyLoss
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
-from .search import delta_search, epsilon_search
+from .search import delta_at, delta_search, epsilon_search
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -147,7 +147,10 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
     ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
     notes = []
-    v = Fraction(int(value.p), int(value.q))
+    v, v_hi = enclosure(value)
+    if v != v_hi:
+        notes.append(f"epsilon = {value} is irrational: the bracket is taken between rationals around it (the upper "
+                     "end of delta at the one below, the lower end at the one above), so it holds for the exact value")
     inf_lo = inf_hi = Fraction(0)
     if revealing:
         inf_lo, inf_hi = infinite_mass_bounds(revealing)
@@ -170,7 +173,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         lower = b.lower
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
-            lower = comp.epsilon(at).lower
+            lower = comp.epsilon(at, ends="lower").lower
         return Bound(min(lower, b.upper), b.upper), comp, notes + route_notes(comp, width_notes)
     if not parts:
         lo, hi = Fraction(0), Fraction(0)
@@ -178,19 +181,33 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
-        e_down = directed_double(min(v, Fraction(10**300)), up=False)
-        e_up = directed_double(v, up=True) if v <= 10**300 else None
-        b, comp = delta_search(parts, e_down, rel_width)
-        low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
-        lo, hi = Fraction(low_end), Fraction(b.upper)
-        if b.lower == 0 and b.upper > 0 and width_notes:
-            notes.append(f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the "
-                         f"bracket resolves, about {comp.delta_floor():.2g}): the relative width does not apply, "
-                         "the upper end is the proven answer")
+        _, comp = delta_search(parts, directed_double(min(v, Fraction(10**300)), up=False), rel_width)
+        b = delta_at(comp, v, v_hi)
+        lo, hi = Fraction(b.lower), Fraction(b.upper)
+        if width_notes:
+            notes.extend(zero_lower_note(comp, b))
     total_lo = inf_lo + (1 - inf_lo) * lo
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
     return Bound(min(low, high), high), comp, notes + ([] if comp is None else route_notes(comp, width_notes))
+
+
+def enclosure(value: sympy.Expr) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= value <= hi: the value itself twice when rational, else the ends of its ball
+    at 256 bits (an irrational epsilon such as log(3); every double between is resolved)."""
+    from ..numeric.engine import compile_arb  # noqa: F401 - registers the evaluator of constants
+    from ..numeric.engine._mp import rational_enclosure
+
+    return rational_enclosure(value)
+
+
+def zero_lower_note(comp: ComposedLoss, b: Bound) -> list[str]:
+    """The note for a delta bracket [0, upper]: the upper end is the answer."""
+    if b.lower == 0 and b.upper > 0:
+        return [f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the bracket "
+                f"resolves, about {comp.delta_floor():.2g}): the relative width does not apply, the upper "
+                "end is the proven answer"]
+    return []
 
 
 def route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:
@@ -375,9 +392,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         if value.is_Rational and value != 0 and not sympy.Rational(1, 10**100) <= abs(value) <= 10**1000:
             # an eps of 1e-999999 was printed through its million-digit decimal
             raise bad("epsilon", epsilon, "must be 0 or of a size within [1e-100, 1e1000]")
-    if not value.is_Rational:
-        raise bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
-    value = sympy.Rational(value)
+    if not value.is_Rational and (given == "delta" or not value.is_real or value < 0):
+        raise bad(given, delta if given == "delta" else epsilon,
+                  "must be a rational number (a decimal or a fraction)" if given == "delta" else
+                  "must be a rational number, or a closed form >= 0 (log(3))")
+    value = sympy.Rational(value) if value.is_Rational else value  # an irrational epsilon: exact
 
     distinct = len(mechanism.leaves())
     if distinct > MAX_LEAVES:
@@ -386,12 +405,21 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                                          "costs the routes work of its own; equal ones are merged)")
     candidates = [route] if route is not None else list(ROUTES)
     reasons = []
+    # the sums over outcomes take a rational epsilon: an irrational one is rounded down (delta does not
+    # increase with epsilon, so the delta reported, rounded up, stays an upper bound), said in a note
+    below, outward = value, ()
+    if not value.is_Rational:
+        lo = enclosure(value)[0]
+        below = sympy.Rational(lo.numerator, lo.denominator)
+        outward = (f"epsilon = {value} is irrational: this route sums at a rational below it (within a relative 2^-250) and rounds "
+                   "delta up (delta does not increase with epsilon): an upper bound for the exact value, not its "
+                   "correctly rounded digits",)
     for r in candidates:
         if r == "exact":
             dg = single_discrete_gaussian(mechanism)
             if dg is not None:
-                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
-                             digits, notes=(DG_NOTE,))
+                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, below, digits), "both",
+                             digits, notes=(DG_NOTE, *outward))
             f = mechanism.closed_form()
             if f is None:
                 reasons.append("exact: no closed form for this mechanism")
@@ -410,12 +438,13 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 except NotSupportedError as exc:
                     reasons.append(f"exact-finite: {exc}")
                     continue
-                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, value, digits),
-                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits)
+                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, below, digits),
+                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits, notes=outward)
             if atom_count(groups) > MAX_ATOMS:
                 reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
                 continue
-            return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
+            return _make(mechanism, r, given, value, _exact_finite(groups, given, below, digits), "both", digits,
+                         notes=outward)
         try:
             parts, doubles, revealing = privacy_losses(mechanism)
         except NotSupportedError as exc:

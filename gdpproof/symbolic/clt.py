@@ -23,7 +23,7 @@ from .symbols import Phi, alpha, epsilon, mu, n, p, phi, sigma
 from .tradeoff import GAUSSIAN, TradeOff
 
 __all__ = ["NAMES", "GAUSSIAN_FUNCTIONALS", "RR_FUNCTIONALS", "functional_expressions", "log_slope_pieces",
-           "MU_CLT_POISSON", "MU_CLT_UNIFORM", "APPROXIMATION_NOTE", "gaussian_mixture"]
+           "MU_CLT_POISSON", "MU_CLT_UNIFORM", "APPROXIMATION_NOTE", "REAL_STEPS_NOTE", "gaussian_mixture"]
 
 #: The four functionals, in the order used everywhere.
 NAMES = ("kl", "kappa2", "kappa3", "bar_kappa3")
@@ -161,6 +161,14 @@ APPROXIMATION_NOTE = (
     "stated for symmetric curves, so gamma is the error term of an approximation, not a bound; uniform: "
     "C_p(G_1/sigma) is symmetric and G_mu_T(a + gamma) - gamma <= its T-fold composition <= G_mu_T(a - gamma) + "
     "gamma is proven."
+)
+
+#: Said of a CLT mu evaluated at a real T (the papers' T = E N / B).
+REAL_STEPS_NOTE = (
+    "T is real here (the papers' T = E N / B, epochs times dataset size over batch size; Bu, Dong, Long & Su "
+    "2020; TF Privacy's compute_mu_poisson): the CLT formula evaluated at a number of steps no run takes, the "
+    "papers' approximation, not proven; the CLT itself understates the privacy loss in realistic settings, and "
+    "no Berry-Esseen gamma or proven bracket belongs to a T that is not whole"
 )
 
 

@@ -26,6 +26,7 @@ from ..symbolic.tradeoff import (
     k_randomized_response,
     laplace,
     randomized_response,
+    within_range,
 )
 
 __all__ = ["GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
@@ -34,17 +35,38 @@ __all__ = ["GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse",
 
 
 def positive_finite(name: str, value: Any) -> sympy.Expr:
+    """A mechanism's parameter, exactly: finite, > 0 and within the families' range [1e-100, 1e100]
+    (a sigma of 1e999999 squared its mu = 1e-999999 for minutes).
+
+    Args:
+        name: The parameter's name, for the error.
+        value: The parameter as given (a number or a decimal string).
+
+    Returns:
+        The exact value (a sympy number).
+
+    Raises:
+        InvalidParameterError: It is not a finite number > 0, or lies outside [1e-100, 1e100].
+
+    Examples:
+        >>> positive_finite("sigma", "0.5")
+        1/2
+        >>> positive_finite("sigma", "1e-999999")
+        Traceback (most recent call last):
+        ...
+        gdpproof.errors.InvalidParameterError: sigma='1e-999999' must be 0 or within [1e-100, 1e100]
+    """
     v = positive(name, value, symbolic=False)
     if not v.is_finite:
         raise bad(name, value, "must be a finite number > 0")
-    return v
+    return within_range(name, value, v)
 
 
 def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
     v = nonnegative(name, value, symbolic=False)
     if not v.is_finite:
         raise bad(name, value, "must be a finite number >= 0")
-    return v
+    return within_range(name, value, v)
 
 
 @dataclass(frozen=True, repr=False)

@@ -15,7 +15,7 @@ from .._args import probability
 from ..errors import NotSupportedError, bad
 from ..symbolic import losses as sl
 from ..symbolic.composition import count, subsample
-from ..symbolic.tradeoff import TradeOff
+from ..symbolic.tradeoff import TradeOff, within_range
 from ..text import show_number
 from .base import MAX_RUNS, Mechanism, set_frozen, simulated_float
 from .values import GDP, GaussianMechanism
@@ -126,6 +126,7 @@ class PoissonSampled(Subsampled):
     def __post_init__(self) -> None:
         self._check_inner()
         q = probability("sample_rate", self.sample_rate, symbolic=False)
+        within_range("sample_rate", self.sample_rate, q)
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = relation(self.neighbours)

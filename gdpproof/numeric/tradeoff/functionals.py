@@ -23,7 +23,7 @@ from typing import Any
 import flint
 import sympy
 
-from ...errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
+from ...errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, bad
 from ...symbolic import clt as sclt
 from ...symbolic.symbols import alpha as ALPHA
 from ..engine._mp import arb_from_exact, arb_precision, mpf_from_exact, mpf_to_fraction, private_context
@@ -283,6 +283,10 @@ def _crossing(ctx: Any, u: Callable[[Any], Any], a: Any, b: Any, level: Any) -> 
     return (lo + hi) / 2
 
 
+#: Families whose CLT functionals are closed forms valid at every parameter value.
+CLOSED_EVERYWHERE = frozenset({"gaussian", "randomized_response", "eps_delta", "identity"})
+
+
 @functools.lru_cache(maxsize=256)
 def source(f: Any) -> _Source:
     from ...symbolic.tradeoff import TradeOff
@@ -290,6 +294,13 @@ def source(f: Any) -> _Source:
     if not isinstance(f, TradeOff):
         raise InvalidParameterError(f"f={f!r} must be a TradeOff")
     f._numeric_params()  # symbolic parameters are refused here
+    if f.name not in CLOSED_EVERYWHERE:
+        for name, v in f.parameters.items():
+            if v.is_Rational and v != 0 and not sympy.Rational(1, 10**6) <= abs(v) <= 10**6:
+                # quadrature and the series of the subsampled Gaussian overflowed or did not end there
+                raise bad(name, v, f"must be 0 or within [1e-6, 1e6] for the CLT functionals of "
+                          f"{f.name} (only the Gaussian and randomized response have them in closed form at "
+                          "every value)")
     if f.name == "subsampled_gaussian":
         par = f.parameters
         return _SubsampledGaussian(par["mu"], par["p"])

@@ -161,7 +161,13 @@ class ComposedLoss:
         return Bound(max(b.lower for b in per.values()), max(b.upper for b in per.values()))
 
     def worse_ordering(self, eps: Any) -> str:
-        """The name of the ordering with the larger upper bound on delta(eps)."""
+        """The name of the ordering with the larger upper bound on delta(eps) (the larger lower
+        bound on a tie; the lower bounds are evaluated only then: on the pairs they cost a
+        composition of the dominated masses)."""
+        e = check_eps(eps)
+        ups = {d.name: d.upper(e) for d in self.directions}
+        if len(set(ups.values())) > 1:
+            return max(ups, key=lambda k: ups[k])
         per = self.delta_by_ordering(eps)
         return max(per, key=lambda k: (per[k].upper, per[k].lower))
 

@@ -66,7 +66,7 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
         >>> [a.mechanism.dpsgd_parameters()[2] for a in accounts]
         [250, 500, 1000]
         >>> [round(float(a.epsilon), 2) for a in accounts], all(a.epsilon.relative_width <= 0.01 for a in accounts)
-        ([1.0, 1.33, 1.84], True)
+        ([0.99, 1.33, 1.83], True)
     """
     if not isinstance(mechanism, Mechanism):
         raise bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")

@@ -69,8 +69,12 @@ class DPSGDBracket:
     Examples:
         >>> from gdpproof import dpsgd_epsilon
         >>> b = dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
-        >>> b.eps.lower < 0.7146 and 0.7214 < b.eps.upper < 0.73, b.ordering in ("add", "remove")
+        >>> b.eps.lower <= 0.71818 and 0.71768 <= b.eps.upper < 0.73, b.ordering in ("add", "remove")
         (True, True)
+
+        (Two proven 0.1% brackets, the coupling's [0.71769, 0.71838] and the pairs' [0.71752,
+        0.71818], put the true eps in [0.71768, 0.71818], rounded outward: every proven bracket
+        meets that interval.)
     """
 
     noise_multiplier: float

@@ -365,6 +365,7 @@ def is_symmetric(f: Any) -> bool:
 
     Examples
     --------
+    >>> from sympy import Piecewise, Rational
     >>> from gdpproof.symbolic.tradeoff import TradeOff, gaussian
     >>> from gdpproof.symbolic.symbols import alpha
     >>> is_symmetric(gaussian(1)), is_symmetric(TradeOff(1 - alpha**2))

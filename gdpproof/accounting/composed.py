@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._args import nonnegative, positive, probability
+from ..numeric.engine._rational import checked
 from ..errors import bad
 from ..errors import InvalidParameterError, PrecisionError
 from ..numeric.engine import fast as _fast
@@ -505,14 +505,14 @@ def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool,
 
 def check_eps(eps: Any) -> float:
     try:
-        return float(nonnegative("eps", eps, symbolic=False))
+        return float(checked("eps", eps, "nonnegative"))
     except InvalidParameterError:
         raise bad("eps", eps, "must be a finite number >= 0") from None
 
 
 def _check_delta(delta: Any) -> float:
     try:
-        d = float(probability("delta", delta, symbolic=False))
+        d = float(checked("delta", delta, "probability"))
     except InvalidParameterError:
         d = math.nan
     if not 0 < d < 1:
@@ -523,8 +523,8 @@ def _check_delta(delta: Any) -> float:
 def check_delta_exact(delta: Any) -> Fraction:
     """delta in (0, 1) as an exact rational (a float exactly, a decimal string exactly)."""
     try:
-        r = probability("delta", delta, symbolic=False)
-        d = Fraction(int(r.p), int(r.q)) if r.is_Rational else None
+        r = checked("delta", delta, "probability")
+        d = r if isinstance(r, Fraction) else Fraction(int(r.p), int(r.q)) if r.is_Rational else None
     except (InvalidParameterError, TypeError, AttributeError):
         d = None
     if d is None or not 0 < d < 1:
@@ -534,14 +534,14 @@ def check_delta_exact(delta: Any) -> Fraction:
 
 def _check_alpha(alpha: Any) -> float:
     try:
-        return float(probability("alpha", alpha, symbolic=False))
+        return float(checked("alpha", alpha, "probability"))
     except InvalidParameterError:
         raise bad("alpha", alpha, "must be in [0, 1]") from None
 
 
 def check_refinement(rel_width: Any, max_refinements: Any) -> float:
     """The relative width asked of a refined bracket, validated with the number of refinements."""
-    w = float(positive("rel_width", rel_width))
+    w = float(checked("rel_width", rel_width, "positive"))
     if not 1e-4 <= w <= 10:
         raise bad("rel_width", rel_width, "must be in [1e-4, 10]")
     if isinstance(max_refinements, bool) or not isinstance(max_refinements, int) or not 0 <= max_refinements <= 20:

@@ -20,22 +20,17 @@ from typing import Any
 
 import flint
 import numpy as np
-import sympy
 
-from .._args import positive, probability
 from ..errors import bad
 from .._plain import short_number as _short
 from ..errors import InvalidParameterError, PrecisionError
-from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, gaussian_mixture
-from ..symbolic.composition import count, subsample
-from ..symbolic.symbols import n as N
-from ..symbolic.symbols import p as P
-from ..symbolic.symbols import sigma as SIGMA
-from ..symbolic.tradeoff import gaussian
+from ..mechanisms.values import count
+from ..numeric.engine._kernels import mu_clt_poisson, mu_clt_uniform
 from ..numeric.engine._mp import arb_from_exact
+from ..numeric.engine._rational import checked, is_sympy
 from ..numeric.engine.bound import Bound, assumptions_of
-from ..numeric.engine.certify import Certified, decimal, arb_function, certify_enclosure, round_fraction
-from ..numeric.tradeoff.clt import berry_esseen
+from ..numeric.engine.certified import Certified, decimal, certify_enclosure, round_fraction
+from ..symbolic.notes import APPROXIMATION_NOTE
 from .losses import SubsampledGaussianLoss
 from .composed import ComposedLoss, check_delta_exact
 from .search import epsilon_bracket
@@ -224,9 +219,12 @@ class DPSGDAccount:
         return self.eps_clt < self.eps_lower
 
 
-def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str) -> Callable[[int], flint.arb]:
-    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM."""
-    fn = arb_function(MU_CLT_POISSON if sampling == "poisson" else MU_CLT_UNIFORM, (SIGMA, P, N))
+def _mu_clt_ball(sigma: Any, p: Any, steps: int, sampling: str) -> Callable[[int], flint.arb]:
+    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM (their
+    generated kernels)."""
+    fn = mu_clt_poisson if sampling == "poisson" else mu_clt_uniform
+    if is_sympy(sigma) or is_sympy(p):
+        from ..numeric.engine import compile_arb  # noqa: F401  (the balls of irrational constants)
 
     def enclose(bits: int) -> flint.arb:
         return fn(arb_from_exact(sigma), arb_from_exact(p), flint.arb(steps))
@@ -266,9 +264,9 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     >>> acc.mu_clt, acc.eps_clt, acc.approximation
     (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
     """
-    sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
+    sigma = checked("noise_multiplier", noise_multiplier, "positive")
     try:
-        p = probability("sample_rate", sample_rate, symbolic=False)
+        p = checked("sample_rate", sample_rate, "probability")
     except InvalidParameterError:
         raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
@@ -277,7 +275,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:
-        d = None if delta is None else probability("delta", delta, symbolic=False)
+        d = None if delta is None else checked("delta", delta, "probability")
     except InvalidParameterError:
         raise bad("delta", delta, "must be in (0, 1)") from None
     if d is not None and not 0 < d < 1:
@@ -287,6 +285,11 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
     g = mu_t = None
     if gamma:
+        from ..numeric.tradeoff.clt import berry_esseen
+        from ..symbolic.clt import gaussian_mixture
+        from ..symbolic.composition import subsample
+        from ..symbolic.tradeoff import gaussian
+
         step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
         try:
             band = berry_esseen(step, n=T, digits=gamma_digits)
@@ -299,15 +302,14 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     return acc
 
 
-def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: int, sampling: str, delta: sympy.Expr,
-             digits: int) -> Certified:
+def _eps_clt(sigma: Any, p: Any, steps: int, sampling: str, delta: Any, digits: int) -> Certified:
     """eps at delta of G_mu for the exact CLT mu, rounded up to ``digits`` digits.
 
     mu is known only as an enclosure, so eps is computed at mu rounded down and up to more
     digits; eps is increasing in mu, so when both round up to the same decimal, that decimal
     is the exact eps rounded up (not merely an upper bound from a rounded mu).
     """
-    d = str(delta) if delta.is_Integer else sympy.Rational(delta)
+    d = delta
     ball = _mu_clt_ball(sigma, p, steps, sampling)
     for extra in (5, 15, 40):
         lo = certify_enclosure(ball, digits=digits + extra, rounding="down", what="CLT mu")
@@ -333,9 +335,9 @@ def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: s
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
     depend on the display; "understates by at least X" is proven (X rounded down)."""
-    e20 = _eps_clt(positive("noise_multiplier", noise_multiplier, symbolic=False),
-                   probability("sample_rate", sample_rate, symbolic=False), steps, sampling,
-                   probability("delta", delta, symbolic=False), 20)
+    e20 = _eps_clt(checked("noise_multiplier", noise_multiplier, "positive"),
+                   checked("sample_rate", sample_rate, "probability"), steps, sampling,
+                   checked("delta", delta, "probability"), 20)
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
     if clt_hi < lo:

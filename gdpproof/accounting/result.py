@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
 from .._plain import short_number
 from .._version import __version__
 from ..mechanisms import (
@@ -21,8 +19,9 @@ from ..mechanisms import (
     Subsampled,
 )
 from ..numeric.engine.bound import Bound, assumptions_of, directed_double
-from ..numeric.engine.certify import Certified, decimal, round_fraction
-from ..symbolic.clt import APPROXIMATION_NOTE
+from ..numeric.engine.certified import Certified, decimal, round_fraction
+from ..numeric.engine._rational import is_sympy
+from ..symbolic.notes import APPROXIMATION_NOTE
 from .composed import ComposedLoss, HonestMu
 from .dpsgd import DPSGDAccount, float_certified, dpsgd_mu
 
@@ -397,12 +396,14 @@ def format_given(v: Any) -> str:
     """A given delta or epsilon for a statement: its exact decimal (``1E-5``) or fraction when
     short, else rounded up to 17 digits (a larger delta or epsilon only weakens the claim, so the
     sentence stays true; the double 1e-5 is 1.0000000000000001E-5)."""
-    if not isinstance(v, sympy.Rational):
+    if is_sympy(v) and v.is_Rational:
+        v = Fraction(int(v.p), int(v.q))
+    if not isinstance(v, (Fraction, int)):
         return str(v)
     for text in (decimal_text(v), str(v)):
         if text is not None and len(text) <= 24:
             return text
-    m, e = round_fraction(Fraction(int(v.p), int(v.q)), 17, "up")
+    m, e = round_fraction(Fraction(v), 17, "up")
     d = decimal(m, e, 17)
     return format(d, "E") if not -4 <= d.adjusted() <= 15 else str(d)
 

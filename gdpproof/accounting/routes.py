@@ -36,9 +36,6 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
-from .._args import exact, probability
 from ..errors import bad
 from ..errors import (
     MISSING,
@@ -53,25 +50,18 @@ from ..mechanisms import (
     Mechanism,
 )
 from ..numeric.engine.bound import Bound, directed_double
-from ..numeric.engine.certify import Certified, check_request, certify
-from ..numeric.tradeoff.duality import delta_bracket_at_negative
+from ..numeric.engine._rational import checked, is_sympy
+from ..numeric.engine.certified import Certified, certify_fraction, check_request
 from ..numeric.tradeoff.profile import epsilon_from_profile
 from ..numeric.tradeoff.solve import epsilon_from_delta
-from ..symbolic.tradeoff import TradeOff, gaussian
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..symbolic.tradeoff import TradeOff
 from .composed import ComposedLoss, check_refinement
 from .discrete import discrete_gaussian_delta
 from .dpsgd import float_certified, clt_verdict, dpsgd_mu
 from .exact_lattice import ROUTE as EXACT_ROUTE
-from .finite import (
-    MAX_ATOMS,
-    atom_count,
-    finite_delta,
-    infinite_mass_bounds,
-    infinite_mass_lower,
-    pairs_delta,
-    pairs_infinite_mass,
-    pairs_table_size,
-)
 from .losses import PrivacyLoss
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
 from .search import delta_bracket, epsilon_bracket
@@ -96,7 +86,14 @@ DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e
            "ball arithmetic plus a proven geometric tail bound (derivations/d14)")
 
 
-def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: sympy.Expr, digits: int) -> Certified:
+def _finite() -> Any:
+    """The exact-finite route's module (sympy: loaded when a finite mechanism is accounted)."""
+    from . import finite
+
+    return finite
+
+
+def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: Fraction, digits: int) -> Certified:
     """One discrete Gaussian: delta(eps) is a sum over the integers, certified in ball arithmetic
     with a proven tail (:func:`~gdpproof.accounting.discrete.discrete_gaussian_delta`); eps(delta) by
     the monotone solve (no infinite loss: delta(eps) > 0 at every eps, with floor 0)."""
@@ -104,12 +101,22 @@ def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value:
                        lambda: Fraction(0), given, value, digits)
 
 
-def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
+def _certified_mu(mu: Any, digits: int) -> Certified:
+    if isinstance(mu, Fraction):
+        return certify_fraction(mu, digits=digits, rounding="up", what="mu")
+    from ..numeric.engine.certify import certify  # an irrational mu (sqrt(3)/2): sympy's
+
+    return certify(mu, (), (), digits=digits, rounding="up", what="mu")
+
+
+def _exact(m: Mechanism, f: TradeOff | None, given: str, value: Fraction, digits: int) -> tuple[Any, Certified | None]:
+    """The exact route's answer and the certified mu (mu-GDP values); ``f`` the closed-form curve,
+    None for mu-GDP values, whose epsilon comes from mu alone."""
     mu = m.gdp_mu()
-    mu_c = None if mu is None else certify(mu, (), (), digits=digits, rounding="up", what="mu")
+    mu_c = None if mu is None else _certified_mu(mu, digits)
     if given == "epsilon":
-        return f.delta(value, digits=digits), mu_c
-    target = Fraction(int(value.p), int(value.q))
+        return (closed_form(m) if f is None else f).delta(value, digits=digits), mu_c
+    target = value
     if mu is not None:
         # mu-GDP: the certified solver of convert (T runs of sigma: mu = sqrt(T)/sigma, bracketed
         # by rationals); the profile search below took minutes at T = 10^9 (its deltas there are
@@ -122,37 +129,39 @@ def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int
     return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, floor=1 - f0), mu_c
 
 
-def _by_profile(delta_at: Any, floor: Any, given: str, value: sympy.Expr, digits: int) -> Certified:
+def _by_profile(delta_at: Any, floor: Any, given: str, value: Fraction, digits: int) -> Certified:
     """delta at ``value`` (``delta_at(eps, digits)``), or the smallest eps with delta(eps) <= value
     (``floor()`` a proven lower bound on delta at every eps)."""
     if given == "epsilon":
         return delta_at(value, digits)
-    target = Fraction(int(value.p), int(value.q))
+    import sympy  # the finite and discrete profiles take sympy numbers
+
+    target = value
     return epsilon_from_profile(lambda x, d: delta_at(sympy.Rational(x.numerator, x.denominator), d), target,
                                 digits=digits, floor=floor())
 
 
-def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> Certified:
-    return _by_profile(lambda e, d: finite_delta(groups, e, digits=d), lambda: infinite_mass_lower(groups),
+def _exact_finite(groups: list, given: str, value: Fraction, digits: int) -> Certified:
+    return _by_profile(lambda e, d: _finite().finite_delta(groups, e, digits=d), lambda: _finite().infinite_mass_lower(groups),
                        given, value, digits)
 
 
-def _exact_pairs(leaves: list, given: str, value: sympy.Expr, digits: int) -> Certified:
-    return _by_profile(lambda e, d: pairs_delta(leaves, e, digits=d), lambda: pairs_infinite_mass(leaves),
+def _exact_pairs(leaves: list, given: str, value: Fraction, digits: int) -> Certified:
+    return _by_profile(lambda e, d: _finite().pairs_delta(leaves, e, digits=d), lambda: _finite().pairs_infinite_mass(leaves),
                        given, value, digits)
 
 
-def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: sympy.Expr,
+def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: Fraction,
              rel_width: float, width_notes: bool = True) -> tuple[Bound, ComposedLoss | None, list[str]]:
     """The bracket route: the proven bracket of the composition, with the given delta or epsilon
     rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
     ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
     notes = []
-    v = Fraction(int(value.p), int(value.q))
+    v = value
     inf_lo = inf_hi = Fraction(0)
     if revealing:
-        inf_lo, inf_hi = infinite_mass_bounds(revealing)
+        inf_lo, inf_hi = _finite().infinite_mass_bounds(revealing)
         notes.append("(eps, delta) mechanisms reveal the data with probability delta: delta(eps) = delta_inf + "
                      "(1 - delta_inf) delta_rest(eps), delta_inf = 1 - prod (1 - delta_i)")
     if given == "delta":
@@ -211,14 +220,16 @@ def _width_note(comp: ComposedLoss) -> str:
             f"but {comp.rel_width_reached:.3g} wide (best effort)")
 
 
-def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, value: sympy.Expr,
+def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, value: Fraction,
                               rel_width: float) -> tuple[Bound, ComposedLoss | None, list[str]]:
     """The bracket on delta(eps) at eps < 0 from the one at -eps (the hockey-stick identity).
 
     The width asked and reached are those of the bracket reported, at eps: the one at -eps may
     be one-sided ([0, upper]) or wide where the one at eps is narrow (its lower end is at least
     1 - e^eps), so its notes, warning and ``target_met`` are not passed on as they are."""
-    eps = Fraction(int(value.p), int(value.q))
+    from ..numeric.tradeoff.duality import delta_bracket_at_negative
+
+    eps = value
     # delta(eps) >= 1 - e^eps, and a width w at -eps is e^eps w at eps: the bracket at -eps needs
     # only *absolute* accuracy (a tiny delta(-eps) need not be resolved relatively).  A first pass
     # at the loosest relative width; a second only if its width at eps misses the target, at the
@@ -265,7 +276,7 @@ def clt_formula(m: Mechanism) -> str:
     return "uniform" if scheme is not None and scheme[1] == "replace-one" else "poisson"
 
 
-def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result: Any) -> CLTApproximation | None:
+def _dpsgd_clt(m: Mechanism, given: str, value: Fraction, digits: int, result: Any) -> CLTApproximation | None:
     params = m.dpsgd_parameters()
     if params is None:
         return None
@@ -280,6 +291,8 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
             verdict = _for_the_pair(m, clt_verdict(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
     acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
+    from ..symbolic.tradeoff import gaussian
+
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
     verdict = None
     if isinstance(result, Bound):
@@ -362,17 +375,18 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
-        value = probability("delta", delta, symbolic=False)
+        value = checked("delta", delta, "probability")
         if not 0 < value < 1:
             raise bad("delta", delta, "must be in (0, 1)")
     else:
         given = "epsilon"
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
         # the exact routes evaluate it there, the bracket route from its bracket at -eps
-        value = exact("epsilon", epsilon, symbolic=False)
-    if not value.is_Rational:
+        value = checked("epsilon", epsilon)
+    if is_sympy(value) and value.is_Rational:
+        value = Fraction(int(value.p), int(value.q))
+    if not isinstance(value, Fraction):
         raise bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
-    value = sympy.Rational(value)
 
     distinct = len(mechanism.leaves())
     if distinct > MAX_LEAVES:
@@ -387,8 +401,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             if dg is not None:
                 return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
                              digits, notes=(DG_NOTE,))
-            f = closed_form(mechanism)
-            if f is None:
+            # mu-GDP (Gaussian mechanisms and their compositions) needs no curve: eps(delta) from mu
+            f = None if given == "delta" and mechanism.gdp_mu() is not None else closed_form(mechanism)
+            if f is None and mechanism.gdp_mu() is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue
             result, mu = _exact(mechanism, f, given, value, digits)
@@ -401,14 +416,14 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                     reasons.append("exact-finite: some privacy loss is not finitely supported")
                     continue
                 try:
-                    pairs_table_size(pairs[0])
+                    _finite().pairs_table_size(pairs[0])
                 except NotSupportedError as exc:
                     reasons.append(f"exact-finite: {exc}")
                     continue
                 return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, value, digits),
                              "both" if pairs[1] else "the worse of P||Q and Q||P", digits)
-            if atom_count(groups) > MAX_ATOMS:
-                reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
+            if _finite().atom_count(groups) > _finite().MAX_ATOMS:
+                reasons.append(f"exact-finite: {_finite().atom_count(groups)} atoms, more than {_finite().MAX_ATOMS}")
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
         try:
@@ -431,7 +446,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
 
 
 def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], doubles: bool, given: str,
-                     value: sympy.Expr, b: Bound, comp: ComposedLoss | None, notes: list[str], shown: int,
+                     value: Fraction, b: Bound, comp: ComposedLoss | None, notes: list[str], shown: int,
                      negative: bool = False, clt_digits: int | None = None) -> Account:
     """The bracket route's Account: the notes on rounded parameters and the worse ordering; the
     CLT side (closed forms) to ``clt_digits`` certified digits (default: the bracket's)."""
@@ -449,7 +464,7 @@ def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], 
                  rounded=not doubles, clt_digits=clt_digits)
 
 
-def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
+def _make(m: Mechanism, route: str, given: str, value: Fraction, result: Any, ordering: str, digits: int,
           mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = (),
           rounded: bool = False, clt_digits: int | None = None) -> Account:
     try:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import sympy
-
 from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
 from ..mechanisms import (
     GDP,
@@ -23,11 +21,14 @@ from ..mechanisms import (
     RandomizedResponse,
     Subsampled,
 )
-from ..symbolic.tradeoff import TradeOff, gaussian
-from .finite import (
-    FiniteAtom,
-)
 from .losses import PrivacyLoss, loss_from_law, rounded_exactly
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sympy
+
+    from ..symbolic.tradeoff import TradeOff
+    from .finite import FiniteAtom
 
 #: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
 #: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.
@@ -40,6 +41,8 @@ CLOSED_FORM_OUTCOMES = 8
 def closed_form(m: Mechanism) -> TradeOff | None:
     mu = m.gdp_mu()
     if mu is not None:
+        from ..symbolic.tradeoff import gaussian
+
         return gaussian(mu)
     leaves = m.leaves()
     if len(leaves) > 1 and m.finite_support():
@@ -63,6 +66,8 @@ def closed_form(m: Mechanism) -> TradeOff | None:
 
 
 def finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | None:
+    import sympy
+
     groups = []
     for leaf, n in m.leaves():
         if isinstance(leaf, RandomizedResponse) and leaf.k != 2:
@@ -80,6 +85,8 @@ def finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]]
     """The leaves as finite pairs for :func:`~gdpproof.accounting.finite.pairs_delta` (each atom's
     likelihood ratio written as r e^{c eps_j}), and whether every pair is symmetric; None when
     some leaf's loss is not finitely supported."""
+    import sympy
+
     eps_index: dict[sympy.Expr, int] = {}
     leaves = []
     symmetric = True

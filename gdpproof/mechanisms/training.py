@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import sympy
+from fractions import Fraction
 
-from .._args import probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
-from ..symbolic.composition import count
 from .values import (
+    count,
+    exact_parameter,
     GaussianMechanism,
     PoissonSampled,
     Repeated,
@@ -39,7 +39,7 @@ class Schedule:
 
     Attributes
     ----------
-    sample_rate : sympy.Rational
+    sample_rate : fractions.Fraction
         q, exact (B/N when given as a batch of B records out of N).
     steps : int
         T (ceil(E N / B), or ceil(E / q), when given in epochs).
@@ -97,9 +97,9 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     else:
         n = b = None
     if b is not None:
-        q = sympy.Rational(b, n)
+        q = Fraction(b, n)
         if sample_rate is not None:
-            given = probability("sample_rate", sample_rate, symbolic=False)
+            given = exact_parameter("sample_rate", sample_rate, "probability")
             if given != q:
                 raise bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
                            "are given (give one of them)")
@@ -107,7 +107,7 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     elif sample_rate is None:
         raise _missing("sample_rate", "is needed: give sample_rate, or batch_size and dataset_size")
     else:
-        q = probability("sample_rate", sample_rate, symbolic=False)
+        q = exact_parameter("sample_rate", sample_rate, "probability")
         if q == 0:
             raise bad("sample_rate", sample_rate, "must be in (0, 1]")
         q_rule = ""
@@ -121,9 +121,14 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
         e = None
     else:
         e = positive_finite("epochs", epochs)
-        if not e.is_Rational:
-            raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
-        t = int(sympy.ceiling(e / q))
+        if not isinstance(e, Fraction) or not isinstance(q, Fraction):
+            if not e.is_Rational:
+                raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
+            import sympy  # a symbolic sample rate (sqrt(2)/100)
+
+            t = int(sympy.ceiling(e / q))
+        else:
+            t = -((-e.numerator * q.denominator) // (e.denominator * q.numerator))
         if b is not None:
             t_rule = f"steps T = ceil(E N / B) = ceil({show_number(e)} * {n} / {b}) = {t}"
         else:
@@ -210,7 +215,6 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
     if s.batch_size is not None and s.dataset_size is not None:  # the sizes as given
         return Repeated(SampledWithoutReplacement(step, s.batch_size, s.dataset_size, rel), s.steps)
     q = s.sample_rate
-    if not q.is_Rational:
+    if not isinstance(q, Fraction):
         raise bad("sample_rate", sample_rate, "must be a rational number B/N in (0, 1] for fixed-size batches")
-    q = sympy.Rational(q)
-    return Repeated(SampledWithoutReplacement(step, int(q.p), int(q.q), rel), s.steps)
+    return Repeated(SampledWithoutReplacement(step, q.numerator, q.denominator, rel), s.steps)

@@ -8,31 +8,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Context, Decimal
-from typing import Any
+from fractions import Fraction
+from math import isqrt
+from typing import TYPE_CHECKING, Any
 
-import sympy
-
-from .._args import nonnegative, positive, probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError, NotSupportedError, show
-from ..symbolic import losses as sl
-from ..symbolic.composition import (
-    count,
-    compose,
-    root_of_sum,
-    rr_composition,
-    self_compose,
-    subsample,
-)
-from ..symbolic.tradeoff import (
-    TradeOff,
-    eps_delta,
-    finite_tradeoff,
-    gaussian,
-    k_randomized_response,
-    laplace,
-    randomized_response,
-)
+from ..numeric.engine import _rational as exact_numbers
+from ..numeric.engine._rational import is_sympy
+
+if TYPE_CHECKING:
+    import sympy
+
+    from ..symbolic import losses as sl
+    from ..symbolic.tradeoff import TradeOff
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
@@ -40,13 +29,91 @@ __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "Randomi
            "decimal_text", "show_number"]
 
 
+def _sympy() -> Any:
+    """sympy, imported where a value is symbolic (a trade-off, a loss law, a formula)."""
+    import sympy
+
+    return sympy
+
+
+def _sl() -> Any:
+    from ..symbolic import losses
+
+    return losses
+
+
+def _tradeoffs() -> Any:
+    from ..symbolic import tradeoff
+
+    return tradeoff
+
+
+def _composition() -> Any:
+    from ..symbolic import composition
+
+    return composition
+
+
+def _from_sympy(v: Any) -> Any:
+    """A sympy number as a Fraction when it is rational (the plain type of parameters)."""
+    return Fraction(int(v.p), int(v.q)) if v.is_Rational else v
+
+
+def exact_parameter(name: str, value: Any, kind: str) -> Any:
+    """``value`` exactly, checked: ``kind`` "positive" (finite, > 0), "nonnegative" (finite, >= 0) or
+    "probability" (in [0, 1]).  A plain number (int, float, Fraction, Decimal, decimal or p/q string)
+    becomes a Fraction without sympy; a sympy argument is checked by sympy and kept exact (a
+    Fraction when rational, ``sqrt(2)`` as itself)."""
+    if is_sympy(value):
+        from .. import _args
+
+        v = getattr(_args, kind)(name, value, symbolic=False)
+        if not v.is_finite:
+            raise bad(name, value, "must be a finite number > 0" if kind == "positive" else "must be a finite number >= 0")
+        return _from_sympy(v)
+    return getattr(exact_numbers, kind)(name, value)
+
+
+def count(name: str, value: Any) -> int:
+    """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error."""
+    if isinstance(value, bool):
+        raise bad(name, value, "must be a positive integer")
+    if is_sympy(value):
+        return _composition().count(name, value)
+    if isinstance(value, int):
+        k = value
+    else:
+        try:
+            v = exact_numbers.rational(name, value)
+        except InvalidParameterError:
+            raise bad(name, value, "must be a positive integer") from None
+        if v.denominator != 1:
+            raise bad(name, value, "must be a positive integer")
+        k = int(v)
+    if k < 1:
+        raise bad(name, value, "must be a positive integer")
+    return k
+
+
+def _sympy_rational(v: Any) -> Any:
+    """A Fraction as a sympy Rational (for the symbolic constructors); anything else as it is."""
+    return _sympy().Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+
+
+def exact_sqrt(v: Fraction) -> Fraction | None:
+    """The square root of a Fraction >= 0 when it is a Fraction, else None."""
+    a, b = isqrt(v.numerator), isqrt(v.denominator)
+    return Fraction(a, b) if a * a == v.numerator and b * b == v.denominator else None
+
+
 #: Longest exact text of a number in a repr or a statement; longer ones are shown approximately.
 _MAX_TEXT = 40
 
 
-def decimal_text(v: sympy.Rational) -> str | None:
+def decimal_text(v: Any) -> str | None:
     """The exact decimal of a rational whose denominator is 2^a 5^b (``"0.01"``, ``"1E-400"``)."""
-    q, a, b = int(v.q), 0, 0
+    v = Fraction(v.numerator, v.denominator) if isinstance(v, Fraction) else Fraction(int(v.p), int(v.q))
+    q, a, b = v.denominator, 0, 0
     while q % 2 == 0:
         q, a = q // 2, a + 1
     while q % 5 == 0:
@@ -54,7 +121,7 @@ def decimal_text(v: sympy.Rational) -> str | None:
     if q != 1:
         return None
     k = max(a, b)
-    m = int(v.p) * 10**k // int(v.q)
+    m = v.numerator * 10**k // v.denominator
     exact = Context(prec=len(str(abs(m))) + 2)  # the default 28 digits would round
     d = exact.normalize(exact.scaleb(Decimal(m), -k))
     return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
@@ -65,22 +132,27 @@ def show_number(v: Any) -> str:
     its fraction (``10/3``, ``1/100``: not to be confused with the double 0.01), a long one as
     its exact decimal (``1E-400``), and only beyond that approximately, marked ``≈``.
 
-    >>> show_number(sympy.Rational(1, 100)), show_number(sympy.Rational(0.5)), show_number(sympy.Rational(1, 10**400))
+    >>> show_number(Fraction(1, 100)), show_number(Fraction(0.5)), show_number(Fraction(1, 10**400))
     ('1/100', '0.5', '1E-400')
     """
-    if not isinstance(v, sympy.Rational):
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = Fraction(v)
+    elif is_sympy(v) and v.is_Rational:
+        v = _from_sympy(v)
+    if not isinstance(v, Fraction):
         text = str(v)
-        return text if len(text) <= _MAX_TEXT else f"≈{sympy.N(v, 8)}"
-    if max(int(v.p).bit_length(), int(v.q).bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
+        return text if len(text) <= _MAX_TEXT else f"≈{_sympy().N(v, 8)}"
+    p, q = v.numerator, v.denominator
+    if max(p.bit_length(), q.bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
         return show(v)
-    if v.q != 1 and not (int(v.q) & (int(v.q) - 1)) and abs(v) < 2**1023:
+    if q != 1 and not (q & (q - 1)) and abs(v) < 2**1023:
         f = float(v)
-        if sympy.Rational(f) == v and len(repr(f)) <= _MAX_TEXT:
+        if Fraction(f) == v and len(repr(f)) <= _MAX_TEXT:
             return repr(f)
     for text in (str(v), decimal_text(v)):
         if text is not None and len(text) <= _MAX_TEXT:
             return text
-    return f"≈{sympy.N(v, 8)}"
+    return f"≈{_sympy().N(_sympy().Rational(p, q), 8)}"
 
 
 #: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
@@ -130,7 +202,14 @@ class Mechanism:
             if m is None:
                 return None
             terms.append(n * m**2)
-        return root_of_sum(terms)
+        if all(isinstance(t, Fraction) for t in terms):
+            total = sum(terms, Fraction(0))
+            root = exact_sqrt(total) if total.numerator.bit_length() <= 8192 and total.denominator.bit_length() <= 8192 \
+                else None
+            if root is not None:
+                return root
+        return _composition().root_of_sum([_sympy().Rational(t.numerator, t.denominator) if isinstance(t, Fraction)
+                                           else t for t in terms])
 
     def _leaf_mu(self) -> sympy.Expr | None:
         return None
@@ -147,10 +226,11 @@ class Mechanism:
             if n == 1:
                 return f
             if isinstance(leaf, PureDP) or (isinstance(leaf, RandomizedResponse) and leaf.k == 2):
-                return rr_composition(leaf.epsilon, n)
-            return self_compose(f, n)
+                return _composition().rr_composition(leaf.epsilon, n)
+            return _composition().self_compose(f, n)
         try:
-            return compose(*(self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
+            comp = _composition()
+            return comp.compose(*(comp.self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
                              for leaf, n in leaves))
         except NotSupportedError:
             f = _finite_product(leaves)  # finitely supported leaves: the product pair's exact curve
@@ -214,18 +294,12 @@ def _frozen(obj: Any, **values: Any) -> None:
         object.__setattr__(obj, k, v)
 
 
-def positive_finite(name: str, value: Any) -> sympy.Expr:
-    v = positive(name, value, symbolic=False)
-    if not v.is_finite:
-        raise bad(name, value, "must be a finite number > 0")
-    return v
+def positive_finite(name: str, value: Any) -> Any:
+    return exact_parameter(name, value, "positive")
 
 
-def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
-    v = nonnegative(name, value, symbolic=False)
-    if not v.is_finite:
-        raise bad(name, value, "must be a finite number >= 0")
-    return v
+def _nonneg_finite(name: str, value: Any) -> Any:
+    return exact_parameter(name, value, "nonnegative")
 
 
 @dataclass(frozen=True, repr=False)
@@ -252,10 +326,10 @@ class GaussianMechanism(Mechanism):
         return self.sensitivity / self.sigma
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return gaussian(self._leaf_mu())
+        return _tradeoffs().gaussian(self._leaf_mu())
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.gaussian_loss(self._leaf_mu())
+        return _sl().gaussian_loss(self._leaf_mu())
 
 
 @dataclass(frozen=True, repr=False)
@@ -278,10 +352,10 @@ class GDP(Mechanism):
         return self.mu
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return gaussian(self.mu)
+        return _tradeoffs().gaussian(self.mu)
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.gaussian_loss(self.mu)
+        return _sl().gaussian_loss(self.mu)
 
 
 @dataclass(frozen=True, repr=False)
@@ -303,10 +377,10 @@ class LaplaceMechanism(Mechanism):
         return self.sensitivity / self.scale
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return laplace(self._shift())
+        return _tradeoffs().laplace(self._shift())
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.laplace_loss(self._shift())
+        return _sl().laplace_loss(self._shift())
 
 
 @dataclass(frozen=True, repr=False)
@@ -339,18 +413,19 @@ class RandomizedResponse(Mechanism):
 
     def _leaf_tradeoff(self) -> TradeOff:
         if self.k == 2:
-            return randomized_response(self.epsilon)
-        return k_randomized_response(self.epsilon, self.k)
+            return _tradeoffs().randomized_response(self.epsilon)
+        return _tradeoffs().k_randomized_response(self.epsilon, self.k)
 
     def loss_law(self) -> sl.LossLaw:
         if self.k == 2:
-            return sl.randomized_response_loss(self.epsilon)
-        return sl.k_randomized_response_loss(self.epsilon, sympy.Integer(self.k))
+            return _sl().randomized_response_loss(self.epsilon)
+        return _sl().k_randomized_response_loss(self.epsilon, _sympy().Integer(self.k))
 
     def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
         """The worst pair as exact masses (P(o), Q(o)) of its kinds of outputs (the k - 2 other
         values merged: they have the same likelihood ratio 1)."""
-        vals = {sl.epsilon: self.epsilon, sl.k: sympy.Integer(self.k)}
+        sympy, sl = _sympy(), _sl()
+        vals = {sl.epsilon: _sympy_rational(self.epsilon), sl.k: sympy.Integer(self.k)}
         return tuple((pm.xreplace(vals), qm.xreplace(vals)) for pm, qm in sl.K_RR_MASSES
                      if self.k > 2 or pm.xreplace(vals) != 0)
 
@@ -360,6 +435,7 @@ MAX_OUTCOMES = 10_000
 
 
 def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
+    sympy = _sympy()
     """A distribution given exactly: a sequence of rationals >= 0 summing to 1 (a string
     ``"1/2;1/4;1/4"`` is split at ``;``)."""
     items = value.split(";") if isinstance(value, str) else value
@@ -370,7 +446,7 @@ def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
         if i == MAX_OUTCOMES:
             raise InvalidParameterError(argument=name, value=MISSING, rule=f"has more than {MAX_OUTCOMES:,} outcomes "
                                         "(a pair of 100,000 took a minute to account)")
-        x = nonnegative(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, symbolic=False)
+        x = _sympy_rational(exact_parameter(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, "nonnegative"))
         if not x.is_Rational:
             raise bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
         if x > 1:
@@ -422,7 +498,7 @@ class FiniteMechanism(Mechanism):
         return sorted(self.masses()) == sorted((b, a) for a, b in self.masses())
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return finite_tradeoff(self.masses())
+        return _tradeoffs().finite_tradeoff(self.masses())
 
     def loss_law(self) -> sl.LossLaw:
         raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
@@ -442,7 +518,8 @@ def _finite_masses(leaf: Mechanism) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]
         return leaf.masses()
     if isinstance(leaf, (PureDP, EpsDelta)):
         rr = RandomizedResponse(leaf.epsilon).masses()
-        d = leaf.delta if isinstance(leaf, EpsDelta) else sympy.Integer(0)
+        sympy = _sympy()
+        d = _sympy_rational(leaf.delta) if isinstance(leaf, EpsDelta) else sympy.Integer(0)
         if d == 0:
             return rr
         return tuple(((1 - d) * a, (1 - d) * b) for a, b in rr) + ((d, sympy.Integer(0)), (sympy.Integer(0), d))
@@ -462,11 +539,12 @@ def _finite_product(leaves: list[tuple[Mechanism, int]]) -> TradeOff | None:
         size *= len(m) ** n  # type: ignore[arg-type]
         if size > MAX_PRODUCT_ATOMS:
             return None
+    sympy = _sympy()
     product = [(sympy.Integer(1), sympy.Integer(1))]
     for m, n in masses:
         for _ in range(n):
             product = [(a * p, b * q) for a, b in product for p, q in m]  # type: ignore[union-attr]
-    return finite_tradeoff(product)
+    return _tradeoffs().finite_tradeoff(product)
 
 
 def _integer_sensitivity(value: Any) -> int:
@@ -474,10 +552,10 @@ def _integer_sensitivity(value: Any) -> int:
     if isinstance(value, bool):
         raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
     try:
-        v = nonnegative("sensitivity", value, symbolic=False)
+        v = exact_parameter("sensitivity", value, "nonnegative")
     except InvalidParameterError:
         raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)") from None
-    if not (v.is_Integer and v >= 1):
+    if not (isinstance(v, Fraction) and v.denominator == 1 and v >= 1):
         raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
     return int(v)
 
@@ -506,7 +584,7 @@ class DiscreteGaussianMechanism(Mechanism):
 
     def __post_init__(self) -> None:
         s = positive_finite("sigma", self.sigma)
-        if not (s**2).is_Rational:  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
+        if not (isinstance(s, Fraction) or (s**2).is_Rational):  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
             raise bad("sigma", self.sigma, "must be a rational number or the square root of one "
                        "(e.g. sympy.sqrt(sympy.Rational(5, 2)))")
         _frozen(self, sigma=s, sensitivity=_integer_sensitivity(self.sensitivity))
@@ -520,7 +598,7 @@ class DiscreteGaussianMechanism(Mechanism):
                                 "certified on the exact route) but no closed-form curve")
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.discrete_gaussian_loss(self.sigma, sympy.Integer(self.sensitivity))
+        return _sl().discrete_gaussian_loss(_sympy_rational(self.sigma), _sympy().Integer(self.sensitivity))
 
 
 @dataclass(frozen=True, repr=False)
@@ -551,13 +629,13 @@ class DiscreteLaplaceMechanism(Mechanism):
     def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
         """The worst pair as exact masses (P(o), Q(o)) of its Delta + 1 kinds of outputs: x <= 0,
         x = 1, ..., Delta - 1, and x >= Delta (:func:`gdpproof.symbolic.losses.discrete_laplace_masses`)."""
-        return sl.discrete_laplace_masses(1 / self.scale, self.sensitivity)
+        return _sl().discrete_laplace_masses(_sympy_rational(1 / self.scale), self.sensitivity)
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return finite_tradeoff(self.masses())
+        return _tradeoffs().finite_tradeoff(self.masses())
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.discrete_laplace_loss(1 / self.scale, sympy.Integer(self.sensitivity))
+        return _sl().discrete_laplace_loss(_sympy_rational(1 / self.scale), _sympy().Integer(self.sensitivity))
 
 
 @dataclass(frozen=True, repr=False)
@@ -573,10 +651,10 @@ class PureDP(Mechanism):
         return f"PureDP(epsilon={show_number(self.epsilon)})"
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return eps_delta(self.epsilon, 0)
+        return _tradeoffs().eps_delta(self.epsilon, 0)
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.randomized_response_loss(self.epsilon)
+        return _sl().randomized_response_loss(self.epsilon)
 
 
 @dataclass(frozen=True, repr=False)
@@ -591,21 +669,21 @@ class EpsDelta(Mechanism):
     delta: Any
 
     def __post_init__(self) -> None:
-        d = probability("delta", self.delta, symbolic=False)
+        d = exact_parameter("delta", self.delta, "probability")
         _frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), delta=d)
 
     def __repr__(self) -> str:
         return f"EpsDelta(epsilon={show_number(self.epsilon)}, delta={show_number(self.delta)})"
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return eps_delta(self.epsilon, self.delta)
+        return _tradeoffs().eps_delta(self.epsilon, self.delta)
 
     def loss_law(self) -> sl.LossLaw:
         if self.delta != 0:
             raise NotSupportedError(f"{self!r}: its privacy loss is infinite with probability delta = "
                                     f"{self.delta}, which a privacy-loss distribution cannot carry; the "
                                     "exact-finite route composes it")
-        return sl.randomized_response_loss(self.epsilon)
+        return _sl().randomized_response_loss(self.epsilon)
 
 
 #: The neighbouring relations of subsampled mechanisms.
@@ -633,7 +711,7 @@ class Subsampled(Mechanism):
         self._nest((self.mechanism,))
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return subsample(self.mechanism.tradeoff(), self.sample_rate)
+        return _composition().subsample(self.mechanism.tradeoff(), self.sample_rate)
 
     def loss_law(self) -> sl.LossLaw:
         """The dominating pair's privacy loss: the subsampled Gaussian's (remove/add orderings)
@@ -644,8 +722,8 @@ class Subsampled(Mechanism):
             if mu == 0:
                 raise NotSupportedError(f"{self!r}: the inner mechanism has no privacy loss")
             if self.neighbours == "replace-one":
-                return sl.symmetric_subsampled_gaussian_loss(1 / mu, self.sample_rate)
-            return sl.subsampled_gaussian_loss(1 / mu, self.sample_rate)
+                return _sl().symmetric_subsampled_gaussian_loss(1 / mu, self.sample_rate)
+            return _sl().subsampled_gaussian_loss(1 / mu, self.sample_rate)
         raise NotSupportedError(f"{self!r}: gdpproof composes subsampled Gaussian mechanisms "
                                 "numerically; other subsampled mechanisms are not supported yet")
 
@@ -679,7 +757,7 @@ class PoissonSampled(Subsampled):
 
     def __post_init__(self) -> None:
         self._check_inner()
-        q = probability("sample_rate", self.sample_rate, symbolic=False)
+        q = exact_parameter("sample_rate", self.sample_rate, "probability")
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = relation(self.neighbours)
@@ -735,8 +813,8 @@ class SampledWithoutReplacement(Subsampled):
         _frozen(self, sample_size=b, dataset_size=n, neighbours=rel)
 
     @property
-    def sample_rate(self) -> sympy.Expr:
-        return sympy.Rational(self.sample_size, self.dataset_size)
+    def sample_rate(self) -> Fraction:
+        return Fraction(self.sample_size, self.dataset_size)
 
     def __repr__(self) -> str:
         return (f"SampledWithoutReplacement({self.mechanism!r}, sample_size={self.sample_size}, "

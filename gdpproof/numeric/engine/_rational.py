@@ -21,7 +21,7 @@ from ..._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
 from ..._plain import plain_value
 from ...errors import bad
 
-__all__ = ["nonnegative", "positive", "probability", "rational", "is_sympy"]
+__all__ = ["nonnegative", "positive", "probability", "rational", "is_sympy", "checked"]
 
 #: The limit of the one parser (:mod:`gdpproof._plain`).
 MAX_DECIMAL_EXPONENT = _MAX_DECIMAL_EXPONENT
@@ -107,3 +107,25 @@ def probability(name: str, value: Any) -> Fraction:
     if x < 0 or x > 1:
         raise bad(name, value, "must be in [0, 1]")
     return x  # type: ignore[return-value]
+
+
+def checked(name: str, value: Any, kind: str = "exact", *, infinite: bool = False) -> Any:
+    """``gdpproof._args.<kind>(name, value, symbolic=False)`` without sympy for plain arguments:
+    ``kind`` is "exact", "positive", "nonnegative" or "probability".  A plain number comes back
+    as a Fraction (+-inf as floats where ``infinite`` allows them), with the same checks and
+    messages; a sympy argument goes through :mod:`gdpproof._args` and comes back as it returns it
+    (an irrational such as ``sqrt(2)`` included).
+
+    >>> checked("sigma", "1.1", "positive")
+    Fraction(11, 10)
+    """
+    if is_sympy(value):
+        from ... import _args
+
+        extra = {"infinite": infinite} if kind in ("exact", "nonnegative") else {}
+        return getattr(_args, kind)(name, value, symbolic=False, **extra)
+    if kind == "exact":
+        return rational(name, value, infinite=infinite)
+    if kind == "nonnegative":
+        return nonnegative(name, value, infinite=infinite)
+    return positive(name, value) if kind == "positive" else probability(name, value)

@@ -28,7 +28,7 @@ import flint
 
 from ..._certified import Certified, rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
 from ...errors import PrecisionError, show
-from ._mp import arb_endpoints, arb_from_exact, arb_precision, call_at_precision
+from ._mp import arb_endpoints, arb_from_exact, arb_of_fraction, arb_precision, call_at_precision
 from ...errors import bad
 
 __all__ = [
@@ -443,3 +443,15 @@ def certify_balls(
         return out
 
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact, what=what)
+
+
+def certify_fraction(q: Fraction, *, digits: int, rounding: str, what: str = "value") -> Certified:
+    """An exact rational rounded to ``digits`` digits: its ball at the working precision when that
+    decides, else the rational itself rounded exactly (what :func:`certify_balls` gives for a
+    constant, without compiling one).
+
+    >>> certify_fraction(Fraction(1, 3), digits=5, rounding="up")
+    Certified('0.33334', digits=5, rounding='up')
+    """
+    return certify_balls(lambda: arb_of_fraction(q), (), digits=digits, rounding=rounding, exact=lambda: q,
+                         what=what)

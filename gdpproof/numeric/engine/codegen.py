@@ -28,6 +28,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sympy
 
@@ -35,6 +36,10 @@ from ..._args import sympy_value
 from ...symbolic.symbols import delta as DELTA
 from ...symbolic.symbols import epsilon as EPS
 from ...symbolic.symbols import mu as MU
+from ...symbolic.clt import MU_CLT_POISSON, MU_CLT_UNIFORM
+from ...symbolic.symbols import n as N
+from ...symbolic.symbols import p as P
+from ...symbolic.symbols import sigma as SIGMA
 from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_EPSILON_TAIL_START, GAUSSIAN_LOG_DUAL
 
 __all__ = ["kernels", "fused_kernels", "float_kernels", "source", "main"]
@@ -50,6 +55,9 @@ def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
         ("gaussian_dlog_dual_eps", "d log(GAUSSIAN_DUAL) / d epsilon",
          sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU)),
         ("gaussian_dlog_dual_mu", "d log(GAUSSIAN_DUAL) / d mu", sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU)),
+        ("mu_clt_poisson", "the CLT mu of DP-SGD with Poisson sampling (MU_CLT_POISSON)", MU_CLT_POISSON, (SIGMA, P, N)),
+        ("mu_clt_uniform", "the CLT mu of DP-SGD with fixed-size batches (MU_CLT_UNIFORM)", MU_CLT_UNIFORM,
+         (SIGMA, P, N)),
     ]
 
 
@@ -297,6 +305,66 @@ class KernelPrinter:
             diff = self.expr(c.lhs - c.rhs, indent)
             return f"relation({diff}, {c.rel_op!r})" if self.arb else f"{diff} {c.rel_op} 0"
         raise TypeError(f"the kernel generator has no form for the condition {c}")
+
+
+class LawPrinter(KernelPrinter):
+    """The arb printer with the two functions the loss laws add (expm1, log1p as ball methods)."""
+
+    def expr(self, e: Any, indent: int = 1) -> str:
+        name = type(e).__name__
+        if self.arb and name in ("expm1", "log1p"):
+            return self._tmp(f"{self.expr(e.args[0], indent)}.{name}()", indent)
+        return super().expr(e, indent)
+
+
+def cse_kernel_source(name: str, exprs: list[sympy.Expr], symbols: tuple[sympy.Symbol, ...],
+                      constants: dict[str, str]) -> str:
+    """The text of an arb function ``name(x0, x1, ...)`` of ``exprs`` (a ball, or a tuple of balls
+    when several), their common subexpressions (``sympy.cse``) computed once, outside the branches
+    of a Piecewise: each ball still holds its subexpression's value.  TypeError where the printer
+    has no form for an expression."""
+    replacements, reduced = sympy.cse(exprs)
+    printer = LawPrinter(symbols, True, constants)
+    for sym, sub in replacements:
+        printer.args[sym] = printer.expr(sub)
+    results = [printer.expr(r) for r in reduced]
+    params = ", ".join(f"x{i}" for i in range(len(symbols)))
+    body = "\n".join(printer.lines)
+    balls = ", ".join(f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results)
+    return f"def {name}({params}):\n{body}\n    return {balls if len(results) > 1 else balls[1:-1]}\n"
+
+
+def law_kernel(family: str, kind: str, law: str) -> Any:
+    """The arb function (ell, *parameters) of a loss family's CDF or survival function under ``law``
+    ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once).
+
+    Straight-line code (common subexpressions once, the ball operations of
+    :func:`~gdpproof.numeric.engine.compile_arb.arb_function` otherwise): about four times faster
+    than the compiled tree, which is the fallback for any expression the printer has no form for."""
+    import flint
+
+    from ...symbolic import losses as sl
+    from ...symbolic.symbols import ell as ELL
+    from ._ballfun import arb_erfc, arb_erfcx, relation
+    from .compile_arb import arb_function
+
+    fam = sl.FAMILIES[family]
+    exprs = [getattr(fam, kind)[one] for one in law]  # law "P", "Q", or "PQ" for both at once
+    symbols = (ELL, *fam.parameters)
+    constants: dict[str, str] = {}
+    try:
+        src = cse_kernel_source("kernel", exprs, symbols, constants)
+    except TypeError:
+        if len(exprs) > 1:
+            fns = [arb_function(e, symbols) for e in exprs]
+            return lambda *a: tuple(fn(*a) for fn in fns)
+        return arb_function(exprs[0], symbols)
+    namespace: dict[str, Any] = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx,
+                                 "relation": relation}
+    for name, ball in constants.items():
+        namespace[name] = eval(ball, {"flint": flint})  # noqa: S307 - our own printed constant
+    exec(compile(src, f"<{family}.{kind}[{law}]>", "exec"), namespace)  # noqa: S102 - printed above
+    return namespace["kernel"]
 
 
 def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...], symbols: tuple[sympy.Symbol, ...],

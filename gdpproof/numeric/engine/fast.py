@@ -11,10 +11,12 @@ import functools
 from typing import Any
 
 import numpy as np
-import sympy
 
 from ...errors import InvalidParameterError
-from ...symbolic.symbols import alpha as ALPHA
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["tradeoff_values", "numpy_function"]
 
@@ -22,6 +24,8 @@ __all__ = ["tradeoff_values", "numpy_function"]
 @functools.lru_cache(maxsize=512)
 def numpy_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Any:
     """sympy's lambdified scipy/numpy code for ``expr`` (cached)."""
+    import sympy
+
     from ..tradeoff.envelope import numpy_namespace as envelope_namespace
     from .special import numpy_namespace
 
@@ -34,6 +38,8 @@ def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
     bad = np.isnan(a) | (a < 0) | (a > 1)
     if bad.any():
         raise InvalidParameterError(f"alpha={float(a[bad].flat[0])!r} must be in [0, 1]")
+    from ...symbolic.symbols import alpha as ALPHA
+
     syms, vals = f._numeric_params()
     fn = numpy_function(f.template, (ALPHA, *syms))
     with np.errstate(all="ignore"):
@@ -59,6 +65,7 @@ MAX_CONDITION = 1e4
 @functools.lru_cache(maxsize=1)
 def _dual_parts() -> tuple[Any, Any]:
     import scipy.special
+    import sympy
 
     from ...symbolic.symbols import epsilon as E
     from ...symbolic.symbols import mu as M

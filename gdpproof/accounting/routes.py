@@ -87,10 +87,24 @@ DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e
 
 
 def _finite() -> Any:
-    """The exact-finite route's module (sympy: loaded when a finite mechanism is accounted)."""
-    from . import finite
+    """The exact-finite route's functions (sympy: loaded when a finite mechanism is accounted)."""
+    from types import SimpleNamespace
 
-    return finite
+    from .finite import (
+        MAX_ATOMS,
+        atom_count,
+        finite_delta,
+        infinite_mass_bounds,
+        infinite_mass_lower,
+        pairs_delta,
+        pairs_infinite_mass,
+        pairs_table_size,
+    )
+
+    return SimpleNamespace(MAX_ATOMS=MAX_ATOMS, atom_count=atom_count, finite_delta=finite_delta,
+                           infinite_mass_bounds=infinite_mass_bounds, infinite_mass_lower=infinite_mass_lower,
+                           pairs_delta=pairs_delta, pairs_infinite_mass=pairs_infinite_mass,
+                           pairs_table_size=pairs_table_size)
 
 
 def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: Fraction, digits: int) -> Certified:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
+from ..mechanisms.numbers import sympy_rational
 from ..mechanisms import (
     GDP,
     DiscreteGaussianMechanism,
@@ -73,9 +74,9 @@ def finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | No
         if isinstance(leaf, RandomizedResponse) and leaf.k != 2:
             return None
         if isinstance(leaf, (RandomizedResponse, PureDP)):
-            groups.append((leaf.epsilon, sympy.Integer(0), n))
+            groups.append((sympy_rational(leaf.epsilon), sympy.Integer(0), n))
         elif isinstance(leaf, EpsDelta):
-            groups.append((leaf.epsilon, leaf.delta, n))
+            groups.append((sympy_rational(leaf.epsilon), sympy_rational(leaf.delta), n))
         else:
             return None
     return groups
@@ -99,18 +100,19 @@ def finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]]
             return None  # a ball per output and atom: beyond this the bracket is faster
         elif isinstance(leaf, DiscreteLaplaceMechanism):
             # the output x <= 0, x = 1..Delta - 1, x >= Delta has ratio e^{(Delta - 2 min(max(x, 0), Delta)) / scale}
-            j = eps_index.setdefault(1 / leaf.scale, len(eps_index))
+            j = eps_index.setdefault(sympy_rational(1 / leaf.scale), len(eps_index))
             d = leaf.sensitivity
             atoms = tuple((a, b, Fraction(1), d - 2 * i, j) for i, (a, b) in enumerate(leaf.masses()))
         elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)):
             k = leaf.k if isinstance(leaf, RandomizedResponse) else 2
-            j = eps_index.setdefault(leaf.epsilon, len(eps_index))
-            keep = 1 - leaf.delta if isinstance(leaf, EpsDelta) else sympy.Integer(1)
+            j = eps_index.setdefault(sympy_rational(leaf.epsilon), len(eps_index))
+            keep = 1 - sympy_rational(leaf.delta) if isinstance(leaf, EpsDelta) else sympy.Integer(1)
             rr = RandomizedResponse(leaf.epsilon, k).masses()
             # the outputs: the first true value (ratio e^eps), the second (e^-eps), the k - 2 others (1)
             atoms = tuple((keep * a, keep * b, Fraction(1), c, j) for (a, b), c in zip(rr, (1, -1, 0)))
             if isinstance(leaf, EpsDelta) and leaf.delta != 0:
-                atoms += ((leaf.delta, sympy.Integer(0), None, 0, 0), (sympy.Integer(0), leaf.delta, Fraction(0), 0, 0))
+                d = sympy_rational(leaf.delta)
+                atoms += ((d, sympy.Integer(0), None, 0, 0), (sympy.Integer(0), d, Fraction(0), 0, 0))
         else:
             return None
         leaves.append((atoms, n))

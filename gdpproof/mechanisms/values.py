@@ -7,15 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Context, Decimal
 from fractions import Fraction
-from math import isqrt
 from typing import TYPE_CHECKING, Any
 
 from ..errors import bad
-from ..errors import MISSING, InvalidParameterError, NotSupportedError, show
-from ..numeric.engine import _rational as exact_numbers
-from ..numeric.engine._rational import is_sympy
+from ..errors import MISSING, InvalidParameterError, NotSupportedError
+from .numbers import count, decimal_text, exact_parameter, exact_sqrt, show_number, sympy_rational
 
 if TYPE_CHECKING:
     import sympy
@@ -52,107 +49,6 @@ def _composition() -> Any:
     from ..symbolic import composition
 
     return composition
-
-
-def _from_sympy(v: Any) -> Any:
-    """A sympy number as a Fraction when it is rational (the plain type of parameters)."""
-    return Fraction(int(v.p), int(v.q)) if v.is_Rational else v
-
-
-def exact_parameter(name: str, value: Any, kind: str) -> Any:
-    """``value`` exactly, checked: ``kind`` "positive" (finite, > 0), "nonnegative" (finite, >= 0) or
-    "probability" (in [0, 1]).  A plain number (int, float, Fraction, Decimal, decimal or p/q string)
-    becomes a Fraction without sympy; a sympy argument is checked by sympy and kept exact (a
-    Fraction when rational, ``sqrt(2)`` as itself)."""
-    if is_sympy(value):
-        from .. import _args
-
-        v = getattr(_args, kind)(name, value, symbolic=False)
-        if not v.is_finite:
-            raise bad(name, value, "must be a finite number > 0" if kind == "positive" else "must be a finite number >= 0")
-        return _from_sympy(v)
-    return getattr(exact_numbers, kind)(name, value)
-
-
-def count(name: str, value: Any) -> int:
-    """``value`` as a positive int (ints, integral strings and sympy Integers), else a clear error."""
-    if isinstance(value, bool):
-        raise bad(name, value, "must be a positive integer")
-    if is_sympy(value):
-        return _composition().count(name, value)
-    if isinstance(value, int):
-        k = value
-    else:
-        try:
-            v = exact_numbers.rational(name, value)
-        except InvalidParameterError:
-            raise bad(name, value, "must be a positive integer") from None
-        if v.denominator != 1:
-            raise bad(name, value, "must be a positive integer")
-        k = int(v)
-    if k < 1:
-        raise bad(name, value, "must be a positive integer")
-    return k
-
-
-def _sympy_rational(v: Any) -> Any:
-    """A Fraction as a sympy Rational (for the symbolic constructors); anything else as it is."""
-    return _sympy().Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
-
-
-def exact_sqrt(v: Fraction) -> Fraction | None:
-    """The square root of a Fraction >= 0 when it is a Fraction, else None."""
-    a, b = isqrt(v.numerator), isqrt(v.denominator)
-    return Fraction(a, b) if a * a == v.numerator and b * b == v.denominator else None
-
-
-#: Longest exact text of a number in a repr or a statement; longer ones are shown approximately.
-_MAX_TEXT = 40
-
-
-def decimal_text(v: Any) -> str | None:
-    """The exact decimal of a rational whose denominator is 2^a 5^b (``"0.01"``, ``"1E-400"``)."""
-    v = Fraction(v.numerator, v.denominator) if isinstance(v, Fraction) else Fraction(int(v.p), int(v.q))
-    q, a, b = v.denominator, 0, 0
-    while q % 2 == 0:
-        q, a = q // 2, a + 1
-    while q % 5 == 0:
-        q, b = q // 5, b + 1
-    if q != 1:
-        return None
-    k = max(a, b)
-    m = v.numerator * 10**k // v.denominator
-    exact = Context(prec=len(str(abs(m))) + 2)  # the default 28 digits would round
-    d = exact.normalize(exact.scaleb(Decimal(m), -k))
-    return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
-
-
-def show_number(v: Any) -> str:
-    """A parameter as the user most likely wrote it: a double as its repr, an exact rational as
-    its fraction (``10/3``, ``1/100``: not to be confused with the double 0.01), a long one as
-    its exact decimal (``1E-400``), and only beyond that approximately, marked ``≈``.
-
-    >>> show_number(Fraction(1, 100)), show_number(Fraction(0.5)), show_number(Fraction(1, 10**400))
-    ('1/100', '0.5', '1E-400')
-    """
-    if isinstance(v, int) and not isinstance(v, bool):
-        v = Fraction(v)
-    elif is_sympy(v) and v.is_Rational:
-        v = _from_sympy(v)
-    if not isinstance(v, Fraction):
-        text = str(v)
-        return text if len(text) <= _MAX_TEXT else f"≈{_sympy().N(v, 8)}"
-    p, q = v.numerator, v.denominator
-    if max(p.bit_length(), q.bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
-        return show(v)
-    if q != 1 and not (q & (q - 1)) and abs(v) < 2**1023:
-        f = float(v)
-        if Fraction(f) == v and len(repr(f)) <= _MAX_TEXT:
-            return repr(f)
-    for text in (str(v), decimal_text(v)):
-        if text is not None and len(text) <= _MAX_TEXT:
-            return text
-    return f"≈{_sympy().N(_sympy().Rational(p, q), 8)}"
 
 
 #: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
@@ -425,7 +321,7 @@ class RandomizedResponse(Mechanism):
         """The worst pair as exact masses (P(o), Q(o)) of its kinds of outputs (the k - 2 other
         values merged: they have the same likelihood ratio 1)."""
         sympy, sl = _sympy(), _sl()
-        vals = {sl.epsilon: _sympy_rational(self.epsilon), sl.k: sympy.Integer(self.k)}
+        vals = {sl.epsilon: sympy_rational(self.epsilon), sl.k: sympy.Integer(self.k)}
         return tuple((pm.xreplace(vals), qm.xreplace(vals)) for pm, qm in sl.K_RR_MASSES
                      if self.k > 2 or pm.xreplace(vals) != 0)
 
@@ -446,7 +342,7 @@ def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
         if i == MAX_OUTCOMES:
             raise InvalidParameterError(argument=name, value=MISSING, rule=f"has more than {MAX_OUTCOMES:,} outcomes "
                                         "(a pair of 100,000 took a minute to account)")
-        x = _sympy_rational(exact_parameter(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, "nonnegative"))
+        x = sympy_rational(exact_parameter(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, "nonnegative"))
         if not x.is_Rational:
             raise bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
         if x > 1:
@@ -519,7 +415,7 @@ def _finite_masses(leaf: Mechanism) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]
     if isinstance(leaf, (PureDP, EpsDelta)):
         rr = RandomizedResponse(leaf.epsilon).masses()
         sympy = _sympy()
-        d = _sympy_rational(leaf.delta) if isinstance(leaf, EpsDelta) else sympy.Integer(0)
+        d = sympy_rational(leaf.delta) if isinstance(leaf, EpsDelta) else sympy.Integer(0)
         if d == 0:
             return rr
         return tuple(((1 - d) * a, (1 - d) * b) for a, b in rr) + ((d, sympy.Integer(0)), (sympy.Integer(0), d))
@@ -598,7 +494,7 @@ class DiscreteGaussianMechanism(Mechanism):
                                 "certified on the exact route) but no closed-form curve")
 
     def loss_law(self) -> sl.LossLaw:
-        return _sl().discrete_gaussian_loss(_sympy_rational(self.sigma), _sympy().Integer(self.sensitivity))
+        return _sl().discrete_gaussian_loss(sympy_rational(self.sigma), _sympy().Integer(self.sensitivity))
 
 
 @dataclass(frozen=True, repr=False)
@@ -629,13 +525,13 @@ class DiscreteLaplaceMechanism(Mechanism):
     def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
         """The worst pair as exact masses (P(o), Q(o)) of its Delta + 1 kinds of outputs: x <= 0,
         x = 1, ..., Delta - 1, and x >= Delta (:func:`gdpproof.symbolic.losses.discrete_laplace_masses`)."""
-        return _sl().discrete_laplace_masses(_sympy_rational(1 / self.scale), self.sensitivity)
+        return _sl().discrete_laplace_masses(sympy_rational(1 / self.scale), self.sensitivity)
 
     def _leaf_tradeoff(self) -> TradeOff:
         return _tradeoffs().finite_tradeoff(self.masses())
 
     def loss_law(self) -> sl.LossLaw:
-        return _sl().discrete_laplace_loss(_sympy_rational(1 / self.scale), _sympy().Integer(self.sensitivity))
+        return _sl().discrete_laplace_loss(sympy_rational(1 / self.scale), _sympy().Integer(self.sensitivity))
 
 
 @dataclass(frozen=True, repr=False)

@@ -120,10 +120,13 @@ def checked(name: str, value: Any, kind: str = "exact", *, infinite: bool = Fals
     Fraction(11, 10)
     """
     if is_sympy(value):
-        from ... import _args
+        from ..._args import exact, nonnegative as nonnegative_sympy, positive as positive_sympy
+        from ..._args import probability as probability_sympy
 
-        extra = {"infinite": infinite} if kind in ("exact", "nonnegative") else {}
-        return getattr(_args, kind)(name, value, symbolic=False, **extra)
+        if kind in ("exact", "nonnegative"):
+            check = exact if kind == "exact" else nonnegative_sympy
+            return check(name, value, symbolic=False, infinite=infinite)
+        return (positive_sympy if kind == "positive" else probability_sympy)(name, value, symbolic=False)
     if kind == "exact":
         return rational(name, value, infinite=infinite)
     if kind == "nonnegative":

@@ -43,9 +43,14 @@ def law_kernel(family: str, kind: str, law: Law) -> Any:
     ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once): the
     kernel generated ahead of time from :mod:`gdpproof.symbolic.losses`
     (:func:`gdpproof.numeric.engine.codegen.law_kernel`)."""
-    from ..numeric.engine.codegen import law_kernel as generated
+    from ..numeric.engine import _loss_kernels
 
-    return generated(family, kind, law)
+    made = getattr(_loss_kernels, f"{family}__{kind}__{law}", None)
+    if made is not None:
+        return made
+    from ..numeric.engine.codegen import law_kernel as compiled  # a law the generator has no form for
+
+    return compiled(family, kind, law)
 
 
 def grid_step_exact(h: float) -> float:

@@ -48,6 +48,14 @@ def arb_function(expr: Any, symbols: Any) -> Any:
     return compiled(expr, symbols)
 
 
+@functools.lru_cache(maxsize=1)
+def _generated() -> Any:
+    """The kernels generated from :mod:`gdpproof.symbolic.losses` (numpy, scipy.special, flint)."""
+    from ..numeric.engine import _loss_kernels
+
+    return _loss_kernels
+
+
 def _sympy() -> Any:
     import sympy
 
@@ -170,6 +178,9 @@ class PrivacyLoss(ABC):
 @functools.lru_cache(maxsize=None)
 def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]:
     """The float64 numpy function (ell, *parameters) -> value of a family's cdf or sf."""
+    made = getattr(_generated(), f"{family}__{kind}_float__{law}", None)
+    if made is not None:
+        return made
     fam = _sl().FAMILIES[family]
     expr = getattr(fam, kind)[law]
     return _sympy().lambdify((_symbols().ell, *fam.parameters), expr, modules=["scipy", "numpy"])
@@ -179,6 +190,9 @@ def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]
 def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..., flint.arb]:
     """The arb function (ell, *parameters) of a family's partial mean or x_of_ell, or of the
     support's ends (no ell)."""
+    made = getattr(_generated(), f"{family}__{which}" + ("" if law is None else f"__{law}"), None)
+    if made is not None:
+        return made
     fam = _sl().FAMILIES[family]
     if which == "partial":
         assert fam.partial is not None and law is not None
@@ -194,6 +208,9 @@ def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..
 def _integrand_pieces(family: str, law: Law) -> tuple[tuple[Fraction, Fraction, Any], ...]:
     """A family's integrand as (lo, hi, expression) pieces over the output line, each analytic on
     its interval (ends exact; +-inf at infinity), the zero pieces dropped."""
+    made = _generated().FAMILIES.get(family)
+    if made is not None and made.integrand is not None:
+        return tuple(made.integrand[law])
     fam = _sl().FAMILIES[family]
     assert fam.integrand is not None
     expr = fam.integrand[law]
@@ -209,8 +226,17 @@ def _integrand_pieces(family: str, law: Law) -> tuple[tuple[Fraction, Fraction, 
 def _acb_integrand(family: str, law: Law, piece: int, analytic: bool) -> Callable[..., flint.acb]:
     """One piece (x, *parameters) of a family's integrand, in complex balls for ``acb.integral``;
     ``analytic`` asks the logarithm to flag its branch cut (arb's contract)."""
+    names = {
+        "exp": lambda z: _ball(z).exp(),
+        "log": lambda z: _ball(z).log(analytic=analytic),
+        "sqrt": lambda z: _ball(z).sqrt(),
+        "pi": flint.arb.pi(),
+    }
+    maker = _integrand_pieces(family, law)[piece][2]
+    if callable(maker):  # generated
+        return maker(**names)
     fam = _sl().FAMILIES[family]
-    expr = _integrand_pieces(family, law)[piece][2]
+    expr = maker
     for r in expr.atoms(_sympy().Rational):
         q = int(r.q)
         if q & (q - 1):  # printed as a float division: exact only for dyadic rationals
@@ -683,6 +709,9 @@ def _dl_mass_kernel(law: Law) -> Callable[..., flint.arb]:
 
 @functools.lru_cache(maxsize=None)
 def _x_kernel() -> Callable[..., np.ndarray]:
+    made = getattr(_generated(), "subsampled_gaussian__x_of_ell_float", None)
+    if made is not None:
+        return made
     fam = _sl().SUBSAMPLED_GAUSSIAN
     assert fam.x_of_ell is not None
     return _sympy().lambdify((_symbols().ell, *fam.parameters), fam.x_of_ell, modules=["scipy", "numpy"])

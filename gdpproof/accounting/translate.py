@@ -52,6 +52,9 @@ def closed_form(m: Mechanism) -> TradeOff | None:
         # exact-finite route composes the same pairs in integers and balls
         return None
     for leaf, n in leaves:
+        if isinstance(leaf, Subsampled) and n > 1 and leaf.sample_rate != 1 and \
+                isinstance(leaf.mechanism, (GaussianMechanism, GDP)) and leaf.mechanism.gdp_mu() != 0:
+            return None  # T steps of a subsampled Gaussian (DP-SGD): self_compose refuses C_p(G_mu), decided here
         if isinstance(leaf, DiscreteLaplaceMechanism):
             return None  # its curve's kinks are exponentials sympy orders slowly: exact-finite is faster
         if isinstance(leaf, FiniteMechanism) and len(leaf.P) > CLOSED_FORM_OUTCOMES:
@@ -67,6 +70,8 @@ def closed_form(m: Mechanism) -> TradeOff | None:
 
 
 def finite_groups(m: Mechanism) -> list[tuple[sympy.Expr, sympy.Expr, int]] | None:
+    if not all(isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) for leaf, _ in m.leaves()):
+        return None
     import sympy
 
     groups = []
@@ -86,6 +91,8 @@ def finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]]
     """The leaves as finite pairs for :func:`~gdpproof.accounting.finite.pairs_delta` (each atom's
     likelihood ratio written as r e^{c eps_j}), and whether every pair is symmetric; None when
     some leaf's loss is not finitely supported."""
+    if not m.finite_support():
+        return None
     import sympy
 
     eps_index: dict[sympy.Expr, int] = {}

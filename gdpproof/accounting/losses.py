@@ -39,7 +39,7 @@ from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, ball_ta
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
            "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "DiscreteGaussianLoss", "DiscreteLaplaceLoss",
-           "loss_from_law",
+           "loss_from_law", "loss_from_parameters", "rounded_exactly_values", "ExactLaw",
            "rounded_exactly"]
 
 def arb_function(expr: Any, symbols: Any) -> Any:
@@ -58,7 +58,6 @@ def _generated() -> Any:
 
 def _sympy() -> Any:
     import sympy
-
     return sympy
 
 
@@ -70,7 +69,6 @@ def _sl() -> Any:
 
 def _symbols() -> Any:
     from ..symbolic import symbols
-
     return symbols
 
 
@@ -238,15 +236,8 @@ def _acb_integrand(family: str, law: Law, piece: int, analytic: bool) -> Callabl
     fam = _sl().FAMILIES[family]
     expr = maker
     for r in expr.atoms(_sympy().Rational):
-        q = int(r.q)
-        if q & (q - 1):  # printed as a float division: exact only for dyadic rationals
+        if int(r.q) & (int(r.q) - 1):  # printed as a float division: exact only for dyadic rationals
             raise TypeError(f"{family}: the integrand has the non-dyadic constant {r}")
-    names = {
-        "exp": lambda z: _ball(z).exp(),
-        "log": lambda z: _ball(z).log(analytic=analytic),
-        "sqrt": lambda z: _ball(z).sqrt(),
-        "pi": flint.arb.pi(),
-    }
     # order="none" keeps sympy's order of the terms of a sum, so 1 - p + p e^u is evaluated as
     # (1 - p) + p e^u: exact zero plus e^u at p = 1, where p e^u - p + 1 would cancel to nan
     return _sympy().lambdify((_symbols().x, *fam.parameters), expr, modules=[names], printer=_acb_printer())
@@ -277,6 +268,31 @@ def _outward(ball: flint.arb) -> tuple[float, float]:
     return down(lo), next_up(hi)
 
 
+class ExactLaw:
+    """A loss family of the generated kernels at exact parameter values (Fractions): what
+    :class:`CompiledLoss` reads, without sympy (:meth:`sympy_law` gives the symbolic law)."""
+
+    def __init__(self, family: str, values: tuple[Any, ...]) -> None:
+        self.family = _generated().FAMILIES[family]
+        self.values = tuple(values)
+
+    def median(self, law: Law) -> Any:
+        return getattr(_generated(), f"{self.family.name}__median__{law}")(*self.values)
+
+    def sympy_law(self) -> Any:
+        sl = _sl()
+        return sl.LossLaw(sl.FAMILIES[self.family.name], tuple(_sympy_value(v) for v in self.values))
+
+    def __repr__(self) -> str:
+        return repr(self.sympy_law())
+
+
+def _has(fam: Any, what: str) -> bool:
+    """Whether a family (symbolic, or the generated description) has atoms, a partial mean..."""
+    v = getattr(fam, what)
+    return v if isinstance(v, bool) else v is not None
+
+
 class CompiledLoss(PrivacyLoss):
     """The privacy loss of a :class:`~gdpproof.symbolic.losses.LossLaw`, evaluated from its
     compiled expressions.  Parameters reach the float kernels as the nearest doubles of the
@@ -296,12 +312,16 @@ class CompiledLoss(PrivacyLoss):
         self._support = (self._support_end("support_lo", lo), self._support_end("support_hi", fam.support[1]))
 
     def _support_end(self, which: str, expr: Any) -> float:
-        if expr in (_sympy().oo, -_sympy().oo):
+        if isinstance(self.law, ExactLaw):
+            if expr != "kernel":
+                return float(expr)
+        elif expr in (_sympy().oo, -_sympy().oo):
             return float(expr)
         with arb_precision(PARTIAL_MEAN_BITS):
             ball = _ball_kernel(self.family, which)(*self._balls())
         if ball.is_nan():  # an end at infinity for these parameters (log(1 - p) at p = 1)
-            value = self.law.substitute(expr)
+            law = self.law.sympy_law() if isinstance(self.law, ExactLaw) else self.law
+            value = law.substitute(law.family.support[0 if which == "support_lo" else 1])
             if value.is_infinite or value is _sympy().zoo:
                 return -math.inf if which == "support_lo" else math.inf
             raise PrecisionError(f"{self.name}: cannot bound the support's end {value}")
@@ -311,7 +331,7 @@ class CompiledLoss(PrivacyLoss):
     @property
     def has_atoms(self) -> bool:
         """True when the law of the loss has atoms (finitely many listed in the family, or a lattice law)."""
-        return self.law.family.atoms is not None
+        return _has(self.law.family, "atoms")
 
     def _balls(self) -> list[flint.arb]:
         return [arb_from_exact(v) for v in self._exact]
@@ -320,6 +340,8 @@ class CompiledLoss(PrivacyLoss):
         return self._support
 
     def _median(self, law: Law) -> float:
+        if isinstance(self.law, ExactLaw):
+            return float(self.law.median(law))
         return float(self.law.substitute(self.law.family.median[law]))
 
     def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
@@ -335,7 +357,7 @@ class CompiledLoss(PrivacyLoss):
     def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
         """E[L; a < L <= b] under ``law``: M(b) - M(a) in ball arithmetic, or arb's rigorous
         integral over the outputs where the loss lies in (a, b]."""
-        if self.law.family.partial is not None:
+        if _has(self.law.family, "partial"):
             m = _ball_kernel(self.family, "partial", law)
             with arb_precision(PARTIAL_MEAN_BITS):
                 params = self._balls()
@@ -403,11 +425,6 @@ class CompiledLoss(PrivacyLoss):
 # ---------------------------------------------------------------------------------------------
 
 
-def _exact_float(name: str, value: Any) -> Any:
-    """The exact value of the double nearest ``value`` (the engines work on doubles)."""
-    return _sympy_value(checked(name, float(value)))
-
-
 class GaussianLoss(CompiledLoss):
     """P = N(0, 1), Q = N(mu, 1): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q.
 
@@ -419,7 +436,7 @@ class GaussianLoss(CompiledLoss):
         if not math.isfinite(self.mu) or self.mu > 1e3:
             raise bad("mu", mu, "must be a finite number in (0, 1000]")
         self.name = f"gaussian(mu={self.mu!r})"
-        super().__init__(_sl().gaussian_loss(_exact_float("mu", self.mu)))
+        super().__init__(ExactLaw("gaussian", (Fraction(self.mu),)))
 
 
 class RandomizedResponseLoss(CompiledLoss):
@@ -434,7 +451,7 @@ class RandomizedResponseLoss(CompiledLoss):
         if not math.isfinite(self.eps) or self.eps > 700:
             raise bad("eps", eps, "must be a finite number in (0, 700]")
         self.name = f"randomized_response(eps={self.eps!r})"
-        super().__init__(_sl().randomized_response_loss(_exact_float("eps", self.eps)))
+        super().__init__(ExactLaw("randomized_response", (Fraction(self.eps),)))
 
 
 class KRandomizedResponseLoss(CompiledLoss):
@@ -449,7 +466,7 @@ class KRandomizedResponseLoss(CompiledLoss):
             raise bad("k", k, "must be an integer in [2, 2^53]")
         self.k = int(k)
         self.name = f"k_randomized_response(eps={self.eps!r}, k={self.k})"
-        super().__init__(_sl().k_randomized_response_loss(_exact_float("eps", self.eps), _sympy().Integer(self.k)))
+        super().__init__(ExactLaw("k_randomized_response", (Fraction(self.eps), Fraction(self.k))))
 
 
 class LaplaceLoss(CompiledLoss):
@@ -464,7 +481,7 @@ class LaplaceLoss(CompiledLoss):
         if not math.isfinite(self.mu) or self.mu > 700:
             raise bad("mu", mu, "must be a finite number in (0, 700]")
         self.name = f"laplace(mu={self.mu!r})"
-        super().__init__(_sl().laplace_loss(_exact_float("mu", self.mu)))
+        super().__init__(ExactLaw("laplace", (Fraction(self.mu),)))
 
 
 class SubsampledGaussianLoss(CompiledLoss):
@@ -478,8 +495,7 @@ class SubsampledGaussianLoss(CompiledLoss):
     def __init__(self, sigma: float, p: float) -> None:
         self.sigma, self.p = _subsampled_parameters(sigma, p)
         self.name = f"subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
-        super().__init__(_sl().subsampled_gaussian_loss(_exact_float("noise_multiplier", self.sigma),
-                                                     _exact_float("sample_rate", self.p)))
+        super().__init__(ExactLaw("subsampled_gaussian", (Fraction(self.sigma), Fraction(self.p))))
 
     def _x(self, ell: np.ndarray) -> np.ndarray:
         """The output x with L(x) = ell (-inf at and below the floor log(1 - p))."""
@@ -512,8 +528,7 @@ class SymmetricSubsampledGaussianLoss(CompiledLoss):
     def __init__(self, sigma: float, p: float) -> None:
         self.sigma, self.p = _subsampled_parameters(sigma, p)
         self.name = f"symmetric_subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
-        super().__init__(_sl().symmetric_subsampled_gaussian_loss(_exact_float("noise_multiplier", self.sigma),
-                                                               _exact_float("sample_rate", self.p)))
+        super().__init__(ExactLaw("symmetric_subsampled_gaussian", (Fraction(self.sigma), Fraction(self.p))))
 
 
 class DiscreteGaussianLoss(CompiledLoss):
@@ -757,6 +772,23 @@ def loss_from_law(law: Any) -> CompiledLoss:
     if law.family.name in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
         values[1] = min(values[1], 1.0)
     return _BY_FAMILY[law.family.name](*values)
+
+
+def loss_from_parameters(family: str, values: tuple[Any, ...]) -> CompiledLoss:
+    """:func:`loss_from_law` for a family of the generated kernels at exact values (Fractions; an
+    irrational sympy value is rounded by sympy), without sympy for rational values."""
+    riskier = _generated().FAMILIES[family].riskier
+    doubles = [directed_double(v, up=d > 0) if isinstance(v, Fraction) else _safe_double(v, up=d > 0)
+               for v, d in zip(values, riskier)]
+    if family in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
+        doubles[1] = min(doubles[1], 1.0)
+    return _BY_FAMILY[family](*doubles)
+
+
+def rounded_exactly_values(values: tuple[Any, ...]) -> bool:
+    """True when every exact value is a double (:func:`rounded_exactly` for exact values)."""
+    return all(isinstance(v, Fraction) and math.isfinite(float(v)) and Fraction(float(v)) == v
+               if isinstance(v, Fraction) else v.is_Rational and _sympy().Rational(float(v)) == v for v in values)
 
 
 def rounded_exactly(law: Any) -> bool:

@@ -22,7 +22,7 @@ from ..mechanisms import (
     RandomizedResponse,
     Subsampled,
 )
-from .losses import PrivacyLoss, loss_from_law, rounded_exactly
+from .losses import PrivacyLoss, loss_from_law, loss_from_parameters, rounded_exactly, rounded_exactly_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,13 +141,18 @@ def privacy_losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool, l
             revealing.append((leaf.epsilon, leaf.delta, n))
             if leaf.epsilon == 0:
                 continue
-            law = RandomizedResponse(leaf.epsilon).loss_law()
+            params = RandomizedResponse(leaf.epsilon).loss_parameters()
         elif isinstance(leaf, (RandomizedResponse, PureDP, EpsDelta)) and leaf.epsilon == 0:
             continue
         else:
+            params = leaf.loss_parameters()
+        if params is None:  # a law built by sympy (the discrete families, exact parameters)
             law = leaf.loss_law()
-        exact = exact and rounded_exactly(law)
-        parts.append((loss_from_law(law), n))
+            exact = exact and rounded_exactly(law)
+            parts.append((loss_from_law(law), n))
+            continue
+        exact = exact and rounded_exactly_values(params[1])
+        parts.append((loss_from_parameters(*params), n))
     return parts, exact, revealing
 
 

@@ -31,6 +31,24 @@ def _composition() -> Any:
     return composition
 
 
+def symbolic_losses() -> Any:
+    """:mod:`gdpproof.symbolic.losses`, imported when a loss law is asked for."""
+    from ..symbolic import losses
+
+    return losses
+
+
+def symbolic_tradeoffs() -> Any:
+    """:mod:`gdpproof.symbolic.tradeoff`, imported when a trade-off curve is asked for."""
+    from ..symbolic import tradeoff
+
+    return tradeoff
+
+
+symbolic_composition = _composition
+sympy_module = _sympy
+
+
 def _from_sympy(v: Any) -> Any:
     """A sympy number as a Fraction when it is rational (the plain type of parameters)."""
     return Fraction(int(v.p), int(v.q)) if v.is_Rational else v

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from .numbers import count, decimal_text, exact_parameter, exact_sqrt, show_number, sympy_rational
+from .numbers import symbolic_composition as _composition, symbolic_losses as _sl, symbolic_tradeoffs as _tradeoffs
+from .numbers import sympy_module as _sympy
 
 if TYPE_CHECKING:
     import sympy
@@ -24,31 +26,6 @@ __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "Randomi
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
            "EpsDelta", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated", "NEIGHBOURS", "Subsampled",
            "decimal_text", "show_number"]
-
-
-def _sympy() -> Any:
-    """sympy, imported where a value is symbolic (a trade-off, a loss law, a formula)."""
-    import sympy
-
-    return sympy
-
-
-def _sl() -> Any:
-    from ..symbolic import losses
-
-    return losses
-
-
-def _tradeoffs() -> Any:
-    from ..symbolic import tradeoff
-
-    return tradeoff
-
-
-def _composition() -> Any:
-    from ..symbolic import composition
-
-    return composition
 
 
 #: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
@@ -144,6 +121,22 @@ class Mechanism:
         whose loss is infinite with positive probability ((eps, delta) with delta > 0)."""
         raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
 
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
+        """The family of :meth:`loss_law` (a name of :mod:`gdpproof.symbolic.losses`) and its exact
+        values, without sympy; None for the families whose law is built by sympy (discrete ones).
+
+        Raises NotSupportedError as :meth:`loss_law` does.
+
+        >>> GaussianMechanism(2).loss_parameters()
+        ('gaussian', (Fraction(1, 2),))
+        """
+        raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
+
+    def _law_from_parameters(self) -> sl.LossLaw:
+        family, values = self.loss_parameters()  # type: ignore[misc]
+        sl = _sl()
+        return sl.LossLaw(sl.FAMILIES[family], tuple(sympy_rational(v) for v in values))
+
     def dpsgd_parameters(self) -> tuple[sympy.Expr, sympy.Expr, int] | None:
         """(noise_multiplier, sample_rate, steps) when the value is DP-SGD (T runs of a subsampled
         Gaussian mechanism: Poisson or fixed-size batches, whose rate is B/N), else None; the
@@ -224,8 +217,11 @@ class GaussianMechanism(Mechanism):
     def _leaf_tradeoff(self) -> TradeOff:
         return _tradeoffs().gaussian(self._leaf_mu())
 
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "gaussian", (self._leaf_mu(),)
+
     def loss_law(self) -> sl.LossLaw:
-        return _sl().gaussian_loss(self._leaf_mu())
+        return self._law_from_parameters()
 
 
 @dataclass(frozen=True, repr=False)
@@ -250,8 +246,11 @@ class GDP(Mechanism):
     def _leaf_tradeoff(self) -> TradeOff:
         return _tradeoffs().gaussian(self.mu)
 
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "gaussian", (self.mu,)
+
     def loss_law(self) -> sl.LossLaw:
-        return _sl().gaussian_loss(self.mu)
+        return self._law_from_parameters()
 
 
 @dataclass(frozen=True, repr=False)
@@ -275,8 +274,11 @@ class LaplaceMechanism(Mechanism):
     def _leaf_tradeoff(self) -> TradeOff:
         return _tradeoffs().laplace(self._shift())
 
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "laplace", (self._shift(),)
+
     def loss_law(self) -> sl.LossLaw:
-        return _sl().laplace_loss(self._shift())
+        return self._law_from_parameters()
 
 
 @dataclass(frozen=True, repr=False)
@@ -312,10 +314,13 @@ class RandomizedResponse(Mechanism):
             return _tradeoffs().randomized_response(self.epsilon)
         return _tradeoffs().k_randomized_response(self.epsilon, self.k)
 
-    def loss_law(self) -> sl.LossLaw:
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
         if self.k == 2:
-            return _sl().randomized_response_loss(self.epsilon)
-        return _sl().k_randomized_response_loss(self.epsilon, _sympy().Integer(self.k))
+            return "randomized_response", (self.epsilon,)
+        return "k_randomized_response", (self.epsilon, Fraction(self.k))
+
+    def loss_law(self) -> sl.LossLaw:
+        return self._law_from_parameters()
 
     def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
         """The worst pair as exact masses (P(o), Q(o)) of its kinds of outputs (the k - 2 other
@@ -399,6 +404,10 @@ class FiniteMechanism(Mechanism):
     def loss_law(self) -> sl.LossLaw:
         raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
                                 "the numerical bracket takes the named families only")
+
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
+        self.loss_law()
+        return None
 
 
 #: The most atoms (outputs of the composed pair) whose exact curve Mechanism.tradeoff builds for a
@@ -493,6 +502,9 @@ class DiscreteGaussianMechanism(Mechanism):
                                 "kinks; gdpproof gives its privacy profile (gdpproof.account: delta(eps) "
                                 "certified on the exact route) but no closed-form curve")
 
+    def loss_parameters(self) -> None:
+        return None
+
     def loss_law(self) -> sl.LossLaw:
         return _sl().discrete_gaussian_loss(sympy_rational(self.sigma), _sympy().Integer(self.sensitivity))
 
@@ -530,6 +542,9 @@ class DiscreteLaplaceMechanism(Mechanism):
     def _leaf_tradeoff(self) -> TradeOff:
         return _tradeoffs().finite_tradeoff(self.masses())
 
+    def loss_parameters(self) -> None:
+        return None
+
     def loss_law(self) -> sl.LossLaw:
         return _sl().discrete_laplace_loss(sympy_rational(1 / self.scale), _sympy().Integer(self.sensitivity))
 
@@ -549,8 +564,11 @@ class PureDP(Mechanism):
     def _leaf_tradeoff(self) -> TradeOff:
         return _tradeoffs().eps_delta(self.epsilon, 0)
 
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "randomized_response", (self.epsilon,)
+
     def loss_law(self) -> sl.LossLaw:
-        return _sl().randomized_response_loss(self.epsilon)
+        return self._law_from_parameters()
 
 
 @dataclass(frozen=True, repr=False)
@@ -573,6 +591,10 @@ class EpsDelta(Mechanism):
 
     def _leaf_tradeoff(self) -> TradeOff:
         return _tradeoffs().eps_delta(self.epsilon, self.delta)
+
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        self.loss_law()
+        return "randomized_response", (self.epsilon,)
 
     def loss_law(self) -> sl.LossLaw:
         if self.delta != 0:
@@ -612,14 +634,17 @@ class Subsampled(Mechanism):
     def loss_law(self) -> sl.LossLaw:
         """The dominating pair's privacy loss: the subsampled Gaussian's (remove/add orderings)
         under add/remove, the symmetric pair of C_p(G_mu) under replace-one (d12)."""
+        return self._law_from_parameters()
+
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
         inner = self.mechanism
         if isinstance(inner, (GaussianMechanism, GDP)):
             mu = inner._leaf_mu()
             if mu == 0:
                 raise NotSupportedError(f"{self!r}: the inner mechanism has no privacy loss")
             if self.neighbours == "replace-one":
-                return _sl().symmetric_subsampled_gaussian_loss(1 / mu, self.sample_rate)
-            return _sl().subsampled_gaussian_loss(1 / mu, self.sample_rate)
+                return "symmetric_subsampled_gaussian", (1 / mu, self.sample_rate)
+            return "subsampled_gaussian", (1 / mu, self.sample_rate)
         raise NotSupportedError(f"{self!r}: gdpproof composes subsampled Gaussian mechanisms "
                                 "numerically; other subsampled mechanisms are not supported yet")
 

@@ -30,6 +30,11 @@ def test_check_mode_reports_freshness(capsys):
     assert _codegen.main(["--check"]) == 0
 
 
+def test_committed_loss_kernels_are_what_the_generator_writes():
+    assert _codegen.LOSS_TARGET.read_text(encoding="utf-8") == _codegen.loss_source(), (
+        "gdpproof/numeric/engine/_loss_kernels.py is stale: run python -m gdpproof.numeric.engine.codegen")
+
+
 def _key(x: flint.arb) -> tuple:
     if x.is_nan():
         return ("nan",)

@@ -64,15 +64,12 @@ MAX_CONDITION = 1e4
 
 @functools.lru_cache(maxsize=1)
 def _dual_parts() -> tuple[Any, Any]:
+    """GAUSSIAN_DUAL_SCALED as float64 numpy code (generated ahead of time) and scipy's erfcx."""
     import scipy.special
-    import sympy
 
-    from ...symbolic.symbols import epsilon as E
-    from ...symbolic.symbols import mu as M
-    from ...symbolic.tradeoff import GAUSSIAN_DUAL_SCALED
+    from ._loss_kernels import gaussian_dual_scaled_float
 
-    fn = sympy.lambdify((E, M), GAUSSIAN_DUAL_SCALED, modules=[{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
-    return fn, scipy.special.erfcx
+    return gaussian_dual_scaled_float, scipy.special.erfcx
 
 
 def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:

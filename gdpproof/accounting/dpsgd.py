@@ -285,21 +285,33 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
     g = mu_t = None
     if gamma:
-        from ..numeric.tradeoff.clt import berry_esseen
-        from ..symbolic.clt import gaussian_mixture
-        from ..symbolic.composition import subsample
-        from ..symbolic.tradeoff import gaussian
-
-        step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
         try:
-            band = berry_esseen(step, n=T, digits=gamma_digits)
-            g, mu_t = band.gamma, band.mu
+            g, mu_t = _berry_esseen(sigma, p, T, sampling, gamma_digits)
         except PrecisionError:
             g = mu_t = None  # gamma is auxiliary: its failure must not take the main result down
     acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g, mu_T=mu_t)
     if exact and d is not None and eps is not None and sampling == "poisson":
         acc = _with_bracket(acc, rel_width)
     return acc
+
+
+def _berry_esseen(sigma: Any, p: Any, steps: int, sampling: str, digits: int) -> tuple[Certified, Certified]:
+    """(gamma, mu_T) of the T-fold per-step curve: p G_{1/sigma} + (1 - p) Id (Poisson) or
+    C_p(G_{1/sigma}) (uniform), by :func:`~gdpproof.numeric.tradeoff.clt.berry_esseen`; for rational
+    sigma and 0 < p < 1 from the step's functionals directly, without building its curve."""
+    if isinstance(sigma, Fraction) and isinstance(p, Fraction) and 0 < p < 1:
+        from ..numeric.tradeoff.functionals import band_values, mixture_source
+
+        mu_up, _, g = band_values([mixture_source(1 / sigma, p, symmetric=sampling != "poisson")], [steps], digits)
+        return g, mu_up
+    from ..numeric.tradeoff.clt import berry_esseen
+    from ..symbolic.clt import gaussian_mixture
+    from ..symbolic.composition import subsample
+    from ..symbolic.tradeoff import gaussian
+
+    step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
+    band = berry_esseen(step, n=steps, digits=digits)
+    return band.gamma, band.mu
 
 
 def _eps_clt(sigma: Any, p: Any, steps: int, sampling: str, delta: Any, digits: int) -> Certified:

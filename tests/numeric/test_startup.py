@@ -88,7 +88,15 @@ a = account(GaussianMechanism(2), delta=1e-5)
 seen["gaussian account"] = "sympy" in sys.modules
 b = account(dpsgd(1.1, "0.01", 100), delta=1e-5)
 seen["dpsgd account"] = "sympy" in sys.modules
-print(json.dumps({"seen": seen, "answers": [str(a.eps_upper), repr(b.epsilon)]}))
+from gdpproof.cli import main
+import contextlib, io
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    codes = [main(["account", "--mechanism", "gaussian:sigma=2", "--delta", "1e-5"]),
+             main(["account", "--sigma", "1.1", "--sample-rate", "0.01", "--steps", "100", "--delta", "1e-5"])]
+seen["command line (with the CLT's gamma)"] = "sympy" in sys.modules
+print(json.dumps({"seen": seen, "codes": codes, "gamma": "gamma " in out.getvalue(),
+                  "answers": [str(a.eps_upper), repr(b.epsilon)]}))
 """
 
 
@@ -100,6 +108,7 @@ def test_the_numeric_path_loads_no_sympy():
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert not any(report["seen"].values()), report["seen"]
+    assert report["codes"] == [0, 0] and report["gamma"], report
     from gdpproof import account
     from gdpproof.mechanisms import GaussianMechanism, dpsgd
 

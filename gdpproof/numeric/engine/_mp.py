@@ -184,7 +184,10 @@ def arb_endpoints(x: flint.arb) -> tuple[Fraction, Fraction] | None:
 
 
 def mpf_from_exact(ctx: mpmath.ctx_mp.MPContext, value: Any) -> mpmath.mpf:
-    """``value`` (an exact sympy number) as an mpf of ``ctx``, correctly rounded."""
+    """``value`` (an int, a Fraction or an exact sympy number) as an mpf of ``ctx``, correctly rounded."""
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        v = Fraction(value)
+        return ctx.mpf(v.numerator) / v.denominator
     import sympy  # only sympy numbers come here
 
     if value.is_Rational:

@@ -52,6 +52,10 @@ MAX_BITS = 1 << 16
 MAX_DIGITS = 4000
 
 
+#: Guard digits added to the working precision of the mpmath routes (lambdified, quadrature).
+GUARD_DIGITS = 15
+
+
 def working_bits(digits: int) -> int:
     """The first working precision tried for ``digits`` decimal digits."""
     return int(math.ceil(digits * 3.3219280948873626)) + 32

@@ -50,7 +50,7 @@ from .errors import bad
 from ._plain import short_number
 from .accounting import BRACKET_DIGITS, Account, EpsilonEstimator, account, check_rel_width
 from .errors import InvalidParameterError, PrecisionError
-from .mechanisms import Mechanism, Schedule, decimal_text, show_number, dpsgd, dpsgd_schedule
+from .mechanisms import Mechanism, Schedule, decimal_text, show_number, dpsgd, dpsgd_schedule, to_fraction
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]
@@ -527,7 +527,7 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
         return _step(v, digits, toward_less=inc)
 
     def noise(v: Any) -> Fraction:  # grows with the noise
-        f = Fraction(int(v)) if isinstance(v, int) else Fraction(int(v.p), int(v.q))
+        f = to_fraction(v)
         return -f if inc else f
 
     accounts: dict[Any, tuple[Account, Schedule]] = {}

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import bad
-from ..mechanisms import Mechanism, Repeated
+from ..mechanisms import Mechanism, Repeated, to_fraction
 from .compose import compose_prefixes
 from .composed import FLOAT_ROUTE, check_refinement
 from .result import BRACKET_DIGITS, Account
@@ -94,7 +94,7 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
     else:
         assert comp is not None
         value = last.delta
-        dq = Fraction(int(value.p), int(value.q))
+        dq = to_fraction(value)
         shown = BRACKET_DIGITS if digits is None else min(digits, 17)
         prefixes = compose_prefixes(comp, counts[:-1])
         for i, (c, prefix) in enumerate(zip(counts[:-1], prefixes)):

@@ -37,20 +37,14 @@ _BLOCK = 64
 MAX_STEP_BINS = 4_000_000
 
 
-@functools.lru_cache(maxsize=None)
 def law_kernel(family: str, kind: str, law: Law) -> Any:
     """The arb function (ell, *parameters) of a family's CDF or survival function under ``law``
     ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once): the
     kernel generated ahead of time from :mod:`gdpproof.symbolic.losses`
-    (:func:`gdpproof.numeric.engine.codegen.law_kernel`)."""
+    (:mod:`gdpproof.numeric.engine._loss_kernels`; the discrete laws give theirs by ``ball_law``)."""
     from ..numeric.engine import _loss_kernels
 
-    made = getattr(_loss_kernels, f"{family}__{kind}__{law}", None)
-    if made is not None:
-        return made
-    from ..numeric.engine.codegen import law_kernel as compiled  # a law the generator has no form for
-
-    return compiled(family, kind, law)
+    return getattr(_loss_kernels, f"{family}__{kind}__{law}")
 
 
 def grid_step_exact(h: float) -> float:

@@ -3,10 +3,12 @@ r"""Privacy-loss laws compiled from their sympy expressions: what the numerical 
 :class:`PrivacyLoss` is the interface of :mod:`gdpproof.accounting.compose`: the CDF and survival
 function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`), and partial
 means E[L; a < L <= b] as proven intervals.  :class:`CompiledLoss` provides all of them for a
-:class:`~gdpproof.symbolic.losses.LossLaw`, compiling the expressions of
-:mod:`gdpproof.symbolic.losses` once per family:
+:class:`ExactLaw` (a family at exact parameter values) from the kernels generated ahead of time
+from :mod:`gdpproof.symbolic.losses` (:mod:`gdpproof.numeric.engine._loss_kernels`; the discrete
+families, whose parameters stay exact sympy numbers, compile the few expressions they need):
 
-* CDF and survival function: ``sympy.lambdify`` to numpy/scipy (the erfc, expm1 and log1p forms
+* CDF and survival function: numpy/scipy code generated ahead of time by ``sympy.lambdify``
+  (:mod:`gdpproof.numeric.engine._loss_kernels`; the erfc, expm1 and log1p forms
   of the expressions carry over, so the tails do not cancel);
 * partial means: the closed form M(ell) = E[L; L <= ell] in ball arithmetic (python-flint), so
   M(b) - M(a) is a rigorous enclosure; where there is no closed form, arb's rigorous integration
@@ -65,11 +67,6 @@ def _sl() -> Any:
     from ..symbolic import losses
 
     return losses
-
-
-def _symbols() -> Any:
-    from ..symbolic import symbols
-    return symbols
 
 
 def _sympy_value(v: Any) -> Any:
@@ -175,87 +172,49 @@ class PrivacyLoss(ABC):
 
 @functools.lru_cache(maxsize=None)
 def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]:
-    """The float64 numpy function (ell, *parameters) -> value of a family's cdf or sf."""
-    made = getattr(_generated(), f"{family}__{kind}_float__{law}", None)
-    if made is not None:
-        return made
-    fam = _sl().FAMILIES[family]
-    expr = getattr(fam, kind)[law]
-    return _sympy().lambdify((_symbols().ell, *fam.parameters), expr, modules=["scipy", "numpy"])
+    """The float64 numpy function (ell, *parameters) -> value of a family's cdf or sf (generated:
+    :mod:`gdpproof.numeric.engine._loss_kernels`; the discrete families compute theirs from tables)."""
+    return getattr(_generated(), f"{family}__{kind}_float__{law}")
 
 
 @functools.lru_cache(maxsize=None)
 def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..., flint.arb]:
     """The arb function (ell, *parameters) of a family's partial mean or x_of_ell, or of the
-    support's ends (no ell)."""
+    support's ends (no ell): generated, or compiled by compile_arb for the discrete families'
+    support ends (their parameters are exact sympy numbers)."""
     made = getattr(_generated(), f"{family}__{which}" + ("" if law is None else f"__{law}"), None)
     if made is not None:
         return made
     fam = _sl().FAMILIES[family]
-    if which == "partial":
-        assert fam.partial is not None and law is not None
-        return arb_function(fam.partial[law], (_symbols().ell, *fam.parameters))
-    if which == "x_of_ell":
-        assert fam.x_of_ell is not None
-        return arb_function(fam.x_of_ell, (_symbols().ell, *fam.parameters))
     end = fam.support[0 if which == "support_lo" else 1]
     return arb_function(end, fam.parameters)
 
 
 @functools.lru_cache(maxsize=None)
 def _integrand_pieces(family: str, law: Law) -> tuple[tuple[Fraction, Fraction, Any], ...]:
-    """A family's integrand as (lo, hi, expression) pieces over the output line, each analytic on
-    its interval (ends exact; +-inf at infinity), the zero pieces dropped."""
-    made = _generated().FAMILIES.get(family)
-    if made is not None and made.integrand is not None:
-        return tuple(made.integrand[law])
-    fam = _sl().FAMILIES[family]
-    assert fam.integrand is not None
-    expr = fam.integrand[law]
-    pairs = expr.as_expr_set_pairs() if isinstance(expr, _sympy().Piecewise) else [(expr, _sympy().Interval(-_sympy().oo, _sympy().oo))]
-
-    def end(v: Any) -> Any:
-        return Fraction(int(v.p), int(v.q)) if v.is_finite else (math.inf if v > 0 else -math.inf)
-
-    return tuple((end(iv.inf), end(iv.sup), e) for e, iv in pairs if e != 0)
+    """A family's integrand as (lo, hi, maker) pieces over the output line, each analytic on its
+    interval (ends exact; +-inf at infinity), the zero pieces dropped; ``maker(exp, log, sqrt, pi)``
+    gives the piece's function of (x, *parameters) (generated)."""
+    return tuple(_generated().FAMILIES[family].integrand[law])
 
 
 @functools.lru_cache(maxsize=None)
 def _acb_integrand(family: str, law: Law, piece: int, analytic: bool) -> Callable[..., flint.acb]:
     """One piece (x, *parameters) of a family's integrand, in complex balls for ``acb.integral``;
-    ``analytic`` asks the logarithm to flag its branch cut (arb's contract)."""
+    ``analytic`` asks the logarithm to flag its branch cut (arb's contract).  The generated
+    piece keeps sympy's order of the terms of a sum, so 1 - p + p e^u is evaluated as
+    (1 - p) + p e^u: exact zero plus e^u at p = 1, where p e^u - p + 1 would cancel to nan."""
     names = {
         "exp": lambda z: _ball(z).exp(),
         "log": lambda z: _ball(z).log(analytic=analytic),
         "sqrt": lambda z: _ball(z).sqrt(),
         "pi": flint.arb.pi(),
     }
-    maker = _integrand_pieces(family, law)[piece][2]
-    if callable(maker):  # generated
-        return maker(**names)
-    fam = _sl().FAMILIES[family]
-    expr = maker
-    for r in expr.atoms(_sympy().Rational):
-        if int(r.q) & (int(r.q) - 1):  # printed as a float division: exact only for dyadic rationals
-            raise TypeError(f"{family}: the integrand has the non-dyadic constant {r}")
-    # order="none" keeps sympy's order of the terms of a sum, so 1 - p + p e^u is evaluated as
-    # (1 - p) + p e^u: exact zero plus e^u at p = 1, where p e^u - p + 1 would cancel to nan
-    return _sympy().lambdify((_symbols().x, *fam.parameters), expr, modules=[names], printer=_acb_printer())
+    return _integrand_pieces(family, law)[piece][2](**names)
 
 
 def _ball(z: Any) -> Any:
     return flint.arb(z) if isinstance(z, int) else z
-
-
-@functools.lru_cache(maxsize=1)
-def _acb_printer() -> Any:
-    """A printer of functions by their plain names, resolved in the ball namespace of the lambda."""
-    import sympy
-
-    class AcbPrinter(_sympy().printing.str.StrPrinter):
-        pass
-
-    return AcbPrinter({"order": "none"})
 
 
 def _arb_of_float(v: float) -> flint.arb:
@@ -724,12 +683,7 @@ def _dl_mass_kernel(law: Law) -> Callable[..., flint.arb]:
 
 @functools.lru_cache(maxsize=None)
 def _x_kernel() -> Callable[..., np.ndarray]:
-    made = getattr(_generated(), "subsampled_gaussian__x_of_ell_float", None)
-    if made is not None:
-        return made
-    fam = _sl().SUBSAMPLED_GAUSSIAN
-    assert fam.x_of_ell is not None
-    return _sympy().lambdify((_symbols().ell, *fam.parameters), fam.x_of_ell, modules=["scipy", "numpy"])
+    return _generated().subsampled_gaussian__x_of_ell_float
 
 
 _BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {

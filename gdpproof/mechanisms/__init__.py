@@ -77,9 +77,11 @@ from .values import (
     decimal_text,
     show_number,
 )
+from .numbers import to_fraction
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism", "EpsDelta", "PoissonSampled",
            "SampledWithoutReplacement", "Subsampled", "Composed", "Repeated", "dpsgd", "dpsgd_schedule", "Schedule",
            "dpsgd_sensitivity", "sensitivity_note", "mechanism_from_spec", "mechanism_from_dict", "mechanism_from_file",
-           "SpecError", "MAX_SPEC_BYTES", "MAX_SPEC_DEPTH", "show_number", "decimal_text", "NEIGHBOURS", "SAMPLINGS"]
+           "SpecError", "MAX_SPEC_BYTES", "MAX_SPEC_DEPTH", "show_number", "decimal_text", "NEIGHBOURS", "SAMPLINGS",
+           "to_fraction"]

@@ -15,7 +15,7 @@ from ..errors import InvalidParameterError, show
 from ..numeric.engine import _rational as exact_numbers
 from ..numeric.engine._rational import is_sympy
 
-__all__ = ["exact_parameter", "count", "exact_sqrt", "decimal_text", "show_number", "sympy_rational"]
+__all__ = ["exact_parameter", "count", "exact_sqrt", "decimal_text", "show_number", "sympy_rational", "to_fraction"]
 
 
 def _sympy() -> Any:
@@ -86,6 +86,17 @@ def count(name: str, value: Any) -> int:
     if k < 1:
         raise bad(name, value, "must be a positive integer")
     return k
+
+
+def to_fraction(v: Any) -> Fraction:
+    """An exact rational parameter (an int, a Fraction or a sympy Rational) as a Fraction.
+
+    >>> to_fraction(3), to_fraction(Fraction(1, 3))
+    (Fraction(3, 1), Fraction(1, 3))
+    """
+    if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+        return Fraction(v)
+    return Fraction(int(v.p), int(v.q))
 
 
 def sympy_rational(v: Any) -> Any:

@@ -260,6 +260,54 @@ def randomized_response__cdf__Q(x0, x1):
     return t1 if isinstance(t1, flint.arb) else flint.arb(t1)
 
 
+def randomized_response__cdf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """cdf of randomized_response under PQ; x0 = ell, x1 = epsilon.
+
+    Piecewise((0, ell < -epsilon), (1/(exp(epsilon) + 1), ell < epsilon), (1, True))
+    Piecewise((0, ell < -epsilon), (1/(1 + exp(-epsilon)), ell < epsilon), (1, True))
+    """
+    t0 = None
+    t2 = x0 + x1
+    v1 = relation(t2, '<')
+    if v1 is not False:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+    if v1 is not True:
+        t4 = _C_m1_1 * x1
+        t5 = x0 + t4
+        v3 = relation(t5, '<')
+        if v3 is not False:
+            t6 = x1.exp()
+            t7 = _C_1_1 + t6
+            t8 = 1 / t7
+            t0 = t8 if t0 is None else t0.union(t8)
+        if v3 is not True:
+            v9 = True
+            if v9 is not False:
+                t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t10 = None
+    t12 = x0 + x1
+    v11 = relation(t12, '<')
+    if v11 is not False:
+        t10 = _C_0_1 if t10 is None else t10.union(_C_0_1)
+    if v11 is not True:
+        t14 = _C_m1_1 * x1
+        t15 = x0 + t14
+        v13 = relation(t15, '<')
+        if v13 is not False:
+            t16 = t14.exp()
+            t17 = _C_1_1 + t16
+            t18 = 1 / t17
+            t10 = t18 if t10 is None else t10.union(t18)
+        if v13 is not True:
+            v19 = True
+            if v19 is not False:
+                t10 = _C_1_1 if t10 is None else t10.union(_C_1_1)
+    if t10 is None:
+        t10 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t10 if isinstance(t10, flint.arb) else flint.arb(t10))
+
 def randomized_response__sf__P(x0, x1):
     t0 = _C_m1_1 * x1
     t1 = None
@@ -308,6 +356,54 @@ def randomized_response__sf__Q(x0, x1):
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
 
+
+def randomized_response__sf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """sf of randomized_response under PQ; x0 = ell, x1 = epsilon.
+
+    Piecewise((1, ell < -epsilon), (1/(1 + exp(-epsilon)), ell < epsilon), (0, True))
+    Piecewise((1, ell < -epsilon), (1/(exp(epsilon) + 1), ell < epsilon), (0, True))
+    """
+    t0 = None
+    t2 = x0 + x1
+    v1 = relation(t2, '<')
+    if v1 is not False:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+    if v1 is not True:
+        t4 = _C_m1_1 * x1
+        t5 = x0 + t4
+        v3 = relation(t5, '<')
+        if v3 is not False:
+            t6 = t4.exp()
+            t7 = _C_1_1 + t6
+            t8 = 1 / t7
+            t0 = t8 if t0 is None else t0.union(t8)
+        if v3 is not True:
+            v9 = True
+            if v9 is not False:
+                t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t10 = None
+    t12 = x0 + x1
+    v11 = relation(t12, '<')
+    if v11 is not False:
+        t10 = _C_1_1 if t10 is None else t10.union(_C_1_1)
+    if v11 is not True:
+        t14 = _C_m1_1 * x1
+        t15 = x0 + t14
+        v13 = relation(t15, '<')
+        if v13 is not False:
+            t16 = x1.exp()
+            t17 = _C_1_1 + t16
+            t18 = 1 / t17
+            t10 = t18 if t10 is None else t10.union(t18)
+        if v13 is not True:
+            v19 = True
+            if v19 is not False:
+                t10 = _C_0_1 if t10 is None else t10.union(_C_0_1)
+    if t10 is None:
+        t10 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t10 if isinstance(t10, flint.arb) else flint.arb(t10))
 
 def randomized_response__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     """partial__P of randomized_response; x0 = ell, x1 = epsilon.
@@ -455,6 +551,84 @@ def k_randomized_response__cdf__Q(x0, x1, x2):
     return t6 if isinstance(t6, flint.arb) else flint.arb(t6)
 
 
+def k_randomized_response__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """cdf of k_randomized_response under PQ; x0 = ell, x1 = epsilon, x2 = k.
+
+    Piecewise((0, ell < -epsilon), (1/(k + exp(epsilon) - 1), ell < 0), ((k - 2)/(k + exp(epsilon) - 1) + 1/(k + exp(epsilon) - 1), ell < epsilon), (1, True))
+    Piecewise((0, ell < -epsilon), (1/((k - 1)*exp(-epsilon) + 1), ell < 0), ((k - 2)/(k + exp(epsilon) - 1) + 1/((k - 1)*exp(-epsilon) + 1), ell < epsilon), (1, True))
+    """
+    t0 = None
+    t2 = x0 + x1
+    v1 = relation(t2, '<')
+    if v1 is not False:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+    if v1 is not True:
+        v3 = relation(x0, '<')
+        if v3 is not False:
+            t4 = x1.exp()
+            t5 = _C_m1_1 + x2
+            t6 = t5 + t4
+            t7 = 1 / t6
+            t0 = t7 if t0 is None else t0.union(t7)
+        if v3 is not True:
+            t9 = _C_m1_1 * x1
+            t10 = x0 + t9
+            v8 = relation(t10, '<')
+            if v8 is not False:
+                t11 = x1.exp()
+                t12 = _C_m1_1 + x2
+                t13 = t12 + t11
+                t14 = 1 / t13
+                t15 = _C_m2_1 + x2
+                t16 = t14 * t15
+                t17 = t14 + t16
+                t0 = t17 if t0 is None else t0.union(t17)
+            if v8 is not True:
+                v18 = True
+                if v18 is not False:
+                    t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t19 = None
+    t21 = x0 + x1
+    v20 = relation(t21, '<')
+    if v20 is not False:
+        t19 = _C_0_1 if t19 is None else t19.union(_C_0_1)
+    if v20 is not True:
+        v22 = relation(x0, '<')
+        if v22 is not False:
+            t23 = _C_m1_1 + x2
+            t24 = _C_m1_1 * x1
+            t25 = t24.exp()
+            t26 = t23 * t25
+            t27 = _C_1_1 + t26
+            t28 = 1 / t27
+            t19 = t28 if t19 is None else t19.union(t28)
+        if v22 is not True:
+            t30 = _C_m1_1 * x1
+            t31 = x0 + t30
+            v29 = relation(t31, '<')
+            if v29 is not False:
+                t32 = _C_m1_1 + x2
+                t33 = t30.exp()
+                t34 = t32 * t33
+                t35 = _C_1_1 + t34
+                t36 = 1 / t35
+                t37 = x1.exp()
+                t38 = t32 + t37
+                t39 = 1 / t38
+                t40 = _C_m2_1 + x2
+                t41 = t39 * t40
+                t42 = t36 + t41
+                t19 = t42 if t19 is None else t19.union(t42)
+            if v29 is not True:
+                v43 = True
+                if v43 is not False:
+                    t19 = _C_1_1 if t19 is None else t19.union(_C_1_1)
+    if t19 is None:
+        t19 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t19 if isinstance(t19, flint.arb) else flint.arb(t19))
+
 def k_randomized_response__sf__P(x0, x1, x2):
     t0 = _C_m1_1 * x1
     t1 = _C_m1_1 + x2
@@ -523,6 +697,84 @@ def k_randomized_response__sf__Q(x0, x1, x2):
         t4 = flint.arb.nan()
     return t4 if isinstance(t4, flint.arb) else flint.arb(t4)
 
+
+def k_randomized_response__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """sf of k_randomized_response under PQ; x0 = ell, x1 = epsilon, x2 = k.
+
+    Piecewise((1, ell < -epsilon), ((k - 2)/(k + exp(epsilon) - 1) + 1/((k - 1)*exp(-epsilon) + 1), ell < 0), (1/((k - 1)*exp(-epsilon) + 1), ell < epsilon), (0, True))
+    Piecewise((1, ell < -epsilon), ((k - 2)/(k + exp(epsilon) - 1) + 1/(k + exp(epsilon) - 1), ell < 0), (1/(k + exp(epsilon) - 1), ell < epsilon), (0, True))
+    """
+    t0 = None
+    t2 = x0 + x1
+    v1 = relation(t2, '<')
+    if v1 is not False:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+    if v1 is not True:
+        v3 = relation(x0, '<')
+        if v3 is not False:
+            t4 = _C_m1_1 + x2
+            t5 = _C_m1_1 * x1
+            t6 = t5.exp()
+            t7 = t4 * t6
+            t8 = _C_1_1 + t7
+            t9 = 1 / t8
+            t10 = x1.exp()
+            t11 = t4 + t10
+            t12 = 1 / t11
+            t13 = _C_m2_1 + x2
+            t14 = t12 * t13
+            t15 = t9 + t14
+            t0 = t15 if t0 is None else t0.union(t15)
+        if v3 is not True:
+            t17 = _C_m1_1 * x1
+            t18 = x0 + t17
+            v16 = relation(t18, '<')
+            if v16 is not False:
+                t19 = _C_m1_1 + x2
+                t20 = t17.exp()
+                t21 = t19 * t20
+                t22 = _C_1_1 + t21
+                t23 = 1 / t22
+                t0 = t23 if t0 is None else t0.union(t23)
+            if v16 is not True:
+                v24 = True
+                if v24 is not False:
+                    t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t25 = None
+    t27 = x0 + x1
+    v26 = relation(t27, '<')
+    if v26 is not False:
+        t25 = _C_1_1 if t25 is None else t25.union(_C_1_1)
+    if v26 is not True:
+        v28 = relation(x0, '<')
+        if v28 is not False:
+            t29 = x1.exp()
+            t30 = _C_m1_1 + x2
+            t31 = t30 + t29
+            t32 = 1 / t31
+            t33 = _C_m2_1 + x2
+            t34 = t32 * t33
+            t35 = t32 + t34
+            t25 = t35 if t25 is None else t25.union(t35)
+        if v28 is not True:
+            t37 = _C_m1_1 * x1
+            t38 = x0 + t37
+            v36 = relation(t38, '<')
+            if v36 is not False:
+                t39 = x1.exp()
+                t40 = _C_m1_1 + x2
+                t41 = t40 + t39
+                t42 = 1 / t41
+                t25 = t42 if t25 is None else t25.union(t42)
+            if v36 is not True:
+                v43 = True
+                if v43 is not False:
+                    t25 = _C_0_1 if t25 is None else t25.union(_C_0_1)
+    if t25 is None:
+        t25 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t25 if isinstance(t25, flint.arb) else flint.arb(t25))
 
 def k_randomized_response__partial__P(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
     """partial__P of k_randomized_response; x0 = ell, x1 = epsilon, x2 = k.
@@ -665,6 +917,59 @@ def laplace__cdf__Q(x0, x1):
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
 
 
+def laplace__cdf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """cdf of laplace under PQ; x0 = ell, x1 = mu.
+
+    Piecewise((0, ell < -mu), (exp(ell/2 - mu/2)/2, ell < mu), (1, True))
+    Piecewise((0, ell < -mu), (1 - exp(-ell/2 - mu/2)/2, ell < mu), (1, True))
+    """
+    t0 = None
+    t2 = x0 + x1
+    v1 = relation(t2, '<')
+    if v1 is not False:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+    if v1 is not True:
+        t4 = _C_m1_1 * x1
+        t5 = x0 + t4
+        v3 = relation(t5, '<')
+        if v3 is not False:
+            t6 = _C_1_2 * x0
+            t7 = _C_m1_2 * x1
+            t8 = t6 + t7
+            t9 = t8.exp()
+            t10 = _C_1_2 * t9
+            t0 = t10 if t0 is None else t0.union(t10)
+        if v3 is not True:
+            v11 = True
+            if v11 is not False:
+                t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t12 = None
+    t14 = x0 + x1
+    v13 = relation(t14, '<')
+    if v13 is not False:
+        t12 = _C_0_1 if t12 is None else t12.union(_C_0_1)
+    if v13 is not True:
+        t16 = _C_m1_1 * x1
+        t17 = x0 + t16
+        v15 = relation(t17, '<')
+        if v15 is not False:
+            t18 = _C_m1_2 * x0
+            t19 = _C_m1_2 * x1
+            t20 = t18 + t19
+            t21 = t20.exp()
+            t22 = _C_m1_2 * t21
+            t23 = _C_1_1 + t22
+            t12 = t23 if t12 is None else t12.union(t23)
+        if v15 is not True:
+            v24 = True
+            if v24 is not False:
+                t12 = _C_1_1 if t12 is None else t12.union(_C_1_1)
+    if t12 is None:
+        t12 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t12 if isinstance(t12, flint.arb) else flint.arb(t12))
+
 def laplace__sf__P(x0, x1):
     t0 = None
     t2 = x0 + x1
@@ -717,6 +1022,59 @@ def laplace__sf__Q(x0, x1):
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
 
+
+def laplace__sf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """sf of laplace under PQ; x0 = ell, x1 = mu.
+
+    Piecewise((1, ell < -mu), (1 - exp(ell/2 - mu/2)/2, ell < mu), (0, True))
+    Piecewise((1, ell < -mu), (exp(-ell/2 - mu/2)/2, ell < mu), (0, True))
+    """
+    t0 = None
+    t2 = x0 + x1
+    v1 = relation(t2, '<')
+    if v1 is not False:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+    if v1 is not True:
+        t4 = _C_m1_1 * x1
+        t5 = x0 + t4
+        v3 = relation(t5, '<')
+        if v3 is not False:
+            t6 = _C_1_2 * x0
+            t7 = _C_m1_2 * x1
+            t8 = t6 + t7
+            t9 = t8.exp()
+            t10 = _C_m1_2 * t9
+            t11 = _C_1_1 + t10
+            t0 = t11 if t0 is None else t0.union(t11)
+        if v3 is not True:
+            v12 = True
+            if v12 is not False:
+                t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t13 = None
+    t15 = x0 + x1
+    v14 = relation(t15, '<')
+    if v14 is not False:
+        t13 = _C_1_1 if t13 is None else t13.union(_C_1_1)
+    if v14 is not True:
+        t17 = _C_m1_1 * x1
+        t18 = x0 + t17
+        v16 = relation(t18, '<')
+        if v16 is not False:
+            t19 = _C_m1_2 * x0
+            t20 = _C_m1_2 * x1
+            t21 = t19 + t20
+            t22 = t21.exp()
+            t23 = _C_1_2 * t22
+            t13 = t23 if t13 is None else t13.union(t23)
+        if v16 is not True:
+            v24 = True
+            if v24 is not False:
+                t13 = _C_0_1 if t13 is None else t13.union(_C_0_1)
+    if t13 is None:
+        t13 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t13 if isinstance(t13, flint.arb) else flint.arb(t13))
 
 def laplace__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     """partial__P of laplace; x0 = ell, x1 = mu.
@@ -1229,6 +1587,1366 @@ def subsampled_gaussian__support_lo(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t0 = _C_m1_1 * x1
     t1 = t0.log1p()
     return (t1 if isinstance(t1, flint.arb) else flint.arb(t1))
+
+def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
+    """cdf of symmetric_subsampled_gaussian under P; x0 = ell, x1 = sigma, x2 = p.
+
+    Piecewise((erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (p*(1 - erfc(sqrt(2)*(Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True)) - 1)/(2*sigma))/2) + (1 - p)*(1 - erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2), True))
+    """
+    t0 = None
+    v1 = relation(x0, '<')
+    if v1 is not False:
+        t2 = _at_precision(_K0)
+        t3 = 1 / x1
+        t4 = None
+        t6 = _C_m1_1 + x2
+        v5 = relation(t6, '==')
+        if v5 is not False:
+            t7 = x1 ** 2
+            t8 = abs(x0)
+            t9 = t7 * t8
+            t10 = _C_1_2 + t9
+            t4 = t10 if t4 is None else t4.union(t10)
+        if v5 is not True:
+            t12 = abs(x0)
+            t13 = t12.expm1()
+            t14 = x2 + t13
+            v11 = relation(t14, '<=')
+            if v11 is not False:
+                t15 = flint.arb("-inf")
+                t4 = t15 if t4 is None else t4.union(t15)
+            if v11 is not True:
+                t17 = _C_m1_1 + t12
+                v16 = relation(t17, '<=')
+                if v16 is not False:
+                    t18 = x1 ** 2
+                    t19 = 1 / x2
+                    t20 = t19 * t13
+                    t21 = t20.log1p()
+                    t22 = t18 * t21
+                    t23 = _C_1_2 + t22
+                    t4 = t23 if t4 is None else t4.union(t23)
+                if v16 is not True:
+                    v24 = True
+                    if v24 is not False:
+                        t25 = x1 ** 2
+                        t26 = x2.log()
+                        t27 = _C_m1_1 * t26
+                        t28 = _C_m1_1 * t12
+                        t29 = t28.exp()
+                        t30 = t6 * t29
+                        t31 = t30.log1p()
+                        t32 = t27 + t12
+                        t33 = t32 + t31
+                        t34 = t25 * t33
+                        t35 = _C_1_2 + t34
+                        t4 = t35 if t4 is None else t4.union(t35)
+        if t4 is None:
+            t4 = flint.arb.nan()
+        t36 = t2 * t3
+        t37 = t36 * t4
+        t38 = arb_erfc(t37)
+        t39 = _C_1_2 * t38
+        t0 = t39 if t0 is None else t0.union(t39)
+    if v1 is not True:
+        v40 = True
+        if v40 is not False:
+            t41 = _at_precision(_K0)
+            t42 = 1 / x1
+            t43 = None
+            t45 = _C_m1_1 + x2
+            v44 = relation(t45, '==')
+            if v44 is not False:
+                t46 = x1 ** 2
+                t47 = x0 * t46
+                t48 = _C_1_2 + t47
+                t43 = t48 if t43 is None else t43.union(t48)
+            if v44 is not True:
+                t50 = x0.expm1()
+                t51 = x2 + t50
+                v49 = relation(t51, '<=')
+                if v49 is not False:
+                    t52 = flint.arb("-inf")
+                    t43 = t52 if t43 is None else t43.union(t52)
+                if v49 is not True:
+                    t54 = _C_m1_1 + x0
+                    v53 = relation(t54, '<=')
+                    if v53 is not False:
+                        t55 = x1 ** 2
+                        t56 = 1 / x2
+                        t57 = t56 * t50
+                        t58 = t57.log1p()
+                        t59 = t55 * t58
+                        t60 = _C_1_2 + t59
+                        t43 = t60 if t43 is None else t43.union(t60)
+                    if v53 is not True:
+                        v61 = True
+                        if v61 is not False:
+                            t62 = x1 ** 2
+                            t63 = x2.log()
+                            t64 = _C_m1_1 * t63
+                            t65 = _C_m1_1 * x0
+                            t66 = t65.exp()
+                            t67 = t45 * t66
+                            t68 = t67.log1p()
+                            t69 = x0 + t64
+                            t70 = t69 + t68
+                            t71 = t62 * t70
+                            t72 = _C_1_2 + t71
+                            t43 = t72 if t43 is None else t43.union(t72)
+            if t43 is None:
+                t43 = flint.arb.nan()
+            t73 = _C_m1_1 + t43
+            t74 = t41 * t42
+            t75 = t74 * t73
+            t76 = arb_erfc(t75)
+            t77 = _C_m1_2 * t76
+            t78 = _C_1_1 + t77
+            t79 = x2 * t78
+            t80 = _C_m1_1 * x2
+            t81 = _C_1_1 + t80
+            t82 = None
+            t84 = _C_m1_1 + x2
+            v83 = relation(t84, '==')
+            if v83 is not False:
+                t85 = x1 ** 2
+                t86 = x0 * t85
+                t87 = _C_1_2 + t86
+                t82 = t87 if t82 is None else t82.union(t87)
+            if v83 is not True:
+                t89 = x0.expm1()
+                t90 = x2 + t89
+                v88 = relation(t90, '<=')
+                if v88 is not False:
+                    t91 = flint.arb("-inf")
+                    t82 = t91 if t82 is None else t82.union(t91)
+                if v88 is not True:
+                    t93 = _C_m1_1 + x0
+                    v92 = relation(t93, '<=')
+                    if v92 is not False:
+                        t94 = x1 ** 2
+                        t95 = 1 / x2
+                        t96 = t95 * t89
+                        t97 = t96.log1p()
+                        t98 = t94 * t97
+                        t99 = _C_1_2 + t98
+                        t82 = t99 if t82 is None else t82.union(t99)
+                    if v92 is not True:
+                        v100 = True
+                        if v100 is not False:
+                            t101 = x1 ** 2
+                            t102 = x2.log()
+                            t103 = _C_m1_1 * t102
+                            t104 = _C_m1_1 * x0
+                            t105 = t104.exp()
+                            t106 = t84 * t105
+                            t107 = t106.log1p()
+                            t108 = x0 + t103
+                            t109 = t108 + t107
+                            t110 = t101 * t109
+                            t111 = _C_1_2 + t110
+                            t82 = t111 if t82 is None else t82.union(t111)
+            if t82 is None:
+                t82 = flint.arb.nan()
+            t112 = t74 * t82
+            t113 = arb_erfc(t112)
+            t114 = _C_m1_2 * t113
+            t115 = _C_1_1 + t114
+            t116 = t81 * t115
+            t117 = t79 + t116
+            t0 = t117 if t0 is None else t0.union(t117)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
+
+def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
+    """cdf of symmetric_subsampled_gaussian under Q; x0 = ell, x1 = sigma, x2 = p.
+
+    Piecewise((p*erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2 + (1 - p)*erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (1 - erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
+    """
+    t0 = None
+    v1 = relation(x0, '<')
+    if v1 is not False:
+        t2 = _at_precision(_K0)
+        t3 = 1 / x1
+        t4 = None
+        t6 = _C_m1_1 + x2
+        v5 = relation(t6, '==')
+        if v5 is not False:
+            t7 = x1 ** 2
+            t8 = abs(x0)
+            t9 = t7 * t8
+            t10 = _C_1_2 + t9
+            t4 = t10 if t4 is None else t4.union(t10)
+        if v5 is not True:
+            t12 = abs(x0)
+            t13 = t12.expm1()
+            t14 = x2 + t13
+            v11 = relation(t14, '<=')
+            if v11 is not False:
+                t15 = flint.arb("-inf")
+                t4 = t15 if t4 is None else t4.union(t15)
+            if v11 is not True:
+                t17 = _C_m1_1 + t12
+                v16 = relation(t17, '<=')
+                if v16 is not False:
+                    t18 = x1 ** 2
+                    t19 = 1 / x2
+                    t20 = t19 * t13
+                    t21 = t20.log1p()
+                    t22 = t18 * t21
+                    t23 = _C_1_2 + t22
+                    t4 = t23 if t4 is None else t4.union(t23)
+                if v16 is not True:
+                    v24 = True
+                    if v24 is not False:
+                        t25 = x1 ** 2
+                        t26 = x2.log()
+                        t27 = _C_m1_1 * t26
+                        t28 = _C_m1_1 * t12
+                        t29 = t28.exp()
+                        t30 = t6 * t29
+                        t31 = t30.log1p()
+                        t32 = t27 + t12
+                        t33 = t32 + t31
+                        t34 = t25 * t33
+                        t35 = _C_1_2 + t34
+                        t4 = t35 if t4 is None else t4.union(t35)
+        if t4 is None:
+            t4 = flint.arb.nan()
+        t36 = _C_m1_1 + t4
+        t37 = t2 * t3
+        t38 = t37 * t36
+        t39 = arb_erfc(t38)
+        t40 = _C_1_2 * x2
+        t41 = t40 * t39
+        t42 = _C_m1_1 * x2
+        t43 = _C_1_1 + t42
+        t44 = None
+        t46 = _C_m1_1 + x2
+        v45 = relation(t46, '==')
+        if v45 is not False:
+            t47 = x1 ** 2
+            t48 = abs(x0)
+            t49 = t47 * t48
+            t50 = _C_1_2 + t49
+            t44 = t50 if t44 is None else t44.union(t50)
+        if v45 is not True:
+            t52 = abs(x0)
+            t53 = t52.expm1()
+            t54 = x2 + t53
+            v51 = relation(t54, '<=')
+            if v51 is not False:
+                t55 = flint.arb("-inf")
+                t44 = t55 if t44 is None else t44.union(t55)
+            if v51 is not True:
+                t57 = _C_m1_1 + t52
+                v56 = relation(t57, '<=')
+                if v56 is not False:
+                    t58 = x1 ** 2
+                    t59 = 1 / x2
+                    t60 = t59 * t53
+                    t61 = t60.log1p()
+                    t62 = t58 * t61
+                    t63 = _C_1_2 + t62
+                    t44 = t63 if t44 is None else t44.union(t63)
+                if v56 is not True:
+                    v64 = True
+                    if v64 is not False:
+                        t65 = x1 ** 2
+                        t66 = x2.log()
+                        t67 = _C_m1_1 * t66
+                        t68 = _C_m1_1 * t52
+                        t69 = t68.exp()
+                        t70 = t46 * t69
+                        t71 = t70.log1p()
+                        t72 = t67 + t52
+                        t73 = t72 + t71
+                        t74 = t65 * t73
+                        t75 = _C_1_2 + t74
+                        t44 = t75 if t44 is None else t44.union(t75)
+        if t44 is None:
+            t44 = flint.arb.nan()
+        t76 = t37 * t44
+        t77 = arb_erfc(t76)
+        t78 = _C_1_2 * t43
+        t79 = t78 * t77
+        t80 = t41 + t79
+        t0 = t80 if t0 is None else t0.union(t80)
+    if v1 is not True:
+        v81 = True
+        if v81 is not False:
+            t82 = _at_precision(_K0)
+            t83 = 1 / x1
+            t84 = None
+            t86 = _C_m1_1 + x2
+            v85 = relation(t86, '==')
+            if v85 is not False:
+                t87 = x1 ** 2
+                t88 = x0 * t87
+                t89 = _C_1_2 + t88
+                t84 = t89 if t84 is None else t84.union(t89)
+            if v85 is not True:
+                t91 = x0.expm1()
+                t92 = x2 + t91
+                v90 = relation(t92, '<=')
+                if v90 is not False:
+                    t93 = flint.arb("-inf")
+                    t84 = t93 if t84 is None else t84.union(t93)
+                if v90 is not True:
+                    t95 = _C_m1_1 + x0
+                    v94 = relation(t95, '<=')
+                    if v94 is not False:
+                        t96 = x1 ** 2
+                        t97 = 1 / x2
+                        t98 = t97 * t91
+                        t99 = t98.log1p()
+                        t100 = t96 * t99
+                        t101 = _C_1_2 + t100
+                        t84 = t101 if t84 is None else t84.union(t101)
+                    if v94 is not True:
+                        v102 = True
+                        if v102 is not False:
+                            t103 = x1 ** 2
+                            t104 = x2.log()
+                            t105 = _C_m1_1 * t104
+                            t106 = _C_m1_1 * x0
+                            t107 = t106.exp()
+                            t108 = t86 * t107
+                            t109 = t108.log1p()
+                            t110 = x0 + t105
+                            t111 = t110 + t109
+                            t112 = t103 * t111
+                            t113 = _C_1_2 + t112
+                            t84 = t113 if t84 is None else t84.union(t113)
+            if t84 is None:
+                t84 = flint.arb.nan()
+            t114 = t82 * t83
+            t115 = t114 * t84
+            t116 = arb_erfc(t115)
+            t117 = _C_m1_2 * t116
+            t118 = _C_1_1 + t117
+            t0 = t118 if t0 is None else t0.union(t118)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
+
+def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """cdf of symmetric_subsampled_gaussian under PQ; x0 = ell, x1 = sigma, x2 = p.
+
+    Piecewise((erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (p*(1 - erfc(sqrt(2)*(Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True)) - 1)/(2*sigma))/2) + (1 - p)*(1 - erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2), True))
+    Piecewise((p*erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2 + (1 - p)*erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (1 - erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
+    """
+    t0 = None
+    v1 = relation(x0, '<')
+    if v1 is not False:
+        t2 = _at_precision(_K0)
+        t3 = 1 / x1
+        t4 = None
+        t6 = _C_m1_1 + x2
+        v5 = relation(t6, '==')
+        if v5 is not False:
+            t7 = x1 ** 2
+            t8 = abs(x0)
+            t9 = t7 * t8
+            t10 = _C_1_2 + t9
+            t4 = t10 if t4 is None else t4.union(t10)
+        if v5 is not True:
+            t12 = abs(x0)
+            t13 = t12.expm1()
+            t14 = x2 + t13
+            v11 = relation(t14, '<=')
+            if v11 is not False:
+                t15 = flint.arb("-inf")
+                t4 = t15 if t4 is None else t4.union(t15)
+            if v11 is not True:
+                t17 = _C_m1_1 + t12
+                v16 = relation(t17, '<=')
+                if v16 is not False:
+                    t18 = x1 ** 2
+                    t19 = 1 / x2
+                    t20 = t19 * t13
+                    t21 = t20.log1p()
+                    t22 = t18 * t21
+                    t23 = _C_1_2 + t22
+                    t4 = t23 if t4 is None else t4.union(t23)
+                if v16 is not True:
+                    v24 = True
+                    if v24 is not False:
+                        t25 = x1 ** 2
+                        t26 = x2.log()
+                        t27 = _C_m1_1 * t26
+                        t28 = _C_m1_1 * t12
+                        t29 = t28.exp()
+                        t30 = t6 * t29
+                        t31 = t30.log1p()
+                        t32 = t27 + t12
+                        t33 = t32 + t31
+                        t34 = t25 * t33
+                        t35 = _C_1_2 + t34
+                        t4 = t35 if t4 is None else t4.union(t35)
+        if t4 is None:
+            t4 = flint.arb.nan()
+        t36 = t2 * t3
+        t37 = t36 * t4
+        t38 = arb_erfc(t37)
+        t39 = _C_1_2 * t38
+        t0 = t39 if t0 is None else t0.union(t39)
+    if v1 is not True:
+        v40 = True
+        if v40 is not False:
+            t41 = _at_precision(_K0)
+            t42 = 1 / x1
+            t43 = None
+            t45 = _C_m1_1 + x2
+            v44 = relation(t45, '==')
+            if v44 is not False:
+                t46 = x1 ** 2
+                t47 = x0 * t46
+                t48 = _C_1_2 + t47
+                t43 = t48 if t43 is None else t43.union(t48)
+            if v44 is not True:
+                t50 = x0.expm1()
+                t51 = x2 + t50
+                v49 = relation(t51, '<=')
+                if v49 is not False:
+                    t52 = flint.arb("-inf")
+                    t43 = t52 if t43 is None else t43.union(t52)
+                if v49 is not True:
+                    t54 = _C_m1_1 + x0
+                    v53 = relation(t54, '<=')
+                    if v53 is not False:
+                        t55 = x1 ** 2
+                        t56 = 1 / x2
+                        t57 = t56 * t50
+                        t58 = t57.log1p()
+                        t59 = t55 * t58
+                        t60 = _C_1_2 + t59
+                        t43 = t60 if t43 is None else t43.union(t60)
+                    if v53 is not True:
+                        v61 = True
+                        if v61 is not False:
+                            t62 = x1 ** 2
+                            t63 = x2.log()
+                            t64 = _C_m1_1 * t63
+                            t65 = _C_m1_1 * x0
+                            t66 = t65.exp()
+                            t67 = t45 * t66
+                            t68 = t67.log1p()
+                            t69 = x0 + t64
+                            t70 = t69 + t68
+                            t71 = t62 * t70
+                            t72 = _C_1_2 + t71
+                            t43 = t72 if t43 is None else t43.union(t72)
+            if t43 is None:
+                t43 = flint.arb.nan()
+            t73 = _C_m1_1 + t43
+            t74 = t41 * t42
+            t75 = t74 * t73
+            t76 = arb_erfc(t75)
+            t77 = _C_m1_2 * t76
+            t78 = _C_1_1 + t77
+            t79 = x2 * t78
+            t80 = _C_m1_1 * x2
+            t81 = _C_1_1 + t80
+            t82 = None
+            t84 = _C_m1_1 + x2
+            v83 = relation(t84, '==')
+            if v83 is not False:
+                t85 = x1 ** 2
+                t86 = x0 * t85
+                t87 = _C_1_2 + t86
+                t82 = t87 if t82 is None else t82.union(t87)
+            if v83 is not True:
+                t89 = x0.expm1()
+                t90 = x2 + t89
+                v88 = relation(t90, '<=')
+                if v88 is not False:
+                    t91 = flint.arb("-inf")
+                    t82 = t91 if t82 is None else t82.union(t91)
+                if v88 is not True:
+                    t93 = _C_m1_1 + x0
+                    v92 = relation(t93, '<=')
+                    if v92 is not False:
+                        t94 = x1 ** 2
+                        t95 = 1 / x2
+                        t96 = t95 * t89
+                        t97 = t96.log1p()
+                        t98 = t94 * t97
+                        t99 = _C_1_2 + t98
+                        t82 = t99 if t82 is None else t82.union(t99)
+                    if v92 is not True:
+                        v100 = True
+                        if v100 is not False:
+                            t101 = x1 ** 2
+                            t102 = x2.log()
+                            t103 = _C_m1_1 * t102
+                            t104 = _C_m1_1 * x0
+                            t105 = t104.exp()
+                            t106 = t84 * t105
+                            t107 = t106.log1p()
+                            t108 = x0 + t103
+                            t109 = t108 + t107
+                            t110 = t101 * t109
+                            t111 = _C_1_2 + t110
+                            t82 = t111 if t82 is None else t82.union(t111)
+            if t82 is None:
+                t82 = flint.arb.nan()
+            t112 = t74 * t82
+            t113 = arb_erfc(t112)
+            t114 = _C_m1_2 * t113
+            t115 = _C_1_1 + t114
+            t116 = t81 * t115
+            t117 = t79 + t116
+            t0 = t117 if t0 is None else t0.union(t117)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t118 = None
+    v119 = relation(x0, '<')
+    if v119 is not False:
+        t120 = _at_precision(_K0)
+        t121 = 1 / x1
+        t122 = None
+        t124 = _C_m1_1 + x2
+        v123 = relation(t124, '==')
+        if v123 is not False:
+            t125 = x1 ** 2
+            t126 = abs(x0)
+            t127 = t125 * t126
+            t128 = _C_1_2 + t127
+            t122 = t128 if t122 is None else t122.union(t128)
+        if v123 is not True:
+            t130 = abs(x0)
+            t131 = t130.expm1()
+            t132 = x2 + t131
+            v129 = relation(t132, '<=')
+            if v129 is not False:
+                t133 = flint.arb("-inf")
+                t122 = t133 if t122 is None else t122.union(t133)
+            if v129 is not True:
+                t135 = _C_m1_1 + t130
+                v134 = relation(t135, '<=')
+                if v134 is not False:
+                    t136 = x1 ** 2
+                    t137 = 1 / x2
+                    t138 = t137 * t131
+                    t139 = t138.log1p()
+                    t140 = t136 * t139
+                    t141 = _C_1_2 + t140
+                    t122 = t141 if t122 is None else t122.union(t141)
+                if v134 is not True:
+                    v142 = True
+                    if v142 is not False:
+                        t143 = x1 ** 2
+                        t144 = x2.log()
+                        t145 = _C_m1_1 * t144
+                        t146 = _C_m1_1 * t130
+                        t147 = t146.exp()
+                        t148 = t124 * t147
+                        t149 = t148.log1p()
+                        t150 = t145 + t130
+                        t151 = t150 + t149
+                        t152 = t143 * t151
+                        t153 = _C_1_2 + t152
+                        t122 = t153 if t122 is None else t122.union(t153)
+        if t122 is None:
+            t122 = flint.arb.nan()
+        t154 = _C_m1_1 + t122
+        t155 = t120 * t121
+        t156 = t155 * t154
+        t157 = arb_erfc(t156)
+        t158 = _C_1_2 * x2
+        t159 = t158 * t157
+        t160 = _C_m1_1 * x2
+        t161 = _C_1_1 + t160
+        t162 = None
+        t164 = _C_m1_1 + x2
+        v163 = relation(t164, '==')
+        if v163 is not False:
+            t165 = x1 ** 2
+            t166 = abs(x0)
+            t167 = t165 * t166
+            t168 = _C_1_2 + t167
+            t162 = t168 if t162 is None else t162.union(t168)
+        if v163 is not True:
+            t170 = abs(x0)
+            t171 = t170.expm1()
+            t172 = x2 + t171
+            v169 = relation(t172, '<=')
+            if v169 is not False:
+                t173 = flint.arb("-inf")
+                t162 = t173 if t162 is None else t162.union(t173)
+            if v169 is not True:
+                t175 = _C_m1_1 + t170
+                v174 = relation(t175, '<=')
+                if v174 is not False:
+                    t176 = x1 ** 2
+                    t177 = 1 / x2
+                    t178 = t177 * t171
+                    t179 = t178.log1p()
+                    t180 = t176 * t179
+                    t181 = _C_1_2 + t180
+                    t162 = t181 if t162 is None else t162.union(t181)
+                if v174 is not True:
+                    v182 = True
+                    if v182 is not False:
+                        t183 = x1 ** 2
+                        t184 = x2.log()
+                        t185 = _C_m1_1 * t184
+                        t186 = _C_m1_1 * t170
+                        t187 = t186.exp()
+                        t188 = t164 * t187
+                        t189 = t188.log1p()
+                        t190 = t185 + t170
+                        t191 = t190 + t189
+                        t192 = t183 * t191
+                        t193 = _C_1_2 + t192
+                        t162 = t193 if t162 is None else t162.union(t193)
+        if t162 is None:
+            t162 = flint.arb.nan()
+        t194 = t155 * t162
+        t195 = arb_erfc(t194)
+        t196 = _C_1_2 * t161
+        t197 = t196 * t195
+        t198 = t159 + t197
+        t118 = t198 if t118 is None else t118.union(t198)
+    if v119 is not True:
+        v199 = True
+        if v199 is not False:
+            t200 = _at_precision(_K0)
+            t201 = 1 / x1
+            t202 = None
+            t204 = _C_m1_1 + x2
+            v203 = relation(t204, '==')
+            if v203 is not False:
+                t205 = x1 ** 2
+                t206 = x0 * t205
+                t207 = _C_1_2 + t206
+                t202 = t207 if t202 is None else t202.union(t207)
+            if v203 is not True:
+                t209 = x0.expm1()
+                t210 = x2 + t209
+                v208 = relation(t210, '<=')
+                if v208 is not False:
+                    t211 = flint.arb("-inf")
+                    t202 = t211 if t202 is None else t202.union(t211)
+                if v208 is not True:
+                    t213 = _C_m1_1 + x0
+                    v212 = relation(t213, '<=')
+                    if v212 is not False:
+                        t214 = x1 ** 2
+                        t215 = 1 / x2
+                        t216 = t215 * t209
+                        t217 = t216.log1p()
+                        t218 = t214 * t217
+                        t219 = _C_1_2 + t218
+                        t202 = t219 if t202 is None else t202.union(t219)
+                    if v212 is not True:
+                        v220 = True
+                        if v220 is not False:
+                            t221 = x1 ** 2
+                            t222 = x2.log()
+                            t223 = _C_m1_1 * t222
+                            t224 = _C_m1_1 * x0
+                            t225 = t224.exp()
+                            t226 = t204 * t225
+                            t227 = t226.log1p()
+                            t228 = x0 + t223
+                            t229 = t228 + t227
+                            t230 = t221 * t229
+                            t231 = _C_1_2 + t230
+                            t202 = t231 if t202 is None else t202.union(t231)
+            if t202 is None:
+                t202 = flint.arb.nan()
+            t232 = t200 * t201
+            t233 = t232 * t202
+            t234 = arb_erfc(t233)
+            t235 = _C_m1_2 * t234
+            t236 = _C_1_1 + t235
+            t118 = t236 if t118 is None else t118.union(t236)
+    if t118 is None:
+        t118 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t118 if isinstance(t118, flint.arb) else flint.arb(t118))
+
+def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
+    """sf of symmetric_subsampled_gaussian under P; x0 = ell, x1 = sigma, x2 = p.
+
+    Piecewise((1 - erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (p*erfc(sqrt(2)*(Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True)) - 1)/(2*sigma))/2 + (1 - p)*erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
+    """
+    t0 = None
+    v1 = relation(x0, '<')
+    if v1 is not False:
+        t2 = _at_precision(_K0)
+        t3 = 1 / x1
+        t4 = None
+        t6 = _C_m1_1 + x2
+        v5 = relation(t6, '==')
+        if v5 is not False:
+            t7 = x1 ** 2
+            t8 = abs(x0)
+            t9 = t7 * t8
+            t10 = _C_1_2 + t9
+            t4 = t10 if t4 is None else t4.union(t10)
+        if v5 is not True:
+            t12 = abs(x0)
+            t13 = t12.expm1()
+            t14 = x2 + t13
+            v11 = relation(t14, '<=')
+            if v11 is not False:
+                t15 = flint.arb("-inf")
+                t4 = t15 if t4 is None else t4.union(t15)
+            if v11 is not True:
+                t17 = _C_m1_1 + t12
+                v16 = relation(t17, '<=')
+                if v16 is not False:
+                    t18 = x1 ** 2
+                    t19 = 1 / x2
+                    t20 = t19 * t13
+                    t21 = t20.log1p()
+                    t22 = t18 * t21
+                    t23 = _C_1_2 + t22
+                    t4 = t23 if t4 is None else t4.union(t23)
+                if v16 is not True:
+                    v24 = True
+                    if v24 is not False:
+                        t25 = x1 ** 2
+                        t26 = x2.log()
+                        t27 = _C_m1_1 * t26
+                        t28 = _C_m1_1 * t12
+                        t29 = t28.exp()
+                        t30 = t6 * t29
+                        t31 = t30.log1p()
+                        t32 = t27 + t12
+                        t33 = t32 + t31
+                        t34 = t25 * t33
+                        t35 = _C_1_2 + t34
+                        t4 = t35 if t4 is None else t4.union(t35)
+        if t4 is None:
+            t4 = flint.arb.nan()
+        t36 = t2 * t3
+        t37 = t36 * t4
+        t38 = arb_erfc(t37)
+        t39 = _C_m1_2 * t38
+        t40 = _C_1_1 + t39
+        t0 = t40 if t0 is None else t0.union(t40)
+    if v1 is not True:
+        v41 = True
+        if v41 is not False:
+            t42 = _at_precision(_K0)
+            t43 = 1 / x1
+            t44 = None
+            t46 = _C_m1_1 + x2
+            v45 = relation(t46, '==')
+            if v45 is not False:
+                t47 = x1 ** 2
+                t48 = x0 * t47
+                t49 = _C_1_2 + t48
+                t44 = t49 if t44 is None else t44.union(t49)
+            if v45 is not True:
+                t51 = x0.expm1()
+                t52 = x2 + t51
+                v50 = relation(t52, '<=')
+                if v50 is not False:
+                    t53 = flint.arb("-inf")
+                    t44 = t53 if t44 is None else t44.union(t53)
+                if v50 is not True:
+                    t55 = _C_m1_1 + x0
+                    v54 = relation(t55, '<=')
+                    if v54 is not False:
+                        t56 = x1 ** 2
+                        t57 = 1 / x2
+                        t58 = t57 * t51
+                        t59 = t58.log1p()
+                        t60 = t56 * t59
+                        t61 = _C_1_2 + t60
+                        t44 = t61 if t44 is None else t44.union(t61)
+                    if v54 is not True:
+                        v62 = True
+                        if v62 is not False:
+                            t63 = x1 ** 2
+                            t64 = x2.log()
+                            t65 = _C_m1_1 * t64
+                            t66 = _C_m1_1 * x0
+                            t67 = t66.exp()
+                            t68 = t46 * t67
+                            t69 = t68.log1p()
+                            t70 = x0 + t65
+                            t71 = t70 + t69
+                            t72 = t63 * t71
+                            t73 = _C_1_2 + t72
+                            t44 = t73 if t44 is None else t44.union(t73)
+            if t44 is None:
+                t44 = flint.arb.nan()
+            t74 = _C_m1_1 + t44
+            t75 = t42 * t43
+            t76 = t75 * t74
+            t77 = arb_erfc(t76)
+            t78 = _C_1_2 * x2
+            t79 = t78 * t77
+            t80 = _C_m1_1 * x2
+            t81 = _C_1_1 + t80
+            t82 = None
+            t84 = _C_m1_1 + x2
+            v83 = relation(t84, '==')
+            if v83 is not False:
+                t85 = x1 ** 2
+                t86 = x0 * t85
+                t87 = _C_1_2 + t86
+                t82 = t87 if t82 is None else t82.union(t87)
+            if v83 is not True:
+                t89 = x0.expm1()
+                t90 = x2 + t89
+                v88 = relation(t90, '<=')
+                if v88 is not False:
+                    t91 = flint.arb("-inf")
+                    t82 = t91 if t82 is None else t82.union(t91)
+                if v88 is not True:
+                    t93 = _C_m1_1 + x0
+                    v92 = relation(t93, '<=')
+                    if v92 is not False:
+                        t94 = x1 ** 2
+                        t95 = 1 / x2
+                        t96 = t95 * t89
+                        t97 = t96.log1p()
+                        t98 = t94 * t97
+                        t99 = _C_1_2 + t98
+                        t82 = t99 if t82 is None else t82.union(t99)
+                    if v92 is not True:
+                        v100 = True
+                        if v100 is not False:
+                            t101 = x1 ** 2
+                            t102 = x2.log()
+                            t103 = _C_m1_1 * t102
+                            t104 = _C_m1_1 * x0
+                            t105 = t104.exp()
+                            t106 = t84 * t105
+                            t107 = t106.log1p()
+                            t108 = x0 + t103
+                            t109 = t108 + t107
+                            t110 = t101 * t109
+                            t111 = _C_1_2 + t110
+                            t82 = t111 if t82 is None else t82.union(t111)
+            if t82 is None:
+                t82 = flint.arb.nan()
+            t112 = t75 * t82
+            t113 = arb_erfc(t112)
+            t114 = _C_1_2 * t81
+            t115 = t114 * t113
+            t116 = t79 + t115
+            t0 = t116 if t0 is None else t0.union(t116)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
+
+def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
+    """sf of symmetric_subsampled_gaussian under Q; x0 = ell, x1 = sigma, x2 = p.
+
+    Piecewise((p*(1 - erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2) + (1 - p)*(1 - erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2), ell < 0), (erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
+    """
+    t0 = None
+    v1 = relation(x0, '<')
+    if v1 is not False:
+        t2 = _at_precision(_K0)
+        t3 = 1 / x1
+        t4 = None
+        t6 = _C_m1_1 + x2
+        v5 = relation(t6, '==')
+        if v5 is not False:
+            t7 = x1 ** 2
+            t8 = abs(x0)
+            t9 = t7 * t8
+            t10 = _C_1_2 + t9
+            t4 = t10 if t4 is None else t4.union(t10)
+        if v5 is not True:
+            t12 = abs(x0)
+            t13 = t12.expm1()
+            t14 = x2 + t13
+            v11 = relation(t14, '<=')
+            if v11 is not False:
+                t15 = flint.arb("-inf")
+                t4 = t15 if t4 is None else t4.union(t15)
+            if v11 is not True:
+                t17 = _C_m1_1 + t12
+                v16 = relation(t17, '<=')
+                if v16 is not False:
+                    t18 = x1 ** 2
+                    t19 = 1 / x2
+                    t20 = t19 * t13
+                    t21 = t20.log1p()
+                    t22 = t18 * t21
+                    t23 = _C_1_2 + t22
+                    t4 = t23 if t4 is None else t4.union(t23)
+                if v16 is not True:
+                    v24 = True
+                    if v24 is not False:
+                        t25 = x1 ** 2
+                        t26 = x2.log()
+                        t27 = _C_m1_1 * t26
+                        t28 = _C_m1_1 * t12
+                        t29 = t28.exp()
+                        t30 = t6 * t29
+                        t31 = t30.log1p()
+                        t32 = t27 + t12
+                        t33 = t32 + t31
+                        t34 = t25 * t33
+                        t35 = _C_1_2 + t34
+                        t4 = t35 if t4 is None else t4.union(t35)
+        if t4 is None:
+            t4 = flint.arb.nan()
+        t36 = _C_m1_1 + t4
+        t37 = t2 * t3
+        t38 = t37 * t36
+        t39 = arb_erfc(t38)
+        t40 = _C_m1_2 * t39
+        t41 = _C_1_1 + t40
+        t42 = x2 * t41
+        t43 = _C_m1_1 * x2
+        t44 = _C_1_1 + t43
+        t45 = None
+        t47 = _C_m1_1 + x2
+        v46 = relation(t47, '==')
+        if v46 is not False:
+            t48 = x1 ** 2
+            t49 = abs(x0)
+            t50 = t48 * t49
+            t51 = _C_1_2 + t50
+            t45 = t51 if t45 is None else t45.union(t51)
+        if v46 is not True:
+            t53 = abs(x0)
+            t54 = t53.expm1()
+            t55 = x2 + t54
+            v52 = relation(t55, '<=')
+            if v52 is not False:
+                t56 = flint.arb("-inf")
+                t45 = t56 if t45 is None else t45.union(t56)
+            if v52 is not True:
+                t58 = _C_m1_1 + t53
+                v57 = relation(t58, '<=')
+                if v57 is not False:
+                    t59 = x1 ** 2
+                    t60 = 1 / x2
+                    t61 = t60 * t54
+                    t62 = t61.log1p()
+                    t63 = t59 * t62
+                    t64 = _C_1_2 + t63
+                    t45 = t64 if t45 is None else t45.union(t64)
+                if v57 is not True:
+                    v65 = True
+                    if v65 is not False:
+                        t66 = x1 ** 2
+                        t67 = x2.log()
+                        t68 = _C_m1_1 * t67
+                        t69 = _C_m1_1 * t53
+                        t70 = t69.exp()
+                        t71 = t47 * t70
+                        t72 = t71.log1p()
+                        t73 = t68 + t53
+                        t74 = t73 + t72
+                        t75 = t66 * t74
+                        t76 = _C_1_2 + t75
+                        t45 = t76 if t45 is None else t45.union(t76)
+        if t45 is None:
+            t45 = flint.arb.nan()
+        t77 = t37 * t45
+        t78 = arb_erfc(t77)
+        t79 = _C_m1_2 * t78
+        t80 = _C_1_1 + t79
+        t81 = t44 * t80
+        t82 = t42 + t81
+        t0 = t82 if t0 is None else t0.union(t82)
+    if v1 is not True:
+        v83 = True
+        if v83 is not False:
+            t84 = _at_precision(_K0)
+            t85 = 1 / x1
+            t86 = None
+            t88 = _C_m1_1 + x2
+            v87 = relation(t88, '==')
+            if v87 is not False:
+                t89 = x1 ** 2
+                t90 = x0 * t89
+                t91 = _C_1_2 + t90
+                t86 = t91 if t86 is None else t86.union(t91)
+            if v87 is not True:
+                t93 = x0.expm1()
+                t94 = x2 + t93
+                v92 = relation(t94, '<=')
+                if v92 is not False:
+                    t95 = flint.arb("-inf")
+                    t86 = t95 if t86 is None else t86.union(t95)
+                if v92 is not True:
+                    t97 = _C_m1_1 + x0
+                    v96 = relation(t97, '<=')
+                    if v96 is not False:
+                        t98 = x1 ** 2
+                        t99 = 1 / x2
+                        t100 = t99 * t93
+                        t101 = t100.log1p()
+                        t102 = t98 * t101
+                        t103 = _C_1_2 + t102
+                        t86 = t103 if t86 is None else t86.union(t103)
+                    if v96 is not True:
+                        v104 = True
+                        if v104 is not False:
+                            t105 = x1 ** 2
+                            t106 = x2.log()
+                            t107 = _C_m1_1 * t106
+                            t108 = _C_m1_1 * x0
+                            t109 = t108.exp()
+                            t110 = t88 * t109
+                            t111 = t110.log1p()
+                            t112 = x0 + t107
+                            t113 = t112 + t111
+                            t114 = t105 * t113
+                            t115 = _C_1_2 + t114
+                            t86 = t115 if t86 is None else t86.union(t115)
+            if t86 is None:
+                t86 = flint.arb.nan()
+            t116 = t84 * t85
+            t117 = t116 * t86
+            t118 = arb_erfc(t117)
+            t119 = _C_1_2 * t118
+            t0 = t119 if t0 is None else t0.union(t119)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
+
+def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> tuple[flint.arb, flint.arb]:
+    """sf of symmetric_subsampled_gaussian under PQ; x0 = ell, x1 = sigma, x2 = p.
+
+    Piecewise((1 - erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (p*erfc(sqrt(2)*(Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True)) - 1)/(2*sigma))/2 + (1 - p)*erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
+    Piecewise((p*(1 - erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2) + (1 - p)*(1 - erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2), ell < 0), (erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
+    """
+    t0 = None
+    v1 = relation(x0, '<')
+    if v1 is not False:
+        t2 = _at_precision(_K0)
+        t3 = 1 / x1
+        t4 = None
+        t6 = _C_m1_1 + x2
+        v5 = relation(t6, '==')
+        if v5 is not False:
+            t7 = x1 ** 2
+            t8 = abs(x0)
+            t9 = t7 * t8
+            t10 = _C_1_2 + t9
+            t4 = t10 if t4 is None else t4.union(t10)
+        if v5 is not True:
+            t12 = abs(x0)
+            t13 = t12.expm1()
+            t14 = x2 + t13
+            v11 = relation(t14, '<=')
+            if v11 is not False:
+                t15 = flint.arb("-inf")
+                t4 = t15 if t4 is None else t4.union(t15)
+            if v11 is not True:
+                t17 = _C_m1_1 + t12
+                v16 = relation(t17, '<=')
+                if v16 is not False:
+                    t18 = x1 ** 2
+                    t19 = 1 / x2
+                    t20 = t19 * t13
+                    t21 = t20.log1p()
+                    t22 = t18 * t21
+                    t23 = _C_1_2 + t22
+                    t4 = t23 if t4 is None else t4.union(t23)
+                if v16 is not True:
+                    v24 = True
+                    if v24 is not False:
+                        t25 = x1 ** 2
+                        t26 = x2.log()
+                        t27 = _C_m1_1 * t26
+                        t28 = _C_m1_1 * t12
+                        t29 = t28.exp()
+                        t30 = t6 * t29
+                        t31 = t30.log1p()
+                        t32 = t27 + t12
+                        t33 = t32 + t31
+                        t34 = t25 * t33
+                        t35 = _C_1_2 + t34
+                        t4 = t35 if t4 is None else t4.union(t35)
+        if t4 is None:
+            t4 = flint.arb.nan()
+        t36 = t2 * t3
+        t37 = t36 * t4
+        t38 = arb_erfc(t37)
+        t39 = _C_m1_2 * t38
+        t40 = _C_1_1 + t39
+        t0 = t40 if t0 is None else t0.union(t40)
+    if v1 is not True:
+        v41 = True
+        if v41 is not False:
+            t42 = _at_precision(_K0)
+            t43 = 1 / x1
+            t44 = None
+            t46 = _C_m1_1 + x2
+            v45 = relation(t46, '==')
+            if v45 is not False:
+                t47 = x1 ** 2
+                t48 = x0 * t47
+                t49 = _C_1_2 + t48
+                t44 = t49 if t44 is None else t44.union(t49)
+            if v45 is not True:
+                t51 = x0.expm1()
+                t52 = x2 + t51
+                v50 = relation(t52, '<=')
+                if v50 is not False:
+                    t53 = flint.arb("-inf")
+                    t44 = t53 if t44 is None else t44.union(t53)
+                if v50 is not True:
+                    t55 = _C_m1_1 + x0
+                    v54 = relation(t55, '<=')
+                    if v54 is not False:
+                        t56 = x1 ** 2
+                        t57 = 1 / x2
+                        t58 = t57 * t51
+                        t59 = t58.log1p()
+                        t60 = t56 * t59
+                        t61 = _C_1_2 + t60
+                        t44 = t61 if t44 is None else t44.union(t61)
+                    if v54 is not True:
+                        v62 = True
+                        if v62 is not False:
+                            t63 = x1 ** 2
+                            t64 = x2.log()
+                            t65 = _C_m1_1 * t64
+                            t66 = _C_m1_1 * x0
+                            t67 = t66.exp()
+                            t68 = t46 * t67
+                            t69 = t68.log1p()
+                            t70 = x0 + t65
+                            t71 = t70 + t69
+                            t72 = t63 * t71
+                            t73 = _C_1_2 + t72
+                            t44 = t73 if t44 is None else t44.union(t73)
+            if t44 is None:
+                t44 = flint.arb.nan()
+            t74 = _C_m1_1 + t44
+            t75 = t42 * t43
+            t76 = t75 * t74
+            t77 = arb_erfc(t76)
+            t78 = _C_1_2 * x2
+            t79 = t78 * t77
+            t80 = _C_m1_1 * x2
+            t81 = _C_1_1 + t80
+            t82 = None
+            t84 = _C_m1_1 + x2
+            v83 = relation(t84, '==')
+            if v83 is not False:
+                t85 = x1 ** 2
+                t86 = x0 * t85
+                t87 = _C_1_2 + t86
+                t82 = t87 if t82 is None else t82.union(t87)
+            if v83 is not True:
+                t89 = x0.expm1()
+                t90 = x2 + t89
+                v88 = relation(t90, '<=')
+                if v88 is not False:
+                    t91 = flint.arb("-inf")
+                    t82 = t91 if t82 is None else t82.union(t91)
+                if v88 is not True:
+                    t93 = _C_m1_1 + x0
+                    v92 = relation(t93, '<=')
+                    if v92 is not False:
+                        t94 = x1 ** 2
+                        t95 = 1 / x2
+                        t96 = t95 * t89
+                        t97 = t96.log1p()
+                        t98 = t94 * t97
+                        t99 = _C_1_2 + t98
+                        t82 = t99 if t82 is None else t82.union(t99)
+                    if v92 is not True:
+                        v100 = True
+                        if v100 is not False:
+                            t101 = x1 ** 2
+                            t102 = x2.log()
+                            t103 = _C_m1_1 * t102
+                            t104 = _C_m1_1 * x0
+                            t105 = t104.exp()
+                            t106 = t84 * t105
+                            t107 = t106.log1p()
+                            t108 = x0 + t103
+                            t109 = t108 + t107
+                            t110 = t101 * t109
+                            t111 = _C_1_2 + t110
+                            t82 = t111 if t82 is None else t82.union(t111)
+            if t82 is None:
+                t82 = flint.arb.nan()
+            t112 = t75 * t82
+            t113 = arb_erfc(t112)
+            t114 = _C_1_2 * t81
+            t115 = t114 * t113
+            t116 = t79 + t115
+            t0 = t116 if t0 is None else t0.union(t116)
+    if t0 is None:
+        t0 = flint.arb.nan()
+    t117 = None
+    v118 = relation(x0, '<')
+    if v118 is not False:
+        t119 = _at_precision(_K0)
+        t120 = 1 / x1
+        t121 = None
+        t123 = _C_m1_1 + x2
+        v122 = relation(t123, '==')
+        if v122 is not False:
+            t124 = x1 ** 2
+            t125 = abs(x0)
+            t126 = t124 * t125
+            t127 = _C_1_2 + t126
+            t121 = t127 if t121 is None else t121.union(t127)
+        if v122 is not True:
+            t129 = abs(x0)
+            t130 = t129.expm1()
+            t131 = x2 + t130
+            v128 = relation(t131, '<=')
+            if v128 is not False:
+                t132 = flint.arb("-inf")
+                t121 = t132 if t121 is None else t121.union(t132)
+            if v128 is not True:
+                t134 = _C_m1_1 + t129
+                v133 = relation(t134, '<=')
+                if v133 is not False:
+                    t135 = x1 ** 2
+                    t136 = 1 / x2
+                    t137 = t136 * t130
+                    t138 = t137.log1p()
+                    t139 = t135 * t138
+                    t140 = _C_1_2 + t139
+                    t121 = t140 if t121 is None else t121.union(t140)
+                if v133 is not True:
+                    v141 = True
+                    if v141 is not False:
+                        t142 = x1 ** 2
+                        t143 = x2.log()
+                        t144 = _C_m1_1 * t143
+                        t145 = _C_m1_1 * t129
+                        t146 = t145.exp()
+                        t147 = t123 * t146
+                        t148 = t147.log1p()
+                        t149 = t144 + t129
+                        t150 = t149 + t148
+                        t151 = t142 * t150
+                        t152 = _C_1_2 + t151
+                        t121 = t152 if t121 is None else t121.union(t152)
+        if t121 is None:
+            t121 = flint.arb.nan()
+        t153 = _C_m1_1 + t121
+        t154 = t119 * t120
+        t155 = t154 * t153
+        t156 = arb_erfc(t155)
+        t157 = _C_m1_2 * t156
+        t158 = _C_1_1 + t157
+        t159 = x2 * t158
+        t160 = _C_m1_1 * x2
+        t161 = _C_1_1 + t160
+        t162 = None
+        t164 = _C_m1_1 + x2
+        v163 = relation(t164, '==')
+        if v163 is not False:
+            t165 = x1 ** 2
+            t166 = abs(x0)
+            t167 = t165 * t166
+            t168 = _C_1_2 + t167
+            t162 = t168 if t162 is None else t162.union(t168)
+        if v163 is not True:
+            t170 = abs(x0)
+            t171 = t170.expm1()
+            t172 = x2 + t171
+            v169 = relation(t172, '<=')
+            if v169 is not False:
+                t173 = flint.arb("-inf")
+                t162 = t173 if t162 is None else t162.union(t173)
+            if v169 is not True:
+                t175 = _C_m1_1 + t170
+                v174 = relation(t175, '<=')
+                if v174 is not False:
+                    t176 = x1 ** 2
+                    t177 = 1 / x2
+                    t178 = t177 * t171
+                    t179 = t178.log1p()
+                    t180 = t176 * t179
+                    t181 = _C_1_2 + t180
+                    t162 = t181 if t162 is None else t162.union(t181)
+                if v174 is not True:
+                    v182 = True
+                    if v182 is not False:
+                        t183 = x1 ** 2
+                        t184 = x2.log()
+                        t185 = _C_m1_1 * t184
+                        t186 = _C_m1_1 * t170
+                        t187 = t186.exp()
+                        t188 = t164 * t187
+                        t189 = t188.log1p()
+                        t190 = t185 + t170
+                        t191 = t190 + t189
+                        t192 = t183 * t191
+                        t193 = _C_1_2 + t192
+                        t162 = t193 if t162 is None else t162.union(t193)
+        if t162 is None:
+            t162 = flint.arb.nan()
+        t194 = t154 * t162
+        t195 = arb_erfc(t194)
+        t196 = _C_m1_2 * t195
+        t197 = _C_1_1 + t196
+        t198 = t161 * t197
+        t199 = t159 + t198
+        t117 = t199 if t117 is None else t117.union(t199)
+    if v118 is not True:
+        v200 = True
+        if v200 is not False:
+            t201 = _at_precision(_K0)
+            t202 = 1 / x1
+            t203 = None
+            t205 = _C_m1_1 + x2
+            v204 = relation(t205, '==')
+            if v204 is not False:
+                t206 = x1 ** 2
+                t207 = x0 * t206
+                t208 = _C_1_2 + t207
+                t203 = t208 if t203 is None else t203.union(t208)
+            if v204 is not True:
+                t210 = x0.expm1()
+                t211 = x2 + t210
+                v209 = relation(t211, '<=')
+                if v209 is not False:
+                    t212 = flint.arb("-inf")
+                    t203 = t212 if t203 is None else t203.union(t212)
+                if v209 is not True:
+                    t214 = _C_m1_1 + x0
+                    v213 = relation(t214, '<=')
+                    if v213 is not False:
+                        t215 = x1 ** 2
+                        t216 = 1 / x2
+                        t217 = t216 * t210
+                        t218 = t217.log1p()
+                        t219 = t215 * t218
+                        t220 = _C_1_2 + t219
+                        t203 = t220 if t203 is None else t203.union(t220)
+                    if v213 is not True:
+                        v221 = True
+                        if v221 is not False:
+                            t222 = x1 ** 2
+                            t223 = x2.log()
+                            t224 = _C_m1_1 * t223
+                            t225 = _C_m1_1 * x0
+                            t226 = t225.exp()
+                            t227 = t205 * t226
+                            t228 = t227.log1p()
+                            t229 = x0 + t224
+                            t230 = t229 + t228
+                            t231 = t222 * t230
+                            t232 = _C_1_2 + t231
+                            t203 = t232 if t203 is None else t203.union(t232)
+            if t203 is None:
+                t203 = flint.arb.nan()
+            t233 = t201 * t202
+            t234 = t233 * t203
+            t235 = arb_erfc(t234)
+            t236 = _C_1_2 * t235
+            t117 = t236 if t117 is None else t117.union(t236)
+    if t117 is None:
+        t117 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t117 if isinstance(t117, flint.arb) else flint.arb(t117))
 
 def symmetric_subsampled_gaussian__x_of_ell(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
     """x_of_ell of symmetric_subsampled_gaussian; x0 = ell, x1 = sigma, x2 = p.

@@ -1,24 +1,29 @@
-"""Generate :mod:`gdpproof.numeric.engine._kernels`: the GDP conversion formulas as arb and float code.
+"""Generate the kernels the engines run from the sympy expressions of :mod:`gdpproof.symbolic`.
 
-What it computes: the sympy expressions of :mod:`gdpproof.symbolic` that the certified
-conversions (:mod:`gdpproof.numeric.tradeoff.solve`: delta from epsilon, epsilon from delta, mu and sigma
-from (epsilon, delta)) evaluate, printed as Python functions of arb balls that perform exactly
-the ball operations :func:`gdpproof.numeric.engine.compile_arb.arb_function` performs for the same
-expression, plus float64 versions of the log-dual for the solvers' starting guesses.
+Two generated modules, each written by this generator only (the model is scipy's
+``scipy/special/_precompute``):
 
-Why precomputed: compiling the expressions at import time needs sympy, whose import alone takes
-three times as long as ``import flint, numpy``; the conversions of the command line
-(``gdpproof convert``) must start without it.  The formulas stay written once, in
-:mod:`gdpproof.symbolic`; this generator is the only author of ``_kernels.py`` (the model is
-scipy's ``scipy/special/_precompute``), and ``tests/numeric/test_kernels.py`` regenerates it
-and fails when the committed file differs.
+* :mod:`gdpproof.numeric.engine._kernels`: the GDP conversion formulas and the CLT mu of DP-SGD,
+  printed as Python functions of arb balls that perform exactly the ball operations
+  :func:`gdpproof.numeric.engine.compile_arb.arb_function` performs for the same expression, plus
+  float64 versions of the log-dual for the solvers' starting guesses;
+* :mod:`gdpproof.numeric.engine._loss_kernels`: the privacy-loss laws of
+  :mod:`gdpproof.symbolic.losses` (float64 CDFs as ``sympy.lambdify`` prints them for numpy/scipy,
+  their arb forms with common subexpressions once, partial means, inverses, support ends, the
+  integrands in complex balls, exact medians) and the float64 Gaussian dual of the fast path.
 
-How long it runs: about two seconds (one ``sympy.simplify``).
+Why precomputed: compiling the expressions at run time needs sympy, whose import alone takes
+three times as long as ``import flint, numpy``; accounting a mechanism must start without it.
+The formulas stay written once, in :mod:`gdpproof.symbolic`; ``tests/numeric/test_kernels.py``
+regenerates both modules and fails when a committed one differs by a byte.  Nothing is printed
+and executed at run time: the engines import the generated functions.
+
+How long it runs: a few seconds (one ``sympy.simplify``, the laws' ``sympy.cse``).
 
 Usage::
 
-    python -m gdpproof.numeric.engine.codegen          # rewrite gdpproof/numeric/engine/_kernels.py
-    python -m gdpproof.numeric.engine.codegen --check  # exit 1 if the committed file is stale
+    python -m gdpproof.numeric.engine.codegen          # rewrite both generated modules
+    python -m gdpproof.numeric.engine.codegen --check  # exit 1 if a committed one is stale
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_EPSILON_TAIL_START, GAU
 __all__ = ["kernels", "fused_kernels", "float_kernels", "source", "main"]
 
 TARGET = Path(__file__).with_name("_kernels.py")
+LOSS_TARGET = Path(__file__).with_name("_loss_kernels.py")
 
 
 def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
@@ -334,39 +340,6 @@ def cse_kernel_source(name: str, exprs: list[sympy.Expr], symbols: tuple[sympy.S
     return f"def {name}({params}):\n{body}\n    return {balls if len(results) > 1 else balls[1:-1]}\n"
 
 
-def law_kernel(family: str, kind: str, law: str) -> Any:
-    """The arb function (ell, *parameters) of a loss family's CDF or survival function under ``law``
-    ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once).
-
-    Straight-line code (common subexpressions once, the ball operations of
-    :func:`~gdpproof.numeric.engine.compile_arb.arb_function` otherwise): about four times faster
-    than the compiled tree, which is the fallback for any expression the printer has no form for."""
-    import flint
-
-    from ...symbolic import losses as sl
-    from ...symbolic.symbols import ell as ELL
-    from ._ballfun import arb_erfc, arb_erfcx, relation
-    from .compile_arb import arb_function
-
-    fam = sl.FAMILIES[family]
-    exprs = [getattr(fam, kind)[one] for one in law]  # law "P", "Q", or "PQ" for both at once
-    symbols = (ELL, *fam.parameters)
-    constants: dict[str, str] = {}
-    try:
-        src = cse_kernel_source("kernel", exprs, symbols, constants)
-    except TypeError:
-        if len(exprs) > 1:
-            fns = [arb_function(e, symbols) for e in exprs]
-            return lambda *a: tuple(fn(*a) for fn in fns)
-        return arb_function(exprs[0], symbols)
-    namespace: dict[str, Any] = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx,
-                                 "relation": relation}
-    for name, ball in constants.items():
-        namespace[name] = eval(ball, {"flint": flint})  # noqa: S307 - our own printed constant
-    exec(compile(src, f"<{family}.{kind}[{law}]>", "exec"), namespace)  # noqa: S102 - printed above
-    return namespace["kernel"]
-
-
 def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...], symbols: tuple[sympy.Symbol, ...],
               arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]],
               printer_class: type = None) -> str:  # type: ignore[assignment]
@@ -436,24 +409,23 @@ def _write(text: str, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None, write: Callable[[str, Path], None] = _write) -> int:
+    """Write the generated modules (``--check``: exit 1 when a committed one differs)."""
     args = sys.argv[1:] if argv is None else argv
-    text = source()
-    if "--check" in args:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is stale: run python -m gdpproof.numeric.engine.codegen", file=sys.stderr)
-            return 1
-        return main_losses(args)
-    write(text, TARGET)
-    return main_losses(args, write)
+    stale = 0
+    for target, make in ((TARGET, source), (LOSS_TARGET, loss_source)):
+        text = make()
+        if "--check" not in args:
+            write(text, target)
+        elif (target.read_text(encoding="utf-8") if target.exists() else "") != text:
+            print(f"{target} is stale: run python -m gdpproof.numeric.engine.codegen", file=sys.stderr)
+            stale = 1
+    return stale
 
 
 
 # ---------------------------------------------------------------------------------------------
 # the privacy-loss laws (gdpproof/numeric/engine/_loss_kernels.py)
 # ---------------------------------------------------------------------------------------------
-
-LOSS_TARGET = Path(__file__).with_name("_loss_kernels.py")
 
 #: The families whose kernels are generated: every family of symbolic/losses.py whose parameters the
 #: engines take as doubles (the discrete ones keep exact parameters and are compiled at run time).
@@ -549,12 +521,14 @@ def loss_source() -> str:
                 float_sources.append((src, namespace, names))
                 floats.append(_renamed(src, f"{family}__{kind}_float__{law}"))
             for law in ("P", "Q", "PQ"):
-                try:  # what the printer has no form for (a relational inside a sum) is compiled at run time
-                    balls.append(cse_kernel_source(f"{family}__{kind}__{law}", [getattr(fam, kind)[w] for w in law],
-                                                   params, dict(constants)))
-                except TypeError:
+                name, exprs = f"{family}__{kind}__{law}", [getattr(fam, kind)[w] for w in law]
+                try:  # common subexpressions once (what the engines ran at run time before)
+                    balls.append(cse_kernel_source(name, exprs, params, dict(constants)))
+                except TypeError:  # a condition cse took out of a Piecewise: compile_arb's operations
+                    balls.append(_function(name, f"{kind} of {family} under {law}", tuple(exprs) if len(exprs) > 1
+                                           else exprs[0], params, True, constants, hoisted, LawPrinter))
                     continue
-                cse_kernel_source(f"{family}__{kind}__{law}", [getattr(fam, kind)[w] for w in law], params, constants)
+                cse_kernel_source(name, exprs, params, constants)
         if fam.x_of_ell is not None:
             src, namespace = _lambdified(params, fam.x_of_ell, ["scipy", "numpy"])
             float_sources.append((src, namespace, names))
@@ -660,17 +634,6 @@ Family = namedtuple("Family", "name parameters orderings symmetric riskier atoms
 
 '''
 
-
-def main_losses(args: list[str], write: Callable[[str, Path], None] = None) -> int:  # type: ignore[assignment]
-    text = loss_source()
-    if "--check" in args:
-        current = LOSS_TARGET.read_text(encoding="utf-8") if LOSS_TARGET.exists() else ""
-        if current != text:
-            print(f"{LOSS_TARGET} is stale: run python -m gdpproof.numeric.engine.codegen", file=sys.stderr)
-            return 1
-        return 0
-    (write or _write)(text, LOSS_TARGET)
-    return 0
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import numbers
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-import mpmath
+import sys
 
 from .errors import bad
 
@@ -64,7 +64,8 @@ def plain_value(name: str, value: Any) -> Fraction | float:
         except InvalidOperation:
             raise bad(name, value, "is not a number") from None
         return _from_decimal(name, value, dec)
-    if isinstance(value, mpmath.mpf):
+    mpmath = sys.modules.get("mpmath")  # an mpf exists only once mpmath is loaded: never load it here
+    if mpmath is not None and isinstance(value, mpmath.mpf):
         if mpmath.isnan(value):
             return math.nan
         if mpmath.isinf(value):

@@ -49,7 +49,7 @@ Examples
 Composed(Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10), Repeated(LaplaceMechanism(scale=10, sensitivity=1), 5))
 >>> [(leaf, n) for leaf, n in m.leaves()]
 [(GaussianMechanism(sigma=10/3, sensitivity=1), 10), (LaplaceMechanism(scale=10, sensitivity=1), 5)]
->>> Repeated(GaussianMechanism(sigma=2), 4).gdp_mu()
+>>> print(Repeated(GaussianMechanism(sigma=2), 4).gdp_mu())  # exact: a Fraction
 1
 """
 

@@ -76,7 +76,7 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
 
     >>> s = dpsgd_schedule(epochs=60, batch_size=256, dataset_size=60000)
     >>> s.sample_rate, s.steps
-    (8/1875, 14063)
+    (Fraction(8, 1875), 14063)
     >>> print(s.rule)
     sample rate q = B/N = 256/60000 = 8/1875; steps T = ceil(E N / B) = ceil(60 * 60000 / 256) = 14063
     >>> dpsgd_schedule(sample_rate="0.01", epochs=500).steps

@@ -144,7 +144,7 @@ class Mechanism:
 
         >>> from gdpproof.mechanisms import dpsgd
         >>> dpsgd(1, "0.01", 100).dpsgd_parameters()
-        (1, 1/100, 100)
+        (Fraction(1, 1), Fraction(1, 100), 100)
         """
         leaves = self.leaves()
         if len(leaves) != 1:
@@ -198,7 +198,7 @@ class GaussianMechanism(Mechanism):
     Exactly (sensitivity/sigma)-GDP, tight (DRS Thm 2.7).
 
     >>> GaussianMechanism(sigma=2, sensitivity="1/2").gdp_mu()
-    1/4
+    Fraction(1, 4)
     """
 
     sigma: Any
@@ -712,7 +712,7 @@ class SampledWithoutReplacement(Subsampled):
     reverse, tight (d12).
 
     >>> SampledWithoutReplacement(GaussianMechanism(1), 600, 60000).sample_rate
-    1/100
+    Fraction(1, 100)
     """
 
     mechanism: Mechanism

@@ -19,7 +19,10 @@ from fractions import Fraction
 from typing import Any
 
 import flint
-import mpmath
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import mpmath
 
 __all__ = [
     "arb_precision",
@@ -96,7 +99,12 @@ def private_context(dps: int) -> Iterator[mpmath.ctx_mp.MPContext]:
     Numbers made in it must not escape the ``with`` block: convert them (for example with
     :func:`mpf_to_fraction`) before returning.
     """
-    ctx = _pool.free.pop() if _pool.free else mpmath.MPContext()
+    if _pool.free:
+        ctx = _pool.free.pop()
+    else:
+        import mpmath  # loaded by the first mpmath evaluation, not by the ball arithmetic
+
+        ctx = mpmath.MPContext()
     ctx.dps = int(dps)
     try:
         yield ctx
@@ -207,6 +215,8 @@ def mpf_exact(value: Fraction) -> mpmath.mpf:
     exp = den.bit_length() - 1
     if den != 1 << exp:
         raise ValueError(f"{value} is not a dyadic rational")
+    import mpmath
+
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(value.numerator, -exp))
 
 

@@ -434,12 +434,9 @@ LOSS_FAMILIES = ("gaussian", "randomized_response", "k_randomized_response", "la
 
 
 def _lambdified(args: tuple[sympy.Symbol, ...], expr: sympy.Expr, modules: Any, printer: Any = None) -> tuple[str, Any]:
-    """sympy.lambdify's source text of ``expr`` (its body, the function renamed by the caller) and
-    the namespace it resolves its names in."""
-    import inspect
+    from .lambdify_mp import lambdified_source
 
-    fn = sympy.lambdify(args, expr, modules=modules, printer=printer)
-    return inspect.getsource(fn), fn.__globals__
+    return lambdified_source(args, expr, modules, printer)
 
 
 def _numpy_imports(sources: list[tuple[str, Any, tuple[str, ...]]]) -> str:

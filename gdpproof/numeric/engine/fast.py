@@ -21,15 +21,11 @@ if TYPE_CHECKING:
 __all__ = ["tradeoff_values", "numpy_function"]
 
 
-@functools.lru_cache(maxsize=512)
-def numpy_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Any:
-    """sympy's lambdified scipy/numpy code for ``expr`` (cached)."""
-    import sympy
+def numpy_function(expr: Any, symbols: Any) -> Any:
+    """sympy's lambdified scipy/numpy code for ``expr`` (cached; :mod:`gdpproof.numeric.engine.lambdify_mp`)."""
+    from .lambdify_mp import numpy_function as compiled
 
-    from ..tradeoff.envelope import numpy_namespace as envelope_namespace
-    from .special import numpy_namespace
-
-    return sympy.lambdify(symbols, expr, modules=[{**numpy_namespace(), **envelope_namespace()}, "scipy", "numpy"])
+    return compiled(expr, tuple(symbols))
 
 
 def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:

@@ -211,15 +211,24 @@ def tightest_mu(f: TradeOff, *, digits: int = 30) -> Certified:
     so for such functions the result is certified for that range only.  Functions nearly
     equal to a Gaussian curve raise PrecisionError (the pointwise mu is too flat to settle).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.tightest_mu(gdpproof.randomized_response(1), digits=15)
-    Certified('1.23203538534491', digits=15, rounding='up')
-    >>> gdpproof.tightest_mu(gdpproof.laplace(1), digits=15)
-    Certified('1.03006399762444', digits=15, rounding='up')
-    >>> gdpproof.tightest_mu(gdpproof.eps_delta(1, "1e-5"), digits=5)
-    Certified('Infinity', digits=5, rounding='up')
+    Args:
+        f: The trade-off function.
+        digits: Significant digits of the answer.
+
+    Returns:
+        mu, a :class:`Certified` rounded up.
+
+    Raises:
+        PrecisionError: f is too close to a Gaussian curve for the digits asked.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.tightest_mu(gdpproof.randomized_response(1), digits=15)
+        Certified('1.23203538534491', digits=15, rounding='up')
+        >>> gdpproof.tightest_mu(gdpproof.laplace(1), digits=15)
+        Certified('1.03006399762444', digits=15, rounding='up')
+        >>> gdpproof.tightest_mu(gdpproof.eps_delta(1, "1e-5"), digits=5)
+        Certified('Infinity', digits=5, rounding='up')
     """
     return f.tightest_mu(digits=digits)
 

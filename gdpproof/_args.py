@@ -22,10 +22,9 @@ import sympy
 from ._plain import MAX_DECIMAL_EXPONENT as _MAX_DECIMAL_EXPONENT
 from ._plain import plain_value
 from ._counts import count, seed
-from .errors import show
 from .errors import bad
 
-__all__ = ["exact", "sympy_value", "check", "require_number", "show", "nonnegative", "positive", "probability", "exact_floats",
+__all__ = ["exact", "sympy_value", "check", "require_number", "nonnegative", "positive", "probability", "exact_floats",
            "count", "seed"]
 
 

@@ -21,29 +21,27 @@ class Certified(Decimal):
     """A decimal number whose every printed digit is proven.
 
     A :class:`decimal.Decimal` (so it prints, compares and converts exactly) that also records
-    how it was obtained:
+    how it was obtained.
 
-    ``digits``
-        the number of significant digits certified;
-    ``rounding``
-        ``"up"``: the value is the exact result rounded towards +inf (an upper bound);
-        ``"down"``: rounded towards -inf (a lower bound); ``"nearest"``: error at most half a
-        unit in the last place;
-    ``method``
-        ``"arb"`` (ball arithmetic), ``"exact"`` (exact rational arithmetic) or
-        ``"mpmath-2prec"`` (agreement of two mpmath precisions).
+    Args:
+        value: The decimal (a string, Decimal or int), already rounded to ``digits`` digits.
+        digits: The number of significant digits certified.
+        rounding: ``"up"``: the value is the exact result rounded towards +inf (an upper bound);
+            ``"down"``: rounded towards -inf (a lower bound); ``"nearest"``: error at most half a
+            unit in the last place.
+        method: ``"arb"`` (ball arithmetic), ``"exact"`` (exact rational arithmetic) or
+            ``"mpmath-2prec"`` (agreement of two mpmath precisions).
 
     Arithmetic on a ``Certified`` gives a plain ``Decimal``: a derived number is no longer
     certified.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> v = gdpproof.gaussian(1).evaluate("0.05", digits=12)
-    >>> v
-    Certified('0.740488977158', digits=12, rounding='down')
-    >>> v.rounding, v.method
-    ('down', 'arb')
+    Examples:
+        >>> import gdpproof
+        >>> v = gdpproof.gaussian(1).evaluate("0.05", digits=12)
+        >>> v
+        Certified('0.740488977158', digits=12, rounding='down')
+        >>> v.rounding, v.method
+        ('down', 'arb')
     """
 
     __slots__ = ("digits", "rounding", "method")

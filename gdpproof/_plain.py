@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 del TYPE_CHECKING
 
-__all__ = ["MAX_DECIMAL_EXPONENT", "plain_value", "short_number"]
+__all__ = ["MAX_DECIMAL_EXPONENT", "plain_value"]
 
 #: Decimal arguments are made exact rationals; beyond this exponent that is impractically big.
 MAX_DECIMAL_EXPONENT = 1_000_000
@@ -92,22 +92,3 @@ def _from_decimal(name: str, original: Any, dec: Decimal) -> Fraction | float:
                    "rational of that size is impractical); pass its logarithm to a log_* function instead")
     num, den = dec.as_integer_ratio()
     return Fraction(num, den)
-
-
-def short_number(x: Any) -> str:
-    """A number as a repr shows it: a rational that is a double as that double's shortest repr
-    (2476979795053773/2251799813685248 is the double 1.1), anything else as it prints.
-
-    >>> from fractions import Fraction
-    >>> short_number(Fraction(1.1)), short_number(Fraction(1, 3)), short_number(1e-5)
-    ('1.1', '1/3', '1e-05')
-    """
-    try:
-        q = x if isinstance(x, Fraction) else Fraction(str(x)) if "/" in str(x) else None
-    except (ValueError, ZeroDivisionError):
-        q = None
-    if q is not None and q.denominator & (q.denominator - 1) == 0:
-        f = float(q)
-        if Fraction(f) == q:
-            return repr(f)
-    return repr(x) if isinstance(x, float) else str(x)

@@ -47,10 +47,10 @@ import sympy
 
 from ._args import positive, probability
 from .errors import bad
-from ._plain import short_number
 from .accounting import BRACKET_DIGITS, Account, EpsilonEstimator, account, check_rel_width
 from .errors import InvalidParameterError, PrecisionError
-from .mechanisms import Mechanism, Schedule, decimal_text, show_number, dpsgd, dpsgd_schedule, to_fraction
+from .mechanisms import Mechanism, Schedule, dpsgd, dpsgd_schedule, to_fraction
+from .text import answer_text, double_text, show_number
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]
@@ -66,31 +66,34 @@ _COARSE_WIDTH = 0.04
 class Calibration:
     """What :func:`calibrate` returns.
 
-    Attributes
-    ----------
-    parameter : str
-        What was solved for: "noise_multiplier", "steps", "sample_rate" or "batch_size"
-        (:func:`calibrate`), or "variance_factor" (:func:`calibrate_variance`).
-    value : sympy.Rational or int
-        The answer, exact (``text`` is the same number as shown).
-    rounding : str
-        "up" for sigma (a larger sigma only adds noise), "down" for the others.
-    target_epsilon, delta : sympy.Rational
-        The target.
-    account : Account
-        The proven account at the answer: ``account.epsilon.upper <= target_epsilon``.
-    neighbour : sympy.Rational or int
-        One unit of the last digit (or one step, one record) past the answer, toward less noise.
-    neighbour_account : Account
-        Its account: the upper end is above the target (its bracket lies above the target or
-        straddles it), so no closer value is proven at this width.
-    schedule : Schedule or None
-        The sampling rate and steps at the answer, with the rule that gave them (None for
-        :func:`calibrate_variance`).
-    evaluations : int
-        Compositions run in all (coarse estimates and accounts).
-    proven : int
-        Proven accounts among them (the answer, its neighbour and any other value checked).
+    Attributes:
+        parameter (str): What was solved for: "noise_multiplier", "steps", "sample_rate" or "batch_size"
+            (:func:`calibrate`), or "variance_factor" (:func:`calibrate_variance`).
+        value (sympy.Rational or int): The answer, exact (``text`` is the same number as shown).
+        rounding (str): "up" for sigma (a larger sigma only adds noise), "down" for the others.
+        target_epsilon (sympy.Rational): The target.
+        delta (sympy.Rational): The target.
+        account (Account): The proven account at the answer: ``account.epsilon.upper <= target_epsilon``.
+        neighbour (sympy.Rational or int): One unit of the last digit (or one step, one record) past the
+            answer, toward less noise.
+        neighbour_account (Account): Its account: the upper end is above the target (its bracket lies above
+            the target or straddles it), so no closer value is proven at this width.
+        schedule (Schedule or None): The sampling rate and steps at the answer, with the rule that gave them
+            (None for :func:`calibrate_variance`).
+        evaluations (int): Compositions run in all (coarse estimates and accounts).
+        proven (int): Proven accounts among them (the answer, its neighbour and any other value checked).
+        text (str): The answer as shown, on its grid of ``digits`` significant digits.
+        digits (int or None): Significant digits of the answer's grid (None for integers).
+        rel_width (float): The relative width of the proven brackets.
+
+    Examples:
+        >>> import sympy
+        >>> from gdpproof.calibration import calibrate_variance
+        >>> from gdpproof.mechanisms import GaussianMechanism, Repeated
+        >>> c = calibrate_variance(lambda v: Repeated(GaussianMechanism(sigma=sympy.sqrt(v)), 4), 2, "1e-5", guess=4.0,
+        ...                        digits=3)
+        >>> c.parameter, c.text, c.rounding, c.account.route
+        ('variance_factor', '16.0', 'up', 'exact')
     """
 
     parameter: str
@@ -110,11 +113,11 @@ class Calibration:
 
     def __repr__(self) -> str:
         lo, hi = _end(self.account, "lower"), _end(self.account, "upper")
-        delta = short_number(self.delta)  # a double as its shortest repr, not its 60 exact digits
+        delta = double_text(self.delta)  # a double as its shortest repr, not its 60 exact digits
         eps = f"eps in [{lo:.6g}, {hi:.6g}]" if self.account.pair_tight else f"eps <= {hi:.6g}"
         return (f"Calibration({self.parameter}={self.text} (rounded {self.rounding}), "
-                f"{eps} <= {_text(self.target_epsilon)} "
-                f"at delta={_text(self.delta) if '/' in delta else delta})")
+                f"{eps} <= {answer_text(self.target_epsilon)} "
+                f"at delta={answer_text(self.delta) if '/' in delta else delta})")
 
     @property
     def eps_lower(self) -> Any:
@@ -137,7 +140,7 @@ class Calibration:
         its = (f"its bracket is [{n.eps_lower}, {n.eps_upper}]" if n.pair_tight else
                f"its epsilon is at most {n.eps_upper}, its dominating pair's at least {n.eps_lower}")
         lines = [f"The {what} {self.text}{how} meets the target: its epsilon is proven <= "
-                 f"{_text(self.target_epsilon)} at delta = {_text(self.delta)}.  The next value toward less noise, "
+                 f"{answer_text(self.target_epsilon)} at delta = {answer_text(self.delta)}.  The next value toward less noise, "
                  f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} ({its}; "
                  "its true epsilon may still meet the target).",
                  self.account.statement()]
@@ -147,7 +150,7 @@ class Calibration:
 
     def text_of(self, v: Any) -> str:
         """A value of the solved parameter as shown (an integer, or its exact decimal)."""
-        return _text(v, self.digits)
+        return answer_text(v, self.digits)
 
     def to_dict(self) -> dict[str, Any]:
         """The answer as JSON-ready values (numbers as decimal strings)."""
@@ -155,36 +158,19 @@ class Calibration:
         n = self.neighbour_account
         d.update({
             "solved_for": self.parameter, self.parameter: self.text, "rounding": self.rounding,
-            "digits": self.digits, "target_eps": _text(self.target_epsilon),
+            "digits": self.digits, "target_eps": answer_text(self.target_epsilon),
             "neighbour": {self.parameter: self.text_of(self.neighbour),
                           ("eps_lower" if n.pair_tight else "pair_eps_lower"): str(n.eps_lower),
                           "eps_upper": str(n.eps_upper)},
             "rel_width": str(self.rel_width), "evaluations": self.evaluations, "proven_accounts": self.proven,
         })
         if self.schedule is not None:
-            d.update({"sample_rate": _text(self.schedule.sample_rate), "steps": self.schedule.steps,
+            d.update({"sample_rate": answer_text(self.schedule.sample_rate), "steps": self.schedule.steps,
                       "schedule_rule": self.schedule.rule or None})
         return d
 
 
 # -- the grid of answers ------------------------------------------------------------------------
-
-def _text(v: Any, digits: int | None = None) -> str:
-    """A number as a reader wants it: an integer, or the exact decimal where there is one, with
-    ``digits`` significant digits shown when given (1.0 at two digits, not 1)."""
-    if isinstance(v, int):
-        return str(v)
-    r = sympy.Rational(v)
-    text = decimal_text(r)
-    if text is None:
-        return show_number(r)
-    if digits is not None and "E" not in text:
-        d = Decimal(text)
-        shown = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1))
-        if shown == d:
-            return format(shown, "f")
-    return text
-
 
 def _on_grid(x: float, digits: int | None, up: bool) -> Any:
     """x rounded to the answer grid (``digits`` significant digits; integers when None)."""
@@ -298,44 +284,52 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
     Leave exactly one of the noise multiplier, the number of steps (``steps``/``epochs``) and the
     sampling rate (``sample_rate``/``batch_size``) unset: it is solved for.
 
-    Parameters
-    ----------
-    target_epsilon, delta : real
-        The target: (target_epsilon, delta)-DP, proven.
-    noise_multiplier, sample_rate, steps, epochs, batch_size, dataset_size
-        The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
-        the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a
-        batch size is solved for (the next one up is not proven to meet the target).
-    digits : int
-        Significant digits of a real answer (sigma rounded up, q rounded down); integers exact.
-    rel_width : float
-        The relative width of the proven brackets: the answer is the best value whose upper end
-        meets the target at this width (a narrower width costs more and moves the answer closer
-        to the true boundary).
-    sampling, neighbours : str
-        The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
-        :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
-    progress : bool or file
-        Report each step of the search (on stderr, or on the file given).
+    Args:
+        target_epsilon (real): The target: (target_epsilon, delta)-DP, proven.
+        delta (real): The target: (target_epsilon, delta)-DP, proven.
+        noise_multiplier: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or
+            B/N, the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        sample_rate: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
+            the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        steps: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N, the
+            steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is solved
+            for (the next one up is not proven to meet the target).
+        epochs: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N, the
+            steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is solved
+            for (the next one up is not proven to meet the target).
+        batch_size: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or B/N,
+            the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        dataset_size: The run, as in :func:`gdpproof.mechanisms.dpsgd_schedule`: the sampling rate is q or
+            B/N, the steps T or ceil(E N / B).  With ``dataset_size`` given and no batch size, a batch size is
+            solved for (the next one up is not proven to meet the target).
+        digits (int): Significant digits of a real answer (sigma rounded up, q rounded down); integers exact.
+        rel_width (float): The relative width of the proven brackets: the answer is the best value whose upper
+            end meets the target at this width (a narrower width costs more and moves the answer closer to the
+            true boundary).
+        sampling (str): The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
+            :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
+        neighbours (str): The sampling scheme ("poisson" or "fixed-batch") and neighbouring relation, as in
+            :func:`gdpproof.mechanisms.dpsgd` (which states the sensitivity convention of each).
+        progress (bool or file): Report each step of the search (on stderr, or on the file given).
 
-    Returns
-    -------
-    Calibration
-        The answer, its account (``eps_upper <= target``) and its neighbour's account.
+    Returns:
+        Calibration: The answer, its account (``eps_upper <= target``) and its neighbour's account.
 
-    Examples
-    --------
-    A sigma, to 3 digits, proven to give (2, 1e-5)-DP over 100 steps at q = 0.1 (the next value
-    down, 2.25, is not proven to at the default width):
+    Examples:
+        A sigma, to 3 digits, proven to give (2, 1e-5)-DP over 100 steps at q = 0.1 (the next value
+        down, 2.25, is not proven to at the default width):
 
-    >>> from gdpproof import calibrate
-    >>> c = calibrate(2, "1e-5", sample_rate="0.1", steps=100, digits=3)
-    >>> c.text, c.rounding, c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
-    ('2.26', 'up', True)
-    >>> c.text_of(c.neighbour)
-    '2.25'
-    >>> c
-    Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
+        >>> from gdpproof import calibrate
+        >>> c = calibrate(2, "1e-5", sample_rate="0.1", steps=100, digits=3)
+        >>> c.text, c.rounding, c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
+        ('2.26', 'up', True)
+        >>> c.text_of(c.neighbour)
+        '2.25'
+        >>> c
+        Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
     """
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:
@@ -543,7 +537,7 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
             evaluations[0] += 1
             a = account(mech, delta=delta, rel_width=width, digits=shown)
             accounts[v] = (a, s)
-            say(f"{problem.parameter} = {_text(v, digits)}: eps in [{_end(a, 'lower'):.6g}, {_end(a, 'upper'):.6g}]")
+            say(f"{problem.parameter} = {answer_text(v, digits)}: eps in [{_end(a, 'lower'):.6g}, {_end(a, 'upper'):.6g}]")
         return Fraction(_end(accounts[v][0], "upper")) <= goal
 
     def inside(v: Any) -> bool:
@@ -598,7 +592,7 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
             c = less(c) if check(c) else more(c)
         if not inside(c):
             if met is not None and noise(c) < noise(met):
-                raise InvalidParameterError(f"{problem.parameter}: every value down to {_text(met, digits)} meets "
+                raise InvalidParameterError(f"{problem.parameter}: every value down to {answer_text(met, digits)} meets "
                                             "the target (the search stops at the end of its domain)")
             raise PrecisionError(f"no {problem.parameter} within [{problem.lowest:g}, {problem.highest:g}] "
                                  f"meets the target epsilon={show_number(target)} at delta={show_number(delta)}")
@@ -607,5 +601,5 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
         raise PrecisionError(f"{problem.parameter}: the proven boundary was not found within 60 accounts of the "
                              "estimate (ask for fewer digits or a larger rel_width)")
     a, s = accounts[met]
-    return Calibration(problem.parameter, met, _text(met, digits), "up" if problem.up else "down", digits, target,
+    return Calibration(problem.parameter, met, answer_text(met, digits), "up" if problem.up else "down", digits, target,
                        delta, width, a, missed, accounts[missed][0], s, evaluations[0], len(accounts))

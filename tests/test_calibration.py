@@ -53,11 +53,11 @@ def test_largest_steps_and_batch_size():
     (1.0, 3, True, "1", "0.999"),
 ])
 def test_answer_grid(value, digits, up, expected, below):
-    from gdpproof.calibration import _text
+    from gdpproof.text import answer_text
 
     v = _on_grid(value, digits, up)
-    assert _text(v) == expected
-    assert _text(_step(v, digits, toward_less=True)) == below
+    assert answer_text(v) == expected
+    assert answer_text(_step(v, digits, toward_less=True)) == below
 
 
 @pytest.mark.parametrize("kwargs, argument", [

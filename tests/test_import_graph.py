@@ -300,3 +300,30 @@ def test_no_private_name_crosses_modules():
                 if private and f"{source}.{alias.name}" not in known:
                     crossing.append(f"{name}: from {source} import {alias.name}")
     assert not crossing, crossing
+
+
+#: Functions that turn a number into text, and the names such helpers had before they moved to
+#: :mod:`gdpproof.text`: a function of one of these names anywhere else is a second number→text
+#: helper (or an old one come back).
+NUMBER_TEXT_NAMES = {"show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text",
+                     "answer_text", "cell_text", "table_value_text", "round_fraction", "decimal_digits",
+                     "short_number", "format_given", "value_text", "_fmt", "_short", "_show", "_text"}
+
+
+def test_numbers_are_written_in_one_module():
+    """Every number→text helper is defined in gdpproof/text.py, the one module that owns them."""
+    outside = []
+    for name, path in modules(PACKAGE).items():
+        if name == "gdpproof.text":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in NUMBER_TEXT_NAMES:
+                outside.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: def {node.name}")
+    assert not outside, outside
+
+
+def test_the_text_module_defines_the_names_it_owns():
+    """The rule above is not vacuous: gdpproof/text.py defines the helpers it names."""
+    text = ast.parse((PACKAGE / "text.py").read_text(encoding="utf-8"))
+    defined = {node.name for node in text.body if isinstance(node, ast.FunctionDef)}
+    assert {"show", "fraction_text", "double_text", "decimal_text", "show_number", "given_text"} <= defined

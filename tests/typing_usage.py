@@ -51,7 +51,7 @@ peer_fn: audit.PeerFunction = audit.PeerFunction("mine", "epsilon_from_delta", l
 mus = strategies.gdp_guarantees(max_mu=5.0)
 configs = strategies.dpsgd_configurations(max_steps=100)
 
-from gdpproof.mechanisms import values as mechanisms  # noqa: E402
+from gdpproof import mechanisms  # noqa: E402
 
 model: mechanisms.Mechanism = gdpproof.Composed(gdpproof.Repeated(gdpproof.GaussianMechanism("10/3"), 10),
                                                 gdpproof.LaplaceMechanism(10))

@@ -47,48 +47,39 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
                    fft_error: float | None = None, discretization: str = "coupling") -> ComposedLoss:
     r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
 
-    Parameters
-    ----------
-    parts : sequence of (PrivacyLoss, count)
-        The mechanisms, in any order (composition commutes).
-    grid_step : float
-        The grid h.  The bracket on epsilon is about 2 t wide, t = h sqrt(T log(1/eta) / 2)
-        (Hoeffding) or, for many steps, about 0.6 of that (Bernstein, module doc); halving h
-        halves it and doubles the work.
-    eta : float
-        The coupling's failure probability (Hoeffding's or Bernstein's); it is added to the upper
-        and subtracted from the lower delta, so deltas below ~10 eta are not resolved.
-    long_double : bool
-        Run every squaring in long double (about 3 times slower, a 2048 times smaller FFT error
-        bound where numpy's long double is 80-bit): for small delta, where the float64 bound
-        dominates the bracket.  By default only the early squarings do.
-    route : {"float", "exact"}
-        ``"float"``: the float64 FFT lattice (module doc; its additive errors put a floor near
-        delta = 1e-10).  ``"exact"``: the integer lattice of :mod:`gdpproof.accounting.exact_lattice`,
-        no float assumption and no floor but its budget: the window tails, trimming and
-        rounding together lose about 3 eta (exactly measured), so eta may be any rational
-        (a Fraction or decimal string such as "1e-40"); the grid step is rounded down to an
-        8-bit mantissa.  ``long_double`` does not apply to it.
-    fft_error : float, optional
-        Float route: the additive delta error the FFTs may cost.  The squarings whose float64
-        error bound, times the number of times their square is repeated, would exceed its share
-        run in long double, the others in float64 (every bound is charged either way).  None
-        (default): the squarings repeated more than 64 times run in long double.
-    discretization : {"coupling", "pairs"}
-        Float route: ``"coupling"`` rounds each loss to the nearest grid point and bounds the
-        sum of the rounding errors (module doc; any loss); ``"pairs"`` composes dominating and
-        dominated grid masses (:mod:`gdpproof.accounting.pairs`; compiled losses without atoms),
-        whose bracket narrows like h^2: on many steps a grid 10 to 20 times coarser reaches
-        the same width.  ``eta`` then only sets the window tails (T eta / 16 of mass at most).
+    Args:
+        parts (sequence of (PrivacyLoss, count)): The mechanisms, in any order (composition commutes).
+        grid_step (float): The grid h.  The bracket on epsilon is about 2 t wide, t = h sqrt(T log(1/eta) / 2)
+            (Hoeffding) or, for many steps, about 0.6 of that (Bernstein, module doc); halving h halves it and
+            doubles the work.
+        eta (float): The coupling's failure probability (Hoeffding's or Bernstein's); it is added to the upper
+            and subtracted from the lower delta, so deltas below ~10 eta are not resolved.
+        long_double (bool): Run every squaring in long double (about 3 times slower, a 2048 times smaller FFT
+            error bound where numpy's long double is 80-bit): for small delta, where the float64 bound
+            dominates the bracket.  By default only the early squarings do.
+        route ({"float", "exact"}): ``"float"``: the float64 FFT lattice (module doc; its additive errors put
+            a floor near delta = 1e-10).  ``"exact"``: the integer lattice of
+            :mod:`gdpproof.accounting.exact_lattice`, no float assumption and no floor but its budget: the
+            window tails, trimming and rounding together lose about 3 eta (exactly measured), so eta may be
+            any rational (a Fraction or decimal string such as "1e-40"); the grid step is rounded down to an
+            8-bit mantissa.  ``long_double`` does not apply to it.
+        fft_error (float, optional): Float route: the additive delta error the FFTs may cost.  The squarings
+            whose float64 error bound, times the number of times their square is repeated, would exceed its
+            share run in long double, the others in float64 (every bound is charged either way).  None
+            (default): the squarings repeated more than 64 times run in long double.
+        discretization ({"coupling", "pairs"}): Float route: ``"coupling"`` rounds each loss to the nearest
+            grid point and bounds the sum of the rounding errors (module doc; any loss); ``"pairs"`` composes
+            dominating and dominated grid masses (:mod:`gdpproof.accounting.pairs`; compiled losses without
+            atoms), whose bracket narrows like h^2: on many steps a grid 10 to 20 times coarser reaches the
+            same width.  ``eta`` then only sets the window tails (T eta / 16 of mass at most).
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.losses import SubsampledGaussianLoss
-    >>> from gdpproof.accounting.compose import compose_losses
-    >>> c = compose_losses([(SubsampledGaussianLoss(1.0, 0.01), 1000)], grid_step=5e-4)
-    >>> b = c.epsilon(1e-5)
-    >>> b.lower < 1.8282 < b.upper, b.relative_width < 0.2
-    (True, True)
+    Examples:
+        >>> from gdpproof.accounting.losses import SubsampledGaussianLoss
+        >>> from gdpproof.accounting.compose import compose_losses
+        >>> c = compose_losses([(SubsampledGaussianLoss(1.0, 0.01), 1000)], grid_step=5e-4)
+        >>> b = c.epsilon(1e-5)
+        >>> b.lower < 1.8282 < b.upper, b.relative_width < 0.2
+        (True, True)
     """
     if not parts:
         raise bad("parts", parts, "must be a non-empty list of (PrivacyLoss, count)")

@@ -67,6 +67,33 @@ class ComposedLoss:
 
     Built by :func:`compose_losses`.  ``delta(eps)`` and ``epsilon(delta)`` return a
     :class:`Bound` for the worse of the two orderings; ``*_by_ordering`` give each.
+
+    Args:
+        parts: (privacy loss, count) pairs composed.
+        h: The grid step.
+        eta: The Hoeffding failure probability of the coupling (float route).
+        t: The coupling's deviation bound at eta (float route).
+        directions: The two orderings' composed laws (remove, add).
+        delta_target: The delta the grid was chosen for, or None.
+        route: How the lattice law was composed: ``FLOAT_ROUTE`` or ``EXACT_ROUTE``.
+        assumptions: What the bracket assumes beyond ball and integer arithmetic (empty for the
+            exact route).
+        target_met: Whether the asked relative width was reached (set by the bracket search).
+        rel_width_reached: The width reached, or None.
+        rel_width_asked: The width asked, or None.
+        plan: The exact route's parameters; None for the float route.
+        passes: How many compositions the refinement ran to reach this one.
+        coupling_model: Float route: what aims the next grid (never part of a bound).
+        discretization: ``"coupling"`` or ``"pairs"``: how each step's loss met the grid.
+        step_laws: Float route: each step's discretized laws, to compose fewer steps on the same
+            grid.
+
+    Examples:
+        >>> from gdpproof import GaussianLoss, compose_losses
+        >>> c = compose_losses([(GaussianLoss(0.5), 16)], grid_step=2e-4)   # G_0.5 16 times is G_2
+        >>> b = c.delta(1.0)
+        >>> b.lower < 0.5098616600547 < b.upper
+        True
     """
 
     parts: tuple[tuple[PrivacyLoss, int], ...]
@@ -378,27 +405,29 @@ class ComposedLoss:
 class HonestMu:
     """The tightest GDP description of a composed mechanism (:meth:`ComposedLoss.honest_mu`).
 
-    Attributes
-    ----------
-    mu : Bound
-        The smallest mu such that the mechanism is (eps, delta_mu(eps))-DP for every
-        eps <= eps_max, equally for every eps with delta_mu(eps) >= delta_min (mu-GDP for all
-        (eps, delta) on the G_mu curve with delta >= delta_min), lies in [lower, upper]; report
-        ``mu.upper`` with ``delta_min`` (or ``eps_max``).  Both ends are proven under both readings
-        (:meth:`ComposedLoss.honest_mu`).
-    gap : Bound
-        sup_alpha f(alpha) - G_{mu.upper}(alpha) over the whole curve: 0 means the mechanism is
-        exactly Gaussian; a large gap means GDP describes it loosely.
-    eps_max, delta_min : float
-        The range where the bracket holds (delta_up(eps_max) = delta_min).
-    mu_tail : float
-        A certified lower bound on the tightest mu over the whole curve (no range restriction):
-        a statement about every delta, not an end of ``mu``.
+    Attributes:
+        mu (Bound): The smallest mu such that the mechanism is (eps, delta_mu(eps))-DP for every eps <=
+            eps_max, equally for every eps with delta_mu(eps) >= delta_min (mu-GDP for all (eps, delta) on the
+            G_mu curve with delta >= delta_min), lies in [lower, upper]; report ``mu.upper`` with
+            ``delta_min`` (or ``eps_max``).  Both ends are proven under both readings
+            (:meth:`ComposedLoss.honest_mu`).
+        gap (Bound): sup_alpha f(alpha) - G_{mu.upper}(alpha) over the whole curve: 0 means the mechanism is
+            exactly Gaussian; a large gap means GDP describes it loosely.
+        eps_max (float): The range where the bracket holds (delta_up(eps_max) = delta_min).
+        delta_min (float): The range where the bracket holds (delta_up(eps_max) = delta_min).
+        mu_tail (float): A certified lower bound on the tightest mu over the whole curve (no range
+            restriction): a statement about every delta, not an end of ``mu``.
 
     All of these describe the composition of the losses given.  Where those are a dominating
     pair that the mechanism need not attain (:attr:`gdpproof.Account.pair_tight` false: replace-one
     compositions), only ``mu.upper`` bounds the mechanism; ``mu.lower``, ``mu_tail`` and ``gap``
     are the pair's, not the mechanism's.
+
+    Examples:
+        >>> from gdpproof import GaussianLoss, compose_losses
+        >>> h = compose_losses([(GaussianLoss(0.5), 16)], grid_step=2e-4).honest_mu()
+        >>> h.mu.lower <= 2 <= h.mu.upper
+        True
     """
 
     mu: Bound

@@ -43,36 +43,30 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
     r"""The accounts of ``Repeated(step, T)`` for each T of ``steps``: epsilon (or delta) against
     the number of steps, one call.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        One step, or a :class:`~gdpproof.mechanisms.Repeated` value whose inner mechanism is the
-        step (its count is not used): ``dpsgd(...)`` gives one.
-    steps : iterable of int
-        Increasing step counts, each >= 1.
-    delta, epsilon, digits, rel_width
-        As for :func:`~gdpproof.account`.
-    progress : callable, optional
-        Called with (index, Account) as each point is done.
+    Args:
+        mechanism (Mechanism): One step, or a :class:`~gdpproof.mechanisms.Repeated` value whose inner
+            mechanism is the step (its count is not used): ``dpsgd(...)`` gives one.
+        steps (iterable of int): Increasing step counts, each >= 1.
+        delta: As for :func:`~gdpproof.account`.
+        epsilon: As for :func:`~gdpproof.account`.
+        digits: As for :func:`~gdpproof.account`.
+        rel_width: As for :func:`~gdpproof.account`.
+        progress (callable, optional): Called with (index, Account) as each point is done.
 
-    Returns
-    -------
-    list of Account
-        One per count, each as :func:`~gdpproof.account` returns it (route, proven bracket or
-        certified value, CLT beside it for DP-SGD).  With ``delta`` on the bracket route (the
-        float lattice) the compositions are built incrementally on the grid chosen for the largest
-        count, so the list costs about one composition; otherwise each count is accounted on
-        its own.
+    Returns:
+        list of Account: One per count, each as :func:`~gdpproof.account` returns it (route, proven bracket or
+            certified value, CLT beside it for DP-SGD).  With ``delta`` on the bracket route (the float
+            lattice) the compositions are built incrementally on the grid chosen for the largest count, so the
+            list costs about one composition; otherwise each count is accounted on its own.
 
-    Examples
-    --------
-    >>> from gdpproof.accounting import account_steps
-    >>> from gdpproof.mechanisms import dpsgd
-    >>> accounts = account_steps(dpsgd(1.0, 0.01, 1), [250, 500, 1000], delta="1e-5")
-    >>> [a.mechanism.dpsgd_parameters()[2] for a in accounts]
-    [250, 500, 1000]
-    >>> [round(float(a.epsilon), 2) for a in accounts], all(a.epsilon.relative_width <= 0.01 for a in accounts)
-    ([1.0, 1.33, 1.84], True)
+    Examples:
+        >>> from gdpproof.accounting import account_steps
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> accounts = account_steps(dpsgd(1.0, 0.01, 1), [250, 500, 1000], delta="1e-5")
+        >>> [a.mechanism.dpsgd_parameters()[2] for a in accounts]
+        [250, 500, 1000]
+        >>> [round(float(a.epsilon), 2) for a in accounts], all(a.epsilon.relative_width <= 0.01 for a in accounts)
+        ([1.0, 1.33, 1.84], True)
     """
     if not isinstance(mechanism, Mechanism):
         raise bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")

@@ -34,7 +34,8 @@ from typing import Any
 import flint
 import numpy as np
 from ..errors import bad
-from ..errors import PrecisionError, show
+from ..errors import PrecisionError
+from ..text import show
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.certified import Certified, certify_enclosure
 
@@ -190,8 +191,18 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
     rounded up: sum_x (P(x) - e^eps Q(x))_+ = (G(-c) - e^eps G(Delta - c))/S with c = DG_CUT(eps) - 1
     (:data:`~gdpproof.symbolic.losses.DG_DELTA`), for any real eps.
 
-    >>> discrete_gaussian_delta(1, 1, 0, digits=12)
-    Certified('0.398942278267', digits=12, rounding='up')
+    Args:
+        sigma: The scale sigma (sigma^2 rational).
+        sensitivity: Delta, a positive integer.
+        epsilon: Any real eps.
+        digits: Significant digits.
+
+    Returns:
+        delta(eps), a :class:`Certified` rounded up.
+
+    Examples:
+        >>> discrete_gaussian_delta(1, 1, 0, digits=12)
+        Certified('0.398942278267', digits=12, rounding='up')
     """
     s = check_sigma(sigma)
     d = check_sensitivity(sensitivity)

@@ -22,9 +22,9 @@ import flint
 import numpy as np
 
 from ..errors import bad
-from .._plain import short_number as _short
+from ..text import double_text
 from ..errors import InvalidParameterError, PrecisionError
-from ..mechanisms.values import count
+from ..mechanisms.numbers import count
 from ..numeric.engine._kernels import mu_clt_poisson, mu_clt_uniform
 from ..numeric.engine._mp import arb_from_exact
 from ..numeric.engine._rational import checked, is_sympy
@@ -32,8 +32,8 @@ from ..numeric.engine.bound import Bound, assumptions_of
 from ..numeric.engine.certified import Certified, decimal, certify_enclosure, round_fraction
 from ..symbolic.notes import APPROXIMATION_NOTE
 from .losses import SubsampledGaussianLoss
-from .composed import ComposedLoss, check_delta_exact
-from .search import epsilon_bracket
+from .composed import ComposedLoss, check_delta_exact, check_refinement
+from .search import epsilon_search
 from ..numeric.tradeoff.solve import epsilon_from_delta
 
 __all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
@@ -43,16 +43,16 @@ __all__ = ["DPSGDBracket", "dpsgd_epsilon", "DPSGDAccount", "dpsgd_mu"]
 class DPSGDBracket:
     """The proven epsilon bracket of Poisson-subsampled DP-SGD at one delta.
 
-    Attributes
-    ----------
-    eps : Bound
-        lower <= eps(delta) <= upper for the worse of the add and remove orderings.
-    ordering : str
-        Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
-    grid_step, eta : float
-        The grid and Hoeffding failure probability used (:func:`compose_losses`).
-    composition : ComposedLoss
-        For delta(eps) at other eps.
+    Attributes:
+        eps (Bound): lower <= eps(delta) <= upper for the worse of the add and remove orderings.
+        ordering (str): Which ordering ("add" or "remove") has the larger upper bound at eps.upper.
+        grid_step (float): The grid and Hoeffding failure probability used (:func:`compose_losses`).
+        eta (float): The grid and Hoeffding failure probability used (:func:`compose_losses`).
+        composition (ComposedLoss): For delta(eps) at other eps.
+        noise_multiplier (float): sigma.
+        sample_rate (float): p.
+        steps (int): T.
+        delta (float): The delta the bracket is at.
 
     The bracket is proven under the numerical assumptions :attr:`assumptions` names (those of
     the float route, :data:`~gdpproof.numeric.engine.bound.FLOAT_ROUTE_ASSUMPTIONS`, unless the
@@ -60,6 +60,12 @@ class DPSGDBracket:
     target_met : bool
         False when the relative width asked was not reached (best effort: ``eps`` is proven but
         wider; a :class:`~gdpproof.errors.WidthNotReachedWarning` was issued).
+
+    Examples:
+        >>> from gdpproof import dpsgd_epsilon
+        >>> b = dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
+        >>> b.eps.lower < 0.7146 and 0.7214 < b.eps.upper < 0.73, b.ordering in ("add", "remove")
+        (True, True)
     """
 
     noise_multiplier: float
@@ -75,7 +81,7 @@ class DPSGDBracket:
 
     def __repr__(self) -> str:
         """One line: the inputs and the proven bracket (not the composition's lattices)."""
-        return (f"DPSGDBracket(sigma={_short(self.noise_multiplier)}, sample_rate={_short(self.sample_rate)}, "
+        return (f"DPSGDBracket(sigma={double_text(self.noise_multiplier)}, sample_rate={double_text(self.sample_rate)}, "
                 f"steps={self.steps}, delta={self.delta!r}: eps in {self.eps} (proven), ordering={self.ordering!r}"
                 + ("" if self.target_met else ", target width not met") + ")")
 
@@ -107,19 +113,33 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
     which also picks the float or the exact integer lattice from delta; ``delta`` may be a string
     such as "1e-30", taken exactly).
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.dpsgd import dpsgd_epsilon
-    >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
-    >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
-    (True, True)
+    Args:
+        noise_multiplier: sigma, > 0.
+        sample_rate: p, in (0, 1].
+        steps: T, a positive integer.
+        delta: The delta, in (0, 1).
+        rel_width: The relative width asked of the bracket, in [1e-4, 10].
+        max_refinements: How many times the grid may be refined.
+
+    Returns:
+        :class:`DPSGDBracket`, its ``eps`` the proven bracket.
+
+    Raises:
+        InvalidParameterError: A parameter is out of range.
+
+    Examples:
+        >>> from gdpproof.accounting.dpsgd import dpsgd_epsilon
+        >>> r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
+        >>> r.eps.lower < 1.8282 < r.eps.upper, r.eps.relative_width <= 0.01
+        (True, True)
     """
     loss = SubsampledGaussianLoss(noise_multiplier, sample_rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**9:
         raise bad("steps", steps, "must be an integer in [1, 10^9]")
     exact = check_delta_exact(delta)
     d = float(exact)  # the record's float (0.0 below the double range); the bracket uses ``exact``
-    b, comp = epsilon_bracket([(loss, int(steps))], exact, rel_width=rel_width, max_refinements=max_refinements)
+    b, comp = epsilon_search([(loss, int(steps))], exact, check_refinement(rel_width, max_refinements), max_refinements,
+                             given=delta)
     ordering = comp.worse_ordering(b.upper)
     return DPSGDBracket(loss.sigma, loss.p, int(steps), d, b, ordering, comp.h, comp.eta, comp, comp.target_met)
 
@@ -128,37 +148,45 @@ def dpsgd_epsilon(noise_multiplier: Any, sample_rate: Any, steps: Any, delta: An
 class DPSGDAccount:
     """The CLT accounting of DP-SGD: an approximation, labelled as one.
 
-    Attributes
-    ----------
-    mu_clt : Certified
-        p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
-    eps_clt : Certified or None
-        The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was given.
-    eps_lower, eps_upper : Certified or None
-        The proven bracket on the true epsilon at ``delta`` (Poisson sampling, add/remove
-        neighbours, the worse ordering) from :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`: lower
-        rounded down, upper rounded up.  None for uniform sampling or without delta.
-    verdict : str or None
-        "the CLT understates eps by at least X", "the CLT overstates eps by at least X" or
-        "eps_clt lies inside the proven bracket".
-    exact : DPSGDBracket or None
-        The full numerical composition (its ``composition.delta(eps)`` gives other points).
-    mu_T : Certified or None
-        The finite-T CLT mu of DRS Thm 3.5, 2 ||kl||_1 / sqrt(||kappa2||_1 - ||kl||_2^2) of the
-        T-fold per-step curve (rounded up): the centre of the Berry–Esseen band that :attr:`gamma`
-        belongs to.  It differs from :attr:`mu_clt`, the T -> infinity limit of the formula (for
-        sigma = 1, p = 0.01, T = 1000 under the uniform formula: 0.52888 against 0.54079).  None
-        with gamma.
-    gamma : Certified or None
-        Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the formula, around
-        G_{mu_T} (not G_{mu_clt}):
-        p G_{1/sigma} + (1 - p) Id for Poisson, C_p(G_{1/sigma}) for uniform; None if not asked for.
-        For Poisson it is **the error term of an approximation, not a bound**
-        (:attr:`gamma_approximation`): the mixture is not symmetric and DRS Thm 3.5 is stated for
-        symmetric curves.  The proven band of the symmetrised curve C_p(G_{1/sigma}), whose CLT mu is
-        the uniform formula, is ``berry_esseen(subsample(gaussian(1/sigma), p), n=T)``.
-    approximation : bool
-        Always True: read :attr:`note`.
+    Attributes:
+        mu_clt (Certified): p sqrt(T (e^{1/sigma^2} - 1)) (Poisson) or the fixed-batch formula, rounded up.
+        eps_clt (Certified or None): The epsilon of mu_clt-GDP at ``delta`` (rounded up), when delta was
+            given.
+        eps_lower (Certified or None): The proven bracket on the true epsilon at ``delta`` (Poisson sampling,
+            add/remove neighbours, the worse ordering) from :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`:
+            lower rounded down, upper rounded up.  None for uniform sampling or without delta.
+        eps_upper (Certified or None): The proven bracket on the true epsilon at ``delta`` (Poisson sampling,
+            add/remove neighbours, the worse ordering) from :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`:
+            lower rounded down, upper rounded up.  None for uniform sampling or without delta.
+        verdict (str or None): "the CLT understates eps by at least X", "the CLT overstates eps by at least X"
+            or "eps_clt lies inside the proven bracket".
+        exact (DPSGDBracket or None): The full numerical composition (its ``composition.delta(eps)`` gives
+            other points).
+        mu_T (Certified or None): The finite-T CLT mu of DRS Thm 3.5, 2 ||kl||_1 / sqrt(||kappa2||_1 -
+            ||kl||_2^2) of the T-fold per-step curve (rounded up): the centre of the Berry–Esseen band that
+            :attr:`gamma` belongs to.  It differs from :attr:`mu_clt`, the T -> infinity limit of the formula
+            (for sigma = 1, p = 0.01, T = 1000 under the uniform formula: 0.52888 against 0.54079).  None with
+            gamma.
+        gamma (Certified or None): Berry–Esseen gamma (rounded up) of the T-fold per-step curve behind the
+            formula, around G_{mu_T} (not G_{mu_clt}): p G_{1/sigma} + (1 - p) Id for Poisson,
+            C_p(G_{1/sigma}) for uniform; None if not asked for. For Poisson it is **the error term of an
+            approximation, not a bound** (:attr:`gamma_approximation`): the mixture is not symmetric and DRS
+            Thm 3.5 is stated for symmetric curves.  The proven band of the symmetrised curve
+            C_p(G_{1/sigma}), whose CLT mu is the uniform formula, is
+            ``berry_esseen(subsample(gaussian(1/sigma), p), n=T)``.
+        approximation (bool): Always True: read :attr:`note`.
+        noise_multiplier: sigma, the noise over the sensitivity.
+        sample_rate: p.
+        steps (int): T.
+        sampling (str): ``"poisson"`` or ``"uniform"``: which CLT formula.
+        delta: The delta the epsilons are at, or None.
+        note (str): Why mu_clt is not a bound, in words.
+
+    Examples:
+        >>> from gdpproof import dpsgd_mu
+        >>> a = dpsgd_mu(1, "0.01", 1000, delta="1e-5", digits=6, gamma=False, exact=False)
+        >>> a.mu_clt, a.eps_clt, a.approximation
+        (Certified('0.414522', digits=6, rounding='up'), Certified('1.61772', digits=6, rounding='up'), True)
     """
 
     noise_multiplier: Any
@@ -180,11 +208,11 @@ class DPSGDAccount:
     def __repr__(self) -> str:
         """One line: the inputs, mu_clt (labelled an approximation) and what else was computed
         (the :attr:`note` and the full :attr:`exact` bracket stay attributes)."""
-        parts = [f"sigma={_short(self.noise_multiplier)}", f"sample_rate={_short(self.sample_rate)}",
+        parts = [f"sigma={double_text(self.noise_multiplier)}", f"sample_rate={double_text(self.sample_rate)}",
                  f"steps={self.steps}", f"sampling={self.sampling!r}",
                  f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
         if self.eps_clt is not None:
-            parts.append(f"eps_clt={self.eps_clt} at delta={_short(self.delta)} (approximation)")
+            parts.append(f"eps_clt={self.eps_clt} at delta={double_text(self.delta)} (approximation)")
         if self.eps_upper is not None:
             parts.append(f"eps in [{self.eps_lower}, {self.eps_upper}] (proven)")
         if self.gamma is not None:
@@ -201,7 +229,7 @@ class DPSGDAccount:
     def gamma_note(self) -> str:
         """How to read :attr:`gamma` (one phrase, for displays)."""
         mu_t = "" if self.mu_T is None else f", mu_T = {self.mu_T} (rounded up)"
-        s = _short(self.noise_multiplier)  # the noise over the sensitivity
+        s = double_text(self.noise_multiplier)  # the noise over the sensitivity
         mu = f"G_mu with mu = 1/{f'({s})' if '/' in s else s}"
         if self.gamma_approximation:
             return (f"error term of an approximation around G_mu_T{mu_t} (Berry-Esseen, DRS Thm 3.5, "
@@ -257,13 +285,38 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
     (``exact=True``, to relative width ``rel_width``; :func:`gdpproof.accounting.dpsgd.dpsgd_epsilon`)
     and :attr:`DPSGDAccount.verdict` says whether the CLT understates it.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
-    >>> acc.mu_clt, acc.eps_clt, acc.approximation
-    (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
+    Args:
+        noise_multiplier: sigma, > 0.
+        sample_rate: p, in (0, 1].
+        steps: T, a positive integer.
+        sampling: ``"poisson"`` or ``"uniform"``: the CLT formula.
+        delta: A delta in (0, 1) to give eps_clt (and the proven bracket) at, or None.
+        digits: Significant digits of mu_clt and eps_clt.
+        gamma: Whether to compute the Berry-Esseen gamma (a quadrature).
+        gamma_digits: Significant digits of gamma.
+        exact: Whether to compute the proven bracket beside the approximation (Poisson, with delta).
+        rel_width: The relative width asked of that bracket.
+
+    Returns:
+        :class:`DPSGDAccount`.
+
+    Raises:
+        InvalidParameterError: A parameter is out of range.
+
+    Examples:
+        >>> import gdpproof
+        >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
+        >>> acc.mu_clt, acc.eps_clt, acc.approximation
+        (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
     """
+    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta)
+    return clt_account(sigma, p, T, sampling, d, digits=digits, gamma=gamma, gamma_digits=gamma_digits, exact=exact,
+                       rel_width=rel_width)
+
+
+def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: Any,
+                 delta: Any) -> tuple[Any, Any, int, Any]:
+    """A DP-SGD run's parameters as exact numbers, each refused with its name when out of range."""
     sigma = checked("noise_multiplier", noise_multiplier, "positive")
     try:
         p = checked("sample_rate", sample_rate, "probability")
@@ -280,6 +333,14 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         raise bad("delta", delta, "must be in (0, 1)") from None
     if d is not None and not 0 < d < 1:
         raise bad("delta", delta, "must be in (0, 1)")
+    return sigma, p, T, d
+
+
+def clt_account(sigma: Any, p: Any, T: int, sampling: str, d: Any, *, digits: int = 30,
+                gamma: bool = True, gamma_digits: int = 4, exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+    """:func:`dpsgd_mu` for arguments its caller has validated (``account()`` validates its
+    mechanism and delta once, at its door): sigma > 0, p in (0, 1] and delta in (0, 1) or None as
+    exact numbers (Fractions, or sympy numbers), T >= 1, sampling ``"poisson"`` or ``"uniform"``."""
     mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
                            what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
     eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
@@ -343,13 +404,16 @@ def float_certified(x: float, digits: int, rounding: str) -> Certified:
 
 def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
                 eps_lower: Certified, eps_upper: Certified) -> str:
-    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket.
+    """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket (the run's
+    parameters as exact numbers, validated by the caller).
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
-    depend on the display; "understates by at least X" is proven (X rounded down)."""
-    e20 = _eps_clt(checked("noise_multiplier", noise_multiplier, "positive"),
-                   checked("sample_rate", sample_rate, "probability"), steps, sampling,
-                   checked("delta", delta, "probability"), 20)
+    depend on the display; "understates by at least X" is proven (X rounded down).  The parameters
+    are checked again (cheap, and this function is reachable on its own)."""
+    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta)
+    if d is None:
+        raise bad("delta", delta, "must be in (0, 1)")
+    e20 = _eps_clt(sigma, p, T, sampling, d, 20)
     clt_hi, clt_lo = Fraction(e20), Fraction(e20) - Fraction(10) ** (e20.adjusted() - 19)
     lo, hi = eps_lower.to_fraction(), eps_upper.to_fraction()
     if clt_hi < lo:

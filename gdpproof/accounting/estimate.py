@@ -12,8 +12,8 @@ from typing import Any
 from ..errors import PrecisionError
 from ..mechanisms import Mechanism
 from .compose import compose_losses
-from .composed import ComposedLoss, check_refinement
-from .search import float_eta, epsilon_bracket
+from .composed import ComposedLoss, check_delta_exact, check_refinement
+from .search import epsilon_search, float_eta
 from .translate import privacy_losses
 
 __all__ = ["EpsilonEstimator", "check_rel_width", "composition"]
@@ -26,10 +26,22 @@ def composition(mechanism: Mechanism, *, grid_step: float = 1e-4) -> ComposedLos
 
     16-fold G_0.5 is G_2, whose delta(1) is 0.50986166005...:
 
-    >>> from gdpproof.mechanisms import GDP, Repeated
-    >>> b = composition(Repeated(GDP("0.5"), 16), grid_step=2e-4).delta(1.0)
-    >>> b.lower < 0.5098616600547 < b.upper
-    True
+    Args:
+        mechanism: The mechanism value (its privacy losses must be finite: no (eps, delta) leaf with
+            delta > 0).
+        grid_step: The lattice step h; the bracket's width is about proportional to it.
+
+    Returns:
+        The :class:`ComposedLoss`.
+
+    Raises:
+        NotSupportedError: Some leaf has no privacy-loss law the lattice takes.
+
+    Examples:
+        >>> from gdpproof.mechanisms import GDP, Repeated
+        >>> b = composition(Repeated(GDP("0.5"), 16), grid_step=2e-4).delta(1.0)
+        >>> b.lower < 0.5098616600547 < b.upper
+        True
     """
     parts = privacy_losses(mechanism)[0]
     return compose_losses(parts, grid_step=grid_step)
@@ -37,7 +49,21 @@ def composition(mechanism: Mechanism, *, grid_step: float = 1e-4) -> ComposedLos
 
 def check_rel_width(rel_width: Any) -> float:
     """A relative bracket width as the bracket search accepts it (1e-4 to 10), else
-    InvalidParameterError naming ``rel_width``."""
+    InvalidParameterError naming ``rel_width``.
+
+    Args:
+        rel_width: The width asked (a number or a decimal string).
+
+    Returns:
+        It as a float.
+
+    Raises:
+        InvalidParameterError: It is not in [1e-4, 10].
+
+    Examples:
+        >>> check_rel_width("0.05")
+        0.05
+    """
     return check_refinement(rel_width, 5)
 
 
@@ -47,10 +73,22 @@ class EpsilonEstimator:
     number of steps (a warm start).  An estimate that steers a search, not a bound.
 
     ``count`` is the number of compositions so far.
+
+    Args:
+        delta: The delta the estimates are at, in (0, 1).
+        rel_width: The relative width of the coarse brackets.
+
+    Examples:
+        >>> from gdpproof.mechanisms import GDP
+        >>> estimate = EpsilonEstimator(1e-5, 0.1)
+        >>> 4.3 < estimate(GDP(1)) < 4.5, estimate.count
+        (True, 1)
     """
 
     def __init__(self, delta: float, rel_width: float) -> None:
         self.delta, self.rel_width = delta, rel_width
+        # validated once here, not at each of the many compositions a search runs
+        self._dq, self._w = check_delta_exact(delta), check_refinement(rel_width, 5)
         self.count = 0
         self._h: float | None = None
         self._steps = 0
@@ -68,6 +106,6 @@ class EpsilonEstimator:
             except PrecisionError:
                 b = None
         if b is None:
-            b, comp = epsilon_bracket(parts, self.delta, rel_width=self.rel_width)
+            b, comp = epsilon_search(parts, self._dq, self._w, given=self.delta)
             self._h, self._steps = comp.h, steps
         return 0.5 * (b.lower + b.upper)

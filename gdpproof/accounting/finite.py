@@ -47,7 +47,8 @@ import sympy
 
 from .._args import sympy_value
 from ..errors import bad
-from ..errors import NotSupportedError, show
+from ..errors import NotSupportedError
+from ..text import show
 from ..symbolic import losses as sl
 from ..symbolic.symbols import epsilon as EPS
 from ..numeric.engine._mp import arb_endpoints, arb_from_exact, arb_of_fraction, arb_precision

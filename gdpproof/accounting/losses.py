@@ -32,7 +32,8 @@ import flint
 import numpy as np
 
 from ..errors import bad
-from ..errors import PrecisionError, show
+from ..errors import PrecisionError
+from ..text import show
 from ..numeric.engine._rational import checked
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import down, next_up, directed_double
@@ -93,6 +94,11 @@ class PrivacyLoss(ABC):
     :meth:`cdf` and :meth:`sf` (float64, absolute error at most :data:`CDF_ERROR`) and
     :meth:`partial_mean` (E[L; a < L <= b], as an interval).  L must be finite almost surely
     under both laws (no (eps, delta) mechanisms with delta > 0 here).
+
+    Examples:
+        >>> from gdpproof import GaussianLoss
+        >>> isinstance(GaussianLoss(1.0), PrivacyLoss), float(GaussianLoss(1.0).cdf(0.5, "P"))
+        (True, 0.5)
     """
 
     #: Names of the two orderings: (P||Q, Q||P).
@@ -388,6 +394,13 @@ class GaussianLoss(CompiledLoss):
     """P = N(0, 1), Q = N(mu, 1): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q.
 
     Both orderings are the same (G_mu is symmetric).
+
+    Args:
+        mu: The mean shift mu, a double >= 0.
+
+    Examples:
+        >>> float(GaussianLoss(1.0).cdf(0.5, "P")), round(float(GaussianLoss(1.0).sf(0.5, "Q")), 12)
+        (0.5, 0.158655253931)
     """
 
     def __init__(self, mu: float) -> None:
@@ -403,6 +416,13 @@ class RandomizedResponseLoss(CompiledLoss):
 
     Under Q the two probabilities swap.  The T-fold composition is the binomial curve of
     :func:`gdpproof.rr_composition`, which the test suite uses as the exact reference.
+
+    Args:
+        eps: eps, a double >= 0.
+
+    Examples:
+        >>> round(float(RandomizedResponseLoss(1.0).cdf(0.0, "P")), 12)
+        0.26894142137
     """
 
     def __init__(self, eps: float) -> None:
@@ -433,6 +453,13 @@ class LaplaceLoss(CompiledLoss):
 
     Under P: P(L = mu) = 1/2, P(L = -mu) = e^{-mu}/2, P(L <= l) = e^{-(mu - l)/2}/2 on
     [-mu, mu).  Under Q the law is e^{-l} dP: Q(L <= l) = 1 - e^{-(mu + l)/2}/2 on [-mu, mu).
+
+    Args:
+        mu: The shift mu (sensitivity over scale), a double >= 0.
+
+    Examples:
+        >>> round(float(LaplaceLoss(1.0).cdf(0.0, "P")), 12)
+        0.303265329856
     """
 
     def __init__(self, mu: float) -> None:
@@ -449,6 +476,14 @@ class SubsampledGaussianLoss(CompiledLoss):
     P = (1 - p) N(0, sigma^2) + p N(1, sigma^2) (the dataset with the example), Q = N(0, sigma^2);
     L(x) = log(1 - p + p e^{(2x - 1)/(2 sigma^2)}), increasing in x, L > log(1 - p).
     The ordering P||Q is "remove", Q||P is "add".
+
+    Args:
+        sigma: The noise multiplier sigma, a double > 0.
+        p: The sampling rate, in (0, 1].
+
+    Examples:
+        >>> round(float(SubsampledGaussianLoss(1.0, 0.01).cdf(0.0, "P")), 12)
+        0.687633212049
     """
 
     def __init__(self, sigma: float, p: float) -> None:
@@ -729,8 +764,13 @@ def loss_from_law(law: Any) -> CompiledLoss:
 
 
 def loss_from_parameters(family: str, values: tuple[Any, ...]) -> CompiledLoss:
-    """:func:`loss_from_law` for a family of the generated kernels at exact values (Fractions; an
-    irrational sympy value is rounded by sympy), without sympy for rational values."""
+    """:func:`loss_from_law` for a family of :mod:`gdpproof.symbolic.losses` at exact values
+    (Fractions; an irrational sympy value is rounded by sympy), without sympy for rational values:
+    the same rounding to doubles on the less private side, the discrete families kept exact."""
+    if family == "discrete_gaussian":
+        return DiscreteGaussianLoss(*values)
+    if family == "discrete_laplace":
+        return DiscreteLaplaceLoss(*values)
     riskier = _generated().FAMILIES[family].riskier
     doubles = [directed_double(v, up=d > 0) if isinstance(v, Fraction) else _safe_double(v, up=d > 0)
                for v, d in zip(values, riskier)]
@@ -739,10 +779,13 @@ def loss_from_parameters(family: str, values: tuple[Any, ...]) -> CompiledLoss:
     return _BY_FAMILY[family](*doubles)
 
 
-def rounded_exactly_values(values: tuple[Any, ...]) -> bool:
-    """True when every exact value is a double (:func:`rounded_exactly` for exact values)."""
-    return all(isinstance(v, Fraction) and math.isfinite(float(v)) and Fraction(float(v)) == v
-               if isinstance(v, Fraction) else v.is_Rational and _sympy().Rational(float(v)) == v for v in values)
+def rounded_exactly_values(family: str, values: tuple[Any, ...]) -> bool:
+    """:func:`rounded_exactly` for a family at exact values: every value a double, or a family
+    compiled with exact parameters (the discrete ones)."""
+    if family in ("discrete_gaussian", "discrete_laplace"):
+        return True
+    return all(math.isfinite(float(v)) and Fraction(float(v)) == v if isinstance(v, Fraction)
+               else v.is_Rational and _sympy().Rational(float(v)) == v for v in values)
 
 
 def rounded_exactly(law: Any) -> bool:

@@ -11,19 +11,17 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .._plain import short_number
+from ..text import double_text, given_text
 from .._version import __version__
 from ..mechanisms import (
     Mechanism,
-    decimal_text,
     Subsampled,
 )
 from ..numeric.engine.bound import Bound, assumptions_of, directed_double
-from ..numeric.engine.certified import Certified, decimal, round_fraction
-from ..numeric.engine._rational import is_sympy
+from ..numeric.engine.certified import Certified, decimal
 from ..symbolic.notes import APPROXIMATION_NOTE
 from .composed import ComposedLoss, HonestMu
-from .dpsgd import DPSGDAccount, float_certified, dpsgd_mu
+from .dpsgd import DPSGDAccount, clt_account, float_certified
 
 ROUTES = ("exact", "exact-finite", "bracket")
 
@@ -47,7 +45,24 @@ class CLTApproximation:
     ``mu`` is p sqrt(T (e^{1/sigma^2} - 1)) (or the fixed-batch formula) rounded up; ``epsilon``
     (or ``delta``) is what mu-GDP would give at the account's delta (or epsilon).
     :meth:`berry_esseen` gives the Berry-Esseen gamma of the same run with the finite-T mu_T it
-    belongs to (computed on first use: a quadrature)."""
+    belongs to (computed on first use: a quadrature).
+
+    Args:
+        mu: mu_clt, rounded up.
+        epsilon: The epsilon of mu_clt-GDP at the account's delta (rounded up), or None.
+        delta: The delta of mu_clt-GDP at the account's epsilon (rounded up), or None.
+        verdict: How the proven answer compares with the approximation, when both are known.
+        approximation: Always True: this is not a bound.
+        note: Why it is not a bound, in words (:data:`note`).
+        run: (noise multiplier, sample rate, steps, formula) of the run, for :meth:`berry_esseen`.
+
+    Examples:
+        >>> from gdpproof import account
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> clt = account(dpsgd(1, "0.01", 1000), delta="1e-5").clt
+        >>> clt.mu, clt.approximation
+        (Certified('0.414522', digits=6, rounding='up'), True)
+    """
 
     mu: Certified
     epsilon: Certified | None = None
@@ -65,8 +80,8 @@ class CLTApproximation:
         cache = self.__dict__.setdefault("_gamma", {})
         if digits not in cache:
             sigma, rate, steps, formula = self.run
-            cache[digits] = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=max(digits, self.mu.digits),
-                                     gamma_digits=digits, exact=False)
+            cache[digits] = clt_account(sigma, rate, steps, formula, None, digits=max(digits, self.mu.digits),
+                                        gamma_digits=digits, exact=False)
         return cache[digits]
 
 
@@ -120,33 +135,40 @@ def _reportable(value: Any) -> Any:
 class Account:
     """The privacy of a mechanism: what :func:`account` returns.
 
-    Attributes
-    ----------
-    mechanism : Mechanism
-    route : str
-        "exact", "exact-finite" or "bracket" (:data:`ROUTES`).
-    given : str
-        "delta" (epsilon was computed) or "epsilon" (delta was computed).
-    epsilon, delta : Certified or Bound or exact number
-        The given one is the exact input; the computed one is a :class:`Certified` decimal rounded
-        up (exact routes) or a proven :class:`Bound` (bracket).  ``float()`` of either is the
-        proven upper end (:attr:`eps_upper`, :attr:`delta_upper` as a double rounded up), the
-        number to report; the bracket stays available (``lower``, ``upper``).
-    ordering : str
-        Which neighbouring ordering is the worse one ("both" when they are equal).
-    mu : Certified or None
-        Exact routes, Gaussian mechanisms: the mechanism is exactly mu-GDP (rounded up).
-    clt : CLTApproximation or None
-        For DP-SGD: the CLT approximation, labelled as one.
-    digits : int
-        Significant digits of the reported numbers: certified digits on the exact routes, the
-        digits of a bracket's decimal ends (rounded outward) on the bracket route.
-    composition : ComposedLoss or None
-        The numerical composition behind a bracket (delta at other eps, trade-off bounds).
-    rounded_parameters : bool
-        True when parameters that are not doubles were rounded to the neighbouring double on the
-        less private side for the bracket: the upper end holds for the mechanism as given, the
-        lower end for the parameters as doubles.
+    Attributes:
+        mechanism: Mechanism
+        route (str): "exact", "exact-finite" or "bracket" (:data:`ROUTES`).
+        given (str): "delta" (epsilon was computed) or "epsilon" (delta was computed).
+        epsilon (Certified or Bound or exact number): The given one is the exact input; the computed one is a
+            :class:`Certified` decimal rounded up (exact routes) or a proven :class:`Bound` (bracket).
+            ``float()`` of either is the proven upper end (:attr:`eps_upper`, :attr:`delta_upper` as a double
+            rounded up), the number to report; the bracket stays available (``lower``, ``upper``).
+        delta (Certified or Bound or exact number): The given one is the exact input; the computed one is a
+            :class:`Certified` decimal rounded up (exact routes) or a proven :class:`Bound` (bracket).
+            ``float()`` of either is the proven upper end (:attr:`eps_upper`, :attr:`delta_upper` as a double
+            rounded up), the number to report; the bracket stays available (``lower``, ``upper``).
+        ordering (str): Which neighbouring ordering is the worse one ("both" when they are equal).
+        mu (Certified or None): Exact routes, Gaussian mechanisms: the mechanism is exactly mu-GDP (rounded
+            up).
+        clt (CLTApproximation or None): For DP-SGD: the CLT approximation, labelled as one.
+        digits (int): Significant digits of the reported numbers: certified digits on the exact routes, the
+            digits of a bracket's decimal ends (rounded outward) on the bracket route.
+        composition (ComposedLoss or None): The numerical composition behind a bracket (delta at other eps,
+            trade-off bounds).
+        rounded_parameters (bool): True when parameters that are not doubles were rounded to the neighbouring
+            double on the less private side for the bracket: the upper end holds for the mechanism as given,
+            the lower end for the parameters as doubles.
+        notes (tuple of str): What the route adds to the statement (the discrete Gaussian's
+            certified sum, a bracket's width, the revealing mass of (eps, delta) leaves).
+
+    Examples:
+        >>> from gdpproof import account
+        >>> from gdpproof.mechanisms import GDP
+        >>> a = account(GDP(1), delta="1e-5", digits=6)
+        >>> a
+        Account(GDP(mu=1), route='exact', delta=1/100000: eps = 4.37718 (rounded up), mu = 1.00000)
+        >>> a.route, a.epsilon, float(a.epsilon) >= 4.37717
+        ('exact', Certified('4.37718', digits=6, rounding='up'), True)
     """
 
     mechanism: Mechanism
@@ -179,7 +201,7 @@ class Account:
             answer = f"{what} = {hi} (rounded up)"
         extra = ("" if self.mu is None else f", mu = {self.mu}") + (
             "" if self.clt is None else f", mu_clt = {self.clt.mu} (CLT approximation)")
-        return f"Account({self.mechanism!r}, route={self.route!r}, {self.given}={short_number(given)}: {answer}{extra})"
+        return f"Account({self.mechanism!r}, route={self.route!r}, {self.given}={double_text(given)}: {answer}{extra})"
 
     @property
     def method(self) -> str:
@@ -265,14 +287,14 @@ class Account:
         (about a second more)."""
         if self.given == "delta":
             lo, hi = self.eps_lower, self.eps_upper
-            main = f"(ε, δ)-DP with δ = {format_given(self.delta)} and ε = {hi}"
+            main = f"(ε, δ)-DP with δ = {given_text(self.delta)} and ε = {hi}"
             what = "ε"
         else:
             lo, hi = self.delta_lower, self.delta_upper
-            main = f"(ε, δ)-DP with ε = {format_given(self.epsilon)} and δ = {hi}"
+            main = f"(ε, δ)-DP with ε = {given_text(self.epsilon)} and δ = {hi}"
             what = "δ"
         if self.given == "delta" and not Fraction(0) <= as_fraction(hi) < math.inf:
-            return (f"The mechanism {self.mechanism!r} is (ε, δ)-DP for no finite ε at δ = {format_given(self.delta)}: "
+            return (f"The mechanism {self.mechanism!r} is (ε, δ)-DP for no finite ε at δ = {given_text(self.delta)}: "
                     f"δ is below the probability that it reveals the data (exact; route {self.route}; "
                     f"gdpproof {__version__}).")
         tight = pair_tight(self.mechanism)
@@ -327,10 +349,10 @@ class Account:
         out["pair_tight"] = tight = pair_tight(self.mechanism)
         lower = "" if tight else "pair_"  # a lower end that holds for the dominating pair only says so
         if self.given == "delta":
-            out["delta"] = format_given(self.delta)
+            out["delta"] = given_text(self.delta)
             out[f"{lower}eps_lower"], out["eps_upper"] = str(self.eps_lower), str(self.eps_upper)
         else:
-            out["epsilon"] = format_given(self.epsilon)
+            out["epsilon"] = given_text(self.epsilon)
             out[f"{lower}delta_lower"], out["delta_upper"] = str(self.delta_lower), str(self.delta_upper)
         if self.mu is not None:
             out["mu"] = str(self.mu)
@@ -390,22 +412,6 @@ def as_fraction(c: Any) -> Any:
     if isinstance(c, Certified):
         return c.to_fraction() if c.is_finite() else math.inf
     return c
-
-
-def format_given(v: Any) -> str:
-    """A given delta or epsilon for a statement: its exact decimal (``1E-5``) or fraction when
-    short, else rounded up to 17 digits (a larger delta or epsilon only weakens the claim, so the
-    sentence stays true; the double 1e-5 is 1.0000000000000001E-5)."""
-    if is_sympy(v) and v.is_Rational:
-        v = Fraction(int(v.p), int(v.q))
-    if not isinstance(v, (Fraction, int)):
-        return str(v)
-    for text in (decimal_text(v), str(v)):
-        if text is not None and len(text) <= 24:
-            return text
-    m, e = round_fraction(Fraction(v), 17, "up")
-    d = decimal(m, e, 17)
-    return format(d, "E") if not -4 <= d.adjusted() <= 15 else str(d)
 
 
 def lower_neighbour(c: Certified) -> Any:

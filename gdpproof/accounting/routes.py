@@ -43,8 +43,8 @@ from ..errors import (
     NotSupportedError,
     PrecisionError,
     WidthNotReachedWarning,
-    show,
 )
+from ..text import show
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     Mechanism,
@@ -60,15 +60,13 @@ if TYPE_CHECKING:
     from ..symbolic.tradeoff import TradeOff
 from .composed import ComposedLoss, check_refinement
 from .discrete import discrete_gaussian_delta
-from .dpsgd import float_certified, clt_verdict, dpsgd_mu
+from .dpsgd import clt_account, clt_verdict, float_certified
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .losses import PrivacyLoss
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
-from .search import delta_bracket, epsilon_bracket
+from .search import delta_search, epsilon_search
 from .translate import (
-    closed_form,
     exact_ordering,
-    finite_groups,
     finite_pairs,
     privacy_losses,
     single_discrete_gaussian,
@@ -125,11 +123,11 @@ def _certified_mu(mu: Any, digits: int) -> Certified:
 
 def _exact(m: Mechanism, f: TradeOff | None, given: str, value: Fraction, digits: int) -> tuple[Any, Certified | None]:
     """The exact route's answer and the certified mu (mu-GDP values); ``f`` the closed-form curve,
-    None for mu-GDP values, whose epsilon comes from mu alone."""
+    None for mu-GDP values asked for epsilon, which comes from mu alone."""
     mu = m.gdp_mu()
     mu_c = None if mu is None else _certified_mu(mu, digits)
     if given == "epsilon":
-        return (closed_form(m) if f is None else f).delta(value, digits=digits), mu_c
+        return (m.closed_form() if f is None else f).delta(value, digits=digits), mu_c
     target = value
     if mu is not None:
         # mu-GDP: the certified solver of convert (T runs of sigma: mu = sqrt(T)/sigma, bracketed
@@ -191,7 +189,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
             return Bound(0.0, 0.0), None, notes
         # the target is exact (a Fraction): the float route rounds it to doubles on each end's safe
         # side, the exact integer route (taken for small delta) compares with it exactly
-        b, comp = epsilon_bracket(parts, t_down, rel_width=rel_width)
+        b, comp = epsilon_search(parts, t_down, rel_width)
         lower = b.lower
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
@@ -205,7 +203,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         # holds), and its lower end is 0
         e_down = directed_double(min(v, Fraction(10**300)), up=False)
         e_up = directed_double(v, up=True) if v <= 10**300 else None
-        b, comp = delta_bracket(parts, e_down, rel_width=rel_width)
+        b, comp = delta_search(parts, e_down, rel_width)
         low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
         lo, hi = Fraction(low_end), Fraction(b.upper)
         if b.lower == 0 and b.upper > 0 and width_notes:
@@ -285,7 +283,19 @@ def clt_formula(m: Mechanism) -> str:
     its dominating pair composed.  Add/remove (Poisson, or fixed-size batches with rate B/N): the
     pair (q P + (1 - q) Q, Q), Bu, Dong, Long & Su (2020), ``"poisson"``; replace-one: the pair of
     C_q(G_mu), Dong, Roth & Su (2022) §5 (their SGD samples without replacement under replace-one),
-    ``"uniform"`` (for Poisson sampling that pair is an upper bound, and so is its CLT's target)."""
+    ``"uniform"`` (for Poisson sampling that pair is an upper bound, and so is its CLT's target).
+
+    Args:
+        m: A DP-SGD mechanism value.
+
+    Returns:
+        ``"poisson"`` or ``"uniform"``.
+
+    Examples:
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> clt_formula(dpsgd(1, "0.01", 100)), clt_formula(dpsgd(1, "0.01", 100, sampling="fixed-batch"))
+        ('poisson', 'uniform')
+    """
     scheme = m.sampling()
     return "uniform" if scheme is not None and scheme[1] == "replace-one" else "poisson"
 
@@ -297,14 +307,14 @@ def _dpsgd_clt(m: Mechanism, given: str, value: Fraction, digits: int, result: A
     sigma, rate, steps = params
     formula = clt_formula(m)
     if given == "delta":
-        acc = dpsgd_mu(sigma, rate, steps, sampling=formula, delta=value, digits=digits, gamma=False, exact=False)
+        acc = clt_account(sigma, rate, steps, formula, value, digits=digits, gamma=False, exact=False)
         verdict = None
         if isinstance(result, Bound) and math.isfinite(result.upper):
             lo = float_certified(result.lower, digits, "down")
             hi = float_certified(result.upper, digits, "up")
             verdict = _for_the_pair(m, clt_verdict(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
-    acc = dpsgd_mu(sigma, rate, steps, sampling=formula, digits=digits, gamma=False, exact=False)
+    acc = clt_account(sigma, rate, steps, formula, None, digits=digits, gamma=False, exact=False)
     from ..symbolic.tradeoff import gaussian
 
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
@@ -334,43 +344,39 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             rel_width: float = 0.01, route: str | None = None) -> Account:
     r"""The (eps, delta)-DP guarantee of a mechanism, by the strongest route that applies.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        What ran (:mod:`gdpproof.mechanisms`).
-    delta, epsilon : real
-        Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with ``epsilon``,
-        the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where the
-        guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes
-        it from its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
-    digits : int or None
-        Significant digits of the reported numbers: certified digits on the exact routes (30 by
-        default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS`
-        = 6 by default, at most 17: the ends are doubles).
-    rel_width : float
-        The relative width asked of a numerical bracket, in [1e-4, 10].
-    route : {"exact", "exact-finite", "bracket"} or None
-        Force a route (NotSupportedError if it does not apply); None picks the strongest.
+    Args:
+        mechanism (Mechanism): What ran (:mod:`gdpproof.mechanisms`).
+        delta (real): Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with
+            ``epsilon``, the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where
+            the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes it from
+            its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
+        epsilon (real): Exactly one: with ``delta`` in (0, 1) the smallest epsilon is reported; with
+            ``epsilon``, the smallest delta (any real epsilon: delta(eps) >= 1 - e^eps > 0 at eps < 0, where
+            the guarantee bounds P(S) <= e^eps Q(S) + delta with e^eps < 1; the bracket route computes it from
+            its bracket at -eps by delta(eps) = 1 - e^eps + e^eps delta(-eps)).
+        digits (int or None): Significant digits of the reported numbers: certified digits on the exact routes
+            (30 by default), the digits of a bracket's decimal ends, rounded outward (:data:`BRACKET_DIGITS` =
+            6 by default, at most 17: the ends are doubles).
+        rel_width (float): The relative width asked of a numerical bracket, in [1e-4, 10].
+        route ({"exact", "exact-finite", "bracket"} or None): Force a route (NotSupportedError if it does not
+            apply); None picks the strongest.
 
-    Returns
-    -------
-    Account
-        With the route named, the reported quantity (rounded up, or a proven bracket), the worse
-        ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation
-        labelled as one; :meth:`Account.statement` is one sentence for a paper.  An epsilon of
-        Infinity is exact: delta is below the probability that the mechanism reveals the data.
+    Returns:
+        Account: With the route named, the reported quantity (rounded up, or a proven bracket), the worse
+            ordering, the exact mu of Gaussian mechanisms, and for DP-SGD the CLT approximation labelled as
+            one; :meth:`Account.statement` is one sentence for a paper.  An epsilon of Infinity is exact:
+            delta is below the probability that the mechanism reveals the data.
 
-    Examples
-    --------
-    >>> from gdpproof import account
-    >>> from gdpproof.mechanisms import GDP, Repeated, GaussianMechanism, LaplaceMechanism, Composed
-    >>> a = account(Repeated(GDP("0.3"), 10), delta="1e-5", digits=12)
-    >>> a.route, a.epsilon, a.mu
-    ('exact', Certified('4.11863534405', digits=12, rounding='up'), Certified('0.948683298051', digits=12, rounding='up'))
-    >>> b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10),
-    ...                      Repeated(LaplaceMechanism(scale=10), 5)), delta="1e-5")
-    >>> b.route, b.epsilon.relative_width <= 0.01, 4.2 < b.epsilon.lower < b.epsilon.upper < 4.3
-    ('bracket', True, True)
+    Examples:
+        >>> from gdpproof import account
+        >>> from gdpproof.mechanisms import GDP, Repeated, GaussianMechanism, LaplaceMechanism, Composed
+        >>> a = account(Repeated(GDP("0.3"), 10), delta="1e-5", digits=12)
+        >>> a.route, a.epsilon, a.mu
+        ('exact', Certified('4.11863534405', digits=12, rounding='up'), Certified('0.948683298051', digits=12, rounding='up'))
+        >>> b = account(Composed(Repeated(GaussianMechanism(sigma="10/3"), 10),
+        ...                      Repeated(LaplaceMechanism(scale=10), 5)), delta="1e-5")
+        >>> b.route, b.epsilon.relative_width <= 0.01, 4.2 < b.epsilon.lower < b.epsilon.upper < 4.3
+        ('bracket', True, True)
     """
     if not isinstance(mechanism, Mechanism):
         raise bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")
@@ -379,13 +385,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     if route is not None and route not in ROUTES:
         raise bad("route", route, f"must be one of {', '.join(ROUTES)} or None")
     asked = digits
-    if digits is None:
-        shown = BRACKET_DIGITS
-        digits = 30
-    else:
-        check_request(digits, "up")
-        shown = min(digits, 17)
-    check_request(digits, "up")
+    check_request(30 if digits is None else digits, "up")
+    shown = BRACKET_DIGITS if digits is None else min(digits, 17)
+    digits = 30 if digits is None else digits
     width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
@@ -416,14 +418,14 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
                              digits, notes=(DG_NOTE,))
             # mu-GDP (Gaussian mechanisms and their compositions) needs no curve: eps(delta) from mu
-            f = None if given == "delta" and mechanism.gdp_mu() is not None else closed_form(mechanism)
+            f = None if given == "delta" and mechanism.gdp_mu() is not None else mechanism.closed_form()
             if f is None and mechanism.gdp_mu() is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue
             result, mu = _exact(mechanism, f, given, value, digits)
             return _make(mechanism, r, given, value, result, exact_ordering(mechanism), digits, mu)
         if r == "exact-finite":
-            groups = finite_groups(mechanism)
+            groups = mechanism.eps_delta_groups()
             if groups is None:
                 pairs = finite_pairs(mechanism)
                 if pairs is None:

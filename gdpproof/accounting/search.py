@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PrecisionError, WidthNotReachedWarning, show
+from ..errors import PrecisionError, WidthNotReachedWarning
+from ..text import show
 from ..numeric.engine import fast as _fast
 from ..numeric.engine.bound import Bound, down, next_up
 from .compose import (
@@ -263,24 +264,45 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
     PrecisionError only when no finite bracket exists on the route asked for (delta below the
     float route's floor with ``route="float"``).
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
-    >>> from gdpproof.accounting.search import epsilon_bracket
-    >>> b, comp = epsilon_bracket([(GaussianLoss(0.3), 10), (RandomizedResponseLoss(0.2), 20)], 1e-6)
-    >>> b.relative_width <= 0.01, comp.steps, comp.target_met
-    (True, 30, True)
-    >>> b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30")
-    >>> b.lower < 11.7439 < b.upper, comp.route, comp.assumptions
-    (True, 'exact integer lattice', ())
+    Args:
+        parts: (privacy loss, count) pairs to compose.
+        delta: The delta, in (0, 1).
+        rel_width: The relative width asked, in [1e-4, 10].
+        max_refinements: How many times the grid may be refined.
+        route: ``"float"``, ``"exact"`` or ``"auto"``.
+
+    Returns:
+        (the proven :class:`Bound` on eps(delta), the :class:`ComposedLoss` of the last grid).
+
+    Raises:
+        InvalidParameterError: delta, rel_width or route is out of range.
+
+    Examples:
+        >>> from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss
+        >>> from gdpproof.accounting.search import epsilon_bracket
+        >>> b, comp = epsilon_bracket([(GaussianLoss(0.3), 10), (RandomizedResponseLoss(0.2), 20)], 1e-6)
+        >>> b.relative_width <= 0.01, comp.steps, comp.target_met
+        (True, 30, True)
+        >>> b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30")
+        >>> b.lower < 11.7439 < b.upper, comp.route, comp.assumptions
+        (True, 'exact integer lattice', ())
     """
     dq = check_delta_exact(delta)
+    return epsilon_search(parts, dq, check_refinement(rel_width, max_refinements), max_refinements,
+                          check_route(route), given=delta)
+
+
+def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: float, max_refinements: int = 5,
+                   r: str = "auto", *, given: Any = None) -> tuple[Bound, ComposedLoss]:
+    """:func:`epsilon_bracket` for arguments its caller has validated (``account()`` validates
+    delta and the width once, at its door): ``dq`` in (0, 1) exact, ``w`` in [1e-4, 10],
+    ``max_refinements`` in [0, 20], route ``r``; ``given`` is delta as the user wrote it, for a
+    message (``dq`` when None)."""
+    delta = dq if given is None else given
     if dq < SMALLEST_DELTA:  # refused before any work: the lattice's bits grow like log2(1/delta)
         raise PrecisionError(f"delta={show(delta)} is below 1e-1000: the exact lattice would hold about "
                              f"{dq.denominator.bit_length() - dq.numerator.bit_length():,} bits per mass (at "
                              "1e-1000 a 4-fold Gaussian already takes 20 s); ask for a larger delta")
-    w = check_refinement(rel_width, max_refinements)
-    r = check_route(route)
     clean = clean_parts(parts)
     best = _Best()
     why = ""
@@ -518,9 +540,14 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     >>> b.lower < 0.1269367375066 < b.upper, b.width <= 0.01 * b.upper
     (True, True)
     """
-    e = check_eps(epsilon)
-    w = check_refinement(rel_width, max_refinements)
-    r = check_route(route)
+    return delta_search(parts, check_eps(epsilon), check_refinement(rel_width, max_refinements), max_refinements,
+                        check_route(route))
+
+
+def delta_search(parts: Sequence[tuple[PrivacyLoss, int]], e: float, w: float, max_refinements: int = 5,
+                 r: str = "auto") -> tuple[Bound, ComposedLoss]:
+    """:func:`delta_bracket` for arguments its caller has validated: ``e`` a finite double >= 0,
+    ``w`` in [1e-4, 10], ``max_refinements`` in [0, 20], route ``r``."""
     clean = clean_parts(parts)
     best = _Best()
     why = ""

@@ -13,7 +13,8 @@ from fractions import Fraction
 from typing import Any
 
 from .._args import exact
-from ..errors import InvalidParameterError, show
+from ..errors import InvalidParameterError
+from ..text import show
 from ..numeric.engine.certify import Certified, round_fraction
 from .bounds import decimal
 

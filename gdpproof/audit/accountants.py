@@ -117,14 +117,28 @@ def audit_accountant(peer: str | Sequence[PeerFunction], *, quick: bool = False,
     when the library is missing) or a sequence of adapted functions.  Full grids take minutes
     at most (progress on stderr with ``progress=True``); ``quick=True`` takes seconds.
 
-    Examples
-    --------
-    >>> from gdpproof.audit import audit_accountant, PeerFunction
-    >>> import math
-    >>> mine = PeerFunction("mine", "sigma_from_epsilon_delta", lambda e, d: math.sqrt(2 * math.log(1.25 / d)) / e)
-    >>> r = audit_accountant([mine], quick=True, examples=0)   # the textbook bound fails at large eps
-    >>> r.ok, len(r.of_kind("unsafe")), r.worst("unsafe").call()
-    (False, 4, 'mine(epsilon=300.0, delta=1e-05)')
+    Args:
+        peer: A name of :data:`PEERS`, or a sequence of :class:`PeerFunction`.
+        quick: The small grids (seconds) instead of the full ones (minutes).
+        rtol: Relative size below which a discrepancy is marked within tolerance.
+        seed: Seed of the hypothesis-drawn inputs.
+        examples: How many inputs hypothesis draws per function (None: the default; 0: none).
+        progress: Whether to show progress on stderr.
+
+    Returns:
+        The :class:`AuditReport`.
+
+    Raises:
+        PeerNotInstalledError: The named library is not installed.
+        InvalidParameterError: The peer is not known.
+
+    Examples:
+        >>> from gdpproof.audit import audit_accountant, PeerFunction
+        >>> import math
+        >>> mine = PeerFunction("mine", "sigma_from_epsilon_delta", lambda e, d: math.sqrt(2 * math.log(1.25 / d)) / e)
+        >>> r = audit_accountant([mine], quick=True, examples=0)   # the textbook bound fails at large eps
+        >>> r.ok, len(r.of_kind("unsafe")), r.worst("unsafe").call()
+        (False, 4, 'mine(epsilon=300.0, delta=1e-05)')
     """
     rtol, seed, examples = check_common(rtol, seed, examples)
     if isinstance(peer, str):

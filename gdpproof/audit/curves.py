@@ -24,6 +24,22 @@ def audit_curve(curve: PeerCurve, *, quick: bool = True, rtol: float = 0.0) -> A
     arithmetic on the returned floats); the delta it implies, sup_alpha (1 - e^eps alpha -
     f(alpha)) over the grid, must not exceed the delta its own library reports at that eps;
     and its values are compared with gdpproof's proven bracket (quantity ``dpsgd_beta``).
+
+    Args:
+        curve: The :class:`PeerCurve`.
+        quick: The small grid (seconds) instead of the full one.
+        rtol: Relative size below which a discrepancy is marked within tolerance.
+
+    Returns:
+        The :class:`AuditReport`.
+
+    Examples:
+        >>> import gdpproof
+        >>> from gdpproof.audit import PeerCurve, audit_curve
+        >>> g1 = PeerCurve("G_1", lambda s, q, t, a: gdpproof.gaussian(1).evaluate_fast(a), lambda s, q, t, e: 0.1)
+        >>> r = audit_curve(g1, quick=True)
+        >>> [len(r.of_kind(k)) for k in ("unsafe", "error", "conservative")]   # G_1 is not a DP-SGD curve
+        [0, 3, 2]
     """
     import numpy as np
 

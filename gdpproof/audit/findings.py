@@ -78,6 +78,25 @@ class Finding:
     None when it is undefined (an error, or a reference of 0 or infinity); ``source`` is
     ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.  ``severity`` (a property) is one
     of :data:`SEVERITIES` for a finding that is not an agreement, ``""`` for one that is.
+
+    Args:
+        function: The peer function's name.
+        quantity: The quantity compared.
+        inputs: (name, value) pairs of the input.
+        value: The peer's value, or None on an error.
+        reference: gdpproof's value or bracket, as text.
+        kind: ``"agrees"``, ``"unsafe"``, ``"conservative"`` or ``"error"``.
+        relative_error: (peer - reference) / reference, or None when undefined.
+        within_tolerance: Whether the discrepancy is below the audit's rtol.
+        source: ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.
+        detail: What went wrong, in words, when the kind says so.
+
+    Examples:
+        >>> from gdpproof.audit import audit_function
+        >>> r = audit_function(lambda mu, eps: 0.0, "delta_from_epsilon", quick=True, examples=0, properties=False)
+        >>> f = r.results[0]
+        >>> f.kind, f.inputs, f.relative_error
+        ('unsafe', (('mu', 0.0001), ('epsilon', 0.0)), -1.0)
     """
 
     function: str
@@ -148,19 +167,25 @@ class AuditReport:
     worst relative error of each kind with its input, and every unsafe and error finding.
     ``to_json()`` gives the same with numbers as decimal strings.
 
-    Examples
-    --------
-    >>> from gdpproof.audit import audit_function
-    >>> import math
-    >>> r = audit_function(lambda mu, eps: 0.5 * math.erfc((eps / mu - mu / 2) / math.sqrt(2))
-    ...                    - math.exp(eps) * 0.5 * math.erfc((eps / mu + mu / 2) / math.sqrt(2)),
-    ...                    "delta_from_epsilon", label="erfc dual", inputs=[(1.0, 1.0), (0.5, 10.0)])
-    >>> [(f.kind, f"{f.relative_error:.1e}") for f in r.results]
-    [('unsafe', '-4.6e-16'), ('unsafe', '-7.9e-13')]
-    >>> print(str(r).splitlines()[3])
-    erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe (0 material) of 2
-    >>> [f.severity for f in r.results], r.ok   # 4.6e-16 is float rounding; 7.9e-13 is ~3,500 ulps
-    (['float-level', 'negligible'], True)
+    Args:
+        peer: The audited library's name.
+        results: Every comparison.
+        rtol: The relative tolerance of the audit.
+        notes: Notes printed with the report.
+        version: The audited library's version.
+
+    Examples:
+        >>> from gdpproof.audit import audit_function
+        >>> import math
+        >>> r = audit_function(lambda mu, eps: 0.5 * math.erfc((eps / mu - mu / 2) / math.sqrt(2))
+        ...                    - math.exp(eps) * 0.5 * math.erfc((eps / mu + mu / 2) / math.sqrt(2)),
+        ...                    "delta_from_epsilon", label="erfc dual", inputs=[(1.0, 1.0), (0.5, 10.0)])
+        >>> [(f.kind, f"{f.relative_error:.1e}") for f in r.results]
+        [('unsafe', '-4.6e-16'), ('unsafe', '-7.9e-13')]
+        >>> print(str(r).splitlines()[3])
+        erfc dual  delta_from_epsilon       2       2      0         0  2 unsafe (0 material) of 2
+        >>> [f.severity for f in r.results], r.ok   # 4.6e-16 is float rounding; 7.9e-13 is ~3,500 ulps
+        (['float-level', 'negligible'], True)
     """
 
     peer: str

@@ -91,37 +91,28 @@ def audit_function(fn: Callable[..., Any], quantity: str, *, label: str | None =
                    progress: bool = False) -> AuditReport:
     """Audit one callable computing ``quantity`` (see :data:`QUANTITIES` for its signature).
 
-    Parameters
-    ----------
-    fn : callable
-        The function under audit, called positionally with floats (and an int for steps).
-    quantity : str
-        One of the keys of :data:`QUANTITIES`, for example ``"delta_from_epsilon"``.
-    label : str, optional
-        Its name in the report (default: ``fn.__qualname__``).
-    quick : bool
-        The small grid (seconds) instead of the full one (default True).
-    rtol : float
-        Relative size below which a discrepancy is marked within tolerance (default 0: none).
-    seed : int
-        Seed of the hypothesis-drawn inputs.
-    examples : int, optional
-        How many inputs hypothesis draws (default 5 quick, 25 full; 0 for grids only).
-    inputs : sequence of tuples, optional
-        Audit exactly these inputs instead of the grid and the drawn ones.
-    properties : bool
-        Also check monotonicity along the grid (default True).
+    Args:
+        fn (callable): The function under audit, called positionally with floats (and an int for steps).
+        quantity (str): One of the keys of :data:`QUANTITIES`, for example ``"delta_from_epsilon"``.
+        label (str, optional): Its name in the report (default: ``fn.__qualname__``).
+        quick (bool): The small grid (seconds) instead of the full one (default True).
+        rtol (float): Relative size below which a discrepancy is marked within tolerance (default 0: none).
+        seed (int): Seed of the hypothesis-drawn inputs.
+        examples (int, optional): How many inputs hypothesis draws (default 5 quick, 25 full; 0 for grids
+            only).
+        inputs (sequence of tuples, optional): Audit exactly these inputs instead of the grid and the drawn
+            ones.
+        properties (bool): Also check monotonicity along the grid (default True).
+        progress: Whether to show progress on stderr.
 
-    Returns
-    -------
-    AuditReport
+    Returns:
+        AuditReport
 
-    Examples
-    --------
-    >>> from gdpproof.audit import audit_function
-    >>> r = audit_function(lambda mu, delta: 0.0, "epsilon_from_delta", label="zero", inputs=[(1.0, 1e-5)])
-    >>> r.ok, r.results[0].kind, r.results[0].relative_error
-    (False, 'unsafe', -1.0)
+    Examples:
+        >>> from gdpproof.audit import audit_function
+        >>> r = audit_function(lambda mu, delta: 0.0, "epsilon_from_delta", label="zero", inputs=[(1.0, 1e-5)])
+        >>> r.ok, r.results[0].kind, r.results[0].relative_error
+        (False, 'unsafe', -1.0)
     """
     q = quantity_named(quantity)
     if not callable(fn):

@@ -50,11 +50,20 @@ def grid(quantity: str, *, quick: bool = False) -> list[tuple[Any, ...]]:
     1e-300 are left out of delta_from_epsilon and beta_from_mu (no float64 answer can be right
     there).
 
-    Examples
-    --------
-    >>> from gdpproof.audit import grid
-    >>> grid("sigma_from_epsilon_delta", quick=True)[:2]
-    [(0.01, 1e-05), (0.01, 1e-100)]
+    Args:
+        quantity: A key of :data:`QUANTITIES`.
+        quick: A subset that runs in seconds.
+
+    Returns:
+        The input tuples.
+
+    Raises:
+        InvalidParameterError: The quantity is not known.
+
+    Examples:
+        >>> from gdpproof.audit import grid
+        >>> grid("sigma_from_epsilon_delta", quick=True)[:2]
+        [(0.01, 1e-05), (0.01, 1e-100)]
     """
     quantity_named(quantity)
     mus = _MUS_QUICK if quick else _MUS

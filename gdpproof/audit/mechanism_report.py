@@ -42,49 +42,50 @@ def dec(x: Fraction | Decimal | None) -> str | None:
 class MechanismAudit:
     """The result of :func:`audit_mechanism`.
 
-    Attributes
-    ----------
-    verdict : str
-        ``"violation"`` or ``"no evidence of violation at this sample size"``.
-    violation : bool
-        The verdict as a bool.  A true claim is called a violation with probability at most
-        1 - ``confidence``.
-    claim : str
-        The claim audited, in words.
-    claimed_mu, claimed_epsilon, claimed_delta : Fraction or None
-        The claim: a mu-GDP claim sets ``claimed_mu``; an (epsilon, delta) claim the other two.
-    mu_low : Certified
-        Lower confidence bound on the mechanism's tightest mu, rounded down:
-        max(0, Phi^{-1}(1 - fpr_upper) - Phi^{-1}(fnr_upper)).  P(mu_low > mu) <= 1 - confidence.
-    delta_low : Certified or None
-        For an (epsilon, delta) claim, a lower confidence bound on the delta the mechanism needs at
-        the claimed epsilon, rounded down; the claim is violated when delta_low > claimed_delta.
-    detectable_mu : Decimal
-        The mu of a Gaussian pair of scores this sample size flags with probability about 1/2
-        (module docstring), 3 significant digits rounded up; Infinity if none is flagged.
-    threshold, direction : float, str
-        The test: reject S when the score is greater (``"greater"``) or less (``"less"``) than
-        ``threshold``.
-    score : str
-        How outputs became scores.
-    false_positives, false_negatives : int
-        Outputs of M(S) rejected and outputs of M(S') accepted, out of ``estimation_samples`` each.
-    fpr_upper, fnr_upper : Decimal
-        Their proven Clopper–Pearson upper bounds (10 digits, rounded up), each failing with
-        probability (1 - confidence)/2.
-    samples, selection_samples, estimation_samples : int
-        Outputs per data set, and the two halves.
-    seed : int
-    confidence : Fraction
+    Attributes:
+        verdict (str): ``"violation"`` or ``"no evidence of violation at this sample size"``.
+        violation (bool): The verdict as a bool.  A true claim is called a violation with probability at most
+            1 - ``confidence``.
+        claim (str): The claim audited, in words.
+        claimed_mu (Fraction or None): The claim: a mu-GDP claim sets ``claimed_mu``; an (epsilon, delta)
+            claim the other two.
+        claimed_epsilon (Fraction or None): The claim: a mu-GDP claim sets ``claimed_mu``; an (epsilon, delta)
+            claim the other two.
+        claimed_delta (Fraction or None): The claim: a mu-GDP claim sets ``claimed_mu``; an (epsilon, delta)
+            claim the other two.
+        mu_low (Certified): Lower confidence bound on the mechanism's tightest mu, rounded down: max(0,
+            Phi^{-1}(1 - fpr_upper) - Phi^{-1}(fnr_upper)).  P(mu_low > mu) <= 1 - confidence.
+        delta_low (Certified or None): For an (epsilon, delta) claim, a lower confidence bound on the delta
+            the mechanism needs at the claimed epsilon, rounded down; the claim is violated when delta_low >
+            claimed_delta.
+        detectable_mu (Decimal): The mu of a Gaussian pair of scores this sample size flags with probability
+            about 1/2 (module docstring), 3 significant digits rounded up; Infinity if none is flagged.
+        threshold (float, str): The test: reject S when the score is greater (``"greater"``) or less
+            (``"less"``) than ``threshold``.
+        direction (float, str): The test: reject S when the score is greater (``"greater"``) or less
+            (``"less"``) than ``threshold``.
+        score (str): How outputs became scores.
+        false_positives (int): Outputs of M(S) rejected and outputs of M(S') accepted, out of
+            ``estimation_samples`` each.
+        false_negatives (int): Outputs of M(S) rejected and outputs of M(S') accepted, out of
+            ``estimation_samples`` each.
+        fpr_upper (Decimal): Their proven Clopper–Pearson upper bounds (10 digits, rounded up), each failing
+            with probability (1 - confidence)/2.
+        fnr_upper (Decimal): Their proven Clopper–Pearson upper bounds (10 digits, rounded up), each failing
+            with probability (1 - confidence)/2.
+        samples (int): Outputs per data set, and the two halves.
+        selection_samples (int): Outputs per data set, and the two halves.
+        estimation_samples (int): Outputs per data set, and the two halves.
+        seed: int
+        confidence: Fraction
 
-    Examples
-    --------
-    >>> import numpy as np, gdpproof
-    >>> r = gdpproof.audit_mechanism(lambda rng, n: rng.standard_normal(n),
-    ...                              lambda rng, n: rng.standard_normal(n) + 2.0,
-    ...                              samples=20_000, seed=1, claimed_mu=1)
-    >>> r.verdict, r.mu_low > 1
-    ('violation', True)
+    Examples:
+        >>> import numpy as np, gdpproof
+        >>> r = gdpproof.audit_mechanism(lambda rng, n: rng.standard_normal(n),
+        ...                              lambda rng, n: rng.standard_normal(n) + 2.0,
+        ...                              samples=20_000, seed=1, claimed_mu=1)
+        >>> r.verdict, r.mu_low > 1
+        ('violation', True)
     """
 
     verdict: str

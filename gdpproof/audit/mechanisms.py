@@ -126,69 +126,62 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     where FPR_up and FNR_up are proven Clopper–Pearson upper bounds of one test's error rates
     measured on samples independent of those that chose it (module docstring).
 
-    Parameters
-    ----------
-    sample_p, sample_q : callable
-        ``sample_p(rng, n)`` returns n outputs of M(S), ``sample_q(rng, n)`` of M(S'), for a
-        ``numpy.random.Generator`` rng: an array of shape (n,) (scalar outputs) or (n, d), finite,
-        of real numbers that float64 holds exactly (floats, bools, integers up to 2^53 in
-        magnitude); complex, object and larger integer outputs are refused, since the cast
-        could hide a leak: map them to float64 yourself.  All their randomness must come from rng (then the result is a function of ``seed``).
-        For ``workers`` > 1 they must be picklable (module-level functions).
-    samples : int
-        Outputs per data set, at least 1000; half choose the test, half measure it.
-    seed : int
-        Seed (>= 0) of ``numpy.random.SeedSequence``: required, runs are reproducible.
-    claimed_mu : real, optional
-        The claim "M is mu-GDP" (mu >= 0).
-    claimed_epsilon, claimed_delta : real, optional
-        The claim "M is (epsilon, delta)-DP" (epsilon >= 0, delta in [0, 1]).  Exactly one of
-        the two claim forms must be given.
-    score : callable, optional
-        ``score(outputs)`` returns one number per output (larger or smaller: both directions are
-        tried).  Default: the output for scalar outputs; for vector outputs the projection on
-        the difference of the means of M(S') and M(S) on the pilot (the first 32,768 outputs per
-        data set of the selection half).
-    confidence : real in (0, 1)
-        The probability that the bounds hold (default 1 - 1e-6): a true claim is called a
-        violation with probability at most 1 - confidence.
-    thresholds : int
-        Candidate thresholds (quantiles of the pilot scores), at least 2.
-    digits : int
-        Significant digits of ``mu_low`` and ``delta_low`` (rounded down).
-    executor, workers, progress
-        Where the chunks run (as :func:`gdpproof.simulation.simulate`); a progress line on stderr.
+    Args:
+        sample_p (callable): ``sample_p(rng, n)`` returns n outputs of M(S), ``sample_q(rng, n)`` of M(S'),
+            for a ``numpy.random.Generator`` rng: an array of shape (n,) (scalar outputs) or (n, d), finite,
+            of real numbers that float64 holds exactly (floats, bools, integers up to 2^53 in magnitude);
+            complex, object and larger integer outputs are refused, since the cast could hide a leak: map them
+            to float64 yourself.  All their randomness must come from rng (then the result is a function of
+            ``seed``). For ``workers`` > 1 they must be picklable (module-level functions).
+        sample_q (callable): ``sample_p(rng, n)`` returns n outputs of M(S), ``sample_q(rng, n)`` of M(S'),
+            for a ``numpy.random.Generator`` rng: an array of shape (n,) (scalar outputs) or (n, d), finite,
+            of real numbers that float64 holds exactly (floats, bools, integers up to 2^53 in magnitude);
+            complex, object and larger integer outputs are refused, since the cast could hide a leak: map them
+            to float64 yourself.  All their randomness must come from rng (then the result is a function of
+            ``seed``). For ``workers`` > 1 they must be picklable (module-level functions).
+        samples (int): Outputs per data set, at least 1000; half choose the test, half measure it.
+        seed (int): Seed (>= 0) of ``numpy.random.SeedSequence``: required, runs are reproducible.
+        claimed_mu (real, optional): The claim "M is mu-GDP" (mu >= 0).
+        claimed_epsilon (real, optional): The claim "M is (epsilon, delta)-DP" (epsilon >= 0, delta in [0,
+            1]).  Exactly one of the two claim forms must be given.
+        claimed_delta (real, optional): The claim "M is (epsilon, delta)-DP" (epsilon >= 0, delta in [0, 1]).
+            Exactly one of the two claim forms must be given.
+        score (callable, optional): ``score(outputs)`` returns one number per output (larger or smaller: both
+            directions are tried).  Default: the output for scalar outputs; for vector outputs the projection
+            on the difference of the means of M(S') and M(S) on the pilot (the first 32,768 outputs per data
+            set of the selection half).
+        confidence (real in (0, 1)): The probability that the bounds hold (default 1 - 1e-6): a true claim is
+            called a violation with probability at most 1 - confidence.
+        thresholds (int): Candidate thresholds (quantiles of the pilot scores), at least 2.
+        digits (int): Significant digits of ``mu_low`` and ``delta_low`` (rounded down).
+        executor: Where the chunks run (as :func:`gdpproof.simulation.simulate`); a progress line on stderr.
+        workers: Where the chunks run (as :func:`gdpproof.simulation.simulate`); a progress line on stderr.
+        progress: Where the chunks run (as :func:`gdpproof.simulation.simulate`); a progress line on stderr.
 
-    Returns
-    -------
-    MechanismAudit
-        ``mu_low`` rounded down; ``verdict`` "violation" when mu_low > claimed_mu (or
-        delta_low > claimed_delta), else "no evidence of violation at this sample size", with the
-        ``detectable_mu`` of this sample size.
+    Returns:
+        MechanismAudit: ``mu_low`` rounded down; ``verdict`` "violation" when mu_low > claimed_mu (or
+            delta_low > claimed_delta), else "no evidence of violation at this sample size", with the
+            ``detectable_mu`` of this sample size.
 
-    Raises
-    ------
-    InvalidParameterError
-        Bad arguments, or a sampler or score returning outputs of the wrong shape or type,
-        non-finite outputs or NaN scores (the message names the sampler).  Exceptions raised inside the
-        caller's samplers propagate unchanged.
+    Raises:
+        InvalidParameterError: Bad arguments, or a sampler or score returning outputs of the wrong shape or
+            type, non-finite outputs or NaN scores (the message names the sampler).  Exceptions raised inside
+            the caller's samplers propagate unchanged.
 
-    References
-    ----------
-    Dong, Roth & Su (2022), Gaussian differential privacy, JRSS B, Def. 2.3 and Prop. 2.5;
-    Clopper & Pearson (1934), Biometrika 26(4); Jagielski, Ullman & Oprea (2020), Auditing
-    differentially private machine learning, NeurIPS (error rates to privacy lower bounds).
+    References:
+        Dong, Roth & Su (2022), Gaussian differential privacy, JRSS B, Def. 2.3 and Prop. 2.5;
+        Clopper & Pearson (1934), Biometrika 26(4); Jagielski, Ullman & Oprea (2020), Auditing
+        differentially private machine learning, NeurIPS (error rates to privacy lower bounds).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> def p(rng, n): return rng.standard_normal(n)          # M(S): query 0 + N(0, 1)
-    >>> def q(rng, n): return rng.standard_normal(n) + 1.0    # M(S'): query 1 + N(0, 1)
-    >>> r = gdpproof.audit_mechanism(p, q, samples=20_000, seed=3, claimed_mu=1)
-    >>> r.verdict, r.mu_low <= 1
-    ('no evidence of violation at this sample size', True)
-    >>> gdpproof.audit_mechanism(p, q, samples=20_000, seed=3, claimed_epsilon=1, claimed_delta="0.01").verdict
-    'violation'
+    Examples:
+        >>> import gdpproof
+        >>> def p(rng, n): return rng.standard_normal(n)          # M(S): query 0 + N(0, 1)
+        >>> def q(rng, n): return rng.standard_normal(n) + 1.0    # M(S'): query 1 + N(0, 1)
+        >>> r = gdpproof.audit_mechanism(p, q, samples=20_000, seed=3, claimed_mu=1)
+        >>> r.verdict, r.mu_low <= 1
+        ('no evidence of violation at this sample size', True)
+        >>> gdpproof.audit_mechanism(p, q, samples=20_000, seed=3, claimed_epsilon=1, claimed_delta="0.01").verdict
+        'violation'
     """
     for label, sampler in (("sample_p", sample_p), ("sample_q", sample_q)):
         if not callable(sampler):

@@ -168,25 +168,21 @@ def one_run_p_value(canaries: int, guesses: int, correct: int, *, epsilon: Any, 
     included independently with probability 1/2, and the number of guesses was fixed before the
     scores were seen.
 
-    Parameters
-    ----------
-    canaries, guesses, correct : int
-        m >= 1, r, v with 0 <= v <= r <= m.
-    epsilon : real >= 0
-    delta : real in [0, 1]
-    digits : int
-        Significant digits, rounded up.
+    Args:
+        canaries (int): m >= 1, r, v with 0 <= v <= r <= m.
+        guesses (int): m >= 1, r, v with 0 <= v <= r <= m.
+        correct (int): m >= 1, r, v with 0 <= v <= r <= m.
+        epsilon: real >= 0
+        delta: real in [0, 1]
+        digits (int): Significant digits, rounded up.
 
-    Returns
-    -------
-    Certified
-        The p-value, proven in ball arithmetic and rounded up (an upper bound).
+    Returns:
+        Certified: The p-value, proven in ball arithmetic and rounded up (an upper bound).
 
-    Examples
-    --------
-    >>> from gdpproof.audit import one_run_p_value
-    >>> one_run_p_value(1000, 100, 90, epsilon=1)
-    Certified('0.0000273582', digits=6, rounding='up')
+    Examples:
+        >>> from gdpproof.audit import one_run_p_value
+        >>> one_run_p_value(1000, 100, 90, epsilon=1)
+        Certified('0.0000273582', digits=6, rounding='up')
     """
     m, r, v = counts(canaries, guesses, correct)
     eps = fraction_of("epsilon", epsilon, high=Fraction(10**6))
@@ -245,11 +241,24 @@ def one_run_epsilon(canaries: int, guesses: int, correct: int, *, delta: Any = 0
     that confidence; the next decimal up is proven not rejected.  0 when nothing is rejected.
     Assumptions as :func:`one_run_p_value`.
 
-    Examples
-    --------
-    >>> from gdpproof.audit import one_run_epsilon
-    >>> one_run_epsilon(1000, 100, 90, delta="1e-5", confidence="0.95")
-    Certified('1.62614', digits=6, rounding='down')
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        delta: delta, in [0, 1).
+        confidence: The confidence, in (0, 1).
+        digits: Significant digits of the answer (default 6).
+
+    Returns:
+        epsilon, a :class:`~gdpproof.Certified` rounded down (0 when nothing is rejected).
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+
+    Examples:
+        >>> from gdpproof.audit import one_run_epsilon
+        >>> one_run_epsilon(1000, 100, 90, delta="1e-5", confidence="0.95")
+        Certified('1.62614', digits=6, rounding='down')
     """
     m, r, v = counts(canaries, guesses, correct)
     d = fraction_of("delta", delta)
@@ -326,6 +335,25 @@ def fdp_rejects(canaries: int, guesses: int, correct: int, *, claim: Any, level:
     ``claim``: mu (a number: mu-GDP), a symmetric TradeOff, a mechanism value or a
     :class:`~gdpproof.audit.hypotheses.Curve`.  True means P[V >= correct] < level under the
     claim, so the claim is refuted at confidence 1 - level.
+
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        claim: mu (a number: mu-GDP), a symmetric TradeOff, a mechanism value or a
+            :class:`~gdpproof.audit.hypotheses.Curve`.
+        level: The test's level, in (0, 1).
+
+    Returns:
+        True when the claim is refuted at confidence 1 - level.
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+
+    Examples:
+        >>> from gdpproof.audit import fdp_rejects
+        >>> fdp_rejects(1000, 100, 90, claim="0.5", level="0.05")
+        True
     """
     m, k, c = counts(canaries, guesses, correct)
     lv = fraction_of("level", level, open_low=True, open_high=False)
@@ -346,11 +374,23 @@ def fdp_p_value(canaries: int, guesses: int, correct: int, *, claim: Any, digits
     Assumes: each canary included independently with probability 1/2, the number of guesses
     fixed before the scores were seen, and a symmetric claimed curve (module docstring).
 
-    Examples
-    --------
-    >>> from gdpproof.audit import fdp_p_value
-    >>> fdp_p_value(1000, 100, 90, claim="0.5")      # mu-GDP with mu = 0.5
-    Certified('0.0105', digits=3, rounding='up')
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        claim: The claim, as for :func:`fdp_rejects`.
+        digits: Significant digits of the answer (default 3).
+
+    Returns:
+        The p-value's upper bound, a :class:`~gdpproof.Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+
+    Examples:
+        >>> from gdpproof.audit import fdp_p_value
+        >>> fdp_p_value(1000, 100, 90, claim="0.5")      # mu-GDP with mu = 0.5
+        Certified('0.0105', digits=3, rounding='up')
     """
     m, k, c = counts(canaries, guesses, correct)
     _digits(digits)
@@ -380,11 +420,23 @@ def fdp_mu(canaries: int, guesses: int, correct: int, *, confidence: Any = "0.95
     ball arithmetic, the recursion in integers), so the training is not mu'-GDP for any mu' up
     to it, at that confidence.  0 when nothing is rejected.
 
-    Examples
-    --------
-    >>> from gdpproof.audit import fdp_mu
-    >>> fdp_mu(1000, 100, 90)
-    Certified('0.6025', digits=4, rounding='down')
+    Args:
+        canaries: The number of canaries, each included independently with probability 1/2.
+        guesses: How many canaries the attacker guessed (fixed before the scores were seen).
+        correct: How many of the guesses were right.
+        confidence: The confidence, in (0, 1).
+        digits: Significant digits of the answer (default 4).
+
+    Returns:
+        mu, a :class:`~gdpproof.Certified` rounded down (0 when nothing is rejected).
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+
+    Examples:
+        >>> from gdpproof.audit import fdp_mu
+        >>> fdp_mu(1000, 100, 90)
+        Certified('0.6025', digits=4, rounding='down')
     """
     m, k, c = counts(canaries, guesses, correct)
     level = level_of(confidence)
@@ -481,6 +533,29 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
     ``delta``, rounded down.  This is the same kind of statement as jax_privacy's
     ``epsilon_one_run_fdp``, which hypothesizes the Gaussian curve fitted to (eps, delta) instead
     of the mechanism's own.
+
+    Args:
+        tests: (canaries, guesses, correct) triples, each tested at ``level``.
+        claim: The claimed DP-SGD mechanism value (``gdpproof.dpsgd``).
+        delta: The delta the epsilon is reported at, in (0, 1).
+        level: The level of each test, in (0, 1).
+        digits: Significant digits of the answer (default 4).
+
+    Returns:
+        A ``FamilyBound``: the smallest rejected noise multiplier s*, rounded up, the epsilon at
+            delta of s*-noise DP-SGD, rounded down, and whether the claimed noise multiplier is
+            rejected.
+
+    Raises:
+        InvalidParameterError: The counts are inconsistent or an argument is out of range.
+        NotSupportedError: The claim is not a DP-SGD value.
+
+    Examples:
+        >>> from gdpproof.audit import fdp_family_epsilon
+        >>> from gdpproof.mechanisms import dpsgd
+        >>> b = fdp_family_epsilon([(1000, 100, 90)], dpsgd(1, 1, 1), delta="1e-5", level="0.05")
+        >>> b.sigma, b.epsilon, b.rejected
+        (Certified('1.660', digits=4, rounding='up'), Certified('2.455', digits=4, rounding='down'), False)
     """
     from ..accounting import account
     from ..mechanisms import dpsgd, dpsgd_sensitivity, to_fraction

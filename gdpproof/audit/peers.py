@@ -19,7 +19,13 @@ __all__ = ["PeerNotInstalledError", "PeerFunction", "PeerCurve", "PEERS"]
 
 
 class PeerNotInstalledError(GdpproofError, ImportError):
-    """The library an adapter wraps is not installed (the message names the extra that installs it)."""
+    """The library an adapter wraps is not installed (the message names the extra that installs it).
+
+    Examples:
+        >>> from gdpproof.audit import PeerNotInstalledError
+        >>> issubclass(PeerNotInstalledError, ImportError)
+        True
+    """
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,21 @@ class PeerFunction:
     actually received after the adapter converted conventions (for example sigma = 1/mu in
     float64): the reference is computed there, so the adapter's own rounding is never charged to
     the library.
+
+    Args:
+        label: The function's name in the report.
+        quantity: The quantity it computes, a key of :data:`~gdpproof.audit.QUANTITIES`.
+        fn: The adapted function, called as the quantity's signature says.
+        note: A note printed with the report.
+        exact_inputs: Maps the audit's inputs to the parameters the library actually received, or
+            None.
+
+    Examples:
+        >>> import math
+        >>> from gdpproof.audit import PeerFunction
+        >>> mine = PeerFunction("mine", "sigma_from_epsilon_delta", lambda e, d: math.sqrt(2 * math.log(1.25 / d)) / e)
+        >>> mine.label, mine.quantity
+        ('mine', 'sigma_from_epsilon_delta')
     """
 
     label: str
@@ -45,6 +66,20 @@ class PeerCurve:
 
     ``beta(noise_multiplier, sample_rate, steps, alphas)`` returns an array of beta;
     ``delta(noise_multiplier, sample_rate, steps, epsilon)`` the delta the same library reports.
+
+    Args:
+        label: The curve's name in the report.
+        beta: ``beta(noise_multiplier, sample_rate, steps, alphas)``: an array of beta.
+        delta: ``delta(noise_multiplier, sample_rate, steps, epsilon)``: the delta the library
+            reports.
+        note: A note printed with the report.
+
+    Examples:
+        >>> import gdpproof
+        >>> from gdpproof.audit import PeerCurve
+        >>> mine = PeerCurve("mine", lambda s, q, t, a: gdpproof.gaussian(1).evaluate_fast(a), lambda s, q, t, e: 0.1)
+        >>> mine.label
+        'mine'
     """
 
     label: str

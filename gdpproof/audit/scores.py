@@ -114,11 +114,32 @@ class Verdict:
 class ScoreAudit:
     """The result of :func:`audit_scores`: each part its own statement at ``confidence``.
 
-    ``threshold`` (:class:`~gdpproof.audit.thresholds.ThresholdAudit`), ``one_run``
-    (:class:`OneRunAudit`), ``summary`` (:class:`~gdpproof.audit.roc.Summary`), each None when its
-    method was not asked for; ``verdict`` (:class:`Verdict`) when a claim was given;
-    ``assumptions``: what the methods used need, in words.  ``str()`` is the labelled report,
-    :meth:`as_dict` the JSON-ready one, :meth:`plot` the figure."""
+    ``str()`` is the labelled report, :meth:`as_dict` the JSON-ready one, :meth:`plot` the figure.
+
+    Attributes:
+        held_in: How many held-in canaries were scored.
+        held_out: How many held-out canaries were scored.
+        direction: ``"greater"`` when held-in canaries score higher, ``"less"`` when lower.
+        confidence: The confidence of every statement.
+        delta: The delta of the (eps, delta) statements, or None.
+        method: The method that decides the verdict.
+        threshold: The :class:`~gdpproof.audit.thresholds.ThresholdAudit`, or None when not asked for.
+        one_run: The :class:`OneRunAudit`, or None when not asked for.
+        summary: The :class:`~gdpproof.audit.roc.Summary`, or None when not asked for.
+        verdict: The :class:`Verdict` on the claim, when a claim was given.
+        assumptions: What the methods used need, in words.
+        curve: The claimed curve, when a claim was given (for the figure).
+        scores: The two score arrays, kept for the figure.
+
+    Examples:
+        >>> import numpy as np
+        >>> from gdpproof.audit import audit_scores
+        >>> rng = np.random.default_rng(7)
+        >>> r = audit_scores(rng.normal(1, 1, 3000), rng.normal(0, 1, 3000), claim=1, methods=("threshold",),
+        ...                  summaries=False)
+        >>> r.held_in, r.held_out, r.one_run is None, r.refuted
+        (3000, 3000, True, False)
+    """
 
     held_in: int
     held_out: int
@@ -387,66 +408,51 @@ def audit_scores(held_in: Any, held_out: Any, *, confidence: Any = "0.95", delta
                  family: bool | None = None, summaries: bool = True, digits: int = 6) -> ScoreAudit:
     r"""Audit a training run from held-in and held-out canary scores.
 
-    Parameters
-    ----------
-    held_in, held_out : array of real
-        Attack scores of canaries that were in the training data and of canaries that were not
-        (any lengths, ties allowed).
-    confidence : real in (0, 1)
-        Each statement holds with probability at least this (default 0.95).
-    delta : real in [0, 1), optional
-        Where the epsilon lower bounds are given (the one-run (eps, delta) bound uses 0 without it).
-    method : "threshold", "one-run" or "fdp"
-        The method whose verdict decides on ``claim``.
-    methods : tuple of str, optional
-        The methods to run (default: all three).  ``method`` is always run.
-    claim : mechanism value, number or TradeOff, optional
-        The privacy claimed: a :mod:`gdpproof.mechanisms` value (``gdpproof.dpsgd(...)``), mu
-        (mu-GDP) or a symmetric trade-off function.
-    threshold : "bonferroni", "split" or a number
-        How the threshold tests pick thresholds (:func:`~gdpproof.audit.threshold_audit`).
-    thresholds : int or "all"
-        The number of Bonferroni thresholds (default 100).
-    seed : int
-        Seeds the split and the order of tied scores in the one-run guesses.
-    direction : "greater" or "less"
-        Whether held-in canaries score higher (default) or lower.
-    guesses : list of (k_plus, k_minus), optional
-        The one-run guess rules, fixed before seeing the scores (default: the top 1%, 2%, 5%,
-        10%, 20% and 50% guessed in).
-    family : bool, optional
-        For a DP-SGD claim with ``delta``, bound epsilon against the claimed schedule's own
-        curves (:func:`~gdpproof.audit.fdp_family_epsilon`; seconds).  Default: when ``method``
-        is "fdp".
-    summaries : bool
-        Compute the attack summaries (ROC band, TPR at FPR, AUROC, best accuracy).
-    digits : int
-        Digits of the threshold tests' bounds (the one-run epsilon too; mu from one run gets 4).
+    Args:
+        held_in (array of real): Attack scores of canaries that were in the training data and of canaries that
+            were not (any lengths, ties allowed).
+        held_out (array of real): Attack scores of canaries that were in the training data and of canaries
+            that were not (any lengths, ties allowed).
+        confidence (real in (0, 1)): Each statement holds with probability at least this (default 0.95).
+        delta (real in [0, 1), optional): Where the epsilon lower bounds are given (the one-run (eps, delta)
+            bound uses 0 without it).
+        method ("threshold", "one-run" or "fdp"): The method whose verdict decides on ``claim``.
+        methods (tuple of str, optional): The methods to run (default: all three).  ``method`` is always run.
+        claim (mechanism value, number or TradeOff, optional): The privacy claimed: a
+            :mod:`gdpproof.mechanisms` value (``gdpproof.dpsgd(...)``), mu (mu-GDP) or a symmetric trade-off
+            function.
+        threshold ("bonferroni", "split" or a number): How the threshold tests pick thresholds
+            (:func:`~gdpproof.audit.threshold_audit`).
+        thresholds (int or "all"): The number of Bonferroni thresholds (default 100).
+        seed (int): Seeds the split and the order of tied scores in the one-run guesses.
+        direction ("greater" or "less"): Whether held-in canaries score higher (default) or lower.
+        guesses (list of (k_plus, k_minus), optional): The one-run guess rules, fixed before seeing the scores
+            (default: the top 1%, 2%, 5%, 10%, 20% and 50% guessed in).
+        family (bool, optional): For a DP-SGD claim with ``delta``, bound epsilon against the claimed
+            schedule's own curves (:func:`~gdpproof.audit.fdp_family_epsilon`; seconds).  Default: when
+            ``method`` is "fdp".
+        summaries (bool): Compute the attack summaries (ROC band, TPR at FPR, AUROC, best accuracy).
+        digits (int): Digits of the threshold tests' bounds (the one-run epsilon too; mu from one run gets 4).
 
-    Returns
-    -------
-    ScoreAudit
+    Returns:
+        ScoreAudit
 
-    Raises
-    ------
-    InvalidParameterError
-        Bad arguments: the message names the argument, its value and the rule.
+    Raises:
+        InvalidParameterError: Bad arguments: the message names the argument, its value and the rule.
 
-    References
-    ----------
-    Jagielski, Ullman & Oprea (2020), NeurIPS; Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski,
-    Carlini & Terzis (2023), USENIX Security; Steinke, Nasr & Jagielski (2023), NeurIPS;
-    Mahloujifar, Melis & Chaudhuri (2025), ICML; Clopper & Pearson (1934), Biometrika.
+    References:
+        Jagielski, Ullman & Oprea (2020), NeurIPS; Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski,
+        Carlini & Terzis (2023), USENIX Security; Steinke, Nasr & Jagielski (2023), NeurIPS;
+        Mahloujifar, Melis & Chaudhuri (2025), ICML; Clopper & Pearson (1934), Biometrika.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gdpproof.audit import audit_scores
-    >>> rng = np.random.default_rng(7)
-    >>> r = audit_scores(rng.normal(1, 1, 3000), rng.normal(0, 1, 3000), claim=1, methods=("threshold",),
-    ...                  summaries=False)
-    >>> r.threshold.mu_low, r.verdict.text
-    (Certified('0.803955', digits=6, rounding='down'), 'not refuted at this confidence')
+    Examples:
+        >>> import numpy as np
+        >>> from gdpproof.audit import audit_scores
+        >>> rng = np.random.default_rng(7)
+        >>> r = audit_scores(rng.normal(1, 1, 3000), rng.normal(0, 1, 3000), claim=1, methods=("threshold",),
+        ...                  summaries=False)
+        >>> r.threshold.mu_low, r.verdict.text
+        (Certified('0.803955', digits=6, rounding='down'), 'not refuted at this confidence')
     """
     if method not in METHODS:
         raise bad("method", method, f"must be one of {', '.join(METHODS)}")

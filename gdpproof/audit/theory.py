@@ -184,51 +184,13 @@ def _fast(f: object) -> Curve:
     return f.evaluate_fast  # type: ignore[attr-defined, no-any-return]
 
 
-def _float_of(value: Any, name: str) -> float:
-    from ..errors import InvalidParameterError
-
-    f = float(value)
-    if not (math.isfinite(f) and f > 0):
-        raise InvalidParameterError(argument=name, value=value, rule="must be a finite number > 0 to be simulated")
-    return f
-
-
 def sampler_of(described: Any) -> Mechanism:
     """The simulation's sampler of a mechanism value (:mod:`gdpproof.mechanisms`: a ``--mechanism``
-    spec, as ``account`` takes it), so that ``simulate`` and ``account`` speak one vocabulary:
-    Gaussian (``times`` composed), Poisson-subsampled Gaussian under add/remove (DP-SGD), Laplace,
-    randomized response (``times`` releases) and the discrete Gaussian.  Parameters become doubles
-    (the simulation is numpy).  Anything else raises NotSupportedError naming it.
+    spec, as ``account`` takes it), so that ``simulate`` and ``account`` speak one vocabulary: each
+    value makes its own (:meth:`gdpproof.mechanisms.Mechanism.sampler`).
 
     >>> from gdpproof.mechanisms import mechanism_from_spec
     >>> sampler_of(mechanism_from_spec("gaussian:sigma=2,times=4")).name
     'gaussian_mechanism(sensitivity=1, sigma=2, dim=1, steps=4)'
     """
-    from ..errors import NotSupportedError
-    from ..mechanisms import Composed, DiscreteGaussianMechanism as DescribedDG, GDP, GaussianMechanism as Gauss
-    from ..mechanisms import LaplaceMechanism as Lap, PoissonSampled, PureDP, RandomizedResponse as RR, Repeated
-
-    times = 1
-    leaf = described
-    if isinstance(leaf, Repeated):
-        leaf, times = leaf.mechanism, int(leaf.times)
-    if isinstance(leaf, Composed):
-        raise NotSupportedError(f"{described!r}: simulate runs one kind of mechanism (times= repeats it); "
-                                "compose other kinds with account")
-    if isinstance(leaf, Gauss):
-        return GaussianMechanism(_float_of(leaf.sensitivity, "sensitivity"), _float_of(leaf.sigma, "sigma"),
-                                 steps=times)
-    if isinstance(leaf, GDP):
-        return GaussianMechanism(1.0, 1.0 / _float_of(leaf.mu, "mu"), steps=times)
-    if isinstance(leaf, PoissonSampled) and isinstance(leaf.mechanism, Gauss) and leaf.neighbours == "add-remove":
-        inner = leaf.mechanism
-        return SubsampledGaussianMechanism(_float_of(inner.sigma, "sigma") / _float_of(inner.sensitivity, "sensitivity"),
-                                           _float_of(leaf.sample_rate, "sample-rate"), steps=times)
-    if isinstance(leaf, Lap) and times == 1:
-        return LaplaceMechanism(_float_of(leaf.sensitivity, "sensitivity"), _float_of(leaf.scale, "scale"))
-    if isinstance(leaf, (RR, PureDP)):
-        return RandomizedResponse(_float_of(leaf.epsilon, "epsilon"), n=times, k=int(getattr(leaf, "k", 2)))
-    if isinstance(leaf, DescribedDG):
-        return DiscreteGaussianMechanism(_float_of(leaf.sigma, "sigma"), int(leaf.sensitivity), steps=times)
-    raise NotSupportedError(f"{described!r}: simulate has no sampler for it (it simulates gaussian, gdp, "
-                            "gaussian with sample-rate under add-remove, laplace, rr, pure-dp and discrete-gaussian)")
+    return described.sampler()  # type: ignore[no-any-return]

@@ -240,37 +240,30 @@ def threshold_audit(held_in: Any, held_out: Any, *, confidence: Any = "0.95", th
     """Threshold tests on held-in and held-out canary scores, with proven error bounds (module
     docstring); the mu lower bound and, with ``delta``, the epsilon lower bound they give.
 
-    Parameters
-    ----------
-    held_in, held_out : array of real
-        Scores of canaries that were and were not in the training data (any lengths; ties allowed).
-    confidence : real in (0, 1)
-        The probability that all the bounds hold together.
-    threshold : "bonferroni", "split" or a number
-        How the thresholds are chosen.
-    thresholds : int or "all"
-        The number of Bonferroni thresholds.
-    direction : "greater" or "less"
-        Whether held-in canaries are expected to score higher (default) or lower.
-    delta : real in [0, 1), optional
-        Where to bound epsilon.
-    seed : int
-        The split's seed (required for ``"split"``).
-    digits : int
-        Digits of mu_low and epsilon_low (rounded down).
+    Args:
+        held_in (array of real): Scores of canaries that were and were not in the training data (any lengths;
+            ties allowed).
+        held_out (array of real): Scores of canaries that were and were not in the training data (any lengths;
+            ties allowed).
+        confidence (real in (0, 1)): The probability that all the bounds hold together.
+        threshold ("bonferroni", "split" or a number): How the thresholds are chosen.
+        thresholds (int or "all"): The number of Bonferroni thresholds.
+        direction ("greater" or "less"): Whether held-in canaries are expected to score higher (default) or
+            lower.
+        delta (real in [0, 1), optional): Where to bound epsilon.
+        seed (int): The split's seed (required for ``"split"``).
+        digits (int): Digits of mu_low and epsilon_low (rounded down).
 
-    Returns
-    -------
-    ThresholdAudit
+    Returns:
+        ThresholdAudit
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gdpproof.audit import threshold_audit
-    >>> rng = np.random.default_rng(0)
-    >>> r = threshold_audit(rng.normal(2, 1, 2000), rng.normal(0, 1, 2000), confidence="0.95")
-    >>> r.mu_low <= 2, len(r.tests)
-    (True, 78)
+    Examples:
+        >>> import numpy as np
+        >>> from gdpproof.audit import threshold_audit
+        >>> rng = np.random.default_rng(0)
+        >>> r = threshold_audit(rng.normal(2, 1, 2000), rng.normal(0, 1, 2000), confidence="0.95")
+        >>> r.mu_low <= 2, len(r.tests)
+        (True, 78)
     """
     from ._exact import fraction_of, level_of
 

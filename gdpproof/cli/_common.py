@@ -11,7 +11,8 @@ import argparse
 import os
 import sys
 
-from ..errors import InvalidParameterError, show
+from ..errors import InvalidParameterError
+from ..text import show
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a tenth of the start-up budget: only type checkers read it

@@ -45,7 +45,7 @@ def _journal_notes() -> Iterator[None]:
     """A table journal's notes (no key; rows recomputed) as one line each on stderr, when they happen."""
     from ..reference import JournalNote
 
-    def show(message: Any, category: Any, *rest: Any, **kw: Any) -> None:
+    def note_or_warn(message: Any, category: Any, *rest: Any, **kw: Any) -> None:
         if issubclass(category, JournalNote):
             print(f"gdpproof: note: {message}", file=sys.stderr, flush=True)
         else:
@@ -54,7 +54,7 @@ def _journal_notes() -> Iterator[None]:
     with warnings.catch_warnings():
         shown = warnings.showwarning
         warnings.simplefilter("always", JournalNote)
-        warnings.showwarning = show
+        warnings.showwarning = note_or_warn
         yield
 
 

@@ -57,26 +57,20 @@ from __future__ import annotations
 
 from .specs import MAX_SPEC_BYTES, MAX_SPEC_DEPTH, SpecError, mechanism_from_dict, mechanism_from_file, mechanism_from_spec
 from .training import SAMPLINGS, Schedule, dpsgd, dpsgd_schedule, dpsgd_sensitivity, sensitivity_note
+from .base import Mechanism
 from .values import (
     GDP,
-    NEIGHBOURS,
-    Composed,
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     EpsDelta,
     FiniteMechanism,
     GaussianMechanism,
     LaplaceMechanism,
-    Mechanism,
-    PoissonSampled,
     PureDP,
     RandomizedResponse,
-    Repeated,
-    SampledWithoutReplacement,
-    Subsampled,
-    decimal_text,
-    show_number,
 )
+from .wrappers import NEIGHBOURS, Composed, PoissonSampled, Repeated, SampledWithoutReplacement, Subsampled
+from ..text import decimal_text, show_number  # re-exported: their public home before gdpproof.text
 from .numbers import to_fraction
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",

@@ -1,21 +1,20 @@
 """The numbers of mechanism values: parameters parsed exactly without sympy (Fractions; sympy only
 for symbolic arguments such as ``sqrt(2)``), counts, exact square roots, and a parameter's text as
-the user most likely wrote it.
+the user most likely wrote it (in gdpproof.text).
 """
 
 from __future__ import annotations
 
-from decimal import Context, Decimal
 from fractions import Fraction
 from math import isqrt
 from typing import Any
 
 from ..errors import bad
-from ..errors import InvalidParameterError, show
+from ..errors import InvalidParameterError
 from ..numeric.engine import _rational as exact_numbers
 from ..numeric.engine._rational import is_sympy
 
-__all__ = ["exact_parameter", "count", "exact_sqrt", "decimal_text", "show_number", "sympy_rational", "to_fraction"]
+__all__ = ["exact_parameter", "count", "exact_sqrt", "sympy_rational", "to_fraction"]
 
 
 def _sympy() -> Any:
@@ -110,50 +109,3 @@ def exact_sqrt(v: Fraction) -> Fraction | None:
     return Fraction(a, b) if a * a == v.numerator and b * b == v.denominator else None
 
 
-#: Longest exact text of a number in a repr or a statement; longer ones are shown approximately.
-_MAX_TEXT = 40
-
-
-def decimal_text(v: Any) -> str | None:
-    """The exact decimal of a rational whose denominator is 2^a 5^b (``"0.01"``, ``"1E-400"``)."""
-    v = Fraction(v.numerator, v.denominator) if isinstance(v, Fraction) else Fraction(int(v.p), int(v.q))
-    q, a, b = v.denominator, 0, 0
-    while q % 2 == 0:
-        q, a = q // 2, a + 1
-    while q % 5 == 0:
-        q, b = q // 5, b + 1
-    if q != 1:
-        return None
-    k = max(a, b)
-    m = v.numerator * 10**k // v.denominator
-    exact = Context(prec=len(str(abs(m))) + 2)  # the default 28 digits would round
-    d = exact.normalize(exact.scaleb(Decimal(m), -k))
-    return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
-
-
-def show_number(v: Any) -> str:
-    """A parameter as the user most likely wrote it: a double as its repr, an exact rational as
-    its fraction (``10/3``, ``1/100``: not to be confused with the double 0.01), a long one as
-    its exact decimal (``1E-400``), and only beyond that approximately, marked ``≈``.
-
-    >>> show_number(Fraction(1, 100)), show_number(Fraction(0.5)), show_number(Fraction(1, 10**400))
-    ('1/100', '0.5', '1E-400')
-    """
-    if isinstance(v, int) and not isinstance(v, bool):
-        v = Fraction(v)
-    elif is_sympy(v) and v.is_Rational:
-        v = _from_sympy(v)
-    if not isinstance(v, Fraction):
-        text = str(v)
-        return text if len(text) <= _MAX_TEXT else f"≈{_sympy().N(v, 8)}"
-    p, q = v.numerator, v.denominator
-    if max(p.bit_length(), q.bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
-        return show(v)
-    if q != 1 and not (q & (q - 1)) and abs(v) < 2**1023:
-        f = float(v)
-        if Fraction(f) == v and len(repr(f)) <= _MAX_TEXT:
-            return repr(f)
-    for text in (str(v), decimal_text(v)):
-        if text is not None and len(text) <= _MAX_TEXT:
-            return text
-    return f"≈{_sympy().N(_sympy().Rational(p, q), 8)}"

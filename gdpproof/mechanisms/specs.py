@@ -10,22 +10,19 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from .training import dpsgd, dpsgd_sensitivity
+from .base import Mechanism
 from .values import (
     GDP,
-    Composed,
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     EpsDelta,
     FiniteMechanism,
     GaussianMechanism,
     LaplaceMechanism,
-    Mechanism,
-    PoissonSampled,
     PureDP,
     RandomizedResponse,
-    Repeated,
-    SampledWithoutReplacement,
 )
+from .wrappers import Composed, PoissonSampled, Repeated, SampledWithoutReplacement
 
 #: kind -> (constructor, {key in specs: parameter name}).
 _KINDS: dict[str, tuple[Any, dict[str, str]]] = {
@@ -52,7 +49,21 @@ _WRAPPERS = ("sample-rate", "sample-size", "dataset-size", "neighbours", "times"
 
 
 class SpecError(InvalidParameterError):
-    """A mechanism spec that cannot be read; the message names the part at fault."""
+    """A mechanism spec that cannot be read; the message names the part at fault.
+
+    Args:
+        message: The message, naming the part of the spec at fault.
+        argument: The argument at fault, when one is (as :class:`~gdpproof.InvalidParameterError`).
+        value: Its value.
+        rule: The rule it breaks.
+
+    Examples:
+        >>> try:
+        ...     mechanism_from_spec("gaussian:sigma")
+        ... except SpecError as exc:
+        ...     print(exc)
+        mechanism 'gaussian:sigma': 'sigma' must be key=value
+    """
 
 
 #: Largest spec file read (bytes): a spec lists a few mechanisms; ``--spec /dev/zero`` must not
@@ -80,12 +91,25 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
     2 under replace-one and for fixed-size batches under either relation; ``sigma`` is then the
     noise over the clipping norm, as ``dpsgd``'s noise multiplier.
 
-    >>> mechanism_from_dict({"kind": "gaussian", "sigma": 1, "sample-size": 1, "dataset-size": 100,
-    ...                      "neighbours": "add-remove"})
-    SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=1, dataset_size=100, neighbours='add-remove')
+    Args:
+        spec: The mapping: ``kind`` and the kind's parameters (exact numbers, or strings read as
+            decimals, fractions or safe closed forms such as ``log(3)``).
+        where: How the spec is named in an error message.
 
-    >>> mechanism_from_dict({"kind": "gaussian", "sigma": "10/3", "times": 10})
-    Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10)
+    Returns:
+        The mechanism value.
+
+    Raises:
+        SpecError: The kind or a key is unknown, or a value is invalid (the message names the part
+            at fault).
+
+    Examples:
+        >>> mechanism_from_dict({"kind": "gaussian", "sigma": 1, "sample-size": 1, "dataset-size": 100,
+        ...                      "neighbours": "add-remove"})
+        SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=1, dataset_size=100, neighbours='add-remove')
+
+        >>> mechanism_from_dict({"kind": "gaussian", "sigma": "10/3", "times": 10})
+        Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10)
     """
     if not isinstance(spec, Mapping):
         raise SpecError(f"{where}: must be a table of kind and parameters, got {spec!r}")
@@ -166,14 +190,24 @@ def _closed_form(where: str, key: str, value: Any) -> Any:
 def mechanism_from_spec(text: str) -> Mechanism:
     """A mechanism from a command-line spec ``KIND:key=value,key=value``.
 
-    >>> mechanism_from_spec("laplace:scale=10,times=5")
-    Repeated(LaplaceMechanism(scale=10, sensitivity=1), 5)
-    >>> mechanism_from_spec("gaussian:sigma=1,sample-rate=0.01,times=1000")
-    Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
-    >>> mechanism_from_spec("gaussian:sigma=1,sample-size=600,dataset-size=60000,neighbours=replace-one,times=1000")
-    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
-    >>> mechanism_from_spec("rr:epsilon=log(3)")   # exact closed forms, read by the safe formula parser
-    RandomizedResponse(epsilon=log(3))
+    Args:
+        text: The spec, ``KIND:key=value,key=value`` (keys of :func:`mechanism_from_dict`).
+
+    Returns:
+        The mechanism value.
+
+    Raises:
+        SpecError: The spec cannot be read (the message names the part at fault).
+
+    Examples:
+        >>> mechanism_from_spec("laplace:scale=10,times=5")
+        Repeated(LaplaceMechanism(scale=10, sensitivity=1), 5)
+        >>> mechanism_from_spec("gaussian:sigma=1,sample-rate=0.01,times=1000")
+        Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
+        >>> mechanism_from_spec("gaussian:sigma=1,sample-size=600,dataset-size=60000,neighbours=replace-one,times=1000")
+        Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='replace-one'), 1000)
+        >>> mechanism_from_spec("rr:epsilon=log(3)")   # exact closed forms, read by the safe formula parser
+        RandomizedResponse(epsilon=log(3))
     """
     if not isinstance(text, str):
         raise SpecError(f"mechanism {text!r}: a spec is a string KIND:key=value,...")
@@ -199,6 +233,24 @@ def mechanism_from_file(path: str) -> Mechanism:
         kind = "gaussian"
         sigma = "10/3"
         times = 10
+
+    Args:
+        path: A ``.json`` file, or TOML otherwise.
+
+    Returns:
+        The composition of the file's mechanisms.
+
+    Raises:
+        SpecError: The file cannot be read, is too large or too deep, repeats a key, or holds an
+            invalid mechanism.
+
+    Examples:
+        >>> import os, tempfile
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as fh:
+        ...     _ = fh.write('[[mechanisms]]\\nkind = "gaussian"\\nsigma = "10/3"\\ntimes = 10\\n')
+        >>> mechanism_from_file(fh.name)
+        Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10)
+        >>> os.remove(fh.name)
     """
     try:
         with open(path, "rb") as fh:

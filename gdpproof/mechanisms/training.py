@@ -7,24 +7,15 @@ size and dataset size).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 from fractions import Fraction
+from typing import Any
 
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
-from .values import (
-    count,
-    exact_parameter,
-    GaussianMechanism,
-    PoissonSampled,
-    Repeated,
-    SampledWithoutReplacement,
-    positive_finite,
-    relation,
-    decimal_text,
-    show_number,
-)
+from .numbers import count, exact_parameter
+from ..text import decimal_text, show_number
+from .values import GaussianMechanism, positive_finite
+from .wrappers import PoissonSampled, Repeated, SampledWithoutReplacement, relation
 
 #: The sampling schemes of :func:`dpsgd`.
 SAMPLINGS = ("poisson", "fixed-batch")
@@ -37,14 +28,18 @@ class Schedule:
     Built by :func:`dpsgd_schedule` from what a training script knows: a sampling rate and a
     number of steps, or epochs, a batch size and a dataset size.
 
-    Attributes
-    ----------
-    sample_rate : fractions.Fraction
-        q, exact (B/N when given as a batch of B records out of N).
-    steps : int
-        T (ceil(E N / B), or ceil(E / q), when given in epochs).
-    rule : str
-        The rule, with its numbers, for the output ("" when q and T were given directly).
+    Attributes:
+        sample_rate (fractions.Fraction): q, exact (B/N when given as a batch of B records out of N).
+        steps (int): T (ceil(E N / B), or ceil(E / q), when given in epochs).
+        rule (str): The rule, with its numbers, for the output ("" when q and T were given directly).
+        epochs: E when the steps were given in epochs, else None.
+        batch_size (int or None): B when the rate was given as B/N.
+        dataset_size (int or None): N when the rate was given as B/N.
+
+    Examples:
+        >>> s = dpsgd_schedule(sample_rate="0.01", epochs=2)
+        >>> s.sample_rate, s.steps, s.epochs
+        (Fraction(1, 100), 200, Fraction(2, 1))
     """
 
     sample_rate: Any
@@ -74,13 +69,28 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     ``ceil(epochs * N / B)`` (that is ceil(E / q)) when given in epochs.  Give q one way and T
     one way; a sampling rate and a batch size that disagree are refused.
 
-    >>> s = dpsgd_schedule(epochs=60, batch_size=256, dataset_size=60000)
-    >>> s.sample_rate, s.steps
-    (Fraction(8, 1875), 14063)
-    >>> print(s.rule)
-    sample rate q = B/N = 256/60000 = 8/1875; steps T = ceil(E N / B) = ceil(60 * 60000 / 256) = 14063
-    >>> dpsgd_schedule(sample_rate="0.01", epochs=500).steps
-    50000
+    Args:
+        sample_rate: q, in (0, 1]; or give ``batch_size`` and ``dataset_size``.
+        steps: T, a positive integer; or give ``epochs``.
+        epochs: E, > 0: T = ceil(E / q).
+        batch_size: B, a positive integer: q = B/N.
+        dataset_size: N, a positive integer at least B.
+
+    Returns:
+        :class:`Schedule` with q, T and the rule that gave them.
+
+    Raises:
+        InvalidParameterError: q or T is given twice or not at all, a value is out of range, or a
+            rate and a batch size disagree.
+
+    Examples:
+        >>> s = dpsgd_schedule(epochs=60, batch_size=256, dataset_size=60000)
+        >>> s.sample_rate, s.steps
+        (Fraction(8, 1875), 14063)
+        >>> print(s.rule)
+        sample rate q = B/N = 256/60000 = 8/1875; steps T = ceil(E N / B) = ceil(60 * 60000 / 256) = 14063
+        >>> dpsgd_schedule(sample_rate="0.01", epochs=500).steps
+        50000
     """
     if batch_size is not None or dataset_size is not None:
         if dataset_size is None:
@@ -146,9 +156,20 @@ def dpsgd_sensitivity(sampling: str, neighbours: str) -> int:
     no free slot, so removing a record lets another record take its place: Balle, Barthe &
     Gaboardi 2018, Zhu, Dong & Wang 2022, Lebeda et al. 2024; derivation d12).
 
-    >>> from gdpproof.mechanisms import NEIGHBOURS
-    >>> [dpsgd_sensitivity(s, n) for s in SAMPLINGS for n in NEIGHBOURS]
-    [1, 2, 2, 2]
+    Args:
+        sampling: ``"poisson"`` or ``"fixed-batch"``.
+        neighbours: ``"add-remove"`` or ``"replace-one"``.
+
+    Returns:
+        1 or 2, in units of the clipping norm C.
+
+    Raises:
+        InvalidParameterError: The scheme or the relation is not one of the two.
+
+    Examples:
+        >>> from gdpproof.mechanisms import NEIGHBOURS
+        >>> [dpsgd_sensitivity(s, n) for s in SAMPLINGS for n in NEIGHBOURS]
+        [1, 2, 2, 2]
     """
     if not isinstance(sampling, str) or sampling not in SAMPLINGS:
         raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
@@ -163,8 +184,16 @@ _WHY_2C = {("poisson", "replace-one"): "a replaced record moves the sum from +C 
 def sensitivity_note(sampling: str, neighbours: str) -> str:
     """One line saying which sensitivity a noise multiplier is read against, and why.
 
-    >>> sensitivity_note("fixed-batch", "add-remove")
-    "sensitivity 2C (fixed-batch, add-remove: a removed record's batch slot is taken by another record), so the effective noise multiplier is sigma/2"
+    Args:
+        sampling: ``"poisson"`` or ``"fixed-batch"``.
+        neighbours: ``"add-remove"`` or ``"replace-one"``.
+
+    Returns:
+        The line.
+
+    Examples:
+        >>> sensitivity_note("fixed-batch", "add-remove")
+        "sensitivity 2C (fixed-batch, add-remove: a removed record's batch slot is taken by another record), so the effective noise multiplier is sigma/2"
     """
     c = dpsgd_sensitivity(sampling, neighbours)
     if c == 1:
@@ -195,14 +224,31 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
     The rate and the steps may also be given as a training script knows them, by ``epochs``,
     ``batch_size`` and ``dataset_size`` (:func:`dpsgd_schedule` gives the rule).
 
-    >>> dpsgd(1.0, "0.01", 1000)
-    Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
-    >>> dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000)
-    Repeated(PoissonSampled(GaussianMechanism(sigma=11/10, sensitivity=1), sample_rate=8/1875), 14063)
-    >>> dpsgd(1.0, "0.01", 1000, sampling="fixed-batch")
-    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=1, dataset_size=100, neighbours='replace-one'), 1000)
-    >>> dpsgd(1.0, batch_size=600, dataset_size=60000, steps=1000, sampling="fixed-batch", neighbours="add-remove")
-    Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='add-remove'), 1000)
+    Args:
+        noise_multiplier: sigma, the noise's standard deviation over the clipping norm C, > 0.
+        sample_rate: p, in (0, 1] (or ``batch_size`` and ``dataset_size``).
+        steps: T, a positive integer (or ``epochs``).
+        epochs: E, > 0: T = ceil(E / p).
+        batch_size: B: p = B/N.
+        dataset_size: N.
+        sampling: ``"poisson"`` (default) or ``"fixed-batch"``.
+        neighbours: ``"add-remove"`` or ``"replace-one"``; None takes the scheme's default.
+
+    Returns:
+        The mechanism value: ``Repeated`` of a subsampled ``GaussianMechanism``.
+
+    Raises:
+        InvalidParameterError: A parameter is out of range (as in :func:`dpsgd_schedule`).
+
+    Examples:
+        >>> dpsgd(1.0, "0.01", 1000)
+        Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=1/100), 1000)
+        >>> dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000)
+        Repeated(PoissonSampled(GaussianMechanism(sigma=11/10, sensitivity=1), sample_rate=8/1875), 14063)
+        >>> dpsgd(1.0, "0.01", 1000, sampling="fixed-batch")
+        Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=1, dataset_size=100, neighbours='replace-one'), 1000)
+        >>> dpsgd(1.0, batch_size=600, dataset_size=60000, steps=1000, sampling="fixed-batch", neighbours="add-remove")
+        Repeated(SampledWithoutReplacement(GaussianMechanism(sigma=1, sensitivity=2), sample_size=600, dataset_size=60000, neighbours='add-remove'), 1000)
     """
     if not isinstance(sampling, str) or sampling not in SAMPLINGS:
         raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._progress import Progress
-from ..errors import GdpproofError, InvalidParameterError, show
+from ..errors import GdpproofError, InvalidParameterError
+from ..text import show, table_value_text
 from ._journal_key import JournalNote, journal_key, key_path, line_signer
 from .grid import parse_grid
 from .kinds import KINDS, Kind
@@ -197,13 +198,8 @@ def compute_chunk(kind: str, digits: int, chunk: Sequence[tuple[int, tuple[str, 
         except GdpproofError as exc:
             where = ", ".join(f"{n}={v}" for n, v in row.items())
             raise type(exc)(f"row {index + 1} ({where}): {exc}") from None
-        out.append((index, [value_text(v) for v in values], [v.method for v in values]))
+        out.append((index, [table_value_text(v) for v in values], [v.method for v in values]))
     return out
-
-
-def value_text(value: Any) -> str:
-    s = str(value)
-    return s.replace("E+", "e").replace("E", "e")
 
 
 def _journal_path(out: Path) -> Path:
@@ -328,48 +324,44 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                **grid: Any) -> Table:
     """A certified reference table; written atomically to ``out`` when given.
 
-    Parameters
-    ----------
-    kind : str
-        ``"delta"`` (grid mu, eps), ``"epsilon"`` (mu, delta), ``"mu"`` (eps, delta), ``"sigma"``
-        (eps, delta, sensitivity=1), ``"tradeoff"`` (mu, alpha), ``"subsampled"`` (mu,
-        sample_rate, alpha), ``"rr-composition"`` (eps, n, alpha), ``"discrete-gaussian-delta"``
-        (sigma, sensitivity=1, eps) or ``"dpsgd"`` (sigma, sample_rate, steps, delta).
-    digits : int
-        Significant digits of every value (the DP-SGD bracket has 6).
-    out : path, optional
-        Where to write; the format follows ``format`` or the suffix (.csv, .json, .tex, .md).
-    workers, executor
-        Rows run in chunks on ``executor``, or on a process pool of ``workers`` processes, or in
-        this process (``workers`` None or 1).  The result does not depend on them.
-    resume : bool
-        Continue from ``OUT.partial`` left by an interrupted run with the same arguments.  A
-        journal row signed with this user's key (``$GDPPROOF_KEY_FILE``, else
-        ``~/.config/gdpproof/journal.key``, made on first use) for the same ``computed_on`` is
-        taken as it is; any other journal row is recomputed and must equal its line byte for byte
-        (:class:`InvalidParameterError` naming the line otherwise).  A :class:`JournalNote`
-        warning says when rows are recomputed, or when there is no key.
-    progress : bool
-        A progress bar on stderr (rows, rows per second, time remaining).
-    computed_on : str, optional
-        Where ``executor`` runs when that is not this machine (``"the dask cluster at
-        tcp://..."``): named in the table's header, since rows that come back from there are
-        trusted, not recomputed here.  Their journal lines are signed for that place: a resume
-        with another ``computed_on`` (or none) recomputes them.
-    **grid
-        One specification per grid variable: ``"0.5,1,2"``, ``"lin:0:1:11"``, ``"log:1e-10:1e-2:9"``
-        or a sequence of numbers.  Grid points are decimals: a float in a sequence is taken as
-        the decimal its ``repr`` prints (0.1 is 1/10), unlike the certified functions, which
-        read a float as its exact binary value.  The input columns print the decimal used.
+    Args:
+        kind (str): ``"delta"`` (grid mu, eps), ``"epsilon"`` (mu, delta), ``"mu"`` (eps, delta), ``"sigma"``
+            (eps, delta, sensitivity=1), ``"tradeoff"`` (mu, alpha), ``"subsampled"`` (mu, sample_rate,
+            alpha), ``"rr-composition"`` (eps, n, alpha), ``"discrete-gaussian-delta"`` (sigma, sensitivity=1,
+            eps) or ``"dpsgd"`` (sigma, sample_rate, steps, delta).
+        digits (int): Significant digits of every value (the DP-SGD bracket has 6).
+        out (path, optional): Where to write; the format follows ``format`` or the suffix (.csv, .json, .tex,
+            .md).
+        workers: Rows run in chunks on ``executor``, or on a process pool of ``workers`` processes, or in this
+            process (``workers`` None or 1).  The result does not depend on them.
+        executor: Rows run in chunks on ``executor``, or on a process pool of ``workers`` processes, or in
+            this process (``workers`` None or 1).  The result does not depend on them.
+        resume (bool): Continue from ``OUT.partial`` left by an interrupted run with the same arguments.  A
+            journal row signed with this user's key (``$GDPPROOF_KEY_FILE``, else
+            ``~/.config/gdpproof/journal.key``, made on first use) for the same ``computed_on`` is taken as it
+            is; any other journal row is recomputed and must equal its line byte for byte
+            (:class:`InvalidParameterError` naming the line otherwise).  A :class:`JournalNote` warning says
+            when rows are recomputed, or when there is no key.
+        progress (bool): A progress bar on stderr (rows, rows per second, time remaining).
+        computed_on (str, optional): Where ``executor`` runs when that is not this machine (``"the dask
+            cluster at tcp://..."``): named in the table's header, since rows that come back from there are
+            trusted, not recomputed here.  Their journal lines are signed for that place: a resume with
+            another ``computed_on`` (or none) recomputes them.
+        **grid: One specification per grid variable: ``"0.5,1,2"``, ``"lin:0:1:11"``, ``"log:1e-10:1e-2:9"``
+            or a sequence of numbers.  Grid points are decimals: a float in a sequence is taken as the decimal
+            its ``repr`` prints (0.1 is 1/10), unlike the certified functions, which read a float as its exact
+            binary value.  The input columns print the decimal used.
+        format: ``"csv"``, ``"json"``, ``"latex"`` or ``"markdown"``; None follows the suffix of
+            ``out``.
+        chunk_rows: Rows per chunk of work (None: chosen from the rows and workers).
 
-    Examples
-    --------
-    >>> from gdpproof.reference import make_table
-    >>> t = make_table("delta", mu="0.5,1", eps="1", digits=12)
-    >>> t.rows
-    (('0.5', '1', '0.00682959498312'), ('1', '1', '0.126936737507'))
-    >>> print(t.render("csv").splitlines()[-3])
-    mu,eps,delta
+    Examples:
+        >>> from gdpproof.reference import make_table
+        >>> t = make_table("delta", mu="0.5,1", eps="1", digits=12)
+        >>> t.rows
+        (('0.5', '1', '0.00682959498312'), ('1', '1', '0.126936737507'))
+        >>> print(t.render("csv").splitlines()[-3])
+        mu,eps,delta
     """
     spec = TableSpec.build(kind, digits, grid)
     inputs = spec.rows()

@@ -20,7 +20,8 @@ from fractions import Fraction
 
 import mpmath
 
-from ..errors import InvalidParameterError, show
+from ..errors import InvalidParameterError
+from ..text import show
 from ..numeric.engine.certify import round_fraction
 
 __all__ = ["GRID_DIGITS", "MAX_POINTS", "parse_grid", "canonical"]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import InvalidParameterError, show
+from ..errors import InvalidParameterError
+from ..text import show
 
 __all__ = ["Table", "FORMATS", "format_for_path", "parse", "read_table"]
 
@@ -40,6 +41,19 @@ class Table:
     ``header`` is an ordered tuple of (key, text) pairs; ``rounding`` maps each value column to
     ``"up"``, ``"down"`` or ``"nearest"`` (absent for tables that do not say).  Values are exact
     decimal strings: inputs as used, outputs with their certified digits.
+
+    Args:
+        kind: The table's kind (as :func:`make_table` names it).
+        columns: The column names.
+        rows: The rows, decimal strings.
+        header: (key, text) pairs, in order.
+        rounding: Each value column's rounding, when the table says.
+
+    Examples:
+        >>> from gdpproof.reference import make_table
+        >>> t = make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15)
+        >>> t.columns, t.rows[0], t.rounding
+        (('mu', 'alpha', 'beta'), ('1', '0.05', '0.740488977158555'), {'beta': 'down'})
     """
 
     kind: str
@@ -238,14 +252,23 @@ MAX_TABLE_BYTES = 64 * 2**20
 def read_table(source: str | Path, fmt: str | None = None) -> Table:
     """Read a table from a file, or one of the tables shipped with gdpproof by name.
 
-    Examples
-    --------
-    >>> from gdpproof.reference import read_table
-    >>> t = read_table("gdp_delta")
-    >>> t.columns
-    ('mu', 'eps', 'delta')
-    >>> t.rows[0][:2], t.rounding
-    (('0.01', '0'), {'delta': 'up'})
+    Args:
+        source: A path (CSV, JSON, LaTeX or Markdown), or the name of a shipped table.
+        fmt: The format, or None to follow the suffix.
+
+    Returns:
+        The :class:`Table`.
+
+    Raises:
+        InvalidParameterError: The file cannot be read as a table.
+
+    Examples:
+        >>> from gdpproof.reference import read_table
+        >>> t = read_table("gdp_delta")
+        >>> t.columns
+        ('mu', 'eps', 'delta')
+        >>> t.rows[0][:2], t.rounding
+        (('0.01', '0'), {'delta': 'up'})
     """
     from .catalogue import SHIPPED, shipped_path
 

@@ -36,9 +36,9 @@ from typing import Any
 from .._progress import Progress
 from .._plain import MAX_DECIMAL_EXPONENT, plain_value
 from .._typing import Real
-from ..errors import GdpproofError, InvalidParameterError, PrecisionError, show
+from ..errors import GdpproofError, InvalidParameterError, PrecisionError
+from ..text import show, table_value_text
 from ..numeric.engine.certify import Certified
-from .generate import value_text
 from .kinds import KINDS
 from .table import Table, read_table
 
@@ -66,7 +66,28 @@ class Mismatch:
 
 @dataclass(frozen=True)
 class TableVerification:
-    """What :func:`verify_table` checked and found."""
+    """What :func:`verify_table` checked and found.
+
+    Args:
+        source: What was verified, as named.
+        kind: The table's kind.
+        rows: How many rows the table has.
+        checked: The rows recomputed (1-based).
+        values_checked: How many values were compared.
+        mismatches: Every wrong value, with the rule it breaks.
+        extra_digits: How many digits beyond the table's the reference carried.
+        seed: The sampling seed.
+        unchecked: (row, reason) of rows that could not be recomputed.
+        sampled: Whether the rows were a random sample.
+        ulps: The float64 spacings allowed for a column without a rounding claim.
+        rtol: The relative tolerance for such a column.
+
+    Examples:
+        >>> from gdpproof.reference import make_table, verify_table
+        >>> r = verify_table(make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15), sample=None)
+        >>> r.rows, r.checked, r.values_checked, r.ok
+        (2, (1, 2), 2, True)
+    """
 
     source: str
     kind: str
@@ -194,17 +215,32 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
     ``rtol`` (in [0, 1), default 0) a relative tolerance.  ``kind``, when given, must be the
     table's kind (:class:`InvalidParameterError` naming the table's kind otherwise).
 
-    Examples
-    --------
-    >>> from gdpproof.reference import make_table, verify_table
-    >>> t = make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15)
-    >>> verify_table(t, sample=None).ok
-    True
-    >>> bad = t.rows[0][:2] + ("0.740488977158249",)   # last digit changed
-    >>> from dataclasses import replace
-    >>> r = verify_table(replace(t, rows=(bad,) + t.rows[1:]), sample=None)
-    >>> r.ok, r.mismatches[0].rule
-    (False, 'more than one unit in the last place below the exact value')
+    Args:
+        source: A path, the name of a shipped table, or a :class:`Table`.
+        sample: None, ``"all"`` or a number of random rows.
+        seed: Seed of the sample.
+        extra_digits: Digits beyond the table's that the reference carries.
+        ulps: Float64 spacings allowed for a column without a rounding claim (>= 1).
+        rtol: A relative tolerance for such a column, in [0, 1).
+        kind: The table's kind, when its header does not say.
+        progress: Whether to show progress on stderr.
+
+    Returns:
+        The :class:`TableVerification`.
+
+    Raises:
+        InvalidParameterError: The table cannot be read or an argument is out of range.
+
+    Examples:
+        >>> from gdpproof.reference import make_table, verify_table
+        >>> t = make_table("tradeoff", mu="1", alpha="0.05,0.5", digits=15)
+        >>> verify_table(t, sample=None).ok
+        True
+        >>> bad = t.rows[0][:2] + ("0.740488977158249",)   # last digit changed
+        >>> from dataclasses import replace
+        >>> r = verify_table(replace(t, rows=(bad,) + t.rows[1:]), sample=None)
+        >>> r.ok, r.mismatches[0].rule
+        (False, 'more than one unit in the last place below the exact value')
     """
     if sample is not None and sample != "all" and (isinstance(sample, bool) or not isinstance(sample, int)
                                                    or sample < 1):
@@ -269,7 +305,7 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
                     rule = _broken(v, table.rounding.get(col.name), _enclosure(ref), ulps, rtol_q)
                 if rule:
                     mismatches.append(Mismatch(i + 1, col.name, inputs, row[nvar + spec.columns.index(col)],
-                                               value_text(ref), rule))
+                                               table_value_text(ref), rule))
             bar.advance()
     finally:
         bar.close()

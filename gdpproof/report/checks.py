@@ -37,6 +37,7 @@ from ..mechanisms import dpsgd as dpsgd_run
 from ..numeric.tradeoff.clt import berry_esseen
 from ..numeric.tradeoff.duality import tradeoff_from_delta
 from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
+from ..text import cell_text
 from ..reference import SHIPPED, census2020, check_shipped, verify_table
 from ..simulation.mechanisms import GaussianMechanism as SimulatedGaussianMechanism
 from ..simulation.mechanisms import SubsampledGaussianMechanism as SimulatedSubsampledGaussianMechanism
@@ -101,12 +102,6 @@ def families() -> list[TradeOff]:
     return [gaussian("0.5"), gaussian(1), gaussian(3), eps_delta(1, "1e-5"), randomized_response(1), laplace(1)]
 
 
-def _short(value: str, digits: int = 11) -> str:
-    """A certified decimal shortened for a table cell, keeping its exponent (3.4e-10, not 3.4)."""
-    d = Decimal(value)
-    return value if len(d.as_tuple().digits) <= digits else f"{d:.{digits - 1}e}"
-
-
 # --- certified values -------------------------------------------------------------------------
 
 
@@ -162,7 +157,7 @@ def family_dual(f: TradeOff, digits: int) -> CheckResult:
     """delta(eps) at eps = 0, 0.5, 1, 3 is certified and non-negative."""
     vals = {e: str(f.delta(e, digits=digits)) for e in ("0", "0.5", "1", "3")}
     ok = all(Decimal(v) >= 0 for v in vals.values())
-    shown = ", ".join(f"{k}: {_short(v)}" for k, v in vals.items())
+    shown = ", ".join(f"{k}: {cell_text(v)}" for k, v in vals.items())
     return CheckResult.judged(ok, f"delta(eps) at 0, 0.5, 1, 3: {shown}", vals)
 
 
@@ -289,8 +284,8 @@ def account_routes(digits: int) -> CheckResult:
     rows["Gaussian, Laplace, pure and (eps, delta) mix"] = {"1%": str(coarse.epsilon), "0.2%": str(fine.epsilon)}
     return CheckResult.judged(
         ok_gdp and ok_rr and ok_mix,
-        f"gdpproof.account: exact eps {_short(str(exact.epsilon))} inside the bracket {br.epsilon}; exact = "
-        f"exact-finite for 100-fold randomized response ({_short(str(a.epsilon))}); a mixed composition's 1% and "
+        f"gdpproof.account: exact eps {cell_text(str(exact.epsilon))} inside the bracket {br.epsilon}; exact = "
+        f"exact-finite for 100-fold randomized response ({cell_text(str(a.epsilon))}); a mixed composition's 1% and "
         f"0.2% brackets agree ({coarse.epsilon}, {fine.epsilon})", rows)
 
 

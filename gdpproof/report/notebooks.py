@@ -28,7 +28,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 REPORT_ENVIRONMENT = {"GDPPROOF_CENSUS_FULL": "1"}
 
 
-def _text(value: Any) -> str:
+def _joined(value: Any) -> str:
     """A notebook field (a string, or a list of strings) as one string."""
     return "".join(value) if isinstance(value, (list, tuple)) else str(value)
 
@@ -37,16 +37,16 @@ def _output_html(output: Mapping[str, Any]) -> str:
     kind = output.get("output_type")
     if kind == "stream":
         cls = "err" if output.get("name") == "stderr" else "out"
-        return f"<pre class={cls}>{html.escape(_text(output.get('text', '')))}</pre>"
+        return f"<pre class={cls}>{html.escape(_joined(output.get('text', '')))}</pre>"
     if kind == "error":
         trace = _ANSI.sub("", "\n".join(output.get("traceback", [])) or f"{output.get('ename')}: {output.get('evalue')}")
         return f"<pre class=err>{html.escape(trace)}</pre>"
     data = output.get("data", {})
     if "image/png" in data:
-        png = _text(data["image/png"]).replace("\n", "")
+        png = _joined(data["image/png"]).replace("\n", "")
         return f'<img alt="figure output" src="data:image/png;base64,{png}">'
     if "text/plain" in data:
-        return f"<pre class=out>{html.escape(_text(data['text/plain']))}</pre>"
+        return f"<pre class=out>{html.escape(_joined(data['text/plain']))}</pre>"
     return ""
 
 
@@ -54,7 +54,7 @@ def notebook_html(nb: Mapping[str, Any], title: str) -> str:
     """A self-contained HTML page of an executed notebook (nbformat 4, as a NotebookNode or a dict)."""
     parts = []
     for cell in nb.get("cells", []):
-        source = html.escape(_text(cell.get("source", "")))
+        source = html.escape(_joined(cell.get("source", "")))
         if cell.get("cell_type") == "markdown":
             parts.append(f"<pre class=md>{source}</pre>")
         elif cell.get("cell_type") == "code":

@@ -21,7 +21,19 @@ from ..errors import InvalidParameterError
 
 
 def dkw_half_width(n: int, failure: float) -> float:
-    """e with P(sup |F_n - F| > e) <= failure for n samples (DKW, Massart 1990)."""
+    """e with P(sup |F_n - F| > e) <= failure for n samples (DKW, Massart 1990).
+
+    Args:
+        n: The number of samples, >= 1.
+        failure: The failure probability, in (0, 1).
+
+    Returns:
+        The half-width e.
+
+    Examples:
+        >>> round(dkw_half_width(10**6, 1e-6), 6)
+        0.002693
+    """
     if n < 1 or not 0 < failure < 1:
         raise InvalidParameterError(f"need n >= 1 and failure in (0, 1), got n={n}, failure={failure}")
     return math.sqrt(math.log(2 / failure) / (2 * n))
@@ -42,12 +54,23 @@ def _finite(curve: Callable[[np.ndarray], np.ndarray], alpha: np.ndarray) -> np.
 class CurveCheck:
     """The verdict of :meth:`EmpiricalCurve.check`.
 
-    inside : every estimated point is within the band of the theoretical curve.
-    max_violation : the largest distance (in beta) by which a point is outside; 0 when inside.
-    max_deviation : the largest |beta_hat - f(alpha_hat)|, a plain distance to the theory.
-    half_width : the band's half-widths (alpha, beta).
-    confidence : the probability that the band holds (so a false "outside" has probability
-        at most 1 - confidence when the theory is right).
+    Attributes:
+        inside: Every estimated point is within the band of the theoretical curve.
+        max_violation: The largest distance (in beta) by which a point is outside; 0 when inside.
+        max_deviation: The largest |beta_hat - f(alpha_hat)|, a plain distance to the theory.
+        half_width: The band's half-widths (alpha, beta).
+        confidence: The probability that the band holds (so a false "outside" has probability at
+            most 1 - confidence when the theory is right).
+        one_sided: True when only the lower side was checked (the statistic is not the likelihood
+            ratio).
+
+    Examples:
+        >>> import gdpproof
+        >>> from gdpproof.simulation import GaussianMechanism, simulate
+        >>> curve = simulate(GaussianMechanism(1.0, 1.0), 20000, seed=1, thresholds=16)
+        >>> check = curve.check(gdpproof.gaussian(1).evaluate_fast)
+        >>> check.inside, check.one_sided
+        (True, False)
     """
 
     inside: bool
@@ -60,7 +83,24 @@ class CurveCheck:
 
 @dataclass(frozen=True)
 class EmpiricalCurve:
-    """Estimated error pairs (alpha_hat, beta_hat) at each threshold, with their band."""
+    """Estimated error pairs (alpha_hat, beta_hat) at each threshold, with their band.
+
+    Attributes:
+        mechanism: The simulated mechanism's name.
+        thresholds: The thresholds on the statistic, increasing.
+        alpha: The estimated type I error of rejecting above each threshold.
+        beta: The estimated type II error at each threshold.
+        n_p: The number of draws under P.
+        n_q: The number of draws under Q.
+        confidence: The probability that the band (:meth:`half_width`) holds.
+        exact: Whether the statistic is the exact log-likelihood ratio (the band is then two-sided).
+
+    Examples:
+        >>> from gdpproof.simulation import GaussianMechanism, simulate
+        >>> curve = simulate(GaussianMechanism(1.0, 1.0), 20000, seed=1, thresholds=16)
+        >>> curve.n_p, len(curve.alpha), curve.exact
+        (20000, 16, True)
+    """
 
     mechanism: str
     thresholds: np.ndarray

@@ -45,7 +45,14 @@ MAX_SHIFT = 1e100
 
 
 class Mechanism(ABC):
-    """Base class: ``scores(rng, n, law)`` returns n draws of the statistic under P or Q."""
+    """Base class: ``scores(rng, n, law)`` returns n draws of the statistic under P or Q.
+
+    Examples:
+        >>> import numpy as np
+        >>> from gdpproof.simulation import GaussianMechanism
+        >>> GaussianMechanism(1.0, 1.0).scores(np.random.default_rng(0), 3, "P").shape
+        (3,)
+    """
 
     name = "mechanism"
     #: True when the statistic is the exact log-likelihood ratio log(dQ/dP).
@@ -66,6 +73,19 @@ class GaussianMechanism(Mechanism):
     The outputs are simulated in all d dimensions (q(S) = 0, q(S') = sensitivity * u with
     u = (1, ..., 1)/sqrt(d)), and the statistic is the exact log-likelihood ratio of the full
     output vector, summed over the steps.  Theory: G_mu with mu = sqrt(steps) sensitivity/sigma.
+
+    Args:
+        sensitivity: The L2 distance of the neighbours' query values, > 0.
+        sigma: The noise's standard deviation, > 0.
+        dim: The query's dimension d (at most 10^6).
+        steps: How many times the mechanism runs (at most 10^6).
+
+    Raises:
+        InvalidParameterError: A parameter is out of range, or sensitivity/sigma above 1e100.
+
+    Examples:
+        >>> GaussianMechanism(1.0, 2.0, steps=4).name
+        'gaussian_mechanism(sensitivity=1, sigma=2, dim=1, steps=4)'
     """
 
     def __init__(self, sensitivity: float = 1.0, sigma: float = 1.0, *, dim: int = 1, steps: int = 1) -> None:
@@ -119,6 +139,18 @@ class SubsampledGaussianMechanism(Mechanism):
     times the clipping norm 1 in Q and 0 in P.  The statistic is the exact log-likelihood ratio
     log(1 - p + p e^{(2y - 1)/(2 sigma^2)}), summed over the steps.  Its trade-off is the
     T-fold p G_{1/sigma} + (1 - p) Id (DRS Thm 4.2, one neighbouring direction).
+
+    Args:
+        sigma: The noise multiplier, > 0.
+        sample_rate: p, in (0, 1].
+        steps: T (at most 10^7).
+
+    Raises:
+        InvalidParameterError: A parameter is out of range.
+
+    Examples:
+        >>> SubsampledGaussianMechanism(1.0, 0.01, steps=10).name
+        'subsampled_gaussian(sigma=1, p=0.01, steps=10)'
     """
 
     def __init__(self, sigma: float = 1.0, sample_rate: float = 0.01, *, steps: int = 1) -> None:
@@ -151,7 +183,20 @@ class RandomizedResponse(Mechanism):
 
     ``k > 2``: k-ary randomized response (the true value of k with probability e^eps/Z, each
     other with 1/Z, Z = e^eps + k - 1), P's value a against Q's value b: the statistic is
-    eps (#b reported - #a reported), the k - 2 other values counting 0."""
+    eps (#b reported - #a reported), the k - 2 other values counting 0.
+
+    Args:
+        eps: eps, in (0, 700].
+        n: The number of releases (at most 10^7).
+        k: The number of values, an integer >= 2.
+
+    Raises:
+        InvalidParameterError: A parameter is out of range.
+
+    Examples:
+        >>> RandomizedResponse(1.0, n=3).name
+        'randomized_response(eps=1, n=3)'
+    """
 
     def __init__(self, eps: float = 1.0, *, n: int = 1, k: int = 2) -> None:
         self.eps = _positive("eps", eps, upper=700)
@@ -180,7 +225,19 @@ class RandomizedResponse(Mechanism):
 class LaplaceMechanism(Mechanism):
     """q(S) + Laplace(0, scale) on a scalar query with neighbours ``sensitivity`` apart.
     P: q = 0, Q: q = sensitivity.  Statistic: (|y| - |y - sensitivity|)/scale, the exact
-    log-likelihood ratio; theory: the Laplace trade-off with mu = sensitivity/scale."""
+    log-likelihood ratio; theory: the Laplace trade-off with mu = sensitivity/scale.
+
+    Args:
+        sensitivity: The distance of the neighbours' query values, > 0.
+        scale: The noise's scale, > 0.
+
+    Raises:
+        InvalidParameterError: A parameter is not a finite number > 0.
+
+    Examples:
+        >>> LaplaceMechanism(1.0, 2.0).name
+        'laplace_mechanism(sensitivity=1, scale=2)'
+    """
 
     def __init__(self, sensitivity: float = 1.0, scale: float = 1.0) -> None:
         self.sensitivity = _positive("sensitivity", sensitivity)
@@ -205,7 +262,20 @@ class DiscreteGaussianMechanism(Mechanism):
 
     Z is drawn by inverse CDF from its masses on |z| <= 40 sigma + 1 (the mass beyond is below
     e^{-800}), computed in float64: the sampled law is within 1e-12 of N_Z(0, sigma^2) in total
-    variation, far below any confidence band of a Monte Carlo run."""
+    variation, far below any confidence band of a Monte Carlo run.
+
+    Args:
+        sigma: The scale, in (0, 1e5].
+        sensitivity: The distance of the neighbours' integer query values, a positive integer.
+        steps: How many times the mechanism runs (at most 10^6).
+
+    Raises:
+        InvalidParameterError: A parameter is out of range.
+
+    Examples:
+        >>> DiscreteGaussianMechanism(2.0, 1, steps=3).name
+        'discrete_gaussian_mechanism(sigma=2, sensitivity=1, steps=3)'
+    """
 
     def __init__(self, sigma: float = 1.0, sensitivity: int = 1, *, steps: int = 1) -> None:
         self.sigma = _positive("sigma", sigma, upper=1e5)
@@ -235,6 +305,23 @@ class UserMechanism(Mechanism):
     maps them to a 1-d array (larger means "more like S'").  Pass ``exact=True`` only if the score
     is the log-likelihood ratio (then the curve is checked from both sides, else only from below).
     For a process pool the three callables must be picklable (module-level functions).
+
+    Args:
+        sample_p: ``sample_p(rng, n)``: n outputs on S.
+        sample_q: ``sample_q(rng, n)``: n outputs on S'.
+        score: ``score(outputs)``: a 1-d array of scores, larger meaning more like S'.
+        exact: True only when the score is the log-likelihood ratio.
+        name: Its name in reports.
+
+    Raises:
+        InvalidParameterError: A sampler or the score is not callable.
+
+    Examples:
+        >>> import numpy as np
+        >>> shift = UserMechanism(lambda rng, n: rng.normal(0, 1, n), lambda rng, n: rng.normal(1, 1, n), lambda x: x,
+        ...                       exact=True, name="shift")
+        >>> shift.name, shift.scores(np.random.default_rng(0), 3, "Q").shape
+        ('shift', (3,))
     """
 
     def __init__(self, sample_p: Callable[[np.random.Generator, int], Any],

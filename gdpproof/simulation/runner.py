@@ -195,31 +195,27 @@ def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int =
              workers: int | None = None, progress: bool = False) -> EmpiricalCurve:
     """The empirical trade-off curve of ``mechanism`` from ``samples`` draws under each data set.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        What to simulate (``gdpproof.simulation.GaussianMechanism`` and the others, or a
-        ``UserMechanism``).
-    samples : int
-        Draws under each of P and Q.
-    seed : int or SeedSequence entropy
-        The whole run is a function of it (and of ``chunk_size`` and ``thresholds``).
-    confidence : float
-        Probability that the band holds (default 1 - 1e-6).
-    executor : concurrent.futures.Executor, optional
-        Where the chunks run; by default a process pool of ``workers`` processes, or in this
-        process when ``workers`` is None or 1.
-    progress : bool
-        A progress line on stderr (chunks done, samples per second).
+    Args:
+        mechanism (Mechanism): What to simulate (``gdpproof.simulation.GaussianMechanism`` and the others, or
+            a ``UserMechanism``).
+        samples (int): Draws under each of P and Q.
+        seed (int or SeedSequence entropy): The whole run is a function of it (and of ``chunk_size`` and
+            ``thresholds``).
+        confidence (float): Probability that the band holds (default 1 - 1e-6).
+        executor (concurrent.futures.Executor, optional): Where the chunks run; by default a process pool of
+            ``workers`` processes, or in this process when ``workers`` is None or 1.
+        progress (bool): A progress line on stderr (chunks done, samples per second).
+        chunk_size: Draws per chunk (the unit of work and of seeding).
+        thresholds: How many thresholds the curve is estimated at.
+        workers: The size of the default process pool; None runs in this process.
 
-    Examples
-    --------
-    >>> from gdpproof.simulation import GaussianMechanism, simulate
-    >>> curve = simulate(GaussianMechanism(1.0, 1.0, dim=3), 20000, seed=1)
-    >>> import numpy as np
-    >>> from scipy.special import ndtr, ndtri
-    >>> curve.check(lambda a: ndtr(ndtri(1 - a) - 1.0)).inside
-    True
+    Examples:
+        >>> from gdpproof.simulation import GaussianMechanism, simulate
+        >>> curve = simulate(GaussianMechanism(1.0, 1.0, dim=3), 20000, seed=1)
+        >>> import numpy as np
+        >>> from scipy.special import ndtr, ndtri
+        >>> curve.check(lambda a: ndtr(ndtri(1 - a) - 1.0)).inside
+        True
     """
     if seed is None:
         raise InvalidParameterError("seed=None must be given (an int or SeedSequence entropy): runs are reproducible")

@@ -23,7 +23,8 @@ from sympy import Piecewise, exp, log, sqrt
 
 from .._args import exact, probability
 from ..errors import bad
-from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, show
+from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
+from ..text import show
 from .special import fold, implicit_inverse, rr_composed, rr_composed_delta
 from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
 from .tradeoff import TradeOff, eps_delta, gaussian, identity, randomized_response
@@ -62,23 +63,20 @@ def rr_composition(epsilon: Any, n: Any) -> TradeOff:
     piecewise-linear curve with n + 1 segments; values are certified through the regularized
     incomplete beta function, so n = 10^5 costs a few special-function calls.
 
-    Parameters
-    ----------
-    epsilon : real, epsilon >= 0
-    n : int, n >= 1
+    Args:
+        epsilon: real, epsilon >= 0
+        n: int, n >= 1
 
-    References
-    ----------
-    Dong, Roth & Su (2022), §3.1 (the binomial form); Kairouz, Oh & Viswanath (2015).
+    References:
+        Dong, Roth & Su (2022), §3.1 (the binomial form); Kairouz, Oh & Viswanath (2015).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> f = gdpproof.rr_composition("0.1", 100)
-    >>> f.evaluate("0.05", digits=15)
-    Certified('0.741215622710327', digits=15, rounding='down')
-    >>> gdpproof.rr_composition(1, 1).evaluate("0.1", digits=15) == gdpproof.randomized_response(1).evaluate("0.1", digits=15)
-    True
+    Examples:
+        >>> import gdpproof
+        >>> f = gdpproof.rr_composition("0.1", 100)
+        >>> f.evaluate("0.05", digits=15)
+        Certified('0.741215622710327', digits=15, rounding='down')
+        >>> gdpproof.rr_composition(1, 1).evaluate("0.1", digits=15) == gdpproof.randomized_response(1).evaluate("0.1", digits=15)
+        True
     """
     from .symbols import epsilon as E
     from .symbols import n as N
@@ -114,6 +112,19 @@ def with_delta(f: TradeOff, delta_: Any) -> TradeOff:
     """f (x) f_{0,delta}: (1 - delta) f(alpha/(1 - delta)) on [0, 1 - delta], 0 after.
 
     Its delta profile is delta + (1 - delta) delta_f(epsilon).
+
+    Args:
+        f: The trade-off function.
+        delta_: delta, in [0, 1].
+
+    Returns:
+        The :class:`~gdpproof.TradeOff`.
+
+    Examples:
+        >>> import gdpproof
+        >>> g = gdpproof.with_delta(gdpproof.gaussian(1), "0.01")
+        >>> g, g.evaluate("0.5", digits=10)
+        (gaussian_with_delta(mu=1, delta=1/100), Certified('0.1540551638', digits=10, rounding='down'))
     """
     d = probability("delta", delta_)
     if d == 0:
@@ -173,13 +184,12 @@ def compose(*fs: TradeOff) -> TradeOff:
     Other combinations raise :class:`~gdpproof.errors.NotSupportedError` (use the
     Berry–Esseen band of :func:`gdpproof.berry_esseen` for an approximation with a bound).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.compose(gdpproof.gaussian(1), gdpproof.gaussian(2))
-    gaussian(mu=sqrt(5))
-    >>> gdpproof.compose(gdpproof.randomized_response(1), gdpproof.randomized_response(1))
-    rr_composition(epsilon=1, n=2)
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.compose(gdpproof.gaussian(1), gdpproof.gaussian(2))
+        gaussian(mu=sqrt(5))
+        >>> gdpproof.compose(gdpproof.randomized_response(1), gdpproof.randomized_response(1))
+        rr_composition(epsilon=1, n=2)
     """
     if not fs:
         raise InvalidParameterError("fs=() must contain at least one trade-off function")
@@ -222,11 +232,20 @@ def compose(*fs: TradeOff) -> TradeOff:
 def self_compose(f: TradeOff, n_: Any) -> TradeOff:
     """f composed with itself n times (see :func:`compose` for the exact cases).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.self_compose(gdpproof.gaussian("0.5"), 16)
-    gaussian(mu=2)
+    Args:
+        f: The trade-off function.
+        n_: n, a positive integer (at most 10^12).
+
+    Returns:
+        The :class:`~gdpproof.TradeOff` of the n-fold composition.
+
+    Raises:
+        NotSupportedError: No exact n-fold curve is known for f.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.self_compose(gdpproof.gaussian("0.5"), 16)
+        gaussian(mu=2)
     """
     k = count("n", n_)
     kind, data, d = _decompose(f)
@@ -321,24 +340,21 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     For non-symmetric f, p = 1 gives min{f, f^{-1}}** (:func:`gdpproof.symbolic.duality.symmetrize`),
     not f: a one-sided guarantee covers only one order of the neighbours.
 
-    Parameters
-    ----------
-    f : TradeOff
-        The trade-off of one run on the whole data set.
-    p : real in [0, 1]
-        The sampling probability.
+    Args:
+        f (TradeOff): The trade-off of one run on the whole data set.
+        p (real in [0, 1]): The sampling probability.
+        p_: The sampling probability p, in [0, 1].
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> c = gdpproof.subsample(gdpproof.gaussian(1), "0.1")
-    >>> c
-    subsampled_gaussian(mu=1, p=1/10)
-    >>> c.evaluate("0.5", digits=15)
-    Certified('0.461707507745197', digits=15, rounding='down')
-    >>> rr = gdpproof.subsample(gdpproof.randomized_response(1), "0.5")
-    >>> rr.evaluate("0.4", digits=10)  # the classical f_{eps',0} gives 0.3227...
-    Certified('0.3689414213', digits=10, rounding='down')
+    Examples:
+        >>> import gdpproof
+        >>> c = gdpproof.subsample(gdpproof.gaussian(1), "0.1")
+        >>> c
+        subsampled_gaussian(mu=1, p=1/10)
+        >>> c.evaluate("0.5", digits=15)
+        Certified('0.461707507745197', digits=15, rounding='down')
+        >>> rr = gdpproof.subsample(gdpproof.randomized_response(1), "0.5")
+        >>> rr.evaluate("0.4", digits=10)  # the classical f_{eps',0} gives 0.3227...
+        Certified('0.3689414213', digits=10, rounding='down')
     """
     if not isinstance(f, TradeOff):
         raise InvalidParameterError(f"f={f!r} must be a TradeOff")

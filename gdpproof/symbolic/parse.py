@@ -33,7 +33,8 @@ import sympy
 
 from .._args import exact
 from .._plain import plain_value
-from ..errors import InvalidParameterError, show
+from ..errors import InvalidParameterError
+from ..text import show
 from . import symbols as _symbols
 
 __all__ = ["FUNCTIONS", "MAX_BITS", "MAX_EXPONENT", "MAX_LENGTH", "formula"]

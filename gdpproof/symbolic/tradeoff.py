@@ -20,7 +20,8 @@ import sympy
 from sympy import Max, Piecewise, Rational, erfc, erfcinv, exp, sqrt
 
 from .._args import exact, nonnegative, probability
-from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, bad, show
+from ..errors import InvalidParameterError, NotSupportedError, SymbolicError, bad
+from ..text import show
 from . import engines
 from .parse import formula
 from .symbols import alpha, delta, epsilon, epsilon_prime, mu, t, x
@@ -55,22 +56,24 @@ def _params(name: str, value: Any) -> tuple[tuple[sympy.Symbol, sympy.Expr], ...
 class TradeOff:
     """A trade-off function f(alpha) as a sympy expression with named parameters.
 
-    Parameters
-    ----------
-    template : sympy.Expr
-        The expression in ``alpha`` and the parameter symbols.
-    params : tuple of (Symbol, Expr)
-        Parameter values (exact numbers or sympy expressions) substituted into ``template``.
-    name : str
-        The family name, used in ``repr`` and messages.
-    symmetric : bool or None
-        True when the family is known to be symmetric (f = f^{-1}) by a theorem.
-    dual_template : sympy.Expr or None
-        A closed form of delta(epsilon') = 1 + f*(-e^epsilon') in ``epsilon_prime`` and the
-        parameter symbols, when one is known (Gaussian: Dong–Roth–Su Cor. 2.13).
+    Args:
+        template (sympy.Expr): The expression in ``alpha`` and the parameter symbols.
+        params (tuple of (Symbol, Expr)): Parameter values (exact numbers or sympy expressions) substituted
+            into ``template``.
+        name (str): The family name, used in ``repr`` and messages.
+        symmetric (bool or None): True when the family is known to be symmetric (f = f^{-1}) by a theorem.
+        dual_template (sympy.Expr or None): A closed form of delta(epsilon') = 1 + f*(-e^epsilon') in
+            ``epsilon_prime`` and the parameter symbols, when one is known (Gaussian: Dong–Roth–Su Cor. 2.13).
 
     Construct values with the family functions (:func:`gaussian`, :func:`eps_delta`, ...)
     rather than directly.
+
+    Examples:
+        >>> from gdpproof import TradeOff
+        >>> from gdpproof.symbols import alpha
+        >>> f = TradeOff(1 - alpha, name="identity")
+        >>> f, f.evaluate("0.25", digits=5)
+        (identity(), Certified('0.75000', digits=5, rounding='down'))
     """
 
     template: sympy.Expr
@@ -396,25 +399,21 @@ def gaussian(mu: Any) -> TradeOff:
 
     .. math:: G_\mu(\alpha) = \Phi(\Phi^{-1}(1 - \alpha) - \mu)
 
-    Parameters
-    ----------
-    mu : real or sympy expression
-        mu >= 0 and finite; mu = 0 is perfect privacy (G_0(alpha) = 1 - alpha).
+    Args:
+        mu (real or sympy expression): mu >= 0 and finite; mu = 0 is perfect privacy (G_0(alpha) = 1 - alpha).
 
-    References
-    ----------
-    Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022, Def. 2.7.
+    References:
+        Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022, Def. 2.7.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> g = gdpproof.gaussian(1)
-    >>> g
-    gaussian(mu=1)
-    >>> g.evaluate("0.05", digits=40)
-    Certified('0.7404889771585559293516965237010599664806', digits=40, rounding='down')
-    >>> g.delta(1, digits=40)
-    Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> g = gdpproof.gaussian(1)
+        >>> g
+        gaussian(mu=1)
+        >>> g.evaluate("0.05", digits=40)
+        Certified('0.7404889771585559293516965237010599664806', digits=40, rounding='down')
+        >>> g.delta(1, digits=40)
+        Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
     """
     from .symbols import mu as MU
 
@@ -429,20 +428,17 @@ def eps_delta(epsilon: Any, delta: Any = 0) -> TradeOff:
     .. math:: f_{\varepsilon,\delta}(\alpha) = \max\{0,\ 1 - \delta - e^\varepsilon\alpha,\
               e^{-\varepsilon}(1 - \delta - \alpha)\}
 
-    Parameters
-    ----------
-    epsilon : real or sympy expression, epsilon >= 0 and finite.
-    delta : real or sympy expression, 0 <= delta <= 1.
+    Args:
+        epsilon: real or sympy expression, epsilon >= 0 and finite.
+        delta: real or sympy expression, 0 <= delta <= 1.
 
-    References
-    ----------
-    Dong, Roth & Su (2022), Eq. (5); Wasserman & Zhou (2010); Kairouz, Oh & Viswanath (2015).
+    References:
+        Dong, Roth & Su (2022), Eq. (5); Wasserman & Zhou (2010); Kairouz, Oh & Viswanath (2015).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.eps_delta(1, "0.01").evaluate("0.1", digits=15)
-    Certified('0.718171817154095', digits=15, rounding='down')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.eps_delta(1, "0.01").evaluate("0.1", digits=15)
+        Certified('0.718171817154095', digits=15, rounding='down')
     """
     from .symbols import delta as D
     from .symbols import epsilon as E
@@ -459,11 +455,19 @@ def randomized_response(epsilon: Any) -> TradeOff:
     Randomized response reports a private bit truthfully with probability e^eps / (1 + e^eps);
     its Neyman–Pearson curve is piecewise linear with one kink at alpha = 1/(1 + e^epsilon).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.randomized_response(1).evaluate(0, digits=5)
-    Certified('1.0000', digits=5, rounding='down')
+    Args:
+        epsilon: epsilon >= 0 and finite.
+
+    Returns:
+        The :class:`TradeOff`.
+
+    Raises:
+        InvalidParameterError: epsilon is not finite and >= 0.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.randomized_response(1).evaluate(0, digits=5)
+        Certified('1.0000', digits=5, rounding='down')
     """
     from .symbols import delta as D
     from .symbols import epsilon as E
@@ -528,11 +532,19 @@ def laplace(mu: Any) -> TradeOff:
     The Laplace mechanism with L1 sensitivity Delta and scale b has this trade-off with
     mu = Delta / b.  See Dong, Roth & Su (2022), Example after Prop. 2.4.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.laplace(1).evaluate("0.25", digits=12)
-    Certified('0.367879441171', digits=12, rounding='down')
+    Args:
+        mu: mu >= 0 and finite (an exact number or a sympy expression).
+
+    Returns:
+        The :class:`TradeOff`.
+
+    Raises:
+        InvalidParameterError: mu is not finite and >= 0.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.laplace(1).evaluate("0.25", digits=12)
+        Certified('0.367879441171', digits=12, rounding='down')
     """
     from .symbols import mu as MU
 
@@ -541,7 +553,16 @@ def laplace(mu: Any) -> TradeOff:
 
 
 def identity() -> TradeOff:
-    """Id(alpha) = 1 - alpha, the trade-off of perfect privacy."""
+    """Id(alpha) = 1 - alpha, the trade-off of perfect privacy.
+
+    Returns:
+        The :class:`TradeOff` 1 - alpha.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.identity().evaluate("0.25", digits=5)
+        Certified('0.75000', digits=5, rounding='down')
+    """
     return TradeOff(1 - alpha, (), "identity", True, sympy.Integer(0))
 
 
@@ -562,32 +583,26 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
     with F the CDF of P.  F is found by sympy integration (``Abs`` and ``Piecewise``
     densities are supported) and F^{-1} by solving each piece.
 
-    Parameters
-    ----------
-    density : sympy.Expr or str
-        A probability density on the real line in ``variable``.  A string is read by the
-        restricted grammar of :func:`gdpproof.symbolic.parse.formula` (numbers, names, ``+ - * /
-        **`` and a list of functions): nothing in it is executed, so untrusted strings are safe.
-        Containers (lists, tuples, arrays, ...) are refused.
-    variable : sympy.Symbol or str, optional
-        The density's variable; defaults to its only free symbol.
-    mu : real or sympy expression, optional
-        The shift, mu >= 0; defaults to the symbol ``mu`` (a one-parameter family).
+    Args:
+        density (sympy.Expr or str): A probability density on the real line in ``variable``.  A string is read by the
+            restricted grammar of :func:`gdpproof.symbolic.parse.formula` (numbers, names, ``+ - * /
+            **`` and a list of functions): nothing in it is executed, so untrusted strings are safe.
+            Containers (lists, tuples, arrays, ...) are refused.
+        variable (sympy.Symbol or str, optional): The density's variable; defaults to its only free symbol.
+        mu (real or sympy expression, optional): The shift, mu >= 0; defaults to the symbol ``mu`` (a
+            one-parameter family).
+        name: The family's name in ``repr`` and messages.
 
-    Raises
-    ------
-    InvalidParameterError
-        The density does not integrate to 1, or its likelihood ratio is not monotone.
-    SymbolicError
-        sympy cannot find F or F^{-1} in closed form.
+    Raises:
+        InvalidParameterError: The density does not integrate to 1, or its likelihood ratio is not monotone.
+        SymbolicError: sympy cannot find F or F^{-1} in closed form.
 
-    Examples
-    --------
-    >>> import sympy, gdpproof
-    >>> from gdpproof.symbols import x
-    >>> lap = gdpproof.location_family(sympy.exp(-abs(x)) / 2, x, mu=1)
-    >>> lap.evaluate("0.25", digits=12) == gdpproof.laplace(1).evaluate("0.25", digits=12)
-    True
+    Examples:
+        >>> import sympy, gdpproof
+        >>> from gdpproof.symbols import x
+        >>> lap = gdpproof.location_family(sympy.exp(-abs(x)) / 2, x, mu=1)
+        >>> lap.evaluate("0.25", digits=12) == gdpproof.laplace(1).evaluate("0.25", digits=12)
+        True
     """
     from .symbols import mu as MU
 

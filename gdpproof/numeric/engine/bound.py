@@ -74,11 +74,14 @@ class Bound:
     (:func:`assumptions_of`), and so do the JSON of :func:`gdpproof.account` and
     :class:`~gdpproof.accounting.dpsgd.DPSGDBracket`.
 
-    Examples
-    --------
-    >>> b = Bound(1.0, 1.01)
-    >>> 1.005 in b, round(b.relative_width, 6)
-    (True, 0.01)
+    Args:
+        lower: The lower end (a double, rounded down).
+        upper: The upper end (a double, rounded up).
+
+    Examples:
+        >>> b = Bound(1.0, 1.01)
+        >>> 1.005 in b, round(b.relative_width, 6)
+        (True, 0.01)
     """
 
     lower: float

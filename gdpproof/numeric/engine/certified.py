@@ -27,7 +27,8 @@ from typing import Any, Literal
 import flint
 
 from ..._certified import Certified, rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
-from ...errors import PrecisionError, show
+from ...errors import PrecisionError
+from ...text import decimal_digits, round_fraction, show  # noqa: F401  (round_fraction re-exported)
 from ._mp import arb_endpoints, arb_from_exact, arb_of_fraction, arb_precision, call_at_precision
 from ...errors import bad
 
@@ -70,64 +71,19 @@ _WORKING_BITS = {d: working_bits(d) for d in range(1, 101)}
 # ---------------------------------------------------------------------------------------------
 
 
-def _floor_log10_int(n: int, d: int) -> int:
-    """floor(log10(n/d)) for positive integers, exactly."""
-    e = int((n.bit_length() - d.bit_length()) * 0.30102999566398120)
-    # the estimate is off by at most one or two; settle it with integer comparisons
-    while (n * 10 ** -e < d) if e < 0 else (n < d * 10**e):
-        e -= 1
-    while (n * 10 ** (-e - 1) >= d) if e + 1 <= 0 else (n >= d * 10 ** (e + 1)):
-        e += 1
-    return e
-
-
-def round_fraction(x: Fraction, digits: int, rounding: str) -> tuple[int, int]:
-    """Round ``x`` to ``digits`` significant decimal digits; returns ``(m, e)``, value ``m*10**e``.
-
-    ``rounding`` is ``"up"`` (towards +inf), ``"down"`` (towards -inf) or ``"nearest"``
-    (ties to even).  Integer arithmetic only.
-    """
-    n, d = x.numerator, x.denominator
-    if n == 0:
-        return 0, 0
-    e = _floor_log10_int(abs(n), d) - digits + 1
-    if e >= 0:
-        num, den = n, d * 10**e
-    else:
-        num, den = n * 10**-e, d
-    q, r = divmod(num, den)  # floor division: q = floor(x / 10**e)
-    if rounding == "up":
-        m = q + (r != 0)
-    elif rounding == "down":
-        m = q
-    else:
-        twice = 2 * r
-        m = q + (twice > den or (twice == den and q % 2 == 1))
-    if abs(m) >= 10**digits:  # rounding carried into a new digit: 10**digits * 10**e
-        m //= 10
-        e += 1
-    return m, e
-
-
 #: Python's Decimal holds exponents up to about 1e18 in magnitude.
 _DECIMAL_EXPONENT_LIMIT = 10**17
 
 
 def decimal(m: int, e: int, digits: int) -> Decimal:
-    if m == 0:
-        return Decimal(0)
-    if abs(e) > _DECIMAL_EXPONENT_LIMIT:
+    """``m * 10**e`` as a Decimal of ``digits`` digits (:func:`gdpproof.text.decimal_digits`),
+    refused with PrecisionError when its exponent is beyond what a Decimal holds."""
+    if m != 0 and abs(e) > _DECIMAL_EXPONENT_LIMIT:
         raise PrecisionError(
             f"the value is about 10^({show(e)}), beyond what a Decimal can hold; "
             "use its logarithm (for delta: log_delta_from_epsilon)"
         )
-    text = str(abs(m))
-    pad = digits - len(text)
-    if pad > 0:  # keep trailing zeros: they are certified digits too
-        text += "0" * pad
-        e -= pad
-    # from text: exact (the constructor does not round), and ten times faster than from a tuple
-    return Decimal(f"{'-' if m < 0 else ''}{text}E{e}")
+    return decimal_digits(m, e, digits)
 
 
 def _same(a: tuple[int, int], b: tuple[int, int]) -> bool:

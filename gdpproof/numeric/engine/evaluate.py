@@ -18,7 +18,8 @@ import mpmath
 import sympy
 
 from ..._args import probability
-from ...errors import InvalidParameterError, PrecisionError, show
+from ...errors import InvalidParameterError, PrecisionError
+from ...text import show
 from ...symbolic.special import fold
 from ...symbolic.symbols import alpha as ALPHA
 from ._mp import mpf_exact, mpf_from_exact, mpf_to_fraction, private_context

@@ -23,7 +23,8 @@ from typing import Any
 import flint
 import sympy
 
-from ...errors import InvalidParameterError, show
+from ...errors import InvalidParameterError
+from ...text import show
 from ...symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
 from ...symbolic.composition import count
 from ...symbolic.symbols import alpha as ALPHA
@@ -97,24 +98,23 @@ class BerryEsseenBand:
     fails, and nothing is proven: gamma is the error term of an approximation and the edges
     (whose digits are still certified) are not bounds of the composition.
 
-    Attributes
-    ----------
-    mu : Certified
-        The CLT mu, rounded up (the privacy loss it suggests).
-    mu_low : Certified
-        The same mu rounded down (used for the upper edge of the band).
-    gamma : Certified
-        The Berry–Esseen error, rounded up (a wider band is the safe side).
-    factors : tuple of (TradeOff, int)
-        The trade-off functions and how often each is composed (after symmetrisation, with
-        ``symmetrize=True``).
-    approximation : bool
-        True when some factor is not proven symmetric: DRS Thm 3.5 does not apply, the band
-        is not proven (read :attr:`note`).
-    symmetrized : bool
-        True when non-symmetric factors were replaced by min{f, f^{-1}}**: the band is then the
-        proven band of the symmetrised composition, whose lower edge is a lower bound of the
-        mechanism's trade-off in both orderings (its upper edge bounds the symmetrised curve only).
+    Attributes:
+        mu (Certified): The CLT mu, rounded up (the privacy loss it suggests).
+        mu_low (Certified): The same mu rounded down (used for the upper edge of the band).
+        gamma (Certified): The Berry–Esseen error, rounded up (a wider band is the safe side).
+        factors (tuple of (TradeOff, int)): The trade-off functions and how often each is composed (after
+            symmetrisation, with ``symmetrize=True``).
+        approximation (bool): True when some factor is not proven symmetric: DRS Thm 3.5 does not apply, the
+            band is not proven (read :attr:`note`).
+        symmetrized (bool): True when non-symmetric factors were replaced by min{f, f^{-1}}**: the band is
+            then the proven band of the symmetrised composition, whose lower edge is a lower bound of the
+            mechanism's trade-off in both orderings (its upper edge bounds the symmetrised curve only).
+
+    Examples:
+        >>> import gdpproof
+        >>> band = gdpproof.berry_esseen(gdpproof.gaussian(1), n=4)
+        >>> band.mu, band.approximation
+        (Certified('2.00000000000000000000000000000', digits=30, rounding='up'), False)
     """
 
     mu: Certified
@@ -255,42 +255,35 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30, symmetrize: bool = Fa
     bounds the exact composition.  Otherwise the band is marked ``approximation=True``: gamma is
     the error term of an approximation, not a bound (DRS prove the theorem for symmetric f_i only).
 
-    Parameters
-    ----------
-    fs : TradeOff or sequence of TradeOff
-    n : int
-        How many times each listed function is composed (default 1).
-    digits : int
-        Digits of mu and gamma.
-    symmetrize : bool
-        Replace each factor not proven symmetric by min{f, f^{-1}}** (``gaussian_mixture(mu, p)``,
-        one ordering of a Poisson-subsampled Gaussian, by C_p(G_mu)).  A mechanism that is f-DP in
-        one ordering of the neighbours is f^{-1}-DP in the other, hence min{f, f^{-1}}**-DP in both:
-        the band of the symmetrised composition is proven, and its lower edge bounds the
-        mechanism's trade-off.  Curved non-symmetric curves other than the mixture have no CLT
-        functionals for their envelope (NotSupportedError).
+    Args:
+        fs: TradeOff or sequence of TradeOff
+        n (int): How many times each listed function is composed (default 1).
+        digits (int): Digits of mu and gamma.
+        symmetrize (bool): Replace each factor not proven symmetric by min{f, f^{-1}}**
+            (``gaussian_mixture(mu, p)``, one ordering of a Poisson-subsampled Gaussian, by C_p(G_mu)).  A
+            mechanism that is f-DP in one ordering of the neighbours is f^{-1}-DP in the other, hence min{f,
+            f^{-1}}**-DP in both: the band of the symmetrised composition is proven, and its lower edge bounds
+            the mechanism's trade-off.  Curved non-symmetric curves other than the mixture have no CLT
+            functionals for their envelope (NotSupportedError).
 
-    Raises
-    ------
-    InvalidParameterError
-        Every factor is linear, c (1 - alpha) with c < 1: log|f'| is constant, the CLT's variance
-        is 0 and its mu infinite (the composition is c^n (1 - alpha) exactly).
+    Raises:
+        InvalidParameterError: Every factor is linear, c (1 - alpha) with c < 1: log|f'| is constant, the
+            CLT's variance is 0 and its mu infinite (the composition is c^n (1 - alpha) exactly).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> band = gdpproof.berry_esseen(gdpproof.randomized_response("0.1"), n=400, digits=10)
-    >>> band.mu, band.gamma, band.approximation
-    (Certified('2.000833438', digits=10, rounding='up'), Certified('0.02810497817', digits=10, rounding='up'), False)
+    Examples:
+        >>> import gdpproof
+        >>> band = gdpproof.berry_esseen(gdpproof.randomized_response("0.1"), n=400, digits=10)
+        >>> band.mu, band.gamma, band.approximation
+        (Certified('2.000833438', digits=10, rounding='up'), Certified('0.02810497817', digits=10, rounding='up'), False)
 
-    A non-symmetric curve gives an approximation only; its symmetrisation a proven band:
+        A non-symmetric curve gives an approximation only; its symmetrisation a proven band:
 
-    >>> from gdpproof.numeric.tradeoff.clt import gaussian_mixture
-    >>> gdpproof.berry_esseen(gaussian_mixture(1, "0.5"), n=100, digits=5).approximation
-    True
-    >>> band = gdpproof.berry_esseen(gaussian_mixture(1, "0.5"), n=100, digits=5, symmetrize=True)
-    >>> band.approximation, band.factors[0][0]
-    (False, subsampled_gaussian(mu=1, p=1/2))
+        >>> from gdpproof.numeric.tradeoff.clt import gaussian_mixture
+        >>> gdpproof.berry_esseen(gaussian_mixture(1, "0.5"), n=100, digits=5).approximation
+        True
+        >>> band = gdpproof.berry_esseen(gaussian_mixture(1, "0.5"), n=100, digits=5, symmetrize=True)
+        >>> band.approximation, band.factors[0][0]
+        (False, subsampled_gaussian(mu=1, p=1/2))
     """
     items, counts = _factors(fs, n)
 

@@ -16,7 +16,8 @@ import flint
 import sympy
 
 from ..._args import exact, probability
-from ...errors import InvalidParameterError, PrecisionError, SymbolicError, show
+from ...errors import InvalidParameterError, PrecisionError, SymbolicError
+from ...text import show
 from ...symbolic import duality as sd
 from ...symbolic.parse import formula
 from ...symbolic.symbols import alpha as ALPHA
@@ -406,11 +407,21 @@ def epsilon_from_points(points: Iterable[tuple[Any, Any]], delta: Any, *, digits
     (the twin of :func:`mu_from_points`); Infinity when a point has alpha = 0 and beta < 1 - delta
     (or beta = 0 and alpha < 1 - delta).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.epsilon_from_points([("0.05", "0.5"), ("0.2", "0.3")], "1e-5", digits=12)
-    Certified('2.30256509280', digits=12, rounding='up')
+    Args:
+        points: (alpha, beta) error pairs observed, each coordinate in [0, 1].
+        delta: delta, in [0, 1).
+        digits: Significant digits of the answer.
+
+    Returns:
+        eps, a :class:`~gdpproof.Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: A point or delta is out of range, or no point is given.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.epsilon_from_points([("0.05", "0.5"), ("0.2", "0.3")], "1e-5", digits=12)
+        Certified('2.30256509280', digits=12, rounding='up')
     """
     check_request(digits, "up")
     pts = _points(points)
@@ -435,11 +446,21 @@ def delta_from_points(points: Iterable[tuple[Any, Any]], epsilon: Any, *, digits
     beta_i}).  A mechanism whose tests reach these error pairs is not (epsilon, delta')-DP for any
     delta' below it (the twin of :func:`mu_from_points`).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.delta_from_points([("0.05", "0.5"), ("0.2", "0.3")], 1, digits=12)
-    Certified('0.364085908578', digits=12, rounding='up')
+    Args:
+        points: (alpha, beta) error pairs observed, each coordinate in [0, 1].
+        epsilon: epsilon, real and finite.
+        digits: Significant digits of the answer.
+
+    Returns:
+        delta, a :class:`~gdpproof.Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: A point or epsilon is out of range, or no point is given.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.delta_from_points([("0.05", "0.5"), ("0.2", "0.3")], 1, digits=12)
+        Certified('0.364085908578', digits=12, rounding='up')
     """
     check_request(digits, "up")
     pts = _points(points)
@@ -458,16 +479,14 @@ def mu_from_points(points: Iterable[tuple[Any, Any]], *, digits: int = 30) -> Ce
     reach these (type I, type II) error pairs cannot be mu'-GDP for any mu' below this value;
     rounding up keeps G_mu below every point.
 
-    Parameters
-    ----------
-    points : iterable of (alpha, beta)
-        Error pairs, each coordinate in [0, 1].
+    Args:
+        points (iterable of (alpha, beta)): Error pairs, each coordinate in [0, 1].
+        digits: Significant digits of the answer.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_points([("0.05", "0.5"), ("0.2", "0.3")], digits=12)
-    Certified('1.64485362696', digits=12, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.mu_from_points([("0.05", "0.5"), ("0.2", "0.3")], digits=12)
+        Certified('1.64485362696', digits=12, rounding='up')
     """
     check_request(digits, "up")
     pts = _points(points)
@@ -494,20 +513,18 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
     profile comes from a trade-off function (then 1 - delta(log s) is concave in s, which the
     upper end of the enclosure uses).
 
-    Parameters
-    ----------
-    delta : sympy.Expr or str
-        delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free symbols).  A
-        string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
-        nothing in it is executed, so untrusted strings are safe.  Containers are refused.
-    alpha : real in [0, 1].
+    Args:
+        delta (sympy.Expr or str): delta as an expression in :data:`gdpproof.symbols.epsilon` (no other free
+            symbols).  A string is read by the restricted grammar of :func:`gdpproof.symbolic.parse.formula`:
+            nothing in it is executed, so untrusted strings are safe.  Containers are refused.
+        alpha: real in [0, 1].
+        digits: Significant digits of the answer.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> g = gdpproof.gaussian(1)
-    >>> gdpproof.tradeoff_from_delta(g.delta_expression(), "0.05", digits=15)
-    Certified('0.740488977158555', digits=15, rounding='down')
+    Examples:
+        >>> import gdpproof
+        >>> g = gdpproof.gaussian(1)
+        >>> gdpproof.tradeoff_from_delta(g.delta_expression(), "0.05", digits=15)
+        Certified('0.740488977158555', digits=15, rounding='down')
     """
     from ..engine.certify import check_request as chk
 

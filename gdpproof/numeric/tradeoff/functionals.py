@@ -445,7 +445,19 @@ def certify_functional(sources: Sequence[_Source], combine_ball: Callable[[list]
 
 @dataclass(frozen=True)
 class Functionals:
-    """kl, kappa2, kappa3 and bar_kappa3 of one trade-off function (DRS Thm 3.4)."""
+    """kl, kappa2, kappa3 and bar_kappa3 of one trade-off function (DRS Thm 3.4).
+
+    Args:
+        kl: kl(f).
+        kappa2: kappa2(f).
+        kappa3: kappa3(f).
+        bar_kappa3: bar_kappa3(f).
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.functionals(gdpproof.gaussian(1), digits=6).kl
+        Certified('0.500000', digits=6, rounding='nearest')
+    """
 
     kl: Certified
     kappa2: Certified
@@ -471,33 +483,111 @@ def functionals(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Funct
     precisions otherwise (``method="mpmath-2prec"``).  Raises InvalidParameterError when kl is
     infinite (f flat on an interval, as for delta > 0).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> fl = gdpproof.functionals(gdpproof.gaussian(1), digits=20)
-    >>> fl.kl, fl.kappa2
-    (Certified('0.50000000000000000000', digits=20, rounding='nearest'), Certified('1.2500000000000000000', digits=20, rounding='nearest'))
-    >>> fl.bar_kappa3  # 2 sqrt(2/pi)
-    Certified('1.5957691216057307118', digits=20, rounding='nearest')
+    Args:
+        f: The trade-off function (a :class:`~gdpproof.TradeOff`).
+        digits: Significant digits.
+        rounding: ``"nearest"``, ``"up"`` or ``"down"``.
+
+    Returns:
+        :class:`Functionals`, each certified.
+
+    Raises:
+        InvalidParameterError: kl is infinite (f flat on an interval, as for delta > 0).
+
+    Examples:
+        >>> import gdpproof
+        >>> fl = gdpproof.functionals(gdpproof.gaussian(1), digits=20)
+        >>> fl.kl, fl.kappa2
+        (Certified('0.50000000000000000000', digits=20, rounding='nearest'), Certified('1.2500000000000000000', digits=20, rounding='nearest'))
+        >>> fl.bar_kappa3  # 2 sqrt(2/pi)
+        Certified('1.5957691216057307118', digits=20, rounding='nearest')
     """
     return Functionals(*(_one(f, i, digits, rounding) for i in range(4)))
 
 
 def kl(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
-    """kl(f) = -integral of log|f'| over [0, 1]: the KL divergence of the pair behind f."""
+    """kl(f) = -integral of log|f'| over [0, 1]: the KL divergence of the pair behind f.
+
+    Args:
+        f: The trade-off function (a :class:`~gdpproof.TradeOff`).
+        digits: Significant digits.
+        rounding: ``"nearest"``, ``"up"`` or ``"down"``.
+
+    Returns:
+        A :class:`~gdpproof.Certified`.
+
+    Raises:
+        InvalidParameterError: kl is infinite (f flat on an interval, as for delta > 0).
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.kl(gdpproof.gaussian(1), digits=10)
+        Certified('0.5000000000', digits=10, rounding='nearest')
+    """
     return _one(f, 0, digits, rounding)
 
 
 def kappa2(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
-    """kappa2(f) = integral of log^2|f'| over [0, 1]."""
+    """kappa2(f) = integral of log^2|f'| over [0, 1].
+
+    Args:
+        f: The trade-off function (a :class:`~gdpproof.TradeOff`).
+        digits: Significant digits.
+        rounding: ``"nearest"``, ``"up"`` or ``"down"``.
+
+    Returns:
+        A :class:`~gdpproof.Certified`.
+
+    Raises:
+        InvalidParameterError: kl is infinite (f flat on an interval, as for delta > 0).
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.kappa2(gdpproof.gaussian(1), digits=10)
+        Certified('1.250000000', digits=10, rounding='nearest')
+    """
     return _one(f, 1, digits, rounding)
 
 
 def kappa3(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
-    """kappa3(f) = integral of |log|f'||^3 over [0, 1]."""
+    """kappa3(f) = integral of |log|f'||^3 over [0, 1].
+
+    Args:
+        f: The trade-off function (a :class:`~gdpproof.TradeOff`).
+        digits: Significant digits.
+        rounding: ``"nearest"``, ``"up"`` or ``"down"``.
+
+    Returns:
+        A :class:`~gdpproof.Certified`.
+
+    Raises:
+        InvalidParameterError: kl is infinite (f flat on an interval, as for delta > 0).
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.kappa3(gdpproof.gaussian(1), digits=10)
+        Certified('2.206546970', digits=10, rounding='nearest')
+    """
     return _one(f, 2, digits, rounding)
 
 
 def bar_kappa3(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Certified:
-    """bar_kappa3(f) = integral of |log|f'| + kl(f)|^3 over [0, 1]."""
+    """bar_kappa3(f) = integral of |log|f'| + kl(f)|^3 over [0, 1].
+
+    Args:
+        f: The trade-off function (a :class:`~gdpproof.TradeOff`).
+        digits: Significant digits.
+        rounding: ``"nearest"``, ``"up"`` or ``"down"``.
+
+    Returns:
+        A :class:`~gdpproof.Certified`.
+
+    Raises:
+        InvalidParameterError: kl is infinite (f flat on an interval, as for delta > 0).
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.bar_kappa3(gdpproof.gaussian(1), digits=10)
+        Certified('1.595769122', digits=10, rounding='nearest')
+    """
     return _one(f, 3, digits, rounding)

@@ -31,7 +31,8 @@ from typing import Any
 
 import flint
 
-from ...errors import InvalidParameterError, PrecisionError, show
+from ...errors import InvalidParameterError, PrecisionError
+from ...text import show
 from ..engine._kernels import (
     gaussian_dlog_dual_eps,
     gaussian_dlog_dual_eps_float,
@@ -48,7 +49,6 @@ from ..engine._kernels import (
 from ..engine._mp import arb_of_fraction, arb_precision, fraction_of_exact_arb
 from ..engine._rational import is_sympy
 from ..engine._rational import nonnegative as _nonnegative_exact
-from ..engine._rational import positive as _positive_exact
 from ..engine._rational import probability as _probability_exact
 from ..engine._rational import rational as _rational_exact
 from ..engine.certified import (
@@ -56,12 +56,17 @@ from ..engine.certified import (
     Certified,
     certified_arb,
     check_request,
-    decimal,
     scaled_round,
     certify_balls,
     certify_exact_balls,
-    round_fraction,
     working_bits,
+)
+from .rates import (  # noqa: F401  (re-exported: the conversions' historical home)
+    beta_from_mu,
+    mu_from_error_rates,
+    mu_from_pure_epsilon,
+    mu_from_sigma,
+    sigma_from_error_rates,
 )
 from .roots import (
     bracket_root,
@@ -113,10 +118,6 @@ def _one_minus_exp(e: Fraction, digits: int) -> Certified:
     """delta(eps) = 1 - e^eps of the identity trade-off (mu = 0) at eps < 0."""
     return certify_balls(lambda x: 1 - x.exp(), (e,), digits=digits, rounding="up", unit_interval=True,
                          what=lambda: f"delta at mu=0, epsilon={show(e)}")
-
-
-def _positive(name: str, value: Any) -> Fraction:
-    return _positive_exact(name, value)
 
 
 def _probability(name: str, value: Any) -> Fraction:
@@ -210,21 +211,19 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     no smaller one.  mu = 0 gives delta = 0.  No underflow: delta = 1e-100000 is returned as
     such; see :func:`log_delta_from_epsilon` for its logarithm.
 
-    Parameters
-    ----------
-    mu : real, mu >= 0 and finite.
-    epsilon : real and finite; at epsilon < 0 the closed form still holds (delta > 1 - e^eps
-        there: the guarantee P(S) <= e^eps Q(S) + delta is then weaker than trivial only
-        through delta, as in DRS Prop. 2.12, which holds for every real eps).
-    digits : int, significant digits (default 30).
+    Args:
+        mu: real, mu >= 0 and finite.
+        epsilon (real and finite; at epsilon < 0 the closed form still holds (delta > 1 - e^eps): there: the
+            guarantee P(S) <= e^eps Q(S) + delta is then weaker than trivial only through delta, as in DRS
+            Prop. 2.12, which holds for every real eps).
+        digits: int, significant digits (default 30).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.delta_from_epsilon(1, 1, digits=40)
-    Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
-    >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
-    Certified('9.744331372E-348', digits=10, rounding='up')
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.delta_from_epsilon(1, 1, digits=40)
+        Certified('0.1269367375066439458008296247577668804151', digits=40, rounding='up')
+        >>> gdpproof.delta_from_epsilon("0.5", 20, digits=10)
+        Certified('9.744331372E-348', digits=10, rounding='up')
     """
     if type(mu) is float and type(epsilon) is float and type(digits) is int and 0.0 < mu < math.inf \
             and 0.0 <= epsilon < math.inf and 1 <= digits <= MAX_DIGITS:
@@ -272,11 +271,22 @@ def log_delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certif
 
     mu = 0 gives -Infinity (delta = 0).
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
-    Certified('-4999999528.54', digits=12, rounding='up')
+    Args:
+        mu: mu, real, finite and >= 0.
+        epsilon: epsilon, real, finite and >= 0.
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        log delta, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.log_delta_from_epsilon("0.01", 1000, digits=12)
+        Certified('-4999999528.54', digits=12, rounding='up')
     """
     check_request(digits, "up")
     m = _nonneg("mu", mu)
@@ -412,13 +422,24 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     The root is bracketed by doubling, never by a fixed interval, so epsilon = 10^4 and
     delta = 1e-100000 work.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.epsilon_from_delta(1, "1e-5", digits=20)
-    Certified('4.3771780956812246277', digits=20, rounding='up')
-    >>> gdpproof.epsilon_from_delta(1, "1e-1000", digits=10)
-    Certified('68.22326031', digits=10, rounding='up')
+    Args:
+        mu: mu, real, finite and >= 0.
+        delta: delta, in [0, 1].
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        epsilon, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.epsilon_from_delta(1, "1e-5", digits=20)
+        Certified('4.3771780956812246277', digits=20, rounding='up')
+        >>> gdpproof.epsilon_from_delta(1, "1e-1000", digits=10)
+        Certified('68.22326031', digits=10, rounding='up')
     """
     if type(mu) is float and type(delta) is float and type(digits) is int and 0.0 < mu <= 1e300 \
             and 0.0 < delta < 1.0 and 1 <= digits <= MAX_DIGITS:
@@ -499,11 +520,22 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     For targets below every float and beyond exact decimals (delta = 10^-10^9): the target is
     given by its natural logarithm.  log_delta <= 0; -Infinity gives Infinity.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.epsilon_from_log_delta(1, -1e9, digits=15)
-    Certified('44721.8590505617', digits=15, rounding='up')
+    Args:
+        mu: mu, real, finite and >= 0.
+        log_delta: log delta, <= 0 (-Infinity allowed).
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        epsilon, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.epsilon_from_log_delta(1, -1e9, digits=15)
+        Certified('44721.8590505617', digits=15, rounding='up')
     """
     check_request(digits, "up")
     m = _nonneg("mu", mu)
@@ -621,11 +653,22 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     Every mu-GDP mechanism with the returned mu is (epsilon, delta)-DP.  delta = 0 gives 0;
     delta = 1 gives Infinity.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
-    Certified('0.26805112321129421790', digits=20, rounding='down')
+    Args:
+        epsilon: epsilon, real, finite and >= 0.
+        delta: delta, in [0, 1].
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        mu, a :class:`Certified` rounded down.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.mu_from_epsilon_delta(1, "1e-5", digits=20)
+        Certified('0.26805112321129421790', digits=20, rounding='down')
     """
     check_request(digits, "down")
     e = _nonneg("epsilon", epsilon)
@@ -648,13 +691,25 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     (Delta/sigma)-GDP, so sigma = Delta / mu(epsilon, delta): the analytic Gaussian mechanism
     (Balle & Wang 2018).  delta = 0 gives Infinity; delta = 1 or sensitivity = 0 gives 0.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=20)
-    Certified('3.7306316348159418323', digits=20, rounding='up')
-    >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", sensitivity=2, digits=5)
-    Certified('7.4613', digits=5, rounding='up')
+    Args:
+        epsilon: epsilon, real, finite and >= 0.
+        delta: delta, in [0, 1].
+        sensitivity: The query's L2 sensitivity Delta, >= 0.
+        digits: Significant digits of the answer (1 to 4000).
+
+    Returns:
+        sigma, a :class:`Certified` rounded up.
+
+    Raises:
+        InvalidParameterError: An argument is out of its domain or not a real number.
+        PrecisionError: The digits asked cannot be certified.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", digits=20)
+        Certified('3.7306316348159418323', digits=20, rounding='up')
+        >>> gdpproof.sigma_from_epsilon_delta(1, "1e-5", sensitivity=2, digits=5)
+        Certified('7.4613', digits=5, rounding='up')
     """
     check_request(digits, "up")
     e = _nonneg("epsilon", epsilon)
@@ -669,128 +724,3 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     est = sf / _mu_estimate(ef, df, working_bits(digits))
     return certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
                              increasing_ok=True)
-
-
-def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
-    """mu = sensitivity / sigma, the exact GDP parameter of the Gaussian mechanism; rounded up.
-
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_sigma(3, digits=10)
-    Certified('0.3333333334', digits=10, rounding='up')
-    """
-    check_request(digits, "up")
-    sg = _positive("sigma", sigma)
-    s = _nonneg("sensitivity", sensitivity)
-    value = s / sg
-    m, e = round_fraction(value, digits, "up")
-    return Certified(decimal(m, e, digits), digits=digits, rounding="up", method="exact")
-
-
-def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
-    """mu = -2 Phi^{-1}(1/(1 + e^epsilon)): epsilon-DP implies mu-GDP (DRS Cor. 2.11); rounded up.
-
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_pure_epsilon(1, digits=15)
-    Certified('1.23203538534491', digits=15, rounding='up')
-    """
-    from ...symbolic.duality import MU_FROM_PURE_EPSILON
-    from ...symbolic.symbols import epsilon as EPS
-    from ..engine.certify import certify
-
-    check_request(digits, "up")
-    e = _sympy_number(_real("epsilon", epsilon))
-    return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
-
-
-def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: str = "up") -> Certified:
-    r"""The mu a test with type I error alpha and type II error beta certifies.
-
-    .. math:: \mu = \max\{0,\ \Phi^{-1}(1 - \alpha) - \Phi^{-1}(\beta)\}
-
-    G_mu passes through (alpha, beta): a mechanism on which some test reaches these errors is
-    not mu'-GDP for any mu' < mu.  Rounded up by default (the mechanism's mu, a privacy loss);
-    pass ``rounding="down"`` for a lower bound to quote in an audit.  alpha = 0 with beta < 1
-    (or beta = 0 with alpha < 1) gives Infinity.
-
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.mu_from_error_rates("0.05", "0.05", digits=15)
-    Certified('3.28970725390295', digits=15, rounding='up')
-    """
-    import sympy
-
-    from ...symbolic.duality import pointwise_mu_points
-    from ..engine.certify import certify
-
-    check_request(digits, rounding)
-    a = _probability("alpha", alpha)
-    b = _probability("beta", beta)
-    if a + b >= 1:
-        return _zero(digits, rounding)
-    if a == 0 or b == 0:
-        return _inf(digits, rounding)
-    s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
-    return certify(pointwise_mu_points(s, u), (s, u), (_sympy_number(a), _sympy_number(b)), digits=digits,
-                   rounding=rounding, what="mu of the error rates")
-
-
-def beta_from_mu(mu: Any, alpha: Any, *, digits: int = 30) -> Certified:
-    """The smallest type II error any test reaches at type I error alpha against mu-GDP.
-
-    G_mu(alpha), rounded down: no attacker does better than the returned value.
-
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.beta_from_mu(1, "0.05", digits=12)
-    Certified('0.740488977158', digits=12, rounding='down')
-    """
-    from ...symbolic.tradeoff import gaussian
-
-    return gaussian(mu).evaluate(alpha, digits=digits, rounding="down")
-
-
-def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
-    r"""The smallest sigma such that no test on the Gaussian mechanism beats (alpha, beta).
-
-    With sigma >= sensitivity / mu(alpha, beta) every test with type I error alpha has type II
-    error at least beta.  Rounded up.  alpha + beta = 1 gives Infinity (only infinite noise
-    forces the trivial trade-off); alpha + beta > 1 is impossible to force (the test ignoring
-    the output already beats it) and raises.
-
-    Examples
-    --------
-    >>> import gdpproof
-    >>> gdpproof.sigma_from_error_rates("0.05", "0.5", digits=12)
-    Certified('0.607956831912', digits=12, rounding='up')
-    """
-    import sympy
-
-    from ...symbolic.duality import pointwise_mu_points
-    from ..engine.certify import certify
-
-    check_request(digits, "up")
-    a = _probability("alpha", alpha)
-    b = _probability("beta", beta)
-    s = _nonneg("sensitivity", sensitivity)
-    if a + b > 1:
-        raise InvalidParameterError(
-            f"alpha={alpha!r}, beta={beta!r}: alpha + beta must be <= 1 (a test that ignores the output "
-            "already reaches type II error 1 - alpha)"
-        )
-    if s == 0:
-        return _zero(digits, "up")
-    if a + b == 1:
-        return _inf(digits, "up")
-    if a == 0 or b == 0:
-        return _zero(digits, "up")
-    sv, uv = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
-    expr = sympy.Symbol("D", positive=True) / pointwise_mu_points(sv, uv)
-    values = tuple(_sympy_number(v) for v in (s, a, b))
-    return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), values, digits=digits, rounding="up",
-                   what="sigma for the error rates")

@@ -36,7 +36,19 @@ __all__ = ["Verdict", "ValidityReport", "check_tradeoff", "grid"]
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The outcome of checking one property."""
+    """The outcome of checking one property.
+
+    Args:
+        property: The property checked (``"convex"``, ...).
+        status: ``"proved"``, ``"refuted"`` or ``"not refuted"``.
+        method: How it was checked (``"numeric"``, ``"symbolic"``, ...).
+        detail: What was checked, in words.
+
+    Examples:
+        >>> import gdpproof
+        >>> gdpproof.check_tradeoff(gdpproof.gaussian(1)).verdicts[0]
+        Verdict(property='range', status='not refuted', method='numeric', detail='0 <= f <= 1 at 89 points')
+    """
 
     property: str
     status: str  # "proved", "refuted" or "not refuted"
@@ -46,7 +58,18 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class ValidityReport:
-    """Verdicts for each defining property of a trade-off function."""
+    """Verdicts for each defining property of a trade-off function.
+
+    Args:
+        function: The function's repr.
+        verdicts: One :class:`Verdict` per property.
+
+    Examples:
+        >>> import gdpproof
+        >>> r = gdpproof.check_tradeoff(gdpproof.gaussian(1))
+        >>> r.function, [v.property for v in r.verdicts]
+        ('gaussian(mu=1)', ['range', 'below_identity', 'non_increasing', 'convex', 'continuous'])
+    """
 
     function: str
     verdicts: tuple[Verdict, ...]
@@ -146,29 +169,23 @@ def _huge(v: Any) -> bool:
 def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityReport:
     """Check that ``f`` is a trade-off function (convex, continuous, non-increasing, <= 1 - alpha).
 
-    Parameters
-    ----------
-    f : TradeOff
-    points : int
-        Uniform grid size; the grid also has log-spaced points near 0 and 1.
-    digits : int
-        Working precision of the ball evaluations, in decimal digits.
+    Args:
+        f: TradeOff
+        points (int): Uniform grid size; the grid also has log-spaced points near 0 and 1.
+        digits (int): Working precision of the ball evaluations, in decimal digits.
 
-    Returns
-    -------
-    ValidityReport
-        ``report.ok`` is False when some property is refuted; ``str(report)`` is a table.
+    Returns:
+        ValidityReport: ``report.ok`` is False when some property is refuted; ``str(report)`` is a table.
 
-    Examples
-    --------
-    >>> import gdpproof, sympy
-    >>> gdpproof.check_tradeoff(gdpproof.laplace(1)).ok
-    True
-    >>> from gdpproof.symbols import alpha
-    >>> bad = gdpproof.TradeOff(1 - alpha**2 / 2 - alpha / 2, name="concave")
-    >>> r = gdpproof.check_tradeoff(bad)
-    >>> r.ok, r["convex"].status
-    (False, 'refuted')
+    Examples:
+        >>> import gdpproof, sympy
+        >>> gdpproof.check_tradeoff(gdpproof.laplace(1)).ok
+        True
+        >>> from gdpproof.symbols import alpha
+        >>> bad = gdpproof.TradeOff(1 - alpha**2 / 2 - alpha / 2, name="concave")
+        >>> r = gdpproof.check_tradeoff(bad)
+        >>> r.ok, r["convex"].status
+        (False, 'refuted')
     """
     syms, vals = f._numeric_params()
     expr = f.expr

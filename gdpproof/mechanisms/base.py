@@ -53,7 +53,7 @@ class Mechanism:
         >>> from gdpproof.mechanisms import GDP, Repeated
         >>> m = Repeated(GDP(1), 4)
         >>> m.leaves(), m.gdp_mu()
-        ([(GDP(mu=1), 4)], 2)
+        ([(GDP(mu=1), 4)], Fraction(2, 1))
     """
 
     #: nesting depth and the most runs of one leaf inside (set by the wrappers when built)
@@ -181,16 +181,21 @@ class Mechanism:
         return laws, revealing
 
     def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
-        """The family of a base mechanism's privacy loss (a name of :mod:`gdpproof.symbolic.losses`)
-        and its exact parameter values (Fractions, or sympy numbers where the user gave them), what
-        the engines compose, without sympy.
+        """The family of a base mechanism's privacy loss and its exact parameter values, what the
+        engines compose, without sympy.
 
-        Raises NotSupportedError for composite values (use :meth:`leaves`) and for mechanisms
-        whose loss is infinite with positive probability ((eps, delta) with delta > 0).
+        Returns:
+            (family, values): a name of :mod:`gdpproof.symbolic.losses` and its parameters
+            (Fractions, or sympy numbers where the user gave them).
 
-        >>> from gdpproof.mechanisms import GaussianMechanism
-        >>> GaussianMechanism(2).loss_parameters()
-        ('gaussian', (Fraction(1, 2),))
+        Raises:
+            NotSupportedError: A composite value (use :meth:`leaves`), or a mechanism whose loss is
+                infinite with positive probability ((eps, delta) with delta > 0).
+
+        Examples:
+            >>> from gdpproof.mechanisms import GaussianMechanism
+            >>> GaussianMechanism(2).loss_parameters()
+            ('gaussian', (Fraction(1, 2),))
         """
         raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
 

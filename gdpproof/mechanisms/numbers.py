@@ -88,10 +88,17 @@ def count(name: str, value: Any) -> int:
 
 
 def to_fraction(v: Any) -> Fraction:
-    """An exact rational parameter (an int, a Fraction or a sympy Rational) as a Fraction.
+    """An exact rational parameter as a Fraction.
 
-    >>> to_fraction(3), to_fraction(Fraction(1, 3))
-    (Fraction(3, 1), Fraction(1, 3))
+    Args:
+        v: An int, a Fraction or a sympy Rational (a mechanism's parameter).
+
+    Returns:
+        The same number as a :class:`fractions.Fraction`.
+
+    Examples:
+        >>> to_fraction(3), to_fraction(Fraction(1, 3))
+        (Fraction(3, 1), Fraction(1, 3))
     """
     if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
         return Fraction(v)

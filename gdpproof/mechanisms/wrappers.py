@@ -230,7 +230,7 @@ class Composed(Mechanism):
 
     Examples:
         >>> Composed(GDP(1), Repeated(GDP(1), 3)).gdp_mu()
-        2
+        Fraction(2, 1)
     """
 
     mechanisms: tuple[Mechanism, ...]
@@ -271,7 +271,7 @@ class Repeated(Mechanism):
 
     Examples:
         >>> Repeated(GaussianMechanism(sigma=2), 4).gdp_mu()
-        1
+        Fraction(1, 1)
     """
 
     mechanism: Mechanism

@@ -53,7 +53,7 @@ from ..numeric.engine.bound import Bound, directed_double
 from ..numeric.engine._rational import checked, is_sympy
 from ..numeric.engine.certified import Certified, certify_fraction, check_request
 from ..numeric.tradeoff.profile import epsilon_from_profile
-from ..numeric.tradeoff.solve import epsilon_from_delta
+from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,6 +127,8 @@ def _exact(m: Mechanism, f: TradeOff | None, given: str, value: Fraction, digits
     mu = m.gdp_mu()
     mu_c = None if mu is None else _certified_mu(mu, digits)
     if given == "epsilon":
+        if f is None and isinstance(mu, Fraction) and mu > 0:
+            return delta_from_epsilon(mu, value, digits=digits), mu_c  # the certified conversion: no curve
         return (m.closed_form() if f is None else f).delta(value, digits=digits), mu_c
     target = value
     if mu is not None:
@@ -418,7 +420,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
                              digits, notes=(DG_NOTE,))
             # mu-GDP (Gaussian mechanisms and their compositions) needs no curve: eps(delta) from mu
-            f = None if given == "delta" and mechanism.gdp_mu() is not None else mechanism.closed_form()
+            mu = mechanism.gdp_mu()
+            f = None if isinstance(mu, Fraction) and mu > 0 or given == "delta" and mu is not None \
+                else mechanism.closed_form()
             if f is None and mechanism.gdp_mu() is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue

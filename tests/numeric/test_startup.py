@@ -85,6 +85,7 @@ from gdpproof import account
 seen["import account"] = "sympy" in sys.modules
 from gdpproof.mechanisms import GaussianMechanism, dpsgd
 a = account(GaussianMechanism(2), delta=1e-5)
+a2 = account(GaussianMechanism(2), epsilon=1)
 seen["gaussian account"] = "sympy" in sys.modules
 b = account(dpsgd(1.1, "0.01", 100), delta=1e-5)
 seen["dpsgd account"] = "sympy" in sys.modules
@@ -96,7 +97,7 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
              main(["account", "--sigma", "1.1", "--sample-rate", "0.01", "--steps", "100", "--delta", "1e-5"])]
 seen["command line (with the CLT's gamma)"] = "sympy" in sys.modules
 print(json.dumps({"seen": seen, "codes": codes, "gamma": "gamma " in out.getvalue(),
-                  "answers": [str(a.eps_upper), repr(b.epsilon)]}))
+                  "answers": [str(a.eps_upper), repr(a2.delta), repr(b.epsilon)]}))
 """
 
 
@@ -113,4 +114,5 @@ def test_the_numeric_path_loads_no_sympy():
     from gdpproof.mechanisms import GaussianMechanism, dpsgd
 
     assert report["answers"] == [str(account(GaussianMechanism(2), delta=1e-5).eps_upper),
+                                 repr(account(GaussianMechanism(2), epsilon=1).delta),
                                  repr(account(dpsgd(1.1, "0.01", 100), delta=1e-5).epsilon)]

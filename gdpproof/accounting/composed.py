@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..numeric.engine._rational import checked
+from .checks import check_refinement  # noqa: F401  (its callers in the engine import it from here)
 from ..errors import bad
 from ..errors import InvalidParameterError, PrecisionError
 from ..numeric.engine import fast as _fast
@@ -566,13 +567,3 @@ def _check_alpha(alpha: Any) -> float:
         return float(checked("alpha", alpha, "probability"))
     except InvalidParameterError:
         raise bad("alpha", alpha, "must be in [0, 1]") from None
-
-
-def check_refinement(rel_width: Any, max_refinements: Any) -> float:
-    """The relative width asked of a refined bracket, validated with the number of refinements."""
-    w = float(checked("rel_width", rel_width, "positive"))
-    if not 1e-4 <= w <= 10:
-        raise bad("rel_width", rel_width, "must be in [1e-4, 10]")
-    if isinstance(max_refinements, bool) or not isinstance(max_refinements, int) or not 0 <= max_refinements <= 20:
-        raise bad("max_refinements", max_refinements, "must be an integer in [0, 20]")
-    return w

@@ -58,13 +58,13 @@ from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..symbolic.tradeoff import TradeOff
-from .composed import ComposedLoss, check_refinement
-from .discrete import discrete_gaussian_delta
-from .dpsgd import clt_account, clt_verdict, float_certified
-from .exact_lattice import ROUTE as EXACT_ROUTE
-from .losses import PrivacyLoss
+    from .composed import ComposedLoss
+    from .losses import PrivacyLoss
+
+# The engine (composed, search, the discretizations, dpsgd) is imported where a route needs it, so
+# that a closed-form account does not load it.
+from .checks import check_refinement
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
-from .search import delta_search, epsilon_search
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -109,6 +109,8 @@ def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value:
     """One discrete Gaussian: delta(eps) is a sum over the integers, certified in ball arithmetic
     with a proven tail (:func:`~gdpproof.accounting.discrete.discrete_gaussian_delta`); eps(delta) by
     the monotone solve (no infinite loss: delta(eps) > 0 at every eps, with floor 0)."""
+    from .discrete import discrete_gaussian_delta
+
     return _by_profile(lambda e, d: discrete_gaussian_delta(leaf.sigma, leaf.sensitivity, e, digits=d),
                        lambda: Fraction(0), given, value, digits)
 
@@ -171,6 +173,9 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
     ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
+    from .exact_lattice import ROUTE as EXACT_ROUTE
+    from .search import delta_search, epsilon_search
+
     notes = []
     v = value
     inf_lo = inf_hi = Fraction(0)
@@ -306,6 +311,8 @@ def _dpsgd_clt(m: Mechanism, given: str, value: Fraction, digits: int, result: A
     params = m.dpsgd_parameters()
     if params is None:
         return None
+    from .dpsgd import clt_account, clt_verdict, float_certified
+
     sigma, rate, steps = params
     formula = clt_formula(m)
     if given == "delta":

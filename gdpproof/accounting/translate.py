@@ -13,10 +13,9 @@ from ..mechanisms import (
     DiscreteGaussianMechanism,
     Mechanism,
 )
-from .losses import PrivacyLoss, loss_from_parameters, rounded_exactly_values
-
 if TYPE_CHECKING:
     from .finite import FiniteAtom, FiniteGroup
+    from .losses import PrivacyLoss
 
 
 def finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]], bool] | None:
@@ -40,6 +39,8 @@ def privacy_losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool, l
     leaves whose loss is infinite with probability delta (their finite part, randomized response
     with parameter eps, is among the losses): :meth:`Mechanism.privacy_losses` (families at exact
     values), evaluated by the kernels generated from :mod:`gdpproof.symbolic.losses`."""
+    from .losses import loss_from_parameters, rounded_exactly_values
+
     laws, revealing = m.privacy_losses()
     return ([(loss_from_parameters(*law), n) for law, n in laws],
             all(rounded_exactly_values(*law) for law, _ in laws), revealing)

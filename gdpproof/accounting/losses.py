@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
+from ..mechanisms.numbers import symbolic_losses as _sl, sympy_module as _sympy, sympy_rational as _sympy_value
 from ..numeric.engine._rational import checked
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import down, next_up, directed_double
@@ -57,24 +58,6 @@ def _generated() -> Any:
     from ..numeric.engine import _loss_kernels
 
     return _loss_kernels
-
-
-def _sympy() -> Any:
-    import sympy
-    return sympy
-
-
-def _sl() -> Any:
-    from ..symbolic import losses
-
-    return losses
-
-
-def _sympy_value(v: Any) -> Any:
-    """A Fraction as a sympy Rational (the symbolic laws take sympy numbers)."""
-    from fractions import Fraction as F
-
-    return _sympy().Rational(v.numerator, v.denominator) if isinstance(v, F) else v
 
 
 #: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).

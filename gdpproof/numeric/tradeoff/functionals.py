@@ -246,12 +246,22 @@ class _SubsampledGaussian(_GaussianQuadrature):
 
         norm = 1 / ctx.sqrt(2 * ctx.pi)
 
-        def integrand(h: Callable[[Any], Any]) -> Callable[[Any], Any]:
-            def run(z: Any) -> Any:
+        # the four integrals share their nodes (the same at the same working precision): the
+        # weights and the loss at a node are computed once, by the same operations
+        memo: dict[tuple[Any, int], tuple[Any, Any, Any]] = {}
+
+        def at(z: Any) -> tuple[Any, Any, Any]:
+            key = (z, ctx.prec)
+            if key not in memo:
                 phi = ctx.exp(-z * z / 2) * norm
                 ratio = ctx.exp(m * z - m * m / 2)  # phi(z - mu) / phi(z)
-                L = ctx.log1p(q * (ratio - 1))
-                return phi * (h(L) + h(-L) * (q * ratio + 1 - q))
+                memo[key] = (phi, ctx.log1p(q * (ratio - 1)), q * ratio + 1 - q)
+            return memo[key]
+
+        def integrand(h: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            def run(z: Any) -> Any:
+                phi, L, mirrored = at(z)
+                return phi * (h(L) + h(-L) * mirrored)
 
             return run
 
@@ -277,9 +287,17 @@ class _GaussianMixture(_GaussianQuadrature):
         m, q = mpf_from_exact(ctx, self.mu), mpf_from_exact(ctx, self.p)
         norm = 1 / ctx.sqrt(2 * ctx.pi)
 
+        # the four integrals share their nodes (the same at the same working precision): the
+        # weight and the loss at a node are computed once, by the same operations
+        memo: dict[tuple[Any, int], tuple[Any, Any]] = {}
+
         def integral(h: Callable[[Any], Any], cuts: list) -> Any:
             def run(z: Any) -> Any:
-                return ctx.exp(-z * z / 2) * norm * h(ctx.log1p(q * ctx.expm1(m * z - m * m / 2)))
+                key = (z, ctx.prec)
+                if key not in memo:
+                    memo[key] = (ctx.exp(-z * z / 2) * norm, ctx.log1p(q * ctx.expm1(m * z - m * m / 2)))
+                w, L = memo[key]
+                return w * h(L)
 
             return ctx.quad(run, [-ctx.inf, *cuts, ctx.inf])
 

@@ -75,8 +75,25 @@ def _floats(lo: float, hi: float | None, *, exclude_min: bool = False) -> Search
     return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False, exclude_min=exclude_min)
 
 
+#: The largest double <= 10^100 (the double 1e100 is a little above it).
+_TOP = math.nextafter(1e100, 0.0)
+
+
+def _parameters(lo_name: str, lo_value: Any, hi_name: str, hi_value: Any) -> SearchStrategy:  # type: ignore[type-arg]
+    """Floats in [lo, hi] that the trade-off families take: 0 or [1e-100, 1e100] (a float drawn
+    below 1e-100 stands for 0, or for 1e-100 when lo > 0)."""
+    lo, hi = _bounds(lo_name, lo_value, hi_name, hi_value, floor=0.0, ceiling=1e100)
+    top = min(_TOP, 1e100 if hi is None else hi)
+    if 0 < lo and top < 1e-100:
+        raise InvalidArgument(f"[{lo_name}, {hi_name}] = [{lo_value!r}, {hi_value!r}] holds no parameter of the "
+                              "trade-off families (0 or [1e-100, 1e100])")
+    low = 0.0 if lo == 0 else 1e-100
+    return _floats(lo, top).map(lambda v: v if v == 0 or v >= 1e-100 else low)
+
+
 def gdp_guarantees(*, min_mu: float = 0.0, max_mu: float | None = None) -> SearchStrategy[float]:
-    """The mu of a mu-GDP guarantee: finite floats in [min_mu, max_mu] (default all mu >= 0).
+    """The mu of a mu-GDP guarantee: finite floats in [min_mu, max_mu] (default all mu >= 0), and
+    values :func:`gdpproof.gaussian` takes: 0 or [1e-100, 1e100] (one drawn below 1e-100 is 0).
 
     Examples
     --------
@@ -87,14 +104,15 @@ def gdp_guarantees(*, min_mu: float = 0.0, max_mu: float | None = None) -> Searc
     ...     assert 0.1 <= mu <= 2.0
     >>> test()
     """
-    lo, hi = _bounds("min_mu", min_mu, "max_mu", max_mu, floor=0.0, ceiling=None)
+    mus = _parameters("min_mu", min_mu, "max_mu", max_mu)
     text = _call_text("gdp_guarantees", {"min_mu": min_mu, "max_mu": max_mu}, {"min_mu": 0.0, "max_mu": None})
-    return _Built(_floats(lo, hi), text)
+    return _Built(mus, text)
 
 
 def epsilon_delta_pairs(*, min_epsilon: float = 0.0, max_epsilon: float | None = None, min_delta: float = 0.0,
                         max_delta: float = 1.0) -> SearchStrategy[tuple[float, float]]:
-    """(epsilon, delta) of an (epsilon, delta)-DP guarantee: epsilon >= 0 finite, delta in [0, 1].
+    """(epsilon, delta) of an (epsilon, delta)-DP guarantee: epsilon >= 0 finite, delta in [0, 1];
+    epsilon as :func:`gdpproof.eps_delta` takes it, 0 or [1e-100, 1e100] (as in :func:`gdp_guarantees`).
 
     Examples
     --------
@@ -106,12 +124,12 @@ def epsilon_delta_pairs(*, min_epsilon: float = 0.0, max_epsilon: float | None =
     ...     assert 0 <= eps <= 10 and 1e-300 <= delta <= 0.5
     >>> test()
     """
-    e_lo, e_hi = _bounds("min_epsilon", min_epsilon, "max_epsilon", max_epsilon, floor=0.0, ceiling=None)
+    epsilons = _parameters("min_epsilon", min_epsilon, "max_epsilon", max_epsilon)
     d_lo, d_hi = _bounds("min_delta", min_delta, "max_delta", max_delta, floor=0.0, ceiling=1.0)
     text = _call_text("epsilon_delta_pairs", {"min_epsilon": min_epsilon, "max_epsilon": max_epsilon,
                                               "min_delta": min_delta, "max_delta": max_delta},
                       {"min_epsilon": 0.0, "max_epsilon": None, "min_delta": 0.0, "max_delta": 1.0})
-    return _Built(st.tuples(_floats(e_lo, e_hi), _floats(d_lo, d_hi)), text)
+    return _Built(st.tuples(epsilons, _floats(d_lo, d_hi)), text)
 
 
 class DPSGDConfiguration(NamedTuple):
@@ -171,7 +189,9 @@ def tradeoff_functions(*, families: Sequence[str] = FAMILIES, min_parameter: flo
 
     ``families`` from "gaussian" (G_mu), "laplace" (the Laplace location family, shift mu),
     "randomized_response" (epsilon) and "eps_delta" (f_{epsilon,delta}, delta in [0, 1]);
-    the parameter (mu or epsilon) lies in [min_parameter, max_parameter].
+    the parameter (mu or epsilon) lies in [min_parameter, max_parameter] (at most 1e100; a value
+    drawn below 1e-100 is taken as 0, or as 1e-100 when min_parameter > 0: the families take 0 or
+    [1e-100, 1e100]).
 
     Examples
     --------
@@ -192,8 +212,7 @@ def tradeoff_functions(*, families: Sequence[str] = FAMILIES, min_parameter: flo
     for fam in families:
         if fam not in FAMILIES:
             raise InvalidArgument(f"families={families!r}: {fam!r} is not one of {', '.join(FAMILIES)}")
-    lo, hi = _bounds("min_parameter", min_parameter, "max_parameter", max_parameter, floor=0.0, ceiling=None)
-    param = _floats(lo, hi)
+    param = _parameters("min_parameter", min_parameter, "max_parameter", max_parameter)
     makers: dict[str, SearchStrategy] = {  # type: ignore[type-arg]
         "gaussian": param.map(gaussian),
         "laplace": param.map(laplace),

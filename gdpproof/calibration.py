@@ -52,6 +52,7 @@ from .errors import InvalidParameterError, PrecisionError
 from .mechanisms import Mechanism, Schedule, dpsgd, dpsgd_schedule, to_fraction
 from .text import answer_text, double_text, show_number
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
+from .symbolic.tradeoff import within_range
 
 __all__ = ["Calibration", "calibrate", "calibrate_variance"]
 
@@ -243,7 +244,8 @@ def _solve(problem: _Problem, target: float, delta: float, rel_width: float,
         if problem.digits is None:
             x = max(problem.lowest, round(x))
         mech, _ = problem.build(_exactish(x, problem))
-        return math.log(estimate(mech)) - goal
+        # an estimate of 0 (delta above delta(0): eps = 0, at delta = 0.3) meets any target
+        return math.log(max(estimate(mech), 1e-300)) - goal
 
     lo_u, hi_u = math.log(problem.lowest), math.log(problem.highest)
     u0 = min(max(math.log(problem.guess), lo_u), hi_u)
@@ -273,6 +275,22 @@ def _exactish(x: float, problem: _Problem) -> Any:
     if problem.digits is None:
         return int(x)
     return sympy.Rational(Fraction(x).limit_denominator(10**15))
+
+
+def _target(target_epsilon: Any, delta: Any) -> tuple[sympy.Expr, sympy.Expr]:
+    """The target (epsilon, delta), exactly; the search estimates in doubles, so epsilon lies in
+    [1e-100, 1e100] and delta in [1e-300, 1) (a target of 1e400 overflowed a float, 1e-400 became
+    0 and its log failed: exit 5)."""
+    target = positive("target_epsilon", target_epsilon, symbolic=False)
+    if not target.is_Rational:
+        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
+    within_range("target_epsilon", target_epsilon, target)
+    d = probability("delta", delta, symbolic=False)
+    if not 0 < d < 1 or not d.is_Rational:
+        raise bad("delta", delta, "must be a rational number in (0, 1)")
+    if d < sympy.Rational(1, 10**300):
+        raise bad("delta", delta, "must be at least 1e-300 to calibrate (the search estimates in doubles)")
+    return target, d
 
 
 def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, sample_rate: Any = None,
@@ -331,14 +349,7 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
         >>> c
         Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
     """
-    target = positive("target_epsilon", target_epsilon, symbolic=False)
-    if not target.is_Rational:
-        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
-    d = probability("delta", delta, symbolic=False)
-    if not 0 < d < 1:
-        raise bad("delta", delta, "must be in (0, 1)")
-    if not d.is_Rational:
-        raise bad("delta", delta, "must be a rational number (a decimal or a fraction)")
+    target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
         raise bad("digits", digits, "must be an integer in [1, 8]")
     width = check_rel_width(rel_width)
@@ -396,12 +407,7 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
     ('2.26', True)
     """
-    target = positive("target_epsilon", target_epsilon, symbolic=False)
-    if not target.is_Rational:
-        raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
-    d = probability("delta", delta, symbolic=False)
-    if not 0 < d < 1 or not d.is_Rational:
-        raise bad("delta", delta, "must be a rational number in (0, 1)")
+    target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
         raise bad("digits", digits, "must be an integer in [1, 8]")
     if not 0 < lowest <= guess <= highest:

@@ -132,3 +132,122 @@ def test_the_conjugate_route_of_delta_stops_at_a_bounded_precision():
     doubling the precision to 65,536 bits (a bisection step per bit at each) for hours."""
     with pytest.raises(gdpproof.PrecisionError, match=r"within 528 bits of precision \(last enclosure \[0, "):
         gdpproof.subsample(gdpproof.gaussian("1e-5"), "0.1").delta(1, digits=10)
+
+
+def test_family_parameters_lie_within_ten_to_the_hundred():
+    """laplace(1e-999999): sympy's 1/10^999999 >= 0 alone took 11 s; tightest_mu then hung."""
+    for make in (gdpproof.gaussian, gdpproof.laplace, gdpproof.randomized_response):
+        with pytest.raises(gdpproof.InvalidParameterError, match=r"must be 0 or within \[1e-100, 1e100\]"):
+            make("1e-999999")
+        with pytest.raises(gdpproof.InvalidParameterError, match=r"must be 0 or within \[1e-100, 1e100\]"):
+            make("1.0000001e100")
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e-101' must be 0 or within"):
+        gdpproof.rr_composition("1e-101", 5)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"p='1e-400' must be 0 or within"):
+        gdpproof.subsample(gdpproof.gaussian(1), "1e-400")
+    assert gdpproof.gaussian("1e100").parameters["mu"] == 10**100 and gdpproof.laplace(0).parameters["mu"] == 0
+
+
+def test_balls_beyond_two_to_the_two_to_the_27_have_no_fraction_endpoints():
+    """e^(1e60) as a ball: its endpoints as Fractions raised OverflowError (exit 5)."""
+    import flint
+
+    from gdpproof.numeric.engine._mp import arb_endpoints, arb_precision
+
+    with arb_precision(64):
+        assert arb_endpoints(flint.arb(10**60).exp()) is None
+        assert arb_endpoints(flint.arb(2) ** (1 << 26)) is not None
+
+
+def test_clt_refuses_what_it_cannot_compute():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"must be 0 or within \[1e-6, 1e6\] for the CLT"):
+        gdpproof.berry_esseen(gdpproof.subsample(gdpproof.gaussian("1e-100"), "0.1"), n=10)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"n=.* must be at most 10\^18"):
+        gdpproof.berry_esseen(gdpproof.gaussian(1), n=10**18 + 1)  # a 5,000-digit n took 453 s
+    assert gdpproof.berry_esseen(gdpproof.gaussian(1), n=10**18, digits=5).mu == 10**9
+
+
+def test_delta_of_the_families_at_an_extreme_epsilon():
+    # n-fold randomized response: J counts no outcome at eps' >= n eps (its r = (n - eps'/eps)/2 is
+    # decided as a ball: -5e399 at eps' = 1e400 was a float infinity, exit 5)
+    import flint
+
+    from gdpproof.numeric.engine.special import arb_rr_delta
+
+    assert arb_rr_delta(flint.arb(5), flint.arb(1), flint.arb(10) ** 400) == 0
+    assert arb_rr_delta(flint.arb(5), flint.arb(1), -flint.arb(10) ** 400).is_finite()
+    # other families: e^eps beyond 1e100 is refused (e^(1e999999) had mpmath compute log 2 for minutes)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e999999' must be within \[-1e100, 1e100\]"):
+        gdpproof.subsample(gdpproof.gaussian(1), "0.1").delta("1e999999")
+    assert gdpproof.laplace(1).delta("1e100", digits=10) == 0
+
+
+def test_check_grid_size_is_bounded():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"points=10000001 must be an integer in \[2, 100,000\]"):
+        gdpproof.gaussian(1).check(points=10**7 + 1)
+
+
+def test_dpsgd_schedules_refuse_counts_beyond_their_limits():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"dataset_size='1e999999' must be at most 10\^18"):
+        gdpproof.mechanisms.dpsgd_schedule(batch_size=256, dataset_size="1e999999", epochs=1)
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epochs='1e999999' gives more than 10\^9 steps"):
+        gdpproof.mechanisms.dpsgd_schedule(sample_rate="0.01", epochs="1e999999")
+
+
+def test_calibration_of_one_step_accounted_exactly():
+    """--epochs 1e-400 is one step, accounted on the exact route (a Certified, without .lower):
+    exit 5 before."""
+    c = gdpproof.calibrate(3, "1e-5", sample_rate="0.01", epochs="1e-400", digits=3)
+    assert c.account.route == "exact" and c.account.eps_upper <= 3 < c.neighbour_account.eps_upper
+
+
+def test_an_audit_claim_of_a_million_digits_is_printed_at_once():
+    from gdpproof.audit.mechanism_report import dec as _dec
+
+    assert _dec(Fraction(1, 10**999999)) == "1.00000000000000000000000000000E-999999"
+    assert _dec(Fraction(3, 8)) == "0.375"
+
+
+def test_the_exact_lattice_refuses_a_product_beyond_its_cost_limit():
+    """10^9 DP-SGD steps at sigma = 5, p = 0.001 grew the exact vector to 10^8 entries: refused before
+    the product, so the float route's bracket stands."""
+    import flint
+
+    from gdpproof.accounting.exact_lattice import MAX_PRODUCT_BITS, _IntVec, _product
+
+    n = MAX_PRODUCT_BITS // (2 * 80) // 2 + 2  # 2n - 1 entries of 160 bits: just beyond the limit
+    big = _IntVec(0, flint.fmpz_poly([1] * n))
+    with pytest.raises(gdpproof.PrecisionError, match="the exact lattice would hold"):
+        _product(big, big, 80, 0)
+    assert _product(_IntVec(0, flint.fmpz_poly([1, 1])), _IntVec(0, flint.fmpz_poly([1, 1])), 0, 0).poly.length() == 3
+
+
+def test_account_and_calibrate_take_sane_sizes():
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e-999999' must be 0 or of a size within"):
+        gdpproof.account(GaussianMechanism(1), epsilon="1e-999999")  # its decimal was printed digit by digit
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"sample_rate=.* must be 0 or within"):
+        PoissonSampled(GaussianMechanism(1), "1e-999999")
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"target_epsilon='1e400' must be 0 or within"):
+        gdpproof.calibrate("1e400", "1e-5", sample_rate="0.01", steps=100)  # a float overflow: exit 5
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"delta='1e-400' must be at least 1e-300"):
+        gdpproof.calibrate(3, "1e-400", noise_multiplier=1, steps=100)
+
+
+def test_the_tightest_mu_of_an_identity_by_its_parameters_is_zero():
+    """rr_composition at eps = 0 is Id: branch and bound could not settle its flat pointwise mu."""
+    assert gdpproof.rr_composition(0, 5).tightest_mu(digits=10) == 0
+
+
+def test_mu_and_sigma_at_epsilon_zero_have_a_closed_form():
+    """convert --eps 0 --delta 1e-100000: the search for the root needed 332,000 bits (exit 3); at
+    eps = 0 mu = 2 sqrt(2) erfinv(delta).  Where the search reaches, both agree to the last digit."""
+    from gdpproof.numeric.tradeoff import solve
+
+    for d in ("1e-5", "0.5", "0.999999999", "1e-300"):
+        closed = gdpproof.mu_from_epsilon_delta(0, d, digits=25)
+        assert closed == solve.certify_boundary(solve._mu_estimate(Fraction(0), Fraction(d), 200),
+                                                lambda m: solve._delta_le(m, Fraction(0), Fraction(d), 25),
+                                                digits=25, rounding="down", increasing_ok=False)
+    assert str(gdpproof.mu_from_epsilon_delta(0, "1e-100000", digits=10)) == "2.506628274E-100000"
+    # 1 / 2.50662827463100050241576528481e-5 = 39894.2280390988393462016117374 (mpmath at 50 digits: ...73 6)
+    assert str(gdpproof.sigma_from_epsilon_delta(0, "1e-5", digits=30)) == "39894.2280390988393462016117374"

@@ -360,7 +360,9 @@ def _berry_esseen(sigma: Any, p: Any, steps: int, sampling: str, digits: int) ->
     """(gamma, mu_T) of the T-fold per-step curve: p G_{1/sigma} + (1 - p) Id (Poisson) or
     C_p(G_{1/sigma}) (uniform), by :func:`~gdpproof.numeric.tradeoff.clt.berry_esseen`; for rational
     sigma and 0 < p < 1 from the step's functionals directly, without building its curve."""
-    if isinstance(sigma, Fraction) and isinstance(p, Fraction) and 0 < p < 1:
+    small, large = Fraction(1, 10**6), 10**6  # the functionals' range (functionals.source refuses beyond)
+    if isinstance(sigma, Fraction) and isinstance(p, Fraction) and 0 < p < 1 and steps <= 10**18 and \
+            small <= 1 / sigma <= large and small <= p:
         from ..numeric.tradeoff.functionals import band_values, mixture_source
 
         mu_up, _, g = band_values([mixture_source(1 / sigma, p, symmetric=sampling != "poisson")], [steps], digits)

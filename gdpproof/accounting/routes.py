@@ -408,6 +408,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
         # the exact routes evaluate it there, the bracket route from its bracket at -eps
         value = checked("epsilon", epsilon)
+        if is_sympy(value) and value.is_Rational:
+            value = Fraction(int(value.p), int(value.q))
+        if isinstance(value, Fraction) and value != 0 and not Fraction(1, 10**100) <= abs(value) <= 10**1000:
+            # an eps of 1e-999999 was printed through its million-digit decimal
+            raise bad("epsilon", epsilon, "must be 0 or of a size within [1e-100, 1e1000]")
     if is_sympy(value) and value.is_Rational:
         value = Fraction(int(value.p), int(value.q))
     if not isinstance(value, Fraction):
@@ -483,7 +488,8 @@ def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], 
                      "rounded parameters (within one part in 2^52)")
     ordering = "both"
     if comp is not None and not all(loss.symmetric for loss, _ in parts):
-        ordering = comp.worse_ordering(b.upper if given == "delta" else abs(float(value)))
+        # beyond 1e300 the bracket is taken at 1e300 (a float of 1e999 is inf: "eps=inf", exit 2)
+        ordering = comp.worse_ordering(b.upper if given == "delta" else float(min(abs(value), 10**300)))
         names = [d.name for d in comp.directions]
         if negative and len(names) == 2:  # at eps < 0 the worse is the other one of the worse at -eps
             ordering = names[1] if ordering == names[0] else names[0]

@@ -26,10 +26,12 @@ def dec(x: Fraction | Decimal | None) -> str | None:
     if isinstance(x, Decimal):
         return str(x)
     d = x.denominator
-    for p in (2, 5):
+    # a short fraction only (a claim of 1e-999999 divided its denominator by 2 a million times)
+    short = abs(x.numerator).bit_length() + d.bit_length() <= 200
+    for p in (2, 5) if short else ():
         while d % p == 0:
             d //= p
-    if d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
+    if short and d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
         k = 0
         while 10**k % x.denominator:
             k += 1

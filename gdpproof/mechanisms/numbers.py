@@ -14,7 +14,8 @@ from ..errors import InvalidParameterError
 from ..numeric.engine import _rational as exact_numbers
 from ..numeric.engine._rational import is_sympy
 
-__all__ = ["exact_parameter", "count", "exact_sqrt", "sympy_rational", "to_fraction"]
+__all__ = ["exact_parameter", "count", "exact_sqrt", "sympy_rational", "to_fraction", "within_range",
+           "MAX_PARAMETER_EXPONENT"]
 
 
 def _sympy() -> Any:
@@ -85,6 +86,24 @@ def count(name: str, value: Any) -> int:
     if k < 1:
         raise bad(name, value, "must be a positive integer")
     return k
+
+
+#: The families' parameter range, 10^-E .. 10^E (``gdpproof.symbolic.tradeoff.MAX_PARAMETER_EXPONENT``,
+#: which loads sympy; tests/test_mechanisms.py checks that they agree).
+MAX_PARAMETER_EXPONENT = 100
+
+
+def within_range(name: str, value: Any, v: Any) -> Any:
+    """A family parameter's exact value, refused when it is a number other than 0 whose size is
+    outside [10^-100, 10^100] (:func:`gdpproof.symbolic.tradeoff.within_range`, without sympy for
+    a Fraction)."""
+    if not isinstance(v, Fraction):
+        return symbolic_tradeoffs().within_range(name, value, v)
+    if v != 0:
+        p, q, e = abs(v.numerator), v.denominator, MAX_PARAMETER_EXPONENT
+        if p * 10**e < q or p > q * 10**e:
+            raise bad(name, value, f"must be 0 or within [1e-{e}, 1e{e}]")
+    return v
 
 
 def to_fraction(v: Any) -> Fraction:

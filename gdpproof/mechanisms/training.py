@@ -14,7 +14,8 @@ from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
 from .numbers import count, exact_parameter
 from ..text import decimal_text, show_number
-from .values import GaussianMechanism, positive_finite
+from .base import MAX_RUNS
+from .values import GaussianMechanism
 from .wrappers import PoissonSampled, Repeated, SampledWithoutReplacement, relation
 
 #: The sampling schemes of :func:`dpsgd`.
@@ -58,7 +59,14 @@ def _positive_int(name: str, value: Any) -> int:
     n = count(name, value)
     if n < 1:
         raise bad(name, value, "must be an integer >= 1")
+    if n > MAX_COUNT:  # a dataset of 1e999999 records: its million-digit count was printed in the rule
+        raise bad(name, value, "must be at most 10^18")
     return n
+
+
+#: The largest dataset size, batch size or step count of a DP-SGD schedule (steps are refused
+#: above 10^9 later, with the rule that gave them).
+MAX_COUNT = 10**18
 
 
 def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = None, batch_size: Any = None,
@@ -130,10 +138,12 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
         t_rule = ""
         e = None
     else:
-        e = positive_finite("epochs", epochs)
+        e = exact_parameter("epochs", epochs, "positive")  # not a family parameter: 1e-400 epochs is one step
+        if not (isinstance(e, Fraction) or e.is_Rational):
+            raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
+        if e > MAX_RUNS * q:  # before the million-digit count 1e999999 epochs would give is formed
+            raise bad("epochs", epochs, "gives more than 10^9 steps")
         if not isinstance(e, Fraction) or not isinstance(q, Fraction):
-            if not e.is_Rational:
-                raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
             import sympy  # a symbolic sample rate (sqrt(2)/100)
 
             t = int(sympy.ceiling(e / q))

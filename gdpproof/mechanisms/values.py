@@ -13,7 +13,7 @@ from ..errors import bad
 from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from ..text import show_number
 from .base import LikelihoodAtom, Mechanism, set_frozen, simulated_float
-from .numbers import count, exact_parameter, sympy_rational
+from .numbers import count, exact_parameter, sympy_rational, within_range
 from .numbers import symbolic_composition as _composition, symbolic_losses as _sl, symbolic_tradeoffs as _tradeoffs
 from .numbers import sympy_module as _sympy
 
@@ -29,12 +29,32 @@ __all__ = ["GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse",
 
 
 def positive_finite(name: str, value: Any) -> Any:
-    """``value`` exactly (a Fraction; a sympy argument kept as sympy), finite and > 0."""
-    return exact_parameter(name, value, "positive")
+    """A mechanism's parameter, exactly: finite, > 0 and within the families' range [1e-100, 1e100]
+    (a sigma of 1e999999 squared its mu = 1e-999999 for minutes).
+
+    Args:
+        name: The parameter's name, for the error.
+        value: The parameter as given (a number or a decimal string).
+
+    Returns:
+        The exact value (a Fraction; a sympy argument that is not rational, as given).
+
+    Raises:
+        InvalidParameterError: It is not a finite number > 0, or lies outside [1e-100, 1e100].
+
+    Examples:
+        >>> positive_finite("sigma", "0.5")
+        Fraction(1, 2)
+        >>> positive_finite("sigma", "1e-999999")
+        Traceback (most recent call last):
+        ...
+        gdpproof.errors.InvalidParameterError: sigma='1e-999999' must be 0 or within [1e-100, 1e100]
+    """
+    return within_range(name, value, exact_parameter(name, value, "positive"))
 
 
 def _nonneg_finite(name: str, value: Any) -> Any:
-    return exact_parameter(name, value, "nonnegative")
+    return within_range(name, value, exact_parameter(name, value, "nonnegative"))
 
 
 @dataclass(frozen=True, repr=False)

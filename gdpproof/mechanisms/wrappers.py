@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotSupportedError, bad
 from ..text import show_number
-from .numbers import count, exact_parameter
+from .numbers import count, exact_parameter, within_range
 from .numbers import symbolic_composition as _composition
 
 if TYPE_CHECKING:
@@ -135,6 +135,7 @@ class PoissonSampled(Subsampled):
     def __post_init__(self) -> None:
         self._check_inner()
         q = exact_parameter("sample_rate", self.sample_rate, "probability")
+        within_range("sample_rate", self.sample_rate, q)
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = relation(self.neighbours)

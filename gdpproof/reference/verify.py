@@ -338,6 +338,10 @@ def _tolerance(rtol: Real) -> Fraction:
         q = None
     if not isinstance(q, Fraction) or not 0 <= q < 1:
         raise InvalidParameterError(argument="rtol", value=rtol, rule="must be a number in [0, 1)")
+    if q and (q.numerator * 10**100 < q.denominator or q.denominator.bit_length() > 4096):
+        # a tolerance of 1e-999999 is shown as a Decimal made from its million-digit denominator
+        raise InvalidParameterError(argument="rtol", value=rtol, rule="must be 0 or in [1e-100, 1) (with at most "
+                                    "about 1,200 digits)")
     return q
 
 

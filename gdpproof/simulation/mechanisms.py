@@ -40,8 +40,16 @@ def _positive(name: str, value: Any, *, integer: bool = False, upper: float = ma
     return v
 
 
-#: Largest sensitivity/sigma simulated (its square must stay a finite double, with room).
-MAX_SHIFT = 1e100
+#: The mu of a simulated Gaussian or Laplace mechanism's theory lies in [MIN_SHIFT, MAX_SHIFT): the
+#: trade-off families' range (a double 1e100 is above 10^100), where the squared shift is a finite
+#: double.  Beyond it the curve is Id or 0 at every alpha a simulation can resolve.
+MIN_SHIFT, MAX_SHIFT = 1e-100, 1e100
+
+
+def _theory_mu(name: str, value: Any, mu: float, ratio: str) -> None:
+    if not MIN_SHIFT <= mu < MAX_SHIFT:
+        rule = f"must make {ratio} (the theory's mu) within [{MIN_SHIFT:g}, {MAX_SHIFT:g}), not {mu:g}"
+        raise InvalidParameterError(f"{name}={value!r} {rule}", argument=name, value=value, rule=rule)
 
 
 class Mechanism(ABC):
@@ -93,11 +101,8 @@ class GaussianMechanism(Mechanism):
         self.sigma = _positive("sigma", sigma)
         self.dim = _positive("dim", dim, integer=True, upper=10**6)
         self.steps = _positive("steps", steps, integer=True, upper=10**6)
-        if self.sensitivity / self.sigma > MAX_SHIFT:  # the squared shift would overflow a double
-            raise InvalidParameterError(
-                f"sensitivity/sigma={self.sensitivity / self.sigma:g} must be at most {MAX_SHIFT:g} (beyond it the "
-                "trade-off curve is 0 at every alpha a simulation can resolve)", argument="sigma", value=sigma,
-                rule=f"must make sensitivity/sigma at most {MAX_SHIFT:g}")
+        # the squared shift must stay a finite double, and the theory's mu a parameter of G_mu
+        _theory_mu("sigma", sigma, math.sqrt(self.steps) * self.sensitivity / self.sigma, "sqrt(steps) sensitivity/sigma")
         self.shift = np.full(self.dim, self.sensitivity / math.sqrt(self.dim))
         self.name = (f"gaussian_mechanism(sensitivity={self.sensitivity:g}, sigma={self.sigma:g}, "
                      f"dim={self.dim}, steps={self.steps})")
@@ -242,6 +247,7 @@ class LaplaceMechanism(Mechanism):
     def __init__(self, sensitivity: float = 1.0, scale: float = 1.0) -> None:
         self.sensitivity = _positive("sensitivity", sensitivity)
         self.scale = _positive("scale", scale)
+        _theory_mu("scale", scale, self.sensitivity / self.scale, "sensitivity/scale")
         self.name = f"laplace_mechanism(sensitivity={self.sensitivity:g}, scale={self.scale:g})"
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:

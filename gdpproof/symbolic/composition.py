@@ -21,13 +21,13 @@ from typing import Any
 import sympy
 from sympy import Piecewise, exp, log, sqrt
 
-from .._args import exact, probability
+from .._args import exact, nonnegative, probability
 from ..errors import bad
 from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
 from ..text import show
 from .special import fold, implicit_inverse, rr_composed, rr_composed_delta
 from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
-from .tradeoff import TradeOff, eps_delta, gaussian, identity, randomized_response
+from .tradeoff import TradeOff, eps_delta, gaussian, identity, randomized_response, within_range
 
 __all__ = ["compose", "self_compose", "rr_composition", "subsample", "with_delta"]
 
@@ -81,9 +81,7 @@ def rr_composition(epsilon: Any, n: Any) -> TradeOff:
     from .symbols import epsilon as E
     from .symbols import n as N
 
-    e = exact("epsilon", epsilon)
-    if e.is_number and not e.is_nonnegative:
-        raise bad("epsilon", epsilon, "must be >= 0")
+    e = within_range("epsilon", epsilon, nonnegative("epsilon", epsilon))
     k = count("n", n)
     if k > MAX_RR_N:
         raise bad("n", n, f"must be at most 10^12 (got {show(k)})")
@@ -358,7 +356,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     """
     if not isinstance(f, TradeOff):
         raise InvalidParameterError(f"f={f!r} must be a TradeOff")
-    q = probability("p", p_)
+    q = within_range("p", p_, probability("p", p_))
     if q == 0:
         return identity()
     if q == 1 and f.symmetric:

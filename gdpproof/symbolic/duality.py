@@ -20,6 +20,7 @@ __all__ = [
     "MU",
     "DELTA",
     "MU_FROM_PURE_EPSILON",
+    "MU_AT_ZERO_EPSILON",
     "GAUSSIAN_TOUCHING_ALPHA",
     "DELTA_AT_NEGATIVE_EPSILON",
     "piecewise_form",
@@ -40,6 +41,11 @@ DELTA = delta
 #: epsilon-DP implies mu-GDP with mu = -2 Phi^{-1}(1/(1 + e^epsilon)), and no smaller mu
 #: (f_{epsilon,0} touches G_mu at alpha = 1/(1 + e^epsilon)); see derivations/d05_pure_dp_to_gdp.py.
 MU_FROM_PURE_EPSILON = -2 * Phi_inv(1 / (1 + sympy.exp(epsilon)))
+
+#: The largest mu with delta_mu(0) <= delta: delta_mu(0) = Phi(mu/2) - Phi(-mu/2) = erf(mu/(2 sqrt 2))
+#: (DRS Cor. 2.13 at epsilon = 0), so mu = 2 Phi^{-1}((1 + delta)/2) = 2 sqrt(2) erfinv(delta); in
+#: erfinv form a delta of 1e-100000 needs no 332,000-bit 1 + delta.
+MU_AT_ZERO_EPSILON = 2 * sympy.sqrt(2) * sympy.erfinv(delta)
 
 #: The alpha where the supporting line 1 - delta(epsilon) - e^epsilon alpha touches G_mu
 #: (DRS Prop. 2.12 with Cor. 2.13): Phi(-epsilon/mu - mu/2).

@@ -390,8 +390,44 @@ LAPLACE = Piecewise(
 )
 
 
+#: A family's mu or epsilon, when a number other than 0, lies within 10^+-this: beyond, its curve
+#: is Id or 0 to hundreds of digits, and sympy's tests of it (1/10^999999 >= 0 took 11 s) and the
+#: float paths' conversions do not end or overflow.
+MAX_PARAMETER_EXPONENT = 100
+
+
 def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
-    return nonnegative(name, value)
+    return within_range(name, value, nonnegative(name, value))
+
+
+def within_range(name: str, value: Any, v: sympy.Expr) -> sympy.Expr:
+    """A family parameter's exact value, refused when it is a number other than 0 whose size is
+    outside [10^-MAX_PARAMETER_EXPONENT, 10^MAX_PARAMETER_EXPONENT].
+
+    Args:
+        name: The argument's name, for the error.
+        value: The value as the caller gave it, for the error.
+        v: Its exact value (a sympy expression; a symbol or an irrational passes unchecked).
+
+    Returns:
+        ``v``.
+
+    Raises:
+        InvalidParameterError: ``v`` is a rational other than 0 outside the range.
+
+    Examples:
+        >>> within_range("mu", "1e-100", sympy.Rational(1, 10**100)) == sympy.Rational(1, 10**100)
+        True
+        >>> within_range("mu", "1e101", sympy.Integer(10**101))
+        Traceback (most recent call last):
+        ...
+        gdpproof.errors.InvalidParameterError: mu='1e101' must be 0 or within [1e-100, 1e100]
+    """
+    if v.is_Rational and v != 0:
+        p, q = abs(int(v.p)), int(v.q)
+        if p * 10**MAX_PARAMETER_EXPONENT < q or p > q * 10**MAX_PARAMETER_EXPONENT:
+            raise bad(name, value, f"must be 0 or within [1e-{MAX_PARAMETER_EXPONENT}, 1e{MAX_PARAMETER_EXPONENT}]")
+    return v
 
 
 def gaussian(mu: Any) -> TradeOff:

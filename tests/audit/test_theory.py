@@ -77,7 +77,7 @@ def test_simulate_cli_takes_k_for_randomized_response(capsys):
     assert "--k=3 does not apply to mechanism laplace" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("scale", ["1e-3", "0.0014", "1e-300"])
+@pytest.mark.parametrize("scale", ["1e-3", "0.0014", "1.0000001e-100"])
 def test_laplace_at_a_small_scale_is_inside_its_band_not_a_nan_violation(scale, capsys):
     # issue 33: e^mu overflows for mu > 709.78, and the float kernel's 1 - e^mu * alpha at alpha = 0
     # was NaN, printed as "max deviation = nan ... OUTSIDE the band"; f(0) = 1 (full support)
@@ -88,6 +88,20 @@ def test_laplace_at_a_small_scale_is_inside_its_band_not_a_nan_violation(scale, 
     assert main(["simulate", "laplace", "--scale", scale, "--samples", "10000", "--seed", "1", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"inside": true' in out and "nan" not in out
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["laplace", "--scale", "1e-300"], "--scale='1e-300' must make sensitivity/scale (the theory's mu) within "
+                                       "[1e-100, 1e+100), not 1e+300"),
+    (["gaussian", "--sigma", "1e200"], "--sigma='1e200' must make sqrt(steps) sensitivity/sigma (the theory's mu) "
+                                       "within [1e-100, 1e+100), not 1e-200"),
+])
+def test_a_theory_beyond_the_families_range_is_refused_naming_the_option(argv, shown, capsys):
+    # the trade-off families take mu = 0 or within [1e-100, 1e100]: the error named mu, not the option
+    from gdpproof.cli import main
+
+    assert main(["simulate", *argv, "--samples", "1000", "--seed", "1"]) == 2
+    assert capsys.readouterr().err == f"gdpproof: error: {shown}\n"
 
 
 def test_a_curve_check_refuses_a_theory_that_is_not_finite():

@@ -99,7 +99,7 @@ def test_check_exit_codes(capsys):
         (["tradeoff", "nope", "--alpha", "0.5"], "invalid choice"),
         (["convert", "--mu", "1", "--eps", "nan"], "must not be NaN"),
         (["convert", "--mu", "1", "--eps", "1", "--digits", "0"], "--digits=0 must be between 1 and 4000"),
-        (["check", "laplace", "--mu", "1", "--points", "1"], "--points=1 must be at least 2"),
+        (["check", "laplace", "--mu", "1", "--points", "1"], "--points=1 must be an integer in [2, 100,000]"),
         (["tradeoff", "eps-delta", "--eps", "1", "--delta", "2", "--alpha", "0.1"], "--delta='2' must be in [0, 1]"),
         (["convert", "--mu", "1"], "exactly two of --mu, --eps, --delta"),
         (["convert", "--mu", "1", "--eps", "1", "--delta", "0.1"], "exactly two of --mu, --eps, --delta"),

@@ -369,5 +369,9 @@ def test_mu_near_zero_is_galloped_to_or_refused_at_the_precision_limit():
     ctx = CTX.clone()
     ctx.dps = 40
     assert_certified(m, _frac(ctx.sqrt(2 * ctx.pi) * ctx.mpf(10) ** -10000), 20)
+    # at eps = 0 itself the closed form answers (sqrt(2 pi) delta is within delta^3 of it, relative);
+    # at an eps just above 0 the search still needs more than the limit and says so at once
+    assert_certified(gdpproof.mu_from_epsilon_delta(0, "1e-100000", digits=20),
+                     _frac(ctx.sqrt(2 * ctx.pi) * ctx.mpf(10) ** -100000), 20)
     with pytest.raises(gdpproof.PrecisionError, match="65,536 bits of precision, the limit"):
-        gdpproof.mu_from_epsilon_delta(0, "1e-100000")
+        gdpproof.mu_from_epsilon_delta("1e-100010", "1e-100000")

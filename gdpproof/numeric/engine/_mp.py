@@ -171,8 +171,15 @@ def _fraction_of_exact_arb(x: flint.arb) -> Fraction:
 _RADIUS_FLOOR_BITS = 1 << 16
 
 
+#: A ball whose midpoint or radius is beyond 2^+-this has no endpoints as Fractions (None, as for
+#: a ball that is not finite): the integers would not fit in memory (2^(1e60), from e^(1e60)).
+#: Tails of tightest_mu reach 2^(7e7), within it.
+_MAX_ENDPOINT_BITS = 1 << 27
+
+
 def arb_endpoints(x: flint.arb) -> tuple[Fraction, Fraction] | None:
-    """Lower and upper endpoints of a finite ball as Fractions (None if it is not finite).
+    """Lower and upper endpoints of a finite ball as Fractions (None if it is not finite, or
+    beyond 2^+-_MAX_ENDPOINT_BITS).
 
     The interval returned contains the ball; it is the ball itself unless the radius is more
     than :data:`_RADIUS_FLOOR_BITS` bits below the midpoint, when it is widened to that level.
@@ -180,6 +187,9 @@ def arb_endpoints(x: flint.arb) -> tuple[Fraction, Fraction] | None:
     if not x.is_finite():
         return None
     mid_ball, rad_ball = x.mid(), x.rad()
+    for end in (mid_ball, rad_ball):
+        if not end.is_zero() and abs(int(end.man_exp()[1])) > _MAX_ENDPOINT_BITS:
+            return None
     if not mid_ball.is_zero() and not rad_ball.is_zero():
         m_man, m_exp = mid_ball.man_exp()
         r_man, r_exp = rad_ball.man_exp()

@@ -331,12 +331,17 @@ def arb_rr_delta(n_ball: flint.arb, eps: flint.arb, eps_prime: flint.arb) -> fli
         e_lo, e_hi = _ends(eps)
         p_lo, p_hi = _ends(eps_prime)
         return arb_rr_delta(n_ball, e_lo, p_hi).union(arb_rr_delta(n_ball, e_hi, p_lo))
-    lo = math.floor(float(r.mid()))
     cands = set()
-    for k in range(lo - 2, lo + 3):
-        # J = k + 1 when k < r <= k + 1
-        if not (r <= k) and not (r > k + 1):
-            cands.add(min(max(k + 1, 0), n + 1))
+    if r <= 0:  # no k counts (eps' at or above eps n; r is -5e399 at eps' = 1e400, beyond a float)
+        cands.add(0)
+    elif r > n:  # every k of 0..n counts
+        cands.add(n + 1)
+    else:
+        lo = math.floor(float(r.mid()))
+        for k in range(lo - 2, lo + 3):
+            # J = k + 1 when k < r <= k + 1
+            if not (r <= k) and not (r > k + 1):
+                cands.add(min(max(k + 1, 0), n + 1))
     if not cands:
         return flint.arb.nan()
     q0 = _q0(eps)

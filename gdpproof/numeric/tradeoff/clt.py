@@ -23,7 +23,7 @@ from typing import Any
 import flint
 import sympy
 
-from ...errors import InvalidParameterError
+from ...errors import InvalidParameterError, bad
 from ...text import show
 from ...symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
 from ...symbolic.composition import count
@@ -71,8 +71,15 @@ NON_SYMMETRIC_NOTE = (
 # ---------------------------------------------------------------------------------------------
 
 
+#: The most compositions the CLT is computed for: its exact last resort takes square roots of n
+#: times rationals, which sympy factors (a 5,000-digit n took 453 s).
+MAX_CLT_N = 10**18
+
+
 def _factors(fs: Any, n: Any) -> tuple[list[Any], list[int]]:
     k = count("n", n)
+    if k > MAX_CLT_N:
+        raise bad("n", n, "must be at most 10^18")
     items = [fs] if isinstance(fs, TradeOff) else list(fs)
     if not items:
         raise InvalidParameterError("fs=[] must contain at least one trade-off function")

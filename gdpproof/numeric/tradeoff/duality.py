@@ -16,7 +16,7 @@ import flint
 import sympy
 
 from ..._args import exact, probability
-from ...errors import InvalidParameterError, PrecisionError, SymbolicError
+from ...errors import InvalidParameterError, PrecisionError, SymbolicError, bad
 from ...text import show
 from ...symbolic import duality as sd
 from ...symbolic.parse import formula
@@ -31,6 +31,7 @@ from ..engine.certify import Certified, check_request, arb_function, certify, ce
 from ..engine.evaluate import parse_alpha
 from ..engine.optimize import arb_of_fraction, branch_and_bound_sup, concave_sup, monotone_crossing
 from .solve import delta_from_epsilon
+from ...symbolic.composition import is_identity
 from ...symbolic.special import fold
 
 __all__ = [
@@ -220,6 +221,10 @@ def _reflected_delta(f: Any, e: sympy.Expr, digits: int) -> Certified:
     raise PrecisionError(f"could not certify {digits} digits of the delta of {f!r} at epsilon={show(e)}")
 
 
+#: The largest |epsilon| delta_value takes for a family other than the Gaussian.
+MAX_EPSILON = 10**100
+
+
 def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
     """delta(epsilon) = 1 + f*(-e^epsilon), rounded up (see TradeOff.delta)."""
     check_request(digits, "up")
@@ -233,6 +238,10 @@ def delta_value(f: Any, epsilon: Any, *, digits: int) -> Certified:
             fm = float(m) if m < 2**1000 else math.inf
             return delta_from_epsilon(fm if fm == m else m, epsilon, digits=digits)
     e = _epsilon(epsilon)
+    if e.is_Rational and abs(e) > MAX_EPSILON:
+        # e^(1e999999) is what the conjugate and sympy's sign tests evaluate: mpmath computes log 2
+        # to millions of bits for it, for minutes
+        raise bad("epsilon", epsilon, "must be within [-1e100, 1e100]")
     syms, vals = f._numeric_params()
     if _envelope_delta_is_zero(f, e):
         return Certified(0, digits=digits, rounding="up", method="exact")
@@ -329,7 +338,7 @@ def tightest_mu(f: Any, *, digits: int) -> Certified:
     f0 = _endpoint(f, 0)
     if f0 is not None and f0 < 1:
         return Certified("Infinity", digits=digits, rounding="up", method="exact")
-    if (f.name == "identity" or (f.name == "laplace" and params[sd.MU] == 0)
+    if (is_identity(f)  # by its parameters: rr_composition at eps = 0 left branch and bound unsettled
             or sympy.simplify(sd.piecewise_form(f.expr) - (1 - ALPHA)) == 0):
         return Certified(0, digits=digits, rounding="up", method="exact")  # Id = G_0
     z = sympy.Symbol("z", real=True)

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import flint
 
-from ...errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError
+from ...errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, bad
 from ..engine._mp import arb_from_exact, arb_precision, mpf_from_exact, mpf_to_fraction, private_context
 from ..engine.certified import GUARD_DIGITS, Certified, check_request, decimal, certify_enclosure, round_fraction
 
@@ -329,6 +329,10 @@ def _crossing(ctx: Any, u: Callable[[Any], Any], a: Any, b: Any, level: Any) -> 
     return (lo + hi) / 2
 
 
+#: Families whose CLT functionals are closed forms valid at every parameter value.
+CLOSED_EVERYWHERE = frozenset({"gaussian", "randomized_response", "eps_delta", "identity"})
+
+
 @functools.lru_cache(maxsize=256)
 def source(f: Any) -> _Source:
     from ...symbolic.tradeoff import TradeOff
@@ -336,6 +340,15 @@ def source(f: Any) -> _Source:
     if not isinstance(f, TradeOff):
         raise InvalidParameterError(f"f={f!r} must be a TradeOff")
     f._numeric_params()  # symbolic parameters are refused here
+    if f.name not in CLOSED_EVERYWHERE:
+        import sympy  # a TradeOff exists: sympy is loaded
+
+        for name, v in f.parameters.items():
+            if v.is_Rational and v != 0 and not sympy.Rational(1, 10**6) <= abs(v) <= 10**6:
+                # quadrature and the series of the subsampled Gaussian overflowed or did not end there
+                raise bad(name, v, f"must be 0 or within [1e-6, 1e6] for the CLT functionals of "
+                          f"{f.name} (only the Gaussian and randomized response have them in closed form at "
+                          "every value)")
     if f.name == "subsampled_gaussian":
         par = f.parameters
         return _SubsampledGaussian(par["mu"], par["p"])

@@ -18,7 +18,7 @@ time (:mod:`gdpproof.numeric.engine._kernels`); float and int arguments go to ar
 no Fraction on the way.  So delta from epsilon, epsilon from delta, mu and sigma
 from (epsilon, delta) import neither sympy nor scipy for plain arguments (int, float, Fraction,
 Decimal, decimal strings); sympy is loaded only for sympy arguments and for the conversions
-that compile other expressions (pure DP, error rates).
+that compile other expressions (pure DP, error rates, mu and sigma at epsilon = 0).
 """
 
 from __future__ import annotations
@@ -154,8 +154,14 @@ def _exact_gaussian(log: bool, e: Fraction, m: Fraction) -> Any:
     from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_LOG_DUAL
     from ..engine.certify import exact_substitution
 
+    if any(max(abs(v.numerator).bit_length(), v.denominator.bit_length()) > EXACT_MAX_BITS for v in (e, m)):
+        return None  # sympy's substitution at mu = 1e999999 did not end; no short decimal is there to settle
     expr = GAUSSIAN_LOG_DUAL if log else GAUSSIAN_DUAL
     return exact_substitution(expr, (EPS, MU), (_sympy_number(e), _sympy_number(m)))
+
+
+#: The exact last resort of the dual's certification takes arguments of at most this many bits.
+EXACT_MAX_BITS = 4096
 
 
 def _inf(digits: int, rounding: str) -> Certified:
@@ -677,11 +683,24 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
         return _zero(digits, "down")
     if d == 1:
         return _inf(digits, "down")
+    if e == 0:
+        return _at_zero_epsilon(1, d, digits, "down")
     ef, df = e, d
     _solvable("epsilon", epsilon, ef)
     est = _mu_estimate(ef, df, working_bits(digits))
     return certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
                              increasing_ok=False)
+
+
+def _at_zero_epsilon(sensitivity: Fraction, d: Fraction, digits: int, rounding: str) -> Certified:
+    """At epsilon = 0 the root has a closed form, mu = 2 sqrt(2) erfinv(delta) (sigma = sensitivity /
+    mu when rounding up): the search would need a precision beyond the limit for a delta of 1e-100000."""
+    from ...symbolic.duality import DELTA, MU_AT_ZERO_EPSILON
+    from ..engine.certify import certify
+
+    expr = MU_AT_ZERO_EPSILON if rounding == "down" else _sympy_number(sensitivity) / MU_AT_ZERO_EPSILON
+    return certify(expr, (DELTA,), (_sympy_number(d),), digits=digits, rounding=rounding,
+                   what="mu at epsilon = 0" if rounding == "down" else "sigma at epsilon = 0")
 
 
 def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
@@ -719,6 +738,8 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
         return _zero(digits, "up")
     if d == 0:
         return _inf(digits, "up")
+    if e == 0:
+        return _at_zero_epsilon(s, d, digits, "up")
     ef, df, sf = e, d, s
     _solvable("epsilon", epsilon, ef)
     est = sf / _mu_estimate(ef, df, working_bits(digits))

@@ -23,6 +23,7 @@ import flint
 import sympy
 
 from ..._args import sympy_value
+from ...errors import bad as bad_argument
 from ...symbolic.duality import piecewise_form
 from ...symbolic.symbols import SYMPY_GAVE_UP
 from ...symbolic.symbols import alpha as ALPHA
@@ -166,6 +167,10 @@ def _huge(v: Any) -> bool:
         return False
 
 
+#: The largest grid check_tradeoff evaluates (a ball evaluation a point, several checks a pair).
+MAX_POINTS = 100_000
+
+
 def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityReport:
     """Check that ``f`` is a trade-off function (convex, continuous, non-increasing, <= 1 - alpha).
 
@@ -187,6 +192,8 @@ def check_tradeoff(f: Any, *, points: int = 64, digits: int = 20) -> ValidityRep
         >>> r.ok, r["convex"].status
         (False, 'refuted')
     """
+    if isinstance(points, bool) or not isinstance(points, int) or not 2 <= points <= MAX_POINTS:
+        raise bad_argument("points", points, f"must be an integer in [2, {MAX_POINTS:,}]")
     syms, vals = f._numeric_params()
     expr = f.expr
     from ...symbolic.special import implicit_inverse, rr_composed, rr_composed_slope, symmetrized

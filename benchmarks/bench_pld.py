@@ -11,9 +11,18 @@ For each configuration (Poisson-subsampled Gaussian, add/remove neighbours, delt
   gdpproof's bracket (eps is gdpproof's upper end, so at eps = 25 prv is not asked for 40x the
   precision); its estimate is compared and both relative widths are printed;
 - dp_accounting ``from_gaussian_mechanism(sigma, sampling_prob=p, value_discretization_interval=1e-4,
-  use_connect_dots=True).self_compose(T).get_epsilon_for_delta`` (pessimistic, both orderings);
+  use_connect_dots=True).self_compose(T).get_epsilon_for_delta`` (pessimistic, both orderings),
+  at its documented default interval 1e-4 and at the *matched* interval: the coarsest of 1e-2,
+  3e-3, 1e-3, 3e-4 and 1e-4 whose estimate lies within 0.5% of the truth (the midpoint of
+  gdpproof's 0.1%-wide bracket, itself within 0.05% of it), the accuracy a user of it would
+  choose knowing the answer;
+- gdpproof's 0.1%-wide bracket (``rel_width=0.001``), against prv_accountant at 1%
+  (``--narrow``, on by default);
 
-and says whether each peer's epsilon lies in gdpproof's bracket (otherwise by how much it is
+Each peer's set-up is printed beside its figure.  The ratios the targets speak of: gdpproof's
+1% bracket over dp_accounting at the matched interval (target <= 2), and gdpproof's 0.1%
+bracket over prv_accountant at 1% (target <= 1).  The run also says whether each peer's epsilon
+lies in gdpproof's bracket (otherwise by how much it is
 outside, absolute and relative).  Times are the best of ``--repeats`` runs after one warm-up of
 every method, wall and CPU side by side (CPU is the steadier on a shared machine); ratios are
 gdpproof's CPU time over each peer's, and the T-scaling at sigma = 1, p = 0.01:
@@ -61,7 +70,14 @@ CONFIGS = [
     Config("sigma=1.0, p=0.01, T=100000", 1.0, 0.01, 100000),
     Config("sigma=1.0, p=0.01, T=100", 1.0, 0.01, 100),
     Config("sigma=1.0, p=0.01, T=1000000", 1.0, 0.01, 1000000),
+    Config("sigma=2.0, p=0.001, T=100", 2.0, 0.001, 100),
 ]
+
+#: dp_accounting's intervals tried for the matched one, coarsest first.
+DPA_INTERVALS = (1e-2, 3e-3, 1e-3, 3e-4, 1e-4)
+
+#: The matched interval's estimate lies within this relative distance of the truth.
+DPA_MATCH = 0.005
 
 
 @dataclass
@@ -77,6 +93,10 @@ class Row:
     how: str = "coupling"  # the discretization of the final grid (pairs or coupling)
     peers: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # name -> (eps, CPU time, extra)
     walls: dict[str, float] = field(default_factory=dict)
+    setups: dict[str, str] = field(default_factory=dict)  # name -> the peer's set-up, as run
+    narrow: Bound | None = None  # gdpproof's 0.1% bracket
+    t_narrow: float = 0.0
+    how_narrow: str = ""
 
 
 def best_of(fn: Callable[[], R], repeats: int) -> tuple[R, float, float]:
@@ -120,16 +140,29 @@ def prv_runner(rel_width: float) -> Callable[[Config, float], tuple[float, str]]
     return run
 
 
-def dpa_runner(interval: float) -> Callable[[Config, float], tuple[float, str]] | None:
+def dpa_runner(interval: float | None) -> Callable[[Config, float], tuple[float, str]] | None:
+    """dp_accounting's PLD at ``interval``, or (None) at the matched interval of each configuration:
+    the coarsest of DPA_INTERVALS whose estimate is within DPA_MATCH of the truth (the ``eps``
+    passed, the midpoint of gdpproof's 0.1% bracket); found once per configuration, untimed."""
     try:
         from dp_accounting.pld import privacy_loss_distribution as pld
     except ImportError:
         return None
 
-    def run(c: Config, eps: float) -> tuple[float, str]:
-        d = pld.from_gaussian_mechanism(c.sigma, sampling_prob=c.p, value_discretization_interval=interval,
+    def at(c: Config, iv: float) -> float:
+        d = pld.from_gaussian_mechanism(c.sigma, sampling_prob=c.p, value_discretization_interval=iv,
                                         use_connect_dots=True)
-        return float(d.self_compose(c.steps).get_epsilon_for_delta(DELTA)), ""
+        return float(d.self_compose(c.steps).get_epsilon_for_delta(DELTA))
+
+    matched: dict[Config, float] = {}
+
+    def run(c: Config, eps: float) -> tuple[float, str]:
+        if interval is not None:
+            return at(c, interval), f"interval {interval:g}"
+        if c not in matched:
+            matched[c] = next((iv for iv in DPA_INTERVALS if abs(at(c, iv) - eps) <= DPA_MATCH * eps),
+                              DPA_INTERVALS[-1])
+        return at(c, matched[c]), f"interval {matched[c]:g} (coarsest within {DPA_MATCH:.1%} of the truth)"
     return run
 
 
@@ -146,22 +179,47 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b > 0 else "n/a"
 
 
+def targets(r: Row) -> str:
+    """The two targets: 1% bracket <= 2 x dp_accounting at the matched interval, 0.1% bracket
+    <= 1 x prv_accountant at 1%."""
+    out = []
+    if "dp_accounting matched" in r.peers:
+        x = r.t_gdp / r.peers["dp_accounting matched"][1]
+        out.append(f"1% / dp_accounting matched {x:.2f}x ({'met' if x <= 2 else 'NOT met'}, <= 2)")
+    if "prv_accountant" in r.peers and r.narrow is not None:
+        x = r.t_narrow / r.peers["prv_accountant"][1]
+        out.append(f"0.1% / prv_accountant 1% {x:.2f}x ({'met' if x <= 1 else 'NOT met'}, <= 1)")
+    return "; ".join(out) or "n/a"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="best of N timed runs per method (default 3)")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table for the README")
-    ap.add_argument("--configs", default="1,2,3,4,5,6,7,8", help="comma-separated configuration numbers (1-8)")
+    ap.add_argument("--configs", default="1,2,3,4,5,6,7,8,9", help="comma-separated configuration numbers (1-9)")
     ap.add_argument("--rel-width", type=float, default=0.01,
                     help="gdpproof rel_width; prv's eps_error is half of it times eps (a +- half-width)")
     ap.add_argument("--peers-on-scaling", action="store_true",
                     help="run the peers on configurations 7 and 8 (T = 1e2, 1e6) too")
     ap.add_argument("--dpa-interval", type=float, default=1e-4,
-                    help="dp_accounting value_discretization_interval (default 1e-4)")
+                    help="dp_accounting value_discretization_interval (default 1e-4), beside the matched one")
+    ap.add_argument("--no-narrow", dest="narrow", action="store_false",
+                    help="skip gdpproof's 0.1%% bracket (and the matched interval, which needs its truth)")
     args = ap.parse_args()
     chosen = [CONFIGS[int(i) - 1] for i in args.configs.split(",")]
 
     runners: dict[str, Callable[[Config, float], tuple[float, str]]] = {}
-    for name, runner in (("prv_accountant", prv_runner(args.rel_width)), ("dp_accounting", dpa_runner(args.dpa_interval))):
+    setups = {
+        "prv_accountant": f"PRVAccountant(PoissonSubsampledGaussianMechanism, eps_error={args.rel_width / 2:g} x eps, "
+                          "delta_error=1e-10)",
+        "dp_accounting": f"from_gaussian_mechanism(value_discretization_interval={args.dpa_interval:g}, "
+                         "use_connect_dots=True), pessimistic",
+        "dp_accounting matched": "the same at the coarsest interval within 0.5% of the truth",
+    }
+    candidates = [("prv_accountant", prv_runner(args.rel_width)), ("dp_accounting", dpa_runner(args.dpa_interval))]
+    if args.narrow:
+        candidates.append(("dp_accounting matched", dpa_runner(None)))
+    for name, runner in candidates:
         if runner is None:
             print(f"{name}: not installed, skipped")
         else:
@@ -170,8 +228,9 @@ def main() -> None:
     # Warm-up: every method once on configuration 1 (imports, scipy/numpy FFT plans, caches).
     dpsgd_epsilon(1.0, 0.01, 1000, DELTA)
     gdpproof.dpsgd_mu(1.0, 0.01, 1000, delta=DELTA, exact=False, gamma=False, digits=10)
-    for runner in runners.values():
-        runner(CONFIGS[0], 1.8)
+    for name, runner in runners.items():
+        if name != "dp_accounting matched":
+            runner(CONFIGS[0], 1.8)
 
     rows: list[Row] = []
     for c in chosen:
@@ -182,33 +241,49 @@ def main() -> None:
         grid = max(len(d.lattice.w) for d in br.composition.directions if getattr(d, "lattice", None) is not None)
         row = Row(c, float(acc.eps_clt), br.eps, t_gdp, w_gdp, fft_limit(grid, args.repeats), grid,
                   br.composition.passes, getattr(br.composition, "discretization", "coupling"))
-        scaling_only = c in CONFIGS[6:] and not args.peers_on_scaling
+        truth = float(br.eps.upper)
+        if args.narrow:
+            nb, row.t_narrow, _ = best_of(lambda: dpsgd_epsilon(c.sigma, c.p, c.steps, DELTA, rel_width=0.001),
+                                          args.repeats)
+            row.narrow, row.how_narrow = nb.eps, getattr(nb.composition, "discretization", "coupling")
+            truth = 0.5 * (nb.eps.lower + nb.eps.upper)
+        scaling_only = c in CONFIGS[6:8] and not args.peers_on_scaling
         for name, runner in ({} if scaling_only else runners).items():
-            (eps, extra), t, w = best_of(lambda: runner(c, float(br.eps.upper)), args.repeats)
+            if name == "dp_accounting matched":
+                runner(c, truth)  # find the interval, untimed
+            (eps, extra), t, w = best_of(lambda: runner(c, truth if name == "dp_accounting matched"
+                                                         else float(br.eps.upper)), args.repeats)
             row.peers[name] = (eps, t, extra)
             row.walls[name] = w
+            row.setups[name] = setups[name]
         rows.append(row)
 
     print(f"delta = {DELTA:g}; gdpproof rel_width = {args.rel_width:g}; prv_accountant eps_error = "
           f"{args.rel_width / 2:g} x eps, delta_error = 1e-10; dp_accounting interval = {args.dpa_interval:g}, "
           f"connect-the-dots; best of {args.repeats}; times CPU (wall); ratios of CPU times")
+    print("set-ups: " + "; ".join(f"{n}: {setups[n]}" for n in runners))
     if args.markdown:
-        head = ["configuration", "CLT eps", "gdpproof bracket (rel. width, time)", "prv_accountant eps",
-                "dp_accounting eps", "time ratios (gdpproof / peer)"]
+        head = ["configuration", "CLT eps", "gdpproof bracket (rel. width, time)", "gdpproof 0.1% bracket",
+                "prv_accountant eps", "dp_accounting eps (1e-4)", "dp_accounting eps (matched)",
+                "time ratios (gdpproof / peer)", "targets"]
         print("| " + " | ".join(head) + " |")
         print("|" + " --- |" * len(head))
         for r in rows:
             cells = [r.cfg.label.replace("sigma", "σ"), f"{r.clt:.4f}",
                      f"[{r.bracket.lower:.4f}, {r.bracket.upper:.4f}] ({r.bracket.relative_width:.2%}, "
-                     f"{r.t_gdp:.2f} s CPU, {r.passes} passes, {r.how}, {r.t_gdp / r.t_fft:.0f} x one FFT squaring of "
-                     f"{r.grid:,} points)"]
-            for name in ("prv_accountant", "dp_accounting"):
+                     f"{r.t_gdp:.3f} s CPU, {r.passes} passes, {r.how}, {r.t_gdp / r.t_fft:.0f} x one FFT squaring of "
+                     f"{r.grid:,} points)",
+                     "not run" if r.narrow is None else
+                     f"[{r.narrow.lower:.5f}, {r.narrow.upper:.5f}] ({r.narrow.relative_width:.3%}, "
+                     f"{r.t_narrow:.3f} s CPU, {r.how_narrow})"]
+            for name in ("prv_accountant", "dp_accounting", "dp_accounting matched"):
                 if name in r.peers:
                     eps, t, extra = r.peers[name]
-                    cells.append(f"{eps:.4f} ({position(eps, r.bracket)}, {t:.2f} s CPU; {extra or 'no width'})")
+                    cells.append(f"{eps:.4f} ({position(eps, r.bracket)}, {t:.3f} s CPU; {extra or 'no width'})")
                 else:
                     cells.append("not run" if name in runners else "not installed")
             cells.append(", ".join(f"{ratio(r.t_gdp, t)} {n}" for n, (_, t, _) in r.peers.items()) or "n/a")
+            cells.append(targets(r))
             print("| " + " | ".join(cells) + " |")
     else:
         for r in rows:
@@ -219,9 +294,14 @@ def main() -> None:
             print(f"  passes                {r.passes} composition(s); final grid {r.grid:,} points ({r.how})")
             print(f"  limit                 one FFT squaring of the final grid ({r.grid:,} points): "
                   f"{r.t_fft * 1e3:.2f} ms CPU; gdpproof = {r.t_gdp / r.t_fft:.0f} x it")
+            if r.narrow is not None:
+                print(f"  gdpproof 0.1% bracket [{r.narrow.lower:.5f}, {r.narrow.upper:.5f}]  rel. width "
+                      f"{r.narrow.relative_width:.3%}  time {r.t_narrow:7.3f} s CPU ({r.how_narrow})")
             for name, (eps, t, extra) in r.peers.items():
                 print(f"  {name:<21} {eps:.4f}  {position(eps, r.bracket):<24} time {t:7.3f} s CPU "
                       f"({r.walls[name]:.3f} s wall)  gdpproof/{name} = {ratio(r.t_gdp, t)}  {extra}".rstrip())
+                print(f"  {'':<21} set-up: {r.setups[name]}")
+            print(f"  targets               {targets(r)}")
     by_t = {r.cfg.steps: r for r in rows if r.cfg.sigma == 1.0 and r.cfg.p == 0.01}
     for small, large in ((1000, 100000), (100, 1000000)):
         if small in by_t and large in by_t:

@@ -32,7 +32,8 @@ medians compared; each peer's set-up is printed beside its figure, and each comm
 
 - ``gdpproof account --mechanism gaussian:sigma=2 --delta 1e-5`` (a closed form) against
   ``python -c "import numpy, flint"`` (target <= 1.5) and dp_accounting's PLD accountant on a
-  ``GaussianDpEvent(2)`` at its default ``value_discretization_interval`` 1e-4;
+  ``GaussianDpEvent(2)`` at its default ``value_discretization_interval`` 1e-4, and Opacus's PRV
+  accountant on one unsampled step of noise 2;
 - the MNIST DP-SGD account ``gdpproof account --sigma 1.1 --batch-size 256 --dataset-size 60000
   --epochs 60 --delta 1e-5`` (Poisson, T = 14063, 1 % proven bracket) against dp_accounting's PLD
   accountant for the same run at interval 1e-4 (target <= 1) and Opacus's PRV accountant
@@ -117,6 +118,10 @@ PROCESSES = [
     ("gaussian", "dp_accounting PLD, GaussianDpEvent(2)", "PLDAccountant(value_discretization_interval=1e-4)",
      _PLD + "a = p.PLDAccountant(value_discretization_interval=1e-4); a.compose(d.GaussianDpEvent(2)); "
      "print(a.get_epsilon(1e-5))", False, None),
+    ("gaussian", "Opacus PRV, Gaussian sigma = 2", "create_accountant('prv'), history [(2, 1.0, 1)] (one "
+     "unsampled step), get_epsilon(1e-5) (eps_error 0.01)",
+     "from opacus.accountants import create_accountant; a = create_accountant('prv'); "
+     "a.history = [(2.0, 1.0, 1)]; print(a.get_epsilon(1e-5))", False, None),
     ("mnist", "dp_accounting PLD, MNIST", "PLDAccountant(value_discretization_interval=1e-4), Poisson, T = 14063",
      _PLD + f"a = p.PLDAccountant(value_discretization_interval=1e-4); a.compose({_DPSGD}); "
      "print(a.get_epsilon(1e-5))", True, 1.0),

@@ -7,7 +7,10 @@ import sys
 import time
 from typing import Any, TextIO
 
-__all__ = ["Progress", "Ticker"]
+__all__ = ["DELAY", "Progress", "Ticker"]
+
+#: Seconds of work before a command draws its progress on a terminal (quick work stays silent).
+DELAY = 2.0
 
 
 class Progress:
@@ -83,7 +86,8 @@ def _duration(seconds: float) -> str:
 
 class Ticker:
     """``label: working, 5 s`` on one line of stderr, redrawn each second, for work of unknown
-    length that has run longer than ``delay`` seconds; only where the stream is a terminal.  The
+    length that has run longer than ``delay`` seconds (:data:`DELAY` by default); only where the
+    stream is a terminal.  The
     line is erased when the work ends (a context manager).
 
     Examples
@@ -95,9 +99,9 @@ class Ticker:
     False
     """
 
-    def __init__(self, label: str, *, delay: float = 2.0, stream: TextIO | None = None,
+    def __init__(self, label: str, *, delay: float | None = None, stream: TextIO | None = None,
                  enabled: bool | None = None) -> None:
-        self.label, self.delay = label, delay
+        self.label, self.delay = label, DELAY if delay is None else delay
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)
         self.enabled = bool(isatty and isatty()) if enabled is None else enabled

@@ -338,16 +338,16 @@ def calibrate(target_epsilon: Any, delta: Any, *, noise_multiplier: Any = None, 
 
     Examples:
         A sigma, to 3 digits, proven to give (2, 1e-5)-DP over 100 steps at q = 0.1 (the next value
-        down, 2.25, is not proven to at the default width):
+        down, 2.24, is not proven to at the default width):
 
         >>> from gdpproof import calibrate
         >>> c = calibrate(2, "1e-5", sample_rate="0.1", steps=100, digits=3)
         >>> c.text, c.rounding, c.account.epsilon.upper <= 2 < c.neighbour_account.epsilon.upper
-        ('2.26', 'up', True)
+        ('2.25', 'up', True)
         >>> c.text_of(c.neighbour)
-        '2.25'
+        '2.24'
         >>> c
-        Calibration(noise_multiplier=2.26 (rounded up), eps in [1.97756, 1.99397] <= 2 at delta=1E-5)
+        Calibration(noise_multiplier=2.25 (rounded up), eps in [1.99624, 1.99786] <= 2 at delta=1E-5)
     """
     target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:

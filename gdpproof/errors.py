@@ -22,6 +22,7 @@ __all__ = [
     "SymbolicError",
     "NotSupportedError",
     "WidthNotReachedWarning",
+    "RoundedArgumentWarning",
 ]
 
 
@@ -165,6 +166,12 @@ class WidthNotReachedWarning(UserWarning):
     The bracket returned is still proven, only wider; the message gives the width reached and
     the width asked, and the result records it (``target_met``, ``rel_width_reached``).
     """
+
+
+class RoundedArgumentWarning(UserWarning):
+    """An irrational argument (log(3)) that a computation takes as a rational, rounded outward to
+    the side that only overstates the privacy loss: the result is then a bound, not the correctly
+    rounded value.  The message names the argument and the direction."""
 
 
 def bad(name: str, value: Any, rule: str) -> InvalidParameterError:

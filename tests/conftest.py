@@ -65,3 +65,28 @@ def _global_precision_unchanged():
         pytest.fail(f"the test left mpmath.mp.prec changed: {mp_before} -> {mp_after}")
     if flint_after != flint_before:
         pytest.fail(f"the test left flint.ctx.prec changed: {flint_before} -> {flint_after}")
+
+
+@pytest.fixture(scope="session")
+def notebooks(tmp_path_factory):
+    """The example notebooks, each executed once per session (tests/notebooks_once.py); skipped,
+    with the reason, when the ``notebooks`` extra is not installed."""
+    for module in ("nbformat", "nbclient", "ipykernel"):
+        pytest.importorskip(module, reason="the notebooks extra is not installed")
+    pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    from .notebooks_once import NotebookRunner
+
+    runner = NotebookRunner(tmp_path_factory.mktemp("executed") / "notebooks")
+    yield runner
+    runner.close()
+
+
+@pytest.fixture(scope="session")
+def full_report(tmp_path_factory):
+    """``gdpproof report`` run once per session (tests/report/once.py): (exit code, stdout,
+    summary.json, output folder).  tests/report asserts on it; the browser test opens it."""
+    from .report.once import run_report
+
+    out = tmp_path_factory.mktemp("report")
+    code, stdout, summary = run_report(out)
+    return code, stdout, summary, out

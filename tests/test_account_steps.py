@@ -57,3 +57,17 @@ def test_account_steps_elsewhere_accounts_each_point():
 def test_account_steps_refuses_bad_steps(steps):
     with pytest.raises(InvalidParameterError, match="steps"):
         account_steps(GDP(1), steps, delta="1e-5")
+
+
+def test_account_steps_with_epsilon_shares_the_grid():
+    # delta at eps = 2 against the steps: the points the last count's grid resolves are its prefixes
+    # (the same grid step), each bracket overlapping the point's own account
+    accounts = account_steps(dpsgd(1.0, "0.02", 1), [50, 100, 200], epsilon="2")
+    last = accounts[-1].composition
+    assert [a.given for a in accounts] == ["epsilon"] * 3 and all(a.route == "bracket" for a in accounts)
+    assert all(a.composition.h == last.h for a in accounts)
+    alone, mid = account(dpsgd(1.0, "0.02", 100), epsilon="2"), accounts[1]
+    assert mid.delta.lower <= alone.delta.upper and alone.delta.lower <= mid.delta.upper
+    for a in accounts:
+        assert a.delta.width <= 0.01 * a.delta.upper and a.clt is not None and a.clt.delta is not None
+    assert [float(a.delta) for a in accounts] == sorted(float(a.delta) for a in accounts)

@@ -16,16 +16,17 @@ from gdpproof.errors import InvalidParameterError
 
 def test_sigma_is_the_smallest_proven_at_its_digit():
     c = calibrate("2", "1e-5", sample_rate="0.1", steps=100, digits=3)
-    assert (c.parameter, c.text, c.rounding) == ("noise_multiplier", "2.26", "up")
+    # (2.26 while this run took the coupling's bracket; the pairs' narrower one proves 2.25)
+    assert (c.parameter, c.text, c.rounding) == ("noise_multiplier", "2.25", "up")
     # the answer meets the target with proof; one unit of the last digit less does not
     assert Fraction(c.account.epsilon.upper) <= 2 < Fraction(c.neighbour_account.epsilon.upper)
-    assert c.text_of(c.neighbour) == "2.25"
+    assert c.text_of(c.neighbour) == "2.24"
     # the account is the one door's: the same bracket as account() at the answer
     again = account(dpsgd(c.value, "0.1", 100), delta="1e-5")
     assert again.epsilon == c.account.epsilon
     assert c.evaluations <= 8  # coarse estimates and accounts together: a few, not dozens
     assert c.proven <= 4
-    assert "2.26" in c.statement() and "rel_width 0.01" in c.statement()
+    assert "2.25" in c.statement() and "rel_width 0.01" in c.statement()
 
 
 def test_accounts_aim_at_the_boundary_instead_of_walking_to_it():
@@ -33,7 +34,7 @@ def test_accounts_aim_at_the_boundary_instead_of_walking_to_it():
     # comes out narrower than asked); walking one unit per account took 41 accounts here, aiming
     # with the slope of log eps against log sigma takes a first guess, the answer and its neighbour
     c = calibrate(2, "1e-5", sample_rate="0.01", steps=1000, digits=5)
-    assert (c.text, c.text_of(c.neighbour)) == ("0.96091", "0.96090")
+    assert (c.text, c.text_of(c.neighbour)) == ("0.95927", "0.95926")  # 0.96091 on the coupling's bracket
     assert Fraction(c.account.epsilon.upper) <= 2 < Fraction(c.neighbour_account.epsilon.upper)
     assert c.proven <= 4
     assert c.to_dict()["proven_accounts"] == c.proven

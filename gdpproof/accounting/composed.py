@@ -162,18 +162,27 @@ class ComposedLoss:
         return Bound(max(b.lower for b in per.values()), max(b.upper for b in per.values()))
 
     def worse_ordering(self, eps: Any) -> str:
-        """The name of the ordering with the larger upper bound on delta(eps)."""
+        """The name of the ordering with the larger upper bound on delta(eps) (the larger lower
+        bound on a tie; the lower bounds are evaluated only then: on the pairs they cost a
+        composition of the dominated masses)."""
+        e = check_eps(eps)
+        ups = {d.name: d.upper(e) for d in self.directions}
+        if len(set(ups.values())) > 1:
+            return max(ups, key=lambda k: ups[k])
         per = self.delta_by_ordering(eps)
         return max(per, key=lambda k: (per[k].upper, per[k].lower))
 
-    def epsilon(self, delta: Any) -> Bound:
+    def epsilon(self, delta: Any, ends: str = "both") -> Bound:
         """Bracket on the smallest eps >= 0 with delta(eps) <= ``delta``: lower down, upper up.
 
         ``delta`` may be a float, a :class:`~fractions.Fraction` or a decimal string; the exact
         route compares with its exact value (so "1e-400" works there).  Raises PrecisionError
         when ``delta`` is below what this grid resolves (the upper bound on delta(eps) never
-        drops to ``delta``).
+        drops to ``delta``).  ``ends="upper"`` or ``"lower"`` bisects for that end only (the
+        other is returned as 0, or as +inf): half the work where one end is wanted.
         """
+        if ends not in ("both", "upper", "lower"):
+            raise bad("ends", ends, "must be 'both', 'upper' or 'lower'")
         d: Any = check_delta_exact(delta) if self.route == EXACT_ROUTE else _check_delta(delta)
         up_ok = lambda e: all(dd.upper_le(e, d) for dd in self.directions)  # noqa: E731
         lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in self.directions)  # noqa: E731
@@ -190,8 +199,9 @@ class ComposedLoss:
             dd_f = float(d)
             guess_up = _max_or_none(dd.guess_upper(dd_f) for dd in self.directions)
             guess_lo = _max_or_none(dd.guess_lower(dd_f) for dd in self.directions)
-        e_up = 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True, guess=guess_up)
-        e_lo = 0.0 if lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False, guess=guess_lo)
+        e_up = math.inf if ends == "lower" else 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True,
+                                                                                 guess=guess_up)
+        e_lo = 0.0 if ends == "upper" or lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False, guess=guess_lo)
         return Bound(min(e_lo, e_up), e_up)
 
     # -- the trade-off curve and the honest mu ---------------------------------------------

@@ -1,4 +1,4 @@
-"""Accounts over a range of step counts (epsilon against epochs): :func:`account_steps`.
+"""Accounts over a range of step counts (epsilon or delta against epochs): :func:`account_steps`.
 
 DP-SGD's compositions of T1 < T2 < ... steps share their steps: on the grid the search chose for
 the largest count, each composition is the one before convolved with the increment's power
@@ -15,12 +15,12 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import bad
-from ..mechanisms import Mechanism, Repeated, to_fraction
+from ..mechanisms import Mechanism, Repeated
 from .compose import compose_prefixes
 from .composed import FLOAT_ROUTE, check_refinement
 from .result import BRACKET_DIGITS, Account
-from .routes import bracket_account, route_notes, account
-from .search import eps_at, rel_width_of
+from .routes import account, bracket_account, route_notes, zero_lower_note
+from .search import delta_at, eps_at, rel_width_of
 from .translate import privacy_losses
 
 __all__ = ["account_steps"]
@@ -55,9 +55,11 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
 
     Returns:
         list of Account: One per count, each as :func:`~gdpproof.account` returns it (route, proven bracket or
-            certified value, CLT beside it for DP-SGD).  With ``delta`` on the bracket route (the float
-            lattice) the compositions are built incrementally on the grid chosen for the largest count, so the
-            list costs about one composition; otherwise each count is accounted on its own.
+            certified value, CLT beside it for DP-SGD).  On the bracket route (the float lattice), with
+            ``delta`` or an ``epsilon`` >= 0, the compositions are built incrementally on the grid chosen for
+            the largest count, so the list costs about one composition; a point that grid does not resolve
+            to ``rel_width`` (with ``epsilon``: a delta near or below the float lattice's floor, about 1e-9,
+            early in a run) and every point elsewhere is accounted on its own.
 
     Examples:
         >>> from gdpproof.accounting import account_steps
@@ -66,7 +68,7 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
         >>> [a.mechanism.dpsgd_parameters()[2] for a in accounts]
         [250, 500, 1000]
         >>> [round(float(a.epsilon), 2) for a in accounts], all(a.epsilon.relative_width <= 0.01 for a in accounts)
-        ([1.0, 1.33, 1.84], True)
+        ([0.99, 1.33, 1.83], True)
     """
     if not isinstance(mechanism, Mechanism):
         raise bad("mechanism", mechanism, "must be a gdpproof mechanism value (see gdpproof.mechanisms)")
@@ -78,8 +80,10 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
     out: list[Account] = []
     comp = last.composition
     parts, doubles, revealing = privacy_losses(Repeated(step, 1))
-    shared = (last.given == "delta" and last.route == "bracket" and comp is not None and comp.route == FLOAT_ROUTE
-              and comp.step_laws is not None and len(parts) == 1 and not revealing and len(counts) > 1)
+    query = last.delta if last.given == "delta" else last.epsilon
+    shared = (last.route == "bracket" and comp is not None and comp.route == FLOAT_ROUTE
+              and comp.step_laws is not None and len(parts) == 1 and not revealing and len(counts) > 1
+              and isinstance(query, Fraction) and (last.given == "delta" or query >= 0))
     if not shared:
         for i, c in enumerate(counts[:-1]):
             out.append(account(Repeated(step, c), **kwargs))
@@ -87,18 +91,20 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
                 progress(i, out[-1])
     else:
         assert comp is not None
-        value = last.delta
-        dq = to_fraction(value)
+        vq = query
         shown = BRACKET_DIGITS if digits is None else min(digits, 17)
         prefixes = compose_prefixes(comp, counts[:-1])
         for i, (c, prefix) in enumerate(zip(counts[:-1], prefixes)):
             m = Repeated(step, c)
-            b = eps_at(prefix, dq)
-            rw = rel_width_of(b)
+            if last.given == "delta":
+                b, notes = eps_at(prefix, vq), route_notes(prefix)
+            else:  # as account's bracket route: the ends at the doubles either side of eps
+                b = delta_at(prefix, vq)
+                notes = zero_lower_note(prefix, b) + route_notes(prefix)
+            rw = rel_width_of(b) if last.given == "delta" else (b.width / b.upper if b.upper > 0 else 0.0)
             prefix.rel_width_reached, prefix.rel_width_asked, prefix.target_met = rw, width, rw <= width
             if rw <= width:
-                out.append(bracket_account(m, [(parts[0][0], c)], doubles, "delta", value, b, prefix,
-                                            route_notes(prefix), shown))
+                out.append(bracket_account(m, [(parts[0][0], c)], doubles, last.given, query, b, prefix, notes, shown))
             else:  # the shared grid is too coarse here: this point's own search
                 out.append(account(m, **kwargs))
             if progress is not None:

@@ -184,10 +184,10 @@ class PairDirection(LatticeDirection):
         return self.lower(eps) > target
 
     def guess_lower(self, target: float) -> float | None:
-        # an estimate only: the upper lattice's where the dominated one is not composed yet
-        if "_low" not in self.__dict__:
-            return self.guess_upper(target)
-        return self.low.guess_lower(target)
+        # an estimate only: the upper lattice's, whether the dominated one is composed yet or not,
+        # so that the bisection, and the last bits of the lower end, do not depend on which
+        # brackets were asked of this composition before
+        return self.guess_upper(target)
 
     def top(self) -> float:
         built = self.__dict__.get("_low")

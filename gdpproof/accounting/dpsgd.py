@@ -30,7 +30,7 @@ from ..numeric.engine._mp import arb_from_exact
 from ..numeric.engine._rational import checked, is_sympy
 from ..numeric.engine.bound import Bound, assumptions_of
 from ..numeric.engine.certified import Certified, decimal, certify_enclosure, round_fraction
-from ..symbolic.notes import APPROXIMATION_NOTE
+from ..symbolic.notes import APPROXIMATION_NOTE, REAL_STEPS_NOTE
 from .losses import SubsampledGaussianLoss
 from .composed import ComposedLoss, check_delta_exact, check_refinement
 from .search import epsilon_search
@@ -64,8 +64,12 @@ class DPSGDBracket:
     Examples:
         >>> from gdpproof import dpsgd_epsilon
         >>> b = dpsgd_epsilon(1.0, 0.01, 100, 1e-5)
-        >>> b.eps.lower < 0.7146 and 0.7214 < b.eps.upper < 0.73, b.ordering in ("add", "remove")
+        >>> b.eps.lower <= 0.71818 and 0.71768 <= b.eps.upper < 0.73, b.ordering in ("add", "remove")
         (True, True)
+
+        (Two proven 0.1% brackets, the coupling's [0.71769, 0.71838] and the pairs' [0.71752,
+        0.71818], put the true eps in [0.71768, 0.71818], rounded outward: every proven bracket
+        meets that interval.)
     """
 
     noise_multiplier: float
@@ -181,6 +185,8 @@ class DPSGDAccount:
         sampling (str): ``"poisson"`` or ``"uniform"``: which CLT formula.
         delta: The delta the epsilons are at, or None.
         note (str): Why mu_clt is not a bound, in words.
+        real_steps (bool): True when ``steps`` is the papers' real T = E N / B (``dpsgd_mu(...,
+            real_steps=True)``): the formula at a T no run takes, labelled so in :attr:`note`.
 
     Examples:
         >>> from gdpproof import dpsgd_mu
@@ -204,13 +210,14 @@ class DPSGDAccount:
     verdict: str | None = None
     exact: Any = None
     mu_T: Certified | None = None
+    real_steps: bool = False
 
     def __repr__(self) -> str:
         """One line: the inputs, mu_clt (labelled an approximation) and what else was computed
         (the :attr:`note` and the full :attr:`exact` bracket stay attributes)."""
         parts = [f"sigma={double_text(self.noise_multiplier)}", f"sample_rate={double_text(self.sample_rate)}",
-                 f"steps={self.steps}", f"sampling={self.sampling!r}",
-                 f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
+                 f"steps={self.steps}" + (" (real T, the papers' approximation)" if self.real_steps else ""),
+                 f"sampling={self.sampling!r}", f"mu_clt={self.mu_clt} (CLT approximation, not a bound)"]
         if self.eps_clt is not None:
             parts.append(f"eps_clt={self.eps_clt} at delta={double_text(self.delta)} (approximation)")
         if self.eps_upper is not None:
@@ -247,22 +254,23 @@ class DPSGDAccount:
         return self.eps_clt < self.eps_lower
 
 
-def _mu_clt_ball(sigma: Any, p: Any, steps: int, sampling: str) -> Callable[[int], flint.arb]:
+def _mu_clt_ball(sigma: Any, p: Any, steps: Any, sampling: str) -> Callable[[int], flint.arb]:
     """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM (their
-    generated kernels)."""
+    generated kernels; ``steps`` an int, or an exact real T)."""
     fn = mu_clt_poisson if sampling == "poisson" else mu_clt_uniform
-    if is_sympy(sigma) or is_sympy(p):
+    if is_sympy(sigma) or is_sympy(p) or is_sympy(steps):
         from ..numeric.engine import compile_arb  # noqa: F401  (the balls of irrational constants)
 
     def enclose(bits: int) -> flint.arb:
-        return fn(arb_from_exact(sigma), arb_from_exact(p), flint.arb(steps))
+        t = flint.arb(steps) if isinstance(steps, int) else arb_from_exact(steps)
+        return fn(arb_from_exact(sigma), arb_from_exact(p), t)
 
     return enclose
 
 
 def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: str = "poisson",
              delta: Any = None, digits: int = 30, gamma: bool = True, gamma_digits: int = 4,
-             exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+             exact: bool = True, rel_width: float = 0.01, real_steps: bool = False) -> DPSGDAccount:
     r"""The CLT mu of DP-SGD (Bu, Dong, Long & Su 2020) and the epsilon at delta it suggests.
 
     ``sampling="poisson"``: mu = p sqrt(T (e^{1/sigma^2} - 1)) (Bu et al.; TF Privacy's
@@ -296,6 +304,12 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         gamma_digits: Significant digits of gamma.
         exact: Whether to compute the proven bracket beside the approximation (Poisson, with delta).
         rel_width: The relative width asked of that bracket.
+        real_steps: Take ``steps`` as a real T > 0, as papers write it: T = E N / B (epochs times dataset
+            size over batch size, not rounded up to whole steps; Bu et al. 2020, TF Privacy's
+            ``compute_mu_poisson``), given exactly (``Fraction(E * N, B)``, ``"28125/2"``).  mu_clt and
+            eps_clt are the formula's closed forms at that T, certified to ``digits``; **the papers'
+            approximation, not proven** (:data:`~gdpproof.symbolic.clt.REAL_STEPS_NOTE` joins the note); no
+            gamma and no proven bracket, which need whole steps.
 
     Returns:
         :class:`DPSGDAccount`.
@@ -308,14 +322,21 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         >>> acc = gdpproof.dpsgd_mu(1.1, "0.004266666666666667", 14040, delta="1e-5", digits=6, gamma=False)
         >>> acc.mu_clt, acc.eps_clt, acc.approximation
         (Certified('0.573133', digits=6, rounding='up'), Certified('2.32223', digits=6, rounding='up'), True)
+        >>> from fractions import Fraction
+        >>> papers = gdpproof.dpsgd_mu("1.3", Fraction(256, 60000), Fraction(15 * 60000, 256), digits=6,
+        ...                            real_steps=True)
+        >>> papers.mu_clt, papers.steps, papers.real_steps   # TF Privacy's MNIST example: 0.227-GDP
+        (Certified('0.227275', digits=6, rounding='up'), Fraction(28125, 8), True)
     """
-    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta)
+    sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta, real_steps)
+    if real_steps:
+        gamma = exact = False  # no Berry-Esseen gamma or bracket for a T that is not whole steps
     return clt_account(sigma, p, T, sampling, d, digits=digits, gamma=gamma, gamma_digits=gamma_digits, exact=exact,
-                       rel_width=rel_width)
+                       rel_width=rel_width, real_steps=real_steps)
 
 
 def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: Any,
-                 delta: Any) -> tuple[Any, Any, int, Any]:
+                 delta: Any, real_steps: Any = False) -> tuple[Any, Any, Any, Any]:
     """A DP-SGD run's parameters as exact numbers, each refused with its name when out of range."""
     sigma = checked("noise_multiplier", noise_multiplier, "positive")
     try:
@@ -324,7 +345,14 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
         raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
         raise bad("sample_rate", sample_rate, "must be in (0, 1]")
-    T = count("steps", steps)
+    if not isinstance(real_steps, bool):
+        raise bad("real_steps", real_steps, "must be True or False")
+    if real_steps:
+        T: Any = checked("steps", steps, "positive")
+        if isinstance(T, Fraction) and T.denominator == 1 or is_sympy(T) and T.is_Integer:
+            T = int(T)
+    else:
+        T = count("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:
@@ -336,8 +364,9 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
     return sigma, p, T, d
 
 
-def clt_account(sigma: Any, p: Any, T: int, sampling: str, d: Any, *, digits: int = 30,
-                gamma: bool = True, gamma_digits: int = 4, exact: bool = True, rel_width: float = 0.01) -> DPSGDAccount:
+def clt_account(sigma: Any, p: Any, T: Any, sampling: str, d: Any, *, digits: int = 30,
+                gamma: bool = True, gamma_digits: int = 4, exact: bool = True, rel_width: float = 0.01,
+                real_steps: bool = False) -> DPSGDAccount:
     """:func:`dpsgd_mu` for arguments its caller has validated (``account()`` validates its
     mechanism and delta once, at its door): sigma > 0, p in (0, 1] and delta in (0, 1) or None as
     exact numbers (Fractions, or sympy numbers), T >= 1, sampling ``"poisson"`` or ``"uniform"``."""
@@ -350,19 +379,20 @@ def clt_account(sigma: Any, p: Any, T: int, sampling: str, d: Any, *, digits: in
             g, mu_t = _berry_esseen(sigma, p, T, sampling, gamma_digits)
         except PrecisionError:
             g = mu_t = None  # gamma is auxiliary: its failure must not take the main result down
-    acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g, mu_T=mu_t)
+    acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g, mu_T=mu_t, real_steps=real_steps,
+                       note=f"{APPROXIMATION_NOTE} {REAL_STEPS_NOTE}" if real_steps else APPROXIMATION_NOTE)
     if exact and d is not None and eps is not None and sampling == "poisson":
         acc = _with_bracket(acc, rel_width)
     return acc
 
 
-def _berry_esseen(sigma: Any, p: Any, steps: int, sampling: str, digits: int) -> tuple[Certified, Certified]:
+def _berry_esseen(sigma: Any, p: Any, steps: Any, sampling: str, digits: int) -> tuple[Certified, Certified]:
     """(gamma, mu_T) of the T-fold per-step curve: p G_{1/sigma} + (1 - p) Id (Poisson) or
     C_p(G_{1/sigma}) (uniform), by :func:`~gdpproof.numeric.tradeoff.clt.berry_esseen`; for rational
-    sigma and 0 < p < 1 from the step's functionals directly, without building its curve."""
+    sigma, 0 < p < 1 and an integer T, from the step's functionals directly, without building its curve."""
     small, large = Fraction(1, 10**6), 10**6  # the functionals' range (functionals.source refuses beyond)
-    if isinstance(sigma, Fraction) and isinstance(p, Fraction) and 0 < p < 1 and steps <= 10**18 and \
-            small <= 1 / sigma <= large and small <= p:
+    if isinstance(sigma, Fraction) and isinstance(p, Fraction) and 0 < p < 1 and isinstance(steps, int) and \
+            steps <= 10**18 and small <= 1 / sigma <= large and small <= p:
         from ..numeric.tradeoff.functionals import band_values, mixture_source
 
         mu_up, _, g = band_values([mixture_source(1 / sigma, p, symmetric=sampling != "poisson")], [steps], digits)
@@ -377,7 +407,7 @@ def _berry_esseen(sigma: Any, p: Any, steps: int, sampling: str, digits: int) ->
     return band.gamma, band.mu
 
 
-def _eps_clt(sigma: Any, p: Any, steps: int, sampling: str, delta: Any, digits: int) -> Certified:
+def _eps_clt(sigma: Any, p: Any, steps: Any, sampling: str, delta: Any, digits: int) -> Certified:
     """eps at delta of G_mu for the exact CLT mu, rounded up to ``digits`` digits.
 
     mu is known only as an enclosure, so eps is computed at mu rounded down and up to more
@@ -407,7 +437,7 @@ def float_certified(x: float, digits: int, rounding: str) -> Certified:
 def clt_verdict(noise_multiplier: Any, sample_rate: Any, steps: int, sampling: str, delta: Any,
                 eps_lower: Certified, eps_upper: Certified) -> str:
     """Whether the CLT's eps at ``delta`` lies below, inside or above a proven bracket (the run's
-    parameters as exact numbers, validated by the caller).
+    parameters as exact sympy numbers, validated by the caller).
 
     eps_clt is computed to 20 digits whatever digits were asked for, so the verdict does not
     depend on the display; "understates by at least X" is proven (X rounded down).  The parameters

@@ -76,6 +76,10 @@ def _floor_scaled(ball: flint.arb, K: int) -> int:
     return max(0, v)
 
 
+#: [0, 1] as a ball (exact at any precision; built once: the masses clip to it at every edge).
+_UNIT = flint.arb(0.5, 0.5)
+
+
 class LawBalls:
     """The ball CDF/SF of one law of a compiled loss, 0/1 outside the support."""
 
@@ -109,8 +113,8 @@ class LawBalls:
     def _clip(b: flint.arb) -> flint.arb:
         # a probability: an undecided ball (nan, or wider than [0, 1]) is replaced by [0, 1]
         if not b.is_finite():
-            return flint.arb(0.5, 0.5)
-        return b.intersection(flint.arb(0.5, 0.5)) if b.overlaps(flint.arb(0.5, 0.5)) else b
+            return _UNIT
+        return b.intersection(_UNIT) if b.overlaps(_UNIT) else b
 
     def bins(self, tau: Fraction, h: float) -> tuple[int, int]:
         """Lattice indices (k_lo, k_hi) with P(L <= (k_lo - 1/2) h) <= tau and
@@ -190,19 +194,104 @@ def bin_mass(vals: list[flint.arb], left: list[bool], i: int) -> flint.arb:
     return 1 - vals[i] - vals[i + 1]
 
 
-def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, prec: int | None = None) -> _IntStep:
+def _edge_values_pq(loss: CompiledLoss, edges: list[float], lefts: dict[str, list[bool]],
+                    prec: int) -> dict[str, list[flint.arb]]:
+    """:func:`_edge_values` for both laws at once: one kernel call per edge gives both (the laws'
+    common subexpressions, such as the subsampled Gaussian's erfc of its Q-law, once), the
+    precision lowered outward by the bits below 1 of the larger of the two previous values (so
+    that both get their absolute accuracy); between the two medians, where one law takes its CDF
+    and the other its survival function, both kernels at the full precision."""
+    kernels = {True: law_kernel(loss.family, "cdf", "PQ"), False: law_kernel(loss.family, "sf", "PQ")}
+    params = loss._balls()
+    s_lo, s_hi = loss.support()
+    n = len(edges)
+    vals: dict[str, list[Any]] = {"P": [None] * n, "Q": [None] * n}
+    tolerance = flint.arb(2) ** -prec
+
+    def pair(i: int, kinds: tuple[bool, bool]) -> tuple[flint.arb, flint.arb]:
+        e = edges[i]
+        if e < s_lo:
+            return flint.arb(0 if kinds[0] else 1), flint.arb(0 if kinds[1] else 1)
+        if e >= s_hi:
+            return flint.arb(1 if kinds[0] else 0), flint.arb(1 if kinds[1] else 0)
+        x = flint.arb(e)
+        first = kernels[kinds[0]](x, *params)
+        second = first if kinds[1] == kinds[0] else kernels[kinds[1]](x, *params)
+        return LawBalls._clip(first[0]), LawBalls._clip(second[1])
+
+    both_left = min(sum(lefts["P"]), sum(lefts["Q"]))
+    both_right = max(sum(lefts["P"]), sum(lefts["Q"]))
+    for i in range(both_left, both_right):  # between the medians
+        with arb_precision(prec):
+            vals["P"][i], vals["Q"][i] = pair(i, (lefts["P"][i], lefts["Q"][i]))
+    for side, kind in ((range(both_left - 1, -1, -1), True), (range(both_right, n), False)):
+        below = 0  # the previous values on this side are < 2^-below
+        reduce = True  # until a form turns out to lose accuracy (1 - erfc(z)/2 in a tail)
+        for i in side:
+            with arb_precision(max(64, prec - below)):
+                v = pair(i, (kind, kind))
+            if below and not all(b.rad() <= tolerance for b in v):
+                reduce, below = False, 0
+                with arb_precision(prec):
+                    v = pair(i, (kind, kind))
+            vals["P"][i], vals["Q"][i] = v
+            if reduce:
+                bits = []
+                for b in v:
+                    up = b.upper()
+                    if up > 0:
+                        man, ex = up.man_exp()
+                        bits.append(max(0, -(int(man).bit_length() + int(ex)) - 8))
+                if bits:
+                    below = min(bits)
+    return vals
+
+
+def _int_steps(loss: CompiledLoss, laws: str, h: float, K: int, tau: Fraction,
+               prec: int | None = None) -> dict[str, _IntStep]:
+    """Each law's step (``laws`` "P", "Q" or "PQ") on the lattice; for both laws of a compiled
+    family, the edge values of both windows (their union) from one kernel call per edge
+    (:func:`_edge_values_pq`)."""
     prec = K + 40 if prec is None else prec
-    dist = LawBalls(loss, law)
-    k_lo, k_hi = dist.bins(tau, h)
-    n = k_hi - k_lo + 1
-    if n > MAX_STEP_BINS:
-        raise PrecisionError(f"grid of {n} points for {loss.name}: too fine for the exact lattice (ask for a "
-                             "larger rel_width or delta)")
-    edges = _edges(k_lo, k_hi + 1, h)
-    med = float(loss._median(law))
-    # CDF left of the median, SF right of it: the masses are differences of small numbers
-    left = [e <= med for e in edges]
-    vals = _edge_values(dist, edges, left, prec)
+    dists = {law: LawBalls(loss, law) for law in laws}
+    windows = {}
+    for law in laws:
+        k_lo, k_hi = dists[law].bins(tau, h)
+        if k_hi - k_lo + 1 > MAX_STEP_BINS:
+            raise PrecisionError(f"grid of {k_hi - k_lo + 1} points for {loss.name}: too fine for the exact "
+                                 "lattice (ask for a larger rel_width or delta)")
+        windows[law] = (k_lo, k_hi)
+    # CDF left of each law's median, SF right of it: the masses are differences of small numbers
+    medians = {law: float(loss._median(law)) for law in laws}
+    shared = len(laws) == 2 and getattr(loss, "ball_law", None) is None
+    if shared:
+        k_min = min(w[0] for w in windows.values())
+        union = _edges(k_min, max(w[1] for w in windows.values()) + 1, h)
+        union_left = {law: [e <= medians[law] for e in union] for law in laws}
+        union_vals = _edge_values_pq(loss, union, union_left, prec)
+    out = {}
+    for law in laws:
+        k_lo, k_hi = windows[law]
+        if shared:
+            a, b = k_lo - k_min, k_hi + 2 - k_min
+            edges, left, vals = union[a:b], union_left[law][a:b], union_vals[law][a:b]
+        else:
+            edges = _edges(k_lo, k_hi + 1, h)
+            left = [e <= medians[law] for e in edges]
+            vals = _edge_values(dists[law], edges, left, prec)
+        out[law] = _masses(loss, law, dists[law], h, K, k_lo, edges, left, vals)
+    return out
+
+
+def _int_step(loss: CompiledLoss, law: Law, h: float, K: int, tau: Fraction, prec: int | None = None) -> _IntStep:
+    """One law's step on the lattice (:func:`_int_steps`)."""
+    return _int_steps(loss, law, h, K, tau, prec)[law]
+
+
+def _masses(loss: CompiledLoss, law: Law, dist: LawBalls, h: float, K: int, k_lo: int, edges: list[float],
+            left: list[bool], vals: list[flint.arb]) -> _IntStep:
+    """One law's step from its edge values: the floored masses and the mean rounding error."""
+    n = len(edges) - 1
     v: list[int] = []
     weighted = flint.arb(0)
     for i in range(n):
@@ -482,12 +571,14 @@ def compose_exact(parts: list[tuple[PrivacyLoss, int]], *, grid_step: float, bud
     step_bins, final_len = 0, 0
     dbar_sums = {}
     vecs = {}
-    for law in ("P",) if symmetric else ("P", "Q"):
+    laws = "P" if symmetric else "PQ"
+    with arb_precision(prec):  # both laws' masses from one pass over the edges
+        steps = [_int_steps(loss, laws, h, K, tau) for loss, _ in parts]
+    for law in laws:
         acc: _IntVec | None = None
         d_lo = d_hi = Fraction(0)
-        for loss, count in parts:
-            with arb_precision(prec):
-                st = _int_step(loss, law, h, K, tau)
+        for (loss, count), per_law in zip(parts, steps):
+            st = per_law[law]
             step_bins = max(step_bins, len(st.v))
             d_lo += count * st.dbar[0]
             d_hi += count * st.dbar[1]

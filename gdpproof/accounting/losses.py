@@ -68,6 +68,9 @@ Law = str  # "P" or "Q"
 #: Working precision (bits) of the ball-arithmetic partial means; they only need an absolute
 #: accuracy far below the grid step, and the ball is proven whatever its width.
 PARTIAL_MEAN_BITS = 128
+#: ... and the integrals' goal (a ball is returned whatever it is: it sets the ball's width, half the
+#: time of arb's default of the full precision; the brackets need the mean to about 1e-10).
+PARTIAL_MEAN_TOL = flint.arb(2) ** -60
 
 
 class PrivacyLoss(ABC):
@@ -361,7 +364,7 @@ class CompiledLoss(PrivacyLoss):
                 def integrand(z: flint.acb, analytic: bool, f0: Any = f_plain, f1: Any = f_analytic) -> flint.acb:
                     return (f1 if analytic else f0)(z, *params)
 
-                r += flint.acb.integral(integrand, start, stop).real
+                r += flint.acb.integral(integrand, start, stop, rel_tol=PARTIAL_MEAN_TOL, abs_tol=PARTIAL_MEAN_TOL).real
             if not r.is_finite():
                 raise PrecisionError(f"{self.name}: partial mean of the loss did not settle ({r})")
             # a wide ball only widens the shift of the bracket (it is checked against h there)

@@ -57,10 +57,11 @@ from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sympy
+
     from ..symbolic.tradeoff import TradeOff
     from .composed import ComposedLoss
-    from .losses import PrivacyLoss
-
+    
 # The engine (composed, search, the discretizations, dpsgd) is imported where a route needs it, so
 # that a closed-form account does not load it.
 from .checks import check_refinement
@@ -105,7 +106,7 @@ def _finite() -> Any:
                            pairs_table_size=pairs_table_size)
 
 
-def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: Fraction, digits: int) -> Certified:
+def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: sympy.Expr, digits: int) -> Certified:
     """One discrete Gaussian: delta(eps) is a sum over the integers, certified in ball arithmetic
     with a proven tail (:func:`~gdpproof.accounting.discrete.discrete_gaussian_delta`); eps(delta) by
     the monotone solve (no infinite loss: delta(eps) > 0 at every eps, with floor 0)."""
@@ -123,13 +124,11 @@ def _certified_mu(mu: Any, digits: int) -> Certified:
     return certify(mu, (), (), digits=digits, rounding="up", what="mu")
 
 
-def _exact(m: Mechanism, f: TradeOff | None, given: str, value: Fraction, digits: int) -> tuple[Any, Certified | None]:
-    """The exact route's answer and the certified mu (mu-GDP values); ``f`` the closed-form curve,
-    None for mu-GDP values asked for epsilon, which comes from mu alone."""
+def _exact(m: Mechanism, f: TradeOff | None, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
     mu = m.gdp_mu()
     mu_c = None if mu is None else _certified_mu(mu, digits)
     if given == "epsilon":
-        if f is None and isinstance(mu, Fraction) and mu > 0:
+        if f is None and isinstance(mu, Fraction) and mu > 0 and isinstance(value, Fraction):
             return delta_from_epsilon(mu, value, digits=digits), mu_c  # the certified conversion: no curve
         return (m.closed_form() if f is None else f).delta(value, digits=digits), mu_c
     target = value
@@ -145,39 +144,42 @@ def _exact(m: Mechanism, f: TradeOff | None, given: str, value: Fraction, digits
     return epsilon_from_profile(lambda x, d: f.delta(x, digits=d), target, digits=digits, floor=1 - f0), mu_c
 
 
-def _by_profile(delta_at: Any, floor: Any, given: str, value: Fraction, digits: int) -> Certified:
+def _by_profile(delta_at: Any, floor: Any, given: str, value: sympy.Expr, digits: int) -> Certified:
     """delta at ``value`` (``delta_at(eps, digits)``), or the smallest eps with delta(eps) <= value
     (``floor()`` a proven lower bound on delta at every eps)."""
     if given == "epsilon":
         return delta_at(value, digits)
+    target = value
     import sympy  # the finite and discrete profiles take sympy numbers
 
-    target = value
     return epsilon_from_profile(lambda x, d: delta_at(sympy.Rational(x.numerator, x.denominator), d), target,
                                 digits=digits, floor=floor())
 
 
-def _exact_finite(groups: list, given: str, value: Fraction, digits: int) -> Certified:
+def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> Certified:
     return _by_profile(lambda e, d: _finite().finite_delta(groups, e, digits=d), lambda: _finite().infinite_mass_lower(groups),
                        given, value, digits)
 
 
-def _exact_pairs(leaves: list, given: str, value: Fraction, digits: int) -> Certified:
+def _exact_pairs(leaves: list, given: str, value: sympy.Expr, digits: int) -> Certified:
     return _by_profile(lambda e, d: _finite().pairs_delta(leaves, e, digits=d), lambda: _finite().pairs_infinite_mass(leaves),
                        given, value, digits)
 
 
-def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: Fraction,
+def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: sympy.Expr,
              rel_width: float, width_notes: bool = True) -> tuple[Bound, ComposedLoss | None, list[str]]:
     """The bracket route: the proven bracket of the composition, with the given delta or epsilon
     rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
     ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
     from .exact_lattice import ROUTE as EXACT_ROUTE
-    from .search import delta_search, epsilon_search
+    from .search import delta_at, delta_search, epsilon_search
 
     notes = []
-    v = value
+    v, v_hi = enclosure(value)
+    if v != v_hi:
+        notes.append(f"epsilon = {value} is irrational: the bracket is taken between rationals around it (the upper "
+                     "end of delta at the one below, the lower end at the one above), so it holds for the exact value")
     inf_lo = inf_hi = Fraction(0)
     if revealing:
         inf_lo, inf_hi = _finite().infinite_mass_bounds(revealing)
@@ -200,7 +202,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         lower = b.lower
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
-            lower = comp.epsilon(at).lower
+            lower = comp.epsilon(at, ends="lower").lower
         return Bound(min(lower, b.upper), b.upper), comp, notes + route_notes(comp, width_notes)
     if not parts:
         lo, hi = Fraction(0), Fraction(0)
@@ -208,19 +210,35 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
-        e_down = directed_double(min(v, Fraction(10**300)), up=False)
-        e_up = directed_double(v, up=True) if v <= 10**300 else None
-        b, comp = delta_search(parts, e_down, rel_width)
-        low_end = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
-        lo, hi = Fraction(low_end), Fraction(b.upper)
-        if b.lower == 0 and b.upper > 0 and width_notes:
-            notes.append(f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the "
-                         f"bracket resolves, about {comp.delta_floor():.2g}): the relative width does not apply, "
-                         "the upper end is the proven answer")
+        _, comp = delta_search(parts, directed_double(min(v, Fraction(10**300)), up=False), rel_width)
+        b = delta_at(comp, v, v_hi)
+        lo, hi = Fraction(b.lower), Fraction(b.upper)
+        if width_notes:
+            notes.extend(zero_lower_note(comp, b))
     total_lo = inf_lo + (1 - inf_lo) * lo
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
     return Bound(min(low, high), high), comp, notes + ([] if comp is None else route_notes(comp, width_notes))
+
+
+def enclosure(value: sympy.Expr) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= value <= hi: the value itself twice when rational, else the ends of its ball
+    at 256 bits (an irrational epsilon such as log(3); every double between is resolved)."""
+    from ..numeric.engine._mp import rational_enclosure
+
+    if not isinstance(value, Fraction):
+        from ..numeric.engine import compile_arb  # noqa: F401 - registers the evaluator of constants
+
+    return rational_enclosure(value)
+
+
+def zero_lower_note(comp: ComposedLoss, b: Bound) -> list[str]:
+    """The note for a delta bracket [0, upper]: the upper end is the answer."""
+    if b.lower == 0 and b.upper > 0:
+        return [f"the lower end of delta is 0 (delta may be 0 at this epsilon, or below what the bracket "
+                f"resolves, about {comp.delta_floor():.2g}): the relative width does not apply, the upper "
+                "end is the proven answer"]
+    return []
 
 
 def route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:
@@ -239,7 +257,7 @@ def _width_note(comp: ComposedLoss) -> str:
             f"but {comp.rel_width_reached:.3g} wide (best effort)")
 
 
-def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, value: Fraction,
+def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, value: sympy.Expr,
                               rel_width: float) -> tuple[Bound, ComposedLoss | None, list[str]]:
     """The bracket on delta(eps) at eps < 0 from the one at -eps (the hockey-stick identity).
 
@@ -307,7 +325,7 @@ def clt_formula(m: Mechanism) -> str:
     return "uniform" if scheme is not None and scheme[1] == "replace-one" else "poisson"
 
 
-def _dpsgd_clt(m: Mechanism, given: str, value: Fraction, digits: int, result: Any) -> CLTApproximation | None:
+def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result: Any) -> CLTApproximation | None:
     params = m.dpsgd_parameters()
     if params is None:
         return None
@@ -415,8 +433,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             raise bad("epsilon", epsilon, "must be 0 or of a size within [1e-100, 1e1000]")
     if is_sympy(value) and value.is_Rational:
         value = Fraction(int(value.p), int(value.q))
-    if not isinstance(value, Fraction):
-        raise bad(given, delta if given == "delta" else epsilon, "must be a rational number (a decimal or a fraction)")
+    if not isinstance(value, Fraction) and (given == "delta" or not value.is_real or value < 0):
+        raise bad(given, delta if given == "delta" else epsilon,
+                  "must be a rational number (a decimal or a fraction)" if given == "delta" else
+                  "must be a rational number, or a closed form >= 0 (log(3))")
+    # a rational value is a Fraction from here on; an irrational epsilon stays exact (sympy)
 
     distinct = len(mechanism.leaves())
     if distinct > MAX_LEAVES:
@@ -425,16 +446,25 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                                          "costs the routes work of its own; equal ones are merged)")
     candidates = [route] if route is not None else list(ROUTES)
     reasons = []
+    # the sums over outcomes take a rational epsilon: an irrational one is rounded down (delta does not
+    # increase with epsilon, so the delta reported, rounded up, stays an upper bound), said in a note
+    below, outward = value, ()
+    if not isinstance(value, Fraction):
+        lo = enclosure(value)[0]
+        below = lo
+        outward = (f"epsilon = {value} is irrational: this route sums at a rational below it (within a relative 2^-250) and rounds "
+                   "delta up (delta does not increase with epsilon): an upper bound for the exact value, not its "
+                   "correctly rounded digits",)
     for r in candidates:
         if r == "exact":
             dg = single_discrete_gaussian(mechanism)
             if dg is not None:
-                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, value, digits), "both",
-                             digits, notes=(DG_NOTE,))
-            # mu-GDP (Gaussian mechanisms and their compositions) needs no curve: eps(delta) from mu
+                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, below, digits), "both",
+                             digits, notes=(DG_NOTE, *outward))
+            # mu-GDP (Gaussian mechanisms and their compositions) needs no curve: eps from mu
             mu = mechanism.gdp_mu()
-            f = None if isinstance(mu, Fraction) and mu > 0 or given == "delta" and mu is not None \
-                else mechanism.closed_form()
+            f = None if isinstance(mu, Fraction) and mu > 0 and isinstance(value, Fraction) \
+                or given == "delta" and mu is not None else mechanism.closed_form()
             if f is None and mechanism.gdp_mu() is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue
@@ -452,12 +482,13 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 except NotSupportedError as exc:
                     reasons.append(f"exact-finite: {exc}")
                     continue
-                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, value, digits),
-                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits)
+                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, below, digits),
+                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits, notes=outward)
             if _finite().atom_count(groups) > _finite().MAX_ATOMS:
                 reasons.append(f"exact-finite: {_finite().atom_count(groups)} atoms, more than {_finite().MAX_ATOMS}")
                 continue
-            return _make(mechanism, r, given, value, _exact_finite(groups, given, value, digits), "both", digits)
+            return _make(mechanism, r, given, value, _exact_finite(groups, given, below, digits), "both", digits,
+                         notes=outward)
         try:
             parts, doubles, revealing = privacy_losses(mechanism)
         except NotSupportedError as exc:
@@ -478,7 +509,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
 
 
 def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], doubles: bool, given: str,
-                     value: Fraction, b: Bound, comp: ComposedLoss | None, notes: list[str], shown: int,
+                     value: sympy.Expr, b: Bound, comp: ComposedLoss | None, notes: list[str], shown: int,
                      negative: bool = False, clt_digits: int | None = None) -> Account:
     """The bracket route's Account: the notes on rounded parameters and the worse ordering; the
     CLT side (closed forms) to ``clt_digits`` certified digits (default: the bracket's)."""
@@ -497,7 +528,7 @@ def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], 
                  rounded=not doubles, clt_digits=clt_digits)
 
 
-def _make(m: Mechanism, route: str, given: str, value: Fraction, result: Any, ordering: str, digits: int,
+def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
           mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = (),
           rounded: bool = False, clt_digits: int | None = None) -> Account:
     try:

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import PrecisionError, WidthNotReachedWarning
 from ..text import show
 from ..numeric.engine import fast as _fast
-from ..numeric.engine.bound import Bound, down, next_up
+from ..numeric.engine.bound import Bound, directed_double, down, next_up
 from .compose import (
     AUTO_EXACT_BELOW,
     BERNSTEIN_MIN_STEPS,
@@ -44,7 +44,7 @@ from .exact_lattice import ROUTE as EXACT_ROUTE
 from .losses import (
     PrivacyLoss,
 )
-from .pairs import supports_pairs
+from .pairs import MAX_MERGE, MERGE_WIDTH, supports_pairs
 
 
 def rel_width_of(b: Bound) -> float:
@@ -310,8 +310,9 @@ def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: fl
         if dq < Fraction(1, 10**280):
             raise PrecisionError(f"delta={delta} is below what a float64 lattice resolves (1e-280): "
                                  'use route="exact"')
-        if _pairs_pay(clean, float(dq), w):
-            why = _epsilon_float(clean, dq, w, max_refinements, best, "pairs")
+        costs = _predicted_costs(clean, float(dq), w)
+        if costs["pairs"] < costs["coupling"]:
+            why = _epsilon_float(clean, dq, w, max_refinements, best, "pairs", rival=costs["coupling"])
         if best.rw > w:
             why = _epsilon_float(clean, dq, w, max_refinements, best)
         if best.rw <= w or r == "float":
@@ -330,11 +331,23 @@ def eps_at(comp: ComposedLoss, dq: Fraction) -> Bound:
     d_down = float(dq)
     if Fraction(d_down) > dq:
         d_down = down(d_down)
-    b = comp.epsilon(d_down)
     if Fraction(d_down) == dq:
-        return b
+        return comp.epsilon(d_down)
+    up = comp.epsilon(d_down, ends="upper").upper  # each end bisected once, at its own double
     d_up = min(next_up(d_down), math.nextafter(1.0, 0.0))
-    return Bound(min(comp.epsilon(d_up).lower, b.upper), b.upper)
+    return Bound(min(comp.epsilon(d_up, ends="lower").lower, up), up)
+
+
+def delta_at(comp: ComposedLoss, eq: Fraction, eq_hi: Fraction | None = None) -> Bound:
+    """The delta bracket at the exact eps >= 0 (or at any eps in [eq, eq_hi], an irrational one's
+    enclosure): the upper end at the double below eq (delta does not increase with eps), the lower
+    end at the double above eq_hi; beyond 1e300 the upper end is the one at 1e300 and the lower end 0."""
+    hi = eq if eq_hi is None else eq_hi
+    e_down = directed_double(min(eq, Fraction(10**300)), up=False)
+    e_up = directed_double(hi, up=True) if hi <= 10**300 else None
+    b = comp.delta(e_down)
+    lower = 0.0 if e_up is None else (comp.delta(e_up).lower if e_up != e_down else b.lower)
+    return Bound(min(lower, b.upper), b.upper)
 
 
 def float_eta(d: float, w: float) -> float:
@@ -348,6 +361,9 @@ def float_eta(d: float, w: float) -> float:
 #: The pairs discretization is tried first where every step's window holds at most this many
 #: grid points on its first grid (its masses are ball arithmetic, about 50 us a point).
 PAIRS_MAX_POINTS = 20_000
+#: ... and for an eps bracket, where the cost model weighs them against the coupling (their
+#: tails' cells merge, so a step's cells grow far slower than its points).
+PAIRS_FIT_MAX_POINTS = 400_000
 
 
 #: Its first grid aims at PAIRS_AIM of the width asked, from width ~ h^2 T eps / s^2 (s the
@@ -356,92 +372,140 @@ PAIRS_MAX_POINTS = 20_000
 PAIRS_AIM = 0.9
 
 
-def _pairs_first_step(clean: list, d: float, w: float, eta: float) -> float | None:
+def _pairs_first_step(clean: list, d: float, w: float, eta: float, fit: bool = False) -> float | None:
     """The pairs' first grid step, or None where they should not be tried (a loss they do not
-    take, or too many points a step)."""
+    take, or too many points a step).  With ``fit`` (an eps bracket) the width model is scaled
+    by :func:`pairs_eps_factor` and aimed at PAIRS_FIT_AIM."""
     if not all(supports_pairs(loss) for loss, _ in clean):
         return None
     total = sum(c for _, c in clean)
     eps, s, _, _ = _clt_estimate(clean, d, eta / (16.0 * total))
     if not (eps > 0 and s > 0):
         return None
-    h = s * math.sqrt(PAIRS_AIM * w / total)
-    if _pairs_too_fine(clean, h, eta):
+    if fit:
+        w_ref = PAIRS_FIT_WIDTH
+        h = s * math.sqrt(PAIRS_FIT_AIM * w_ref / (total * pairs_eps_factor(eps))) * (w / w_ref) ** PAIRS_FIT_POWER
+    else:
+        h = s * math.sqrt(PAIRS_AIM * w / total)
+    if _pairs_too_fine(clean, h, eta, PAIRS_FIT_MAX_POINTS if fit else PAIRS_MAX_POINTS):
         return None
     return min(0.05, max(2e-7, h))
 
 
-def _pairs_too_fine(clean: list, h: float, eta: float) -> bool:
-    """Whether some step's window (tails eta / (16 T)) holds more than PAIRS_MAX_POINTS points
-    of the grid h."""
+#: An eps bracket's pairs grid aims at this fraction of the width asked (the width model below is
+#: within a factor 1.5 or so on DP-SGD runs, and a missed width costs a second pass).
+PAIRS_FIT_AIM = 0.55
+#: ... with the model fitted at the relative width PAIRS_FIT_WIDTH; between 1% and 0.1% the
+#: measured width goes like h^2.7 (at coarse grids more than h^2 of it: the tails' cells),
+#: so the step scales with the width asked to the power PAIRS_FIT_POWER = 1 / 2.7.
+PAIRS_FIT_WIDTH = 1e-3
+PAIRS_FIT_POWER = 0.37
+
+
+def pairs_eps_factor(eps: float) -> float:
+    """How the pairs' relative eps width departs from h^2 T / s^2 with eps (an estimate fitted on
+    DP-SGD runs at delta 1e-5, eps from 0.015 to 215: a quarter of it at small eps, where the
+    bulk decides delta, five times it at large eps, where a few large losses do)."""
+    return min(5.0, max(0.3, eps / 2)) ** 0.8
+
+
+def _pairs_too_fine(clean: list, h: float, eta: float, limit: int = PAIRS_MAX_POINTS) -> bool:
+    """Whether some step's window (tails eta / (16 T)) holds more than ``limit`` points of the
+    grid h."""
     tau = eta / (16.0 * sum(c for _, c in clean))
     for loss, _ in clean:
         span = max(loss.window(tau, law)[1] for law in "PQ") - min(loss.window(tau, law)[0] for law in "PQ")
-        if span / h > PAIRS_MAX_POINTS:
+        if span / h > limit:
             return True
     return False
 
 
-#: The pairs are tried first where the coupling's first grid is both large (at least
-#: PAIRS_MIN_POINTS points across the composed loss, mean +- 7 standard deviations) and at least
-#: PAIRS_RATIO times finer than theirs: there they win clearly; elsewhere the coupling is as
-#: fast or faster (their masses cost ball arithmetic and they compose twice as many lattices).
-#: Measured (DP-SGD at delta 1e-5, one run, CPU): sigma 2, p 0.001, T 1e5 (ratio 12): 0.2 s
-#: against 1.0 s; the MNIST run (ratio 11): 0.5 s against 0.9 s; sigma 1, p 0.01, T 1e5 and
-#: 1e6 (ratios 7 and 4, eps 25 and 139, where a few large losses decide delta and their width
-#: model does not fit): 3 passes, 2-4 times slower.  Either way the bracket is proven.
-PAIRS_MIN_POINTS = 100_000
+#: The cost model that orders the two discretizations (CPU seconds on the development machine;
+#: it only chooses which runs first, never enters a bound): the pairs' ball arithmetic per cell
+#: of a step's window, the coupling's float CDFs per grid point of it (both laws), and one point
+#: of a composed lattice per squaring level (the pairs compose four lattices, the coupling two,
+#: more of its early squarings in long double).
+COST_BALL_CELL = 2.5e-5
+COST_STEP_POINT = 1e-6
+COST_FFT_PAIRS = 1.5e-8
+COST_FFT_COUPLING = 4e-8
 
 
-PAIRS_RATIO = 8.0
+def _step_span(clean: list, tau: float) -> float:
+    """The summed width of the steps' windows (both laws) at tail ``tau``."""
+    return sum(max(loss.window(tau, law)[1] for law in "PQ") - min(loss.window(tau, law)[0] for law in "PQ")
+               for loss, _ in clean)
 
 
-#: When their first grid misses the width asked by more than this factor anyway, the coupling
-#: takes over.
-PAIRS_GIVE_UP = 4.0
+def _pass_cost(clean: list, h: float, s: float, tau: float, pairs: bool, bulk: float = 0.0) -> float:
+    """The predicted CPU seconds of one composition on grid h (an estimate): the steps' masses,
+    then the squarings of a composed lattice about (14 s + the steps' span) / h points long."""
+    span = _step_span(clean, tau)
+    levels = sum(c.bit_length() for _, c in clean)
+    points = (14 * s + span) / h
+    if pairs:  # cells of one step in the bulk, up to MAX_MERGE steps and MERGE_WIDTH wide beyond
+        cells = min(span / h, len(clean) * bulk / h + span / min(MAX_MERGE * h, MERGE_WIDTH))
+        return COST_BALL_CELL * cells + 4 * COST_FFT_PAIRS * points * levels
+    return COST_STEP_POINT * span / h + 2 * COST_FFT_COUPLING * points * levels
 
 
-def _pairs_pay(clean: list, d: float, w: float) -> bool:
-    """Whether :func:`epsilon_bracket` tries the pairs discretization first (a choice of cost)."""
+#: The coupling's predicted cost far from Gaussian, in units of its first (rough) pass.
+ROUGH_COST = 4.0
+
+
+#: Below this relative width the pairs are not tried first far from Gaussian at eps > 1.
+PAIRS_ROUGH_WIDTH = 3e-3
+
+
+def _predicted_costs(clean: list, d: float, w: float) -> dict[str, float]:
+    """The predicted cost of each float discretization for an eps bracket of relative width w
+    (infinite where it does not apply): one pass on its first grid, and a second, coarse one
+    before it where the coupling aims roughly (far from Gaussian)."""
     eta = float_eta(d, w)
-    try:
-        h_p = _pairs_first_step(clean, d, w, eta)
-        if h_p is None:
-            return False
-        h_c = _first_step(clean, d, w, eta)
-    except PrecisionError:
-        return False
     total = sum(c for _, c in clean)
-    _, s, _, _ = _clt_estimate(clean, d, eta / (16.0 * total))
-    return 14 * s / h_c >= PAIRS_MIN_POINTS and h_p >= PAIRS_RATIO * h_c
-
+    tau = eta / (16.0 * total)
+    try:
+        eps, s, rough, bulk = _clt_estimate(clean, d, tau)
+        h_c = _first_step(clean, d, w, eta)
+        h_p = _pairs_first_step(clean, d, w, eta, fit=True)
+    except PrecisionError:
+        return {"pairs": math.inf, "coupling": 0.0}
+    # far from Gaussian the coupling's first pass is a rough one at ROUGH_AIM, whose midpoint
+    # aims a second, some five times finer (measured: 2.5 to 4 times the first pass's cost)
+    coupling = _pass_cost(clean, h_c, s, tau, False) * (ROUGH_COST if rough > BERRY_ESSEEN_ROUGH else 1.0)
+    pairs = math.inf if h_p is None else _pass_cost(clean, h_p, s, tau, True, bulk)
+    if rough > BERRY_ESSEEN_ROUGH and eps > 1 and w < PAIRS_ROUGH_WIDTH:
+        # far from Gaussian at a large eps a few large losses decide delta: the pairs' width
+        # stalled near 0.1% there (sigma 0.5, p 0.01, T 100: four passes, then the coupling)
+        pairs = math.inf
+    return {"pairs": pairs, "coupling": coupling}
 
 
 def _why_stop(rw: float, w: float, floor: float, delta: float, pairs: bool, attempt: int, previous: float,
               h: float) -> str:
     """Why the float route's refinement stops after a pass that missed the width ``w`` ("" to
-    refine on): delta too close to the route's additive floor, the pairs' cost model not fitting
-    (their first grid far off), or a bracket that no longer narrows."""
+    refine on): delta too close to the route's additive floor, or a bracket that no longer
+    narrows."""
     if floor > 0.2 * delta:
         return f"delta is within a factor 5 of the float route's floor {floor:.2g}"
-    if pairs and not attempt and rw > PAIRS_GIVE_UP * w:
-        return f"the pairs' first grid gave a relative width of {rw:.3g} (their cost model does not fit this composition)"
     if attempt and rw > (0.95 if pairs else 0.8) * previous:
         return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {floor:.2g})"
     return ""
 
+
 def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, best: _Best,
-                   discretization: str = "coupling") -> str:
+                   discretization: str = "coupling", rival: float = math.inf) -> str:
     """The float route's refinement loop; offers its brackets to ``best``, returns why it stopped
     ("" when the width was reached).  On the pairs discretization the width shrinks like h^2:
-    each refinement aims h at sqrt(REFINED_AIM w mid / width) times the last."""
+    each refinement aims h at sqrt(REFINED_AIM w mid / width) times the last, while that pass's
+    predicted cost stays below ``rival`` (the coupling's, which then takes over)."""
     d = float(dq)
     eta = float_eta(d, w)
     pairs = discretization == "pairs"
     long_double = False
     previous = math.inf
     try:
-        h = _pairs_first_step(clean, d, w, eta) if pairs else _first_step(clean, d, w, eta)
+        h = _pairs_first_step(clean, d, w, eta, fit=True) if pairs else _first_step(clean, d, w, eta)
     except PrecisionError as exc:
         return f"the float route stopped: {exc}"
     if h is None:
@@ -474,11 +538,17 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
         previous = rw
         if not pairs:
             h = _refined_step(h, b, w, comp)
-        elif b.lower > 0 and b.width < b.lower:
-            mid = 0.5 * (b.lower + b.upper)
-            h *= max(0.1, min(0.9, math.sqrt(REFINED_AIM * w * mid / (1 + w / 2) / b.width)))
         else:
-            h *= 0.3
+            if b.lower > 0 and b.width < b.lower:
+                mid = 0.5 * (b.lower + b.upper)
+                h *= max(0.1, min(0.9, (REFINED_AIM * w * mid / (1 + w / 2) / b.width) ** PAIRS_FIT_POWER))
+            else:
+                h *= 0.3
+            if _pairs_too_fine(clean, h, eta, PAIRS_FIT_MAX_POINTS):
+                return f"the pairs' next grid ({h:.3g}) is too fine for their masses"
+            _, s, _, bulk = _clt_estimate(clean, d, eta / (16.0 * sum(c for _, c in clean)))
+            if _pass_cost(clean, h, s, eta / (16.0 * sum(c for _, c in clean)), True, bulk) > rival:
+                return f"the pairs' next grid ({h:.3g}) is predicted dearer than the coupling's"
         if h < 2e-7:
             return f"grid step {h:.3g} is below the float route's limit"
     return f"{max_refinements} refinements"

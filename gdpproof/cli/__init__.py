@@ -68,6 +68,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return int(exc.code or 0)
     try:
+        from ._common import closed_forms
+
+        closed_forms(args)
         module = f"{__name__}.{COMMANDS[args.command]}"
         __import__(module)
         return int(sys.modules[module].run(args))

@@ -24,6 +24,53 @@ if TYPE_CHECKING:  # typing costs a tenth of the start-up budget: only type chec
 COMMON_FLAGS = {"digits": "--digits"}
 
 
+#: Options (by dest) whose value may be an exact closed form (``--mu 'sqrt(2)'``, ``--eps 'log(3)'``,
+#: ``--sensitivity '3*sqrt(2)'``), read by the safe formula parser; a list or a range is not.
+CLOSED_FORM_OPTIONS = ("mu", "epsilon", "eps", "delta", "sensitivity", "sigma", "at")
+
+
+def closed_forms(args: argparse.Namespace) -> None:
+    """Each option of :data:`CLOSED_FORM_OPTIONS` written as a closed form, as its exact sympy
+    constant (:func:`gdpproof.symbolic.parse.constant`: nothing in it is executed); the library
+    then certifies with it where a route takes it exactly and otherwise rounds it outward with a
+    note.  Plain numbers stay strings (the formula parser, and sympy, are loaded only for a closed
+    form)."""
+    for name in CLOSED_FORM_OPTIONS:
+        value = getattr(args, name, None)
+        if (isinstance(value, str) and "," not in value and ":" not in value
+                and any(c.isalpha() and c not in "eE" for c in value)
+                and value.strip().lstrip("+-").lower() not in ("inf", "infinity", "nan")):
+            from ..symbolic.parse import constant
+
+            setattr(args, name, constant(f"--{'eps' if name == 'epsilon' else name}", value))
+
+
+def _closed_form_text(value: Any) -> str:
+    """A closed form's text in the JSON (only sympy values, from :func:`closed_forms`, get here)."""
+    if type(value).__module__.startswith("sympy"):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def noted(call: Any) -> tuple[Any, list[str]]:
+    """``call()``, and the notes of the arguments it rounded outward (an irrational one a solver
+    takes as a rational: :class:`~gdpproof.errors.RoundedArgumentWarning`); other warnings pass on."""
+    import warnings
+
+    from ..errors import RoundedArgumentWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RoundedArgumentWarning)
+        value = call()
+    notes: list[str] = []
+    for w in caught:
+        if not issubclass(w.category, RoundedArgumentWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif str(w.message) not in notes:
+            notes.append(str(w.message))
+    return value, notes
+
+
 class Usage(Exception):
     """Bad input, found by the command line itself: one line on stderr, exit 2."""
 
@@ -185,7 +232,8 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     if getattr(args, "json", False):
         import json
 
-        write_out(json.dumps(payload, indent=None, sort_keys=True) + "\n")
+        # default=str: an option given as a closed form (log(3)) is echoed as it is written
+        write_out(json.dumps(payload, indent=None, sort_keys=True, default=_closed_form_text) + "\n")
     else:
         write_out(text + "\n")
 

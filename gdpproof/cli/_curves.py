@@ -45,7 +45,7 @@ def _range(option: str, text: str | None) -> list[int] | None:
 
 def _list(option: str, text: str | None) -> list[str] | None:
     """A comma list ``v1,v2,...`` (None without a comma)."""
-    if text is None or "," not in text:
+    if not isinstance(text, str) or "," not in text:  # (a closed form is one value)
         return None
     values = [v.strip() for v in text.split(",")]
     if any(not v for v in values):
@@ -57,8 +57,8 @@ def _list(option: str, text: str | None) -> list[str] | None:
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether the command asks for a range, a list or a plot."""
-    return any(v is not None and ":" in v for v in (args.epochs, args.steps)) or any(
-        v is not None and "," in v for v in (args.delta, args.eps)) or args.plot is not None
+    return any(isinstance(v, str) and ":" in v for v in (args.epochs, args.steps)) or any(
+        isinstance(v, str) and "," in v for v in (args.delta, args.eps)) or args.plot is not None
 
 
 def _check_plot(path: str) -> None:
@@ -148,12 +148,12 @@ def _accounts(args: argparse.Namespace, cmd: Command, mechanism: Any, schedule: 
     """(the point's own keys, its Account) for each point, with a progress line on a terminal."""
     import warnings
 
-    from .._progress import Progress
+    from .._progress import DELAY, Progress
     from ..accounting import account, account_steps
     from ..mechanisms import dpsgd_schedule
 
     total = len(epochs or steps or values)
-    bar = Progress(total, "account", unit="points", enabled=sys.stderr.isatty(), delay=2.0)
+    bar = Progress(total, "account", unit="points", enabled=sys.stderr.isatty(), delay=DELAY)
     out: list[tuple[dict, Any]] = []
     with flags(cmd.flags), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a point's width note is in its JSON (target_met) and its notes

@@ -253,6 +253,9 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                    help="force a route (default: the strongest that applies)")
     p.add_argument("--rel-width", dest="rel_width",
                    help="relative width of a numerical bracket (default 0.01)")
+    p.add_argument("--clt-real-steps", dest="clt_real_steps", action="store_true",
+                   help="DP-SGD given in --epochs: also the CLT at the papers' real T = E N / B (not rounded up to "
+                        "whole steps), the papers' approximation, not proven")
     p.add_argument("--honest-mu", dest="honest_mu", action="store_true",
                    help="on the bracket route, also bracket the honest mu (the tightest GDP description, with "
                         "the delta range where it holds); about a second more")

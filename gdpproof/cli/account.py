@@ -88,6 +88,39 @@ def _scheme(args: argparse.Namespace) -> str:
     return "fixed-batch" if args.sampling == "uniform" else args.sampling or "poisson"
 
 
+def _real_steps_clt(args: argparse.Namespace, mechanism: Mechanism, s: Schedule, payload: dict,
+                    text: list[str], warned: list[str]) -> None:
+    """With --clt-real-steps: the CLT at the papers' real T = E N / B (= E / q) beside the rest, in
+    the JSON under ``clt_real_steps`` and labelled in the text; its note joins the warnings."""
+    from ..accounting import clt_formula, dpsgd_mu
+    from ..symbolic.clt import REAL_STEPS_NOTE
+
+    sigma = (mechanism.dpsgd_parameters() or (None,))[0]
+    t = s.epochs / s.sample_rate
+    with flags(FLAGS):
+        acc = dpsgd_mu(sigma, s.sample_rate, t, sampling=clt_formula(mechanism), delta=args.delta,
+                       digits=args.digits, real_steps=True)
+    entry = {"steps": str(t), "mu_clt": num(acc.mu_clt), "approximation": True, "proven": False,
+             "rounding": {"mu_clt": "up"}}
+    w = 8 if any(line.startswith("mu_clt  =") for line in text) else 10  # the labels' width around them
+    lines = [f"{'T real':<{w}}= {t} = E N / B   (the papers' T, not whole steps)",
+             f"{'mu_clt':<{w}}= {acc.mu_clt}   at the real T (the papers' approximation, not proven)"]
+    if acc.eps_clt is not None:
+        entry["eps_clt"] = num(acc.eps_clt)
+        entry["rounding"]["eps_clt"] = "up"
+        lines.append(f"{'eps_clt':<{w}}= {acc.eps_clt}   at the real T, delta = {args.delta} (the papers' "
+                     "approximation, not proven)")
+    at = len(text) - 1 if text and text[-1].startswith("The mechanism") else len(text)  # before the statement
+    text[at:at] = lines
+    payload["clt_real_steps"] = entry
+    warned.extend(n for n in (acc.note.replace(f" {REAL_STEPS_NOTE}", ""), REAL_STEPS_NOTE) if n not in warned)
+
+
+def _check_real_steps(args: argparse.Namespace, schedule: Schedule | None) -> None:
+    if args.clt_real_steps and (schedule is None or schedule.epochs is None):
+        raise Usage("--clt-real-steps applies to DP-SGD given in --epochs (the papers' T = E N / B)")
+
+
 def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule) -> int:
     """DP-SGD without a query: the CLT approximation alone (of the dominating pair's composition:
     `gdpproof.accounting.clt_formula`)."""
@@ -116,6 +149,8 @@ def _dpsgd_clt_only(args: argparse.Namespace, mechanism: Mechanism, s: Schedule)
     text.append(f"gamma   = {acc.gamma}   ({acc.gamma_note})" if acc.gamma
                 is not None else "gamma   = not certified for this configuration (the rest stands)")
     payload["gamma_approximation"] = acc.gamma_approximation
+    if args.clt_real_steps:
+        _real_steps_clt(args, mechanism, s, payload, text, warned)
     warn(args, payload, warned)
     emit(args, payload, "\n".join(text))
     return 0
@@ -133,8 +168,11 @@ def run(args: argparse.Namespace) -> int:
     from . import _curves
 
     if _curves.wanted(args):
+        if args.clt_real_steps:
+            raise Usage("--clt-real-steps applies to one account, not to a range or a list")
         return _curves.run(args, _curves.Command(_mechanism, report, warn, FLAGS))
     mechanism, schedule = _mechanism(args)
+    _check_real_steps(args, schedule)
     if schedule is not None and args.delta is None and args.eps is None:
         if args.rel_width is not None:
             raise Usage(f"--rel-width={args.rel_width} applies only with --delta or --eps "
@@ -158,6 +196,9 @@ def run(args: argparse.Namespace) -> int:
                     route=args.route)
     warned = [str(w.message) for w in caught]  # best effort, for one: a line each (in the JSON with --json)
     payload, text = report(args, a, mechanism, schedule, warned)
+    if args.clt_real_steps:
+        assert schedule is not None
+        _real_steps_clt(args, mechanism, schedule, payload, text, warned)
     warn(args, payload, warned)
     emit(args, payload, "\n".join(text))
     # 4: a proven bracket was printed, but wider than --rel-width asked (best effort)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, num, sensitivity_of
+from ._common import COMMON_FLAGS, Usage, emit, flags, noise_line, noted, num, sensitivity_of
 
 FLAGS = {**COMMON_FLAGS, "epsilon": "--eps", "delta": "--delta", "sensitivity": "--sensitivity"}
 DPSGD_FLAGS = {**COMMON_FLAGS, "target_epsilon": "--target-eps", "delta": "--delta", "noise_multiplier": "--sigma",
@@ -36,12 +36,13 @@ def run(args: argparse.Namespace) -> int:
     digits = 30 if args.digits is None else args.digits
     sensitivity = "1" if args.sensitivity is None else args.sensitivity
     with flags(FLAGS):
-        sigma = sigma_from_epsilon_delta(args.epsilon, args.delta, sensitivity, digits=digits)
-        mu = mu_from_epsilon_delta(args.epsilon, args.delta, digits=digits)
+        (sigma, mu), notes = noted(lambda: (sigma_from_epsilon_delta(args.epsilon, args.delta, sensitivity, digits=digits),
+                                            mu_from_epsilon_delta(args.epsilon, args.delta, digits=digits)))
     emit(args, {"eps": args.epsilon, "delta": args.delta, "sensitivity": sensitivity,
                 "sigma": num(sigma), "mu": num(mu), "digits": sigma.digits,
-                "rounding": {"sigma": "up", "mu": "down"}, "certified": sigma.method},
-         f"sigma = {sigma}   (certified, rounded up)\nmu    = {mu}   (certified, rounded down)")
+                "rounding": {"sigma": "up", "mu": "down"}, "certified": sigma.method, **({"notes": notes} if notes else {})},
+         "\n".join([f"sigma = {sigma}   (certified, rounded up)", f"mu    = {mu}   (certified, rounded down)",
+                    *(f"note: {n}" for n in notes)]))
     return 0
 
 

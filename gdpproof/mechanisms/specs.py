@@ -175,16 +175,12 @@ def _closed_form(where: str, key: str, value: Any) -> Any:
     neighbouring double on the less private side (with a note) on the bracket route."""
     if not isinstance(value, str) or not any(c.isalpha() and c not in "eE" for c in value):
         return value
-    from ..symbolic.parse import formula
+    from ..symbolic.parse import constant
 
     try:
-        x = formula(key, value)
+        return constant(key, value)
     except InvalidParameterError as exc:
         raise SpecError(f"{where}: {exc}") from None
-    if x.free_symbols or not x.is_real:
-        raise SpecError(f"{where}: {key}={value!r} must be a real number or a closed form of one (sqrt(2), "
-                        "log(3), 3*sqrt(2)), without variables")
-    return x
 
 
 def mechanism_from_spec(text: str) -> Mechanism:

@@ -20,7 +20,10 @@ from ..symbolic.composition import rr_composition, subsample
 from ..symbolic.tradeoff import gaussian, randomized_response
 from .checks import families
 
-__all__ = ["Figure", "topic_figures"]
+__all__ = ["DPSGDData", "Figure", "Y_LOW", "dpsgd_caption", "dpsgd_data", "topic_figures"]
+
+#: The lowest delta the DP-SGD figure's right panel shows.
+Y_LOW = 1e-9
 
 
 @dataclass(frozen=True)
@@ -65,16 +68,44 @@ def topic_figures(*, quick: bool = False) -> list[Figure]:
              "rising toward the dotted diagonal as p falls: sampling amplifies privacy.", _subsampling),
     ]
     if not quick:
-        out.append(draw("DP-SGD: proven bracket against the CLT",
-                        "sigma = 1, p = 0.01, T = 1000. Left: the proven bracket of the composed trade-off curve "
-                        "minus the CLT's G_mu; look where the band lies below zero: there DP-SGD is less private "
-                        "than the CLT says. Right: the proven delta(epsilon) bracket against the CLT; look where "
-                        "the dashed CLT line falls below the band at small delta: there the CLT understates the "
-                        "privacy loss. The band is composed on the float64 lattice, whose additive error puts a "
-                        "floor under it (the dotted line, near 7e-9): where the band goes flat at that line it "
-                        "shows the floor, not DP-SGD (gdpproof.account takes the exact integer lattice, which has "
-                        "no floor, for delta below 1e-7).", _plot_dpsgd, panels=2))
+        data = dpsgd_data()
+        out.append(draw("DP-SGD: proven bracket against the CLT", dpsgd_caption(data),
+                        lambda axes: _plot_dpsgd(axes, data), panels=2))
     return out
+
+
+@dataclass(frozen=True)
+class DPSGDData:
+    """What the DP-SGD figure plots (sigma = 1, p = 0.01, T = 1000): the composition, the CLT mu,
+    and the proven delta(epsilon) band at ``eps`` with the float lattice's ``floor`` under it."""
+
+    composition: Any
+    mu_clt: float
+    eps: Any
+    lower: list[float]
+    upper: list[float]
+    floor: float
+
+
+def dpsgd_data() -> DPSGDData:
+    """The DP-SGD figure's values, from the library (the float lattice's composition at delta 1e-5)."""
+    c = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5).composition
+    eps = np.linspace(0, 4, 81)
+    band = [c.delta(float(e)) for e in eps]
+    return DPSGDData(c, float(dpsgd_mu(1.0, 0.01, 1000, digits=8, gamma=False).mu_clt), eps,
+                     [b.lower for b in band], [b.upper for b in band], c.delta_floor())
+
+
+def dpsgd_caption(data: DPSGDData) -> str:
+    """The DP-SGD figure's caption: what to look at, and the float lattice's floor at its value."""
+    floor = f"{data.floor:.0e}".replace("e-0", "e-")
+    return ("sigma = 1, p = 0.01, T = 1000. Left: the proven bracket of the composed trade-off curve minus the "
+            "CLT's G_mu; look where the band lies below zero: there DP-SGD is less private than the CLT says. "
+            "Right: the proven delta(epsilon) bracket against the CLT; look where the dashed CLT line falls below "
+            "the band at small delta: there the CLT understates the privacy loss. The band is composed on the "
+            f"float64 lattice, whose additive error puts a floor under it (the dotted line, near {floor}): where "
+            "the band goes flat at that line it shows the floor, not DP-SGD (gdpproof.account takes the exact "
+            "integer lattice, which has no floor, for delta below 1e-7).")
 
 
 def _tradeoffs(ax: Any) -> None:
@@ -113,12 +144,10 @@ def _subsampling(ax: Any) -> None:
     ax.legend(fontsize=8)
 
 
-def _plot_dpsgd(axes: Any) -> None:
+def _plot_dpsgd(axes: Any, data: DPSGDData) -> None:
     """DP-SGD (sigma = 1, p = 0.01, T = 1000): the proven trade-off and delta brackets against the CLT."""
-    r = dpsgd_epsilon(1.0, 0.01, 1000, 1e-5)
-    c = r.composition
+    c, mu_clt = data.composition, data.mu_clt
     hm = c.honest_mu()
-    mu_clt = float(dpsgd_mu(1.0, 0.01, 1000, digits=8, gamma=False).mu_clt)
     pts = np.linspace(0, 1, 121)
     br = [c.tradeoff(float(x)) for x in pts]
     clt = gaussian(mu_clt).evaluate_fast(pts)
@@ -133,15 +162,13 @@ def _plot_dpsgd(axes: Any) -> None:
     ax.set_title("the composed curve f against the CLT's G_mu", fontsize=9)
     ax.legend(fontsize=7)
     ax = axes[1]
-    eps = np.linspace(0, 4, 81)
-    lo = [c.delta(float(e)).lower for e in eps]
-    hi = [c.delta(float(e)).upper for e in eps]
-    ax.fill_between(eps, lo, hi, color="C0", alpha=0.5, label="proven bracket (worse of add/remove)")
-    ax.semilogy(eps, hi, "C0", lw=0.6)
+    eps = data.eps
+    ax.fill_between(eps, data.lower, data.upper, color="C0", alpha=0.5, label="proven bracket (worse of add/remove)")
+    ax.semilogy(eps, data.upper, "C0", lw=0.6)
     ax.semilogy(eps, fast_delta_from_epsilon(np.full_like(eps, mu_clt), eps), "C3--", label="CLT (approximation)")
-    floor = c.delta_floor()
+    floor = data.floor
     ax.axhline(floor, color="0.4", ls=":", lw=0.8, label=f"float lattice's floor ({floor:.1e}): below it, not resolved")
-    ax.set_ylim(1e-9, 1)
+    ax.set_ylim(Y_LOW, 1)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("delta(epsilon)")
     ax.set_title("The CLT understates delta at small delta")

@@ -9,14 +9,18 @@ No mathematics and no nbconvert: :func:`notebook_html` lays out the cells of an 
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NOTEBOOKS", "REPORT_ENVIRONMENT", "notebook_html", "render_notebooks"]
+__all__ = ["NOTEBOOKS", "REPORT_ENVIRONMENT", "execute_notebooks", "executed_copy", "notebook_html", "render_notebooks",
+           "save_executed", "source_digest"]
 
 #: The notebooks of a source checkout (absent from an installed wheel: then nothing is rendered).
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -79,6 +83,78 @@ img{{max-width:100%}}</style></head><body>
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
 
 
+def source_digest(path: Path) -> str:
+    """The SHA-256 of a notebook file: an executed copy records its source's, so a copy made
+    from an older version of the notebook is recognised as stale."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def save_executed(nb: Any, source: Path, folder: Path) -> Path:
+    """Write the executed notebook ``nb`` of ``source`` as ``folder/NAME.ipynb``, stamped with
+    :func:`source_digest` of ``source`` (in its metadata, under ``gdpproof``); the path written."""
+    import nbformat
+
+    from ..reference.generate import write_atomic
+
+    nb.metadata["gdpproof"] = {"source": Path(source).name, "source_sha256": source_digest(source)}
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / Path(source).name
+    write_atomic(target, nbformat.writes(nb))
+    return target
+
+
+def executed_copy(source: Path, folder: Path) -> Path:
+    """``folder/NAME.ipynb``, the executed copy of ``source`` that :func:`save_executed` wrote.
+
+    Raises:
+        FileNotFoundError: there is no such copy.
+        ValueError: the copy was executed from another version of ``source`` (stale).
+    """
+    target = folder / Path(source).name
+    stamp = json.loads(target.read_text(encoding="utf-8")).get("metadata", {}).get("gdpproof", {})
+    if stamp.get("source_sha256") != source_digest(source):
+        raise ValueError(f"{target} was executed from another version of {source}: execute it again")
+    return target
+
+
+@contextmanager
+def _kernel_environment() -> Iterator[None]:
+    """The environment the report's kernels start in: this checkout's gdpproof first on
+    PYTHONPATH (even where the package is not installed) and :data:`REPORT_ENVIRONMENT`."""
+    root = str(Path(__file__).resolve().parents[2])
+    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", *REPORT_ENVIRONMENT)}
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
+    os.environ.update(REPORT_ENVIRONMENT)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def execute_notebooks(paths: Sequence[Path], *, timeout: int = 600) -> Iterator[tuple[Path, Any, str, str]]:
+    """Execute each notebook in a fresh kernel (the ``notebooks`` extra must be installed), one at
+    a time: yields ``(path, executed notebook, status, detail)``, status "rendered" or "failed"
+    (a notebook that raises keeps its outputs up to the error, which ``detail`` names)."""
+    import nbclient
+    import nbformat
+
+    with _kernel_environment():
+        for path in paths:
+            nb = nbformat.read(path, as_version=4)
+            status, detail = "rendered", ""
+            try:
+                nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", extra_arguments=KERNEL_ARGUMENTS,
+                                        resources={"metadata": {"path": str(path.parent)}}).execute()
+            except Exception as exc:  # noqa: BLE001 - a failing notebook is shown with its error, not a crash
+                status, detail = "failed", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}" \
+                    if str(exc).strip() else type(exc).__name__
+            yield path, nb, status, detail
+
+
 def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeout: int = 600,
                      progress: Callable[[str], None] | None = None) -> list[dict[str, str]]:
     """Execute each notebook and write ``folder/notebooks/NAME.html``; one row per notebook
@@ -93,8 +169,8 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
     if not paths:
         return [{"name": "notebooks", "status": "skipped", "detail": f"no notebooks in {NOTEBOOKS}", "html": ""}]
     try:
-        import nbclient
-        import nbformat
+        import nbclient  # noqa: F401
+        import nbformat  # noqa: F401
     except ImportError:
         return [{"name": p.stem, "status": "skipped", "html": "",
                  "detail": "not rendered: the notebooks extra (nbformat, nbclient, ipykernel) is not installed"}
@@ -103,32 +179,11 @@ def render_notebooks(folder: Path, paths: Sequence[Path] | None = None, *, timeo
 
     out = folder / "notebooks"
     out.mkdir(exist_ok=True)
-    root = str(Path(__file__).resolve().parents[2])
     rows = []
-    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", *REPORT_ENVIRONMENT)}
-    # the kernel imports this checkout's gdpproof even where the package is not installed
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
-    os.environ.update(REPORT_ENVIRONMENT)
-    try:
-        for path in paths:
-            nb = nbformat.read(path, as_version=4)
-            status, detail = "rendered", ""
-            try:
-                nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", extra_arguments=KERNEL_ARGUMENTS,
-                                        resources={"metadata": {"path": str(path.parent)}}).execute()
-            except Exception as exc:  # noqa: BLE001 - a failing notebook is shown with its error, not a crash
-                status, detail = "failed", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}" \
-                    if str(exc).strip() else type(exc).__name__
-            target = out / f"{path.stem}.html"
-            write_atomic(target, notebook_html(nb, path.stem))
-            rows.append({"name": path.stem, "status": status, "detail": detail,
-                         "html": f"notebooks/{target.name}"})
-            if progress is not None:
-                progress(path.stem)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    for path, nb, status, detail in execute_notebooks(paths, timeout=timeout):
+        target = out / f"{path.stem}.html"
+        write_atomic(target, notebook_html(nb, path.stem))
+        rows.append({"name": path.stem, "status": status, "detail": detail, "html": f"notebooks/{target.name}"})
+        if progress is not None:
+            progress(path.stem)
     return rows

@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy
 
-from .notes import APPROXIMATION_NOTE
+from .notes import APPROXIMATION_NOTE, REAL_STEPS_NOTE
 from sympy import Abs, exp, log, pi, sqrt
 
 from .._args import positive, probability
@@ -25,7 +25,7 @@ from .symbols import Phi, alpha, epsilon, mu, n, p, phi, sigma
 from .tradeoff import GAUSSIAN, TradeOff
 
 __all__ = ["NAMES", "GAUSSIAN_FUNCTIONALS", "RR_FUNCTIONALS", "functional_expressions", "log_slope_pieces",
-           "MU_CLT_POISSON", "MU_CLT_UNIFORM", "APPROXIMATION_NOTE", "gaussian_mixture"]
+           "MU_CLT_POISSON", "MU_CLT_UNIFORM", "APPROXIMATION_NOTE", "REAL_STEPS_NOTE", "gaussian_mixture"]
 
 #: The four functionals, in the order used everywhere.
 NAMES = ("kl", "kappa2", "kappa3", "bar_kappa3")
@@ -153,6 +153,8 @@ MU_CLT_POISSON = p * sqrt(n * (exp(1 / sigma**2) - 1))
 #: mu_CLT with fixed-size (uniform) batches: the CLT limit of the n-fold C_p(G_{1/sigma}) (DRS §5).
 MU_CLT_UNIFORM = sqrt(2) * p * sqrt(n * (exp(1 / sigma**2) * Phi(3 / (2 * sigma)) + 3 * Phi(-1 / (2 * sigma)) - 2))
 
+
+#: Said of a CLT mu evaluated at a real T (the papers' T = E N / B).
 
 
 def gaussian_mixture(mu_: Any, p_: Any) -> TradeOff:

@@ -340,7 +340,6 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
 
     Args:
         f (TradeOff): The trade-off of one run on the whole data set.
-        p (real in [0, 1]): The sampling probability.
         p_: The sampling probability p, in [0, 1].
 
     Examples:

@@ -1,7 +1,7 @@
 """Texts that go with the symbolic results, kept apart from the formulas so that a numeric
 answer can carry them without loading sympy."""
 
-__all__ = ["APPROXIMATION_NOTE"]
+__all__ = ["APPROXIMATION_NOTE", "REAL_STEPS_NOTE"]
 
 APPROXIMATION_NOTE = (
     "mu_clt is a central-limit approximation (Dong, Roth & Su 2022; Bu, Dong, Long & Su 2020), not a bound: "
@@ -13,4 +13,11 @@ APPROXIMATION_NOTE = (
     "stated for symmetric curves, so gamma is the error term of an approximation, not a bound; uniform: "
     "C_p(G_1/sigma) is symmetric and G_mu_T(a + gamma) - gamma <= its T-fold composition <= G_mu_T(a - gamma) + "
     "gamma is proven."
+)
+
+REAL_STEPS_NOTE = (
+    "T is real here (the papers' T = E N / B, epochs times dataset size over batch size; Bu, Dong, Long & Su "
+    "2020; TF Privacy's compute_mu_poisson): the CLT formula evaluated at a number of steps no run takes, the "
+    "papers' approximation, not proven; the CLT itself understates the privacy loss in realistic settings, and "
+    "no Berry-Esseen gamma or proven bracket belongs to a T that is not whole"
 )

@@ -37,7 +37,7 @@ from ..errors import InvalidParameterError
 from ..text import show
 from . import symbols as _symbols
 
-__all__ = ["FUNCTIONS", "MAX_BITS", "MAX_EXPONENT", "MAX_LENGTH", "formula"]
+__all__ = ["FUNCTIONS", "MAX_BITS", "MAX_EXPONENT", "MAX_LENGTH", "constant", "formula"]
 
 #: Longest formula string read.
 MAX_LENGTH = 10_000
@@ -62,6 +62,46 @@ _CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo}
 _SYMBOLS = {s.name: s for s in (getattr(_symbols, n) for n in _symbols.__all__) if isinstance(s, sympy.Symbol)}
 _BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.Div: lambda a, b: a / b}
+
+
+def constant(name: str, value: Any) -> Any:
+    """A parameter written as an exact closed form (``"sqrt(2)"``, ``"3*sqrt(2)"``, ``"log(3)"``)
+    as its sympy constant, read by :func:`formula`; a string that is a plain number, and anything
+    not a string, is returned as it is (for the exact-number parser).
+
+    Args:
+        name: The parameter's name, for the error.
+        value: What was given.
+
+    Returns:
+        The exact real constant (a sympy expression without symbols), or ``value`` itself.
+
+    Raises:
+        InvalidParameterError: A string that is neither a number nor an allowed formula, a formula
+            with variables, or one that is not real.
+
+    Examples:
+    >>> constant("mu", "3*sqrt(2)"), constant("mu", "0.5"), constant("eps", "log(3)")
+    (3*sqrt(2), '0.5', log(3))
+    >>> constant("mu", "sqrt(x)")
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: mu='sqrt(x)' is not a number, nor a closed form of one without variables (sqrt(2), log(3), 3*sqrt(2))
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        plain_value(name, value)
+        return value
+    except InvalidParameterError:
+        pass
+    x = formula(name, value)
+    if x.free_symbols:
+        raise _refuse(name, value, "is not a number, nor a closed form of one without variables (sqrt(2), log(3), "
+                                   "3*sqrt(2))")
+    if not x.is_real:
+        raise _refuse(name, value, "must be a real number or a closed form of one (sqrt(2), log(3), 3*sqrt(2))")
+    return x
 
 
 def formula(name: str, value: Any) -> sympy.Expr:

@@ -228,6 +228,30 @@ def test_dpsgd_mnist_configuration_reported_beside_the_clt():
     assert data["approximation"] is True and "CLT APPROXIMATION" in run.result.detail
 
 
+@pytest.mark.parametrize("sigma, p, steps", [(2.0, 0.001, 100), (1.0, 0.01, 100)])
+def test_a_wider_bracket_takes_no_more_compositions_nor_finer_grids(sigma, p, steps):
+    # the discretization is chosen by predicted cost: at (2, 0.001, 100) the 1% bracket took the
+    # coupling on a grid 30 times finer than the 0.1% bracket's pairs (twice the time); now both
+    # take the pairs, the wider one on the coarser grid, in as few compositions
+    wide, narrow = (dpsgd_epsilon(sigma, p, steps, 1e-5, rel_width=w) for w in (0.01, 0.001))
+    assert wide.eps.relative_width <= 0.01 and narrow.eps.relative_width <= 0.001
+    assert wide.composition.passes <= narrow.composition.passes
+    if wide.composition.discretization == narrow.composition.discretization:
+        assert wide.composition.h >= narrow.composition.h
+    assert (sigma, narrow.composition.discretization) != (2.0, "coupling")
+
+
+def test_the_pairs_refine_where_their_width_model_misses():
+    # (1, 0.01, 1e5) at 0.1%: the pairs' first grid came out 4x wider than aimed, and the search
+    # gave them up for the coupling (3 passes, 4.9 million points, 14 s); now they refine on
+    # while their next grid is predicted cheaper than the coupling's
+    r = dpsgd_epsilon(1.0, 0.01, 100_000, 1e-5, rel_width=0.001)
+    assert r.eps.relative_width <= 0.001 and r.composition.discretization == "pairs"
+    assert r.composition.passes <= 2
+    # it meets the coupling's proven 0.1% bracket of the same run, [25.56096, 25.58529]
+    assert r.eps.lower <= 25.58529 and r.eps.upper >= 25.56096
+
+
 def test_dpsgd_uniform_sampling_has_no_bracket():
     acc = gdpproof.dpsgd_mu(1.0, 0.01, 100, delta=1e-5, sampling="uniform", digits=8, gamma=False)
     assert acc.eps_lower is None and acc.verdict is None

@@ -9,6 +9,14 @@ every test that needs it asserts on that one result.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from gdpproof.cli import main
 from gdpproof.report import runner
 from gdpproof.report.checks import Check, report_checks
 
@@ -34,3 +42,15 @@ def check_named(name: str) -> Check:
     if len(matches) != 1:
         raise LookupError(f"the report has {len(matches)} checks named {name!r}")
     return matches[0]
+
+
+def run_report(out: Path, *extra: str) -> tuple[int, str, dict]:
+    """``gdpproof report --out out`` (at :data:`DIGITS`, without the notebooks) through the command
+    line, its checks computed by :func:`run_once`: (exit code, stdout, summary.json)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runner, "run_one", run_once)
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            # --no-notebooks: tests/test_notebooks.py runs them; the renderer is tested on its own
+            code = main(["report", "--out", str(out), "--digits", str(DIGITS), "--quiet", "--no-notebooks", *extra])
+    return code, buf.getvalue(), json.loads((out / "summary.json").read_text())

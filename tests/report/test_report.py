@@ -1,13 +1,13 @@
 """The verification report: the full report once (through the command line), the quick one, and its parts.
 
-The full report runs once in the suite; the derivations and the quick report reuse its check
+The full report runs once in the suite (the session fixture ``full_report`` of tests/conftest.py,
+which the headless-browser test opens too); the derivations and the quick report reuse its check
 results through tests/report/once.py, so no check is computed twice.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import html
 import io
 import json
@@ -15,31 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from gdpproof.cli import main
 from gdpproof.errors import PrecisionError
 from gdpproof.report import checks, render, runner
 from gdpproof.report.checks import Check, CheckResult, Outcome, report_checks
 
-from .once import DIGITS, run_once
+from .once import DIGITS, run_report as _report
 
 REPORT = Path(checks.__file__).resolve().parent
-
-
-def _report(out: Path, *extra: str) -> tuple[int, str, dict]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "run_one", run_once)
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            # --no-notebooks: tests/test_notebooks.py runs them; the renderer is tested on its own below
-            code = main(["report", "--out", str(out), "--digits", str(DIGITS), "--quiet", "--no-notebooks", *extra])
-    return code, buf.getvalue(), json.loads((out / "summary.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def full_report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("report")
-    code, stdout, summary = _report(out)
-    return code, stdout, summary, out
 
 
 def test_full_report_passes_every_check(full_report):

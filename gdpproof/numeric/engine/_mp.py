@@ -33,6 +33,7 @@ __all__ = [
     "set_constant_ball",
     "arb_endpoints",
     "fraction_of_exact_arb",
+    "rational_enclosure",
     "mpf_from_exact",
     "mpf_to_fraction",
     "mp_erfcinv",
@@ -150,6 +151,20 @@ def arb_from_exact(value: Any) -> flint.arb:
             raise TypeError(f"no evaluator for the constant {value!r}: import gdpproof.numeric.engine.compile_arb")
         return _constant_ball(value)
     raise TypeError(f"not an exact real number: {value!r}")
+
+
+def rational_enclosure(value: Any, bits: int = 256) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= value <= hi for an exact real number (``value`` itself twice when it is an
+    int, a Fraction or a sympy Rational; else the ends of its ball at ``bits`` bits: an
+    irrational constant such as log(3))."""
+    if isinstance(value, Fraction) or (isinstance(value, int) and not isinstance(value, bool)):
+        return Fraction(value), Fraction(value)
+    if getattr(value, "is_Rational", False):
+        v = Fraction(int(value.p), int(value.q))
+        return v, v
+    with arb_precision(bits):  # (a constant needs gdpproof.numeric.engine.compile_arb imported)
+        ball = arb_from_exact(value)
+        return fraction_of_exact_arb(ball.lower()), fraction_of_exact_arb(ball.upper())
 
 
 def fraction_of_exact_arb(x: flint.arb) -> Fraction:

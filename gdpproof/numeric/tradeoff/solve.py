@@ -114,6 +114,15 @@ def _real(name: str, value: Any) -> Fraction:
     return _rational_exact(name, value)  # type: ignore[return-value]
 
 
+def _outward(name: str, value: Any, up: bool) -> Any:
+    """An irrational sympy argument as a rational just beside it (:func:`~..engine.compile_arb.outward`)."""
+    if not is_sympy(value) or getattr(value, "is_Rational", True):
+        return value
+    from ..engine.compile_arb import outward
+
+    return outward(name, value, up)
+
+
 def _one_minus_exp(e: Fraction, digits: int) -> Certified:
     """delta(eps) = 1 - e^eps of the identity trade-off (mu = 0) at eps < 0."""
     return certify_balls(lambda x: 1 - x.exp(), (e,), digits=digits, rounding="up", unit_interval=True,
@@ -244,7 +253,7 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
         return certify_balls(_DUAL, (be, bm), digits=digits, rounding="up", unit_interval=True,
                              exact=lambda: _exact_gaussian(False, Fraction(epsilon), Fraction(mu)),
                              what=lambda: f"delta at mu={show(Fraction(mu))}, epsilon={show(Fraction(epsilon))}")
-    if is_sympy(mu):
+    if is_sympy(mu) or is_sympy(epsilon):
         return _delta_of_sympy_mu(mu, epsilon, digits)
     m = _nonneg("mu", mu)
     e = _real("epsilon", epsilon)  # the closed form holds for every real epsilon
@@ -255,17 +264,18 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
 
 
 def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
-    """delta_from_epsilon for a sympy mu, which may be irrational (sqrt(2)): compiled by sympy."""
-    from ..._args import nonnegative
+    """delta_from_epsilon for a sympy mu or epsilon, which may be irrational (sqrt(2), log(3)): compiled
+    by sympy, certified for the exact values."""
+    from ..._args import exact, nonnegative
     from ...symbolic.symbols import epsilon as EPS
     from ...symbolic.symbols import mu as MU
     from ...symbolic.tradeoff import GAUSSIAN_DUAL
     from ..engine.certify import certify
 
     m = nonnegative("mu", mu)
-    e = _sympy_number(_real("epsilon", epsilon))
+    e = exact("epsilon", epsilon, symbolic=False)
     if m == 0:
-        return _zero(digits, "up")
+        return _zero(digits, "up") if e >= 0 else _one_minus_exp(_real("epsilon", epsilon), digits)
     if m.free_symbols:
         raise InvalidParameterError(f"mu={m} is symbolic; numeric evaluation needs a number")
     return certify(GAUSSIAN_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up", unit_interval=True,
@@ -462,8 +472,8 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     check_request(digits, "up")
     if is_sympy(mu) and not getattr(mu, "is_Rational", False) and getattr(mu**2, "is_Rational", False):
         return _epsilon_of_irrational_mu(mu, delta, digits)  # sqrt(q), as Gaussian compositions have
-    m = _nonneg("mu", mu)
-    d = _probability("delta", delta)
+    m = _nonneg("mu", _outward("mu", mu, up=True))  # a larger mu, a smaller delta: a larger eps
+    d = _probability("delta", _outward("delta", delta, up=False))
     if m == 0:
         return _zero(digits, "up")
     if d == 0:
@@ -677,8 +687,8 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
         Certified('0.26805112321129421790', digits=20, rounding='down')
     """
     check_request(digits, "down")
-    e = _nonneg("epsilon", epsilon)
-    d = _probability("delta", delta)
+    e = _nonneg("epsilon", _outward("epsilon", epsilon, up=False))  # a smaller eps or delta: a smaller mu
+    d = _probability("delta", _outward("delta", delta, up=False))
     if d == 0:
         return _zero(digits, "down")
     if d == 1:
@@ -731,9 +741,9 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
         Certified('7.4613', digits=5, rounding='up')
     """
     check_request(digits, "up")
-    e = _nonneg("epsilon", epsilon)
-    d = _probability("delta", delta)
-    s = _nonneg("sensitivity", sensitivity)
+    e = _nonneg("epsilon", _outward("epsilon", epsilon, up=False))  # a larger sigma each way
+    d = _probability("delta", _outward("delta", delta, up=False))
+    s = _nonneg("sensitivity", _outward("sensitivity", sensitivity, up=True))
     if s == 0 or d == 1:
         return _zero(digits, "up")
     if d == 0:

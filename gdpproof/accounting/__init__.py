@@ -15,6 +15,14 @@ from typing import Any
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation
 from .routes import account, clt_formula
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what the names below are (for readers and the documentation's resolver)
+    from .composed import ComposedLoss, HonestMu
+    from .curve import account_steps
+    from .discrete import discrete_gaussian_delta
+    from .dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
+    from .estimate import EpsilonEstimator, check_rel_width, composition
+
 #: The names whose modules load the engine (the discretizations, the search), imported on first use:
 #: a closed-form account does not need them.
 _LAZY = {"ComposedLoss": "composed", "HonestMu": "composed", "account_steps": "curve",

@@ -111,6 +111,10 @@ PROCESSES = [
      "import numpy, flint", True, 1.5),
     ("gaussian", "gdpproof account --mechanism gaussian:sigma=2 --delta 1e-5", "closed form, certified",
      ["account", "--mechanism", "gaussian:sigma=2", "--delta", "1e-5"], False, None),
+    ("gaussian", "python -c 'from gdpproof import account; account(GaussianMechanism(2), delta=1e-5)'",
+     "the Python door, closed form, certified (sympy not loaded)",
+     "from gdpproof import account; from gdpproof.mechanisms import GaussianMechanism; "
+     "print(account(GaussianMechanism(2), delta=1e-5).eps_upper)", False, None),
     ("gaussian", "dp_accounting PLD, GaussianDpEvent(2)", "PLDAccountant(value_discretization_interval=1e-4)",
      _PLD + "a = p.PLDAccountant(value_discretization_interval=1e-4); a.compose(d.GaussianDpEvent(2)); "
      "print(a.get_epsilon(1e-5))", False, None),
@@ -160,7 +164,7 @@ def processes(repeats: int, env: dict[str, str], markdown: bool) -> None:
         print("| --- | --- | --- | --- | ---: | ---: | --- |")
     for job in dict.fromkeys(j for j, *_ in PROCESSES):
         rows = [r for r in PROCESSES if r[0] == job]
-        ours = next(r[1] for r in rows if r[1].startswith("gdpproof"))
+        ours = next(r[1] for r in rows if r[1].startswith("gdpproof"))  # the command line is each job's figure
         for _, name, setup, _, is_ref, target in rows:
             w, c = med[name]
             ratio = "" if name == ours else f"{med[ours][0] / w:.2f} x, {med[ours][1] / c:.2f} x"

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import sympy
 del TYPE_CHECKING
 
-__all__ = ["MAX_DECIMAL_EXPONENT", "plain_value", "MAX_COUNT", "count", "seed", "exact", "sympy_value", "rational",
+__all__ = ["checked", "MAX_DECIMAL_EXPONENT", "plain_value", "MAX_COUNT", "count", "seed", "exact", "sympy_value", "rational",
            "check", "require_number", "nonnegative", "positive", "probability", "exact_floats", "positive_integer", "is_sympy",
            "rational_fraction", "nonnegative_fraction", "positive_fraction", "probability_fraction"]
 
@@ -315,10 +315,10 @@ def positive_integer(name: str, value: Any) -> int:
         k = int(value)
     else:
         try:
-            v = exact(name, value, symbolic=False)
+            v = exact(name, value, symbolic=False) if is_sympy(value) else rational_fraction(name, value)
         except InvalidParameterError:
             raise bad(name, value, "must be a positive integer") from None
-        if not v.is_Integer:
+        if not (v.is_Integer if is_sympy(v) else v.denominator == 1):
             raise bad(name, value, "must be a positive integer")
         k = int(v)
     if k < 1:
@@ -386,3 +386,23 @@ def probability_fraction(name: str, value: Any) -> Fraction:
     if x < 0 or x > 1:
         raise bad(name, value, "must be in [0, 1]")
     return x  # type: ignore[return-value]
+
+
+def checked(name: str, value: Any, kind: str = "exact", *, infinite: bool = False) -> Any:
+    """``value`` checked as ``kind`` ("exact", "positive", "nonnegative" or "probability"), without
+    sympy for plain arguments: a plain number comes back as a Fraction (+-inf as floats where
+    ``infinite`` allows them); a sympy argument is checked by :func:`exact` and its siblings and
+    comes back as they return it (an irrational such as ``sqrt(2)`` included).
+
+    >>> checked("sigma", "1.1", "positive")
+    Fraction(11, 10)
+    """
+    if is_sympy(value):
+        if kind in ("exact", "nonnegative"):
+            return (exact if kind == "exact" else nonnegative)(name, value, symbolic=False, infinite=infinite)
+        return (positive if kind == "positive" else probability)(name, value, symbolic=False)
+    if kind == "exact":
+        return rational_fraction(name, value, infinite=infinite)
+    if kind == "nonnegative":
+        return nonnegative_fraction(name, value, infinite=infinite)
+    return positive_fraction(name, value) if kind == "positive" else probability_fraction(name, value)

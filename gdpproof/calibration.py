@@ -49,7 +49,7 @@ from ._args import positive, probability
 from .errors import bad
 from .accounting import BRACKET_DIGITS, Account, EpsilonEstimator, account, check_rel_width
 from .errors import InvalidParameterError, PrecisionError
-from .mechanisms import Mechanism, Schedule, dpsgd, dpsgd_schedule
+from .mechanisms import Mechanism, Schedule, dpsgd, dpsgd_schedule, to_fraction
 from .text import answer_text, double_text, show_number
 from .numeric.tradeoff.solve import mu_from_epsilon_delta
 from .symbolic.tradeoff import within_range
@@ -527,7 +527,7 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
         return _step(v, digits, toward_less=inc)
 
     def noise(v: Any) -> Fraction:  # grows with the noise
-        f = Fraction(int(v)) if isinstance(v, int) else Fraction(int(v.p), int(v.q))
+        f = to_fraction(v)
         return -f if inc else f
 
     accounts: dict[Any, tuple[Account, Schedule]] = {}

@@ -26,6 +26,7 @@ caller has them, without this module importing sympy.
 from __future__ import annotations
 
 import math
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # not at run time: the command line's start-up does without typing
@@ -156,24 +157,40 @@ def double_text(x: Any) -> str:
     return repr(x) if isinstance(x, float) else str(x)
 
 
+def _rational(v: Any) -> Any:
+    """A Fraction for an exact rational (int, Fraction, sympy Rational); anything else as it is
+    (sympy is never loaded here: a sympy value exists only once it is)."""
+    from fractions import Fraction
+
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Fraction(v)
+    if isinstance(v, Fraction):
+        return v
+    sympy = sys.modules.get("sympy")
+    if sympy is not None and isinstance(v, sympy.Rational):
+        return Fraction(int(v.p), int(v.q))
+    return v
+
+
 def decimal_text(v: Any) -> str | None:
     """The exact decimal of a rational whose denominator is 2^a 5^b.
 
     Args:
-        v: A sympy Rational.
+        v: An exact rational (a Fraction, an int or a sympy Rational).
 
     Returns:
         Its exact decimal (``"0.01"``; ``"1E-400"`` in scientific notation outside
         1e-4 .. 1e15), or None when its denominator has another prime factor.
 
     Examples:
-        >>> import sympy
-        >>> decimal_text(sympy.Rational(1, 100)), decimal_text(sympy.Rational(1, 10**400)), decimal_text(sympy.Rational(1, 3))
+        >>> from fractions import Fraction
+        >>> decimal_text(Fraction(1, 100)), decimal_text(Fraction(1, 10**400)), decimal_text(Fraction(1, 3))
         ('0.01', '1E-400', None)
     """
     from decimal import Context, Decimal
 
-    q, a, b = int(v.q), 0, 0
+    v = _rational(v)
+    q, a, b = v.denominator, 0, 0
     while q % 2 == 0:
         q, a = q // 2, a + 1
     while q % 5 == 0:
@@ -181,7 +198,7 @@ def decimal_text(v: Any) -> str | None:
     if q != 1:
         return None
     k = max(a, b)
-    m = int(v.p) * 10**k // int(v.q)
+    m = v.numerator * 10**k // v.denominator
     exact = Context(prec=len(str(abs(m))) + 2)  # the default 28 digits would round
     d = exact.normalize(exact.scaleb(Decimal(m), -k))
     return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
@@ -195,31 +212,40 @@ def show_number(v: Any) -> str:
     beyond that approximately, marked ``≈``.
 
     Args:
-        v: A sympy number (a Rational, or any other sympy expression).
+        v: An exact rational (a Fraction, an int or a sympy Rational), or a sympy expression
+            (``sqrt(2)``).
 
     Returns:
         Its text, at most about 40 characters.
 
     Examples:
-        >>> import sympy
-        >>> show_number(sympy.Rational(1, 100)), show_number(sympy.Rational(0.5)), show_number(sympy.Rational(1, 10**400))
+        >>> from fractions import Fraction
+        >>> show_number(Fraction(1, 100)), show_number(Fraction(0.5)), show_number(Fraction(1, 10**400))
         ('1/100', '0.5', '1E-400')
     """
-    import sympy
+    from fractions import Fraction
 
-    if not isinstance(v, sympy.Rational):
+    v = _rational(v)
+    if not isinstance(v, Fraction):
         text = str(v)
-        return text if len(text) <= MAX_PARAMETER_TEXT else f"≈{sympy.N(v, 8)}"
-    if max(int(v.p).bit_length(), int(v.q).bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
+        if len(text) <= MAX_PARAMETER_TEXT:
+            return text
+        import sympy  # a sympy expression: sympy is loaded already
+
+        return f"≈{sympy.N(v, 8)}"
+    p, q = v.numerator, v.denominator
+    if max(p.bit_length(), q.bit_length()) > 10_000:  # no str() of ints beyond 3000 digits
         return show(v)
-    if v.q != 1 and not (int(v.q) & (int(v.q) - 1)) and abs(v) < 2**1023:
+    if q != 1 and not (q & (q - 1)) and abs(v) < 2**1023:
         f = float(v)
-        if sympy.Rational(f) == v and len(repr(f)) <= MAX_PARAMETER_TEXT:
+        if Fraction(f) == v and len(repr(f)) <= MAX_PARAMETER_TEXT:
             return repr(f)
     for text in (str(v), decimal_text(v)):
         if text is not None and len(text) <= MAX_PARAMETER_TEXT:
             return text
-    return f"≈{sympy.N(v, 8)}"
+    import sympy  # more than 40 characters either way: sympy's 8-digit approximation, as before
+
+    return f"≈{sympy.N(sympy.Rational(p, q), 8)}"
 
 
 def _floor_log10_int(n: int, d: int) -> int:
@@ -309,25 +335,26 @@ def given_text(v: Any) -> str:
     1e-5 is 1.0000000000000001E-5).
 
     Args:
-        v: A sympy Rational (anything else is shown by its ``str``).
+        v: An exact rational (a Fraction, an int or a sympy Rational; anything else is shown by
+            its ``str``).
 
     Returns:
         Its text.
 
     Examples:
-        >>> import sympy
-        >>> given_text(sympy.Rational(1, 10**5)), given_text(sympy.Rational(1e-5)), given_text(sympy.Rational(1, 3))
+        >>> from fractions import Fraction
+        >>> given_text(Fraction(1, 10**5)), given_text(Fraction(1e-5)), given_text(Fraction(1, 3))
         ('1E-5', '1.0000000000000001E-5', '1/3')
     """
-    import sympy
     from fractions import Fraction
 
-    if not isinstance(v, sympy.Rational):
+    v = _rational(v)
+    if not isinstance(v, Fraction):
         return str(v)
     for text in (decimal_text(v), str(v)):
         if text is not None and len(text) <= 24:
             return text
-    m, e = round_fraction(Fraction(int(v.p), int(v.q)), 17, "up")
+    m, e = round_fraction(v, 17, "up")
     d = decimal_digits(m, e, 17)
     return format(d, "E") if not -4 <= d.adjusted() <= 15 else str(d)
 

@@ -224,3 +224,12 @@ def test_reprs_are_exact_and_short() -> None:
     assert repr(GDP("1e-100")) == "GDP(mu=1E-100)"  # (1e-400 is outside the range of mechanism parameters)
     assert repr(GDP(0.01)) == "GDP(mu=0.01)" and repr(GDP("0.01")) == "GDP(mu=1/100)"  # the double, the decimal
     assert repr(GDP(sympy.Rational(1, 3) ** 100)).startswith("GDP(mu=≈")
+
+
+def test_the_parameter_range_is_the_symbolic_one():
+    # mechanisms/numbers.py checks Fractions without sympy against the families' range
+    from gdpproof.mechanisms.numbers import MAX_PARAMETER_EXPONENT
+    from gdpproof.symbolic.tradeoff import MAX_PARAMETER_EXPONENT as SYMBOLIC
+
+    assert MAX_PARAMETER_EXPONENT == SYMBOLIC
+

@@ -10,13 +10,35 @@ one call: ``docs/architecture.md``.
 
 from __future__ import annotations
 
-from .composed import ComposedLoss, HonestMu
-from .curve import account_steps
-from .discrete import discrete_gaussian_delta
-from .dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
-from .estimate import EpsilonEstimator, check_rel_width, composition
+from typing import Any
+
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation
 from .routes import account, clt_formula
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what the names below are (for readers and the documentation's resolver)
+    from .composed import ComposedLoss, HonestMu
+    from .curve import account_steps
+    from .discrete import discrete_gaussian_delta
+    from .dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
+    from .estimate import EpsilonEstimator, check_rel_width, composition
+
+#: The names whose modules load the engine (the discretizations, the search), imported on first use:
+#: a closed-form account does not need them.
+_LAZY = {"ComposedLoss": "composed", "HonestMu": "composed", "account_steps": "curve",
+         "discrete_gaussian_delta": "discrete", "DPSGDAccount": "dpsgd", "DPSGDBracket": "dpsgd",
+         "dpsgd_epsilon": "dpsgd", "dpsgd_mu": "dpsgd", "EpsilonEstimator": "estimate",
+         "check_rel_width": "estimate", "composition": "estimate"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["BRACKET_DIGITS", "ROUTES", "Account", "CLTApproximation", "ComposedLoss", "DPSGDAccount", "DPSGDBracket",
            "EpsilonEstimator", "HonestMu", "account", "account_steps", "check_rel_width", "clt_formula", "composition", "discrete_gaussian_delta",

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._args import positive
+from .._args import checked
 from ..errors import bad
 from ..errors import PrecisionError
 from ..numeric.engine.bound import U, down, next_up
@@ -85,7 +85,7 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         raise bad("parts", parts, "must be a non-empty list of (PrivacyLoss, count)")
     if route not in ("float", "exact"):
         raise bad("route", route, 'must be "float" or "exact"')
-    h = float(positive("grid_step", grid_step))
+    h = float(checked("grid_step", grid_step, "positive"))
     if not 1e-8 <= h <= 1:
         raise bad("grid_step", grid_step, "must be in [1e-8, 1]")
     if route == "exact":
@@ -93,11 +93,11 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         if eta_exact is None or not eta_exact < Fraction(1, 1000):
             raise bad("eta", eta, "must be in (0, 1e-3)")
         return compose_on_exact_lattice(clean_parts(parts), h, 4 * eta_exact)
-    eta = float(positive("eta", eta))
+    eta = float(checked("eta", eta, "positive"))
     if not 1e-300 < eta < 1e-3:
         raise bad("eta", eta, "must be in (1e-300, 1e-3)")
     if fft_error is not None:
-        fft_error = float(positive("fft_error", fft_error))
+        fft_error = float(checked("fft_error", fft_error, "positive"))
         if not fft_error < 1e-3:
             raise bad("fft_error", fft_error, "must be in (0, 1e-3)")
     clean = clean_parts(parts)

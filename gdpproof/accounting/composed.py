@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._args import nonnegative, positive, probability
+from .._args import checked
+from .checks import check_refinement  # noqa: F401  (its callers in the engine import it from here)
 from ..errors import bad
 from ..errors import InvalidParameterError, PrecisionError
 from ..numeric.engine import fast as _fast
@@ -545,7 +546,7 @@ def check_eps(eps: Any) -> float:
     if type(eps) is float and 0.0 < eps < math.inf:  # the search's own doubles: no parse (0 and -0.0 parsed)
         return eps
     try:
-        return float(nonnegative("eps", eps, symbolic=False))
+        return float(checked("eps", eps, "nonnegative"))
     except InvalidParameterError:
         raise bad("eps", eps, "must be a finite number >= 0") from None
 
@@ -554,7 +555,7 @@ def _check_delta(delta: Any) -> float:
     if type(delta) is float and 0.0 < delta < 1.0:  # the search's own doubles: no parse
         return delta
     try:
-        d = float(probability("delta", delta, symbolic=False))
+        d = float(checked("delta", delta, "probability"))
     except InvalidParameterError:
         d = math.nan
     if not 0 < d < 1:
@@ -567,8 +568,8 @@ def check_delta_exact(delta: Any) -> Fraction:
     if type(delta) is Fraction and 0 < delta < 1:  # a value the door already made exact: no parse
         return delta
     try:
-        r = probability("delta", delta, symbolic=False)
-        d = Fraction(int(r.p), int(r.q)) if r.is_Rational else None
+        r = checked("delta", delta, "probability")
+        d = r if isinstance(r, Fraction) else Fraction(int(r.p), int(r.q)) if r.is_Rational else None
     except (InvalidParameterError, TypeError, AttributeError):
         d = None
     if d is None or not 0 < d < 1:
@@ -578,16 +579,6 @@ def check_delta_exact(delta: Any) -> Fraction:
 
 def _check_alpha(alpha: Any) -> float:
     try:
-        return float(probability("alpha", alpha, symbolic=False))
+        return float(checked("alpha", alpha, "probability"))
     except InvalidParameterError:
         raise bad("alpha", alpha, "must be in [0, 1]") from None
-
-
-def check_refinement(rel_width: Any, max_refinements: Any) -> float:
-    """The relative width asked of a refined bracket, validated with the number of refinements."""
-    w = float(positive("rel_width", rel_width))
-    if not 1e-4 <= w <= 10:
-        raise bad("rel_width", rel_width, "must be in [1e-4, 10]")
-    if isinstance(max_refinements, bool) or not isinstance(max_refinements, int) or not 0 <= max_refinements <= 20:
-        raise bad("max_refinements", max_refinements, "must be an integer in [0, 20]")
-    return w

@@ -83,7 +83,7 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
     query = last.delta if last.given == "delta" else last.epsilon
     shared = (last.route == "bracket" and comp is not None and comp.route == FLOAT_ROUTE
               and comp.step_laws is not None and len(parts) == 1 and not revealing and len(counts) > 1
-              and query.is_Rational and (last.given == "delta" or query >= 0))
+              and isinstance(query, Fraction) and (last.given == "delta" or query >= 0))
     if not shared:
         for i, c in enumerate(counts[:-1]):
             out.append(account(Repeated(step, c), **kwargs))
@@ -91,7 +91,7 @@ def account_steps(mechanism: Mechanism, steps: Iterable[int], *, delta: Any = No
                 progress(i, out[-1])
     else:
         assert comp is not None
-        vq = Fraction(int(query.p), int(query.q))
+        vq = query
         shown = BRACKET_DIGITS if digits is None else min(digits, 17)
         prefixes = compose_prefixes(comp, counts[:-1])
         for i, (c, prefix) in enumerate(zip(counts[:-1], prefixes)):

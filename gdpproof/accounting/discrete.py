@@ -33,20 +33,17 @@ from typing import Any
 
 import flint
 import numpy as np
-import sympy
-
-from .._args import exact
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
-from ..symbolic import losses as sl
-from ..symbolic.symbols import Delta as DELTA
-from ..symbolic.symbols import ell as ELL
-from ..symbolic.symbols import sigma as SIGMA
-from ..symbolic.symbols import x as X
-from ..symbolic.symbols import z as Z
 from ..numeric.engine._mp import arb_from_exact, arb_precision
-from ..numeric.engine.certify import Certified, arb_function, certify_enclosure
+from .._args import exact
+from ..numeric.engine.certified import Certified, certify_enclosure
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sympy
+
 
 __all__ = ["normaliser", "discrete_gaussian_delta", "cut", "check_sigma", "check_sensitivity", "TABLE_BITS"]
 
@@ -61,6 +58,13 @@ MAX_SIGMA = 10**4
 def kernels() -> tuple[Any, Any, Any, Any]:
     """The weight W(z), the tail bound TB(n), the loss L(x) and the ratio W(z + 1)/W(z), compiled
     to ball functions."""
+    from ..numeric.engine.compile_arb import arb_function
+    from ..symbolic import losses as sl
+    from ..symbolic.symbols import Delta as DELTA
+    from ..symbolic.symbols import sigma as SIGMA
+    from ..symbolic.symbols import x as X
+    from ..symbolic.symbols import z as Z
+
     return (arb_function(sl.DG_WEIGHT, (Z, SIGMA)), arb_function(sl.DG_TAIL_BOUND, (X, SIGMA)),
             arb_function(sl.DG_LOSS_AT, (X, SIGMA, DELTA)), arb_function(sl.DG_RATIO, (Z, SIGMA)))
 
@@ -79,6 +83,13 @@ def weights_from(a: int, s: flint.arb) -> Any:
 @functools.lru_cache(maxsize=64)
 def cut_line(sigma: sympy.Rational, delta: int) -> tuple[Fraction, Fraction]:
     """(A, B) with DG_CUT(ell) = ceil(A + B ell), read off the symbolic cut."""
+    import sympy
+
+    from ..symbolic import losses as sl
+    from ..symbolic.symbols import Delta as DELTA
+    from ..symbolic.symbols import ell as ELL
+    from ..symbolic.symbols import sigma as SIGMA
+
     inner = sl.DG_CUT.args[0].xreplace({SIGMA: sigma, DELTA: sympy.Integer(delta)})
     b, a = sympy.Poly(sympy.expand(inner), ELL).all_coeffs()
     return Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q))

@@ -16,27 +16,24 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import flint
 import numpy as np
-import sympy
 
-from .._args import positive, probability
+if TYPE_CHECKING:
+    import sympy
+
 from ..errors import bad
 from ..text import double_text
 from ..errors import InvalidParameterError, PrecisionError
-from ..symbolic.clt import APPROXIMATION_NOTE, MU_CLT_POISSON, MU_CLT_UNIFORM, REAL_STEPS_NOTE, gaussian_mixture
 from .._args import positive_integer
-from ..symbolic.composition import subsample
-from ..symbolic.symbols import n as N
-from ..symbolic.symbols import p as P
-from ..symbolic.symbols import sigma as SIGMA
-from ..symbolic.tradeoff import gaussian
+from ..numeric.engine._kernels import mu_clt_poisson, mu_clt_uniform
 from ..numeric.engine._mp import arb_from_exact
+from .._args import checked, is_sympy
 from ..numeric.engine.bound import Bound, assumptions_of
-from ..numeric.engine.certify import Certified, decimal, arb_function, certify_enclosure, round_fraction
-from ..numeric.tradeoff.clt import berry_esseen
+from ..numeric.engine.certified import Certified, decimal, certify_enclosure, round_fraction
+from ..symbolic.notes import APPROXIMATION_NOTE, REAL_STEPS_NOTE
 from .losses import SubsampledGaussianLoss
 from .composed import ComposedLoss, check_delta_exact, check_refinement
 from .search import epsilon_search
@@ -260,10 +257,12 @@ class DPSGDAccount:
         return self.eps_clt < self.eps_lower
 
 
-def _mu_clt_ball(sigma: sympy.Expr, p: sympy.Expr, steps: Any, sampling: str) -> Callable[[int], flint.arb]:
-    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM (``steps``
-    an int, or an exact real T)."""
-    fn = arb_function(MU_CLT_POISSON if sampling == "poisson" else MU_CLT_UNIFORM, (SIGMA, P, N))
+def _mu_clt_ball(sigma: Any, p: Any, steps: Any, sampling: str) -> Callable[[int], flint.arb]:
+    """An enclosure of the CLT mu at each precision, from MU_CLT_POISSON / MU_CLT_UNIFORM (their
+    generated kernels; ``steps`` an int, or an exact real T)."""
+    fn = mu_clt_poisson if sampling == "poisson" else mu_clt_uniform
+    if is_sympy(sigma) or is_sympy(p) or is_sympy(steps):
+        from ..numeric.engine import compile_arb  # noqa: F401  (the balls of irrational constants)
 
     def enclose(bits: int) -> flint.arb:
         t = flint.arb(steps) if isinstance(steps, int) else arb_from_exact(steps)
@@ -330,7 +329,7 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
         >>> papers = gdpproof.dpsgd_mu("1.3", Fraction(256, 60000), Fraction(15 * 60000, 256), digits=6,
         ...                            real_steps=True)
         >>> papers.mu_clt, papers.steps, papers.real_steps   # TF Privacy's MNIST example: 0.227-GDP
-        (Certified('0.227275', digits=6, rounding='up'), 28125/8, True)
+        (Certified('0.227275', digits=6, rounding='up'), Fraction(28125, 8), True)
     """
     sigma, p, T, d = _checked_run(noise_multiplier, sample_rate, steps, sampling, delta, real_steps)
     if real_steps:
@@ -340,11 +339,11 @@ def dpsgd_mu(noise_multiplier: Any, sample_rate: Any, steps: Any, *, sampling: s
 
 
 def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: Any,
-                 delta: Any, real_steps: Any = False) -> tuple[sympy.Expr, sympy.Expr, Any, sympy.Expr | None]:
+                 delta: Any, real_steps: Any = False) -> tuple[Any, Any, Any, Any]:
     """A DP-SGD run's parameters as exact numbers, each refused with its name when out of range."""
-    sigma = positive("noise_multiplier", noise_multiplier, symbolic=False)
+    sigma = checked("noise_multiplier", noise_multiplier, "positive")
     try:
-        p = probability("sample_rate", sample_rate, symbolic=False)
+        p = checked("sample_rate", sample_rate, "probability")
     except InvalidParameterError:
         raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
     if p == 0:
@@ -352,15 +351,15 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
     if not isinstance(real_steps, bool):
         raise bad("real_steps", real_steps, "must be True or False")
     if real_steps:
-        T: Any = positive("steps", steps, symbolic=False)
-        if T.is_Integer:
+        T: Any = checked("steps", steps, "positive")
+        if isinstance(T, Fraction) and T.denominator == 1 or is_sympy(T) and T.is_Integer:
             T = int(T)
     else:
         T = positive_integer("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
     try:
-        d = None if delta is None else probability("delta", delta, symbolic=False)
+        d = None if delta is None else checked("delta", delta, "probability")
     except InvalidParameterError:
         raise bad("delta", delta, "must be in (0, 1)") from None
     if d is not None and not 0 < d < 1:
@@ -368,21 +367,19 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
     return sigma, p, T, d
 
 
-def clt_account(sigma: sympy.Expr, p: sympy.Expr, T: int, sampling: str, d: sympy.Expr | None, *, digits: int = 30,
+def clt_account(sigma: Any, p: Any, T: Any, sampling: str, d: Any, *, digits: int = 30,
                 gamma: bool = True, gamma_digits: int = 4, exact: bool = True, rel_width: float = 0.01,
                 real_steps: bool = False) -> DPSGDAccount:
     """:func:`dpsgd_mu` for arguments its caller has validated (``account()`` validates its
     mechanism and delta once, at its door): sigma > 0, p in (0, 1] and delta in (0, 1) or None as
-    exact sympy numbers, T >= 1, sampling ``"poisson"`` or ``"uniform"``."""
+    exact numbers (Fractions, or sympy numbers), T >= 1, sampling ``"poisson"`` or ``"uniform"``."""
     mu = certify_enclosure(_mu_clt_ball(sigma, p, T, sampling), digits=digits, rounding="up",
                            what=f"CLT mu (sigma={sigma}, p={p}, T={T})")
     eps = None if d is None else _eps_clt(sigma, p, T, sampling, d, digits)
     g = mu_t = None
     if gamma:
-        step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
         try:
-            band = berry_esseen(step, n=T, digits=gamma_digits)
-            g, mu_t = band.gamma, band.mu
+            g, mu_t = _berry_esseen(sigma, p, T, sampling, gamma_digits)
         except PrecisionError:
             g = mu_t = None  # gamma is auxiliary: its failure must not take the main result down
     acc = DPSGDAccount(sigma, p, T, sampling, mu, eps, d, g, mu_T=mu_t, real_steps=real_steps,
@@ -392,15 +389,35 @@ def clt_account(sigma: sympy.Expr, p: sympy.Expr, T: int, sampling: str, d: symp
     return acc
 
 
-def _eps_clt(sigma: sympy.Expr, p: sympy.Expr, steps: Any, sampling: str, delta: sympy.Expr,
-             digits: int) -> Certified:
+def _berry_esseen(sigma: Any, p: Any, steps: Any, sampling: str, digits: int) -> tuple[Certified, Certified]:
+    """(gamma, mu_T) of the T-fold per-step curve: p G_{1/sigma} + (1 - p) Id (Poisson) or
+    C_p(G_{1/sigma}) (uniform), by :func:`~gdpproof.numeric.tradeoff.clt.berry_esseen`; for rational
+    sigma, 0 < p < 1 and an integer T, from the step's functionals directly, without building its curve."""
+    small, large = Fraction(1, 10**6), 10**6  # the functionals' range (functionals.source refuses beyond)
+    if isinstance(sigma, Fraction) and isinstance(p, Fraction) and 0 < p < 1 and isinstance(steps, int) and \
+            steps <= 10**18 and small <= 1 / sigma <= large and small <= p:
+        from ..numeric.tradeoff.functionals import band_values, mixture_source
+
+        mu_up, _, g = band_values([mixture_source(1 / sigma, p, symmetric=sampling != "poisson")], [steps], digits)
+        return g, mu_up
+    from ..numeric.tradeoff.clt import berry_esseen
+    from ..symbolic.clt import gaussian_mixture
+    from ..symbolic.composition import subsample
+    from ..symbolic.tradeoff import gaussian
+
+    step = gaussian_mixture(1 / sigma, p) if sampling == "poisson" else subsample(gaussian(1 / sigma), p)
+    band = berry_esseen(step, n=steps, digits=digits)
+    return band.gamma, band.mu
+
+
+def _eps_clt(sigma: Any, p: Any, steps: Any, sampling: str, delta: Any, digits: int) -> Certified:
     """eps at delta of G_mu for the exact CLT mu, rounded up to ``digits`` digits.
 
     mu is known only as an enclosure, so eps is computed at mu rounded down and up to more
     digits; eps is increasing in mu, so when both round up to the same decimal, that decimal
     is the exact eps rounded up (not merely an upper bound from a rounded mu).
     """
-    d = str(delta) if delta.is_Integer else sympy.Rational(delta)
+    d = delta
     ball = _mu_clt_ball(sigma, p, steps, sampling)
     for extra in (5, 15, 40):
         lo = certify_enclosure(ball, digits=digits + extra, rounding="down", what="CLT mu")

@@ -17,16 +17,10 @@ from typing import Any
 
 import flint
 import numpy as np
-import sympy
 
 from ..errors import PrecisionError
-from ..symbolic import losses as sl
-from ..symbolic.symbols import ell as ELL
-from ..numeric.engine import codegen as _codegen
-from ..numeric.engine._ballfun import arb_erfc, arb_erfcx, relation
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import down, next_up, directed_double
-from ..numeric.engine.certify import arb_function
 from .coupling import Lattice
 from .losses import CompiledLoss, Law, PrivacyLoss
 
@@ -43,53 +37,14 @@ _BLOCK = 64
 MAX_STEP_BINS = 4_000_000
 
 
-class _LawPrinter(_codegen.KernelPrinter):
-    """The kernel generator's arb printer, with the two functions the loss laws add."""
-
-    def expr(self, e: Any, indent: int = 1) -> str:
-        name = type(e).__name__
-        if self.arb and name in ("expm1", "log1p"):
-            return self._tmp(f"{self.expr(e.args[0], indent)}.{name}()", indent)
-        return super().expr(e, indent)
-
-
-@functools.lru_cache(maxsize=None)
 def law_kernel(family: str, kind: str, law: Law) -> Any:
     """The arb function (ell, *parameters) of a family's CDF or survival function under ``law``
-    ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once).
+    ("P" or "Q"; "PQ": a pair of balls, both laws with their common subexpressions once): the
+    kernel generated ahead of time from :mod:`gdpproof.symbolic.losses`
+    (:mod:`gdpproof.numeric.engine._loss_kernels`; the discrete laws give theirs by ``ball_law``)."""
+    from ..numeric.engine import _loss_kernels
 
-    Straight-line code (common subexpressions once, the ball operations of
-    :func:`~gdpproof.numeric.engine.compile_arb.arb_function` otherwise) from the kernel generator's
-    printer: about four times faster than the compiled tree, which is the fallback for any
-    expression the printer has no form for.  Common subexpressions are evaluated outside the
-    branches of a Piecewise, which changes nothing: each ball holds its subexpression's value.
-    """
-    fam = sl.FAMILIES[family]
-    exprs = [getattr(fam, kind)[one] for one in law]  # law "P", "Q", or "PQ" for both at once
-    symbols = (ELL, *fam.parameters)
-    try:
-        replacements, reduced = sympy.cse(exprs)
-        constants: dict[str, str] = {}
-        printer = _LawPrinter(symbols, True, constants)
-        for sym, sub in replacements:
-            printer.args[sym] = printer.expr(sub)
-        results = [printer.expr(r) for r in reduced]
-    except TypeError:
-        if len(exprs) > 1:
-            fns = [arb_function(e, symbols) for e in exprs]
-            return lambda *a: tuple(fn(*a) for fn in fns)
-        return arb_function(exprs[0], symbols)
-    params = ", ".join(f"x{i}" for i in range(len(symbols)))
-    body = "\n".join(printer.lines)
-    balls = ", ".join(f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results)
-    src = (f"def kernel({params}):\n{body}\n"
-           f"    return {balls if len(results) > 1 else balls[1:-1]}\n")
-    namespace: dict[str, Any] = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx,
-                                 "relation": relation}
-    for name, ball in constants.items():
-        namespace[name] = eval(ball, {"flint": flint})  # noqa: S307 - our own printed constant
-    exec(compile(src, f"<{family}.{kind}[{law}]>", "exec"), namespace)  # noqa: S102 - printed above
-    return namespace["kernel"]
+    return getattr(_loss_kernels, f"{family}__{kind}__{law}")
 
 
 def grid_step_exact(h: float) -> float:

@@ -3,10 +3,12 @@ r"""Privacy-loss laws compiled from their sympy expressions: what the numerical 
 :class:`PrivacyLoss` is the interface of :mod:`gdpproof.accounting.compose`: the CDF and survival
 function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`), and partial
 means E[L; a < L <= b] as proven intervals.  :class:`CompiledLoss` provides all of them for a
-:class:`~gdpproof.symbolic.losses.LossLaw`, compiling the expressions of
-:mod:`gdpproof.symbolic.losses` once per family:
+:class:`ExactLaw` (a family at exact parameter values) from the kernels generated ahead of time
+from :mod:`gdpproof.symbolic.losses` (:mod:`gdpproof.numeric.engine._loss_kernels`; the discrete
+families, whose parameters stay exact sympy numbers, compile the few expressions they need):
 
-* CDF and survival function: ``sympy.lambdify`` to numpy/scipy (the erfc, expm1 and log1p forms
+* CDF and survival function: numpy/scipy code generated ahead of time by ``sympy.lambdify``
+  (:mod:`gdpproof.numeric.engine._loss_kernels`; the erfc, expm1 and log1p forms
   of the expressions carry over, so the tails do not cancel);
 * partial means: the closed form M(ell) = E[L; L <= ell] in ball arithmetic (python-flint), so
   M(b) - M(a) is a rigorous enclosure; where there is no closed form, arb's rigorous integration
@@ -28,25 +30,35 @@ from typing import Any
 
 import flint
 import numpy as np
-import sympy
 
-from .._args import exact, positive, probability
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
-from ..symbolic import losses as sl
-from ..symbolic.symbols import ell as ELL
-from ..symbolic.symbols import x as X
+from ..mechanisms.numbers import symbolic_losses as _sl, sympy_module as _sympy, sympy_rational as _sympy_value
+from .._args import checked
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import down, next_up, directed_double
-from ..numeric.engine.certify import arb_function
 from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, ball_table, weights_from, check_sensitivity, check_sigma, cut, loss_tail_bound
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
            "SubsampledGaussianLoss", "SymmetricSubsampledGaussianLoss", "DiscreteGaussianLoss", "DiscreteLaplaceLoss",
-           "loss_from_law",
+           "loss_from_law", "loss_from_parameters", "rounded_exactly_values", "ExactLaw",
            "rounded_exactly"]
+
+def arb_function(expr: Any, symbols: Any) -> Any:
+    from ..numeric.engine.compile_arb import arb_function as compiled
+
+    return compiled(expr, symbols)
+
+
+@functools.lru_cache(maxsize=1)
+def _generated() -> Any:
+    """The kernels generated from :mod:`gdpproof.symbolic.losses` (numpy, scipy.special, flint)."""
+    from ..numeric.engine import _loss_kernels
+
+    return _loss_kernels
+
 
 #: Assumed absolute error of the float64 CDF and survival-function evaluations (module doc).
 CDF_ERROR = 1e-15
@@ -152,69 +164,49 @@ class PrivacyLoss(ABC):
 
 @functools.lru_cache(maxsize=None)
 def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]:
-    """The float64 numpy function (ell, *parameters) -> value of a family's cdf or sf."""
-    fam = sl.FAMILIES[family]
-    expr = getattr(fam, kind)[law]
-    return sympy.lambdify((ELL, *fam.parameters), expr, modules=["scipy", "numpy"])
+    """The float64 numpy function (ell, *parameters) -> value of a family's cdf or sf (generated:
+    :mod:`gdpproof.numeric.engine._loss_kernels`; the discrete families compute theirs from tables)."""
+    return getattr(_generated(), f"{family}__{kind}_float__{law}")
 
 
 @functools.lru_cache(maxsize=None)
 def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..., flint.arb]:
     """The arb function (ell, *parameters) of a family's partial mean or x_of_ell, or of the
-    support's ends (no ell)."""
-    fam = sl.FAMILIES[family]
-    if which == "partial":
-        assert fam.partial is not None and law is not None
-        return arb_function(fam.partial[law], (ELL, *fam.parameters))
-    if which == "x_of_ell":
-        assert fam.x_of_ell is not None
-        return arb_function(fam.x_of_ell, (ELL, *fam.parameters))
+    support's ends (no ell): generated, or compiled by compile_arb for the discrete families'
+    support ends (their parameters are exact sympy numbers)."""
+    made = getattr(_generated(), f"{family}__{which}" + ("" if law is None else f"__{law}"), None)
+    if made is not None:
+        return made
+    fam = _sl().FAMILIES[family]
     end = fam.support[0 if which == "support_lo" else 1]
     return arb_function(end, fam.parameters)
 
 
 @functools.lru_cache(maxsize=None)
-def _integrand_pieces(family: str, law: Law) -> tuple[tuple[Fraction, Fraction, sympy.Expr], ...]:
-    """A family's integrand as (lo, hi, expression) pieces over the output line, each analytic on
-    its interval (ends exact; +-inf at infinity), the zero pieces dropped."""
-    fam = sl.FAMILIES[family]
-    assert fam.integrand is not None
-    expr = fam.integrand[law]
-    pairs = expr.as_expr_set_pairs() if isinstance(expr, sympy.Piecewise) else [(expr, sympy.Interval(-sympy.oo, sympy.oo))]
-
-    def end(v: sympy.Expr) -> Any:
-        return Fraction(int(v.p), int(v.q)) if v.is_finite else (math.inf if v > 0 else -math.inf)
-
-    return tuple((end(iv.inf), end(iv.sup), e) for e, iv in pairs if e != 0)
+def _integrand_pieces(family: str, law: Law) -> tuple[tuple[Fraction, Fraction, Any], ...]:
+    """A family's integrand as (lo, hi, maker) pieces over the output line, each analytic on its
+    interval (ends exact; +-inf at infinity), the zero pieces dropped; ``maker(exp, log, sqrt, pi)``
+    gives the piece's function of (x, *parameters) (generated)."""
+    return tuple(_generated().FAMILIES[family].integrand[law])
 
 
 @functools.lru_cache(maxsize=None)
 def _acb_integrand(family: str, law: Law, piece: int, analytic: bool) -> Callable[..., flint.acb]:
     """One piece (x, *parameters) of a family's integrand, in complex balls for ``acb.integral``;
-    ``analytic`` asks the logarithm to flag its branch cut (arb's contract)."""
-    fam = sl.FAMILIES[family]
-    expr = _integrand_pieces(family, law)[piece][2]
-    for r in expr.atoms(sympy.Rational):
-        q = int(r.q)
-        if q & (q - 1):  # printed as a float division: exact only for dyadic rationals
-            raise TypeError(f"{family}: the integrand has the non-dyadic constant {r}")
+    ``analytic`` asks the logarithm to flag its branch cut (arb's contract).  The generated
+    piece keeps sympy's order of the terms of a sum, so 1 - p + p e^u is evaluated as
+    (1 - p) + p e^u: exact zero plus e^u at p = 1, where p e^u - p + 1 would cancel to nan."""
     names = {
         "exp": lambda z: _ball(z).exp(),
         "log": lambda z: _ball(z).log(analytic=analytic),
         "sqrt": lambda z: _ball(z).sqrt(),
         "pi": flint.arb.pi(),
     }
-    # order="none" keeps sympy's order of the terms of a sum, so 1 - p + p e^u is evaluated as
-    # (1 - p) + p e^u: exact zero plus e^u at p = 1, where p e^u - p + 1 would cancel to nan
-    return sympy.lambdify((X, *fam.parameters), expr, modules=[names], printer=_AcbPrinter({"order": "none"}))
+    return _integrand_pieces(family, law)[piece][2](**names)
 
 
 def _ball(z: Any) -> Any:
     return flint.arb(z) if isinstance(z, int) else z
-
-
-class _AcbPrinter(sympy.printing.str.StrPrinter):
-    """Prints functions by their plain names, resolved in the ball namespace of the lambda."""
 
 
 def _arb_of_float(v: float) -> flint.arb:
@@ -227,12 +219,37 @@ def _outward(ball: flint.arb) -> tuple[float, float]:
     return down(lo), next_up(hi)
 
 
+class ExactLaw:
+    """A loss family of the generated kernels at exact parameter values (Fractions): what
+    :class:`CompiledLoss` reads, without sympy (:meth:`sympy_law` gives the symbolic law)."""
+
+    def __init__(self, family: str, values: tuple[Any, ...]) -> None:
+        self.family = _generated().FAMILIES[family]
+        self.values = tuple(values)
+
+    def median(self, law: Law) -> Any:
+        return getattr(_generated(), f"{self.family.name}__median__{law}")(*self.values)
+
+    def sympy_law(self) -> Any:
+        sl = _sl()
+        return sl.LossLaw(sl.FAMILIES[self.family.name], tuple(_sympy_value(v) for v in self.values))
+
+    def __repr__(self) -> str:
+        return repr(self.sympy_law())
+
+
+def _has(fam: Any, what: str) -> bool:
+    """Whether a family (symbolic, or the generated description) has atoms, a partial mean..."""
+    v = getattr(fam, what)
+    return v if isinstance(v, bool) else v is not None
+
+
 class CompiledLoss(PrivacyLoss):
     """The privacy loss of a :class:`~gdpproof.symbolic.losses.LossLaw`, evaluated from its
     compiled expressions.  Parameters reach the float kernels as the nearest doubles of the
     exact values, and the ball kernels exactly."""
 
-    def __init__(self, law: sl.LossLaw) -> None:
+    def __init__(self, law: Any) -> None:
         self.law = law
         fam = law.family
         self.family = fam.name
@@ -245,14 +262,18 @@ class CompiledLoss(PrivacyLoss):
         lo = fam.support[0]
         self._support = (self._support_end("support_lo", lo), self._support_end("support_hi", fam.support[1]))
 
-    def _support_end(self, which: str, expr: sympy.Expr) -> float:
-        if expr in (sympy.oo, -sympy.oo):
+    def _support_end(self, which: str, expr: Any) -> float:
+        if isinstance(self.law, ExactLaw):
+            if expr != "kernel":
+                return float(expr)
+        elif expr in (_sympy().oo, -_sympy().oo):
             return float(expr)
         with arb_precision(PARTIAL_MEAN_BITS):
             ball = _ball_kernel(self.family, which)(*self._balls())
         if ball.is_nan():  # an end at infinity for these parameters (log(1 - p) at p = 1)
-            value = self.law.substitute(expr)
-            if value.is_infinite or value is sympy.zoo:
+            law = self.law.sympy_law() if isinstance(self.law, ExactLaw) else self.law
+            value = law.substitute(law.family.support[0 if which == "support_lo" else 1])
+            if value.is_infinite or value is _sympy().zoo:
                 return -math.inf if which == "support_lo" else math.inf
             raise PrecisionError(f"{self.name}: cannot bound the support's end {value}")
         lo, hi = _outward(ball)
@@ -261,7 +282,7 @@ class CompiledLoss(PrivacyLoss):
     @property
     def has_atoms(self) -> bool:
         """True when the law of the loss has atoms (finitely many listed in the family, or a lattice law)."""
-        return self.law.family.atoms is not None
+        return _has(self.law.family, "atoms")
 
     def _balls(self) -> list[flint.arb]:
         return [arb_from_exact(v) for v in self._exact]
@@ -270,6 +291,8 @@ class CompiledLoss(PrivacyLoss):
         return self._support
 
     def _median(self, law: Law) -> float:
+        if isinstance(self.law, ExactLaw):
+            return float(self.law.median(law))
         return float(self.law.substitute(self.law.family.median[law]))
 
     def cdf(self, x: np.ndarray, law: Law) -> np.ndarray:
@@ -285,7 +308,7 @@ class CompiledLoss(PrivacyLoss):
     def partial_mean(self, a: float, b: float, law: Law) -> tuple[float, float]:
         """E[L; a < L <= b] under ``law``: M(b) - M(a) in ball arithmetic, or arb's rigorous
         integral over the outputs where the loss lies in (a, b]."""
-        if self.law.family.partial is not None:
+        if _has(self.law.family, "partial"):
             m = _ball_kernel(self.family, "partial", law)
             with arb_precision(PARTIAL_MEAN_BITS):
                 params = self._balls()
@@ -353,11 +376,6 @@ class CompiledLoss(PrivacyLoss):
 # ---------------------------------------------------------------------------------------------
 
 
-def _exact_float(name: str, value: Any) -> sympy.Expr:
-    """The exact value of the double nearest ``value`` (the engines work on doubles)."""
-    return exact(name, float(value), symbolic=False)
-
-
 class GaussianLoss(CompiledLoss):
     """P = N(0, 1), Q = N(mu, 1): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q.
 
@@ -372,11 +390,11 @@ class GaussianLoss(CompiledLoss):
     """
 
     def __init__(self, mu: float) -> None:
-        self.mu = float(positive("mu", mu))
+        self.mu = float(checked("mu", mu, "positive"))
         if not math.isfinite(self.mu) or self.mu > 1e3:
             raise bad("mu", mu, "must be a finite number in (0, 1000]")
         self.name = f"gaussian(mu={self.mu!r})"
-        super().__init__(sl.gaussian_loss(_exact_float("mu", self.mu)))
+        super().__init__(ExactLaw("gaussian", (Fraction(self.mu),)))
 
 
 class RandomizedResponseLoss(CompiledLoss):
@@ -394,11 +412,11 @@ class RandomizedResponseLoss(CompiledLoss):
     """
 
     def __init__(self, eps: float) -> None:
-        self.eps = float(positive("eps", eps))
+        self.eps = float(checked("eps", eps, "positive"))
         if not math.isfinite(self.eps) or self.eps > 700:
             raise bad("eps", eps, "must be a finite number in (0, 700]")
         self.name = f"randomized_response(eps={self.eps!r})"
-        super().__init__(sl.randomized_response_loss(_exact_float("eps", self.eps)))
+        super().__init__(ExactLaw("randomized_response", (Fraction(self.eps),)))
 
 
 class KRandomizedResponseLoss(CompiledLoss):
@@ -406,14 +424,14 @@ class KRandomizedResponseLoss(CompiledLoss):
     :data:`gdpproof.symbolic.losses.K_RANDOMIZED_RESPONSE`); k = 2 is :class:`RandomizedResponseLoss`."""
 
     def __init__(self, eps: float, k: float) -> None:
-        self.eps = float(positive("eps", eps))
+        self.eps = float(checked("eps", eps, "positive"))
         if not math.isfinite(self.eps) or self.eps > 700:
             raise bad("eps", eps, "must be a finite number in (0, 700]")
         if not (float(k).is_integer() and 2 <= k <= 2**53):
             raise bad("k", k, "must be an integer in [2, 2^53]")
         self.k = int(k)
         self.name = f"k_randomized_response(eps={self.eps!r}, k={self.k})"
-        super().__init__(sl.k_randomized_response_loss(_exact_float("eps", self.eps), sympy.Integer(self.k)))
+        super().__init__(ExactLaw("k_randomized_response", (Fraction(self.eps), Fraction(self.k))))
 
 
 class LaplaceLoss(CompiledLoss):
@@ -431,11 +449,11 @@ class LaplaceLoss(CompiledLoss):
     """
 
     def __init__(self, mu: float) -> None:
-        self.mu = float(positive("mu", mu))
+        self.mu = float(checked("mu", mu, "positive"))
         if not math.isfinite(self.mu) or self.mu > 700:
             raise bad("mu", mu, "must be a finite number in (0, 700]")
         self.name = f"laplace(mu={self.mu!r})"
-        super().__init__(sl.laplace_loss(_exact_float("mu", self.mu)))
+        super().__init__(ExactLaw("laplace", (Fraction(self.mu),)))
 
 
 class SubsampledGaussianLoss(CompiledLoss):
@@ -457,8 +475,7 @@ class SubsampledGaussianLoss(CompiledLoss):
     def __init__(self, sigma: float, p: float) -> None:
         self.sigma, self.p = _subsampled_parameters(sigma, p)
         self.name = f"subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
-        super().__init__(sl.subsampled_gaussian_loss(_exact_float("noise_multiplier", self.sigma),
-                                                     _exact_float("sample_rate", self.p)))
+        super().__init__(ExactLaw("subsampled_gaussian", (Fraction(self.sigma), Fraction(self.p))))
 
     def _x(self, ell: np.ndarray) -> np.ndarray:
         """The output x with L(x) = ell (-inf at and below the floor log(1 - p))."""
@@ -470,8 +487,8 @@ class SubsampledGaussianLoss(CompiledLoss):
 
 def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
     """(sigma, p) of a subsampled Gaussian step, validated: the range the engines are tested on."""
-    s = float(positive("noise_multiplier", sigma))
-    q = float(probability("sample_rate", p))
+    s = float(checked("noise_multiplier", sigma, "positive"))
+    q = float(checked("sample_rate", p, "probability"))
     if not math.isfinite(s) or not 0.02 * (1 - 1e-15) <= s <= 1e4:
         raise bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
     if not 1e-9 <= q <= 1:
@@ -491,8 +508,7 @@ class SymmetricSubsampledGaussianLoss(CompiledLoss):
     def __init__(self, sigma: float, p: float) -> None:
         self.sigma, self.p = _subsampled_parameters(sigma, p)
         self.name = f"symmetric_subsampled_gaussian(sigma={self.sigma!r}, p={self.p!r})"
-        super().__init__(sl.symmetric_subsampled_gaussian_loss(_exact_float("noise_multiplier", self.sigma),
-                                                               _exact_float("sample_rate", self.p)))
+        super().__init__(ExactLaw("symmetric_subsampled_gaussian", (Fraction(self.sigma), Fraction(self.p))))
 
 
 class DiscreteGaussianLoss(CompiledLoss):
@@ -511,7 +527,7 @@ class DiscreteGaussianLoss(CompiledLoss):
         self.sigma_exact = check_sigma(sigma)
         self.delta = check_sensitivity(sensitivity)
         self.name = f"discrete_gaussian(sigma={show(self.sigma_exact)}, Delta={self.delta})"
-        super().__init__(sl.discrete_gaussian_loss(self.sigma_exact, sympy.Integer(self.delta)))
+        super().__init__(_sl().discrete_gaussian_loss(self.sigma_exact, _sympy().Integer(self.delta)))
 
     def _cuts(self, x: np.ndarray) -> np.ndarray:
         """DG_CUT at every double of ``x``, exact (floats near an integer recomputed as rationals)."""
@@ -604,19 +620,19 @@ class DiscreteLaplaceLoss(CompiledLoss):
     has_atoms = True  # type: ignore[assignment]
 
     def __init__(self, eps: Any, sensitivity: Any) -> None:
-        self.eps_exact = exact("eps", eps, symbolic=False)
+        self.eps_exact = _sympy_value(checked("eps", eps))
         self.delta = check_sensitivity(sensitivity, 10**5)
         if not (self.eps_exact.is_positive and self.eps_exact.is_finite):
             raise bad("eps", eps, "must be a finite number > 0")
         self.name = f"discrete_laplace(eps={show(self.eps_exact)}, Delta={self.delta})"
-        super().__init__(sl.discrete_laplace_loss(self.eps_exact, sympy.Integer(self.delta)))
+        super().__init__(_sl().discrete_laplace_loss(self.eps_exact, _sympy().Integer(self.delta)))
         # atoms in increasing loss: j = Delta, ..., 0; the smallest double >= each loss
         self._js = list(range(self.delta, -1, -1))
         self._thresholds = np.array([self._threshold(i) for i in self._js])
 
     def _threshold(self, i: int) -> float:
         """The smallest double at or above the loss of the merged output i."""
-        loss = self.law.substitute(sl.DL_LOSS_AT.xreplace({sl.j: sympy.Integer(i)}))
+        loss = self.law.substitute(_sl().DL_LOSS_AT.xreplace({_sl().j: _sympy().Integer(i)}))
         if not loss.is_Rational:
             return _safe_double(loss, up=True)
         try:
@@ -683,14 +699,12 @@ class DiscreteLaplaceLoss(CompiledLoss):
 @functools.lru_cache(maxsize=None)
 def _dl_mass_kernel(law: Law) -> Callable[..., flint.arb]:
     """The ball function (j, eps, Delta) of a merged output's mass under ``law``."""
-    return arb_function(sl.DL_P_MASS if law == "P" else sl.DL_Q_MASS, (sl.j, sl.epsilon, sl.Delta))
+    return arb_function(_sl().DL_P_MASS if law == "P" else _sl().DL_Q_MASS, (_sl().j, _sl().epsilon, _sl().Delta))
 
 
 @functools.lru_cache(maxsize=None)
 def _x_kernel() -> Callable[..., np.ndarray]:
-    fam = sl.SUBSAMPLED_GAUSSIAN
-    assert fam.x_of_ell is not None
-    return sympy.lambdify((ELL, *fam.parameters), fam.x_of_ell, modules=["scipy", "numpy"])
+    return _generated().subsampled_gaussian__x_of_ell_float
 
 
 _BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {
@@ -703,12 +717,12 @@ _BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {
 }
 
 
-def _safe_double(value: sympy.Expr, up: bool) -> float:
+def _safe_double(value: Any, up: bool) -> float:
     """The double nearest ``value`` on the given side of it (the value itself when exact).
 
     Irrational values (sqrt(2)) are compared with the double exactly by sympy."""
-    f = float(sympy.N(value, 40))
-    exact_f = sympy.Rational(f)
+    f = float(_sympy().N(value, 40))
+    exact_f = _sympy().Rational(f)
     if up and bool(exact_f < value):
         f = math.nextafter(f, math.inf)
     elif not up and bool(exact_f > value):
@@ -716,7 +730,7 @@ def _safe_double(value: sympy.Expr, up: bool) -> float:
     return f
 
 
-def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
+def loss_from_law(law: Any) -> CompiledLoss:
     """The compiled privacy loss of a symbolic law.
 
     The float engine works on doubles: a parameter that is not a double is rounded to the
@@ -735,9 +749,34 @@ def loss_from_law(law: sl.LossLaw) -> CompiledLoss:
     return _BY_FAMILY[law.family.name](*values)
 
 
-def rounded_exactly(law: sl.LossLaw) -> bool:
+def loss_from_parameters(family: str, values: tuple[Any, ...]) -> CompiledLoss:
+    """:func:`loss_from_law` for a family of :mod:`gdpproof.symbolic.losses` at exact values
+    (Fractions; an irrational sympy value is rounded by sympy), without sympy for rational values:
+    the same rounding to doubles on the less private side, the discrete families kept exact."""
+    if family == "discrete_gaussian":
+        return DiscreteGaussianLoss(*values)
+    if family == "discrete_laplace":
+        return DiscreteLaplaceLoss(*values)
+    riskier = _generated().FAMILIES[family].riskier
+    doubles = [directed_double(v, up=d > 0) if isinstance(v, Fraction) else _safe_double(v, up=d > 0)
+               for v, d in zip(values, riskier)]
+    if family in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
+        doubles[1] = min(doubles[1], 1.0)
+    return _BY_FAMILY[family](*doubles)
+
+
+def rounded_exactly_values(family: str, values: tuple[Any, ...]) -> bool:
+    """:func:`rounded_exactly` for a family at exact values: every value a double, or a family
+    compiled with exact parameters (the discrete ones)."""
+    if family in ("discrete_gaussian", "discrete_laplace"):
+        return True
+    return all(math.isfinite(float(v)) and Fraction(float(v)) == v if isinstance(v, Fraction)
+               else v.is_Rational and _sympy().Rational(float(v)) == v for v in values)
+
+
+def rounded_exactly(law: Any) -> bool:
     """True when every parameter of ``law`` is a double (the compiled loss is the law itself), or
     the family is compiled with exact parameters (the discrete Gaussian)."""
     if law.family.name in ("discrete_gaussian", "discrete_laplace"):
         return True
-    return all(v.is_Rational and sympy.Rational(float(v)) == v for v in law.values)
+    return all(v.is_Rational and _sympy().Rational(float(v)) == v for v in law.values)

@@ -18,10 +18,20 @@ from ..mechanisms import (
     Subsampled,
 )
 from ..numeric.engine.bound import Bound, assumptions_of, directed_double
-from ..numeric.engine.certify import Certified, decimal
-from ..symbolic.clt import APPROXIMATION_NOTE
-from .composed import ComposedLoss, HonestMu
-from .dpsgd import DPSGDAccount, clt_account, float_certified
+from ..numeric.engine.certified import Certified, decimal
+from ..symbolic.notes import APPROXIMATION_NOTE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .composed import ComposedLoss, HonestMu
+    from .dpsgd import DPSGDAccount
+
+
+def float_certified(x: float, digits: int, rounding: str) -> Certified:
+    """:func:`gdpproof.accounting.dpsgd.float_certified` (the engine is imported when a bracket exists)."""
+    from .dpsgd import float_certified as certified
+
+    return certified(x, digits, rounding)
 
 ROUTES = ("exact", "exact-finite", "bracket")
 
@@ -80,6 +90,8 @@ class CLTApproximation:
         cache = self.__dict__.setdefault("_gamma", {})
         if digits not in cache:
             sigma, rate, steps, formula = self.run
+            from .dpsgd import clt_account
+
             cache[digits] = clt_account(sigma, rate, steps, formula, None, digits=max(digits, self.mu.digits),
                                         gamma_digits=digits, exact=False)
         return cache[digits]
@@ -275,6 +287,8 @@ class Account:
         (rounded up) and ``delta_min`` (rounded up: the claim holds for every delta >= it);
         None on the exact routes (see :attr:`mu`)."""
         h = self.honest_mu()
+        from .composed import HonestMu
+
         if not isinstance(h, HonestMu):
             return None
         lo, hi = self.decimal_ends(h.mu)

@@ -36,9 +36,6 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
-from .._args import exact, probability
 from ..errors import bad
 from ..errors import (
     MISSING,
@@ -53,28 +50,23 @@ from ..mechanisms import (
     Mechanism,
 )
 from ..numeric.engine.bound import Bound, directed_double
-from ..numeric.engine.certify import Certified, check_request, certify
-from ..numeric.tradeoff.duality import delta_bracket_at_negative
+from .._args import checked, is_sympy
+from ..numeric.engine.certified import Certified, certify_fraction, check_request
 from ..numeric.tradeoff.profile import epsilon_from_profile
-from ..numeric.tradeoff.solve import epsilon_from_delta
-from ..symbolic.tradeoff import TradeOff, gaussian
-from .composed import ComposedLoss, check_refinement
-from .discrete import discrete_gaussian_delta
-from .dpsgd import clt_account, float_certified, verdict_of_clt
-from .exact_lattice import ROUTE as EXACT_ROUTE
-from .finite import (
-    MAX_ATOMS,
-    atom_count,
-    finite_delta,
-    infinite_mass_bounds,
-    infinite_mass_lower,
-    pairs_delta,
-    pairs_infinite_mass,
-    pairs_table_size,
-)
-from .losses import PrivacyLoss
+from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sympy
+
+    from ..symbolic.tradeoff import TradeOff
+    from .composed import ComposedLoss
+    from .losses import PrivacyLoss
+
+# The engine (composed, search, the discretizations, dpsgd) is imported where a route needs it, so
+# that a closed-form account does not load it.
+from .checks import check_refinement
 from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
-from .search import delta_at, delta_search, epsilon_search
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -94,20 +86,53 @@ DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e
            "ball arithmetic plus a proven geometric tail bound (derivations/d14)")
 
 
+def _finite() -> Any:
+    """The exact-finite route's functions (sympy: loaded when a finite mechanism is accounted)."""
+    from types import SimpleNamespace
+
+    from .finite import (
+        MAX_ATOMS,
+        atom_count,
+        finite_delta,
+        infinite_mass_bounds,
+        infinite_mass_lower,
+        pairs_delta,
+        pairs_infinite_mass,
+        pairs_table_size,
+    )
+
+    return SimpleNamespace(MAX_ATOMS=MAX_ATOMS, atom_count=atom_count, finite_delta=finite_delta,
+                           infinite_mass_bounds=infinite_mass_bounds, infinite_mass_lower=infinite_mass_lower,
+                           pairs_delta=pairs_delta, pairs_infinite_mass=pairs_infinite_mass,
+                           pairs_table_size=pairs_table_size)
+
+
 def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value: sympy.Expr, digits: int) -> Certified:
     """One discrete Gaussian: delta(eps) is a sum over the integers, certified in ball arithmetic
     with a proven tail (:func:`~gdpproof.accounting.discrete.discrete_gaussian_delta`); eps(delta) by
     the monotone solve (no infinite loss: delta(eps) > 0 at every eps, with floor 0)."""
+    from .discrete import discrete_gaussian_delta
+
     return _by_profile(lambda e, d: discrete_gaussian_delta(leaf.sigma, leaf.sensitivity, e, digits=d),
                        lambda: Fraction(0), given, value, digits)
 
 
-def _exact(m: Mechanism, f: TradeOff, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
+def _certified_mu(mu: Any, digits: int) -> Certified:
+    if isinstance(mu, Fraction):
+        return certify_fraction(mu, digits=digits, rounding="up", what="mu")
+    from ..numeric.engine.certify import certify  # an irrational mu (sqrt(3)/2): sympy's
+
+    return certify(mu, (), (), digits=digits, rounding="up", what="mu")
+
+
+def _exact(m: Mechanism, f: TradeOff | None, given: str, value: sympy.Expr, digits: int) -> tuple[Any, Certified | None]:
     mu = m.gdp_mu()
-    mu_c = None if mu is None else certify(mu, (), (), digits=digits, rounding="up", what="mu")
+    mu_c = None if mu is None else _certified_mu(mu, digits)
     if given == "epsilon":
-        return f.delta(value, digits=digits), mu_c
-    target = Fraction(int(value.p), int(value.q))
+        if f is None and isinstance(mu, Fraction) and mu > 0 and isinstance(value, Fraction):
+            return delta_from_epsilon(mu, value, digits=digits), mu_c  # the certified conversion: no curve
+        return (m.closed_form() if f is None else f).delta(value, digits=digits), mu_c
+    target = value
     if mu is not None:
         # mu-GDP: the certified solver of convert (T runs of sigma: mu = sqrt(T)/sigma, bracketed
         # by rationals); the profile search below took minutes at T = 10^9 (its deltas there are
@@ -125,18 +150,20 @@ def _by_profile(delta_at: Any, floor: Any, given: str, value: sympy.Expr, digits
     (``floor()`` a proven lower bound on delta at every eps)."""
     if given == "epsilon":
         return delta_at(value, digits)
-    target = Fraction(int(value.p), int(value.q))
+    target = value
+    import sympy  # the finite and discrete profiles take sympy numbers
+
     return epsilon_from_profile(lambda x, d: delta_at(sympy.Rational(x.numerator, x.denominator), d), target,
                                 digits=digits, floor=floor())
 
 
 def _exact_finite(groups: list, given: str, value: sympy.Expr, digits: int) -> Certified:
-    return _by_profile(lambda e, d: finite_delta(groups, e, digits=d), lambda: infinite_mass_lower(groups),
+    return _by_profile(lambda e, d: _finite().finite_delta(groups, e, digits=d), lambda: _finite().infinite_mass_lower(groups),
                        given, value, digits)
 
 
 def _exact_pairs(leaves: list, given: str, value: sympy.Expr, digits: int) -> Certified:
-    return _by_profile(lambda e, d: pairs_delta(leaves, e, digits=d), lambda: pairs_infinite_mass(leaves),
+    return _by_profile(lambda e, d: _finite().pairs_delta(leaves, e, digits=d), lambda: _finite().pairs_infinite_mass(leaves),
                        given, value, digits)
 
 
@@ -146,6 +173,9 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
     ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
+    from .exact_lattice import ROUTE as EXACT_ROUTE
+    from .search import delta_at, delta_search, epsilon_search
+
     notes = []
     v, v_hi = enclosure(value)
     if v != v_hi:
@@ -153,7 +183,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
                      "end of delta at the one below, the lower end at the one above), so it holds for the exact value")
     inf_lo = inf_hi = Fraction(0)
     if revealing:
-        inf_lo, inf_hi = infinite_mass_bounds(revealing)
+        inf_lo, inf_hi = _finite().infinite_mass_bounds(revealing)
         notes.append("(eps, delta) mechanisms reveal the data with probability delta: delta(eps) = delta_inf + "
                      "(1 - delta_inf) delta_rest(eps), delta_inf = 1 - prod (1 - delta_i)")
     if given == "delta":
@@ -195,8 +225,10 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
 def enclosure(value: sympy.Expr) -> tuple[Fraction, Fraction]:
     """Rationals lo <= value <= hi: the value itself twice when rational, else the ends of its ball
     at 256 bits (an irrational epsilon such as log(3); every double between is resolved)."""
-    from ..numeric.engine import compile_arb  # noqa: F401 - registers the evaluator of constants
     from ..numeric.engine._mp import rational_enclosure
+
+    if not isinstance(value, Fraction):
+        from ..numeric.engine import compile_arb  # noqa: F401 - registers the evaluator of constants
 
     return rational_enclosure(value)
 
@@ -233,7 +265,9 @@ def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: l
     The width asked and reached are those of the bracket reported, at eps: the one at -eps may
     be one-sided ([0, upper]) or wide where the one at eps is narrow (its lower end is at least
     1 - e^eps), so its notes, warning and ``target_met`` are not passed on as they are."""
-    eps = Fraction(int(value.p), int(value.q))
+    from ..numeric.tradeoff.duality import delta_bracket_at_negative
+
+    eps = value
     # delta(eps) >= 1 - e^eps, and a width w at -eps is e^eps w at eps: the bracket at -eps needs
     # only *absolute* accuracy (a tiny delta(-eps) need not be resolved relatively).  A first pass
     # at the loosest relative width; a second only if its width at eps misses the target, at the
@@ -296,6 +330,8 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
     params = m.dpsgd_parameters()
     if params is None:
         return None
+    from .dpsgd import clt_account, float_certified, verdict_of_clt
+
     sigma, rate, steps = params
     formula = clt_formula(m)
     if given == "delta":
@@ -307,6 +343,8 @@ def _dpsgd_clt(m: Mechanism, given: str, value: sympy.Expr, digits: int, result:
             verdict = _for_the_pair(m, verdict_of_clt(sigma, rate, steps, formula, value, lo, hi))
         return CLTApproximation(acc.mu_clt, epsilon=acc.eps_clt, verdict=verdict, run=(sigma, rate, steps, formula))
     acc = clt_account(sigma, rate, steps, formula, None, digits=digits, gamma=False, exact=False)
+    from ..symbolic.tradeoff import gaussian
+
     d_clt = gaussian(acc.mu_clt.to_fraction()).delta(value, digits=digits)
     verdict = None
     if isinstance(result, Bound):
@@ -381,22 +419,26 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
-        value = probability("delta", delta, symbolic=False)
+        value = checked("delta", delta, "probability")
         if not 0 < value < 1:
             raise bad("delta", delta, "must be in (0, 1)")
     else:
         given = "epsilon"
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
         # the exact routes evaluate it there, the bracket route from its bracket at -eps
-        value = exact("epsilon", epsilon, symbolic=False)
-        if value.is_Rational and value != 0 and not sympy.Rational(1, 10**100) <= abs(value) <= 10**1000:
+        value = checked("epsilon", epsilon)
+        if is_sympy(value) and value.is_Rational:
+            value = Fraction(int(value.p), int(value.q))
+        if isinstance(value, Fraction) and value != 0 and not Fraction(1, 10**100) <= abs(value) <= 10**1000:
             # an eps of 1e-999999 was printed through its million-digit decimal
             raise bad("epsilon", epsilon, "must be 0 or of a size within [1e-100, 1e1000]")
-    if not value.is_Rational and (given == "delta" or not value.is_real or value < 0):
+    if is_sympy(value) and value.is_Rational:
+        value = Fraction(int(value.p), int(value.q))
+    if not isinstance(value, Fraction) and (given == "delta" or not value.is_real or value < 0):
         raise bad(given, delta if given == "delta" else epsilon,
                   "must be a rational number (a decimal or a fraction)" if given == "delta" else
                   "must be a rational number, or a closed form >= 0 (log(3))")
-    value = sympy.Rational(value) if value.is_Rational else value  # an irrational epsilon: exact
+    # a rational value is a Fraction from here on; an irrational epsilon stays exact (sympy)
 
     distinct = len(mechanism.leaves())
     if distinct > MAX_LEAVES:
@@ -408,9 +450,9 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     # the sums over outcomes take a rational epsilon: an irrational one is rounded down (delta does not
     # increase with epsilon, so the delta reported, rounded up, stays an upper bound), said in a note
     below, outward = value, ()
-    if not value.is_Rational:
+    if not isinstance(value, Fraction):
         lo = enclosure(value)[0]
-        below = sympy.Rational(lo.numerator, lo.denominator)
+        below = lo
         outward = (f"epsilon = {value} is irrational: this route sums at a rational below it (within a relative 2^-250) and rounds "
                    "delta up (delta does not increase with epsilon): an upper bound for the exact value, not its "
                    "correctly rounded digits",)
@@ -420,8 +462,11 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
             if dg is not None:
                 return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, below, digits), "both",
                              digits, notes=(DG_NOTE, *outward))
-            f = mechanism.closed_form()
-            if f is None:
+            # mu-GDP (Gaussian mechanisms and their compositions) needs no curve: eps from mu
+            mu = mechanism.gdp_mu()
+            f = None if isinstance(mu, Fraction) and mu > 0 and isinstance(value, Fraction) \
+                or given == "delta" and mu is not None else mechanism.closed_form()
+            if f is None and mechanism.gdp_mu() is None:
                 reasons.append("exact: no closed form for this mechanism")
                 continue
             result, mu = _exact(mechanism, f, given, value, digits)
@@ -434,14 +479,14 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                     reasons.append("exact-finite: some privacy loss is not finitely supported")
                     continue
                 try:
-                    pairs_table_size(pairs[0])
+                    _finite().pairs_table_size(pairs[0])
                 except NotSupportedError as exc:
                     reasons.append(f"exact-finite: {exc}")
                     continue
                 return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, below, digits),
                              "both" if pairs[1] else "the worse of P||Q and Q||P", digits, notes=outward)
-            if atom_count(groups) > MAX_ATOMS:
-                reasons.append(f"exact-finite: {atom_count(groups)} atoms, more than {MAX_ATOMS}")
+            if _finite().atom_count(groups) > _finite().MAX_ATOMS:
+                reasons.append(f"exact-finite: {_finite().atom_count(groups)} atoms, more than {_finite().MAX_ATOMS}")
                 continue
             return _make(mechanism, r, given, value, _exact_finite(groups, given, below, digits), "both", digits,
                          notes=outward)

@@ -7,14 +7,15 @@ losses; and how the exact answer relates to the two orderings.
 
 from __future__ import annotations
 
-import sympy
+from typing import TYPE_CHECKING, Any
 
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     Mechanism,
 )
-from .finite import FiniteAtom, FiniteGroup
-from .losses import PrivacyLoss, loss_from_law, rounded_exactly
+if TYPE_CHECKING:
+    from .finite import FiniteAtom, FiniteGroup
+    from .losses import PrivacyLoss
 
 
 def finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]], bool] | None:
@@ -26,7 +27,7 @@ def finite_pairs(m: Mechanism) -> tuple[list[tuple[tuple[FiniteAtom, ...], int]]
     if described is None:
         return None
     pairs, symmetric = described
-    eps_index: dict[sympy.Expr, int] = {}
+    eps_index: dict[Any, int] = {}
     leaves = [(tuple((a, b, r, c, 0 if eps is None else eps_index.setdefault(eps, len(eps_index)))
                      for a, b, r, c, eps in atoms), n) for atoms, n in pairs]
     return leaves, symmetric
@@ -36,10 +37,13 @@ def privacy_losses(m: Mechanism) -> tuple[list[tuple[PrivacyLoss, int]], bool, l
     """The compiled losses of the leaves (leaves without privacy loss dropped), whether every
     parameter was a double (else it was rounded to the less private side), and the (eps, delta)
     leaves whose loss is infinite with probability delta (their finite part, randomized response
-    with parameter eps, is among the losses): :meth:`Mechanism.privacy_losses`, compiled."""
+    with parameter eps, is among the losses): :meth:`Mechanism.privacy_losses` (families at exact
+    values), evaluated by the kernels generated from :mod:`gdpproof.symbolic.losses`."""
+    from .losses import loss_from_parameters, rounded_exactly_values
+
     laws, revealing = m.privacy_losses()
-    return ([(loss_from_law(law), n) for law, n in laws], all(rounded_exactly(law) for law, _ in laws),
-            revealing)
+    return ([(loss_from_parameters(*law), n) for law, n in laws],
+            all(rounded_exactly_values(*law) for law, _ in laws), revealing)
 
 
 def exact_ordering(m: Mechanism) -> str:

@@ -558,7 +558,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
         (Certified('1.660', digits=4, rounding='up'), Certified('2.455', digits=4, rounding='down'), False)
     """
     from ..accounting import account
-    from ..mechanisms import dpsgd, dpsgd_sensitivity
+    from ..mechanisms import dpsgd, dpsgd_sensitivity, to_fraction
 
     params = getattr(claim, "dpsgd_parameters", lambda: None)()
     if params is None:
@@ -568,7 +568,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
     d = fraction_of("delta", delta, open_low=True, open_high=True)
     lv = fraction_of("level", level, open_low=True)
     # dpsgd_parameters gives sigma over the sensitivity; dpsgd() multiplies the sensitivity back in
-    noise0 = Fraction(int(sigma0.p), int(sigma0.q)) * dpsgd_sensitivity(sampling, neighbours)
+    noise0 = to_fraction(sigma0) * dpsgd_sensitivity(sampling, neighbours)
 
     curves: dict[Fraction, Curve] = {}
 

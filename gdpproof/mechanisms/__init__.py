@@ -49,7 +49,7 @@ Examples
 Composed(Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10), Repeated(LaplaceMechanism(scale=10, sensitivity=1), 5))
 >>> [(leaf, n) for leaf, n in m.leaves()]
 [(GaussianMechanism(sigma=10/3, sensitivity=1), 10), (LaplaceMechanism(scale=10, sensitivity=1), 5)]
->>> Repeated(GaussianMechanism(sigma=2), 4).gdp_mu()
+>>> print(Repeated(GaussianMechanism(sigma=2), 4).gdp_mu())  # exact: a Fraction
 1
 """
 
@@ -71,9 +71,11 @@ from .values import (
 )
 from .wrappers import NEIGHBOURS, Composed, PoissonSampled, Repeated, SampledWithoutReplacement, Subsampled
 from ..text import decimal_text, show_number  # re-exported: their public home before gdpproof.text
+from .numbers import to_fraction
 
 __all__ = ["Mechanism", "GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism", "EpsDelta", "PoissonSampled",
            "SampledWithoutReplacement", "Subsampled", "Composed", "Repeated", "dpsgd", "dpsgd_schedule", "Schedule",
            "dpsgd_sensitivity", "sensitivity_note", "mechanism_from_spec", "mechanism_from_dict", "mechanism_from_file",
-           "SpecError", "MAX_SPEC_BYTES", "MAX_SPEC_DEPTH", "show_number", "decimal_text", "NEIGHBOURS", "SAMPLINGS"]
+           "SpecError", "MAX_SPEC_BYTES", "MAX_SPEC_DEPTH", "show_number", "decimal_text", "NEIGHBOURS", "SAMPLINGS",
+           "to_fraction"]

@@ -11,14 +11,19 @@ leaves and asking each the same of itself.  A new mechanism is one class in
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-import sympy
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MISSING, InvalidParameterError, NotSupportedError, SymbolicError, bad
-from ..symbolic import losses as sl
-from ..symbolic.composition import compose, root_of_sum, self_compose
-from ..symbolic.tradeoff import TradeOff, finite_tradeoff, gaussian
+from .numbers import exact_sqrt, sympy_rational
+from .numbers import symbolic_composition as _composition, symbolic_losses as _sl, symbolic_tradeoffs as _tradeoffs
+from .numbers import sympy_module as _sympy
+
+if TYPE_CHECKING:
+    import sympy
+
+    from ..symbolic import losses as sl
+    from ..symbolic.tradeoff import TradeOff
 
 __all__ = ["Mechanism", "MAX_NESTING", "MAX_RUNS", "MAX_PRODUCT_ATOMS", "LikelihoodAtom", "set_frozen", "simulated_float"]
 
@@ -34,7 +39,7 @@ MAX_PRODUCT_ATOMS = 256
 #: One output of a finite worst pair: (P(o), Q(o), r, c, eps), its likelihood ratio P(o)/Q(o)
 #: written r e^{c eps} (r a Fraction, c an integer, eps a sympy number or None when c is 0);
 #: r None is an output only P can give (ratio +inf), r = 0 one only Q can give.
-LikelihoodAtom = tuple[sympy.Expr, sympy.Expr, Any, int, Any]
+LikelihoodAtom = tuple[Any, Any, Any, int, Any]
 
 
 class Mechanism:
@@ -48,7 +53,7 @@ class Mechanism:
         >>> from gdpproof.mechanisms import GDP, Repeated
         >>> m = Repeated(GDP(1), 4)
         >>> m.leaves(), m.gdp_mu()
-        ([(GDP(mu=1), 4)], 2)
+        ([(GDP(mu=1), 4)], Fraction(2, 1))
     """
 
     #: nesting depth and the most runs of one leaf inside (set by the wrappers when built)
@@ -89,7 +94,13 @@ class Mechanism:
             if m is None:
                 return None
             terms.append(n * m**2)
-        return root_of_sum(terms)
+        if all(isinstance(t, Fraction) for t in terms):  # rational mu_i: the exact sum without sympy
+            total = sum(terms, Fraction(0))
+            root = exact_sqrt(total) if max(total.numerator.bit_length(), total.denominator.bit_length()) <= 8192 \
+                else None
+            if root is not None:
+                return root
+        return _composition().root_of_sum([sympy_rational(t) for t in terms])
 
     def tradeoff(self) -> TradeOff:
         """The trade-off function in closed form, where gdpproof knows one.
@@ -101,8 +112,9 @@ class Mechanism:
             leaf, n = leaves[0]
             return leaf._leaf_tradeoff() if n == 1 else leaf._repeated_tradeoff(n)
         try:
-            return compose(*(self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
-                             for leaf, n in leaves))
+            comp = _composition()
+            return comp.compose(*(comp.self_compose(leaf._leaf_tradeoff(), n) if n > 1 else leaf._leaf_tradeoff()
+                                  for leaf, n in leaves))
         except NotSupportedError:
             f = _finite_product(leaves)  # finitely supported leaves: the product pair's exact curve
             if f is None:
@@ -115,7 +127,7 @@ class Mechanism:
         exact-finite route composes the same pairs in integers and balls)."""
         mu = self.gdp_mu()
         if mu is not None:
-            return gaussian(mu)
+            return _tradeoffs().gaussian(mu)
         leaves = self.leaves()
         if len(leaves) > 1 and self.finite_support():
             # a composition of different finitely supported mechanisms: its exact curve is a sympy Max
@@ -153,26 +165,49 @@ class Mechanism:
             leaves.append((atoms, n))
         return leaves, symmetric
 
-    def privacy_losses(self) -> tuple[list[tuple[sl.LossLaw, int]], list[tuple[sympy.Expr, sympy.Expr, int]]]:
-        """The laws of the leaves' privacy losses with their counts (leaves without privacy loss
-        dropped), and the (eps, delta, count) of the leaves whose loss is infinite with probability
-        delta (their finite part, randomized response with parameter eps, is among the laws)."""
+    def privacy_losses(self) -> tuple[list[tuple[tuple[str, tuple[Any, ...]], int]], list[tuple[Any, Any, int]]]:
+        """The leaves' privacy losses as (family, exact values) (:meth:`loss_parameters`) with their
+        counts (leaves without privacy loss dropped), and the (eps, delta, count) of the leaves whose
+        loss is infinite with probability delta (their finite part, randomized response with
+        parameter eps, is among the laws); without sympy for rational parameters."""
         laws, revealing = [], []
         for leaf, n in self.leaves():
             pair = leaf.revealing()
             if pair is not None:
                 revealing.append((pair[0], pair[1], n))
-            law = leaf.finite_loss_law()
+            law = leaf.finite_loss_parameters()
             if law is not None:
                 laws.append((law, n))
         return laws, revealing
 
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        """The family of a base mechanism's privacy loss and its exact parameter values, what the
+        engines compose, without sympy.
+
+        Returns:
+            (family, values): a name of :mod:`gdpproof.symbolic.losses` and its parameters
+            (Fractions, or sympy numbers where the user gave them).
+
+        Raises:
+            NotSupportedError: A composite value (use :meth:`leaves`), or a mechanism whose loss is
+                infinite with positive probability ((eps, delta) with delta > 0).
+
+        Examples:
+            >>> from gdpproof.mechanisms import GaussianMechanism
+            >>> GaussianMechanism(2).loss_parameters()
+            ('gaussian', (Fraction(1, 2),))
+        """
+        raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
+
     def loss_law(self) -> sl.LossLaw:
-        """The laws of the privacy loss of a base mechanism's worst pair, in both orderings.
+        """The laws of the privacy loss of a base mechanism's worst pair, in both orderings: the
+        sympy expressions of its family (:meth:`loss_parameters`) at its parameters.
 
         Raises NotSupportedError for composite values (use :meth:`leaves`) and for mechanisms
         whose loss is infinite with positive probability ((eps, delta) with delta > 0)."""
-        raise NotSupportedError(f"{self!r} has no privacy-loss law of its own (it is not a base mechanism)")
+        family, values = self.loss_parameters()
+        sl = _sl()
+        return sl.LossLaw(sl.FAMILIES[family], tuple(sympy_rational(v) for v in values))
 
     def dpsgd_parameters(self) -> tuple[sympy.Expr, sympy.Expr, int] | None:
         """(noise_multiplier, sample_rate, steps) when the value is DP-SGD (T runs of a subsampled
@@ -181,7 +216,7 @@ class Mechanism:
 
         >>> from gdpproof.mechanisms import dpsgd
         >>> dpsgd(1, "0.01", 100).dpsgd_parameters()
-        (1, 1/100, 100)
+        (Fraction(1, 1), Fraction(1, 100), 100)
         """
         leaves = self.leaves()
         if len(leaves) != 1:
@@ -225,7 +260,7 @@ class Mechanism:
 
     def _repeated_tradeoff(self, times: int) -> TradeOff:
         """The closed-form trade-off of ``times`` runs of this base mechanism."""
-        return self_compose(self._leaf_tradeoff(), times)
+        return _composition().self_compose(self._leaf_tradeoff(), times)
 
     def _closed_form_is_slow(self, times: int) -> bool:
         """True when ``times`` runs are better composed exactly in integers and balls than through
@@ -255,11 +290,11 @@ class Mechanism:
         """(eps, delta) when the privacy loss is infinite with probability delta > 0, else None."""
         return None
 
-    def finite_loss_law(self) -> sl.LossLaw | None:
-        """The law of the finite part of the privacy loss, as the numerical bracket composes it
-        (:meth:`loss_law`; for (eps, delta) with delta > 0 its randomized response), or None when
-        the loss is 0."""
-        return self.loss_law()
+    def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
+        """The law of the finite part of the privacy loss as (family, exact values), as the
+        numerical bracket composes it (:meth:`loss_parameters`; for (eps, delta) with delta > 0 its
+        randomized response), or None when the loss is 0."""
+        return self.loss_parameters()
 
     def _subsampled_gaussian(self) -> tuple[sympy.Expr, sympy.Expr] | None:
         """(mu, sample_rate) of a subsampled Gaussian step, else None."""
@@ -325,9 +360,10 @@ def _finite_product(leaves: list[tuple[Mechanism, int]]) -> TradeOff | None:
         size *= len(m) ** n
         if size > MAX_PRODUCT_ATOMS:
             return None
+    sympy = _sympy()
     product = [(sympy.Integer(1), sympy.Integer(1))]
     for m, n in masses:
         for _ in range(n):
             product = [(a * p, b * q) for a, b in product for p, q in m]
-    return finite_tradeoff(product)
+    return _tradeoffs().finite_tradeoff(product)
 

@@ -5,8 +5,6 @@ parser.
 
 from __future__ import annotations
 
-import inspect
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -131,6 +129,8 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
         allowed = sorted(set(keys) | set(_WRAPPERS))
         raise SpecError(f"{where}: {unknown[0]!r} is not a parameter of {kind} (it takes {', '.join(allowed)})")
     kwargs = {keys[k]: v if k in _WORDS else _closed_form(where, k, v) for k, v in items.items()}
+    import inspect
+
     required = [name for name, par in inspect.signature(make).parameters.items()
                 if par.default is inspect.Parameter.empty and name not in kwargs]
     if required:
@@ -258,6 +258,8 @@ def mechanism_from_file(path: str) -> Mechanism:
     fmt = "JSON" if path.endswith(".json") else "TOML"
     try:
         if fmt == "JSON":
+            import json
+
             data = json.loads(raw.decode("utf-8"), parse_float=str, parse_int=str,
                               object_pairs_hook=lambda pairs: _json_object(path, pairs))
         else:

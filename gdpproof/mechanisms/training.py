@@ -7,14 +7,13 @@ size and dataset size).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
-import sympy
-
-from .._args import positive, probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError
 from .._args import positive_integer
+from .numbers import exact_parameter
 from ..text import decimal_text, show_number
 from .base import MAX_RUNS
 from .values import GaussianMechanism
@@ -32,7 +31,7 @@ class Schedule:
     number of steps, or epochs, a batch size and a dataset size.
 
     Attributes:
-        sample_rate (sympy.Rational): q, exact (B/N when given as a batch of B records out of N).
+        sample_rate (fractions.Fraction): q, exact (B/N when given as a batch of B records out of N).
         steps (int): T (ceil(E N / B), or ceil(E / q), when given in epochs).
         rule (str): The rule, with its numbers, for the output ("" when q and T were given directly).
         epochs: E when the steps were given in epochs, else None.
@@ -42,7 +41,7 @@ class Schedule:
     Examples:
         >>> s = dpsgd_schedule(sample_rate="0.01", epochs=2)
         >>> s.sample_rate, s.steps, s.epochs
-        (1/100, 200, 2)
+        (Fraction(1, 100), 200, Fraction(2, 1))
     """
 
     sample_rate: Any
@@ -96,7 +95,7 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     Examples:
         >>> s = dpsgd_schedule(epochs=60, batch_size=256, dataset_size=60000)
         >>> s.sample_rate, s.steps
-        (8/1875, 14063)
+        (Fraction(8, 1875), 14063)
         >>> print(s.rule)
         sample rate q = B/N = 256/60000 = 8/1875; steps T = ceil(E N / B) = ceil(60 * 60000 / 256) = 14063
         >>> dpsgd_schedule(sample_rate="0.01", epochs=500).steps
@@ -117,9 +116,9 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     else:
         n = b = None
     if b is not None:
-        q = sympy.Rational(b, n)
+        q = Fraction(b, n)
         if sample_rate is not None:
-            given = probability("sample_rate", sample_rate, symbolic=False)
+            given = exact_parameter("sample_rate", sample_rate, "probability")
             if given != q:
                 raise bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
                            "are given (give one of them)")
@@ -127,7 +126,7 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     elif sample_rate is None:
         raise _missing("sample_rate", "is needed: give sample_rate, or batch_size and dataset_size")
     else:
-        q = probability("sample_rate", sample_rate, symbolic=False)
+        q = exact_parameter("sample_rate", sample_rate, "probability")
         if q == 0:
             raise bad("sample_rate", sample_rate, "must be in (0, 1]")
         q_rule = ""
@@ -140,14 +139,17 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
         t_rule = ""
         e = None
     else:
-        e = positive("epochs", epochs, symbolic=False)  # not a family parameter: 1e-400 epochs is one step
-        if not e.is_finite:
-            raise bad("epochs", epochs, "must be a finite number > 0")
-        if not e.is_Rational:
+        e = exact_parameter("epochs", epochs, "positive")  # not a family parameter: 1e-400 epochs is one step
+        if not (isinstance(e, Fraction) or e.is_Rational):
             raise bad("epochs", epochs, "must be a rational number (a decimal or a fraction)")
         if e > MAX_RUNS * q:  # before the million-digit count 1e999999 epochs would give is formed
             raise bad("epochs", epochs, "gives more than 10^9 steps")
-        t = int(sympy.ceiling(e / q))
+        if not isinstance(e, Fraction) or not isinstance(q, Fraction):
+            import sympy  # a symbolic sample rate (sqrt(2)/100)
+
+            t = int(sympy.ceiling(e / q))
+        else:
+            t = -((-e.numerator * q.denominator) // (e.denominator * q.numerator))
         if b is not None:
             t_rule = f"steps T = ceil(E N / B) = ceil({show_number(e)} * {n} / {b}) = {t}"
         else:
@@ -270,7 +272,6 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
     if s.batch_size is not None and s.dataset_size is not None:  # the sizes as given
         return Repeated(SampledWithoutReplacement(step, s.batch_size, s.dataset_size, rel), s.steps)
     q = s.sample_rate
-    if not q.is_Rational:
+    if not isinstance(q, Fraction):
         raise bad("sample_rate", sample_rate, "must be a rational number B/N in (0, 1] for fixed-size batches")
-    q = sympy.Rational(q)
-    return Repeated(SampledWithoutReplacement(step, int(q.p), int(q.q), rel), s.steps)
+    return Repeated(SampledWithoutReplacement(step, q.numerator, q.denominator, rel), s.steps)

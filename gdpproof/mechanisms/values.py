@@ -7,35 +7,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
-
-from .._args import nonnegative, positive, probability
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from ..text import show_number
 from .base import LikelihoodAtom, Mechanism, set_frozen, simulated_float
-from ..symbolic import losses as sl
 from .._args import positive_integer
-from ..symbolic.composition import rr_composition
-from ..symbolic.tradeoff import (
-    TradeOff,
-    eps_delta,
-    finite_tradeoff,
-    gaussian,
-    k_randomized_response,
-    laplace,
-    randomized_response,
-    within_range,
-)
+from .numbers import exact_parameter, sympy_rational, within_range
+from .numbers import symbolic_composition as _composition, symbolic_losses as _sl, symbolic_tradeoffs as _tradeoffs
+from .numbers import sympy_module as _sympy
+
+if TYPE_CHECKING:
+    import sympy
+
+    from ..symbolic import losses as sl
+    from ..symbolic.tradeoff import TradeOff
 
 __all__ = ["GaussianMechanism", "GDP", "LaplaceMechanism", "RandomizedResponse", "FiniteMechanism", "PureDP",
            "DiscreteGaussianMechanism", "DiscreteLaplaceMechanism",
            "EpsDelta", "positive_finite", "rr_atoms", "CLOSED_FORM_OUTCOMES", "MAX_DL_OUTPUTS", "MAX_OUTCOMES"]
 
 
-def positive_finite(name: str, value: Any) -> sympy.Expr:
+def positive_finite(name: str, value: Any) -> Any:
     """A mechanism's parameter, exactly: finite, > 0 and within the families' range [1e-100, 1e100]
     (a sigma of 1e999999 squared its mu = 1e-999999 for minutes).
 
@@ -44,30 +38,24 @@ def positive_finite(name: str, value: Any) -> sympy.Expr:
         value: The parameter as given (a number or a decimal string).
 
     Returns:
-        The exact value (a sympy number).
+        The exact value (a Fraction; a sympy argument that is not rational, as given).
 
     Raises:
         InvalidParameterError: It is not a finite number > 0, or lies outside [1e-100, 1e100].
 
     Examples:
         >>> positive_finite("sigma", "0.5")
-        1/2
+        Fraction(1, 2)
         >>> positive_finite("sigma", "1e-999999")
         Traceback (most recent call last):
         ...
         gdpproof.errors.InvalidParameterError: sigma='1e-999999' must be 0 or within [1e-100, 1e100]
     """
-    v = positive(name, value, symbolic=False)
-    if not v.is_finite:
-        raise bad(name, value, "must be a finite number > 0")
-    return within_range(name, value, v)
+    return within_range(name, value, exact_parameter(name, value, "positive"))
 
 
-def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
-    v = nonnegative(name, value, symbolic=False)
-    if not v.is_finite:
-        raise bad(name, value, "must be a finite number >= 0")
-    return within_range(name, value, v)
+def _nonneg_finite(name: str, value: Any) -> Any:
+    return within_range(name, value, exact_parameter(name, value, "nonnegative"))
 
 
 @dataclass(frozen=True, repr=False)
@@ -85,7 +73,7 @@ class GaussianMechanism(Mechanism):
 
     Examples:
         >>> GaussianMechanism(sigma=2, sensitivity="1/2").gdp_mu()
-        1/4
+        Fraction(1, 4)
     """
 
     sigma: Any
@@ -102,13 +90,13 @@ class GaussianMechanism(Mechanism):
         return self.sensitivity / self.sigma
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return gaussian(self._leaf_mu())
+        return _tradeoffs().gaussian(self._leaf_mu())
 
-    def loss_law(self) -> sl.LossLaw:
-        return sl.gaussian_loss(self._leaf_mu())
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "gaussian", (self._leaf_mu(),)
 
-    def finite_loss_law(self) -> sl.LossLaw | None:
-        return None if self._leaf_mu() == 0 else self.loss_law()
+    def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
+        return None if self._leaf_mu() == 0 else self.loss_parameters()
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
         from ..simulation.mechanisms import GaussianMechanism as Sampler
@@ -144,13 +132,13 @@ class GDP(Mechanism):
         return self.mu
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return gaussian(self.mu)
+        return _tradeoffs().gaussian(self.mu)
 
-    def loss_law(self) -> sl.LossLaw:
-        return sl.gaussian_loss(self.mu)
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "gaussian", (self.mu,)
 
-    def finite_loss_law(self) -> sl.LossLaw | None:
-        return None if self.mu == 0 else self.loss_law()
+    def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
+        return None if self.mu == 0 else self.loss_parameters()
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
         from ..simulation.mechanisms import GaussianMechanism as Sampler
@@ -191,10 +179,10 @@ class LaplaceMechanism(Mechanism):
         return self.sensitivity / self.scale
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return laplace(self._shift())
+        return _tradeoffs().laplace(self._shift())
 
-    def loss_law(self) -> sl.LossLaw:
-        return sl.laplace_loss(self._shift())
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "laplace", (self._shift(),)
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
         if times != 1:
@@ -242,21 +230,21 @@ class RandomizedResponse(Mechanism):
 
     def _leaf_tradeoff(self) -> TradeOff:
         if self.k == 2:
-            return randomized_response(self.epsilon)
-        return k_randomized_response(self.epsilon, self.k)
+            return _tradeoffs().randomized_response(self.epsilon)
+        return _tradeoffs().k_randomized_response(self.epsilon, self.k)
 
-    def loss_law(self) -> sl.LossLaw:
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
         if self.k == 2:
-            return sl.randomized_response_loss(self.epsilon)
-        return sl.k_randomized_response_loss(self.epsilon, sympy.Integer(self.k))
+            return "randomized_response", (self.epsilon,)
+        return "k_randomized_response", (self.epsilon, Fraction(self.k))
 
     _finite_loss = True
 
     def _repeated_tradeoff(self, times: int) -> TradeOff:
-        return rr_composition(self.epsilon, times) if self.k == 2 else super()._repeated_tradeoff(times)
+        return _composition().rr_composition(self.epsilon, times) if self.k == 2 else super()._repeated_tradeoff(times)
 
     def as_eps_delta(self) -> tuple[sympy.Expr, sympy.Expr] | None:
-        return (self.epsilon, sympy.Integer(0)) if self.k == 2 else None
+        return (sympy_rational(self.epsilon), _sympy().Integer(0)) if self.k == 2 else None
 
     def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
         return rr_atoms(self.epsilon, self.k)
@@ -266,22 +254,25 @@ class RandomizedResponse(Mechanism):
 
         return Sampler(simulated_float(self.epsilon, "epsilon"), n=times, k=int(self.k))
 
-    def finite_loss_law(self) -> sl.LossLaw | None:
-        return None if self.epsilon == 0 else self.loss_law()
+    def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
+        return None if self.epsilon == 0 else self.loss_parameters()
 
     def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
         """The worst pair as exact masses (P(o), Q(o)) of its kinds of outputs (the k - 2 other
         values merged: they have the same likelihood ratio 1)."""
-        vals = {sl.epsilon: self.epsilon, sl.k: sympy.Integer(self.k)}
+        sympy, sl = _sympy(), _sl()
+        vals = {sl.epsilon: sympy_rational(self.epsilon), sl.k: sympy.Integer(self.k)}
         return tuple((pm.xreplace(vals), qm.xreplace(vals)) for pm, qm in sl.K_RR_MASSES
                      if self.k > 2 or pm.xreplace(vals) != 0)
 
 
-def rr_atoms(epsilon: sympy.Expr, k: int = 2, delta: sympy.Expr = sympy.Integer(0)) -> tuple[LikelihoodAtom, ...]:
+def rr_atoms(epsilon: Any, k: int = 2, delta: Any = 0) -> tuple[LikelihoodAtom, ...]:
     """The worst pair of k-ary randomized response as likelihood atoms: the first true value
     (ratio e^eps), the second (e^-eps), the k - 2 others (1); with ``delta`` > 0 the pair of
     (eps, delta)-DP (Kairouz, Oh & Viswanath 2015): those on mass 1 - delta, and an output of mass
     delta under each law revealing it."""
+    sympy = _sympy()
+    epsilon, delta = sympy_rational(epsilon), sympy_rational(Fraction(delta) if isinstance(delta, int) else delta)
     keep = 1 - delta
     rr = RandomizedResponse(epsilon, k).masses()
     atoms = tuple((keep * a, keep * b, Fraction(1), c, epsilon) for (a, b), c in zip(rr, (1, -1, 0)))
@@ -303,6 +294,7 @@ MAX_DL_OUTPUTS = 256
 def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
     """A distribution given exactly: a sequence of rationals >= 0 summing to 1 (a string
     ``"1/2;1/4;1/4"`` is split at ``;``)."""
+    sympy = _sympy()
     items = value.split(";") if isinstance(value, str) else value
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
         raise bad(name, value, "must be a sequence of probabilities (rationals summing to 1)")
@@ -311,7 +303,7 @@ def _mass_list(name: str, value: Any) -> tuple[sympy.Rational, ...]:
         if i == MAX_OUTCOMES:
             raise InvalidParameterError(argument=name, value=MISSING, rule=f"has more than {MAX_OUTCOMES:,} outcomes "
                                         "(a pair of 100,000 took a minute to account)")
-        x = nonnegative(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, symbolic=False)
+        x = sympy_rational(exact_parameter(f"{name}[{i}]", v.strip() if isinstance(v, str) else v, "nonnegative"))
         if not x.is_Rational:
             raise bad(f"{name}[{i}]", v, "must be a rational number (a decimal or a fraction)")
         if x > 1:
@@ -373,9 +365,9 @@ class FiniteMechanism(Mechanism):
         return sorted(self.masses()) == sorted((b, a) for a, b in self.masses())
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return finite_tradeoff(self.masses())
+        return _tradeoffs().finite_tradeoff(self.masses())
 
-    def loss_law(self) -> sl.LossLaw:
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
         raise NotSupportedError(f"{self!r}: a finite pair is composed exactly (route exact-finite); "
                                 "the numerical bracket takes the named families only")
 
@@ -394,10 +386,10 @@ def _integer_sensitivity(value: Any) -> int:
     if isinstance(value, bool):
         raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
     try:
-        v = nonnegative("sensitivity", value, symbolic=False)
+        v = exact_parameter("sensitivity", value, "nonnegative")
     except InvalidParameterError:
         raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)") from None
-    if not (v.is_Integer and v >= 1):
+    if not (isinstance(v, Fraction) and v.denominator == 1 and v >= 1):
         raise bad("sensitivity", value, "must be a positive integer (the query is integer-valued)")
     return int(v)
 
@@ -435,7 +427,7 @@ class DiscreteGaussianMechanism(Mechanism):
 
     def __post_init__(self) -> None:
         s = positive_finite("sigma", self.sigma)
-        if not (s**2).is_Rational:  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
+        if not (isinstance(s, Fraction) or (s**2).is_Rational):  # the pmf sees sigma^2 only: sqrt(r) keeps every cut exact
             raise bad("sigma", self.sigma, "must be a rational number or the square root of one "
                        "(e.g. sympy.sqrt(sympy.Rational(5, 2)))")
         set_frozen(self, sigma=s, sensitivity=_integer_sensitivity(self.sensitivity))
@@ -448,8 +440,11 @@ class DiscreteGaussianMechanism(Mechanism):
                                 "kinks; gdpproof gives its privacy profile (gdpproof.account: delta(eps) "
                                 "certified on the exact route) but no closed-form curve")
 
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "discrete_gaussian", (self.sigma, Fraction(self.sensitivity))
+
     def loss_law(self) -> sl.LossLaw:
-        return sl.discrete_gaussian_loss(self.sigma, sympy.Integer(self.sensitivity))
+        return _sl().discrete_gaussian_loss(sympy_rational(self.sigma), _sympy().Integer(self.sensitivity))
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
         from ..simulation.mechanisms import DiscreteGaussianMechanism as Sampler
@@ -494,13 +489,16 @@ class DiscreteLaplaceMechanism(Mechanism):
     def masses(self) -> tuple[tuple[sympy.Expr, sympy.Expr], ...]:
         """The worst pair as exact masses (P(o), Q(o)) of its Delta + 1 kinds of outputs: x <= 0,
         x = 1, ..., Delta - 1, and x >= Delta (:func:`gdpproof.symbolic.losses.discrete_laplace_masses`)."""
-        return sl.discrete_laplace_masses(1 / self.scale, self.sensitivity)
+        return _sl().discrete_laplace_masses(sympy_rational(1 / self.scale), self.sensitivity)
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return finite_tradeoff(self.masses())
+        return _tradeoffs().finite_tradeoff(self.masses())
+
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "discrete_laplace", (1 / self.scale, Fraction(self.sensitivity))
 
     def loss_law(self) -> sl.LossLaw:
-        return sl.discrete_laplace_loss(1 / self.scale, sympy.Integer(self.sensitivity))
+        return _sl().discrete_laplace_loss(sympy_rational(1 / self.scale), _sympy().Integer(self.sensitivity))
 
     _finite_loss = True
 
@@ -540,18 +538,18 @@ class PureDP(Mechanism):
         return f"PureDP(epsilon={show_number(self.epsilon)})"
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return eps_delta(self.epsilon, 0)
+        return _tradeoffs().eps_delta(self.epsilon, 0)
 
-    def loss_law(self) -> sl.LossLaw:
-        return sl.randomized_response_loss(self.epsilon)
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
+        return "randomized_response", (self.epsilon,)
 
     _finite_loss = True
 
     def _repeated_tradeoff(self, times: int) -> TradeOff:
-        return rr_composition(self.epsilon, times)
+        return _composition().rr_composition(self.epsilon, times)
 
     def as_eps_delta(self) -> tuple[sympy.Expr, sympy.Expr]:
-        return self.epsilon, sympy.Integer(0)
+        return sympy_rational(self.epsilon), _sympy().Integer(0)
 
     def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
         return rr_atoms(self.epsilon)
@@ -561,8 +559,8 @@ class PureDP(Mechanism):
 
         return Sampler(simulated_float(self.epsilon, "epsilon"), n=times, k=2)
 
-    def finite_loss_law(self) -> sl.LossLaw | None:
-        return None if self.epsilon == 0 else self.loss_law()
+    def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
+        return None if self.epsilon == 0 else self.loss_parameters()
 
 
 @dataclass(frozen=True, repr=False)
@@ -589,21 +587,21 @@ class EpsDelta(Mechanism):
     delta: Any
 
     def __post_init__(self) -> None:
-        d = probability("delta", self.delta, symbolic=False)
+        d = exact_parameter("delta", self.delta, "probability")
         set_frozen(self, epsilon=_nonneg_finite("epsilon", self.epsilon), delta=d)
 
     def __repr__(self) -> str:
         return f"EpsDelta(epsilon={show_number(self.epsilon)}, delta={show_number(self.delta)})"
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return eps_delta(self.epsilon, self.delta)
+        return _tradeoffs().eps_delta(self.epsilon, self.delta)
 
-    def loss_law(self) -> sl.LossLaw:
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
         if self.delta != 0:
             raise NotSupportedError(f"{self!r}: its privacy loss is infinite with probability delta = "
                                     f"{self.delta}, which a privacy-loss distribution cannot carry; the "
                                     "exact-finite route composes it")
-        return sl.randomized_response_loss(self.epsilon)
+        return "randomized_response", (self.epsilon,)
 
     _finite_loss = True
 
@@ -613,15 +611,15 @@ class EpsDelta(Mechanism):
         return self.delta != 0 and times > 4096
 
     def as_eps_delta(self) -> tuple[sympy.Expr, sympy.Expr]:
-        return self.epsilon, self.delta
+        return sympy_rational(self.epsilon), sympy_rational(self.delta)
 
     def finite_pair(self) -> tuple[LikelihoodAtom, ...]:
         return rr_atoms(self.epsilon, 2, self.delta)
 
     def revealing(self) -> tuple[sympy.Expr, sympy.Expr] | None:
-        return (self.epsilon, self.delta) if self.delta != 0 else None
+        return (sympy_rational(self.epsilon), sympy_rational(self.delta)) if self.delta != 0 else None
 
-    def finite_loss_law(self) -> sl.LossLaw | None:
+    def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
         if self.epsilon == 0:
             return None
-        return sl.randomized_response_loss(self.epsilon)  # the finite part when delta > 0
+        return "randomized_response", (self.epsilon,)  # the finite part when delta > 0

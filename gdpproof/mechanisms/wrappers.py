@@ -7,17 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
-import sympy
-
-from .._args import probability
 from ..errors import NotSupportedError, bad
-from ..symbolic import losses as sl
-from .._args import positive_integer
-from ..symbolic.composition import subsample
-from ..symbolic.tradeoff import TradeOff, within_range
 from ..text import show_number
+from .._args import positive_integer
+from .numbers import exact_parameter, within_range
+from .numbers import symbolic_composition as _composition
+
+if TYPE_CHECKING:
+    import sympy
+
+    from ..symbolic.tradeoff import TradeOff
 from .base import MAX_RUNS, Mechanism, set_frozen, simulated_float
 from .values import GDP, GaussianMechanism
 
@@ -55,9 +57,16 @@ class Subsampled(Mechanism):
         self._nest((self.mechanism,))
 
     def _leaf_tradeoff(self) -> TradeOff:
-        return subsample(self.mechanism.tradeoff(), self.sample_rate)
+        return _composition().subsample(self.mechanism.tradeoff(), self.sample_rate)
 
-    def loss_law(self) -> sl.LossLaw:
+    def _closed_form_is_slow(self, times: int) -> bool:
+        # T > 1 steps of a subsampled Gaussian (DP-SGD) have no closed form (self_compose refuses
+        # C_p(G_mu)): decided here, without building the curve
+        inner = self.mechanism
+        return times > 1 and self.sample_rate != 1 and isinstance(inner, (GaussianMechanism, GDP)) and \
+            inner._leaf_mu() != 0
+
+    def loss_parameters(self) -> tuple[str, tuple[Any, ...]]:
         """The dominating pair's privacy loss: the subsampled Gaussian's (remove/add orderings)
         under add/remove, the symmetric pair of C_p(G_mu) under replace-one (d12)."""
         inner = self.mechanism
@@ -66,8 +75,8 @@ class Subsampled(Mechanism):
             if mu == 0:
                 raise NotSupportedError(f"{self!r}: the inner mechanism has no privacy loss")
             if self.neighbours == "replace-one":
-                return sl.symmetric_subsampled_gaussian_loss(1 / mu, self.sample_rate)
-            return sl.subsampled_gaussian_loss(1 / mu, self.sample_rate)
+                return "symmetric_subsampled_gaussian", (1 / mu, self.sample_rate)
+            return "subsampled_gaussian", (1 / mu, self.sample_rate)
         raise NotSupportedError(f"{self!r}: gdpproof composes subsampled Gaussian mechanisms "
                                 "numerically; other subsampled mechanisms are not supported yet")
 
@@ -126,7 +135,7 @@ class PoissonSampled(Subsampled):
 
     def __post_init__(self) -> None:
         self._check_inner()
-        q = probability("sample_rate", self.sample_rate, symbolic=False)
+        q = exact_parameter("sample_rate", self.sample_rate, "probability")
         within_range("sample_rate", self.sample_rate, q)
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
@@ -181,7 +190,7 @@ class SampledWithoutReplacement(Subsampled):
 
     Examples:
         >>> SampledWithoutReplacement(GaussianMechanism(1), 600, 60000).sample_rate
-        1/100
+        Fraction(1, 100)
     """
 
     mechanism: Mechanism
@@ -203,8 +212,8 @@ class SampledWithoutReplacement(Subsampled):
         set_frozen(self, sample_size=b, dataset_size=n, neighbours=rel)
 
     @property
-    def sample_rate(self) -> sympy.Expr:
-        return sympy.Rational(self.sample_size, self.dataset_size)
+    def sample_rate(self) -> Fraction:
+        return Fraction(self.sample_size, self.dataset_size)
 
     def __repr__(self) -> str:
         return (f"SampledWithoutReplacement({self.mechanism!r}, sample_size={self.sample_size}, "
@@ -223,7 +232,7 @@ class Composed(Mechanism):
 
     Examples:
         >>> Composed(GDP(1), Repeated(GDP(1), 3)).gdp_mu()
-        2
+        Fraction(2, 1)
     """
 
     mechanisms: tuple[Mechanism, ...]
@@ -264,7 +273,7 @@ class Repeated(Mechanism):
 
     Examples:
         >>> Repeated(GaussianMechanism(sigma=2), 4).gdp_mu()
-        1
+        Fraction(1, 1)
     """
 
     mechanism: Mechanism

@@ -30,6 +30,11 @@ def test_check_mode_reports_freshness(capsys):
     assert _codegen.main(["--check"]) == 0
 
 
+def test_committed_loss_kernels_are_what_the_generator_writes():
+    assert _codegen.LOSS_TARGET.read_text(encoding="utf-8") == _codegen.loss_source(), (
+        "gdpproof/numeric/engine/_loss_kernels.py is stale: run python -m gdpproof.numeric.engine.codegen")
+
+
 def _key(x: flint.arb) -> tuple:
     if x.is_nan():
         return ("nan",)
@@ -37,15 +42,16 @@ def _key(x: flint.arb) -> tuple:
 
 
 # (epsilon, mu) from the solvers' ranges: both Piecewise branches of the log dual, tiny and huge mu
+#: (epsilon, mu) of the conversion kernels; (sigma, p, steps) of the CLT kernels, which take three
 POINTS = [
-    (Fraction(0), Fraction(1)),
-    (Fraction(1), Fraction(1)),
-    (Fraction(1, 10), Fraction(3)),
-    (Fraction(20), Fraction(1, 2)),
-    (Fraction(1000), Fraction(1, 100)),
-    (Fraction(7, 3), Fraction(10**6)),
-    (Fraction(5), Fraction(1, 10**8)),
-    (Fraction(10**6), Fraction(1, 1000)),
+    (Fraction(0), Fraction(1), 1),
+    (Fraction(1), Fraction(1), 100),
+    (Fraction(1, 10), Fraction(3), 10**4),
+    (Fraction(20), Fraction(1, 2), 7),
+    (Fraction(1000), Fraction(1, 100), 10**9),
+    (Fraction(7, 3), Fraction(10**6), 3),
+    (Fraction(5), Fraction(1, 10**8), 10**6),
+    (Fraction(10**6), Fraction(1, 1000), 2),
 ]
 
 
@@ -55,11 +61,11 @@ def test_arb_kernel_equals_compiled_expression(name, meaning, expr, symbols):
     compiled = arb_function(expr, symbols)
     for bits in (64, 200, 1000):
         with arb_precision(bits):
-            for e, m in POINTS:
-                args = (arb_of_fraction(e), arb_of_fraction(m))
-                assert _key(kernel(*args)) == _key(compiled(*args)), (name, bits, e, m)
+            for point in POINTS:
+                args = tuple(arb_of_fraction(Fraction(v)) for v in point[:len(symbols)])
+                assert _key(kernel(*args)) == _key(compiled(*args)), (name, bits, point)
             # a wide ball across the Piecewise breakpoint epsilon = mu^2/2 joins both branches
-            wide = (flint.arb(0.5, 0.01), flint.arb(1))
+            wide = (flint.arb(0.5, 0.01), flint.arb(1), flint.arb(100))[:len(symbols)]
             assert _key(kernel(*wide)) == _key(compiled(*wide)), (name, bits, "wide")
 
 
@@ -83,7 +89,7 @@ def test_fused_kernel_equals_each_compiled_expression(name, meaning, exprs, symb
     compiled = [arb_function(e, symbols) for e in exprs]
     for bits in (64, 200):
         with arb_precision(bits):
-            for e, m in POINTS:
+            for e, m, _ in POINTS:
                 args = (arb_of_fraction(e), arb_of_fraction(m))
                 got = kernel(*args)
                 assert len(got) == len(compiled)

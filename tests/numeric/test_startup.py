@@ -75,3 +75,44 @@ def test_account_and_a_gaussian_account_load_no_scipy():
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["import"] == [] and report["account"] == [], report
+
+
+NO_SYMPY_SCRIPT = r"""
+import json, sys
+import gdpproof.mechanisms
+seen = {"mechanisms": "sympy" in sys.modules}
+from gdpproof import account
+seen["import account"] = "sympy" in sys.modules
+from gdpproof.mechanisms import GaussianMechanism, dpsgd
+a = account(GaussianMechanism(2), delta=1e-5)
+a2 = account(GaussianMechanism(2), epsilon=1)
+seen["gaussian account"] = "sympy" in sys.modules
+b = account(dpsgd(1.1, "0.01", 100), delta=1e-5)
+seen["dpsgd account"] = "sympy" in sys.modules
+from gdpproof.cli import main
+import contextlib, io
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    codes = [main(["account", "--mechanism", "gaussian:sigma=2", "--delta", "1e-5"]),
+             main(["account", "--sigma", "1.1", "--sample-rate", "0.01", "--steps", "100", "--delta", "1e-5"])]
+seen["command line (with the CLT's gamma)"] = "sympy" in sys.modules
+print(json.dumps({"seen": seen, "codes": codes, "gamma": "gamma " in out.getvalue(),
+                  "answers": [str(a.eps_upper), repr(a2.delta), repr(b.epsilon)]}))
+"""
+
+
+def test_the_numeric_path_loads_no_sympy():
+    # mechanism values parse without sympy, and the kernels the engines run are generated ahead of
+    # time from symbolic/ (gdpproof/numeric/engine/_kernels.py, _loss_kernels.py); one subprocess
+    done = subprocess.run([sys.executable, "-c", NO_SYMPY_SCRIPT], capture_output=True, text=True, timeout=300,
+                          cwd=str(Path(PACKAGE).parent))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert not any(report["seen"].values()), report["seen"]
+    assert report["codes"] == [0, 0] and report["gamma"], report
+    from gdpproof import account
+    from gdpproof.mechanisms import GaussianMechanism, dpsgd
+
+    assert report["answers"] == [str(account(GaussianMechanism(2), delta=1e-5).eps_upper),
+                                 repr(account(GaussianMechanism(2), epsilon=1).delta),
+                                 repr(account(dpsgd(1.1, "0.01", 100), delta=1e-5).epsilon)]

@@ -16,17 +16,20 @@ import flint
 
 from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
-__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float', 'gaussian_epsilon_start_float']
+__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'mu_clt_poisson', 'mu_clt_uniform', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float', 'gaussian_epsilon_start_float']
 
 _C_1_1 = flint.arb(1)
 _C_1_16 = flint.arb(flint.fmpq(1, 16))
 _C_1_2 = flint.arb(flint.fmpq(1, 2))
 _C_1_4 = flint.arb(flint.fmpq(1, 4))
 _C_2_1 = flint.arb(2)
+_C_3_2 = flint.arb(flint.fmpq(3, 2))
+_C_3_4 = flint.arb(flint.fmpq(3, 4))
 _C_m1_1 = flint.arb(-1)
 _C_m1_16 = flint.arb(flint.fmpq(-1, 16))
 _C_m1_2 = flint.arb(flint.fmpq(-1, 2))
 _C_m1_4 = flint.arb(flint.fmpq(-1, 4))
+_C_m2_1 = flint.arb(-2)
 
 
 def _K0() -> flint.arb:
@@ -57,6 +60,26 @@ def _K2() -> flint.arb:
 
 
 def _K3() -> flint.arb:
+    """sqrt(2) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    return t0
+
+
+def _K4() -> flint.arb:
+    """(1/4)*(sqrt(2)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = _C_1_4 * t0
+    return t1
+
+
+def _K5() -> flint.arb:
+    """(3/4)*(sqrt(2)) at the current precision."""
+    t0 = _C_2_1.sqrt()
+    t1 = _C_3_4 * t0
+    return t1
+
+
+def _K6() -> flint.arb:
     """(sqrt(2))*(1/sqrt(pi)) at the current precision."""
     t0 = _C_2_1.sqrt()
     t1 = flint.arb.pi()
@@ -65,7 +88,7 @@ def _K3() -> flint.arb:
     return t3
 
 
-def _K4() -> flint.arb:
+def _K7() -> flint.arb:
     """(1/4)*(sqrt(2))*(1/sqrt(pi)) at the current precision."""
     t0 = _C_2_1.sqrt()
     t1 = flint.arb.pi()
@@ -75,7 +98,7 @@ def _K4() -> flint.arb:
     return t4
 
 
-def _K5() -> flint.arb:
+def _K8() -> flint.arb:
     """(-1/4)*(sqrt(2))*(1/sqrt(pi)) at the current precision."""
     t0 = _C_2_1.sqrt()
     t1 = flint.arb.pi()
@@ -247,6 +270,50 @@ def gaussian_dlog_dual_mu(x0: flint.arb, x1: flint.arb) -> flint.arb:
     return (t36 if isinstance(t36, flint.arb) else flint.arb(t36))
 
 
+def mu_clt_poisson(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
+    """the CLT mu of DP-SGD with Poisson sampling (MU_CLT_POISSON); x0 = sigma, x1 = p, x2 = n.
+
+    sqrt(n)*p*sqrt(exp(sigma**(-2)) - 1)
+    """
+    t0 = x2.sqrt()
+    t1 = x0 ** -2
+    t2 = t1.exp()
+    t3 = _C_m1_1 + t2
+    t4 = t3.sqrt()
+    t5 = x1 * t0
+    t6 = t5 * t4
+    return (t6 if isinstance(t6, flint.arb) else flint.arb(t6))
+
+
+def mu_clt_uniform(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
+    """the CLT mu of DP-SGD with fixed-size batches (MU_CLT_UNIFORM); x0 = sigma, x1 = p, x2 = n.
+
+    sqrt(2)*sqrt(n)*p*sqrt((1 - erfc(3*sqrt(2)/(4*sigma))/2)*exp(sigma**(-2)) + 3*erfc(sqrt(2)/(4*sigma))/2 - 2)
+    """
+    t0 = _at_precision(_K3)
+    t1 = x2.sqrt()
+    t2 = _at_precision(_K4)
+    t3 = 1 / x0
+    t4 = t2 * t3
+    t5 = arb_erfc(t4)
+    t6 = _C_3_2 * t5
+    t7 = _at_precision(_K5)
+    t8 = t7 * t3
+    t9 = arb_erfc(t8)
+    t10 = _C_m1_2 * t9
+    t11 = _C_1_1 + t10
+    t12 = x0 ** -2
+    t13 = t12.exp()
+    t14 = t11 * t13
+    t15 = _C_m2_1 + t6
+    t16 = t15 + t14
+    t17 = t16.sqrt()
+    t18 = x1 * t0
+    t19 = t18 * t1
+    t20 = t19 * t17
+    return (t20 if isinstance(t20, flint.arb) else flint.arb(t20))
+
+
 def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:
     """delta_mu(epsilon) and its first two epsilon-derivatives (unsimplified); x0 = epsilon, x1 = mu.
 
@@ -285,11 +352,11 @@ def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint
     t28 = t27 * t25
     t29 = t14 + t21
     t30 = t29 + t28
-    t31 = _at_precision(_K3)
+    t31 = _at_precision(_K6)
     t32 = t31 * t2
     t33 = t32 * t12
     t34 = t33 * t25
-    t35 = _at_precision(_K4)
+    t35 = _at_precision(_K7)
     t36 = x1 ** -2
     t37 = _C_m1_1 * x1
     t38 = _C_2_1 * x0
@@ -298,7 +365,7 @@ def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint
     t41 = t35 * t36
     t42 = t41 * t40
     t43 = t42 * t19
-    t44 = _at_precision(_K5)
+    t44 = _at_precision(_K8)
     t45 = x1 + t39
     t46 = t44 * t36
     t47 = t46 * t45
@@ -392,7 +459,7 @@ def gaussian_dual_halley_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, fl
     t32 = t31 * t12
     t33 = t32 * t30
     t34 = t25 + t33
-    t35 = _at_precision(_K3)
+    t35 = _at_precision(_K6)
     t36 = x1 ** -3
     t37 = t18 * t36
     t38 = t37 * t23

@@ -19,7 +19,10 @@ from fractions import Fraction
 from typing import Any
 
 import flint
-import mpmath
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import mpmath
 
 __all__ = [
     "arb_precision",
@@ -97,7 +100,12 @@ def private_context(dps: int) -> Iterator[mpmath.ctx_mp.MPContext]:
     Numbers made in it must not escape the ``with`` block: convert them (for example with
     :func:`mpf_to_fraction`) before returning.
     """
-    ctx = _pool.free.pop() if _pool.free else mpmath.MPContext()
+    if _pool.free:
+        ctx = _pool.free.pop()
+    else:
+        import mpmath  # loaded by the first mpmath evaluation, not by the ball arithmetic
+
+        ctx = mpmath.MPContext()
     ctx.dps = int(dps)
     try:
         yield ctx
@@ -209,7 +217,10 @@ def arb_endpoints(x: flint.arb) -> tuple[Fraction, Fraction] | None:
 
 
 def mpf_from_exact(ctx: mpmath.ctx_mp.MPContext, value: Any) -> mpmath.mpf:
-    """``value`` (an exact sympy number) as an mpf of ``ctx``, correctly rounded."""
+    """``value`` (an int, a Fraction or an exact sympy number) as an mpf of ``ctx``, correctly rounded."""
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        v = Fraction(value)
+        return ctx.mpf(v.numerator) / v.denominator
     import sympy  # only sympy numbers come here
 
     if value.is_Rational:
@@ -229,6 +240,8 @@ def mpf_exact(value: Fraction) -> mpmath.mpf:
     exp = den.bit_length() - 1
     if den != 1 << exp:
         raise ValueError(f"{value} is not a dyadic rational")
+    import mpmath
+
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(value.numerator, -exp))
 
 

@@ -29,7 +29,7 @@ import flint
 from ..._certified import Certified, rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
 from ...errors import PrecisionError
 from ...text import decimal_digits, round_fraction, show  # noqa: F401  (round_fraction re-exported)
-from ._mp import arb_endpoints, arb_from_exact, arb_precision, call_at_precision
+from ._mp import arb_endpoints, arb_from_exact, arb_of_fraction, arb_precision, call_at_precision
 from ...errors import bad
 
 __all__ = [
@@ -51,6 +51,10 @@ _ROUNDINGS = ("up", "down", "nearest")
 MAX_BITS = 1 << 16
 #: Largest number of digits a result may have (Python refuses to print ints above 4300 digits).
 MAX_DIGITS = 4000
+
+
+#: Guard digits added to the working precision of the mpmath routes (lambdified, quadrature).
+GUARD_DIGITS = 15
 
 
 def working_bits(digits: int) -> int:
@@ -399,3 +403,15 @@ def certify_balls(
         return out
 
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact, what=what)
+
+
+def certify_fraction(q: Fraction, *, digits: int, rounding: str, what: str = "value") -> Certified:
+    """An exact rational rounded to ``digits`` digits: its ball at the working precision when that
+    decides, else the rational itself rounded exactly (what :func:`certify_balls` gives for a
+    constant, without compiling one).
+
+    >>> certify_fraction(Fraction(1, 3), digits=5, rounding="up")
+    Certified('0.33334', digits=5, rounding='up')
+    """
+    return certify_balls(lambda: arb_of_fraction(q), (), digits=digits, rounding=rounding, exact=lambda: q,
+                         what=what)

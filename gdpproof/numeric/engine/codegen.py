@@ -1,24 +1,29 @@
-"""Generate :mod:`gdpproof.numeric.engine._kernels`: the GDP conversion formulas as arb and float code.
+"""Generate the kernels the engines run from the sympy expressions of :mod:`gdpproof.symbolic`.
 
-What it computes: the sympy expressions of :mod:`gdpproof.symbolic` that the certified
-conversions (:mod:`gdpproof.numeric.tradeoff.solve`: delta from epsilon, epsilon from delta, mu and sigma
-from (epsilon, delta)) evaluate, printed as Python functions of arb balls that perform exactly
-the ball operations :func:`gdpproof.numeric.engine.compile_arb.arb_function` performs for the same
-expression, plus float64 versions of the log-dual for the solvers' starting guesses.
+Two generated modules, each written by this generator only (the model is scipy's
+``scipy/special/_precompute``):
 
-Why precomputed: compiling the expressions at import time needs sympy, whose import alone takes
-three times as long as ``import flint, numpy``; the conversions of the command line
-(``gdpproof convert``) must start without it.  The formulas stay written once, in
-:mod:`gdpproof.symbolic`; this generator is the only author of ``_kernels.py`` (the model is
-scipy's ``scipy/special/_precompute``), and ``tests/numeric/test_kernels.py`` regenerates it
-and fails when the committed file differs.
+* :mod:`gdpproof.numeric.engine._kernels`: the GDP conversion formulas and the CLT mu of DP-SGD,
+  printed as Python functions of arb balls that perform exactly the ball operations
+  :func:`gdpproof.numeric.engine.compile_arb.arb_function` performs for the same expression, plus
+  float64 versions of the log-dual for the solvers' starting guesses;
+* :mod:`gdpproof.numeric.engine._loss_kernels`: the privacy-loss laws of
+  :mod:`gdpproof.symbolic.losses` (float64 CDFs as ``sympy.lambdify`` prints them for numpy/scipy,
+  their arb forms with common subexpressions once, partial means, inverses, support ends, the
+  integrands in complex balls, exact medians) and the float64 Gaussian dual of the fast path.
 
-How long it runs: about two seconds (one ``sympy.simplify``).
+Why precomputed: compiling the expressions at run time needs sympy, whose import alone takes
+three times as long as ``import flint, numpy``; accounting a mechanism must start without it.
+The formulas stay written once, in :mod:`gdpproof.symbolic`; ``tests/numeric/test_kernels.py``
+regenerates both modules and fails when a committed one differs by a byte.  Nothing is printed
+and executed at run time: the engines import the generated functions.
+
+How long it runs: a few seconds (one ``sympy.simplify``, the laws' ``sympy.cse``).
 
 Usage::
 
-    python -m gdpproof.numeric.engine.codegen          # rewrite gdpproof/numeric/engine/_kernels.py
-    python -m gdpproof.numeric.engine.codegen --check  # exit 1 if the committed file is stale
+    python -m gdpproof.numeric.engine.codegen          # rewrite both generated modules
+    python -m gdpproof.numeric.engine.codegen --check  # exit 1 if a committed one is stale
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sympy
 
@@ -35,11 +41,16 @@ from ..._args import sympy_value
 from ...symbolic.symbols import delta as DELTA
 from ...symbolic.symbols import epsilon as EPS
 from ...symbolic.symbols import mu as MU
+from ...symbolic.clt import MU_CLT_POISSON, MU_CLT_UNIFORM
+from ...symbolic.symbols import n as N
+from ...symbolic.symbols import p as P
+from ...symbolic.symbols import sigma as SIGMA
 from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_EPSILON_TAIL_START, GAUSSIAN_LOG_DUAL
 
 __all__ = ["kernels", "fused_kernels", "float_kernels", "source", "main"]
 
 TARGET = Path(__file__).with_name("_kernels.py")
+LOSS_TARGET = Path(__file__).with_name("_loss_kernels.py")
 
 
 def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
@@ -50,6 +61,9 @@ def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
         ("gaussian_dlog_dual_eps", "d log(GAUSSIAN_DUAL) / d epsilon",
          sympy.diff(sympy.log(GAUSSIAN_DUAL), EPS), (EPS, MU)),
         ("gaussian_dlog_dual_mu", "d log(GAUSSIAN_DUAL) / d mu", sympy.diff(sympy.log(GAUSSIAN_DUAL), MU), (EPS, MU)),
+        ("mu_clt_poisson", "the CLT mu of DP-SGD with Poisson sampling (MU_CLT_POISSON)", MU_CLT_POISSON, (SIGMA, P, N)),
+        ("mu_clt_uniform", "the CLT mu of DP-SGD with fixed-size batches (MU_CLT_UNIFORM)", MU_CLT_UNIFORM,
+         (SIGMA, P, N)),
     ]
 
 
@@ -299,9 +313,37 @@ class KernelPrinter:
         raise TypeError(f"the kernel generator has no form for the condition {c}")
 
 
+class LawPrinter(KernelPrinter):
+    """The arb printer with the two functions the loss laws add (expm1, log1p as ball methods)."""
+
+    def expr(self, e: Any, indent: int = 1) -> str:
+        name = type(e).__name__
+        if self.arb and name in ("expm1", "log1p") and not (self.hoisted is not None and self._costs(e)):
+            return self._tmp(f"{self.expr(e.args[0], indent)}.{name}()", indent)
+        return super().expr(e, indent)
+
+
+def cse_kernel_source(name: str, exprs: list[sympy.Expr], symbols: tuple[sympy.Symbol, ...],
+                      constants: dict[str, str]) -> str:
+    """The text of an arb function ``name(x0, x1, ...)`` of ``exprs`` (a ball, or a tuple of balls
+    when several), their common subexpressions (``sympy.cse``) computed once, outside the branches
+    of a Piecewise: each ball still holds its subexpression's value.  TypeError where the printer
+    has no form for an expression."""
+    replacements, reduced = sympy.cse(exprs)
+    printer = LawPrinter(symbols, True, constants)
+    for sym, sub in replacements:
+        printer.args[sym] = printer.expr(sub)
+    results = [printer.expr(r) for r in reduced]
+    params = ", ".join(f"x{i}" for i in range(len(symbols)))
+    body = "\n".join(printer.lines)
+    balls = ", ".join(f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results)
+    return f"def {name}({params}):\n{body}\n    return {balls if len(results) > 1 else balls[1:-1]}\n"
+
+
 def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...], symbols: tuple[sympy.Symbol, ...],
-              arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]]) -> str:
-    printer = KernelPrinter(symbols, arb, constants, hoisted if arb else None)
+              arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]],
+              printer_class: type = None) -> str:  # type: ignore[assignment]
+    printer = (printer_class or KernelPrinter)(symbols, arb, constants, hoisted if arb else None)
     exprs = expr if isinstance(expr, tuple) else (expr,)
     results = [printer.expr(sympy_value(e)) for e in exprs]
     kind = "flint.arb" if arb else "float"
@@ -367,16 +409,228 @@ def _write(text: str, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None, write: Callable[[str, Path], None] = _write) -> int:
+    """Write the generated modules (``--check``: exit 1 when a committed one differs)."""
     args = sys.argv[1:] if argv is None else argv
-    text = source()
-    if "--check" in args:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is stale: run python -m gdpproof.numeric.engine.codegen", file=sys.stderr)
-            return 1
-        return 0
-    write(text, TARGET)
-    return 0
+    stale = 0
+    for target, make in ((TARGET, source), (LOSS_TARGET, loss_source)):
+        text = make()
+        if "--check" not in args:
+            write(text, target)
+        elif (target.read_text(encoding="utf-8") if target.exists() else "") != text:
+            print(f"{target} is stale: run python -m gdpproof.numeric.engine.codegen", file=sys.stderr)
+            stale = 1
+    return stale
+
+
+
+# ---------------------------------------------------------------------------------------------
+# the privacy-loss laws (gdpproof/numeric/engine/_loss_kernels.py)
+# ---------------------------------------------------------------------------------------------
+
+#: The families whose kernels are generated: every family of symbolic/losses.py whose parameters the
+#: engines take as doubles (the discrete ones keep exact parameters and are compiled at run time).
+LOSS_FAMILIES = ("gaussian", "randomized_response", "k_randomized_response", "laplace", "subsampled_gaussian",
+                 "symmetric_subsampled_gaussian")
+
+
+def _lambdified(args: tuple[sympy.Symbol, ...], expr: sympy.Expr, modules: Any, printer: Any = None) -> tuple[str, Any]:
+    from .lambdify_mp import lambdified_source
+
+    return lambdified_source(args, expr, modules, printer)
+
+
+def _numpy_imports(sources: list[tuple[str, Any, tuple[str, ...]]]) -> str:
+    """The imports that give each name of the lambdified float sources the object lambdify gave it."""
+    import builtins
+    import keyword
+    import re
+
+    import numpy
+    import scipy.special
+
+    wanted: dict[str, str] = {}
+    for src, namespace, params in sources:
+        for name in sorted(set(re.findall(r"\b[A-Za-z_][A-Za-z_0-9]*\b", src.split(":", 1)[1]))):
+            if name in params or keyword.iskeyword(name) or name in ("default",):
+                continue
+            obj = namespace[name] if name in namespace else getattr(builtins, name)
+            if getattr(builtins, name, None) is obj:
+                continue
+            if getattr(scipy.special, name, None) is obj:
+                wanted[name] = "scipy.special"
+            elif getattr(numpy, name, None) is obj or (isinstance(obj, float) and getattr(numpy, name, None) == obj):
+                wanted[name] = "numpy"
+            else:
+                raise TypeError(f"the loss-kernel generator cannot import {name} ({obj!r})")
+    lines = []
+    for module in ("numpy", "scipy.special"):
+        names = sorted(n for n, m in wanted.items() if m == module)
+        if names:
+            lines.append(f"from {module} import {', '.join(names)}")
+    return "\n".join(lines)
+
+
+def _renamed(src: str, name: str) -> str:
+    return src.replace("def _lambdifygenerated(", f"def {name}(", 1).rstrip() + "\n"
+
+
+def _median_source(name: str, expr: sympy.Expr, params: tuple[sympy.Symbol, ...]) -> str:
+    """A median as Python arithmetic on Fractions (exact: the medians are polynomials)."""
+    if not expr.free_symbols <= set(params) or not all(a.is_Rational or a.is_Symbol or a.is_Add or a.is_Mul or
+                                                        a.is_Pow for a in sympy.preorder_traversal(expr)):
+        raise TypeError(f"the median {expr} is not a rational polynomial")
+    names = {s: sympy.Symbol(f"x{i}") for i, s in enumerate(params)}
+    body = sympy.sstr(expr.xreplace(names))
+    if not expr.free_symbols:
+        body = f"Fraction({body!r})" if not expr.is_Integer else f"Fraction({int(expr)})"
+    return f"def {name}({', '.join(f'x{i}' for i in range(len(params)))}):\n    return {body}\n"
+
+
+def _end_kind(v: sympy.Expr) -> str:
+    return "inf" if v is sympy.oo else "-inf" if v is -sympy.oo else "kernel"
+
+
+def loss_source() -> str:
+    """The text of ``_loss_kernels.py``: for each family of :data:`LOSS_FAMILIES`, its float64 CDF and
+    survival function (lambdify's numpy/scipy code), its arb kernels (the laws' CDF and survival
+    function, common subexpressions once; partial means, x_of_ell and support ends), the pieces of
+    its integrand in complex balls, its medians in exact arithmetic, and its description."""
+    from ...symbolic import losses as sl
+    from ...symbolic.symbols import ell as ELL
+    from ...symbolic.symbols import x as X
+
+    constants: dict[str, str] = {}
+    hoisted: dict[str, tuple[str, str]] = {}
+    floats: list[str] = []
+    float_sources: list[tuple[str, Any, tuple[str, ...]]] = []
+    balls: list[str] = []
+    integrands: list[str] = []
+    medians: list[str] = []
+    table: list[str] = []
+    acb_printer = _acb_printer()
+    for family in LOSS_FAMILIES:
+        fam = sl.FAMILIES[family]
+        params = (ELL, *fam.parameters)
+        names = tuple(s.name for s in params)
+        for kind in ("cdf", "sf"):
+            for law in "PQ":
+                src, namespace = _lambdified(params, getattr(fam, kind)[law], ["scipy", "numpy"])
+                float_sources.append((src, namespace, names))
+                floats.append(_renamed(src, f"{family}__{kind}_float__{law}"))
+            for law in ("P", "Q", "PQ"):
+                name, exprs = f"{family}__{kind}__{law}", [getattr(fam, kind)[w] for w in law]
+                try:  # common subexpressions once (what the engines ran at run time before)
+                    balls.append(cse_kernel_source(name, exprs, params, dict(constants)))
+                except TypeError:  # a condition cse took out of a Piecewise: compile_arb's operations
+                    balls.append(_function(name, f"{kind} of {family} under {law}", tuple(exprs) if len(exprs) > 1
+                                           else exprs[0], params, True, constants, hoisted, LawPrinter))
+                    continue
+                cse_kernel_source(name, exprs, params, constants)
+        if fam.x_of_ell is not None:
+            src, namespace = _lambdified(params, fam.x_of_ell, ["scipy", "numpy"])
+            float_sources.append((src, namespace, names))
+            floats.append(_renamed(src, f"{family}__x_of_ell_float"))
+        arb = {}
+        if fam.partial is not None:
+            arb.update({f"partial__{w}": (fam.partial[w], params) for w in "PQ"})
+        if fam.x_of_ell is not None:
+            arb["x_of_ell"] = (fam.x_of_ell, params)
+        for which, end in zip(("support_lo", "support_hi"), fam.support):
+            if _end_kind(end) == "kernel":
+                arb[which] = (end, fam.parameters)
+        for key, (expr, symbols) in arb.items():
+            try:  # what the printer has no form for is compiled at run time
+                balls.append(_function(f"{family}__{key}", f"{key} of {family}", expr, symbols, True, dict(constants),
+                                       dict(hoisted), LawPrinter))
+            except TypeError:
+                continue
+            _function(f"{family}__{key}", f"{key} of {family}", expr, symbols, True, constants, hoisted, LawPrinter)
+        pieces: dict[str, list[str]] = {}
+        if fam.integrand is not None:
+            for law in "PQ":
+                expr = fam.integrand[law]
+                pairs = expr.as_expr_set_pairs() if isinstance(expr, sympy.Piecewise) else \
+                    [(expr, sympy.Interval(-sympy.oo, sympy.oo))]
+                pieces[law] = []
+                for k, (e, iv) in enumerate((e, iv) for e, iv in pairs if e != 0):
+                    for r in e.atoms(sympy.Rational):
+                        if int(r.q) & (int(r.q) - 1):
+                            raise TypeError(f"{family}: the integrand has the non-dyadic constant {r}")
+                    src, _ = _lambdified((X, *fam.parameters), e, [{}], acb_printer)
+                    fname = f"{family}__integrand__{law}{k}"
+                    inner = _renamed(src, "integrand").replace("\n", "\n    ").rstrip()
+                    integrands.append(f"def {fname}(exp, log, sqrt, pi):\n    {inner}\n    return integrand\n")
+                    pieces[law].append(f"({_fraction_text(iv.inf)}, {_fraction_text(iv.sup)}, {fname})")
+        for law in "PQ":
+            medians.append(_median_source(f"{family}__median__{law}", fam.median[law], fam.parameters))
+        table.append(
+            f"    {family!r}: Family({family!r}, {tuple(s.name for s in fam.parameters)!r}, {fam.orderings!r}, "
+            f"{fam.symmetric!r}, {fam.riskier!r}, {fam.atoms is not None!r}, {fam.partial is not None!r}, "
+            f"{fam.x_of_ell is not None!r}, ({_end_kind(fam.support[0])!r}, {_end_kind(fam.support[1])!r}), "
+            + ("None" if not pieces else "{" + ", ".join(f"{w!r}: ({', '.join(pieces[w])},)" for w in "PQ") + "}")
+            + "),")
+    # the float64 Gaussian dual in its erfcx form (numeric/engine/fast.py's vectorized conversions)
+    from ...symbolic.tradeoff import GAUSSIAN_DUAL_SCALED
+
+    import scipy.special
+
+    src, namespace = _lambdified((EPS, MU), GAUSSIAN_DUAL_SCALED, [{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
+    float_sources.append((src, namespace, ("epsilon", "mu")))
+    floats.append(_renamed(src, "gaussian_dual_scaled_float"))
+    head = _LOSS_HEADER.replace("{imports}", _numpy_imports(float_sources))
+    consts = "".join(f"{k} = {v}\n" for k, v in sorted(constants.items()))
+    makers = [src for _, src in hoisted.values()]
+    tail = "\n\nFAMILIES = {\n" + "\n".join(table) + "\n}\n"
+    return (head + consts + "\n\n" + "\n\n".join(makers + balls + floats + integrands + medians) + tail)
+
+
+def _fraction_text(v: sympy.Expr) -> str:
+    if v is sympy.oo:
+        return "math.inf"
+    if v is -sympy.oo:
+        return "-math.inf"
+    return f"Fraction({int(v.p)}, {int(v.q)})"
+
+
+def _acb_printer() -> Any:
+    """The printer of the complex-ball integrands: functions by their plain names (resolved in the
+    ball namespace the caller passes), the terms of a sum in sympy's order (``order="none"``), so
+    1 - p + p e^u is evaluated as (1 - p) + p e^u: exact zero plus e^u at p = 1."""
+
+    class AcbPrinter(sympy.printing.str.StrPrinter):
+        pass
+
+    return AcbPrinter({"order": "none"})
+
+
+_LOSS_HEADER = '''"""Kernels of the privacy-loss laws (generated: do not edit).
+
+Generated by ``python -m gdpproof.numeric.engine.codegen`` from the sympy expressions of
+:mod:`gdpproof.symbolic.losses`; do not edit.  The float64 functions are the code sympy's
+``lambdify`` prints for numpy/scipy; the arb functions perform the ball operations of
+:func:`gdpproof.numeric.engine.compile_arb.arb_function` (common subexpressions once in the laws'
+CDFs); each integrand maker takes the ball functions (exp, log, sqrt, pi) and returns the piece.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from fractions import Fraction
+
+import flint
+{imports}
+
+from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+
+#: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
+#: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",
+#: "-inf" or "kernel"); its integrand's pieces per law ((lo, hi, maker), ...) or None.
+Family = namedtuple("Family", "name parameters orderings symmetric riskier atoms partial x_of_ell support integrand")
+
+'''
+
 
 
 if __name__ == "__main__":

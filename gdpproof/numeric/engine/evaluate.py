@@ -35,8 +35,7 @@ __all__ = [
     "parse_alpha",
 ]
 
-#: Guard digits added to the working precision of the lambdified mpmath route.
-GUARD_DIGITS = 15
+from .certified import GUARD_DIGITS  # noqa: E402  (guard digits of the lambdified mpmath route)
 
 
 def parse_alpha(value: Any, name: str = "alpha") -> sympy.Expr:

@@ -11,21 +11,21 @@ import functools
 from typing import Any
 
 import numpy as np
-import sympy
 
 from ...errors import InvalidParameterError
-from ...symbolic.symbols import alpha as ALPHA
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["tradeoff_values", "numpy_function"]
 
 
-@functools.lru_cache(maxsize=512)
-def numpy_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Any:
-    """sympy's lambdified scipy/numpy code for ``expr`` (cached)."""
-    from ..tradeoff.envelope import numpy_namespace as envelope_namespace
-    from .special import numpy_namespace
+def numpy_function(expr: Any, symbols: Any) -> Any:
+    """sympy's lambdified scipy/numpy code for ``expr`` (cached; :mod:`gdpproof.numeric.engine.lambdify_mp`)."""
+    from .lambdify_mp import numpy_function as compiled
 
-    return sympy.lambdify(symbols, expr, modules=[{**numpy_namespace(), **envelope_namespace()}, "scipy", "numpy"])
+    return compiled(expr, tuple(symbols))
 
 
 def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
@@ -34,6 +34,8 @@ def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
     bad = np.isnan(a) | (a < 0) | (a > 1)
     if bad.any():
         raise InvalidParameterError(f"alpha={float(a[bad].flat[0])!r} must be in [0, 1]")
+    from ...symbolic.symbols import alpha as ALPHA
+
     syms, vals = f._numeric_params()
     fn = numpy_function(f.template, (ALPHA, *syms))
     with np.errstate(all="ignore"):
@@ -58,14 +60,12 @@ MAX_CONDITION = 1e4
 
 @functools.lru_cache(maxsize=1)
 def _dual_parts() -> tuple[Any, Any]:
+    """GAUSSIAN_DUAL_SCALED as float64 numpy code (generated ahead of time) and scipy's erfcx."""
     import scipy.special
 
-    from ...symbolic.symbols import epsilon as E
-    from ...symbolic.symbols import mu as M
-    from ...symbolic.tradeoff import GAUSSIAN_DUAL_SCALED
+    from ._loss_kernels import gaussian_dual_scaled_float
 
-    fn = sympy.lambdify((E, M), GAUSSIAN_DUAL_SCALED, modules=[{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
-    return fn, scipy.special.erfcx
+    return gaussian_dual_scaled_float, scipy.special.erfcx
 
 
 def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:

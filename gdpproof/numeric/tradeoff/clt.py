@@ -31,6 +31,9 @@ from ...symbolic.symbols import alpha as ALPHA
 from ...symbolic.tradeoff import TradeOff
 from ..engine.certify import Certified, decimal, round_fraction
 from .functionals import (  # noqa: F401  (the functionals are part of this module's public face)
+    BERRY_ESSEEN_CONSTANT,
+    band_values,
+    mu_gamma,
     Functionals,
     certify_functional,
     source,
@@ -54,8 +57,6 @@ __all__ = [
     "NON_SYMMETRIC_NOTE",
 ]
 
-#: The constant of the Berry–Esseen bound in DRS Thm 3.5.
-BERRY_ESSEEN_CONSTANT = Fraction(56, 100)
 
 #: What a band of non-symmetric curves is (DRS Thm 3.5 assumes symmetric f_i).
 NON_SYMMETRIC_NOTE = (
@@ -68,18 +69,6 @@ NON_SYMMETRIC_NOTE = (
 # ---------------------------------------------------------------------------------------------
 # Berry–Esseen
 # ---------------------------------------------------------------------------------------------
-
-
-def _mu_gamma(values: list, counts: Sequence[int], sqrt: Callable[[Any], Any], zero: Any) -> tuple[Any, Any] | None:
-    s_kl = s_k2 = s_kl2 = s_kb3 = zero
-    for (klv, k2, _, kb3), c in zip(values, counts):
-        s_kl += c * klv
-        s_k2 += c * k2
-        s_kl2 += c * klv * klv
-        s_kb3 += c * kb3
-    var = s_k2 - s_kl2
-    const = BERRY_ESSEEN_CONSTANT
-    return 2 * s_kl / sqrt(var), const.numerator * s_kb3 / (const.denominator * var * sqrt(var))
 
 
 #: The most compositions the CLT is computed for: its exact last resort takes square roots of n
@@ -331,30 +320,12 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30, symmetrize: bool = Fa
     approximation = not all(is_symmetric(f) for f in items)
     sources = [source(f) for f in items]
 
-    def ball(which: int) -> Callable[[list], flint.arb | None]:
-        def run(balls: list) -> flint.arb | None:
-            out = _mu_gamma(balls, counts, lambda v: v.sqrt(), flint.arb(0))
-            return None if out is None else out[which]
-
-        return run
-
-    def mp(which: int) -> Callable[[Any, list], Any]:
-        def run(ctx: Any, values: list) -> Any:
-            out = _mu_gamma(values, counts, ctx.sqrt, ctx.zero)
-            return None if out is None else out[which]
-
-        return run
-
     def exact(which: int) -> Callable[[list], sympy.Expr]:
         def run(values: list) -> sympy.Expr:
-            out = _mu_gamma(values, counts, sympy.sqrt, sympy.Integer(0))
+            out = mu_gamma(values, counts, sympy.sqrt, sympy.Integer(0))
             return out[which]
 
         return run
 
-    what = "CLT mu"
-    mu_up = certify_functional(sources, ball(0), mp(0), digits=digits, rounding="up", what=what, combine_exact=exact(0))
-    mu_lo = certify_functional(sources, ball(0), mp(0), digits=digits, rounding="down", what=what, combine_exact=exact(0))
-    gamma = certify_functional(sources, ball(1), mp(1), digits=digits, rounding="up", what="Berry-Esseen gamma",
-                     combine_exact=exact(1))
+    mu_up, mu_lo, gamma = band_values(sources, counts, digits, exact)
     return BerryEsseenBand(mu_up, mu_lo, gamma, tuple(zip(items, counts)), approximation, changed)

@@ -20,17 +20,38 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fractions import Fraction
+
 import flint
-import sympy
 
 from ...errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, bad
-from ...symbolic import clt as sclt
-from ...symbolic.symbols import alpha as ALPHA
 from ..engine._mp import arb_from_exact, arb_precision, mpf_from_exact, mpf_to_fraction, private_context
-from ..engine.certify import Certified, check_request, decimal, arb_function, certify_enclosure, round_fraction
-from ..engine.evaluate import GUARD_DIGITS, mpmath_function
+from ..engine.certified import GUARD_DIGITS, Certified, check_request, decimal, certify_enclosure, round_fraction
 
-__all__ = ["Functionals", "functionals", "kl", "kappa2", "kappa3", "bar_kappa3"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sympy
+
+
+def _sclt() -> Any:
+    from ...symbolic import clt
+
+    return clt
+
+
+def _alpha() -> Any:
+    from ...symbolic.symbols import alpha
+
+    return alpha
+
+
+def mpmath_function(expr: Any, symbols: Any, ctx: Any) -> Any:
+    from ..engine.evaluate import mpmath_function as compiled
+
+    return compiled(expr, symbols, ctx)
+
+__all__ = ["Functionals", "functionals", "kl", "kappa2", "kappa3", "bar_kappa3", "mixture_source", "band_values",
+           "mu_gamma", "BERRY_ESSEEN_CONSTANT"]
 
 Moments = tuple[Any, Any, Any, Any]
 
@@ -67,7 +88,9 @@ class _Source:
 
 class _Closed(_Source):
     def __init__(self, exprs: dict[str, sympy.Expr]) -> None:
-        self.exprs = tuple(exprs[k] for k in sclt.NAMES)
+        from ..engine.compile_arb import arb_function
+
+        self.exprs = tuple(exprs[k] for k in _sclt().NAMES)
         self.fns = [arb_function(e, ()) for e in self.exprs]
 
     def ball(self, bits: int) -> tuple[flint.arb, ...]:
@@ -115,7 +138,9 @@ class _Quadrature(_Source):
             raise NotSupportedError(f"the CLT functionals of {f!r} cannot be integrated: {exc}") from None
         # kl is infinite when f is flat on an interval: a constant piece, or f(0) < 1 (an
         # implicit inverse piece is then 0 from f(0) on; symmetric curves reach 0 before 1)
-        flat = [(lo, hi) for e, lo, hi in self.raw if sympy.diff(e, ALPHA) == 0]
+        import sympy
+
+        flat = [(lo, hi) for e, lo, hi in self.raw if sympy.diff(e, _alpha()) == 0]
         from ..engine.evaluate import tradeoff_value
 
         if flat or tradeoff_value(f, 0, digits=10, rounding="up") < 1:
@@ -127,8 +152,11 @@ class _Quadrature(_Source):
 
     def _integrands(self, ctx: Any) -> list[tuple[Callable[[Any], Any], Callable[[Any], Any], Any, Any]]:
         """(u, weight, a, b): the piece's log-slope u(s) and weight w(s) on [a, b] in its variable."""
+        import sympy
+
         from ...symbolic.special import implicit_inverse
 
+        ALPHA = _alpha()
         out: list[tuple[Callable[..., Any], Callable[..., Any], Any, Any]] = []
         for e, lo, hi in self.raw:
             if isinstance(e, implicit_inverse) and e.args[1] == ALPHA:
@@ -218,12 +246,22 @@ class _SubsampledGaussian(_GaussianQuadrature):
 
         norm = 1 / ctx.sqrt(2 * ctx.pi)
 
-        def integrand(h: Callable[[Any], Any]) -> Callable[[Any], Any]:
-            def run(z: Any) -> Any:
+        # the four integrals share their nodes (the same at the same working precision): the
+        # weights and the loss at a node are computed once, by the same operations
+        memo: dict[tuple[Any, int], tuple[Any, Any, Any]] = {}
+
+        def at(z: Any) -> tuple[Any, Any, Any]:
+            key = (z, ctx.prec)
+            if key not in memo:
                 phi = ctx.exp(-z * z / 2) * norm
                 ratio = ctx.exp(m * z - m * m / 2)  # phi(z - mu) / phi(z)
-                L = ctx.log1p(q * (ratio - 1))
-                return phi * (h(L) + h(-L) * (q * ratio + 1 - q))
+                memo[key] = (phi, ctx.log1p(q * (ratio - 1)), q * ratio + 1 - q)
+            return memo[key]
+
+        def integrand(h: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            def run(z: Any) -> Any:
+                phi, L, mirrored = at(z)
+                return phi * (h(L) + h(-L) * mirrored)
 
             return run
 
@@ -249,9 +287,17 @@ class _GaussianMixture(_GaussianQuadrature):
         m, q = mpf_from_exact(ctx, self.mu), mpf_from_exact(ctx, self.p)
         norm = 1 / ctx.sqrt(2 * ctx.pi)
 
+        # the four integrals share their nodes (the same at the same working precision): the
+        # weight and the loss at a node are computed once, by the same operations
+        memo: dict[tuple[Any, int], tuple[Any, Any]] = {}
+
         def integral(h: Callable[[Any], Any], cuts: list) -> Any:
             def run(z: Any) -> Any:
-                return ctx.exp(-z * z / 2) * norm * h(ctx.log1p(q * ctx.expm1(m * z - m * m / 2)))
+                key = (z, ctx.prec)
+                if key not in memo:
+                    memo[key] = (ctx.exp(-z * z / 2) * norm, ctx.log1p(q * ctx.expm1(m * z - m * m / 2)))
+                w, L = memo[key]
+                return w * h(L)
 
             return ctx.quad(run, [-ctx.inf, *cuts, ctx.inf])
 
@@ -295,6 +341,8 @@ def source(f: Any) -> _Source:
         raise InvalidParameterError(f"f={f!r} must be a TradeOff")
     f._numeric_params()  # symbolic parameters are refused here
     if f.name not in CLOSED_EVERYWHERE:
+        import sympy  # a TradeOff exists: sympy is loaded
+
         for name, v in f.parameters.items():
             if v.is_Rational and v != 0 and not sympy.Rational(1, 10**6) <= abs(v) <= 10**6:
                 # quadrature and the series of the subsampled Gaussian overflowed or did not end there
@@ -320,10 +368,67 @@ def source(f: Any) -> _Source:
             "slow and uncertified"
         )
     try:
-        return _Closed(sclt.functional_expressions(f))
+        return _Closed(_sclt().functional_expressions(f))
     except SymbolicError:
         pass
     return _Quadrature(f)
+
+
+@functools.lru_cache(maxsize=64)
+def mixture_source(mu: Any, p: Any, *, symmetric: bool) -> _Source:
+    """The functionals' source of one subsampled Gaussian step, from exact mu and p (Fractions or
+    sympy numbers) without building its curve: C_p(G_mu) (``symmetric``) or p G_mu + (1 - p) Id,
+    what :func:`source` gives for ``subsample(gaussian(mu), p)`` and ``gaussian_mixture(mu, p)``
+    with 0 < p < 1 and mu > 0."""
+    return _SubsampledGaussian(mu, p) if symmetric else _GaussianMixture(mu, p)
+
+
+#: The constant of the Berry–Esseen bound in DRS Thm 3.5.
+BERRY_ESSEEN_CONSTANT = Fraction(56, 100)
+
+
+def mu_gamma(values: list, counts: Sequence[int], sqrt: Callable[[Any], Any], zero: Any) -> tuple[Any, Any] | None:
+    """The CLT mu and the Berry-Esseen gamma of a composition from its factors' functionals (DRS Thm 3.5)."""
+    s_kl = s_k2 = s_kl2 = s_kb3 = zero
+    for (klv, k2, _, kb3), c in zip(values, counts):
+        s_kl += c * klv
+        s_k2 += c * k2
+        s_kl2 += c * klv * klv
+        s_kb3 += c * kb3
+    var = s_k2 - s_kl2
+    const = BERRY_ESSEEN_CONSTANT
+    return 2 * s_kl / sqrt(var), const.numerator * s_kb3 / (const.denominator * var * sqrt(var))
+
+
+def band_values(sources: Sequence[_Source], counts: Sequence[int], digits: int,
+                exact: Callable[[int], Callable[[list], Any]] | None = None) -> tuple[Certified, Certified, Certified]:
+    """mu rounded up, mu rounded down and gamma rounded up, certified, of the composition of the
+    ``sources`` taken ``counts`` times; ``exact(which)`` settles exact short decimals of closed forms."""
+
+    def ball(which: int) -> Callable[[list], flint.arb | None]:
+        def run(balls: list) -> flint.arb | None:
+            out = mu_gamma(balls, counts, lambda v: v.sqrt(), flint.arb(0))
+            return None if out is None else out[which]
+
+        return run
+
+    def mp(which: int) -> Callable[[Any, list], Any]:
+        def run(ctx: Any, values: list) -> Any:
+            out = mu_gamma(values, counts, ctx.sqrt, ctx.zero)
+            return None if out is None else out[which]
+
+        return run
+
+    def closed(which: int) -> Any:
+        return None if exact is None else exact(which)
+
+    what = "CLT mu"
+    mu_up = certify_functional(sources, ball(0), mp(0), digits=digits, rounding="up", what=what, combine_exact=closed(0))
+    mu_lo = certify_functional(sources, ball(0), mp(0), digits=digits, rounding="down", what=what,
+                               combine_exact=closed(0))
+    gamma = certify_functional(sources, ball(1), mp(1), digits=digits, rounding="up", what="Berry-Esseen gamma",
+                               combine_exact=closed(1))
+    return mu_up, mu_lo, gamma
 
 
 # ---------------------------------------------------------------------------------------------
@@ -350,6 +455,8 @@ def certify_functional(sources: Sequence[_Source], combine_ball: Callable[[list]
             closed = [s.exprs for s in sources if isinstance(s, _Closed)]
 
             def exact() -> sympy.Expr:
+                import sympy
+
                 return sympy.simplify(combine_exact(closed))
 
         return certify_enclosure(enclose, digits=digits, rounding=rounding, what=what, exact=exact)
@@ -390,13 +497,13 @@ class Functionals:
 
     def as_dict(self) -> dict[str, Certified]:
         """The four values by name, in the order kl, kappa2, kappa3, bar_kappa3."""
-        return {k: getattr(self, k) for k in sclt.NAMES}
+        return {k: getattr(self, k) for k in _sclt().NAMES}
 
 
 def _one(f: Any, index: int, digits: int, rounding: str) -> Certified:
     src = source(f)
     return certify_functional([src], lambda b: b[0][index], lambda ctx, m: m[0][index], digits=digits, rounding=rounding,
-                    what=f"{sclt.NAMES[index]} of {f!r}", combine_exact=lambda e: e[0][index])
+                    what=f"{_sclt().NAMES[index]} of {f!r}", combine_exact=lambda e: e[0][index])
 
 
 def functionals(f: Any, *, digits: int = 30, rounding: str = "nearest") -> Functionals:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from ...errors import PrecisionError
-from ..engine.certify import Certified, decimal, round_fraction
+from ..engine.certified import Certified, decimal, round_fraction
 
 __all__ = ["epsilon_from_profile"]
 

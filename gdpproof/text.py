@@ -150,6 +150,8 @@ def double_text(x: Any) -> str:
         q = x if isinstance(x, Fraction) else Fraction(str(x)) if "/" in str(x) else None
     except (ValueError, ZeroDivisionError):
         q = None
+    if q is not None and q.denominator == 1:
+        return str(q.numerator)  # an integer as an integer (a Fraction(1) is the 1 the user wrote)
     if q is not None and q.denominator & (q.denominator - 1) == 0:
         f = float(q)
         if Fraction(f) == q:

@@ -76,7 +76,7 @@ class Calibration:
         delta (sympy.Rational): The target.
         account (Account): The proven account at the answer: ``account.epsilon.upper <= target_epsilon``.
         neighbour (sympy.Rational or int): One unit of the last digit (or one step, one record) past the
-            answer, toward less noise.
+            answer, on the less private side (less noise, more steps, a larger rate or batch).
         neighbour_account (Account): Its account: the upper end is above the target (its bracket lies above
             the target or straddles it), so no closer value is proven at this width.
         schedule (Schedule or None): The sampling rate and steps at the answer, with the rule that gave them
@@ -141,7 +141,7 @@ class Calibration:
         its = (f"its bracket is [{n.eps_lower}, {n.eps_upper}]" if n.pair_tight else
                f"its epsilon is at most {n.eps_upper}, its dominating pair's at least {n.eps_lower}")
         lines = [f"The {what} {self.text}{how} meets the target: its epsilon is proven <= "
-                 f"{answer_text(self.target_epsilon)} at delta = {answer_text(self.delta)}.  The next value toward less noise, "
+                 f"{answer_text(self.target_epsilon)} at delta = {answer_text(self.delta)}.  The next value on the less private side, "
                  f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} ({its}; "
                  "its true epsilon may still meet the target).",
                  self.account.statement()]

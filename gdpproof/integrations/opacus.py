@@ -8,7 +8,8 @@ float rounded up.  Each step is DP-SGD's: the Gaussian mechanism with noise mult
 Opacus's ``DPDataLoader`` samples.  ``history`` is kept as Opacus keeps it, a list of
 ``(noise_multiplier, sample_rate, num_steps)`` with equal consecutive steps merged, and the run is
 ``Composed(Repeated(PoissonSampled(GaussianMechanism(sigma), q), num_steps), ...)`` over it: for
-one group exactly ``gdpproof.dpsgd(sigma, q, num_steps)``.  ``state_dict``/``load_state_dict``
+one group exactly ``gdpproof.dpsgd(sigma, q, num_steps)``; ``get_epsilon(delta, poisson=False)``
+accounts batches of fixed size instead (``sampling="fixed-batch"``, sensitivity 2C).  ``state_dict``/``load_state_dict``
 and ``get_optimizer_hook_fn`` are Opacus's own (inherited).
 
 Opacus, and with it torch, is imported when ``GdpproofAccountant`` is first looked up in this
@@ -123,21 +124,47 @@ class _Accounting:
                 parts.append((m, n))
         return run_mechanism(parts)
 
-    def get_epsilon_bracket(self, delta: Any) -> Account:
-        """:func:`gdpproof.account` of the run at ``delta``: route, proven ends, the CLT beside them."""
-        return cached_account(self.as_mechanism(), "delta", delta, self._rel_width)
+    def as_fixed_batch_mechanism(self) -> Mechanism:
+        """The history's mechanism with batches of fixed size instead of Poisson batches (each
+        entry as :func:`gdpproof.dpsgd` with ``sampling="fixed-batch"``: sensitivity 2C, under
+        either neighbouring relation); a step without noise is refused (it has no finite epsilon)."""
+        from ..mechanisms import dpsgd
+
+        parts = []
+        for sigma, q, n in self.history:
+            if noise_parameter(sigma, "noise_multiplier") == 0:
+                raise NotSupportedError("poisson=False with a step of noise_multiplier 0: a fixed-size batch "
+                                        "reveals a record in every step")
+            if n > 0 and q > 0 and sigma != float("inf"):
+                parts.append((dpsgd(sigma, q, 1, sampling="fixed-batch").mechanism, n))
+        return run_mechanism(parts)
+
+    def get_epsilon_bracket(self, delta: Any, *, poisson: bool = True) -> Account:
+        """:func:`gdpproof.account` of the run at ``delta``: route, proven ends, the CLT beside them.
+
+        Args:
+            delta: The delta, in (0, 1).
+            poisson: True (Opacus's ``DPDataLoader``: Poisson batches, add/remove neighbours) or
+                False (batches of fixed size, drawn without replacement: sensitivity 2C).
+
+        Returns:
+            The :class:`~gdpproof.Account`.
+        """
+        m = self.as_mechanism() if poisson else self.as_fixed_batch_mechanism()
+        return cached_account(m, "delta", delta, self._rel_width)
 
     def get_epsilon(self, delta: float, *args: Any, poisson: bool = True, **kwargs: Any) -> float:
         """The proven upper end of epsilon at ``delta``, rounded up to a float (``inf`` when a step
         had no noise and delta is below the chance it was sampled).
 
         Options of other accountants that Opacus passes on (RDP's ``alphas``, calibration options)
-        do not apply and are ignored; ``poisson=False`` (batches of fixed size) is not supported yet.
+        do not apply and are ignored.  ``poisson=False`` accounts batches of fixed size (drawn
+        without replacement, sensitivity 2C under either relation), as ``gdpproof account
+        --sampling fixed-batch`` does.
         """
-        if not poisson:
-            raise NotSupportedError("poisson=False: the gdpproof accountant accounts Poisson-sampled batches only, "
-                                    "for now")
-        return proven_upper(self.get_epsilon_bracket(delta))
+        if not isinstance(poisson, bool):
+            raise InvalidParameterError(argument="poisson", value=poisson, rule="must be True or False")
+        return proven_upper(self.get_epsilon_bracket(delta, poisson=poisson))
 
 
 def _build() -> type:

@@ -73,8 +73,8 @@ def test_refusals():
         acc.step(noise_multiplier=1.0, sample_rate=1.5)
     assert acc.history == []
     acc.step(noise_multiplier=1.0, sample_rate=0.01)
-    with pytest.raises(NotSupportedError, match="poisson=False"):
-        acc.get_epsilon(DELTA, poisson=False)
+    with pytest.raises(InvalidParameterError, match="poisson"):
+        acc.get_epsilon(DELTA, poisson="no")
     with pytest.raises(InvalidParameterError, match="rel_width"):
         GdpproofAccountant(rel_width=0)
     # no noise: the sampled record is revealed, with probability q per step
@@ -105,3 +105,18 @@ def test_privacy_engine_trains_with_it_and_opacus_calibrates_with_it():
     sigma = get_noise_multiplier(target_epsilon=4.0, target_delta=DELTA, sample_rate=0.25, steps=8,
                                  accountant="gdpproof", epsilon_tolerance=0.2)
     assert account(dpsgd(sigma, 0.25, 8), delta=DELTA).eps_upper <= 4
+
+
+def test_fixed_size_batches_read_as_the_command_line_reads_them():
+    """poisson=False: batches of fixed size (sensitivity 2C under either relation), the same
+    proven epsilon as account() of dpsgd(..., sampling="fixed-batch") at the same (double) rate;
+    the issue's run (sigma 1, 600 of 60,000, T = 1000, delta 1e-5) gives eps <= 14.8906."""
+    acc = GdpproofAccountant()
+    acc.history = [(1.0, 600 / 60000, 1000)]
+    ours = acc.get_epsilon(DELTA, poisson=False)
+    run = dpsgd(1.0, 600 / 60000, 1000, sampling="fixed-batch", neighbours="replace-one")
+    assert ours == float(account(run, delta=DELTA).epsilon)
+    assert 14.8905 < ours < 14.8907
+    acc.step(noise_multiplier=0.0, sample_rate=0.01)
+    with pytest.raises(NotSupportedError, match="noise_multiplier 0"):
+        acc.get_epsilon(DELTA, poisson=False)

@@ -233,3 +233,15 @@ def test_the_parameter_range_is_the_symbolic_one():
 
     assert MAX_PARAMETER_EXPONENT == SYMBOLIC
 
+
+
+def test_a_rate_below_the_range_is_refused_with_the_range_of_a_probability():
+    """A sampling rate is a probability: its refusal names [1e-100, 1], not the families' 1e100."""
+    import gdpproof
+    from gdpproof.errors import InvalidParameterError
+    from gdpproof.mechanisms import GaussianMechanism, PoissonSampled
+
+    for make, name in ((lambda: PoissonSampled(GaussianMechanism(1), "1e-400"), "sample_rate"),
+                       (lambda: gdpproof.subsample(gdpproof.gaussian(1), "1e-400"), "p")):
+        with pytest.raises(InvalidParameterError, match=rf"{name}=.* must be 0 or within \[1e-100, 1\]$"):
+            make()

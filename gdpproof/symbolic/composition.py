@@ -336,7 +336,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
     """
     if not isinstance(f, TradeOff):
         raise InvalidParameterError(f"f={f!r} must be a TradeOff")
-    q = within_range("p", p_, probability("p", p_))
+    q = within_range("p", p_, probability("p", p_), probability=True)
     if q == 0:
         return identity()
     if q == 1 and f.symmetric:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import sympy
 del TYPE_CHECKING
 
-__all__ = ["checked", "MAX_DECIMAL_EXPONENT", "plain_value", "MAX_COUNT", "count", "seed", "exact", "sympy_value", "rational",
+__all__ = ["checked", "sympy_rational", "MAX_DECIMAL_EXPONENT", "plain_value", "MAX_COUNT", "count", "seed", "exact", "sympy_value", "rational",
            "check", "require_number", "nonnegative", "positive", "probability", "exact_floats", "positive_integer", "is_sympy",
            "rational_fraction", "nonnegative_fraction", "positive_fraction", "probability_fraction"]
 
@@ -332,6 +332,20 @@ def is_sympy(value: Any) -> bool:
     """Whether ``value`` is a sympy object (False without importing sympy when it is not loaded)."""
     sympy = sys.modules.get("sympy")
     return sympy is not None and isinstance(value, sympy.Basic)
+
+
+def sympy_rational(v: Any) -> Any:
+    """A Fraction as a sympy Rational (loading sympy: for the symbolic constructors and closed
+    forms); anything else as it is.
+
+    >>> sympy_rational(Fraction(1, 3)), sympy_rational(2)
+    (1/3, 2)
+    """
+    if not isinstance(v, Fraction):
+        return v
+    import sympy
+
+    return sympy.Rational(v.numerator, v.denominator)
 
 
 def _from_sympy(v: Any) -> Value:

@@ -34,7 +34,8 @@ import numpy as np
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
-from ..mechanisms.numbers import symbolic_losses as _sl, sympy_module as _sympy, sympy_rational as _sympy_value
+from .._args import sympy_rational as _sympy_value
+from ..mechanisms.numbers import symbolic_losses as _sl, sympy_module as _sympy
 from .._args import checked
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import down, next_up, directed_double

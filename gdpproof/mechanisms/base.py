@@ -15,7 +15,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MISSING, InvalidParameterError, NotSupportedError, SymbolicError, bad
-from .numbers import exact_sqrt, sympy_rational
+from .._args import sympy_rational
+from .numbers import exact_sqrt
 from .numbers import symbolic_composition as _composition, symbolic_losses as _sl, symbolic_tradeoffs as _tradeoffs
 from .numbers import sympy_module as _sympy
 

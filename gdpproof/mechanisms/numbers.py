@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import bad
 from .._args import checked, is_sympy, positive_integer
 
-__all__ = ["exact_parameter", "count", "exact_sqrt", "sympy_rational", "to_fraction", "within_range",
+__all__ = ["exact_parameter", "count", "exact_sqrt", "to_fraction", "within_range",
            "MAX_PARAMETER_EXPONENT"]
 
 
@@ -101,11 +101,6 @@ def to_fraction(v: Any) -> Fraction:
     if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
         return Fraction(v)
     return Fraction(int(v.p), int(v.q))
-
-
-def sympy_rational(v: Any) -> Any:
-    """A Fraction as a sympy Rational (for the symbolic constructors); anything else as it is."""
-    return _sympy().Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
 
 
 def exact_sqrt(v: Fraction) -> Fraction | None:

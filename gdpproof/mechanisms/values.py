@@ -14,7 +14,8 @@ from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from ..text import show_number
 from .base import LikelihoodAtom, Mechanism, set_frozen, simulated_float
 from .._args import positive_integer
-from .numbers import exact_parameter, sympy_rational, within_range
+from .._args import sympy_rational
+from .numbers import exact_parameter, within_range
 from .numbers import symbolic_composition as _composition, symbolic_losses as _sl, symbolic_tradeoffs as _tradeoffs
 from .numbers import sympy_module as _sympy
 

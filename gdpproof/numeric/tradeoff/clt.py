@@ -15,12 +15,11 @@ References: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022 (DRS),
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import flint
 import sympy
 
 from ...errors import InvalidParameterError, bad

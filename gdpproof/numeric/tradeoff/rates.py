@@ -6,20 +6,14 @@ the closed forms that need sympy load it when they run.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from ...errors import InvalidParameterError
-from ..._args import nonnegative_fraction, positive_fraction, probability_fraction, rational_fraction
+from ..._args import nonnegative_fraction, positive_fraction, probability_fraction, rational_fraction, sympy_rational
 from ..engine.certified import Certified, check_request, decimal, round_fraction
 
 __all__ = ["mu_from_sigma", "mu_from_pure_epsilon", "mu_from_error_rates", "beta_from_mu", "sigma_from_error_rates"]
 
-
-def _sympy_number(v: Fraction) -> Any:
-    import sympy
-
-    return sympy.Rational(v.numerator, v.denominator)
 
 
 def mu_from_sigma(sigma: Any, sensitivity: Any = 1, *, digits: int = 30) -> Certified:
@@ -74,7 +68,7 @@ def mu_from_pure_epsilon(epsilon: Any, *, digits: int = 30) -> Certified:
     from ..engine.certify import certify
 
     check_request(digits, "up")
-    e = _sympy_number(rational_fraction("epsilon", epsilon))
+    e = sympy_rational(rational_fraction("epsilon", epsilon))
     return certify(MU_FROM_PURE_EPSILON, (EPS,), (e,), digits=digits, rounding="up", what="mu of pure DP")
 
 
@@ -119,7 +113,7 @@ def mu_from_error_rates(alpha: Any, beta: Any, *, digits: int = 30, rounding: st
     if a == 0 or b == 0:
         return Certified("Infinity", digits=digits, rounding=rounding, method="exact")
     s, u = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
-    return certify(pointwise_mu_points(s, u), (s, u), (_sympy_number(a), _sympy_number(b)), digits=digits,
+    return certify(pointwise_mu_points(s, u), (s, u), (sympy_rational(a), sympy_rational(b)), digits=digits,
                    rounding=rounding, what="mu of the error rates")
 
 
@@ -198,6 +192,6 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
         return Certified(0, digits=digits, rounding="up", method="exact")
     sv, uv = sympy.Symbol("s", positive=True), sympy.Symbol("u", positive=True)
     expr = sympy.Symbol("D", positive=True) / pointwise_mu_points(sv, uv)
-    values = tuple(_sympy_number(v) for v in (s, a, b))
+    values = tuple(sympy_rational(v) for v in (s, a, b))
     return certify(expr, (sympy.Symbol("D", positive=True), sv, uv), values, digits=digits, rounding="up",
                    what="sigma for the error rates")

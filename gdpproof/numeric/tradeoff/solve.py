@@ -47,7 +47,7 @@ from ..engine._kernels import (
     gaussian_log_dual_float,
 )
 from ..engine._mp import arb_of_fraction, arb_precision, fraction_of_exact_arb
-from ..._args import is_sympy, nonnegative_fraction, probability_fraction, rational_fraction
+from ..._args import is_sympy, nonnegative_fraction, probability_fraction, rational_fraction, sympy_rational
 from ..engine.certified import (
     MAX_DIGITS,
     Certified,
@@ -146,11 +146,6 @@ def _exact_ball(value: Any) -> flint.arb | None:
     return None
 
 
-def _sympy_number(v: Fraction) -> Any:
-    import sympy
-
-    return sympy.Rational(v.numerator, v.denominator)
-
 
 def _exact_gaussian(log: bool, e: Fraction, m: Fraction) -> Any:
     """The exact value sympy gives for the dual (or its log) at (e, m): the last resort of the
@@ -163,7 +158,7 @@ def _exact_gaussian(log: bool, e: Fraction, m: Fraction) -> Any:
     if any(max(abs(v.numerator).bit_length(), v.denominator.bit_length()) > EXACT_MAX_BITS for v in (e, m)):
         return None  # sympy's substitution at mu = 1e999999 did not end; no short decimal is there to settle
     expr = GAUSSIAN_LOG_DUAL if log else GAUSSIAN_DUAL
-    return exact_substitution(expr, (EPS, MU), (_sympy_number(e), _sympy_number(m)))
+    return exact_substitution(expr, (EPS, MU), (sympy_rational(e), sympy_rational(m)))
 
 
 #: The exact last resort of the dual's certification takes arguments of at most this many bits.
@@ -705,8 +700,8 @@ def _at_zero_epsilon(sensitivity: Fraction, d: Fraction, digits: int, rounding: 
     from ...symbolic.duality import DELTA, MU_AT_ZERO_EPSILON
     from ..engine.certify import certify
 
-    expr = MU_AT_ZERO_EPSILON if rounding == "down" else _sympy_number(sensitivity) / MU_AT_ZERO_EPSILON
-    return certify(expr, (DELTA,), (_sympy_number(d),), digits=digits, rounding=rounding,
+    expr = MU_AT_ZERO_EPSILON if rounding == "down" else sympy_rational(sensitivity) / MU_AT_ZERO_EPSILON
+    return certify(expr, (DELTA,), (sympy_rational(d),), digits=digits, rounding=rounding,
                    what="mu at epsilon = 0" if rounding == "down" else "sigma at epsilon = 0")
 
 

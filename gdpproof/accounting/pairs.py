@@ -46,6 +46,7 @@ class PairStep:
     upper: Lattice        # P-masses, each rounded up
     lower: Lattice        # P-masses, each rounded down, verified
     excess: float          # upper bound on sum(upper) minus the exact total of the dominating masses
+    top: float = 1.0       # upper bound on the P-mass beyond the grid (the dominating measure's at +infinity)
 
 
 def supports_pairs(loss: PrivacyLoss) -> bool:
@@ -54,16 +55,22 @@ def supports_pairs(loss: PrivacyLoss) -> bool:
     return isinstance(loss, CompiledLoss) and not loss.has_atoms
 
 
-def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, PairStep]:
-    """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``.
+def pair_steps(loss: CompiledLoss, h: float, tau: float,
+               widen: tuple[float, float] = (0.0, 0.0),
+               tilts: tuple[float, float] | None = None) -> tuple[PairStep, PairStep]:
+    """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``
+    (as the float CDFs find them; the masses beyond are computed in balls, ``PairStep.top``),
+    the window widened by ``widen`` (below, above) in loss; the cells merged as the tilts
+    (lam of P||Q, lam of Q||P) weigh them, where given (:func:`_cell_edges`).
 
     ``h`` must have a short mantissa (``exact_lattice.grid_step_exact``) so that every grid point
     k h is a double, the same in float and in arb.
     """
     if not supports_pairs(loss):
         raise PrecisionError(f"{loss.name}: the pairs discretization needs a compiled loss without atoms")
-    lo = min(loss.window(tau, "P")[0], loss.window(tau, "Q")[0])
-    hi = max(loss.window(tau, "P")[1], loss.window(tau, "Q")[1])
+    s_lo, s_hi = loss.support()
+    lo = max(s_lo, min(loss.window(tau, "P")[0], loss.window(tau, "Q")[0]) - widen[0])
+    hi = min(s_hi, max(loss.window(tau, "P")[1], loss.window(tau, "Q")[1]) + widen[1])
     k_lo, k_hi = math.floor(lo / h), math.ceil(hi / h)
     if k_hi - k_lo < 2:
         k_hi = k_lo + 2
@@ -75,7 +82,7 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
         # balls (at many more bits where the loss is large) are paid for
         raise PrecisionError(f"{loss.name}: its loss reaches {max(-lo, hi):.4g} on the grid, where e^loss is "
                              f"beyond float64 (the pairs discretization takes |loss| <= {MAX_LOSS})")
-    idx = _cell_edges(loss, k_lo, n, h)
+    idx = _cell_edges(loss, k_lo, n, h, tilts)
     c = len(idx) - 1
     with arb_precision(PRECISION):
         ells = [(k_lo + j) * h for j in idx]
@@ -94,6 +101,7 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
         first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], c)
         inv = [1 / x for x in reversed(xs)]
         second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c)
+        tops = (next_up(float(above["P"].upper())), next_up(float(below["Q"].upper())))
     where = np.array(idx)
 
     def spread(v: np.ndarray) -> Lattice:
@@ -103,7 +111,8 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
 
     up1, low1, ex1 = first
     up2, low2, ex2 = second
-    return (PairStep(spread(up1), spread(low1), ex1), PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2))
+    return (PairStep(spread(up1), spread(low1), ex1, tops[0]),
+            PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2, tops[1]))
 
 
 #: Cells away from the bulk merge grid steps while their chord-gap estimate stays below this
@@ -117,22 +126,38 @@ MAX_MERGE = 16
 MERGE_WIDTH = 8e-3
 
 
-def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float) -> list[int]:
-    """The offsets j (0 = k_lo, ..., n) of the cell edges: every grid point where the loss has
-    mass, wider cells (many grid steps) in its tails, where a cell's chord gap (about its
-    width times x Q for P||Q, P / x for Q||P) stays below MERGE_SHARE times the largest gap of a
-    one-step cell.  Float CDFs choose them; the proof holds for any cells with edges on the
-    grid (masses sit only at their edges), so the choice only trades accuracy for ball work."""
-    e = (k_lo + np.arange(n + 1, dtype=float)) * h
+def float_masses(loss: CompiledLoss, e: np.ndarray) -> dict[str, np.ndarray]:
+    """Each law's float mass of the cells (e_i, e_{i+1}] (differences of the CDF left of 0, of
+    the SF right of it; an estimate, never part of a bound)."""
     mass = {}
     for law in "PQ":
         with np.errstate(all="ignore"):
             from_cdf = np.diff(np.clip(loss.cdf(e, law), 0.0, 1.0))
             from_sf = -np.diff(np.clip(loss.sf(e, law), 0.0, 1.0))
         mass[law] = np.maximum(np.nan_to_num(np.where(e[1:] <= 0, from_cdf, from_sf)), 0.0)
+    return mass
+
+
+def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float,
+                tilts: tuple[float, float] | None = None) -> list[int]:
+    """The offsets j (0 = k_lo, ..., n) of the cell edges: every grid point where the loss has
+    mass, wider cells (many grid steps) in its tails, where a cell's chord gap (about its
+    width times x Q for P||Q, P / x for Q||P) stays below MERGE_SHARE times the largest gap of a
+    one-step cell.  Under ``tilts`` (lam_1, lam_2) the gaps are weighted e^{lam_1 l} for P||Q and
+    e^{-lam_2 l} for Q||P (each relative to its largest), as the tilted composition sees them.
+    Float CDFs choose them; the proof holds for any cells with edges on the
+    grid (masses sit only at their edges), so the choice only trades accuracy for ball work."""
+    e = (k_lo + np.arange(n + 1, dtype=float)) * h
+    mass = float_masses(loss, e)
     x_hi, x_lo = np.exp(e[1:]), np.exp(e[:-1])
     unit = h * np.maximum(x_hi * mass["Q"], mass["P"] / x_lo)
-    limit = MERGE_SHARE * float(np.max(unit)) if len(unit) else 0.0
+    if tilts is None:
+        w_up = w_down = np.ones(n + 1)
+    else:
+        w_up = np.exp(tilts[0] * (e - e[-1]))        # e^{lam_1 l}, largest at the top
+        w_down = np.exp(-tilts[1] * (e - e[0]))      # e^{-lam_2 l}, largest at the bottom
+    limit_up = MERGE_SHARE * float(np.max(unit * w_up[1:])) if len(unit) else 0.0
+    limit_down = MERGE_SHARE * float(np.max(unit * w_down[:-1])) if len(unit) else 0.0
     cum_p = np.concatenate(([0.0], np.cumsum(mass["P"])))
     cum_q = np.concatenate(([0.0], np.cumsum(mass["Q"])))
     cap = max(1, min(MAX_MERGE, int(MERGE_WIDTH / h)))
@@ -146,7 +171,7 @@ def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float) -> list[int]:
             t = k + step
             width = (t - j) * h
             gap = width * max(math.exp(e[t]) * (cum_q[t] - cum_q[j]), (cum_p[t] - cum_p[j]) / math.exp(e[j]))
-            if not gap <= limit:
+            if not (gap * w_up[t] <= limit_up and gap * w_down[j] <= limit_down):
                 break
             k = t
             step *= 2

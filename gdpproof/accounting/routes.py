@@ -244,8 +244,10 @@ def zero_lower_note(comp: ComposedLoss, b: Bound) -> list[str]:
 
 def route_notes(comp: ComposedLoss, width_notes: bool = True) -> list[str]:
     """How the bracket was composed, and whether it reached the relative width asked."""
-    how = ", pairs discretization: dominating and dominated grid masses" \
-        if getattr(comp, "discretization", "") == "pairs" else ""
+    how = {"pairs": ", pairs discretization: dominating and dominated grid masses",
+           "tilted pairs": ", pairs discretization under an exponential tilt: dominating and dominated grid "
+                           "masses composed tilted toward the tail, their FFT error relative to delta"}.get(
+        getattr(comp, "discretization", ""), "")
     notes = [f"composed on the {comp.route}{how}"
              + (f" (assumes: {'; '.join(comp.assumptions)})" if comp.assumptions else " (no float assumption)")]
     if width_notes and not comp.target_met:

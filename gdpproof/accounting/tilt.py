@@ -1,0 +1,280 @@
+"""Exponential tilting of the pairs: small delta at the float route's cost.
+
+The float route's brackets stop near delta = 1e-10 because the FFT's error bound is an l1 bound
+absolute to the composed mass.  Tilting makes it relative to delta: each step's grid masses
+m(k) (on the ordering's own losses s_k) are replaced by m~(k) = m(k) e^{lam s_k} / S for a
+lam >= 0 and a constant S > 0.  Tilting commutes with convolution, so the T-fold composition is
+
+    (m^{*T})(k) = S^T e^{-lam s_k} (m~^{*T})(k),
+
+and an l1 error E of the tilted composition moves the delta sum over the points s_k > eps
+(weights in [0, 1]) by at most S^T e^{-lam eps} E: the Chernoff bound of the tail at eps times
+E, of the order of delta itself times E, instead of E.
+
+Every factor is a power of two with a rational exponent: lam h = j log(2) / 2^B and S = 2^{n / 2^B}
+with integers j >= 0 and n, so e^{lam s_k} / S = 2^{(j k - n) / 2^B}, the total scale S^T =
+2^{N / 2^B} with N = sum of T n, and every such power is 2^{floor} (exact) times one of the 2^B
+values 2^{f / 2^B} (f = 0 .. 2^B - 1), each enclosed in ball arithmetic once (:func:`_table`).
+Masses are multiplied by the table's upper (dominating masses) or lower (dominated masses)
+values and moved two units in the last place outward, which covers the product's rounding and
+an underflow (module proof).  Any lam and S keep the bracket proven; the saddle point of the
+Chernoff bound (:func:`saddle_j`) keeps it narrow.
+
+The proof (the identity, the error bound, the rounding, what is assumed: the FFT bound only, as
+for the pairs): ``docs/proofs/tilting.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import flint
+import numpy as np
+
+from ..errors import PrecisionError
+from ..numeric.engine.bound import U, down, next_up
+from .coupling import Lattice, convolve_lattices, power
+from .direction import LatticeDirection, PairDirection
+from .exact_lattice import arb_precision
+
+__all__ = ["BITS", "TiltedDirection", "tilt", "untilt", "saddle_j", "saddle_lam", "tail_factor", "compose_tilted_ordering"]
+
+#: The tilt's exponents are multiples of 2^-BITS (in base 2): lam h = j log(2) / 2^BITS.
+BITS = 12
+_SCALE = 1 << BITS
+#: Exponents (base 2) beyond this are not formed: a kept mass times its factor stays finite.
+MAX_EXPONENT = 1000
+#: The tilted compositions' trims and FFTs: mass dropped from each end of a tilted lattice (of
+#: total about 1), and the l1 error the float64 squarings may cost before long double is used.
+TRIM = 1e-10
+FFT_ERROR = 1e-6
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper): doubles enclosing 2^{f / 2^BITS}, f = 0 .. 2^BITS - 1 (arb balls at 96
+    bits, each end moved one double outward)."""
+    lo, hi = np.empty(_SCALE), np.empty(_SCALE)
+    with arb_precision(96):
+        two = flint.arb(2)
+        for f in range(_SCALE):
+            v = two ** (flint.arb(f) / _SCALE)
+            lo[f] = down(float(v.lower()))
+            hi[f] = next_up(float(v.upper()))
+    return lo, hi
+
+
+def _scaled(v: np.ndarray, n: np.ndarray, up: bool) -> np.ndarray:
+    """Doubles bounding v 2^{n / 2^BITS} above (``up``) or below, for doubles v >= 0 and integers
+    n.  The power of two 2^{floor(n / 2^BITS)} is applied by ldexp (in two steps beyond 2^1000:
+    exact scalings up), exact unless the result is subnormal, where it errs by at most 2^-1075;
+    the product with the table's value in [1, 2) then rounds once (half an ulp, 2^-1075 where
+    subnormal): at most 2.5 ulps of the result in all (an ulp is at least 2^-1074), which three
+    steps outward cover.  Zero masses stay zero; a result beyond the doubles is refused."""
+    lo, hi = _table()
+    i = np.right_shift(n, BITS)
+    f = np.bitwise_and(n, _SCALE - 1)
+    if np.any(i > 2 * MAX_EXPONENT):
+        raise PrecisionError("tilting: a factor beyond 2^2000 (the tilt is too steep for this grid)")
+    first = np.clip(i, -1100, MAX_EXPONENT)
+    x = np.ldexp(np.ldexp(v, first.astype(np.int32)), (i - first).astype(np.int32)) * (hi if up else lo)[f]
+    toward = np.inf if up else 0.0
+    x = np.nextafter(np.nextafter(np.nextafter(x, toward), toward), toward)
+    x = np.where(v > 0, x, 0.0)
+    if not np.all(np.isfinite(x)):
+        raise PrecisionError("tilting: a tilted mass beyond the doubles (the tilt is too steep for this grid)")
+    return x
+
+
+def _pow2_up(n: int) -> float:
+    """An upper bound on 2^{n / 2^BITS} (inf beyond the doubles)."""
+    i, f = divmod(n, _SCALE)
+    if i > 1023:
+        return math.inf
+    return next_up(next_up(math.ldexp(float(_table()[1][f]), max(i, -1100))))
+
+
+def tilt(lat: Lattice, sign: int, j: int, up: bool) -> tuple[Lattice, int]:
+    """One step's masses (on the points s_k = sign k h) tilted by e^{lam s_k} / S, lam h =
+    j log(2) / 2^BITS, S = 2^{n / 2^BITS} with n the rounded base-2 logarithm (in units of
+    2^-BITS) of their tilted sum: (the tilted lattice, n).  Each mass is rounded up (``up``: the
+    dominating masses) or down; the lattice's ``err`` is 0 (the masses are exactly those
+    composed)."""
+    k = np.arange(lat.k0, lat.k0 + len(lat.w), dtype=np.int64)
+    e = sign * j * k
+    with np.errstate(divide="ignore"):
+        logs = np.log2(lat.w) + e / _SCALE
+    top = float(np.max(logs))
+    if not math.isfinite(top):
+        raise PrecisionError("tilting: a step without mass")
+    n = int(round(_SCALE * (top + math.log2(float(np.sum(np.exp2(logs - top)))))))
+    return Lattice(lat.k0, _scaled(lat.w, e - n, up), 0.0), n
+
+
+def compose_tilted_ordering(lattices: Sequence[Lattice], counts: Sequence[int], sign: int, j: int,
+                            up: bool) -> tuple[Lattice, int, float]:
+    """The tilted steps composed (repeated squaring, float64 FFTs, trims of TRIM a level): (the
+    composed tilted lattice, N = sum of count n, E) with E an upper bound on its l1 distance
+    from the exact composition of the tilted steps.  For the dominating masses (``up``) E covers
+    the trimmed mass too (the exact total, an arb power of each step's sum rounded up, minus the
+    computed one, plus twice the FFT bound); for the dominated ones it is the FFT bound
+    (trimming only lowers a lower end)."""
+    acc: Lattice | None = None
+    big_n = 0
+    total = flint.arb(1)
+    for lat, count in zip(lattices, counts):
+        t, n = tilt(lat, sign, j, up)
+        big_n += count * n
+        total *= flint.arb(next_up(math.fsum(t.w) * (1 + 2 * U))) ** count
+        powered = power(t, count, TRIM, fft_error=FFT_ERROR)
+        acc = powered if acc is None else convolve_lattices(acc, powered, TRIM)
+    assert acc is not None
+    if not up:
+        return acc, big_n, acc.err
+    exact_total = next_up(float(total.upper()))
+    return acc, big_n, next_up(max(0.0, exact_total - acc.l1()) + 2 * acc.err + 4 * U)
+
+
+def tail_factor(big_n: int, j: int, h: float, eps: float) -> float:
+    """An upper bound on S^T e^{-lam eps} = 2^{(N - j eps / h) / 2^BITS} for eps >= 0."""
+    x = j * eps / h
+    if not math.isfinite(x) or x > 2.0**60:
+        return 0.0 if big_n < 2**62 else math.inf
+    return _pow2_up(big_n - (math.floor(x * (1 - 4 * U)) - 1 if j else 0))
+
+
+def untilt(lat: Lattice, sign: int, j: int, big_n: int, up: bool) -> Lattice:
+    """The composed masses S^T e^{-lam s_k} w~_k of a tilted composition, bounded above (``up``)
+    or below, on the points whose factor is at most 2^MAX_EXPONENT (the others, low losses,
+    are dropped: :class:`TiltedDirection` answers eps below them trivially)."""
+    k = np.arange(lat.k0, lat.k0 + len(lat.w), dtype=np.int64)
+    e = big_n - sign * j * k
+    keep = np.flatnonzero(e <= MAX_EXPONENT * _SCALE)
+    if not len(keep):
+        raise PrecisionError("tilting: no point of the composition survives the untilt (the tilt is too steep)")
+    a, b = int(keep[0]), int(keep[-1]) + 1
+    return Lattice(lat.k0 + a, _scaled(lat.w[a:b], e[a:b], up), 0.0)
+
+
+def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], counts: Sequence[int],
+               delta: float) -> float:
+    """The lam >= 0 at the saddle point of the Chernoff bound for the eps where that bound reaches
+    ``delta``: lam minimizes (K(lam) - log delta) / lam, K the composed log moment generating
+    function of the losses (each part's float ``masses`` at its ``points``, ``counts`` times),
+    and the tilted mean K'(lam) is that eps.  An estimate: any lam >= 0 gives a proven bracket."""
+    with np.errstate(divide="ignore"):
+        logs = [np.log(np.asarray(w, dtype=float)) for w in masses]
+
+    def eps_of(log_lam: float) -> float:
+        lam, out = math.exp(log_lam), -math.log(delta)
+        for s, lw, c in zip(points, logs, counts):
+            x = lam * s + lw
+            top = float(np.max(x))
+            out += c * (top + math.log(float(np.sum(np.exp(x - top)))))
+        return out / lam
+
+    # golden-section search on log lam: (K - log delta) / lam has one minimum (its derivative's
+    # numerator lam K' - K + log delta increases with lam)
+    a, b = math.log(1e-3), math.log(1e3)
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = eps_of(c), eps_of(d)
+    for _ in range(48):
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = eps_of(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = eps_of(d)
+    return math.exp((a + b) / 2)
+
+
+def saddle_j(lattices: Sequence[Lattice], counts: Sequence[int], sign: int, h: float, delta: float) -> int:
+    """:func:`saddle_lam` of the steps' masses on the points s_k = sign k h, as the tilt's j
+    (lam h = j log(2) / 2^BITS)."""
+    pts = [sign * h * np.arange(lat.k0, lat.k0 + len(lat.w), dtype=float) for lat in lattices]
+    lam = saddle_lam(pts, [lat.w for lat in lattices], counts, delta)
+    return max(0, int(round(lam * h * _SCALE / math.log(2))))
+
+
+@dataclass
+class _TiltedLow(LatticeDirection):
+    """The dominated masses of one ordering, untilted: its lower end, the tilted FFT bound times
+    the tail factor subtracted."""
+
+    j: int = 0
+    big_n: int = 0
+    err_tilted: float = 0.0
+    e_aim: float = 0.0
+
+    def lower(self, eps: float) -> float:
+        # the charge grows like e^{-lam eps} as eps falls below the tilt's own eps, the sum more
+        # slowly: there delta(eps) >= delta(p) >= the bound at p for the reference points p >= eps
+        # (delta does not increase with eps), which keeps the bound non-increasing for the search
+        refs = self.__dict__.get("_refs")
+        if refs is None:
+            lam = self.j * math.log(2) / (_SCALE * self.h)
+            pts = [self.e_aim - i * 0.5 / lam for i in range(24)] if lam > 0 else [self.e_aim]
+            refs = self.__dict__["_refs"] = [(p, self._lower_at(p)) for p in pts if p >= 0]
+        return max([self._lower_at(eps)] + [v for p, v in refs if p >= eps])
+
+    def _lower_at(self, eps: float) -> float:
+        lo = self._sum(*self._sorted(), eps, 0.0, upper=False)
+        charge = next_up(next_up(tail_factor(self.big_n, self.j, self.h, eps) * self.err_tilted))
+        return max(0.0, down(lo - charge))
+
+
+@dataclass
+class TiltedDirection(PairDirection):
+    """One ordering of a tilted pairs composition: ``lattice`` holds the untilted dominating
+    masses (rounded up) on the points s_k >= ``s_cut``; the upper end adds the tilted l1 error
+    E times the tail factor S^T e^{-lam eps} and the mass at +infinity (``lost``); below
+    ``s_cut`` it is the trivial 1."""
+
+    j: int = 0
+    big_n: int = 0
+    err_tilted: float = 0.0
+    s_cut: float = 0.0
+
+    def upper(self, eps: float) -> float:
+        if eps < self.s_cut:
+            return 1.0
+        hi = self._sum(*self._sorted(), eps, 0.0, upper=True)
+        charge = next_up(next_up(tail_factor(self.big_n, self.j, self.h, eps) * self.err_tilted))
+        return min(1.0, next_up(next_up(hi + charge) + self.lost))
+
+    def guess_upper(self, target: float) -> float | None:
+        return self.approx_eps(target - self.lost, 0.0)
+
+
+def _mean(lat: Lattice, sign: int, h: float) -> float:
+    """The mean loss of a tilted composition (float; where its masses are largest)."""
+    k = np.arange(lat.k0, lat.k0 + len(lat.w), dtype=float)
+    return max(0.0, sign * h * float(np.sum(k * lat.w)) / max(float(np.sum(lat.w)), 1e-300))
+
+
+def tilted_direction(name: str, sign: int, h: float, j: int, uppers: Sequence[Lattice],
+                     lowers: Callable[[], Sequence[Lattice]], counts: Sequence[int],
+                     tops: Sequence[float]) -> TiltedDirection:
+    """One ordering: the dominating masses ``uppers`` (one per part) composed tilted by j and
+    untilted; the dominated ones (``lowers``, built when first asked) likewise; ``tops`` the
+    parts' P-masses at +infinity (per step, rounded up), counted 1 each."""
+    acc, big_n, err = compose_tilted_ordering(uppers, counts, sign, j, True)
+    lat = untilt(acc, sign, j, big_n, True)
+    dropped = lat.k0 > acc.k0 if sign > 0 else lat.k0 + len(lat.w) < acc.k0 + len(acc.w)
+    k_edge = lat.k0 if sign > 0 else lat.k0 + len(lat.w) - 1
+    s_cut = sign * k_edge * h if dropped else -math.inf
+    missing = next_up(math.fsum(c * t for c, t in zip(counts, tops)) * (1 + 4 * U))
+
+    def make_low() -> LatticeDirection:
+        low, n_low, err_low = compose_tilted_ordering(lowers(), counts, sign, j, False)
+        return _TiltedLow(name, untilt(low, sign, j, n_low, False), h, sign, (0.0, 0.0), 0.0, 0.0,
+                          j=j, big_n=n_low, err_tilted=err_low, e_aim=_mean(low, sign, h))
+
+    return TiltedDirection(name, lat, h, sign, (0.0, 0.0), 0.0, missing, make_low=make_low, j=j, big_n=big_n,
+                           err_tilted=err, s_cut=s_cut)

@@ -88,7 +88,7 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float,
         ells = [(k_lo + j) * h for j in idx]
         medians = {law: float(loss._median(law)) for law in "PQ"}
         left = {law: [e <= medians[law] for e in ells] for law in "PQ"}
-        vals = _edge_values_both(loss, ells, left)
+        vals = _edge_values_both(loss, ells, left, relative=tilts is not None)
         bins, below, above = {}, {}, {}
         for law in "PQ":
             v, lf = vals[law], left[law]
@@ -180,7 +180,8 @@ def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float,
     return edges
 
 
-def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, list[bool]]) -> dict[str, list]:
+def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, list[bool]],
+                      relative: bool = False) -> dict[str, list]:
     """For each law, the CDF at the edges ``left[law]`` marks (left of that law's median) and
     the SF at the others, as balls: both laws from one kernel call (their common subexpressions
     once; both kernels between the two medians); 0 or 1 outside the support, an undecided ball
@@ -193,6 +194,9 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
     # Phi(-2000) at the floor of a subsampled Gaussian with sigma 200, would want millions of bits)
     extra = math.ceil(max(abs(ells[0]), abs(ells[-1])) / math.log(2)) + 8
     enough = flint.arb(2) ** -(PRECISION + extra)
+    most = 64 + extra
+    if relative:  # a tilt multiplies a far tail's masses by up to e^{lam |l|}: each value to 2^-48 of itself
+        enough, most = flint.arb(0), 64 + extra + RELATIVE_BITS
     out: dict[str, list] = {"P": [], "Q": []}
     for i, e in enumerate(ells):
         kinds = (left["P"][i], left["Q"][i])
@@ -207,7 +211,7 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
             pair = (LawBalls._clip(first[0]), LawBalls._clip(second[1]))
             for j in (0, 1):
                 if not (_relative(pair[j]) or pair[j].rad() <= enough):
-                    pair = _sharper(pair, j, kernels[kinds[j]], x, loss, 64 + extra)
+                    pair = _sharper(pair, j, kernels[kinds[j]], x, loss, most)
         out["P"].append(pair[0])
         out["Q"].append(pair[1])
     return out
@@ -218,6 +222,8 @@ def _edge_values_both(loss: CompiledLoss, ells: list[float], left: dict[str, lis
 #: other ordering's masses, so it needs relative, not absolute, accuracy (down to an absolute
 #: 2^-(PRECISION + |l| / log 2), which is all that product needs: :func:`_edge_values_both`).
 RELATIVE = 2.0 ** -48
+#: ... and, for a tilted composition (every value relative), at most this many bits more.
+RELATIVE_BITS = 3400
 
 
 def _relative(b: flint.arb) -> bool:

@@ -85,7 +85,7 @@ class ComposedLoss:
         plan: The exact route's parameters; None for the float route.
         passes: How many compositions the refinement ran to reach this one.
         coupling_model: Float route: what aims the next grid (never part of a bound).
-        discretization: ``"coupling"`` or ``"pairs"``: how each step's loss met the grid.
+        discretization: ``"coupling"``, ``"pairs"`` or ``"tilted pairs"``: how each step's loss met the grid.
         step_laws: Float route: each step's discretized laws, to compose fewer steps on the same
             grid.
 
@@ -239,6 +239,7 @@ class ComposedLoss:
         cache = self.__dict__.setdefault("_np_cache", {})
         if max_points in cache:
             return cache[max_points]
+        self._no_tilt()
         if self.discretization == "pairs":
             a0, b0 = _pair_np_points(self.directions[0])
             a1, b1 = _pair_np_points(self.directions[1])  # points of T(Q, P): (b, a) for T(P, Q)
@@ -261,6 +262,13 @@ class ComposedLoss:
         step = max(1, len(a) // max_points)
         cache[max_points] = (a[::step], b[::step])
         return cache[max_points]
+
+    def _no_tilt(self) -> None:
+        """Refuse the whole-curve answers on a tilted composition (its bounds are tight only near
+        the eps the tilt aims at)."""
+        if self.discretization == "tilted pairs":
+            raise PrecisionError("a tilted composition (the small-delta route) has no trade-off curve or honest mu: "
+                                 "its masses are accurate near the tilt's eps only; compose at delta >= 1e-7 for them")
 
     def _upper_points(self, max_points: int = 4000) -> np.ndarray:
         """Points (a, b) with f(a) <= b for the mechanism's symmetric trade-off f: the
@@ -360,7 +368,7 @@ class ComposedLoss:
         monotonicity; both from bounds of f valid on the whole curve): how far the mechanism is
         from a Gaussian one.
         """
-
+        self._no_tilt()
         eps, dup, dlow = self._eps_grid()
         e_next, d_here = eps[1:], dup[:-1]
         keep = d_here < 1

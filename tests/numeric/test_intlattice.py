@@ -35,7 +35,7 @@ def _exact_eps(mu: Fraction, delta: Fraction) -> Fraction:
 @pytest.mark.parametrize("delta", ["1e-30", "1e-40"])
 def test_exact_route_brackets_composed_gaussian_far_below_the_float_floor(delta: str) -> None:
     # four G_{1/2} compose to G_1 exactly
-    b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], delta, rel_width=0.03)
+    b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], delta, rel_width=0.03, route="exact")
     exact = _exact_eps(Fraction(1), Fraction(delta))
     # the reference is rounded up to 20 digits: a 1e-18 relative margin
     assert Fraction(b.lower) <= exact <= Fraction(b.upper) * (1 + Fraction(1, 10**18)), (b, float(exact))
@@ -98,7 +98,7 @@ def test_integer_vector_is_below_the_exact_lattice_law_pointwise() -> None:
 
 
 def test_dpsgd_small_case_at_delta_1e_20() -> None:
-    b, comp = epsilon_bracket([(SubsampledGaussianLoss(1.0, 0.05), 30)], "1e-20", rel_width=0.05)
+    b, comp = epsilon_bracket([(SubsampledGaussianLoss(1.0, 0.05), 30)], "1e-20", rel_width=0.05, route="exact")
     assert 0 < b.lower < b.upper and b.relative_width <= 0.05 and comp.target_met
     assert comp.route == EXACT_ROUTE
     # both orderings are composed (the subsampled Gaussian is not symmetric)
@@ -108,7 +108,7 @@ def test_dpsgd_small_case_at_delta_1e_20() -> None:
 def test_best_effort_returns_the_bracket_with_a_warning() -> None:
     parts = [(GaussianLoss(0.5), 4)]
     with pytest.warns(WidthNotReachedWarning, match=r"reached a relative width of .*asked 0.0001"):
-        b, comp = epsilon_bracket(parts, 1e-6, rel_width=1e-4, max_refinements=0)
+        b, comp = epsilon_bracket(parts, 1e-6, rel_width=1e-4, max_refinements=0, route="exact")
     assert not comp.target_met and comp.rel_width_reached > 1e-4 and comp.rel_width_asked == 1e-4
     exact = _exact_eps(Fraction(1), Fraction(1e-6))
     assert Fraction(b.lower) <= exact <= Fraction(b.upper) * (1 + Fraction(1, 10**18))
@@ -151,7 +151,8 @@ def test_issue_done_when_thousandfold_gaussian_at_delta_1e_50() -> None:
     e = gdpproof.account(mech, delta="1e-50", route="exact", digits=20).epsilon.to_fraction()
     assert Fraction(acc.epsilon.lower) <= e * (1 - Fraction(1, 10**18)) and e <= Fraction(acc.epsilon.upper), acc
     assert acc.epsilon.relative_width <= 0.01
-    assert acc.composition.route == EXACT_ROUTE
+    # the tilted pairs (float FFT, its error relative to delta) reach 1% before the exact lattice
+    assert acc.composition.route == FLOAT_ROUTE and acc.composition.discretization == "tilted pairs"
 
 
 def test_dpsgd_at_delta_1e_30_lies_below_dp_accounting_rdp() -> None:
@@ -163,4 +164,4 @@ def test_dpsgd_at_delta_1e_30_lies_below_dp_accounting_rdp() -> None:
     rdp = dpa.rdp.RdpAccountant()
     rdp.compose(dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), steps))
     assert acc.epsilon.upper <= rdp.get_epsilon(1e-30)
-    assert acc.epsilon.relative_width <= 0.01 and acc.composition.route == EXACT_ROUTE
+    assert acc.epsilon.relative_width <= 0.01 and acc.composition.discretization == "tilted pairs"

@@ -42,9 +42,13 @@ from .exact_lattice import arb_precision
 
 __all__ = ["BITS", "TiltedDirection", "tilt", "untilt", "saddle_j", "saddle_lam", "tail_factor", "compose_tilted_ordering"]
 
-#: The tilt's exponents are multiples of 2^-BITS (in base 2): lam h = j log(2) / 2^BITS.
-BITS = 12
+#: The tilt's exponents are multiples of 2^-BITS (in base 2): lam h = j log(2) / 2^BITS, and
+#: each step's S = 2^{n / 2^BITS} within 2^-(BITS + 1) of its tilted sum (so a composition of a
+#: million steps keeps a total within a factor 2 of 1).
+BITS = 20
 _SCALE = 1 << BITS
+#: 2^{f / 2^BITS} = 2^{f_1 / 2^HALF} 2^{f_2 / 2^BITS} (f = f_1 2^HALF + f_2): two tables of 2^HALF.
+_HALF = 10
 #: Exponents (base 2) beyond this are not formed: a kept mass times its factor stays finite.
 MAX_EXPONENT = 1000
 #: The tilted compositions' trims and FFTs: mass dropped from each end of a tilted lattice (of
@@ -54,35 +58,41 @@ FFT_ERROR = 1e-6
 
 
 @lru_cache(maxsize=1)
-def _table() -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper): doubles enclosing 2^{f / 2^BITS}, f = 0 .. 2^BITS - 1 (arb balls at 96
-    bits, each end moved one double outward)."""
-    lo, hi = np.empty(_SCALE), np.empty(_SCALE)
+def _tables() -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """((lower, upper) of 2^{f / 2^HALF}, (lower, upper) of 2^{f / 2^BITS}), f = 0 .. 2^HALF - 1:
+    doubles enclosing arb balls at 96 bits, each end moved one double outward."""
+    out = []
     with arb_precision(96):
         two = flint.arb(2)
-        for f in range(_SCALE):
-            v = two ** (flint.arb(f) / _SCALE)
-            lo[f] = down(float(v.lower()))
-            hi[f] = next_up(float(v.upper()))
-    return lo, hi
+        for bits in (_HALF, BITS):
+            lo, hi = np.empty(1 << _HALF), np.empty(1 << _HALF)
+            for f in range(1 << _HALF):
+                v = two ** (flint.arb(f) / (1 << bits))
+                lo[f] = down(float(v.lower()))
+                hi[f] = next_up(float(v.upper()))
+            out.append((lo, hi))
+    return out[0], out[1]
 
 
 def _scaled(v: np.ndarray, n: np.ndarray, up: bool) -> np.ndarray:
     """Doubles bounding v 2^{n / 2^BITS} above (``up``) or below, for doubles v >= 0 and integers
-    n.  The power of two 2^{floor(n / 2^BITS)} is applied by ldexp (in two steps beyond 2^1000:
-    exact scalings up), exact unless the result is subnormal, where it errs by at most 2^-1075;
-    the product with the table's value in [1, 2) then rounds once (half an ulp, 2^-1075 where
-    subnormal): at most 2.5 ulps of the result in all (an ulp is at least 2^-1074), which three
-    steps outward cover.  Zero masses stay zero; a result beyond the doubles is refused."""
-    lo, hi = _table()
+    n.  The power of two 2^{floor(n / 2^BITS)} is applied by ldexp (in two steps beyond 2^1000),
+    exact unless a result is subnormal, where it errs by at most 2^-1075 each; the products with
+    the two tables' values (in [1, 2) and [1, 1.001)) round once each (half an ulp, or 2^-1075
+    where subnormal): at most 3.5 ulps of the result in all (an ulp is at least 2^-1074, and at
+    least u times the value where normal), which four steps outward cover.  Zero masses stay
+    zero; a result beyond the doubles is refused."""
+    (lo1, hi1), (lo2, hi2) = _tables()
     i = np.right_shift(n, BITS)
     f = np.bitwise_and(n, _SCALE - 1)
     if np.any(i > 2 * MAX_EXPONENT):
         raise PrecisionError("tilting: a factor beyond 2^2000 (the tilt is too steep for this grid)")
     first = np.clip(i, -1100, MAX_EXPONENT)
-    x = np.ldexp(np.ldexp(v, first.astype(np.int32)), (i - first).astype(np.int32)) * (hi if up else lo)[f]
+    x = np.ldexp(np.ldexp(v, first.astype(np.int32)), (i - first).astype(np.int32))
+    x = x * (hi1 if up else lo1)[np.right_shift(f, BITS - _HALF)] * (hi2 if up else lo2)[np.bitwise_and(f, (1 << _HALF) - 1)]
     toward = np.inf if up else 0.0
-    x = np.nextafter(np.nextafter(np.nextafter(x, toward), toward), toward)
+    for _ in range(4):
+        x = np.nextafter(x, toward)
     x = np.where(v > 0, x, 0.0)
     if not np.all(np.isfinite(x)):
         raise PrecisionError("tilting: a tilted mass beyond the doubles (the tilt is too steep for this grid)")
@@ -94,7 +104,8 @@ def _pow2_up(n: int) -> float:
     i, f = divmod(n, _SCALE)
     if i > 1023:
         return math.inf
-    return next_up(next_up(math.ldexp(float(_table()[1][f]), max(i, -1100))))
+    return float(_scaled(np.array([1.0]), np.array([n], dtype=np.int64), True)[0]) if i > -1000 else \
+        next_up(math.ldexp(2.0, max(i, -1100)))
 
 
 def tilt(lat: Lattice, sign: int, j: int, up: bool) -> tuple[Lattice, int]:
@@ -150,6 +161,8 @@ def untilt(lat: Lattice, sign: int, j: int, big_n: int, up: bool) -> Lattice:
     """The composed masses S^T e^{-lam s_k} w~_k of a tilted composition, bounded above (``up``)
     or below, on the points whose factor is at most 2^MAX_EXPONENT (the others, low losses,
     are dropped: :class:`TiltedDirection` answers eps below them trivially)."""
+    if abs(big_n) > 2**62:
+        raise PrecisionError("tilting: the composition's scale is beyond 2^(2^42)")
     k = np.arange(lat.k0, lat.k0 + len(lat.w), dtype=np.int64)
     e = big_n - sign * j * k
     keep = np.flatnonzero(e <= MAX_EXPONENT * _SCALE)

@@ -1,10 +1,14 @@
-"""DP-SGD epsilon at small delta: the exact integer lattice, with its limits measured in the same run.
+"""DP-SGD epsilon at small delta: the tilted pairs (and the exact integer lattice), with their
+limits measured in the same run.
 
 For each configuration (Poisson-subsampled Gaussian, add/remove neighbours) and delta in
 {1e-9, 1e-12, 1e-30} it runs ``epsilon_bracket(..., rel_width=0.01)`` (``route="auto"``, which
-takes the exact integer lattice of :mod:`gdpproof.accounting.exact_lattice` below 1e-7) and prints the
-proven bracket, its relative width, whether the width was met, the route, wall and CPU time, and
-the exact route's plan (grid step h, scale bits K, per-step bins, final vector length).
+below 1e-7 takes the tilted pairs of :mod:`gdpproof.accounting.tilt`, and the exact integer
+lattice of :mod:`gdpproof.accounting.exact_lattice` where they do not reach the width) and prints
+the proven bracket, its relative width, whether the width was met, the route and discretization,
+wall and CPU time, the grid step h, and the exact route's plan where it ran (scale bits K,
+per-step bins, final vector length).  ``--exact`` adds each delta below 1e-7 on the exact lattice
+(``route="exact"``), for the ratio between the two.
 
 The limits, in the same run, so that the times can be read as ratios on a shared machine:
 
@@ -14,8 +18,8 @@ The limits, in the same run, so that the times can be read as ratios on a shared
   bin edge and law).
 
 Each row's CPU time is also given as a ratio to the same configuration's bracket at delta = 1e-5
-(``--reference-delta``, the float route there; best of ``--repeats``, it is short), the target
-at 1e-30 being <= 10.
+(``--reference-delta``, the float route's pairs there; best of ``--repeats``, it is short), the
+target at 1e-30 being <= 10.  The load average is printed first.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_small_delta.py [--configs sigma1,mnist]
 [--deltas 1e-9,1e-12,1e-30]`` (a few minutes; MNIST at 1e-30 dominates).
@@ -24,6 +28,7 @@ Run: ``PYTHONPATH=. python benchmarks/bench_small_delta.py [--configs sigma1,mni
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 import warnings
@@ -64,7 +69,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rel-width", type=float, default=0.01)
     parser.add_argument("--reference-delta", default="1e-5", help="the delta the ratios are to (default 1e-5)")
     parser.add_argument("--repeats", type=int, default=3, help="best of N at the reference delta (default 3)")
+    parser.add_argument("--exact", action="store_true", help="also run each delta below 1e-7 on the exact lattice")
     args = parser.parse_args(argv)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| config | delta | eps bracket | rel. width | met | route | wall s | CPU s | CPU / CPU at the reference "
           "| h | K | step bins | final length | 1 product s | 1 erfc us |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -72,14 +79,17 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.configs.split(","):
         sigma, q, steps = CONFIGS[name]
         ref = None
-        for delta in [args.reference_delta] + args.deltas.split(","):
+        runs = [(d, "auto") for d in [args.reference_delta] + args.deltas.split(",")]
+        if args.exact:
+            runs += [(d, "exact") for d in args.deltas.split(",") if float(d) < 1e-7]
+        for delta, route in runs:
             best_cpu = best_wall = float("inf")
             for _ in range(args.repeats if ref is None else 1):
                 wall, cpu = time.perf_counter(), time.process_time()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     b, comp = epsilon_bracket([(SubsampledGaussianLoss(sigma, q), steps)], delta,
-                                              rel_width=args.rel_width)
+                                              rel_width=args.rel_width, route=route)
                 best_wall = min(best_wall, time.perf_counter() - wall)
                 best_cpu = min(best_cpu, time.process_time() - cpu)
             wall, cpu = best_wall, best_cpu
@@ -91,8 +101,9 @@ def main(argv: list[str] | None = None) -> None:
                          f"{erfc * 1e6:.1f}")
             else:
                 extra = f"{comp.h:.3g} | - | - | - | - | -"
+            how = comp.route if comp.plan is not None else f"{comp.route}, {comp.discretization}"
             print(f"| {name} | {delta} | [{b.lower:.6g}, {b.upper:.6g}] | {comp.rel_width_reached:.4f} | "
-                  f"{comp.target_met} | {comp.route} | {wall:.2f} | {cpu:.2f} | {cpu / ref:.1f} x | {extra} |",
+                  f"{comp.target_met} | {how} | {wall:.2f} | {cpu:.2f} | {cpu / ref:.1f} x | {extra} |",
                   flush=True)
 
 

@@ -1,5 +1,5 @@
 """Privacy accounting: :func:`account` and what it returns (:class:`Account`), the one door to the
-engine behind it (compiled loss laws, three discretizations, the composed result, the bracket
+engine behind it (compiled loss laws, the discretizations, the composed result, the bracket
 search, the exact finite and discrete routes, DP-SGD's CLT side result).
 
 Code outside this package imports from here only (``tests/test_import_graph.py`` checks it):

@@ -255,7 +255,9 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
       assumption, any delta (a Fraction or a string such as "1e-400" is taken exactly), its
       additive budget (eta, tails, rounding) delta * rel_width / 10; from h = 2^-6;
     * ``"auto"`` (default): the float route where delta >= ``AUTO_EXACT_BELOW`` and its floor
-      lets it reach the width, else the exact route.
+      lets it reach the width; else the tilted pairs (:func:`~gdpproof.accounting.compose.compose_tilted`:
+      the float route with its FFT error relative to delta, down to 1e-300), and the exact route
+      where they do not apply or do not reach the width.
 
     Best effort: when the width is not reached (``max_refinements`` finer grids, a grid too fine
     to build, or the float floor), the narrowest bracket reached is returned with a
@@ -285,6 +287,9 @@ def epsilon_bracket(parts: Sequence[tuple[PrivacyLoss, int]], delta: Any, *, rel
         >>> b.relative_width <= 0.01, comp.steps, comp.target_met
         (True, 30, True)
         >>> b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30")
+        >>> b.lower < 11.7439 < b.upper, comp.discretization
+        (True, 'tilted pairs')
+        >>> b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30", rel_width=0.03, route="exact")
         >>> b.lower < 11.7439 < b.upper, comp.route, comp.assumptions
         (True, 'exact integer lattice', ())
     """

@@ -325,7 +325,7 @@ def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: fl
             if best.bound is None:
                 raise PrecisionError(f"delta={delta} is below the float route's floor: use route=\"exact\"")
             return _finish(best, w, "epsilon_bracket", why)
-    if r == "auto" and dq >= Fraction(1, 10**300):
+    if r == "auto" and Fraction(1, 10**300) <= dq <= Fraction(1, 1000):
         # the tilted pairs first (a fraction of the exact lattice's cost where they apply); the
         # exact lattice where they do not reach the width
         why = _epsilon_tilted(clean, dq, w, max_refinements, best)

@@ -152,8 +152,8 @@ def compose_tilted_ordering(lattices: Sequence[Lattice], counts: Sequence[int], 
 def tail_factor(big_n: int, j: int, h: float, eps: float) -> float:
     """An upper bound on S^T e^{-lam eps} = 2^{(N - j eps / h) / 2^BITS} for eps >= 0."""
     x = j * eps / h
-    if not math.isfinite(x) or x > 2.0**60:
-        return 0.0 if big_n < 2**62 else math.inf
+    if not math.isfinite(x) or x > 2.0**60:  # the exponent is below -2^59 / 2^BITS unless N is that large
+        return 0.0 if big_n < 2**59 else math.inf
     return _pow2_up(big_n - (math.floor(x * (1 - 4 * U)) - 1 if j else 0))
 
 

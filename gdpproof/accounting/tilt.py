@@ -11,14 +11,14 @@ and an l1 error E of the tilted composition moves the delta sum over the points 
 (weights in [0, 1]) by at most S^T e^{-lam eps} E: the Chernoff bound of the tail at eps times
 E, of the order of delta itself times E, instead of E.
 
-Every factor is a power of two with a rational exponent: lam h = j log(2) / 2^B and S = 2^{n / 2^B}
-with integers j >= 0 and n, so e^{lam s_k} / S = 2^{(j k - n) / 2^B}, the total scale S^T =
-2^{N / 2^B} with N = sum of T n, and every such power is 2^{floor} (exact) times one of the 2^B
-values 2^{f / 2^B} (f = 0 .. 2^B - 1), each enclosed in ball arithmetic once (:func:`_table`).
-Masses are multiplied by the table's upper (dominating masses) or lower (dominated masses)
-values and moved two units in the last place outward, which covers the product's rounding and
-an underflow (module proof).  Any lam and S keep the bracket proven; the saddle point of the
-Chernoff bound (:func:`saddle_j`) keeps it narrow.
+Every factor is a power of two with a rational exponent: lam h = j log(2) / 2^BITS and
+S = 2^{n / 2^BITS} with integers j >= 0 and n, so e^{lam s_k} / S = 2^{(j k - n) / 2^BITS}, the
+total scale S^T = 2^{N / 2^BITS} with N = sum of T n, and every such power is 2^{floor} (exact)
+times two table values 2^{f_1 / 2^10} 2^{f_2 / 2^BITS}, each table enclosed in ball arithmetic
+once (:func:`_tables`).  Masses are multiplied by the tables' upper (dominating masses) or lower
+(dominated masses) values and moved four units in the last place outward, which covers the
+products' rounding and an underflow (:func:`_scaled`).  Any lam and S keep the bracket proven;
+the saddle point of the Chernoff bound (:func:`saddle_lam`) keeps it narrow.
 
 The proof (the identity, the error bound, the rounding, what is assumed: the FFT bound only, as
 for the pairs): ``docs/proofs/tilting.md``.
@@ -40,7 +40,8 @@ from .coupling import Lattice, convolve_lattices, power
 from .direction import LatticeDirection, PairDirection
 from .exact_lattice import arb_precision
 
-__all__ = ["BITS", "TiltedDirection", "tilt", "untilt", "saddle_j", "saddle_lam", "tail_factor", "compose_tilted_ordering"]
+__all__ = ["BITS", "TiltedDirection", "compose_tilted_ordering", "saddle_j", "saddle_lam", "tail_factor", "tilt",
+           "tilted_direction", "untilt"]
 
 #: The tilt's exponents are multiples of 2^-BITS (in base 2): lam h = j log(2) / 2^BITS, and
 #: each step's S = 2^{n / 2^BITS} within 2^-(BITS + 1) of its tilted sum (so a composition of a

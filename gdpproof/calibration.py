@@ -356,36 +356,31 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     the next value down (one unit of the last digit) is not proven at ``rel_width``.  1 - c is
     then a noise-variance reduction that provably keeps the target.
 
-    Parameters
-    ----------
-    build : callable
-        c (an exact sympy Rational) -> Mechanism.
-    target_epsilon, delta : real
-        The target guarantee.
-    guess : float
-        Where to start (a closed-form estimate: for Gaussian noise, (mu / mu_target)^2).
-    digits, rel_width, progress
-        As in :func:`calibrate`.
-    lowest, highest : float
-        The search domain of c.
+    Args:
+        build: A callable, c (an exact sympy Rational) -> Mechanism.
+        target_epsilon: The target epsilon.
+        delta: The delta of the target guarantee.
+        guess: Where to start (a closed-form estimate: for Gaussian noise, (mu / mu_target)^2).
+        digits: As in :func:`calibrate`.
+        rel_width: As in :func:`calibrate`.
+        progress: As in :func:`calibrate`.
+        lowest: The lower end of the search domain of c.
+        highest: The upper end of the search domain of c.
 
-    Returns
-    -------
-    Calibration
-        ``parameter == "variance_factor"``, ``schedule`` None.
+    Returns:
+        A :class:`Calibration` with ``parameter == "variance_factor"`` and ``schedule`` None.
 
-    Examples
-    --------
-    Three Laplace mechanisms of scale sqrt(c) (variance 2c), for epsilon 2 at delta 1e-5:
+    Examples:
+        Three Laplace mechanisms of scale sqrt(c) (variance 2c), for epsilon 2 at delta 1e-5:
 
-    >>> import sympy
-    >>> from gdpproof.mechanisms import LaplaceMechanism, Repeated
-    >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
-    ...                        guess=2.0, digits=3)
-    >>> c
-    Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
-    >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
-    ('2.26', True)
+        >>> import sympy
+        >>> from gdpproof.mechanisms import LaplaceMechanism, Repeated
+        >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
+        ...                        guess=2.0, digits=3)
+        >>> c
+        Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
+        >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
+        ('2.26', True)
     """
     target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:

@@ -50,19 +50,18 @@ def assert_accountant(fn: Callable[..., Any], quantity: str, *, quick: bool = Tr
     the message lists every such finding with its input.  Returns the
     :class:`~gdpproof.audit.AuditReport` otherwise.
 
-    Examples
-    --------
-    >>> import math
-    >>> from gdpproof.strategies import assert_accountant
-    >>> def classic_sigma(eps, delta):  # the textbook bound, valid only for eps < 1
-    ...     return math.sqrt(2 * math.log(1.25 / delta)) / eps
-    >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(0.5, 1e-5)]).ok
-    True
-    >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(10.0, 1e-5)])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    AssertionError: classic_sigma is unsafe on 1 input (sigma_from_epsilon_delta):
-      unsafe -3.08e-02  classic_sigma(epsilon=10.0, delta=1e-05) = 0.4844805262605389; reference 0.49988861970...
+    Examples:
+        >>> import math
+        >>> from gdpproof.strategies import assert_accountant
+        >>> def classic_sigma(eps, delta):  # the textbook bound, valid only for eps < 1
+        ...     return math.sqrt(2 * math.log(1.25 / delta)) / eps
+        >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(0.5, 1e-5)]).ok
+        True
+        >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(10.0, 1e-5)])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        AssertionError: classic_sigma is unsafe on 1 input (sigma_from_epsilon_delta):
+          unsafe -3.08e-02  classic_sigma(epsilon=10.0, delta=1e-05) = 0.4844805262605389; reference 0.49988861970...
     """
     from .audit.functions import audit_function
 

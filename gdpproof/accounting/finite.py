@@ -120,18 +120,18 @@ def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
 def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: int) -> Certified:
     """delta(eps) of the composition of the groups, certified to ``digits`` digits, rounded up.
 
-    Parameters
-    ----------
-    groups : sequence of (eps_i, delta_i, n_i)
-        Exact eps_i >= 0, delta_i in [0, 1], counts n_i >= 1.
-    epsilon : exact sympy number
-        The epsilon at which delta is wanted (any real: the profile is defined for eps < 0 too).
+    Args:
+        groups: (eps_i, delta_i, n_i) triples: exact eps_i >= 0, delta_i in [0, 1], counts n_i >= 1.
+        epsilon: An exact sympy number, the epsilon at which delta is wanted (any real: the profile
+            is defined for eps < 0 too).
 
-    Examples
-    --------
-    >>> import sympy
-    >>> finite_delta([(sympy.Integer(1), sympy.Integer(0), 1)], sympy.Integer(0), digits=10)
-    Certified('0.4621171573', digits=10, rounding='up')
+    Returns:
+        The certified delta, rounded up.
+
+    Examples:
+        >>> import sympy
+        >>> finite_delta([(sympy.Integer(1), sympy.Integer(0), 1)], sympy.Integer(0), digits=10)
+        Certified('0.4621171573', digits=10, rounding='up')
     """
     if not groups:
         raise bad("groups", groups, "must name at least one mechanism")
@@ -358,22 +358,22 @@ def pairs_delta(leaves: Sequence[tuple[Sequence[FiniteAtom], int]], epsilon: sym
                 ordering: str = "worse") -> Certified:
     r"""delta(eps) of the composition of finite pairs, certified to ``digits`` digits, rounded up.
 
-    Parameters
-    ----------
-    leaves : sequence of (atoms, n)
-        n copies of the pair with atoms :data:`FiniteAtom`.
-    epsilon : exact sympy number
-        Any real eps (the hockey-stick divergence is defined for eps < 0 too).
-    ordering : {"worse", "P||Q", "Q||P"}
-        The ordering whose delta is returned; "worse" is the larger of the two.
+    Args:
+        leaves: (atoms, n) pairs: n copies of the pair with atoms :data:`FiniteAtom`.
+        epsilon: An exact sympy number, any real eps (the hockey-stick divergence is defined for
+            eps < 0 too).
+        ordering: "worse", "P||Q" or "Q||P": the ordering whose delta is returned; "worse" is the
+            larger of the two.
 
-    Examples
-    --------
-    >>> import sympy
-    >>> R = sympy.Rational
-    >>> atoms = ((R(1, 2), R(1, 4), Fraction(2), 0, 0), (R(1, 2), R(3, 4), Fraction(2, 3), 0, 0))
-    >>> pairs_delta([(atoms, 2)], sympy.Integer(0), digits=10, ordering="P||Q")
-    Certified('0.3125000000', digits=10, rounding='up')
+    Returns:
+        The certified delta, rounded up.
+
+    Examples:
+        >>> import sympy
+        >>> R = sympy.Rational
+        >>> atoms = ((R(1, 2), R(1, 4), Fraction(2), 0, 0), (R(1, 2), R(3, 4), Fraction(2, 3), 0, 0))
+        >>> pairs_delta([(atoms, 2)], sympy.Integer(0), digits=10, ordering="P||Q")
+        Certified('0.3125000000', digits=10, rounding='up')
     """
     if ordering not in ("worse", "P||Q", "Q||P"):
         raise bad("ordering", ordering, "must be 'worse', 'P||Q' or 'Q||P'")

@@ -602,13 +602,12 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     a relative width).  Best effort as in :func:`epsilon_bracket`: the narrowest bracket
     reached, with a :class:`~gdpproof.errors.WidthNotReachedWarning` when wider than asked.
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.losses import GaussianLoss
-    >>> from gdpproof.accounting.search import delta_bracket
-    >>> b, comp = delta_bracket([(GaussianLoss(0.5), 4)], 1.0)
-    >>> b.lower < 0.1269367375066 < b.upper, b.width <= 0.01 * b.upper
-    (True, True)
+    Examples:
+        >>> from gdpproof.accounting.losses import GaussianLoss
+        >>> from gdpproof.accounting.search import delta_bracket
+        >>> b, comp = delta_bracket([(GaussianLoss(0.5), 4)], 1.0)
+        >>> b.lower < 0.1269367375066 < b.upper, b.width <= 0.01 * b.upper
+        (True, True)
     """
     return delta_search(parts, check_eps(epsilon), check_refinement(rel_width, max_refinements), max_refinements,
                         check_route(route))

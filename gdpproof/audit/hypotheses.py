@@ -31,7 +31,7 @@ CURVE_DIGITS = 20
 
 
 class Curve(ABC):
-    """A symmetric trade-off curve f, through certified lower bounds (module docstring)."""
+    """A symmetric trade-off curve f, through certified lower bounds (``docs/proofs/hypotheses.md``)."""
 
     #: What the curve is, in words (printed beside every verdict that used it).
     label: str = "a trade-off curve"

@@ -77,7 +77,7 @@ def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed:
     .. math:: \mu_{low} = \max\{0, \Phi^{-1}(1 - \mathrm{FPR}_{up}) - \Phi^{-1}(\mathrm{FNR}_{up})\}
 
     where FPR_up and FNR_up are proven Clopper–Pearson upper bounds of one test's error rates
-    measured on samples independent of those that chose it (module docstring).
+    measured on samples independent of those that chose it (``docs/proofs/black_box.md``).
 
     Args:
         sample_p (callable): ``sample_p(rng, n)`` returns n outputs of M(S), ``sample_q(rng, n)`` of M(S'),

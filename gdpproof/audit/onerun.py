@@ -125,7 +125,7 @@ def one_run_p_value(canaries: int, guesses: int, correct: int, *, epsilon: Any, 
     .. math:: \min\{1,\ P[\mathrm{Bin}(r, q) \ge v] + 2 m \delta \max_{i} \tfrac1i
               P[v - i \le \mathrm{Bin}(r, q) < v]\},\qquad q = \frac{e^\varepsilon}{1 + e^\varepsilon}
 
-    (Steinke, Nasr & Jagielski 2023; module docstring).  Assumes: each of the m canaries was
+    (Steinke, Nasr & Jagielski 2023; ``docs/proofs/one_run.md``).  Assumes: each of the m canaries was
     included independently with probability 1/2, and the number of guesses was fixed before the
     scores were seen.
 
@@ -277,7 +277,7 @@ def mmc_statistic(tau: float, m: int, k: int, c: int, g: Callable[[float], float
 
 
 def _mmc_rejects_exact(j: int, m: int, k: int, c: int, curve: Curve) -> bool:
-    """Does the recursion at tau = j m / 2^SCALE_BITS reject?  Proven (module docstring): integers,
+    """Does the recursion at tau = j m / 2^SCALE_BITS reject?  Proven (``docs/proofs/one_run.md``): integers,
     the curve's certified lower bounds, r rounded down."""
     r, h = j * c, j * (k - c)
     for i in range(c - 1, -1, -1):
@@ -291,7 +291,7 @@ def _mmc_rejects_exact(j: int, m: int, k: int, c: int, curve: Curve) -> bool:
 
 
 def fdp_rejects(canaries: int, guesses: int, correct: int, *, claim: Any, level: Any) -> bool:
-    """Whether the one-run f-DP test rejects ``claim`` at ``level`` (proven; module docstring).
+    """Whether the one-run f-DP test rejects ``claim`` at ``level`` (proven: ``docs/proofs/one_run.md``).
 
     ``claim``: mu (a number: mu-GDP), a symmetric TradeOff, a mechanism value or a
     :class:`~gdpproof.audit.hypotheses.Curve`.  True means P[V >= correct] < level under the
@@ -333,7 +333,7 @@ def fdp_p_value(canaries: int, guesses: int, correct: int, *, claim: Any, digits
     the Mahloujifar–Melis–Chaudhuri test rejects it, rounded up to ``digits`` digits.
 
     Assumes: each canary included independently with probability 1/2, the number of guesses
-    fixed before the scores were seen, and a symmetric claimed curve (module docstring).
+    fixed before the scores were seen, and a symmetric claimed curve (``docs/proofs/one_run.md``).
 
     Args:
         canaries: The number of canaries, each included independently with probability 1/2.
@@ -450,21 +450,16 @@ def mmc_mu(m: int, k: int, c: int, level: Fraction, digits: int) -> Certified:
 class FamilyBound:
     """The one-run f-DP bound against a family of DP-SGD curves (:func:`fdp_family_epsilon`).
 
-    Attributes
-    ----------
-    sigma : Certified
-        A noise multiplier whose DP-SGD curve (the claimed schedule: rate, steps, sampling and
-        neighbours) the test rejects, rounded up; every larger one is rejected too (a larger
-        noise multiplier is a stronger claim).  Infinity when none is rejected.
-    epsilon : Certified
-        The proven lower end of that DP-SGD's epsilon at ``delta``, rounded down: if the
-        training's trade-off curve is a DP-SGD curve of this schedule, its epsilon at ``delta``
-        exceeds this (at the test's confidence).  0 when nothing is rejected.
-    delta : Fraction
-    claimed_sigma : Fraction
-        The claimed noise multiplier.
-    rejected : bool
-        Whether the claimed noise multiplier itself is rejected (sigma <= claimed_sigma).
+    Attributes:
+        sigma: A noise multiplier whose DP-SGD curve (the claimed schedule: rate, steps, sampling and
+            neighbours) the test rejects, rounded up; every larger one is rejected too (a larger
+            noise multiplier is a stronger claim).  Infinity when none is rejected.
+        epsilon: The proven lower end of that DP-SGD's epsilon at ``delta``, rounded down: if the
+            training's trade-off curve is a DP-SGD curve of this schedule, its epsilon at ``delta``
+            exceeds this (at the test's confidence).  0 when nothing is rejected.
+        delta: The delta at which ``epsilon`` is bounded.
+        claimed_sigma: The claimed noise multiplier.
+        rejected: Whether the claimed noise multiplier itself is rejected (sigma <= claimed_sigma).
     """
 
     sigma: Certified

@@ -57,7 +57,7 @@ class TprAtFpr:
 
 @dataclass(frozen=True)
 class Summary:
-    """Attack summaries (module docstring)."""
+    """Attack summaries (``docs/proofs/thresholds.md``)."""
 
     confidence: Fraction
     held_in: int

@@ -156,7 +156,7 @@ def _finite_array(path: str, values: Any, what: str = "score") -> np.ndarray:
 
 
 def read_scores(path: str) -> np.ndarray:
-    """One score per canary (module docstring), as float64."""
+    """One score per canary (the formats: ``docs/guides/auditing.md``), as float64."""
     kind = _kind(path)
     if kind == "npy":
         arr = _load_npy(path)

@@ -498,12 +498,11 @@ def audit_guesses(canaries: int, k_plus: int, k_minus: int, correct: int, *, hel
     ``correct`` of the guesses right (a guess file; no scores).  ``method`` is "one-run" or
     "fdp"; the rest as :func:`audit_scores` (one rule, so no Bonferroni correction).
 
-    Examples
-    --------
-    >>> from gdpproof.audit.scores import audit_guesses
-    >>> r = audit_guesses(1000, 100, 0, 90, delta="1e-5", claim=1)
-    >>> r.one_run.epsilon_low, r.verdict.text
-    (Certified('1.62614', digits=6, rounding='down'), 'not refuted at this confidence')
+    Examples:
+        >>> from gdpproof.audit.scores import audit_guesses
+        >>> r = audit_guesses(1000, 100, 0, 90, delta="1e-5", claim=1)
+        >>> r.one_run.epsilon_low, r.verdict.text
+        (Certified('1.62614', digits=6, rounding='down'), 'not refuted at this confidence')
     """
     from ._exact import counts
 

@@ -208,8 +208,8 @@ def epsilon_from_bounds(a: Fraction, b: Fraction, delta: Fraction, digits: int) 
 def threshold_audit(held_in: Any, held_out: Any, *, confidence: Any = "0.95", threshold: Any = "bonferroni",
                     thresholds: int | str = DEFAULT_THRESHOLDS, direction: str = "greater", delta: Any = None,
                     seed: int | None = None, digits: int = 6) -> ThresholdAudit:
-    """Threshold tests on held-in and held-out canary scores, with proven error bounds (module
-    docstring); the mu lower bound and, with ``delta``, the epsilon lower bound they give.
+    """Threshold tests on held-in and held-out canary scores, with proven error bounds
+    (``docs/proofs/thresholds.md``); the mu lower bound and, with ``delta``, the epsilon lower bound they give.
 
     Args:
         held_in (array of real): Scores of canaries that were and were not in the training data (any lengths;

@@ -1,5 +1,5 @@
-"""Mechanism values: what ran, as frozen data (the classes; the package docstring has the table
-and the conventions).  Each knows its trade-off function where one exists in closed form and the
+"""Mechanism values: what ran, as frozen data (the classes; the table of them is in
+``docs/guides/account.md``, the conventions in ``docs/conventions.md``).  Each knows its trade-off function where one exists in closed form and the
 laws of its privacy loss in both orderings.
 """
 

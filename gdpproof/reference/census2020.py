@@ -165,25 +165,18 @@ def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool 
 class Comparison:
     """A level's f-DP account against one published conversion of its rho.
 
-    Attributes
-    ----------
-    conversion : str
-        How the published epsilon was derived from rho ("cks" or "bun-steinke").
-    published : tuple of Certified
-        The published epsilon at delta, rounded down and up (:data:`_PUBLISHED_DIGITS` digits).
-    unused : tuple of Fraction or None
-        An interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends of the bracket
-        and of the published value), proven given the published value's digits (certified for
-        "bun-steinke", two agreeing mpmath precisions for "cks": ``published[0].method``); None
-        when the discrete Gaussians were not accounted.
-    continuous_unused : tuple of Fraction
-        The same for continuous Gaussians of the same sigmas.
-    variance : Calibration or None
-        A variance factor c (rounded up) whose proven epsilon meets the published one, the next
-        value down not proven to (c is not proven the smallest); None when not searched.
-    continuous_variance_factor : Fraction
-        The same for continuous Gaussians, in closed form: (mu / mu_target)^2, rounded up at
-        ``variance_digits`` decimals (c < 1).
+    Attributes:
+        conversion: How the published epsilon was derived from rho ("cks" or "bun-steinke").
+        published: The published epsilon at delta, rounded down and up (:data:`_PUBLISHED_DIGITS` digits).
+        unused: An interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends of the bracket
+            and of the published value), proven given the published value's digits (certified for
+            "bun-steinke", two agreeing mpmath precisions for "cks": ``published[0].method``); None
+            when the discrete Gaussians were not accounted.
+        continuous_unused: The same for continuous Gaussians of the same sigmas.
+        variance: A variance factor c (rounded up) whose proven epsilon meets the published one, the next
+            value down not proven to (c is not proven the smallest); None when not searched.
+        continuous_variance_factor: The same for continuous Gaussians, in closed form: (mu / mu_target)^2, rounded up at
+            ``variance_digits`` decimals (c < 1).
     """
 
     conversion: str
@@ -255,34 +248,24 @@ def _unused(a: Account, pub: tuple[Any, Any]) -> tuple[Fraction, Fraction]:
 def account_level(level: Level, *, delta: Any = None, conversions: Any = CONVERSIONS, rel_width: float = 1e-3,
                   discrete: bool = True, variance: bool = True, variance_digits: int = 4, variance_width: float | None = None,
                   progress: bool | TextIO = False) -> LevelAccount:
-    """Re-account one level (see the module docstring).
+    """Re-account one level (the method: ``docs/proofs/census.md``).
 
-    Parameters
-    ----------
-    level : Level
-    delta : real, optional
-        The delta of the comparison (the allocation's, 1e-10, by default).
-    conversions : sequence of str
-        The published conversions to compare with: "cks" (the Bureau's DAS code) and/or
-        "bun-steinke".
-    rel_width : float
-        Relative width of the proven bracket on epsilon_fDP.
-    discrete : bool
-        Account the discrete Gaussians (the bracket route; seconds per level).  False keeps only
-        the continuous cross-check (exact, a fraction of a second).
-    variance : bool
-        Also search a variance reduction per conversion (the calibration's) (several compositions each:
-        the costly part).
-    variance_digits : int
-        Significant digits of the variance factor c (rounded up).
-    variance_width : float, optional
-        The bracket width of that search (``rel_width`` by default).
-    progress : bool or file
-        Report the steps of the variance search.
+    Args:
+        level: The :class:`Level`.
+        delta: The delta of the comparison (the allocation's, 1e-10, by default).
+        conversions: The published conversions to compare with: "cks" (the Bureau's DAS code) and/or
+            "bun-steinke".
+        rel_width: Relative width of the proven bracket on epsilon_fDP.
+        discrete: Account the discrete Gaussians (the bracket route; seconds per level).  False keeps only
+            the continuous cross-check (exact, a fraction of a second).
+        variance: Also search a variance reduction per conversion (the calibration's) (several compositions each:
+            the costly part).
+        variance_digits: Significant digits of the variance factor c (rounded up).
+        variance_width: The bracket width of that search (``rel_width`` by default).
+        progress: Report the steps of the variance search.
 
-    Returns
-    -------
-    LevelAccount
+    Returns:
+        The :class:`LevelAccount`.
     """
     conversions = (conversions,) if isinstance(conversions, str) else tuple(conversions)
     for conv in conversions:

@@ -41,34 +41,23 @@ LAWS = ("P", "Q")
 class LossFamily:
     """The privacy-loss laws of a family of pairs (P, Q), in the family's parameter symbols.
 
-    Attributes
-    ----------
-    name : str
-    parameters : tuple of sympy.Symbol
-        The symbols the expressions depend on besides ``ell`` (and ``x``), in calling order.
-    orderings : (str, str)
-        The names of the orderings P||Q and Q||P.
-    cdf, sf : dict law -> sympy.Expr
-        P(L <= ell) and P(L > ell) under law "P" or "Q".
-    support : (sympy.Expr, sympy.Expr)
-        Bounds of the support of L (the same under both laws); +-oo when unbounded.
-    median : dict law -> sympy.Expr
-        A point near the centre of the law (the start of the tail search).
-    partial : dict law -> sympy.Expr or None
-        M(ell) = E[L; L <= ell], right-continuous; None when there is no closed form.
-    integrand : dict law -> sympy.Expr or None
-        L(x) times the density of the output x under the law (when ``partial`` is None); a
-        ``Piecewise`` in x alone (conditions x < c, x <= c with constant c) where the output law
-        has pieces, which the engines integrate piece by piece.
-    x_of_ell : sympy.Expr or None
-        The output x at which L(x) = ell (L increasing in x); -oo at and below the floor.
-    atoms : dict law -> tuple of (loss, probability) or None
-        The whole law, for finitely supported losses.
-    riskier : tuple of int
-        For each parameter, +1 if a larger value is less private (the pair's trade-off curve
-        decreases), -1 if a smaller one is: the direction to round a parameter in safely.
-    symmetric : bool
-        True when T(P, Q) = T(Q, P) (both orderings have the same privacy profile).
+    Attributes:
+        name: The family's name.
+        parameters: The symbols the expressions depend on besides ``ell`` (and ``x``), in calling order.
+        orderings: The names of the orderings P||Q and Q||P.
+        cdf: P(L <= ell) under law "P" or "Q".
+        sf: P(L > ell) under law "P" or "Q".
+        support: Bounds of the support of L (the same under both laws); +-oo when unbounded.
+        median: A point near the centre of the law (the start of the tail search).
+        partial: M(ell) = E[L; L <= ell], right-continuous; None when there is no closed form.
+        integrand: L(x) times the density of the output x under the law (when ``partial`` is None); a
+            ``Piecewise`` in x alone (conditions x < c, x <= c with constant c) where the output law
+            has pieces, which the engines integrate piece by piece.
+        x_of_ell: The output x at which L(x) = ell (L increasing in x); -oo at and below the floor.
+        atoms: The whole law, for finitely supported losses.
+        riskier: For each parameter, +1 if a larger value is less private (the pair's trade-off curve
+            decreases), -1 if a smaller one is: the direction to round a parameter in safely.
+        symmetric: True when T(P, Q) = T(Q, P) (both orderings have the same privacy profile).
     """
 
     name: str

@@ -643,8 +643,9 @@ def _pairs_delta_step(clean: list, e: float, w: float, eta: float) -> float | No
     e_eff = max(e, s)
     # h_eps aims a relative eps width w; here the absolute eps width is w / (e/s^2 + 1)
     h = min(0.05, max(2e-7, h_eps * math.sqrt(1 / ((e_eff / (s * s) + 1) * e_eff))))
-    # (finer than h_eps: the cap on the points is checked again, else G_30 at eps 100 ran the
-    # balls on 283,000 points, 37 s, where the coupling takes 0.2 s)
+    # (finer than h_eps: the cap on the points is checked again, since far out in eps, as for
+    # G_30 at eps 100, this step would put some 283,000 points in ball arithmetic, tens of
+    # seconds, where the coupling needs a fraction of one)
     return None if _pairs_too_fine(clean, h, eta) else h
 
 

@@ -224,8 +224,8 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     """
     if type(mu) is float and type(epsilon) is float and type(digits) is int and 0.0 < mu < math.inf \
             and 0.0 <= epsilon < math.inf and 1 <= digits <= MAX_DIGITS:
-        # the hot path (DESIGN: near one arb erfc): two exact balls, one evaluation, rounded in
-        # integers; undecided, the general route below proves it
+        # the hot path, whose cost stays near that of one arb erfc (docs/performance.md): two exact
+        # balls, one evaluation, rounded in integers; undecided, the general route below proves it
         first = certify_exact_balls(_DUAL, (flint.arb(epsilon), flint.arb(mu)), digits, "up")
         if first is not None:
             return first

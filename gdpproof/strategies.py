@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._strategies import (
-    FAMILIES,
     DPSGDConfiguration,
     dpsgd_configurations,
     epsilon_delta_pairs,

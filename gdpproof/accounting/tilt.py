@@ -1,24 +1,13 @@
 """Exponential tilting of the pairs: small delta at the float route's cost.
 
-The float route's brackets stop near delta = 1e-10 because the FFT's error bound is an l1 bound
-absolute to the composed mass.  Tilting makes it relative to delta: each step's grid masses
-m(k) (on the ordering's own losses s_k) are replaced by m~(k) = m(k) e^{lam s_k} / S for a
-lam >= 0 and a constant S > 0.  Tilting commutes with convolution, so the T-fold composition is
-
-    (m^{*T})(k) = S^T e^{-lam s_k} (m~^{*T})(k),
-
-and an l1 error E of the tilted composition moves the delta sum over the points s_k > eps
-(weights in [0, 1]) by at most S^T e^{-lam eps} E: the Chernoff bound of the tail at eps times
-E, of the order of delta itself times E, instead of E.
-
-Every factor is a power of two with a rational exponent: lam h = j log(2) / 2^BITS and
-S = 2^{n / 2^BITS} with integers j >= 0 and n, so e^{lam s_k} / S = 2^{(j k - n) / 2^BITS}, the
-total scale S^T = 2^{N / 2^BITS} with N = sum of T n, and every such power is 2^{floor} (exact)
-times two table values 2^{f_1 / 2^10} 2^{f_2 / 2^BITS}, each table enclosed in ball arithmetic
-once (:func:`_tables`).  Masses are multiplied by the tables' upper (dominating masses) or lower
-(dominated masses) values and moved four units in the last place outward, which covers the
-products' rounding and an underflow (:func:`_scaled`).  Any lam and S keep the bracket proven;
-the saddle point of the Chernoff bound (:func:`saddle_lam`) keeps it narrow.
+Each step's grid masses m(k) at the ordering's losses s_k become m(k) e^{lam s_k} / S (lam >= 0,
+S > 0); tilting commutes with convolution, (m^{*T})(k) = S^T e^{-lam s_k} (m~^{*T})(k), so the
+float route's FFT composes the tilted masses, and an l1 error E of that composition moves delta(eps)
+by at most S^T e^{-lam eps} E: the Chernoff bound of the tail at eps times E, relative to delta
+instead of absolute.  Every factor is a power of two with a rational exponent (lam h = j log(2) /
+2^BITS, S = 2^{n / 2^BITS}), applied exactly but for two products with table values enclosed in
+balls, each mass moved outward by four units in the last place (:func:`_scaled`).  Any lam keeps
+the bracket proven; the saddle point of the Chernoff bound (:func:`saddle_lam`) keeps it narrow.
 
 The proof (the identity, the error bound, the rounding, what is assumed: the FFT bound only, as
 for the pairs): ``docs/proofs/tilting.md``.

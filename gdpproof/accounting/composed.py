@@ -88,6 +88,8 @@ class ComposedLoss:
         discretization: ``"coupling"``, ``"pairs"`` or ``"tilted pairs"``: how each step's loss met the grid.
         step_laws: Float route: each step's discretized laws, to compose fewer steps on the same
             grid.
+        whole_curve: Tilted pairs: builds the composition that answers the trade-off curve and
+            the honest mu (the exact lattice at the same delta and width), or None.
 
     Examples:
         >>> from gdpproof import GaussianLoss, compose_losses
@@ -127,6 +129,9 @@ class ComposedLoss:
     #: Float route: each step's discretized laws (the coupling's per law, the pairs' per loss),
     #: kept so that :func:`compose_prefixes` composes fewer steps on the same grid.
     step_laws: Any = None
+    #: Tilted pairs (accurate near the tilt's eps only): builds the composition that answers the
+    #: whole curve (the trade-off, the honest mu), set by the search; None refuses them.
+    whole_curve: Callable[[], Any] | None = None
 
     def __repr__(self) -> str:
         """One line: what was composed, the grid and the route (not the lattice arrays)."""
@@ -270,6 +275,17 @@ class ComposedLoss:
             raise PrecisionError("a tilted composition (the small-delta route) has no trade-off curve or honest mu: "
                                  "its masses are accurate near the tilt's eps only; compose at delta >= 1e-7 for them")
 
+    def _whole(self) -> ComposedLoss:
+        """For a tilted composition, the composition that answers the whole curve (built by
+        ``whole_curve`` when first asked); refused where there is none."""
+        built = self.__dict__.get("_whole_built")
+        if built is None:
+            if self.whole_curve is None:
+                self._no_tilt()
+            assert self.whole_curve is not None
+            built = self.__dict__["_whole_built"] = self.whole_curve()
+        return built
+
     def _upper_points(self, max_points: int = 4000) -> np.ndarray:
         """Points (a, b) with f(a) <= b for the mechanism's symmetric trade-off f: the
         Neyman–Pearson tests of both orderings, their errors bounded above; their hull."""
@@ -294,6 +310,8 @@ class ComposedLoss:
         names = [d.name for d in self.directions]
         if ordering is not None and ordering not in names:
             raise bad("ordering", ordering, f"must be None or one of {names}")
+        if self.discretization == "tilted pairs":
+            return self._whole().tradeoff_curves(ordering)
         eps, dups = self._eps_grid_each()
         with np.errstate(over="ignore"):
             ee = np.exp(eps)[:, None]
@@ -368,7 +386,8 @@ class ComposedLoss:
         monotonicity; both from bounds of f valid on the whole curve): how far the mechanism is
         from a Gaussian one.
         """
-        self._no_tilt()
+        if self.discretization == "tilted pairs":
+            return self._whole().honest_mu()
         eps, dup, dlow = self._eps_grid()
         e_next, d_here = eps[1:], dup[:-1]
         keep = d_here < 1

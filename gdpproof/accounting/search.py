@@ -359,6 +359,8 @@ def _epsilon_tilted(clean: list, dq: Fraction, w: float, max_refinements: int, b
             b = eps_at(comp, dq)
         except PrecisionError as exc:
             return f"the tilted pairs stopped: {exc}"
+        # its trade-off curve and honest mu, if asked: the exact lattice's at this delta and width
+        comp.whole_curve = lambda: epsilon_search(clean, dq, w, max_refinements, "exact")[1]
         rw = rel_width_of(b)
         best.offer(b, comp, rw)
         if rw <= w:

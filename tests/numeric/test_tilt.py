@@ -127,3 +127,12 @@ def test_bad_arguments_are_named(kwargs: dict, message: str) -> None:
 def test_a_loss_with_atoms_is_refused() -> None:
     with pytest.raises(PrecisionError, match="pairs discretization does not take"):
         compose_tilted([(RandomizedResponseLoss(0.5), 10)], grid_step=0.01, delta=1e-30)
+
+
+def test_the_search_answers_the_whole_curve_from_the_exact_lattice() -> None:
+    # a tilted bracket from the search knows how to build the composition of the whole curve:
+    # the honest mu of 4-fold G_0.5 (G_1) holds 1
+    b, comp = epsilon_bracket([(GaussianLoss(0.5), 4)], "1e-30", rel_width=0.05)
+    assert comp.discretization == "tilted pairs"
+    hm = comp.honest_mu()
+    assert hm.mu.lower <= 1.0 <= hm.mu.upper

@@ -90,12 +90,16 @@ def _scaled(v: np.ndarray, n: np.ndarray, up: bool) -> np.ndarray:
 
 
 def _pow2_up(n: int) -> float:
-    """An upper bound on 2^{n / 2^BITS} (inf beyond the doubles)."""
+    """An upper bound on 2^{n / 2^BITS} (inf beyond the doubles): the two table values' product
+    (one rounding) scaled exactly by ldexp in the normal range, moved two doubles up."""
     i, f = divmod(n, _SCALE)
-    if i > 1023:
+    if i > 1021:
         return math.inf
-    return float(_scaled(np.array([1.0]), np.array([n], dtype=np.int64), True)[0]) if i > -1000 else \
-        next_up(math.ldexp(2.0, max(i, -1100)))
+    if i < -1000:
+        return next_up(math.ldexp(2.0, max(i, -1100)))
+    (_, hi1), (_, hi2) = _tables()
+    x = math.ldexp(float(hi1[f >> (BITS - _HALF)]) * float(hi2[f & ((1 << _HALF) - 1)]), i)
+    return next_up(next_up(x))
 
 
 def tilt(lat: Lattice, sign: int, j: int, up: bool) -> tuple[Lattice, int]:
@@ -253,6 +257,16 @@ class TiltedDirection(PairDirection):
 
     def guess_upper(self, target: float) -> float | None:
         return self.approx_eps(target - self.lost, 0.0)
+
+    def approx_eps(self, target: float, shift: float) -> float | None:
+        # an estimate on the masses capped at 1: the FFT's noise at low losses, untilted, can be
+        # far above 1 there (where the bounds charge it), and would steer the estimate's reference
+        proxy = self.__dict__.get("_proxy")
+        if proxy is None:
+            capped = Lattice(self.lattice.k0, np.minimum(self.lattice.w, 1.0), 0.0)
+            proxy = self.__dict__["_proxy"] = LatticeDirection(self.name, capped, self.h, self.sign, (0.0, 0.0),
+                                                               0.0, 0.0)
+        return proxy.approx_eps(target, shift)
 
 
 def _mean(lat: Lattice, sign: int, h: float) -> float:

@@ -25,6 +25,7 @@ from .composed import (
     PAIRS_ASSUMPTIONS,
     ComposedLoss,
     check_delta_exact,
+    check_eps,
 )
 from .coupling import convolve_lattices, discretize, Lattice, power
 from .direction import LatticeDirection, PairDirection
@@ -35,7 +36,7 @@ from .losses import (
     PrivacyLoss,
 )
 from .pairs import float_masses, pair_steps, supports_pairs
-from .tilt import BITS, saddle_j, saddle_lam, tilted_direction
+from .tilt import BITS, log_chernoff, saddle_j, saddle_lam, tilted_direction
 
 #: The discretization name of a tilted pairs composition (``ComposedLoss.discretization``).
 TILTED = "tilted pairs"
@@ -276,8 +277,8 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     return comp
 
 
-def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float, delta: float,
-                   rel_width: float = 0.01, tilt: float | None = None) -> ComposedLoss:
+def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float, delta: float | None = None,
+                   eps: float | None = None, rel_width: float = 0.01, tilt: float | None = None) -> ComposedLoss:
     r"""The pairs composed under an exponential tilt (:mod:`gdpproof.accounting.tilt`): a bracket
     on delta(eps) whose additive error is relative to the Chernoff bound of the tail at eps, so
     that small deltas (1e-30, 1e-100) get the float route's cost.
@@ -285,9 +286,12 @@ def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     Args:
         parts (sequence of (PrivacyLoss, count)): The mechanisms (compiled losses without atoms).
         grid_step (float): The grid h (rounded down to an 8-bit mantissa), in [1e-8, 1].
-        delta (float): The delta the tilt is aimed at, in [1e-300, 1e-3]: each ordering is tilted
-            to the saddle point of the Chernoff bound where that bound reaches it, and the window
-            tails drop delta rel_width / 200 of mass in all.
+        delta (float, optional): The delta the tilt is aimed at, in [1e-300, 1e-3]: each ordering
+            is tilted to the saddle point of the Chernoff bound where that bound reaches it, and
+            the window tails drop delta rel_width / 200 of mass in all.
+        eps (float, optional): Instead of delta, the eps the tilt is aimed at (a delta(eps) bracket),
+            finite and >= 0: each ordering's tilted mean is eps, and the window tails drop 1e-4
+            rel_width / 200 times the Chernoff bound of the tail at eps.  Exactly one of the two.
         rel_width (float): The width the bracket is meant for, in (0, 1] (sets the window tails).
         tilt (float, optional): Use this lam >= 0 (rounded to the tilt's grid) in both orderings
             instead of the saddle point: any lam gives a proven bracket, a poor one a wider one.
@@ -313,9 +317,15 @@ def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     h = float(checked("grid_step", grid_step, "positive"))
     if not 1e-8 <= h <= 1:
         raise bad("grid_step", grid_step, "must be in [1e-8, 1]")
-    d = float(checked("delta", delta, "positive"))
-    if not 1e-300 <= d <= 1e-3:
-        raise bad("delta", delta, "must be in [1e-300, 1e-3]")
+    if (delta is None) == (eps is None):
+        raise bad("delta", delta, "give exactly one of delta= and eps= (what the tilt aims at)")
+    d = e = None
+    if delta is not None:
+        d = float(checked("delta", delta, "positive"))
+        if not 1e-300 <= d <= 1e-3:
+            raise bad("delta", delta, "must be in [1e-300, 1e-3]")
+    else:
+        e = check_eps(eps)
     w = float(checked("rel_width", rel_width, "positive"))
     if not w <= 1:
         raise bad("rel_width", rel_width, "must be in (0, 1]")
@@ -327,25 +337,31 @@ def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     if refused:
         raise PrecisionError(f"the pairs discretization does not take {', '.join(refused)} (atoms or not compiled)")
     total = sum(c for _, c in clean)
-    tau = max(1e-300, d * w / (400.0 * total))
     counts = [c for _, c in clean]
     # each ordering's tilt from float masses on 4096 cells of each window: it weighs the cells'
     # merging (an estimate; the tilt used is the saddle point of the balls' masses below)
+    tau = max(1e-300, (d if d is not None else 1e-30) * w / (400.0 * total))
     pts, masses = [], []
     for loss, _ in clean:
         lo = min(loss.window(tau, law)[0] for law in "PQ")
         hi = max(loss.window(tau, law)[1] for law in "PQ")
-        e = np.linspace(lo, hi, 4097)
-        pts.append(0.5 * (e[1:] + e[:-1]))
-        masses.append(float_masses(loss, e))
-    tilts = (saddle_lam(pts, [m["P"] for m in masses], counts, d),
-             saddle_lam([-p for p in pts], [m["Q"] for m in masses], counts, d))
+        x = np.linspace(lo, hi, 4097)
+        pts.append(0.5 * (x[1:] + x[:-1]))
+        masses.append(float_masses(loss, x))
+    sides = ((pts, [m["P"] for m in masses]), ([-p for p in pts], [m["Q"] for m in masses]))
+    tilts = (saddle_lam(*sides[0], counts, d, e), saddle_lam(*sides[1], counts, d, e))
     steps = [_wide_pairs(loss, h, tau, tilts) for loss, _ in clean]
+    if e is not None:  # the tails' share of delta(eps): 1e-4 of the Chernoff bound (an estimate from above)
+        at = [log_chernoff([st[o].upper for st in steps], counts, sign, h, e) for o, sign in ((0, 1), (1, -1))]
+        need = max(1e-300, math.exp(max(-690.0, min(0.0, max(c for _, c in at)))) * 1e-4 * w / (400.0 * total))
+        if need < tau / 4:  # wider windows, the cells merged as these tilts weigh them
+            tau = need
+            steps = [_wide_pairs(loss, h, tau, (at[0][0], at[1][0])) for loss, _ in clean]
     orderings = _orderings(clean)
     directions = []
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
         ups = [st[o].upper for st in steps]
-        j = saddle_j(ups, counts, sign, h, d) if tilt is None else int(round(tilt * h * (1 << BITS) / math.log(2)))
+        j = saddle_j(ups, counts, sign, h, d, e) if tilt is None else int(round(tilt * h * (1 << BITS) / math.log(2)))
         directions.append(tilted_direction(name, sign, h, j, ups, lambda o=o: [st[o].lower for st in steps],
                                            counts, [st[o].top for st in steps]))
     comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,

@@ -327,8 +327,14 @@ def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: fl
             return _finish(best, w, "epsilon_bracket", why)
     if r == "auto" and Fraction(1, 10**300) <= dq <= Fraction(1, 1000):
         # the tilted pairs first (a fraction of the exact lattice's cost where they apply); the
-        # exact lattice where they do not reach the width
-        why = _epsilon_tilted(clean, dq, w, max_refinements, best)
+        # exact lattice where they do not reach the width (and for the whole curve, if asked)
+        def make(h: float) -> ComposedLoss:
+            comp = compose_tilted(clean, grid_step=h, delta=float(dq), rel_width=w)
+            comp.whole_curve = lambda: epsilon_search(clean, dq, w, max_refinements, "exact")[1]
+            return comp
+
+        why = _tilted(clean, w, max_refinements, best, lambda: _pairs_first_step(
+            clean, float(dq), w, float_eta(float(dq), w), fit=True), make, lambda c: eps_at(c, dq), rel_width_of)
         if best.rw <= w:
             return _finish(best, w, "epsilon_bracket", why)
     why = _epsilon_exact(clean, dq, w, max_refinements, best)
@@ -340,13 +346,14 @@ def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: fl
 TILT_FIRST = 2.0
 
 
-def _epsilon_tilted(clean: list, dq: Fraction, w: float, max_refinements: int, best: _Best) -> str:
-    """The tilted pairs' refinement loop (:func:`compose_tilted`): the first grid from the pairs'
-    model, then the h^2 law; offers its brackets to ``best``, returns why it stopped ("" when
-    the width was reached)."""
-    d, eta = float(dq), float_eta(float(dq), w)
+def _tilted(clean: list, w: float, max_refinements: int, best: _Best, first: Callable[[], float | None],
+            make: Callable[[float], ComposedLoss], answer: Callable[[ComposedLoss], Bound],
+            width: Callable[[Bound], float]) -> str:
+    """The tilted pairs' refinement loop (``make(h)``: :func:`compose_tilted` on grid h): from
+    TILT_FIRST times the pairs' model step ``first()``, then the h^2 law; offers each bracket
+    ``answer`` gives to ``best``, returns why it stopped ("" when the width was reached)."""
     try:
-        h = _pairs_first_step(clean, d, w, eta, fit=True)
+        h = first()
     except PrecisionError as exc:
         return f"the tilted pairs stopped: {exc}"
     if h is None:
@@ -355,22 +362,19 @@ def _epsilon_tilted(clean: list, dq: Fraction, w: float, max_refinements: int, b
     previous = math.inf
     for attempt in range(max_refinements + 1):
         try:
-            comp = compose_tilted(clean, grid_step=h, delta=d, rel_width=w)
-            b = eps_at(comp, dq)
+            comp = make(h)
+            b = answer(comp)
         except PrecisionError as exc:
             return f"the tilted pairs stopped: {exc}"
-        # its trade-off curve and honest mu, if asked: the exact lattice's at this delta and width
-        comp.whole_curve = lambda: epsilon_search(clean, dq, w, max_refinements, "exact")[1]
-        rw = rel_width_of(b)
+        rw = width(b)
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
         if attempt and rw > 0.95 * previous:
             return f"the tilted bracket stopped narrowing (grid step {h:.3g})"
         previous = rw
-        narrow = b.lower > 0 and b.width < b.lower
-        h *= max(0.1, min(0.9, math.sqrt(REFINED_AIM * w / rw))) if narrow else 0.3
-        if _pairs_too_fine(clean, h, eta, PAIRS_FIT_MAX_POINTS):
+        h *= max(0.1, min(0.9, math.sqrt(REFINED_AIM * w / rw))) if b.lower > 0 and rw < 0.5 else 0.3
+        if _pairs_too_fine(clean, h, 1e-12, PAIRS_FIT_MAX_POINTS):
             return f"the tilted pairs' next grid ({h:.3g}) is too fine for their masses"
     return f"{max_refinements} refinements"
 
@@ -678,11 +682,21 @@ def delta_search(parts: Sequence[tuple[PrivacyLoss, int]], e: float, w: float, m
             why = _delta_float(clean, e, w, max_refinements, best)
         if best.rw <= w or r == "float":
             return _finish(best, w, "delta_bracket", why)
+    if r == "auto" and best.bound is not None and 0 < best.bound.upper <= 1e-3:
+        def make(h: float) -> ComposedLoss:  # a small delta: the tilted pairs, aimed at eps
+            comp = compose_tilted(clean, grid_step=h, eps=e, rel_width=w)
+            comp.whole_curve = lambda: delta_search(clean, e, w, max_refinements, "exact")[1]
+            return comp
+
+        why = _tilted(clean, w, max_refinements, best, lambda: _pairs_delta_step(clean, e, w, 1e-12, PAIRS_FIT_MAX_POINTS), make,
+                      lambda c: c.delta(e), lambda b: 0.0 if b.upper == 0 else b.width / b.upper)
+        if best.rw <= w:
+            return _finish(best, w, "delta_bracket", why)
     why = _delta_exact(clean, e, w, max_refinements, best)
     return _finish(best, w, "delta_bracket", why)
 
 
-def _pairs_delta_step(clean: list, e: float, w: float, eta: float) -> float | None:
+def _pairs_delta_step(clean: list, e: float, w: float, eta: float, limit: int = PAIRS_MAX_POINTS) -> float | None:
     """The pairs' first grid step for delta(eps) to a relative width w: the eps width that moves
     log delta by w (its slope about eps / s^2 + 1 for a near-Gaussian loss, s the composed loss's
     standard deviation), from the same model as :func:`_pairs_first_step`.  None where the
@@ -698,7 +712,7 @@ def _pairs_delta_step(clean: list, e: float, w: float, eta: float) -> float | No
     # (finer than h_eps: the cap on the points is checked again, since far out in eps, as for
     # G_30 at eps 100, this step would put some 283,000 points in ball arithmetic, tens of
     # seconds, where the coupling needs a fraction of one)
-    return None if _pairs_too_fine(clean, h, eta) else h
+    return None if _pairs_too_fine(clean, h, eta, limit) else h
 
 
 def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _Best,

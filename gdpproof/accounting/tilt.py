@@ -29,8 +29,8 @@ from .coupling import Lattice, convolve_lattices, power
 from .direction import LatticeDirection, PairDirection
 from .exact_lattice import arb_precision
 
-__all__ = ["BITS", "TiltedDirection", "compose_tilted_ordering", "saddle_j", "saddle_lam", "tail_factor", "tilt",
-           "tilted_direction", "untilt"]
+__all__ = ["BITS", "TiltedDirection", "compose_tilted_ordering", "log_chernoff", "saddle_j", "saddle_lam",
+           "tail_factor", "tilt", "tilted_direction", "untilt"]
 
 #: The tilt's exponents are multiples of 2^-BITS (in base 2): lam h = j log(2) / 2^BITS, and
 #: each step's S = 2^{n / 2^BITS} within 2^-(BITS + 1) of its tilted sum (so a composition of a
@@ -166,27 +166,47 @@ def untilt(lat: Lattice, sign: int, j: int, big_n: int, up: bool) -> Lattice:
     return Lattice(lat.k0 + a, _scaled(lat.w[a:b], e[a:b], up), 0.0)
 
 
+def _cgf(points: Sequence[np.ndarray], logs: Sequence[np.ndarray], counts: Sequence[int],
+         lam: float) -> tuple[float, float]:
+    """(K(lam), K'(lam)): the composed log moment generating function of the losses at ``points``
+    (log masses ``logs``, each part ``counts`` times) and the tilted mean (floats)."""
+    k = mean = 0.0
+    for s, lw, c in zip(points, logs, counts):
+        x = lam * s + lw
+        top = float(np.max(x))
+        p = np.exp(x - top)
+        total = float(np.sum(p))
+        k += c * (top + math.log(total))
+        mean += c * float(np.sum(p * s)) / total
+    return k, mean
+
+
 def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], counts: Sequence[int],
-               delta: float) -> float:
-    """The lam >= 0 at the saddle point of the Chernoff bound for the eps where that bound reaches
-    ``delta``: lam minimizes (K(lam) - log delta) / lam, K the composed log moment generating
-    function of the losses (each part's float ``masses`` at its ``points``, ``counts`` times),
-    and the tilted mean K'(lam) is that eps.  An estimate: any lam >= 0 gives a proven bracket."""
+               delta: float | None = None, eps: float | None = None) -> float:
+    """The tilt lam >= 0 aimed at ``delta`` or at ``eps`` (an estimate: any lam >= 0 gives a
+    proven bracket).  At delta: the saddle point of the Chernoff bound for the eps where that
+    bound reaches delta (lam minimizes (K(lam) - log delta) / lam, whose derivative's numerator
+    lam K' - K + log delta increases with lam: one minimum); at eps: the lam whose tilted mean
+    K'(lam) is eps (0 where the untilted mean is already beyond it).  K is the composed log
+    moment generating function of the losses (each part's float ``masses`` at its ``points``,
+    ``counts`` times)."""
     with np.errstate(divide="ignore"):
         logs = [np.log(np.asarray(w, dtype=float)) for w in masses]
+    a, b = math.log(1e-3), math.log(1e3)
+    if eps is not None:
+        if _cgf(points, logs, counts, 0.0)[1] >= eps:
+            return 0.0
+        for _ in range(60):  # bisection on log lam: the tilted mean increases with lam
+            m = 0.5 * (a + b)
+            a, b = (m, b) if _cgf(points, logs, counts, math.exp(m))[1] < eps else (a, m)
+        return math.exp(0.5 * (a + b))
+    assert delta is not None
 
     def eps_of(log_lam: float) -> float:
-        lam, out = math.exp(log_lam), -math.log(delta)
-        for s, lw, c in zip(points, logs, counts):
-            x = lam * s + lw
-            top = float(np.max(x))
-            out += c * (top + math.log(float(np.sum(np.exp(x - top)))))
-        return out / lam
+        lam = math.exp(log_lam)
+        return (_cgf(points, logs, counts, lam)[0] - math.log(delta)) / lam
 
-    # golden-section search on log lam: (K - log delta) / lam has one minimum (its derivative's
-    # numerator lam K' - K + log delta increases with lam)
-    a, b = math.log(1e-3), math.log(1e3)
-    g = (math.sqrt(5) - 1) / 2
+    g = (math.sqrt(5) - 1) / 2  # golden-section search on log lam
     c, d = b - g * (b - a), a + g * (b - a)
     fc, fd = eps_of(c), eps_of(d)
     for _ in range(48):
@@ -201,11 +221,24 @@ def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], count
     return math.exp((a + b) / 2)
 
 
-def saddle_j(lattices: Sequence[Lattice], counts: Sequence[int], sign: int, h: float, delta: float) -> int:
+def log_chernoff(lattices: Sequence[Lattice], counts: Sequence[int], sign: int, h: float,
+                 eps: float) -> tuple[float, float]:
+    """(lam, log of the Chernoff bound K(lam) - lam eps) on the composed tail at ``eps`` of the
+    steps' masses on the points s_k = sign k h, at the lam of :func:`saddle_lam` aimed at eps
+    (floats: an estimate of log delta(eps) from above)."""
+    pts = [sign * h * np.arange(lat.k0, lat.k0 + len(lat.w), dtype=float) for lat in lattices]
+    lam = saddle_lam(pts, [lat.w for lat in lattices], counts, eps=eps)
+    with np.errstate(divide="ignore"):
+        logs = [np.log(lat.w) for lat in lattices]
+    return lam, _cgf(pts, logs, counts, lam)[0] - lam * eps
+
+
+def saddle_j(lattices: Sequence[Lattice], counts: Sequence[int], sign: int, h: float,
+             delta: float | None = None, eps: float | None = None) -> int:
     """:func:`saddle_lam` of the steps' masses on the points s_k = sign k h, as the tilt's j
     (lam h = j log(2) / 2^BITS)."""
     pts = [sign * h * np.arange(lat.k0, lat.k0 + len(lat.w), dtype=float) for lat in lattices]
-    lam = saddle_lam(pts, [lat.w for lat in lattices], counts, delta)
+    lam = saddle_lam(pts, [lat.w for lat in lattices], counts, delta, eps)
     return max(0, int(round(lam * h * _SCALE / math.log(2))))
 
 

@@ -20,7 +20,7 @@ from gdpproof.accounting.compose import compose_tilted
 from gdpproof.accounting.composed import PAIRS_ASSUMPTIONS
 from gdpproof.accounting.coupling import Lattice
 from gdpproof.accounting.losses import GaussianLoss, RandomizedResponseLoss, SubsampledGaussianLoss
-from gdpproof.accounting.search import epsilon_bracket
+from gdpproof.accounting.search import delta_bracket, epsilon_bracket
 from gdpproof.numeric.engine._mp import arb_precision
 
 
@@ -136,3 +136,14 @@ def test_the_search_answers_the_whole_curve_from_the_exact_lattice() -> None:
     assert comp.discretization == "tilted pairs"
     hm = comp.honest_mu()
     assert hm.mu.lower <= 1.0 <= hm.mu.upper
+
+
+def test_delta_bracket_at_a_small_delta_takes_the_tilted_pairs() -> None:
+    # delta of G_1 at eps 11.74 is about 1.04e-30: the float route's floor hides it, the tilted
+    # pairs aimed at eps bracket it to 1% (0.2 s; the exact lattice took 10 s for 1.8%)
+    exact = gdpproof.delta_from_epsilon(1, "11.74", digits=20).to_fraction()
+    b, comp = delta_bracket([(GaussianLoss(0.5), 4)], 11.74)
+    assert comp.discretization == "tilted pairs" and comp.target_met and b.width <= 0.01 * b.upper
+    assert Fraction(b.lower) <= exact <= Fraction(b.upper) * (1 + Fraction(1, 10**18)), (b, float(exact))
+    with pytest.raises(InvalidParameterError, match="exactly one of delta= and eps="):
+        compose_tilted([(GaussianLoss(0.5), 4)], grid_step=0.01, delta=1e-30, eps=11.0)

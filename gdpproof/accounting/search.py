@@ -326,8 +326,7 @@ def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: fl
                 raise PrecisionError(f"delta={delta} is below the float route's floor: use route=\"exact\"")
             return _finish(best, w, "epsilon_bracket", why)
     if r == "auto" and Fraction(1, 10**300) <= dq <= Fraction(1, 1000):
-        # the tilted pairs first (a fraction of the exact lattice's cost where they apply); the
-        # exact lattice where they do not reach the width (and for the whole curve, if asked)
+        # the tilted pairs first (far cheaper); the exact lattice where they miss, and for the curve
         def make(h: float) -> ComposedLoss:
             comp = compose_tilted(clean, grid_step=h, delta=float(dq), rel_width=w)
             comp.whole_curve = lambda: epsilon_search(clean, dq, w, max_refinements, "exact")[1]
@@ -341,26 +340,27 @@ def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: fl
     return _finish(best, w, "epsilon_bracket", why)
 
 
-#: The tilted pairs' first grid is this multiple of the pairs' model step (the model, fitted at
-#: delta = 1e-5, asks for a grid 2 to 4 times finer than the tilted pairs need at 1e-30).
-TILT_FIRST = 2.0
+#: The tilted pairs' first grid over the pairs' model step (fitted at 1e-5, 2-4 times too fine at 1e-30
+#: for eps, 3-60 times for delta), and the power of the width ratio aiming the next (measured).
+TILT_FIRST = {"eps": (2.0, 0.5), "delta": (6.0, 0.37)}  # 0.37: the pairs' PAIRS_FIT_POWER
 
 
 def _tilted(clean: list, w: float, max_refinements: int, best: _Best, first: Callable[[], float | None],
             make: Callable[[float], ComposedLoss], answer: Callable[[ComposedLoss], Bound],
-            width: Callable[[Bound], float]) -> str:
-    """The tilted pairs' refinement loop (``make(h)``: :func:`compose_tilted` on grid h): from
-    TILT_FIRST times the pairs' model step ``first()``, then the h^2 law; offers each bracket
-    ``answer`` gives to ``best``, returns why it stopped ("" when the width was reached)."""
+            width: Callable[[Bound], float], kind: str = "eps") -> str:
+    """The tilted pairs' refinement loop (``make(h)``: :func:`compose_tilted` on grid h) from
+    TILT_FIRST[kind] times ``first()``; offers each bracket ``answer`` gives to ``best``; why it
+    stopped ("" at the width; the ends move a little with the grid: two stalls stop it)."""
     try:
         h = first()
     except PrecisionError as exc:
         return f"the tilted pairs stopped: {exc}"
     if h is None:
         return "the pairs discretization does not apply"
-    h *= TILT_FIRST
-    previous = math.inf
-    for attempt in range(max_refinements + 1):
+    factor, power = TILT_FIRST[kind]
+    h *= factor
+    previous, stalls = math.inf, 0
+    for _ in range(max_refinements + 1):
         try:
             comp = make(h)
             b = answer(comp)
@@ -370,10 +370,11 @@ def _tilted(clean: list, w: float, max_refinements: int, best: _Best, first: Cal
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
-        if attempt and rw > 0.95 * previous:
+        stalls += rw > 0.95 * previous
+        if stalls == 2:
             return f"the tilted bracket stopped narrowing (grid step {h:.3g})"
         previous = rw
-        h *= max(0.1, min(0.9, math.sqrt(REFINED_AIM * w / rw))) if b.lower > 0 and rw < 0.5 else 0.3
+        h *= max(0.1, min(0.9, (REFINED_AIM * w / rw) ** power)) if b.lower > 0 and rw < 0.5 else 0.3
         if _pairs_too_fine(clean, h, 1e-12, PAIRS_FIT_MAX_POINTS):
             return f"the tilted pairs' next grid ({h:.3g}) is too fine for their masses"
     return f"{max_refinements} refinements"
@@ -688,8 +689,8 @@ def delta_search(parts: Sequence[tuple[PrivacyLoss, int]], e: float, w: float, m
             comp.whole_curve = lambda: delta_search(clean, e, w, max_refinements, "exact")[1]
             return comp
 
-        why = _tilted(clean, w, max_refinements, best, lambda: _pairs_delta_step(clean, e, w, 1e-12, PAIRS_FIT_MAX_POINTS), make,
-                      lambda c: c.delta(e), lambda b: 0.0 if b.upper == 0 else b.width / b.upper)
+        why = _tilted(clean, w, max_refinements, best, lambda: _pairs_delta_step(clean, e, w, 1e-12, PAIRS_FIT_MAX_POINTS),
+                      make, lambda c: c.delta(e), lambda b: 0.0 if b.upper == 0 else b.width / b.upper, "delta")
         if best.rw <= w:
             return _finish(best, w, "delta_bracket", why)
     why = _delta_exact(clean, e, w, max_refinements, best)
@@ -754,7 +755,7 @@ def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _B
             return why
         previous = rw
         if pairs:
-            h *= max(0.1, min(0.9, math.sqrt(REFINED_AIM * w / rw))) if b.lower > 0 and rw < 0.5 else 0.3
+            h *= max(0.1, min(0.9, (REFINED_AIM * w / rw) ** PAIRS_FIT_POWER)) if b.lower > 0 and rw < 0.5 else 0.3
         else:
             # once the lower end is positive and the bracket narrower than delta, its width is
             # close to proportional to h: go there in one step (else at most tenfold)

@@ -8,7 +8,8 @@ lattice of :mod:`gdpproof.accounting.exact_lattice` where they do not reach the 
 the proven bracket, its relative width, whether the width was met, the route and discretization,
 wall and CPU time, the grid step h, and the exact route's plan where it ran (scale bits K,
 per-step bins, final vector length).  ``--exact`` adds each delta below 1e-7 on the exact lattice
-(``route="exact"``), for the ratio between the two.
+(``route="exact"``), for the ratio between the two; ``--delta-at`` adds delta(eps) at an eps
+where it is near 1e-30 (``delta_bracket``, and with ``--exact`` on the exact lattice too).
 
 The limits, in the same run, so that the times can be read as ratios on a shared machine:
 
@@ -22,7 +23,8 @@ Each row's CPU time is also given as a ratio to the same configuration's bracket
 target at 1e-30 being <= 10.  The load average is printed first.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_small_delta.py [--configs sigma1,mnist]
-[--deltas 1e-9,1e-12,1e-30]`` (a few minutes; MNIST at 1e-30 dominates).
+[--deltas 1e-9,1e-12,1e-30] [--exact] [--delta-at]`` (seconds; a few minutes with --exact,
+whose MNIST rows dominate).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import flint
 
 from gdpproof.numeric.engine._mp import arb_precision
 from gdpproof.accounting.losses import SubsampledGaussianLoss
-from gdpproof.accounting.search import epsilon_bracket
+from gdpproof.accounting.search import delta_bracket, epsilon_bracket
 
 CONFIGS = {
     "sigma1": (1.0, 0.01, 1000),
@@ -70,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reference-delta", default="1e-5", help="the delta the ratios are to (default 1e-5)")
     parser.add_argument("--repeats", type=int, default=3, help="best of N at the reference delta (default 3)")
     parser.add_argument("--exact", action="store_true", help="also run each delta below 1e-7 on the exact lattice")
+    parser.add_argument("--delta-at", action="store_true", help="also delta(eps) where it is near 1e-30")
     args = parser.parse_args(argv)
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| config | delta | eps bracket | rel. width | met | route | wall s | CPU s | CPU / CPU at the reference "
@@ -105,6 +108,28 @@ def main(argv: list[str] | None = None) -> None:
             print(f"| {name} | {delta} | [{b.lower:.6g}, {b.upper:.6g}] | {comp.rel_width_reached:.4f} | "
                   f"{comp.target_met} | {how} | {wall:.2f} | {cpu:.2f} | {cpu / ref:.1f} x | {extra} |",
                   flush=True)
+    if args.delta_at:
+        _delta_rows(args)
+
+
+#: --delta-at: the eps of each configuration where delta is near 1e-30 (delta(eps) to a relative width).
+DELTA_AT = {"sigma1": 9.33, "mnist": 7.77}
+
+
+def _delta_rows(args: argparse.Namespace) -> None:
+    """delta_bracket at DELTA_AT's eps (route auto, and with --exact the exact lattice)."""
+    print("\n| config | eps | delta bracket | rel. width | met | route | CPU s |\n|---|---|---|---|---|---|---|")
+    for name in args.configs.split(","):
+        sigma, q, steps = CONFIGS[name]
+        for route in ("auto", "exact") if args.exact else ("auto",):
+            cpu = time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                b, comp = delta_bracket([(SubsampledGaussianLoss(sigma, q), steps)], DELTA_AT[name],
+                                        rel_width=args.rel_width, route=route)
+            how = comp.route if comp.plan is not None else f"{comp.route}, {comp.discretization}"
+            print(f"| {name} | {DELTA_AT[name]} | [{b.lower:.6g}, {b.upper:.6g}] | {comp.rel_width_reached:.4f} | "
+                  f"{comp.target_met} | {how} | {time.process_time() - cpu:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

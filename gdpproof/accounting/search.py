@@ -690,7 +690,7 @@ def delta_search(parts: Sequence[tuple[PrivacyLoss, int]], e: float, w: float, m
             return comp
 
         why = _tilted(clean, w, max_refinements, best, lambda: _pairs_delta_step(clean, e, w, 1e-12, PAIRS_FIT_MAX_POINTS),
-                      make, lambda c: c.delta(e), lambda b: 0.0 if b.upper == 0 else b.width / b.upper, "delta")
+                      make, lambda c: c.delta(e), lambda b: b.width / (b.upper or 1.0), "delta")
         if best.rw <= w:
             return _finish(best, w, "delta_bracket", why)
     why = _delta_exact(clean, e, w, max_refinements, best)

@@ -79,7 +79,8 @@ def _scaled(v: np.ndarray, n: np.ndarray, up: bool) -> np.ndarray:
         raise PrecisionError("tilting: a factor beyond 2^2000 (the tilt is too steep for this grid)")
     first = np.clip(i, -1100, MAX_EXPONENT)
     x = np.ldexp(np.ldexp(v, first.astype(np.int32)), (i - first).astype(np.int32))
-    x = x * (hi1 if up else lo1)[np.right_shift(f, BITS - _HALF)] * (hi2 if up else lo2)[np.bitwise_and(f, (1 << _HALF) - 1)]
+    first_half, second_half = np.right_shift(f, BITS - _HALF), np.bitwise_and(f, (1 << _HALF) - 1)
+    x = x * (hi1 if up else lo1)[first_half] * (hi2 if up else lo2)[second_half]
     toward = np.inf if up else 0.0
     for _ in range(4):
         x = np.nextafter(x, toward)

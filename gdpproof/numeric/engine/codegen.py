@@ -240,7 +240,9 @@ class KernelPrinter:
             return self._tmp(f"arb_erfcx({arg})" if self.arb else f"erfcx_float({arg})", indent)
         if type(e) is sympy.erfc:
             arg = self.expr(e.args[0], indent)
-            return self._tmp(f"arb_erfc({arg})" if self.arb else f"math.erfc({arg})", indent)
+            # arb's own erfc inline where it is accurate (arb_erfc's own first test, without its call)
+            return self._tmp(f"{arg}.erfc() if {arg} < ERFC_NATIVE_BALL else arb_erfc({arg})" if self.arb
+                             else f"math.erfc({arg})", indent)
         if type(e) is sympy.Abs:
             return self._tmp(f"abs({self.expr(e.args[0], indent)})", indent)
         if self.arb and type(e) in _ARB_METHODS:
@@ -375,7 +377,7 @@ import math
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = [{names}]
 
@@ -622,7 +624,7 @@ from fractions import Fraction
 import flint
 {imports}
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",

@@ -19,6 +19,7 @@ from numpy import abs, equal, exp, inf, less, less_equal, log, nan, select, sqrt
 from scipy.special import erfc, erfcx, expm1, log1p
 
 from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",
@@ -3160,6 +3161,65 @@ def symmetric_subsampled_gaussian__x_of_ell_float(ell, sigma, p):
 
 def gaussian_dual_scaled_float(epsilon, mu):
     return (1/2)*(erfcx((1/2)*sqrt(2)*(epsilon/mu - 1/2*mu)) - erfcx((1/2)*sqrt(2)*(epsilon/mu + (1/2)*mu)))*exp(-1/2*(epsilon/mu - 1/2*mu)**2)
+
+
+#: erfcx(x) = p(t)/(sqrt(pi) (x + K)), t = (x - K)/(x + K), x >= 0, p of these coefficients
+#: (highest degree first): the ddfloat.tail_difference polynomial (codegen_float.erfcx_polynomial)
+ERFCX_POLY_K = 4.0
+ERFCX_POLY = (
+    -1.408040615630829e-10,
+    2.1368927067321803e-09,
+    1.2801414289808641e-09,
+    -2.705746651840518e-08,
+    -5.64016422934468e-10,
+    2.1713555890306132e-07,
+    -1.3176691846661424e-07,
+    -1.4952782312794332e-06,
+    2.5230706715460098e-06,
+    8.316987719935667e-06,
+    -3.3429585408172616e-05,
+    -6.441433733819862e-06,
+    0.0003133924499506536,
+    -0.0008065604005373158,
+    -0.000497986606575455,
+    0.010833336679119402,
+    -0.04673970259309874,
+    0.13538271022884815,
+    -0.30842635581053013,
+    0.5864191710131406,
+    -0.9586384560881475,
+    1.3704767418836643,
+    -1.7308875554562968,
+    1.942601729916057,
+)
+
+
+def _gaussian_dual_scaled_z(epsilon, mu):
+    """Z of GAUSSIAN_DUAL_SCALED in double-double.
+
+    -(epsilon/mu - mu/2)**2/2
+    """
+    h0, l0 = dd_scale(mu, None, -0.5)
+    h1, l1 = dd_div(epsilon, None, mu, None)
+    h2, l2 = dd_add(h0, l0, h1, l1)
+    h3, l3 = dd_mul(h2, l2, h2, l2)
+    h4, l4 = dd_scale(h3, l3, -0.5)
+    return h4, (l4 if l4 is not None else 0.0 * h4)
+
+
+def _gaussian_dual_scaled_a(epsilon, mu):
+    return (1/2)*sqrt(2)*(epsilon/mu - 1/2*mu)
+
+
+def _gaussian_dual_scaled_d(epsilon, mu):
+    return (1/2)*sqrt(2)*mu
+
+
+def gaussian_dual_scaled_parts(epsilon, mu):
+    """(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2:
+    z = -(epsilon/mu - mu/2)**2/2 in double-double, a = sqrt(2)*(epsilon/mu - mu/2)/2 and d = sqrt(2)*mu/2 in float64."""
+    z_hi, z_lo = _gaussian_dual_scaled_z(epsilon, mu)
+    return z_hi, z_lo, _gaussian_dual_scaled_a(epsilon, mu), _gaussian_dual_scaled_d(epsilon, mu)
 
 
 def subsampled_gaussian__integrand__P0(exp, log, sqrt, pi):

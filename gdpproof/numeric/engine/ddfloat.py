@@ -1,18 +1,14 @@
 """Double-double arithmetic on numpy arrays, and the float64 Gaussian tail difference built on it.
 
-A double-double is an unevaluated sum hi + lo of two float64 arrays, exact to about 2^-104 of
-the operands' magnitudes (sums are not renormalised); the products use Veltkamp's split and Dekker's exact product (numpy has no fused
-multiply-add), the sums Knuth's two-sum.  ``lo`` may be None for an exact double.  The generated
-kernels of :mod:`gdpproof.numeric.engine._loss_kernels` call these to evaluate an exponent to
-about one unit of float64 rounding where the plain formula loses hundreds (e^(-x^2/2) at x = 20
-from a rounded x).
-
-:func:`tail_difference` evaluates erfc(a)/2 - e^(-a^2) erfcx(a + d)/2 (the Gaussian dual of
-:data:`gdpproof.symbolic.tradeoff.GAUSSIAN_DUAL_SCALED` is its case a = (eps/mu - mu/2)/sqrt 2,
-d = mu/sqrt 2) with erfcx from a polynomial in t = (x - K)/(x + K) generated ahead of time, and the
-difference of the two erfcx values as a divided difference of that polynomial: no cancellation,
-so the relative error stays near that of erfcx itself however close the two values are.
-Imports numpy only.
+A double-double is an unevaluated sum hi + lo of two float64 arrays (Veltkamp's split, Dekker's
+exact product, Knuth's two-sum; numpy has no fused multiply-add), exact to about 2^-104 of the
+operands' magnitudes; ``lo`` may be None for an exact double.  The generated kernels of
+:mod:`gdpproof.numeric.engine._loss_kernels` evaluate an exponent with them to about one unit of
+float64 rounding, where the plain formula loses hundreds (e^(-x^2/2) at x = 20 from a rounded x).
+:func:`tail_difference` evaluates erfc(a)/2 - e^(-a^2) erfcx(a + d)/2 with erfcx from a generated
+polynomial and the difference of the two erfcx values as a divided difference of that polynomial,
+so nothing cancels: the float64 delta of ``gdpproof.fast`` (docs/guides/conversions.md, "Arrays in
+float64"; the measurements in docs/performance.md).  Imports numpy only.
 """
 
 from __future__ import annotations

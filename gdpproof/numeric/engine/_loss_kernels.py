@@ -3167,59 +3167,46 @@ def gaussian_dual_scaled_float(epsilon, mu):
 #: (highest degree first): the ddfloat.tail_difference polynomial (codegen_float.erfcx_polynomial)
 ERFCX_POLY_K = 4.0
 ERFCX_POLY = (
-    -1.408040615630829e-10,
-    2.1368927067321803e-09,
-    1.2801414289808641e-09,
-    -2.705746651840518e-08,
-    -5.64016422934468e-10,
-    2.1713555890306132e-07,
-    -1.3176691846661424e-07,
-    -1.4952782312794332e-06,
-    2.5230706715460098e-06,
-    8.316987719935667e-06,
-    -3.3429585408172616e-05,
-    -6.441433733819862e-06,
-    0.0003133924499506536,
-    -0.0008065604005373158,
-    -0.000497986606575455,
-    0.010833336679119402,
-    -0.04673970259309874,
-    0.13538271022884815,
-    -0.30842635581053013,
-    0.5864191710131406,
-    -0.9586384560881475,
-    1.3704767418836643,
-    -1.7308875554562968,
+    2.219412170529361e-09,
+    4.691999076530977e-10,
+    -2.7512139968990822e-08,
+    1.4669692342735937e-09,
+    2.1821755986951584e-07,
+    -1.346668052098658e-07,
+    -1.4967336130902605e-06,
+    2.525671018992206e-06,
+    8.31820355456708e-06,
+    -3.3431106011157364e-05,
+    -6.442086389793644e-06,
+    0.00031339303296837713,
+    -0.0008065601754704765,
+    -0.0004979867501768205,
+    0.010833336630714036,
+    -0.04673970257148115,
+    0.13538271023492454,
+    -0.30842635581233907,
+    0.5864191710127491,
+    -0.9586384560880775,
+    1.3704767418836743,
+    -1.7308875554562975,
     1.942601729916057,
 )
 
 
-def _gaussian_dual_scaled_z(epsilon, mu):
-    """Z of GAUSSIAN_DUAL_SCALED in double-double.
+def gaussian_dual_scaled_parts(epsilon, mu):
+    """(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2: z in
+    double-double, a and d in float64 (a from the double-double of its argument).
 
-    -(epsilon/mu - mu/2)**2/2
+    z = -(epsilon/mu - mu/2)**2/2; a = sqrt(2)*(epsilon/mu - mu/2)/2; d = sqrt(2)*mu/2
     """
     h0, l0 = dd_scale(mu, None, -0.5)
     h1, l1 = dd_div(epsilon, None, mu, None)
     h2, l2 = dd_add(h0, l0, h1, l1)
     h3, l3 = dd_mul(h2, l2, h2, l2)
     h4, l4 = dd_scale(h3, l3, -0.5)
-    return h4, (l4 if l4 is not None else 0.0 * h4)
-
-
-def _gaussian_dual_scaled_a(epsilon, mu):
-    return (1/2)*sqrt(2)*(epsilon/mu - 1/2*mu)
-
-
-def _gaussian_dual_scaled_d(epsilon, mu):
-    return (1/2)*sqrt(2)*mu
-
-
-def gaussian_dual_scaled_parts(epsilon, mu):
-    """(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2:
-    z = -(epsilon/mu - mu/2)**2/2 in double-double, a = sqrt(2)*(epsilon/mu - mu/2)/2 and d = sqrt(2)*mu/2 in float64."""
-    z_hi, z_lo = _gaussian_dual_scaled_z(epsilon, mu)
-    return z_hi, z_lo, _gaussian_dual_scaled_a(epsilon, mu), _gaussian_dual_scaled_d(epsilon, mu)
+    a = (h2 + l2) * 0.7071067811865476
+    d = mu * 0.7071067811865476
+    return h4, (l4 if l4 is not None else 0.0 * h4), a, d
 
 
 def subsampled_gaussian__integrand__P0(exp, log, sqrt, pi):

@@ -582,7 +582,7 @@ def loss_source() -> str:
     # and its parts for the accurate evaluation (codegen_float, ddfloat.tail_difference)
     from .codegen_float import dual_parts_source
 
-    text, used = dual_parts_source(lambda args, expr: _lambdified(args, expr, ["scipy", "numpy"]))
+    text, used = dual_parts_source()
     float_sources.extend(used)
     floats.append(text)
     head = _LOSS_HEADER.replace("{imports}", _numpy_imports(float_sources))

@@ -18,10 +18,11 @@ import sympy
 
 __all__ = ["ERFCX_K", "ERFCX_TERMS", "erfcx_polynomial", "dd_function_source", "dual_parts_source"]
 
-#: The polynomial's centre K and number of coefficients: with K = 4, 24 coefficients interpolate
-#: sqrt(pi) (x + K) erfcx(x) (between 1 and 7.1 on x >= 0) to about 4e-17 (23 give 1e-16, 22 1e-15).
+#: The polynomial's centre K and number of coefficients: with K = 4, 23 coefficients interpolate
+#: sqrt(pi) (x + K) erfcx(x) (between 1 and 7.1 on x >= 0) to about 1e-16 (24 give 4e-17, 22
+#: 1e-15; the float64 delta's largest error measured 1.09e-15 with 23, 1.03e-15 with 24).
 ERFCX_K = 4
-ERFCX_TERMS = 24
+ERFCX_TERMS = 23
 
 
 def erfcx_polynomial(k: int = ERFCX_K, n: int = ERFCX_TERMS) -> list[float]:
@@ -60,16 +61,25 @@ def erfcx_polynomial(k: int = ERFCX_K, n: int = ERFCX_TERMS) -> list[float]:
     return [float(c) for c in reversed(mono)]
 
 
-def dd_function_source(name: str, doc: str, expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> str:
-    """A function of float64 arrays (the ``symbols``, taken as exact) returning ``expr`` as a
-    double-double (hi, lo): one ddfloat operation per node; rationals must be powers of two (a
-    scaling) and powers -1 or 2.  TypeError for anything else."""
+def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounded: dict[str, sympy.Expr],
+                       symbols: tuple[sympy.Symbol, ...]) -> str:
+    """A function of float64 arrays (the ``symbols``, taken as exact) returning each expression of
+    ``exact`` as a double-double (hi, lo), one ddfloat operation per node (rationals must be
+    powers of two, a scaling; powers -1 or 2), then each of ``rounded`` as a float64 array: a
+    constant times a symbol or a node already printed (its hi + lo times the constant rounded),
+    so that shared subexpressions are computed once.  TypeError for anything else."""
     lines: list[str] = []
     names = {s: s.name for s in symbols}
+    memo: dict[sympy.Expr, tuple[str, str]] = {}
 
     def node(e: sympy.Expr) -> tuple[str, str]:
         if e in names:
             return names[e], "None"
+        if e not in memo:
+            memo[e] = _node(e)
+        return memo[e]
+
+    def _node(e: sympy.Expr) -> tuple[str, str]:
         if e.is_Mul:
             coeff, rest = e.as_coeff_Mul()
             if coeff != 1:
@@ -80,14 +90,11 @@ def dd_function_source(name: str, doc: str, expr: sympy.Expr, symbols: tuple[sym
             num, den = [], []
             for f in e.args:
                 (den if f.is_Pow and f.exp == -1 else num).append(f.base if f.is_Pow and f.exp == -1 else f)
-            acc = node(num[0]) if num else None
-            for f in num[1:]:
-                acc = out(f"dd_mul({acc[0]}, {acc[1]}, {', '.join(node(f))})")
+            if not num:
+                raise TypeError(f"{name}: a bare reciprocal")
+            acc = node(sympy.Mul(*num)) if len(num) > 1 else node(num[0])
             for f in den:
-                if acc is None:
-                    raise TypeError(f"{name}: a bare reciprocal")
                 acc = out(f"dd_div({acc[0]}, {acc[1]}, {', '.join(node(f))})")
-            assert acc is not None
             return acc
         if e.is_Add:
             acc = node(e.args[0])
@@ -97,6 +104,8 @@ def dd_function_source(name: str, doc: str, expr: sympy.Expr, symbols: tuple[sym
         if e.is_Pow and e.exp == 2:
             hi, lo = node(e.base)
             return out(f"dd_mul({hi}, {lo}, {hi}, {lo})")
+        if e.is_Mul and len(e.args) == 2:
+            return out(f"dd_mul({', '.join(node(e.args[0]))}, {', '.join(node(e.args[1]))})")
         raise TypeError(f"{name}: no double-double form for {e}")
 
     def out(code: str) -> tuple[str, str]:
@@ -104,11 +113,22 @@ def dd_function_source(name: str, doc: str, expr: sympy.Expr, symbols: tuple[sym
         lines.append(f"    h{k}, l{k} = {code}")
         return f"h{k}", f"l{k}"
 
-    hi, lo = node(expr)
+    results = []
+    for key, e in exact.items():
+        hi, lo = node(e)
+        results += [hi, f"({lo} if {lo} is not None else 0.0 * {hi})"]
+    for key, e in rounded.items():
+        coeff, rest = e.as_independent(*symbols, as_Add=False)
+        if not coeff.free_symbols <= set() or rest not in names and rest not in memo:
+            raise TypeError(f"{name}: {key} = {e} is not a constant times a printed node")
+        hi, lo = node(rest)
+        c = repr(float(coeff))
+        lines.append(f"    {key} = {hi} * {c}" if lo == "None" else f"    {key} = ({hi} + {lo}) * {c}")
+        results.append(key)
     body = "\n".join(lines)
-    args = ", ".join(names[s] for s in symbols)
-    return (f"def {name}({args}):\n    \"\"\"{doc}\n\n    {expr}\n    \"\"\"\n{body}\n"
-            f"    return {hi}, ({lo} if {lo} is not None else 0.0 * {hi})\n")
+    shown = "; ".join(f"{k} = {e}" for k, e in {**exact, **rounded}.items())
+    return (f"def {name}({', '.join(names[s] for s in symbols)}):\n    \"\"\"{doc}\n\n    {shown}\n    \"\"\"\n"
+            f"{body}\n    return {', '.join(results)}\n")
 
 
 def _is_power_of_two(r: sympy.Rational) -> bool:
@@ -116,11 +136,10 @@ def _is_power_of_two(r: sympy.Rational) -> bool:
     return (p & (p - 1)) == 0 and (q & (q - 1)) == 0
 
 
-def dual_parts_source(lambdified: Any) -> tuple[str, list[tuple[str, Any, tuple[str, ...]]]]:
+def dual_parts_source() -> tuple[str, list[tuple[str, Any, tuple[str, ...]]]]:
     """The generated text for the float64 Gaussian dual: ERFCX_POLY_K, ERFCX_POLY and
     ``gaussian_dual_scaled_parts(epsilon, mu) -> (z_hi, z_lo, a, d)`` (see the module docstring),
-    and the lambdified sources it used (for the module's imports).  ``lambdified(args, expr)``
-    gives (source, namespace) as the generator's other float kernels are printed."""
+    and the lambdified sources it used for the module's imports (none: it is printed here)."""
     from ...symbolic.symbols import epsilon as EPS
     from ...symbolic.symbols import mu as MU
     from ...symbolic.tradeoff import GAUSSIAN_DUAL_SCALED
@@ -137,22 +156,14 @@ def dual_parts_source(lambdified: Any) -> tuple[str, list[tuple[str, Any, tuple[
         raise TypeError("GAUSSIAN_DUAL_SCALED's exponent is not -A^2")
     d = sympy.simplify(b - a)
     coeffs = erfcx_polynomial()
-    sources = []
-    parts = []
-    for what, expr in (("a", a), ("d", d)):
-        src, namespace = lambdified((EPS, MU), expr)
-        sources.append((src, namespace, ("epsilon", "mu")))
-        parts.append(src.replace("def _lambdifygenerated(", f"def _gaussian_dual_scaled_{what}(", 1).rstrip() + "\n")
-    dd = dd_function_source("_gaussian_dual_scaled_z", "Z of GAUSSIAN_DUAL_SCALED in double-double.",
-                            z, (EPS, MU))
+    parts = dd_function_source(
+        "gaussian_dual_scaled_parts",
+        "(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2: z in\n"
+        "    double-double, a and d in float64 (a from the double-double of its argument).",
+        {"z": z}, {"a": a, "d": d}, (EPS, MU))
     text = (f"#: erfcx(x) = p(t)/(sqrt(pi) (x + K)), t = (x - K)/(x + K), x >= 0, p of these coefficients\n"
             f"#: (highest degree first): the ddfloat.tail_difference polynomial (codegen_float.erfcx_polynomial)\n"
             f"ERFCX_POLY_K = {float(ERFCX_K)!r}\n"
-            f"ERFCX_POLY = (\n" + "".join(f"    {c!r},\n" for c in coeffs) + ")\n\n\n"
-            + dd + "\n\n" + "\n\n".join(parts) + "\n\n"
-            "def gaussian_dual_scaled_parts(epsilon, mu):\n"
-            f"    \"\"\"(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2:\n"
-            f"    z = {z} in double-double, a = {a} and d = {d} in float64.\"\"\"\n"
-            "    z_hi, z_lo = _gaussian_dual_scaled_z(epsilon, mu)\n"
-            "    return z_hi, z_lo, _gaussian_dual_scaled_a(epsilon, mu), _gaussian_dual_scaled_d(epsilon, mu)\n")
+            f"ERFCX_POLY = (\n" + "".join(f"    {c!r},\n" for c in coeffs) + ")\n\n\n" + parts)
+    sources: list[tuple[str, Any, tuple[str, ...]]] = []
     return text, sources

@@ -156,20 +156,24 @@ def tail_difference(z_hi: Array, z_lo: Array, a: Array, d: Array, k: float, coef
     positive terms (p decreases), so nothing cancels however small d is.  For a < 0,
     erfc(a) = 2 - e^z erfcx(|a|), and the value is 1 - e^z (erfcx(|a|) + erfcx(b))/2.  e^z is
     e^z_hi (1 + z_lo).  ``k`` and ``coeffs`` come from the generated kernels (ERFCX_POLY_K,
-    ERFCX_POLY); the result goes to ``out`` when given.  Inputs outside float64's reach (e^z_hi underflowing, a + d overflowing) give 0,
-    inf or NaN, which the caller hands to the certified path.
+    ERFCX_POLY); the result goes to ``out`` when given.  Inputs outside float64's reach
+    (e^z_hi underflowing, a + d overflowing) give 0, inf or NaN, which the caller hands to the
+    certified path.
     """
     e = np.exp(z_hi)
-    z_lo = z_lo + 1.0
-    e *= z_lo
+    z_lo = z_lo * _HALF_RSQRT_PI
+    z_lo += _HALF_RSQRT_PI
+    e *= z_lo  # e^z/(2 sqrt pi)
     b = a + d
     aa = np.abs(a)
-    ak = aa + k
-    bk = b + k
+    rak = aa + k
+    np.divide(1.0, rak, out=rak)  # 1/(|a| + k)
+    rbk = b + k
+    np.divide(1.0, rbk, out=rbk)
     ta = aa - k
-    ta /= ak
+    ta *= rak
     tb = b - k
-    tb /= bk
+    tb *= rbk
     pa, q = _horner_divided(coeffs, ta, tb)
     # p(tb) = p(ta) - Q (ta - tb)
     pb = ta - tb
@@ -177,17 +181,16 @@ def tail_difference(z_hi: Array, z_lo: Array, a: Array, d: Array, k: float, coef
     np.subtract(pa, pb, out=pb)
     # a >= 0: e d/(2 sqrt pi) [p(tb) - 2k Q/(a + k)]/((a + k)(b + k))
     q *= -2.0 * k
-    q /= ak
+    q *= rak
     q += pb
-    q /= ak
-    q /= bk
+    q *= rak
+    q *= rbk
     q *= d
     # a < 0: 1 - e/(2 sqrt pi) (p(ta)/(|a| + k) + p(tb)/(b + k))
-    pa /= ak
-    pb /= bk
+    pa *= rak
+    pb *= rbk
     pa += pb
     neg = a < 0
-    e *= _HALF_RSQRT_PI
     out = np.multiply(np.where(neg, pa, q), e, out=out)
     np.subtract(1.0, out, out=out, where=neg)
     return out

@@ -113,10 +113,10 @@ def _condition(e: np.ndarray, m: np.ndarray) -> np.ndarray:
     return (np.abs(e / m - m / 2) + 1) / m
 
 
-#: Entries per block of :func:`delta_from_epsilon`: 16,000 doubles (125 KiB) per temporary keeps a
-#: block's twenty-odd arrays in cache and below malloc's mmap threshold (whole 10^5 arrays
-#: measured 3x slower, page faults and cache misses; blocks of 32,768 1.1-1.6x).
-_BLOCK = 16_000
+#: Entries per block of :func:`delta_from_epsilon`: 20,000 doubles (156 KiB) per temporary keeps a
+#: block's twenty-odd arrays in cache, and malloc reuses their memory (whole 10^5 arrays measured
+#: 3x slower, from page faults and cache misses; 10,000 to 20,000 alike, 32,768 1.1-1.6x slower).
+_BLOCK = 20_000
 
 
 def _extremes(name: str, a: np.ndarray) -> tuple[float, float]:

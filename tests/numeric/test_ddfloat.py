@@ -48,9 +48,10 @@ def _delta(mu: float, eps: float) -> mpmath.mpf:
 
 
 def test_fast_delta_against_mpmath_on_both_branches():
-    # mu in [0.5, 5] (the benchmark's arrays, whose eps in [0, 10] gave at most 1.1e-15 relative
-    # on 3,000 points; the ndtr formula 1.8e-12); half the sample has eps < mu^2/2 (x < 0),
-    # half eps in mu^2/2 + [0, 10]
+    # mu in [0.5, 5] (the benchmark's arrays, whose eps in [0, 10] gave at most 2.0e-15 relative
+    # on 10,000 points, the largest where eps < mu^2/2 and delta = 1 - (...) cancels a little;
+    # the ndtr formula 2.5e-12, the erfcx form with a rounded exponent 5.8e-14); half the sample
+    # has eps < mu^2/2 (x < 0), half eps in mu^2/2 + [0, 10]
     rng = np.random.default_rng(RNG_SEED)
     m = rng.uniform(0.5, 5, 300)
     e = m * m / 2 * np.where(np.arange(300) % 2 == 0, rng.uniform(0, 1, 300), 1.0)
@@ -60,7 +61,7 @@ def test_fast_delta_against_mpmath_on_both_branches():
     with mpmath.workdps(50):
         ref = np.array([float(_delta(float(mu), float(ep))) for mu, ep in zip(m, e)])
     rel = np.abs(got - ref) / ref
-    assert rel.max() <= 2e-15, (rel.max(), m[rel.argmax()], e[rel.argmax()])
+    assert rel.max() <= 2.5e-15, (rel.max(), m[rel.argmax()], e[rel.argmax()])
 
 
 def test_tail_difference_at_equal_arguments_and_its_polynomial():

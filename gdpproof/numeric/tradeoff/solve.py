@@ -123,12 +123,13 @@ def _probability(name: str, value: Any) -> Fraction:
 #: The arguments the hot path of :func:`delta_from_epsilon` takes as they are (bool is not one).
 _PLAIN = (float, int)
 #: Guard bits of that hot path over the digits' own.  delta = T1 - T2, with T1 = Phi(mu/2 -
-#: eps/mu) and T2 = e^eps Phi(-eps/mu - mu/2), loses about log2(T1/delta) bits to cancellation,
-#: and T1/delta < eps/mu^2 + 1 (for large eps/mu, T2/T1 ~ (eps/mu - mu/2)/(eps/mu + mu/2)), so
-#: those bits are added too (the bits of int(eps/mu^2); 60 beyond 1e18).  With 12 guard bits the first ball leaves the 30-digit rounding
-#: undecided for about 1 input in 150 over mu in [0.5, 3], eps in [0, 5] (measured; those take
-#: the general route, which starts at working_bits); arb's erfc costs about 10% less at 113-117
-#: bits than at the 132 of working_bits(30).
+#: eps/mu) and T2 = e^eps Phi(-eps/mu - mu/2), loses about log2(T1/delta) bits to cancellation;
+#: T1/delta is about eps/mu^2 + 1/2 for large eps/mu (T2/T1 ~ (eps/mu - mu/2)/(eps/mu + mu/2))
+#: and small otherwise, so the bits of int(eps/mu^2) are added too (60 beyond 1e18).  The
+#: precision only sets the cost: any ball decides soundly or not at all.  With 12 guard bits the
+#: first ball leaves the 30-digit rounding undecided for about 1 input in 110 to 150 over mu in
+#: [0.5, 3], eps in [0, 5] (two samples; those take the general route, which starts at
+#: working_bits); arb's erfc costs 5-10% less at 113-117 bits than at the 132 of working_bits(30).
 _HOT_GUARD = 12
 #: The digits' bits plus the guard, by digits (0 to MAX_DIGITS).
 _HOT_BITS = tuple(math.ceil(d * 3.3219280948873626) + _HOT_GUARD for d in range(MAX_DIGITS + 1))

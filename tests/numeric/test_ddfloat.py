@@ -75,3 +75,24 @@ def test_tail_difference_at_equal_arguments_and_its_polynomial():
     got = ddfloat.tail_difference(np.zeros(1), np.zeros(1), np.zeros(1), d, ERFCX_POLY_K, ERFCX_POLY)[0]
     assert abs(got - float(mpmath.mpf(1) / 2 - mpmath.exp(1) * mpmath.erfc(1) / 2)) < 1e-16
     assert abs(sum(ERFCX_POLY) - 1) < 1e-15
+
+
+def test_the_double_double_printer_on_a_rational_expression():
+    # codegen_float prints the exponent of the float64 delta; on another expression with sums,
+    # products, a quotient, a square and shared nodes it keeps about 104 bits
+    import sympy
+
+    from gdpproof.numeric.engine.codegen_float import dd_function_source
+
+    x, y = sympy.symbols("x y", positive=True)
+    src = dd_function_source("f", "test", {"z": x * y / (x + y) + (x - y / 4) ** 2},
+                             {"w": sympy.sqrt(3) * (x + y)}, (x, y))
+    namespace: dict = {}
+    exec(compile("from gdpproof.numeric.engine.ddfloat import *\n" + src, "<dd>", "exec"), namespace)
+    rng = np.random.default_rng(RNG_SEED)
+    a, b = rng.uniform(0.1, 10, 50), rng.uniform(0.1, 10, 50)
+    hi, lo, w = namespace["f"](a, b)
+    for h, l_, xx, yy in zip(_fr(hi), _fr(lo), _fr(a), _fr(b)):
+        exact = xx * yy / (xx + yy) + (xx - yy / 4) ** 2
+        assert abs(h + l_ - exact) / exact < Fraction(1, 2**100)
+    assert np.allclose(w, np.sqrt(3) * (a + b), rtol=4e-16, atol=0)

@@ -3204,7 +3204,7 @@ def gaussian_dual_scaled_parts(epsilon, mu):
     h2, l2 = dd_add(h0, l0, h1, l1)
     h3, l3 = dd_mul(h2, l2, h2, l2)
     h4, l4 = dd_scale(h3, l3, -0.5)
-    a = (h2 + l2) * 0.7071067811865476
+    a = (h2 if l2 is None else h2 + l2) * 0.7071067811865476
     d = mu * 0.7071067811865476
     return h4, (l4 if l4 is not None else 0.0 * h4), a, d
 

@@ -87,12 +87,15 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
                     raise TypeError(f"{name}: the factor {coeff} is not a power of two")
                 hi, lo = node(rest)
                 return out(f"dd_scale({hi}, {lo}, {float(coeff)!r})")
-            num, den = [], []
+            num: list[sympy.Expr] = []
+            den: list[sympy.Expr] = []
             for f in e.args:
                 (den if f.is_Pow and f.exp == -1 else num).append(f.base if f.is_Pow and f.exp == -1 else f)
             if not num:
                 raise TypeError(f"{name}: a bare reciprocal")
-            acc = node(sympy.Mul(*num)) if len(num) > 1 else node(num[0])
+            acc = node(num[0])
+            for f in num[1:]:
+                acc = out(f"dd_mul({acc[0]}, {acc[1]}, {', '.join(node(f))})")
             for f in den:
                 acc = out(f"dd_div({acc[0]}, {acc[1]}, {', '.join(node(f))})")
             return acc
@@ -104,8 +107,6 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
         if e.is_Pow and e.exp == 2:
             hi, lo = node(e.base)
             return out(f"dd_mul({hi}, {lo}, {hi}, {lo})")
-        if e.is_Mul and len(e.args) == 2:
-            return out(f"dd_mul({', '.join(node(e.args[0]))}, {', '.join(node(e.args[1]))})")
         raise TypeError(f"{name}: no double-double form for {e}")
 
     def out(code: str) -> tuple[str, str]:
@@ -114,7 +115,7 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
         return f"h{k}", f"l{k}"
 
     results = []
-    for key, e in exact.items():
+    for e in exact.values():
         hi, lo = node(e)
         results += [hi, f"({lo} if {lo} is not None else 0.0 * {hi})"]
     for key, e in rounded.items():
@@ -123,7 +124,8 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
             raise TypeError(f"{name}: {key} = {e} is not a constant times a printed node")
         hi, lo = node(rest)
         c = repr(float(coeff))
-        lines.append(f"    {key} = {hi} * {c}" if lo == "None" else f"    {key} = ({hi} + {lo}) * {c}")
+        lines.append(f"    {key} = {hi} * {c}" if lo == "None" else
+                     f"    {key} = ({hi} if {lo} is None else {hi} + {lo}) * {c}")
         results.append(key)
     body = "\n".join(lines)
     shown = "; ".join(f"{k} = {e}" for k, e in {**exact, **rounded}.items())

@@ -327,13 +327,9 @@ def epsilon_search(parts: Sequence[tuple[PrivacyLoss, int]], dq: Fraction, w: fl
             return _finish(best, w, "epsilon_bracket", why)
     if r == "auto" and Fraction(1, 10**300) <= dq <= Fraction(1, 1000):
         # the tilted pairs first (far cheaper); the exact lattice where they miss, and for the curve
-        def make(h: float) -> ComposedLoss:
-            comp = compose_tilted(clean, grid_step=h, delta=float(dq), rel_width=w)
-            comp.whole_curve = lambda: epsilon_search(clean, dq, w, max_refinements, "exact")[1]
-            return comp
-
         why = _tilted(clean, w, max_refinements, best, lambda: _pairs_first_step(
-            clean, float(dq), w, float_eta(float(dq), w), fit=True), make, lambda c: eps_at(c, dq), rel_width_of)
+            clean, float(dq), w, float_eta(float(dq), w), fit=True), {"delta": float(dq)}, lambda c: eps_at(c, dq),
+            rel_width_of, lambda: epsilon_search(clean, dq, w, max_refinements, "exact")[1])
         if best.rw <= w:
             return _finish(best, w, "epsilon_bracket", why)
     why = _epsilon_exact(clean, dq, w, max_refinements, best)
@@ -346,11 +342,11 @@ TILT_FIRST = {"eps": (2.0, 0.5), "delta": (6.0, 0.37)}  # 0.37: the pairs' PAIRS
 
 
 def _tilted(clean: list, w: float, max_refinements: int, best: _Best, first: Callable[[], float | None],
-            make: Callable[[float], ComposedLoss], answer: Callable[[ComposedLoss], Bound],
-            width: Callable[[Bound], float], kind: str = "eps") -> str:
-    """The tilted pairs' refinement loop (``make(h)``: :func:`compose_tilted` on grid h) from
-    TILT_FIRST[kind] times ``first()``; offers each bracket ``answer`` gives to ``best``; why it
-    stopped ("" at the width; the ends move a little with the grid: two stalls stop it)."""
+            aim: dict, answer: Callable[[ComposedLoss], Bound], width: Callable[[Bound], float],
+            curve: Callable[[], ComposedLoss], kind: str = "eps") -> str:
+    """The tilted pairs' refinement loop (:func:`compose_tilted` aimed by ``aim``, the whole curve
+    from ``curve``) from TILT_FIRST[kind] times ``first()``; offers each bracket ``answer`` gives
+    to ``best``; why it stopped ("" at the width; the ends move with the grid: two stalls stop it)."""
     try:
         h = first()
     except PrecisionError as exc:
@@ -359,13 +355,14 @@ def _tilted(clean: list, w: float, max_refinements: int, best: _Best, first: Cal
         return "the pairs discretization does not apply"
     factor, power = TILT_FIRST[kind]
     h *= factor
-    previous, stalls = math.inf, 0
+    previous, stalls, last_h = math.inf, 0, 0.0
     for _ in range(max_refinements + 1):
         try:
-            comp = make(h)
+            comp = compose_tilted(clean, grid_step=h, rel_width=w, **aim)
             b = answer(comp)
         except PrecisionError as exc:
             return f"the tilted pairs stopped: {exc}"
+        comp.whole_curve = curve
         rw = width(b)
         best.offer(b, comp, rw)
         if rw <= w:
@@ -373,7 +370,9 @@ def _tilted(clean: list, w: float, max_refinements: int, best: _Best, first: Cal
         stalls += rw > 0.95 * previous
         if stalls == 2:
             return f"the tilted bracket stopped narrowing (grid step {h:.3g})"
-        previous = rw
+        if last_h and 1.2 * rw < previous < 0.5:  # the width's power law as measured on the last two grids
+            power = max(0.3, min(0.7, math.log(last_h / h) / math.log(previous / rw)))
+        previous, last_h = rw, h
         h *= max(0.1, min(0.9, (REFINED_AIM * w / rw) ** power)) if b.lower > 0 and rw < 0.5 else 0.3
         if _pairs_too_fine(clean, h, 1e-12, PAIRS_FIT_MAX_POINTS):
             return f"the tilted pairs' next grid ({h:.3g}) is too fine for their masses"
@@ -683,14 +682,10 @@ def delta_search(parts: Sequence[tuple[PrivacyLoss, int]], e: float, w: float, m
             why = _delta_float(clean, e, w, max_refinements, best)
         if best.rw <= w or r == "float":
             return _finish(best, w, "delta_bracket", why)
-    if r == "auto" and best.bound is not None and 0 < best.bound.upper <= 1e-3:
-        def make(h: float) -> ComposedLoss:  # a small delta: the tilted pairs, aimed at eps
-            comp = compose_tilted(clean, grid_step=h, eps=e, rel_width=w)
-            comp.whole_curve = lambda: delta_search(clean, e, w, max_refinements, "exact")[1]
-            return comp
-
+    if r == "auto" and best.bound is not None and 0 < best.bound.upper <= 1e-3:  # small: the tilted pairs
         why = _tilted(clean, w, max_refinements, best, lambda: _pairs_delta_step(clean, e, w, 1e-12, PAIRS_FIT_MAX_POINTS),
-                      make, lambda c: c.delta(e), lambda b: b.width / (b.upper or 1.0), "delta")
+                      {"eps": e}, lambda c: c.delta(e), lambda b: b.width / (b.upper or 1.0),
+                      lambda: delta_search(clean, e, w, max_refinements, "exact")[1], "delta")
         if best.rw <= w:
             return _finish(best, w, "delta_bracket", why)
     why = _delta_exact(clean, e, w, max_refinements, best)

@@ -211,17 +211,27 @@ def _fold_mass(a: Lattice, b: Lattice, n: int) -> tuple[int, float]:
     wa, wb = a.w.astype(float), b.w.astype(float)
     la, lb = len(wa), len(wb)
     m = la + lb - 1
-    ja, jb = np.arange(la, dtype=float), np.arange(lb, dtype=float)
     ta, tb = float(np.sum(wa)), float(np.sum(wb))
     if not (ta > 0 and tb > 0):
         return 0, math.inf
-    mean = float(np.sum(wa * ja)) / ta + float(np.sum(wb * jb)) / tb
+    mean = float(np.sum(wa * np.arange(la, dtype=float))) / ta + float(np.sum(wb * np.arange(lb, dtype=float))) / tb
     start = min(max(0, int(round(mean - n / 2))), m - n)
-    prefix = np.concatenate(([0.0], np.cumsum(wb)))                # prefix[t] = sum_{j < t} b_j
-    suffix = np.concatenate((np.cumsum(wb[::-1])[::-1], [0.0]))    # suffix[t] = sum_{j >= t} b_j
-    i = np.arange(la)
-    right = float(np.sum(wa * suffix[np.clip(start + n - i, 0, lb)]))  # j >= start + n - i
-    left = float(np.sum(wa * prefix[np.clip(start - i, 0, lb)]))       # j <= start - 1 - i
+    # right: sum_i a_i sum_{j >= e - i} b_j, e = start + n: only i > e - lb counts, with the suffix
+    # sums of b's last m - e entries; left: sum_i a_i sum_{j <= start - 1 - i} b_j, i < start,
+    # with the prefix sums of b's first start entries (O(m - n) work, not O(m))
+    e = start + n
+    r = m - e                                   # entries beyond the window on the right
+    right = 0.0
+    if r > 0:
+        tail = np.cumsum(wb[lb - r:][::-1])[::-1]   # tail[k] = sum_{j >= lb - r + k} b_j
+        i = np.arange(max(0, e - lb + 1), la)       # j from e - i, at least lb - r ... lb - 1
+        right = float(np.sum(wa[i] * tail[e - i - (lb - r)]))
+    left = 0.0
+    if start > 0:
+        head = np.cumsum(wb[:start])                # head[t] = sum_{j <= t} b_j
+        i = np.arange(min(start, la))
+        t = start - 1 - i
+        left = float(np.sum(wa[i] * head[np.minimum(t, lb - 1)]))
     return start, (left + right) * (1 + 4 * (la + lb + 4) * U)
 
 

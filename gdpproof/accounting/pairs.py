@@ -282,6 +282,9 @@ def _crossing(e: flint.arb, f: flint.arb) -> float:
 #: The split that puts each cell's lowering on its right end is used on the cells below the
 #: point where the Q-mass above falls under this share of the total (the bottom of the loss).
 RIGHT_SHARE = 0.9
+#: ... where the excess Q-mass of the other candidate, times the other steps, is above this: it
+#: moves the composed loss by about that much (the excess lowers every u = e^{-L} by its share).
+EXCESS_SHIFT = 1e-5
 
 
 def _lower_masses(xs: list, d_lo: list[float], gap: list[float], cross: list[float], n: int, mass: float,
@@ -296,11 +299,11 @@ def _lower_masses(xs: list, d_lo: list[float], gap: list[float], cross: list[flo
     log(1 - p)) drags the whole convex minorant down there, which gives the measure an excess
     Q-mass whose cost the composition multiplies by the steps; so the candidates are (a) on
     every cell, and the right end on the cells up to where RIGHT_SHARE of the Q-mass lies
-    above, (a) beyond.  Each is the greatest convex minorant of its lowered points
-    (:func:`_minorant`); the one whose curve lies least below D is returned: its deficit in
-    d log y over the points, plus ``others`` times x_0 times its excess Q-mass (the deficit
-    over (0, x_0], which each of the other steps composed with this one meets; a step alone
-    meets only the first term)."""
+    above, (a) beyond, tried where the first's excess Q-mass times ``others`` (the steps this
+    one is composed with) is above EXCESS_SHIFT.  Each is the greatest convex minorant of its
+    lowered points (:func:`_minorant`); the one whose curve lies least below D is returned:
+    its deficit in d log y over the points, plus ``others`` times x_0 times its excess Q-mass
+    (the deficit over (0, x_0], which each of the other steps meets)."""
     x = np.array([float(v.mid()) for v in xs])
     d = np.array(d_lo)
     g = np.array(gap)
@@ -321,6 +324,8 @@ def _lower_masses(xs: list, d_lo: list[float], gap: list[float], cross: list[flo
         s = float(np.sum(deficit[:-1] * np.diff(np.log(x)))) + others * x[0] * excess
         if best is None or s < score:
             best, score = p, s
+        if others * excess <= EXCESS_SHIFT:
+            break  # (a) on every cell: its excess Q-mass costs the composition nothing visible
     assert best is not None
     return best
 

@@ -284,7 +284,7 @@ def _crossing(e: flint.arb, f: flint.arb) -> float:
 RIGHT_SHARE = 0.9
 #: ... where the excess Q-mass of the other candidate, times the other steps, is above this: it
 #: moves the composed loss by about that much (the excess lowers every u = e^{-L} by its share).
-EXCESS_SHIFT = 1e-5
+EXCESS_SHIFT = 1e-4
 
 
 def _lower_masses(xs: list, d_lo: list[float], gap: list[float], cross: list[float], n: int, mass: float,

@@ -384,8 +384,8 @@ PAIRS_AIM = 0.9
 
 def _pairs_first_step(clean: list, d: float, w: float, eta: float, fit: bool = False) -> float | None:
     """The pairs' first grid step, or None where they should not be tried (a loss they do not
-    take, or too many points a step).  With ``fit`` (an eps bracket) the width model is
-    PAIRS_FIT_K's, aimed at PAIRS_FIT_AIM."""
+    take, or too many points a step).  With ``fit`` (an eps bracket) the width model is scaled
+    by :func:`pairs_eps_factor` and aimed at PAIRS_FIT_AIM."""
     if not all(supports_pairs(loss) for loss, _ in clean):
         return None
     total = sum(c for _, c in clean)
@@ -393,7 +393,8 @@ def _pairs_first_step(clean: list, d: float, w: float, eta: float, fit: bool = F
     if not (eps > 0 and s > 0):
         return None
     if fit:
-        h = s * math.sqrt(PAIRS_FIT_AIM * w / (total * PAIRS_FIT_K))
+        w_ref = PAIRS_FIT_WIDTH
+        h = s * math.sqrt(PAIRS_FIT_AIM * w_ref / (total * pairs_eps_factor(eps))) * (w / w_ref) ** PAIRS_FIRST_POWER
     else:
         h = s * math.sqrt(PAIRS_AIM * w / total)
     if _pairs_too_fine(clean, h, eta, PAIRS_FIT_MAX_POINTS if fit else PAIRS_MAX_POINTS):
@@ -401,15 +402,25 @@ def _pairs_first_step(clean: list, d: float, w: float, eta: float, fit: bool = F
     return min(0.05, max(2e-7, h))
 
 
-#: An eps bracket's pairs grid aims at this fraction of the width asked, from the width model
-#: relative width ~ PAIRS_FIT_K h^2 T / s^2 (s the composed loss's standard deviation; fitted on
-#: DP-SGD runs at delta 1e-5, eps from 0.015 to 215: 0.34 to 0.56 where the composition is close
-#: to Gaussian, 0.1 to 1.1 far from it, where the bottom of the loss meets the grid at a
-#: different place for each h).  Width ~ h^2, so a refinement scales h by the square root
-#: (PAIRS_FIT_POWER) of the width's ratio.
-PAIRS_FIT_AIM = 0.4
-PAIRS_FIT_K = 0.5
+#: An eps bracket's first pairs grid: the one the width model of the earlier lower curve aimed at
+#: PAIRS_FIT_AIM of the width asked (fitted at PAIRS_FIT_WIDTH, the step scaling with the width
+#: to the power PAIRS_FIRST_POWER, with :func:`pairs_eps_factor`).  That lower end was the
+#: wider by 10 to 20 times; the present one (:func:`gdpproof.accounting.pairs._lower_masses`)
+#: makes the bracket 2 to 8 times narrower on the same grid, but the upper end, whose error is
+#: second order too, is that grid's: a coarser grid would move it up (and a calibrated sigma
+#: with it), so the grid is kept and the bracket comes out narrower than asked.
+PAIRS_FIT_AIM = 0.55
+PAIRS_FIT_WIDTH = 1e-3
+PAIRS_FIRST_POWER = 0.37
+#: A refinement scales h by this power of the width's ratio: the width now goes like h^2.
 PAIRS_FIT_POWER = 0.5
+
+
+def pairs_eps_factor(eps: float) -> float:
+    """How the earlier pairs' relative eps width departed from h^2 T / s^2 with eps (fitted on
+    DP-SGD runs at delta 1e-5, eps from 0.015 to 215: a quarter of it at small eps, where the
+    bulk decides delta, five times it at large eps, where a few large losses do)."""
+    return min(5.0, max(0.3, eps / 2)) ** 0.8
 
 
 def _pairs_too_fine(clean: list, h: float, eta: float, limit: int = PAIRS_MAX_POINTS) -> bool:

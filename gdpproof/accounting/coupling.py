@@ -142,7 +142,7 @@ def _fft_length(a: Lattice, b: Lattice) -> int:
 
 #: :func:`convolve_lattices` takes half the FFT length where the mass folded is at most this
 #: share of its trim.
-FOLD_SHARE = 2.0 ** -10
+FOLD_SHARE = 2.0 ** -30
 
 
 def convolve_lattices(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float64) -> Lattice:
@@ -167,12 +167,13 @@ def convolve_lattices(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float
     else:
         n = _fft_length(a, b)
         # half the length where the mass the cyclic convolution folds into a window of n / 2
-        # entries is proven at most FOLD_SHARE of `trim` (a charge too small to see; both inputs
-        # must fit in the window: rfft(w, n) would crop them)
+        # entries is proven at most what the shorter FFT's bound saves (so the error charged,
+        # and the trims it widens, are never larger than the full length's), and at most
+        # FOLD_SHARE of `trim` (both inputs must fit in the window: rfft(w, n) would crop them)
         fold = 0.0
         if n >= 4096 and max(la, lb) <= n // 2:
             start, fold = _fold_mass(a, b, n // 2)
-            if fold <= FOLD_SHARE * trim:
+            if fold <= min(FOLD_SHARE * trim, _fft_bound(a, b, n, u) - _fft_bound(a, b, n // 2, u)):
                 n //= 2
             else:
                 start, fold = 0, 0.0

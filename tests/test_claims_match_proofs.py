@@ -107,7 +107,7 @@ def test_readme_honest_mu_holds_under_the_delta_reading() -> None:
     hm = c.honest_mu()
     eps, dup, dlow = c._eps_grid()
     assert hm.delta_min == dup[-1] and hm.eps_max == eps[-1]
-X
+    assert f"{hm.mu.lower:.4f}" == "0.4887" and f"{hm.mu.upper:.4f}" == "0.4926"  # README's figures
     # at eps_max itself delta_low is below delta_min: that point is outside the delta reading
     assert dlow[-1] < hm.delta_min
     # a witness: delta_low(eps_j) > delta_{mu.lower}(eps_j) >= delta_min, so every mu' just below

@@ -5,9 +5,8 @@ See :mod:`gdpproof.accounting.compose` for the proof of the bracket this serves.
 
 * :func:`discretize`: one step's loss, rounded to the nearest point of h Z, with the mean of its
   rounding error as a proven interval and the range of that error;
-* :func:`convolve_lattices`: zero-padded FFT convolution (no wrap-around, or cyclic on half the
-  length where the mass folded, summed exactly by :func:`_fold_mass`, is below the trim),
-  negatives clipped, tails trimmed, with the a-priori l1 error bound of Higham (2002), Thm 24.2;
+* :func:`convolve_lattices`: FFT convolution (zero-padded, or cyclic on half the length where
+  :func:`_fold_mass` proves the folded mass tiny), tails trimmed, Higham's (2002) l1 bound;
 * :func:`power`: repeated squaring, the early squarings in long double where numpy has one
   (where float64's bound, times the copies of the square, would exceed the caller's share);
 * :func:`_convolve_power`: r * b^k (k = 2, 3) by one FFT, the last squarings of

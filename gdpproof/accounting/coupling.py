@@ -170,7 +170,7 @@ def convolve_lattices(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float
         # and the trims it widens, are never larger than the full length's), and at most
         # FOLD_SHARE of `trim` (both inputs must fit in the window: rfft(w, n) would crop them)
         fold = 0.0
-        if n >= 4096 and max(la, lb) <= n // 2:
+        if n >= 4096 and max(la, lb) <= n // 2 and np.dtype(dtype) == np.longdouble:  # (float64: not worth it)
             start, fold = _fold_mass(a, b, n // 2)
             if fold <= min(FOLD_SHARE * trim, _fft_bound(a, b, n, u) - _fft_bound(a, b, n // 2, u)):
                 n //= 2

@@ -253,7 +253,7 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)
     budget = eta / 4.0
-    steps = [pair_steps(loss, h, tau) for loss, _ in clean]
+    steps = [pair_steps(loss, h, tau, total - 1) for loss, _ in clean]
     orderings = _orderings(clean)
 
     def compose(lattices: list[Lattice]) -> Lattice:
@@ -350,13 +350,13 @@ def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         masses.append(float_masses(loss, x))
     sides = ((pts, [m["P"] for m in masses]), ([-p for p in pts], [m["Q"] for m in masses]))
     tilts = (saddle_lam(*sides[0], counts, d, e), saddle_lam(*sides[1], counts, d, e))
-    steps = [_wide_pairs(loss, h, tau, tilts) for loss, _ in clean]
+    steps = [_wide_pairs(loss, h, tau, tilts, total - 1) for loss, _ in clean]
     if e is not None:  # the tails' share of delta(eps): 1e-4 of the Chernoff bound (an estimate from above)
         at = [log_chernoff([st[o].upper for st in steps], counts, sign, h, e) for o, sign in ((0, 1), (1, -1))]
         need = max(1e-300, math.exp(max(-690.0, min(0.0, max(c for _, c in at)))) * 1e-4 * w / (400.0 * total))
         if need < tau / 4:  # wider windows, the cells merged as these tilts weigh them
             tau = need
-            steps = [_wide_pairs(loss, h, tau, (at[0][0], at[1][0])) for loss, _ in clean]
+            steps = [_wide_pairs(loss, h, tau, (at[0][0], at[1][0]), total - 1) for loss, _ in clean]
     orderings = _orderings(clean)
     directions = []
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
@@ -371,13 +371,13 @@ def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     return comp
 
 
-def _wide_pairs(loss: PrivacyLoss, h: float, tau: float, tilts: tuple[float, float]) -> tuple:
+def _wide_pairs(loss: PrivacyLoss, h: float, tau: float, tilts: tuple[float, float], others: int) -> tuple:
     """The pairs on a window whose masses at +infinity (both orderings, computed in balls) are at
     most 4 tau: the float CDFs that find the window may lose a far tail below their own error
     (1e-15), so a side whose mass is more is widened, doubling, up to 8 times."""
     widen = [0.0, 0.0]
     for _ in range(9):
-        steps = pair_steps(loss, h, tau, (widen[0], widen[1]), tilts)
+        steps = pair_steps(loss, h, tau, others, (widen[0], widen[1]), tilts)
         if steps[0].top <= 4 * tau and steps[1].top <= 4 * tau:
             return steps
         span = (len(steps[0].upper.w) - 1) * h

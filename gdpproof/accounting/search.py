@@ -362,9 +362,8 @@ def _tilted(clean: list, w: float, max_refinements: int, best: _Best, first: Cal
         return f"the tilted pairs stopped: {exc}"
     if h is None:
         return "the pairs discretization does not apply"
-    factor, power = TILT_FIRST[kind]
+    (factor, power), previous, stalls, last_h = TILT_FIRST[kind], math.inf, 0, 0.0
     h *= factor
-    previous, stalls, last_h = math.inf, 0, 0.0
     for _ in range(max_refinements + 1):
         try:
             comp = compose_tilted(clean, grid_step=h, rel_width=w, **aim)

@@ -48,7 +48,7 @@ __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "Randomiz
            "rounded_exactly"]
 
 def arb_function(expr: Any, symbols: Any) -> Any:
-    from ..numeric.engine.compile_arb import arb_function as compiled
+    from ..numeric.engine.compiler import arb_function as compiled
 
     return compiled(expr, symbols)
 
@@ -173,7 +173,7 @@ def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]
 @functools.lru_cache(maxsize=None)
 def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..., flint.arb]:
     """The arb function (ell, *parameters) of a family's partial mean or x_of_ell, or of the
-    support's ends (no ell): generated, or compiled by compile_arb for the discrete families'
+    support's ends (no ell): generated, or compiled at run time (engine.compiler) for the discrete families'
     support ends (their parameters are exact sympy numbers)."""
     made = getattr(_generated(), f"{family}__{which}" + ("" if law is None else f"__{law}"), None)
     if made is not None:

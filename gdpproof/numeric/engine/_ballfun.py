@@ -1,6 +1,6 @@
 """Ball-arithmetic building blocks shared by the sympy->arb compiler and the generated kernels.
 
-Both :mod:`gdpproof.numeric.engine.compile_arb` (which compiles any sympy expression at run time) and
+Both :mod:`gdpproof.numeric.engine.compiler` (which compiles any sympy expression at run time) and
 :mod:`gdpproof.numeric.engine._kernels` (arb code generated ahead of time from the same expressions)
 call these, so a formula evaluates to the same ball by either route.  Imports flint and the
 standard library only.

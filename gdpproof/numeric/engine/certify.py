@@ -44,8 +44,8 @@ from .certified import (  # noqa: F401  (re-exported: the names' historical home
     round_fraction,
     working_bits,
 )
-from .compile_arb import arb_erfc, arb_erfcx, arb_function  # noqa: F401  (re-exported)
-from .lambdify_mp import mpmath_function
+from .compiler import arb_erfc, arb_erfcx, arb_function  # noqa: F401  (re-exported)
+from .compiler import mpmath_function
 
 __all__ = [
     "Certified",

@@ -24,7 +24,7 @@ from typing import Any
 import sympy
 
 from ..._args import sympy_value
-from .compiler import Printer, acb_printer, cse_kernel_source, lambdified_source
+from .compiler import Printer, acb_printer, cse_kernel_source, fraction_source, lambdified_source
 from ...symbolic.symbols import delta as DELTA
 from ...symbolic.symbols import epsilon as EPS
 from ...symbolic.symbols import mu as MU
@@ -214,18 +214,6 @@ def _renamed(src: str, name: str) -> str:
     return src.replace("def _lambdifygenerated(", f"def {name}(", 1).rstrip() + "\n"
 
 
-def _median_source(name: str, expr: sympy.Expr, params: tuple[sympy.Symbol, ...]) -> str:
-    """A median as Python arithmetic on Fractions (exact: the medians are polynomials)."""
-    if not expr.free_symbols <= set(params) or not all(a.is_Rational or a.is_Symbol or a.is_Add or a.is_Mul or
-                                                        a.is_Pow for a in sympy.preorder_traversal(expr)):
-        raise TypeError(f"the median {expr} is not a rational polynomial")
-    names = {s: sympy.Symbol(f"x{i}") for i, s in enumerate(params)}
-    body = sympy.sstr(expr.xreplace(names))
-    if not expr.free_symbols:
-        body = f"Fraction({body!r})" if not expr.is_Integer else f"Fraction({int(expr)})"
-    return f"def {name}({', '.join(f'x{i}' for i in range(len(params)))}):\n    return {body}\n"
-
-
 def _end_kind(v: sympy.Expr) -> str:
     return "inf" if v is sympy.oo else "-inf" if v is -sympy.oo else "kernel"
 
@@ -302,7 +290,7 @@ def loss_source() -> str:
                     integrands.append(f"def {fname}(exp, log, sqrt, pi):\n    {inner}\n    return integrand\n")
                     pieces[law].append(f"({_fraction_text(iv.inf)}, {_fraction_text(iv.sup)}, {fname})")
         for law in "PQ":
-            medians.append(_median_source(f"{family}__median__{law}", fam.median[law], fam.parameters))
+            medians.append(fraction_source(f"{family}__median__{law}", fam.median[law], fam.parameters))
         table.append(
             f"    {family!r}: Family({family!r}, {tuple(s.name for s in fam.parameters)!r}, {fam.orderings!r}, "
             f"{fam.symmetric!r}, {fam.riskier!r}, {fam.atoms is not None!r}, {fam.partial is not None!r}, "

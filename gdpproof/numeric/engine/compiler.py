@@ -38,7 +38,7 @@ from .special import numpy_namespace as special_numpy
 
 __all__ = ["ARB_RULES", "FLOAT_RULES", "Printer", "arb_function", "arb_erfc", "arb_erfcx", "cse_kernel_source",
            "mpmath_function", "numpy_function", "lambdified_source", "acb_printer", "outward",
-           "float_values"]
+           "float_values", "fraction_source"]
 
 #: The arb target: a function of one argument -> the code of its ball (``{0}``: the argument's ball).
 ARB_RULES: dict[type, str] = {
@@ -497,7 +497,7 @@ def mpmath_namespace(ctx: Any) -> dict[str, Any]:
     if ns is None:
         ns = {name: getattr(ctx, name) for name in dir(ctx) if not name.startswith("_")}
         ns.update(mpmath=ctx, erfcinv=lambda z: mp_erfcinv(ctx, z), erfcx=lambda z: ctx.exp(z * z) * ctx.erfc(z),
-                  log1p=ctx.log1p, builtins=__builtins__, max=max, min=min, abs=abs)
+                  log1p=ctx.log1p, LambertW=ctx.lambertw, builtins=__builtins__, max=max, min=min, abs=abs)
         ns.update(special_mpmath(ctx))
         ns.update(envelope_mpmath(ctx))
         ctx._gdpproof_namespace = ns
@@ -585,6 +585,19 @@ def lambdified_source(args: tuple[sympy.Symbol, ...], expr: sympy.Expr, modules:
     (what the generator writes into the generated modules)."""
     fn = sympy.lambdify(args, expr, modules=modules, printer=printer)
     return inspect.getsource(fn), fn.__globals__
+
+
+def fraction_source(name: str, expr: sympy.Expr, params: tuple[sympy.Symbol, ...]) -> str:
+    """The exact target: ``def name(x0, ...)`` computing a rational polynomial (a loss law's median)
+    in Python arithmetic on Fractions.  TypeError for anything else."""
+    if not expr.free_symbols <= set(params) or not all(a.is_Rational or a.is_Symbol or a.is_Add or a.is_Mul or
+                                                        a.is_Pow for a in sympy.preorder_traversal(expr)):
+        raise TypeError(f"the median {expr} is not a rational polynomial")
+    names = {s: sympy.Symbol(f"x{i}") for i, s in enumerate(params)}
+    body = sympy.sstr(expr.xreplace(names))
+    if not expr.free_symbols:
+        body = f"Fraction({body!r})" if not expr.is_Integer else f"Fraction({int(expr)})"
+    return f"def {name}({', '.join(f'x{i}' for i in range(len(params)))}):\n    return {body}\n"
 
 
 def acb_printer() -> Any:

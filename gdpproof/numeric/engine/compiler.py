@@ -36,9 +36,7 @@ from .special import compile_special
 from .special import mpmath_namespace as special_mpmath
 from .special import numpy_namespace as special_numpy
 
-__all__ = ["ARB_RULES", "FLOAT_RULES", "Printer", "arb_function", "arb_erfc", "arb_erfcx", "cse_kernel_source",
-           "mpmath_function", "numpy_function", "lambdified_source", "acb_printer", "outward",
-           "float_values", "fraction_source"]
+__all__ = ["ARB_RULES", "FLOAT_RULES", "Printer", "arb_function", "mpmath_function", "numpy_function", "float_values"]
 
 #: The arb target: a function of one argument -> the code of its ball (``{0}``: the argument's ball).
 ARB_RULES: dict[type, str] = {
@@ -60,15 +58,27 @@ _ENVELOPE_NODES = ("symmetrized", "symmetrized_slope", "tradeoff_conjugate", "in
 
 
 class Printer:
-    """Straight-line Python for expressions of ``symbols`` (``x0, x1, ...``); ``arb`` chooses ball
-    or float64 code.
+    """Straight-line Python for expressions of ``symbols`` (named ``x0, x1, ...``).
 
-    ``constants`` collects the dyadic constants (module-level name -> source; exact at every
-    precision, made once).  ``hoisted`` (generator only) collects the symbol-free subexpressions
-    that cost ball operations (sqrt(2)/2): key -> (function name, source), their ball taken from a
-    per-precision cache, which holds the ball the same operations give.  ``nodes`` (run time only)
-    collects the special functions of :mod:`gdpproof.symbolic.special` that are solvers rather than
-    formulas, as callables of the argument balls.
+    Args:
+        symbols: The arguments, in order.
+        arb: Ball code (:data:`ARB_RULES`) or float64 code (:data:`FLOAT_RULES`).
+        constants: Collects the dyadic constants (module-level name -> source; exact at every
+            precision, made once); shared by the functions of one generated module.
+        hoisted: Generator only: collects the symbol-free subexpressions that cost ball
+            operations (sqrt(2)/2), key -> (function name, source); the code takes their ball
+            from a per-precision cache, which holds the ball the same operations give.
+        nodes: Run time only: collects the special functions of :mod:`gdpproof.symbolic.special`
+            that are solvers rather than formulas, as callables of the argument balls.
+
+    Examples:
+        >>> import sympy
+        >>> x = sympy.Symbol("x")
+        >>> print(Printer((x,), True, {}).function("f", [sympy.exp(x) + 1]), end="")
+        def f(x0):
+            t0 = x0.exp()
+            t1 = _C_1_1 + t0
+            return (t1 if isinstance(t1, flint.arb) else flint.arb(t1))
     """
 
     def __init__(self, symbols: tuple[sympy.Symbol, ...], arb: bool, constants: dict[str, str],
@@ -573,8 +583,8 @@ def numpy_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Any:
     Examples:
         >>> import sympy
         >>> x = sympy.Symbol("x")
-        >>> float(numpy_function(sympy.erfc(x), (x,))(1.0))
-        0.15729920705028513
+        >>> round(float(numpy_function(sympy.erfc(x), (x,))(1.0)), 12)
+        0.15729920705
     """
     return sympy.lambdify(symbols, expr, modules=[{**special_numpy(), **envelope_numpy()}, "scipy", "numpy"])
 

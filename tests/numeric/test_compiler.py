@@ -79,3 +79,12 @@ def test_a_free_symbol_without_a_value_is_refused():
 
 def test_float_values_skip_what_is_undefined():
     assert compiler.float_values(sympy.log(x), x, [math.e, 0.0, -1.0]) == [1.0, None, None]
+
+
+def test_a_piecewise_of_many_pieces_compiles():
+    # the pieces are printed at one depth: a nested form meets Python's 100 indentation levels
+    pw = sympy.Piecewise(*[(x + i, x < i) for i in range(150)], (x, True))
+    f = compiler.arb_function(pw, (x,))
+    assert f(flint.arb(100.5)) == flint.arb(201.5) and f(flint.arb(200)) == flint.arb(200)
+    both = f(flint.arb(100, 0.5))  # x in [99.5, 100.5]: x < 100 undecided, x < 101 true
+    assert both.contains(flint.arb(199.5)) and both.contains(flint.arb(201.5))

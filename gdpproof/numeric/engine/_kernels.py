@@ -139,21 +139,22 @@ def gaussian_log_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
     Piecewise((log1p(-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(-epsilon/mu + mu/2)/2)/2), epsilon/mu - mu/2 < 0), (-(epsilon/mu - mu/2)**2/2 + log(erfcx(sqrt(2)*(epsilon/mu - mu/2)/2)/2 - erfcx(sqrt(2)*(epsilon/mu + mu/2)/2)/2), True))
     """
     t0 = None
-    t2 = _C_m1_2 * x1
-    t3 = 1 / x1
-    t4 = x0 * t3
-    t5 = t2 + t4
-    v1 = relation(t5, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = _C_m1_2 * x1
+    t2 = 1 / x1
+    t3 = x0 * t2
+    t4 = t1 + t3
+    v5 = relation(t4, '<')
+    if v5 is not False:
         t6 = _at_precision(_K0)
         t7 = _C_1_2 * x1
         t8 = _C_m1_1 * x0
-        t9 = t8 * t3
+        t9 = t8 * t2
         t10 = t7 + t9
         t11 = t6 * t10
         t12 = arb_erfc(t11)
         t13 = _C_m1_2 * t12
-        t14 = t7 + t4
+        t14 = t7 + t3
         t15 = t6 * t14
         t16 = arb_erfc(t15)
         t17 = x0.exp()
@@ -162,24 +163,23 @@ def gaussian_log_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
         t20 = t13 + t19
         t21 = t20.log1p()
         t0 = t21 if t0 is None else t0.union(t21)
-    if v1 is not True:
-        v22 = True
-        if v22 is not False:
-            t23 = t5 ** 2
-            t24 = _C_m1_2 * t23
-            t25 = _at_precision(_K0)
-            t26 = t25 * t5
-            t27 = arb_erfcx(t26)
-            t28 = _C_1_2 * t27
-            t29 = _C_1_2 * x1
-            t30 = t29 + t4
-            t31 = t25 * t30
-            t32 = arb_erfcx(t31)
-            t33 = _C_m1_2 * t32
-            t34 = t28 + t33
-            t35 = t34.log()
-            t36 = t24 + t35
-            t0 = t36 if t0 is None else t0.union(t36)
+        d0 = v5 is True
+    if not d0:
+        t22 = t4 ** 2
+        t23 = _C_m1_2 * t22
+        t24 = _at_precision(_K0)
+        t25 = t24 * t4
+        t26 = arb_erfcx(t25)
+        t27 = _C_1_2 * t26
+        t28 = _C_1_2 * x1
+        t29 = t28 + t3
+        t30 = t24 * t29
+        t31 = arb_erfcx(t30)
+        t32 = _C_m1_2 * t31
+        t33 = t27 + t32
+        t34 = t33.log()
+        t35 = t23 + t34
+        t0 = t35 if t0 is None else t0.union(t35)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -496,6 +496,8 @@ def gaussian_log_dual_float(x0: float, x1: float) -> float:
 
     Piecewise((log1p(-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(-epsilon/mu + mu/2)/2)/2), epsilon/mu - mu/2 < 0), (-(epsilon/mu - mu/2)**2/2 + log(erfcx(sqrt(2)*(epsilon/mu - mu/2)/2)/2 - erfcx(sqrt(2)*(epsilon/mu + mu/2)/2)/2), True))
     """
+    t0 = math.nan
+    d0 = False
     t1 = -0.5 * x1
     t2 = 1 / x1
     t3 = x0 * t2
@@ -519,7 +521,8 @@ def gaussian_log_dual_float(x0: float, x1: float) -> float:
         t20 = t13 + t19
         t21 = math.log1p(t20)
         t0 = t21
-    else:
+        d0 = True
+    if not d0:
         t22 = t4 ** 2
         t23 = -0.5 * t22
         t24 = math.sqrt(2.0)
@@ -544,6 +547,8 @@ def gaussian_dlog_dual_eps_float(x0: float, x1: float) -> float:
 
     Piecewise(((-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + sqrt(2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)*mu) - sqrt(2)*exp(-(-epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)*mu))/(-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(-epsilon/mu + mu/2)/2)/2 + 1), epsilon/mu - mu/2 < 0), ((sqrt(2)*(sqrt(2)*(epsilon/mu - mu/2)*erfcx(sqrt(2)*(epsilon/mu - mu/2)/2) - 2/sqrt(pi))/(4*mu) - sqrt(2)*(sqrt(2)*(epsilon/mu + mu/2)*erfcx(sqrt(2)*(epsilon/mu + mu/2)/2) - 2/sqrt(pi))/(4*mu))/(erfcx(sqrt(2)*(epsilon/mu - mu/2)/2)/2 - erfcx(sqrt(2)*(epsilon/mu + mu/2)/2)/2) - (epsilon/mu - mu/2)/mu, True))
     """
+    t0 = math.nan
+    d0 = False
     t1 = -0.5 * x1
     t2 = 1 / x1
     t3 = x0 * t2
@@ -586,7 +591,8 @@ def gaussian_dlog_dual_eps_float(x0: float, x1: float) -> float:
         t39 = t38 + t37
         t40 = t22 * t39
         t0 = t40
-    else:
+        d0 = True
+    if not d0:
         t41 = math.sqrt(2.0)
         t42 = 0.5 * t41
         t43 = t42 * t4
@@ -627,6 +633,8 @@ def gaussian_dlog_dual_mu_float(x0: float, x1: float) -> float:
 
     Piecewise(((sqrt(2)*(-epsilon/mu**2 + 1/2)*exp(epsilon)*exp(-(epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)) + sqrt(2)*(epsilon/mu**2 + 1/2)*exp(-(-epsilon/mu + mu/2)**2/2)/(2*sqrt(pi)))/(-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(-epsilon/mu + mu/2)/2)/2 + 1), epsilon/mu - mu/2 < 0), (-(-2*epsilon/mu**2 - 1)*(epsilon/mu - mu/2)/2 + (sqrt(2)*(-epsilon/mu**2 - 1/2)*(sqrt(2)*(epsilon/mu - mu/2)*erfcx(sqrt(2)*(epsilon/mu - mu/2)/2) - 2/sqrt(pi))/4 - sqrt(2)*(-epsilon/mu**2 + 1/2)*(sqrt(2)*(epsilon/mu + mu/2)*erfcx(sqrt(2)*(epsilon/mu + mu/2)/2) - 2/sqrt(pi))/4)/(erfcx(sqrt(2)*(epsilon/mu - mu/2)/2)/2 - erfcx(sqrt(2)*(epsilon/mu + mu/2)/2)/2), True))
     """
+    t0 = math.nan
+    d0 = False
     t1 = -0.5 * x1
     t2 = 1 / x1
     t3 = x0 * t2
@@ -671,7 +679,8 @@ def gaussian_dlog_dual_mu_float(x0: float, x1: float) -> float:
         t41 = t32 + t40
         t42 = t22 * t41
         t0 = t42
-    else:
+        d0 = True
+    if not d0:
         t43 = math.sqrt(2.0)
         t44 = 0.5 * t43
         t45 = t44 * t4

@@ -213,23 +213,24 @@ def gaussian__partial__Q(x0: flint.arb, x1: flint.arb) -> flint.arb:
 
 def randomized_response__cdf__P(x0, x1):
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = x1.exp()
             t7 = _C_1_1 + t6
             t8 = 1 / t7
             t0 = t8 if t0 is None else t0.union(t8)
-        if v3 is not True:
-            v9 = True
-            if v9 is not False:
-                t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
     if t0 is None:
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
@@ -238,23 +239,24 @@ def randomized_response__cdf__P(x0, x1):
 def randomized_response__cdf__Q(x0, x1):
     t0 = _C_m1_1 * x1
     t1 = None
-    t3 = _C_m1_1 * t0
-    t4 = x0 + t3
-    v2 = relation(t4, '<')
-    if v2 is not False:
+    d1 = False
+    t2 = _C_m1_1 * t0
+    t3 = x0 + t2
+    v4 = relation(t3, '<')
+    if v4 is not False:
         t1 = _C_0_1 if t1 is None else t1.union(_C_0_1)
-    if v2 is not True:
-        t6 = x0 + t0
-        v5 = relation(t6, '<')
-        if v5 is not False:
+        d1 = v4 is True
+    if not d1:
+        t5 = x0 + t0
+        v6 = relation(t5, '<')
+        if v6 is not False:
             t7 = t0.exp()
             t8 = _C_1_1 + t7
             t9 = 1 / t8
             t1 = t9 if t1 is None else t1.union(t9)
-        if v5 is not True:
-            v10 = True
-            if v10 is not False:
-                t1 = _C_1_1 if t1 is None else t1.union(_C_1_1)
+            d1 = v6 is True
+    if not d1:
+        t1 = _C_1_1 if t1 is None else t1.union(_C_1_1)
     if t1 is None:
         t1 = flint.arb.nan()
     return t1 if isinstance(t1, flint.arb) else flint.arb(t1)
@@ -267,67 +269,70 @@ def randomized_response__cdf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.ar
     Piecewise((0, ell < -epsilon), (1/(1 + exp(-epsilon)), ell < epsilon), (1, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = x1.exp()
             t7 = _C_1_1 + t6
             t8 = 1 / t7
             t0 = t8 if t0 is None else t0.union(t8)
-        if v3 is not True:
-            v9 = True
-            if v9 is not False:
-                t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
     if t0 is None:
         t0 = flint.arb.nan()
-    t10 = None
-    t12 = x0 + x1
-    v11 = relation(t12, '<')
+    t9 = None
+    d9 = False
+    t10 = x0 + x1
+    v11 = relation(t10, '<')
     if v11 is not False:
-        t10 = _C_0_1 if t10 is None else t10.union(_C_0_1)
-    if v11 is not True:
-        t14 = _C_m1_1 * x1
-        t15 = x0 + t14
-        v13 = relation(t15, '<')
-        if v13 is not False:
-            t16 = t14.exp()
-            t17 = _C_1_1 + t16
-            t18 = 1 / t17
-            t10 = t18 if t10 is None else t10.union(t18)
-        if v13 is not True:
-            v19 = True
-            if v19 is not False:
-                t10 = _C_1_1 if t10 is None else t10.union(_C_1_1)
-    if t10 is None:
-        t10 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t10 if isinstance(t10, flint.arb) else flint.arb(t10))
+        t9 = _C_0_1 if t9 is None else t9.union(_C_0_1)
+        d9 = v11 is True
+    if not d9:
+        t12 = _C_m1_1 * x1
+        t13 = x0 + t12
+        v14 = relation(t13, '<')
+        if v14 is not False:
+            t15 = t12.exp()
+            t16 = _C_1_1 + t15
+            t17 = 1 / t16
+            t9 = t17 if t9 is None else t9.union(t17)
+            d9 = v14 is True
+    if not d9:
+        t9 = _C_1_1 if t9 is None else t9.union(_C_1_1)
+    if t9 is None:
+        t9 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t9 if isinstance(t9, flint.arb) else flint.arb(t9))
 
 def randomized_response__sf__P(x0, x1):
     t0 = _C_m1_1 * x1
     t1 = None
-    t3 = _C_m1_1 * t0
-    t4 = x0 + t3
-    v2 = relation(t4, '<')
-    if v2 is not False:
+    d1 = False
+    t2 = _C_m1_1 * t0
+    t3 = x0 + t2
+    v4 = relation(t3, '<')
+    if v4 is not False:
         t1 = _C_1_1 if t1 is None else t1.union(_C_1_1)
-    if v2 is not True:
-        t6 = x0 + t0
-        v5 = relation(t6, '<')
-        if v5 is not False:
+        d1 = v4 is True
+    if not d1:
+        t5 = x0 + t0
+        v6 = relation(t5, '<')
+        if v6 is not False:
             t7 = t0.exp()
             t8 = _C_1_1 + t7
             t9 = 1 / t8
             t1 = t9 if t1 is None else t1.union(t9)
-        if v5 is not True:
-            v10 = True
-            if v10 is not False:
-                t1 = _C_0_1 if t1 is None else t1.union(_C_0_1)
+            d1 = v6 is True
+    if not d1:
+        t1 = _C_0_1 if t1 is None else t1.union(_C_0_1)
     if t1 is None:
         t1 = flint.arb.nan()
     return t1 if isinstance(t1, flint.arb) else flint.arb(t1)
@@ -335,23 +340,24 @@ def randomized_response__sf__P(x0, x1):
 
 def randomized_response__sf__Q(x0, x1):
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = x1.exp()
             t7 = _C_1_1 + t6
             t8 = 1 / t7
             t0 = t8 if t0 is None else t0.union(t8)
-        if v3 is not True:
-            v9 = True
-            if v9 is not False:
-                t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
     if t0 is None:
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
@@ -364,46 +370,48 @@ def randomized_response__sf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb
     Piecewise((1, ell < -epsilon), (1/(exp(epsilon) + 1), ell < epsilon), (0, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
-            t6 = t4.exp()
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
+            t6 = t3.exp()
             t7 = _C_1_1 + t6
             t8 = 1 / t7
             t0 = t8 if t0 is None else t0.union(t8)
-        if v3 is not True:
-            v9 = True
-            if v9 is not False:
-                t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
     if t0 is None:
         t0 = flint.arb.nan()
-    t10 = None
-    t12 = x0 + x1
-    v11 = relation(t12, '<')
+    t9 = None
+    d9 = False
+    t10 = x0 + x1
+    v11 = relation(t10, '<')
     if v11 is not False:
-        t10 = _C_1_1 if t10 is None else t10.union(_C_1_1)
-    if v11 is not True:
-        t14 = _C_m1_1 * x1
-        t15 = x0 + t14
-        v13 = relation(t15, '<')
-        if v13 is not False:
-            t16 = x1.exp()
-            t17 = _C_1_1 + t16
-            t18 = 1 / t17
-            t10 = t18 if t10 is None else t10.union(t18)
-        if v13 is not True:
-            v19 = True
-            if v19 is not False:
-                t10 = _C_0_1 if t10 is None else t10.union(_C_0_1)
-    if t10 is None:
-        t10 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t10 if isinstance(t10, flint.arb) else flint.arb(t10))
+        t9 = _C_1_1 if t9 is None else t9.union(_C_1_1)
+        d9 = v11 is True
+    if not d9:
+        t12 = _C_m1_1 * x1
+        t13 = x0 + t12
+        v14 = relation(t13, '<')
+        if v14 is not False:
+            t15 = x1.exp()
+            t16 = _C_1_1 + t15
+            t17 = 1 / t16
+            t9 = t17 if t9 is None else t9.union(t17)
+            d9 = v14 is True
+    if not d9:
+        t9 = _C_0_1 if t9 is None else t9.union(_C_0_1)
+    if t9 is None:
+        t9 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t9 if isinstance(t9, flint.arb) else flint.arb(t9))
 
 def randomized_response__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     """partial__P of randomized_response; x0 = ell, x1 = epsilon.
@@ -411,27 +419,28 @@ def randomized_response__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     Piecewise((0, ell < -epsilon), (-epsilon/(exp(epsilon) + 1), ell < epsilon), (epsilon*tanh(epsilon/2), True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = x1.exp()
             t7 = _C_1_1 + t6
             t8 = 1 / t7
-            t9 = t4 * t8
+            t9 = t3 * t8
             t0 = t9 if t0 is None else t0.union(t9)
-        if v3 is not True:
-            v10 = True
-            if v10 is not False:
-                t11 = _C_1_2 * x1
-                t12 = t11.tanh()
-                t13 = x1 * t12
-                t0 = t13 if t0 is None else t0.union(t13)
+            d0 = v5 is True
+    if not d0:
+        t10 = _C_1_2 * x1
+        t11 = t10.tanh()
+        t12 = x1 * t11
+        t0 = t12 if t0 is None else t0.union(t12)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -442,27 +451,29 @@ def randomized_response__partial__Q(x0: flint.arb, x1: flint.arb) -> flint.arb:
     Piecewise((0, ell < -epsilon), (-epsilon/(1 + exp(-epsilon)), ell < epsilon), (-epsilon*tanh(epsilon/2), True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
-            t6 = t4.exp()
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
+            t6 = t3.exp()
             t7 = _C_1_1 + t6
             t8 = 1 / t7
-            t9 = t4 * t8
+            t9 = t3 * t8
             t0 = t9 if t0 is None else t0.union(t9)
-        if v3 is not True:
-            v10 = True
-            if v10 is not False:
-                t11 = _C_1_2 * x1
-                t12 = t11.tanh()
-                t13 = t4 * t12
-                t0 = t13 if t0 is None else t0.union(t13)
+            d0 = v5 is True
+    if not d0:
+        t10 = _C_1_2 * x1
+        t11 = t10.tanh()
+        t12 = _C_m1_1 * x1
+        t13 = t12 * t11
+        t0 = t13 if t0 is None else t0.union(t13)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -488,27 +499,29 @@ def k_randomized_response__cdf__P(x0, x1, x2):
     t2 = t1 + t0
     t3 = 1 / t2
     t4 = None
-    t6 = x0 + x1
-    v5 = relation(t6, '<')
-    if v5 is not False:
+    d4 = False
+    t5 = x0 + x1
+    v6 = relation(t5, '<')
+    if v6 is not False:
         t4 = _C_0_1 if t4 is None else t4.union(_C_0_1)
-    if v5 is not True:
+        d4 = v6 is True
+    if not d4:
         v7 = relation(x0, '<')
         if v7 is not False:
             t4 = t3 if t4 is None else t4.union(t3)
-        if v7 is not True:
-            t9 = _C_m1_1 * x1
-            t10 = x0 + t9
-            v8 = relation(t10, '<')
-            if v8 is not False:
-                t11 = _C_m2_1 + x2
-                t12 = t3 * t11
-                t13 = t3 + t12
-                t4 = t13 if t4 is None else t4.union(t13)
-            if v8 is not True:
-                v14 = True
-                if v14 is not False:
-                    t4 = _C_1_1 if t4 is None else t4.union(_C_1_1)
+            d4 = v7 is True
+    if not d4:
+        t8 = _C_m1_1 * x1
+        t9 = x0 + t8
+        v10 = relation(t9, '<')
+        if v10 is not False:
+            t11 = _C_m2_1 + x2
+            t12 = t3 * t11
+            t13 = t3 + t12
+            t4 = t13 if t4 is None else t4.union(t13)
+            d4 = v10 is True
+    if not d4:
+        t4 = _C_1_1 if t4 is None else t4.union(_C_1_1)
     if t4 is None:
         t4 = flint.arb.nan()
     return t4 if isinstance(t4, flint.arb) else flint.arb(t4)
@@ -522,30 +535,32 @@ def k_randomized_response__cdf__Q(x0, x1, x2):
     t4 = _C_1_1 + t3
     t5 = 1 / t4
     t6 = None
-    t8 = _C_m1_1 * t0
-    t9 = x0 + t8
-    v7 = relation(t9, '<')
-    if v7 is not False:
+    d6 = False
+    t7 = _C_m1_1 * t0
+    t8 = x0 + t7
+    v9 = relation(t8, '<')
+    if v9 is not False:
         t6 = _C_0_1 if t6 is None else t6.union(_C_0_1)
-    if v7 is not True:
+        d6 = v9 is True
+    if not d6:
         v10 = relation(x0, '<')
         if v10 is not False:
             t6 = t5 if t6 is None else t6.union(t5)
-        if v10 is not True:
-            t12 = x0 + t0
-            v11 = relation(t12, '<')
-            if v11 is not False:
-                t13 = x1.exp()
-                t14 = t1 + t13
-                t15 = 1 / t14
-                t16 = _C_m2_1 + x2
-                t17 = t15 * t16
-                t18 = t5 + t17
-                t6 = t18 if t6 is None else t6.union(t18)
-            if v11 is not True:
-                v19 = True
-                if v19 is not False:
-                    t6 = _C_1_1 if t6 is None else t6.union(_C_1_1)
+            d6 = v10 is True
+    if not d6:
+        t11 = x0 + t0
+        v12 = relation(t11, '<')
+        if v12 is not False:
+            t13 = x1.exp()
+            t14 = t1 + t13
+            t15 = 1 / t14
+            t16 = _C_m2_1 + x2
+            t17 = t15 * t16
+            t18 = t5 + t17
+            t6 = t18 if t6 is None else t6.union(t18)
+            d6 = v12 is True
+    if not d6:
+        t6 = _C_1_1 if t6 is None else t6.union(_C_1_1)
     if t6 is None:
         t6 = flint.arb.nan()
     return t6 if isinstance(t6, flint.arb) else flint.arb(t6)
@@ -558,11 +573,13 @@ def k_randomized_response__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) 
     Piecewise((0, ell < -epsilon), (1/((k - 1)*exp(-epsilon) + 1), ell < 0), ((k - 2)/(k + exp(epsilon) - 1) + 1/((k - 1)*exp(-epsilon) + 1), ell < epsilon), (1, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
+        d0 = v2 is True
+    if not d0:
         v3 = relation(x0, '<')
         if v3 is not False:
             t4 = x1.exp()
@@ -570,64 +587,66 @@ def k_randomized_response__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) 
             t6 = t5 + t4
             t7 = 1 / t6
             t0 = t7 if t0 is None else t0.union(t7)
-        if v3 is not True:
-            t9 = _C_m1_1 * x1
-            t10 = x0 + t9
-            v8 = relation(t10, '<')
-            if v8 is not False:
-                t11 = x1.exp()
-                t12 = _C_m1_1 + x2
-                t13 = t12 + t11
-                t14 = 1 / t13
-                t15 = _C_m2_1 + x2
-                t16 = t14 * t15
-                t17 = t14 + t16
-                t0 = t17 if t0 is None else t0.union(t17)
-            if v8 is not True:
-                v18 = True
-                if v18 is not False:
-                    t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+            d0 = v3 is True
+    if not d0:
+        t8 = _C_m1_1 * x1
+        t9 = x0 + t8
+        v10 = relation(t9, '<')
+        if v10 is not False:
+            t11 = x1.exp()
+            t12 = _C_m1_1 + x2
+            t13 = t12 + t11
+            t14 = 1 / t13
+            t15 = _C_m2_1 + x2
+            t16 = t14 * t15
+            t17 = t14 + t16
+            t0 = t17 if t0 is None else t0.union(t17)
+            d0 = v10 is True
+    if not d0:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
     if t0 is None:
         t0 = flint.arb.nan()
-    t19 = None
-    t21 = x0 + x1
-    v20 = relation(t21, '<')
+    t18 = None
+    d18 = False
+    t19 = x0 + x1
+    v20 = relation(t19, '<')
     if v20 is not False:
-        t19 = _C_0_1 if t19 is None else t19.union(_C_0_1)
-    if v20 is not True:
-        v22 = relation(x0, '<')
-        if v22 is not False:
-            t23 = _C_m1_1 + x2
-            t24 = _C_m1_1 * x1
-            t25 = t24.exp()
-            t26 = t23 * t25
-            t27 = _C_1_1 + t26
-            t28 = 1 / t27
-            t19 = t28 if t19 is None else t19.union(t28)
-        if v22 is not True:
-            t30 = _C_m1_1 * x1
-            t31 = x0 + t30
-            v29 = relation(t31, '<')
-            if v29 is not False:
-                t32 = _C_m1_1 + x2
-                t33 = t30.exp()
-                t34 = t32 * t33
-                t35 = _C_1_1 + t34
-                t36 = 1 / t35
-                t37 = x1.exp()
-                t38 = t32 + t37
-                t39 = 1 / t38
-                t40 = _C_m2_1 + x2
-                t41 = t39 * t40
-                t42 = t36 + t41
-                t19 = t42 if t19 is None else t19.union(t42)
-            if v29 is not True:
-                v43 = True
-                if v43 is not False:
-                    t19 = _C_1_1 if t19 is None else t19.union(_C_1_1)
-    if t19 is None:
-        t19 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t19 if isinstance(t19, flint.arb) else flint.arb(t19))
+        t18 = _C_0_1 if t18 is None else t18.union(_C_0_1)
+        d18 = v20 is True
+    if not d18:
+        v21 = relation(x0, '<')
+        if v21 is not False:
+            t22 = _C_m1_1 + x2
+            t23 = _C_m1_1 * x1
+            t24 = t23.exp()
+            t25 = t22 * t24
+            t26 = _C_1_1 + t25
+            t27 = 1 / t26
+            t18 = t27 if t18 is None else t18.union(t27)
+            d18 = v21 is True
+    if not d18:
+        t28 = _C_m1_1 * x1
+        t29 = x0 + t28
+        v30 = relation(t29, '<')
+        if v30 is not False:
+            t31 = _C_m1_1 + x2
+            t32 = t28.exp()
+            t33 = t31 * t32
+            t34 = _C_1_1 + t33
+            t35 = 1 / t34
+            t36 = x1.exp()
+            t37 = t31 + t36
+            t38 = 1 / t37
+            t39 = _C_m2_1 + x2
+            t40 = t38 * t39
+            t41 = t35 + t40
+            t18 = t41 if t18 is None else t18.union(t41)
+            d18 = v30 is True
+    if not d18:
+        t18 = _C_1_1 if t18 is None else t18.union(_C_1_1)
+    if t18 is None:
+        t18 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t18 if isinstance(t18, flint.arb) else flint.arb(t18))
 
 def k_randomized_response__sf__P(x0, x1, x2):
     t0 = _C_m1_1 * x1
@@ -637,12 +656,14 @@ def k_randomized_response__sf__P(x0, x1, x2):
     t4 = _C_1_1 + t3
     t5 = 1 / t4
     t6 = None
-    t8 = _C_m1_1 * t0
-    t9 = x0 + t8
-    v7 = relation(t9, '<')
-    if v7 is not False:
+    d6 = False
+    t7 = _C_m1_1 * t0
+    t8 = x0 + t7
+    v9 = relation(t8, '<')
+    if v9 is not False:
         t6 = _C_1_1 if t6 is None else t6.union(_C_1_1)
-    if v7 is not True:
+        d6 = v9 is True
+    if not d6:
         v10 = relation(x0, '<')
         if v10 is not False:
             t11 = x1.exp()
@@ -652,15 +673,15 @@ def k_randomized_response__sf__P(x0, x1, x2):
             t15 = t13 * t14
             t16 = t5 + t15
             t6 = t16 if t6 is None else t6.union(t16)
-        if v10 is not True:
-            t18 = x0 + t0
-            v17 = relation(t18, '<')
-            if v17 is not False:
-                t6 = t5 if t6 is None else t6.union(t5)
-            if v17 is not True:
-                v19 = True
-                if v19 is not False:
-                    t6 = _C_0_1 if t6 is None else t6.union(_C_0_1)
+            d6 = v10 is True
+    if not d6:
+        t17 = x0 + t0
+        v18 = relation(t17, '<')
+        if v18 is not False:
+            t6 = t5 if t6 is None else t6.union(t5)
+            d6 = v18 is True
+    if not d6:
+        t6 = _C_0_1 if t6 is None else t6.union(_C_0_1)
     if t6 is None:
         t6 = flint.arb.nan()
     return t6 if isinstance(t6, flint.arb) else flint.arb(t6)
@@ -672,27 +693,29 @@ def k_randomized_response__sf__Q(x0, x1, x2):
     t2 = t1 + t0
     t3 = 1 / t2
     t4 = None
-    t6 = x0 + x1
-    v5 = relation(t6, '<')
-    if v5 is not False:
+    d4 = False
+    t5 = x0 + x1
+    v6 = relation(t5, '<')
+    if v6 is not False:
         t4 = _C_1_1 if t4 is None else t4.union(_C_1_1)
-    if v5 is not True:
+        d4 = v6 is True
+    if not d4:
         v7 = relation(x0, '<')
         if v7 is not False:
             t8 = _C_m2_1 + x2
             t9 = t3 * t8
             t10 = t3 + t9
             t4 = t10 if t4 is None else t4.union(t10)
-        if v7 is not True:
-            t12 = _C_m1_1 * x1
-            t13 = x0 + t12
-            v11 = relation(t13, '<')
-            if v11 is not False:
-                t4 = t3 if t4 is None else t4.union(t3)
-            if v11 is not True:
-                v14 = True
-                if v14 is not False:
-                    t4 = _C_0_1 if t4 is None else t4.union(_C_0_1)
+            d4 = v7 is True
+    if not d4:
+        t11 = _C_m1_1 * x1
+        t12 = x0 + t11
+        v13 = relation(t12, '<')
+        if v13 is not False:
+            t4 = t3 if t4 is None else t4.union(t3)
+            d4 = v13 is True
+    if not d4:
+        t4 = _C_0_1 if t4 is None else t4.union(_C_0_1)
     if t4 is None:
         t4 = flint.arb.nan()
     return t4 if isinstance(t4, flint.arb) else flint.arb(t4)
@@ -705,11 +728,13 @@ def k_randomized_response__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) -
     Piecewise((1, ell < -epsilon), ((k - 2)/(k + exp(epsilon) - 1) + 1/(k + exp(epsilon) - 1), ell < 0), (1/(k + exp(epsilon) - 1), ell < epsilon), (0, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
-    if v1 is not True:
+        d0 = v2 is True
+    if not d0:
         v3 = relation(x0, '<')
         if v3 is not False:
             t4 = _C_m1_1 + x2
@@ -725,56 +750,58 @@ def k_randomized_response__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flint.arb) -
             t14 = t12 * t13
             t15 = t9 + t14
             t0 = t15 if t0 is None else t0.union(t15)
-        if v3 is not True:
-            t17 = _C_m1_1 * x1
-            t18 = x0 + t17
-            v16 = relation(t18, '<')
-            if v16 is not False:
-                t19 = _C_m1_1 + x2
-                t20 = t17.exp()
-                t21 = t19 * t20
-                t22 = _C_1_1 + t21
-                t23 = 1 / t22
-                t0 = t23 if t0 is None else t0.union(t23)
-            if v16 is not True:
-                v24 = True
-                if v24 is not False:
-                    t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+            d0 = v3 is True
+    if not d0:
+        t16 = _C_m1_1 * x1
+        t17 = x0 + t16
+        v18 = relation(t17, '<')
+        if v18 is not False:
+            t19 = _C_m1_1 + x2
+            t20 = t16.exp()
+            t21 = t19 * t20
+            t22 = _C_1_1 + t21
+            t23 = 1 / t22
+            t0 = t23 if t0 is None else t0.union(t23)
+            d0 = v18 is True
+    if not d0:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
     if t0 is None:
         t0 = flint.arb.nan()
-    t25 = None
-    t27 = x0 + x1
-    v26 = relation(t27, '<')
+    t24 = None
+    d24 = False
+    t25 = x0 + x1
+    v26 = relation(t25, '<')
     if v26 is not False:
-        t25 = _C_1_1 if t25 is None else t25.union(_C_1_1)
-    if v26 is not True:
-        v28 = relation(x0, '<')
-        if v28 is not False:
-            t29 = x1.exp()
-            t30 = _C_m1_1 + x2
-            t31 = t30 + t29
-            t32 = 1 / t31
-            t33 = _C_m2_1 + x2
-            t34 = t32 * t33
-            t35 = t32 + t34
-            t25 = t35 if t25 is None else t25.union(t35)
-        if v28 is not True:
-            t37 = _C_m1_1 * x1
-            t38 = x0 + t37
-            v36 = relation(t38, '<')
-            if v36 is not False:
-                t39 = x1.exp()
-                t40 = _C_m1_1 + x2
-                t41 = t40 + t39
-                t42 = 1 / t41
-                t25 = t42 if t25 is None else t25.union(t42)
-            if v36 is not True:
-                v43 = True
-                if v43 is not False:
-                    t25 = _C_0_1 if t25 is None else t25.union(_C_0_1)
-    if t25 is None:
-        t25 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t25 if isinstance(t25, flint.arb) else flint.arb(t25))
+        t24 = _C_1_1 if t24 is None else t24.union(_C_1_1)
+        d24 = v26 is True
+    if not d24:
+        v27 = relation(x0, '<')
+        if v27 is not False:
+            t28 = x1.exp()
+            t29 = _C_m1_1 + x2
+            t30 = t29 + t28
+            t31 = 1 / t30
+            t32 = _C_m2_1 + x2
+            t33 = t31 * t32
+            t34 = t31 + t33
+            t24 = t34 if t24 is None else t24.union(t34)
+            d24 = v27 is True
+    if not d24:
+        t35 = _C_m1_1 * x1
+        t36 = x0 + t35
+        v37 = relation(t36, '<')
+        if v37 is not False:
+            t38 = x1.exp()
+            t39 = _C_m1_1 + x2
+            t40 = t39 + t38
+            t41 = 1 / t40
+            t24 = t41 if t24 is None else t24.union(t41)
+            d24 = v37 is True
+    if not d24:
+        t24 = _C_0_1 if t24 is None else t24.union(_C_0_1)
+    if t24 is None:
+        t24 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t24 if isinstance(t24, flint.arb) else flint.arb(t24))
 
 def k_randomized_response__partial__P(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
     """partial__P of k_randomized_response; x0 = ell, x1 = epsilon, x2 = k.
@@ -782,32 +809,33 @@ def k_randomized_response__partial__P(x0: flint.arb, x1: flint.arb, x2: flint.ar
     Piecewise((0, ell < -epsilon), (-epsilon/(k + exp(epsilon) - 1), ell < epsilon), (epsilon*expm1(epsilon)/(k + exp(epsilon) - 1), True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = x1.exp()
             t7 = _C_m1_1 + x2
             t8 = t7 + t6
             t9 = 1 / t8
-            t10 = t4 * t9
+            t10 = t3 * t9
             t0 = t10 if t0 is None else t0.union(t10)
-        if v3 is not True:
-            v11 = True
-            if v11 is not False:
-                t12 = x1.exp()
-                t13 = _C_m1_1 + x2
-                t14 = t13 + t12
-                t15 = 1 / t14
-                t16 = x1.expm1()
-                t17 = x1 * t15
-                t18 = t17 * t16
-                t0 = t18 if t0 is None else t0.union(t18)
+            d0 = v5 is True
+    if not d0:
+        t11 = x1.exp()
+        t12 = _C_m1_1 + x2
+        t13 = t12 + t11
+        t14 = 1 / t13
+        t15 = x1.expm1()
+        t16 = x1 * t14
+        t17 = t16 * t15
+        t0 = t17 if t0 is None else t0.union(t17)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -818,33 +846,35 @@ def k_randomized_response__partial__Q(x0: flint.arb, x1: flint.arb, x2: flint.ar
     Piecewise((0, ell < -epsilon), (-epsilon/((k - 1)*exp(-epsilon) + 1), ell < epsilon), (-epsilon*expm1(epsilon)/(k + exp(epsilon) - 1), True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_m1_1 + x2
-            t7 = t4.exp()
+            t7 = t3.exp()
             t8 = t6 * t7
             t9 = _C_1_1 + t8
             t10 = 1 / t9
-            t11 = t4 * t10
+            t11 = t3 * t10
             t0 = t11 if t0 is None else t0.union(t11)
-        if v3 is not True:
-            v12 = True
-            if v12 is not False:
-                t13 = x1.exp()
-                t14 = _C_m1_1 + x2
-                t15 = t14 + t13
-                t16 = 1 / t15
-                t17 = x1.expm1()
-                t18 = t4 * t16
-                t19 = t18 * t17
-                t0 = t19 if t0 is None else t0.union(t19)
+            d0 = v5 is True
+    if not d0:
+        t12 = x1.exp()
+        t13 = _C_m1_1 + x2
+        t14 = t13 + t12
+        t15 = 1 / t14
+        t16 = x1.expm1()
+        t17 = _C_m1_1 * x1
+        t18 = t17 * t15
+        t19 = t18 * t16
+        t0 = t19 if t0 is None else t0.union(t19)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -866,25 +896,26 @@ def k_randomized_response__support_hi(x0: flint.arb, x1: flint.arb) -> flint.arb
 
 def laplace__cdf__P(x0, x1):
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_1_2 * x0
             t7 = _C_m1_2 * x1
             t8 = t6 + t7
             t9 = t8.exp()
             t10 = _C_1_2 * t9
             t0 = t10 if t0 is None else t0.union(t10)
-        if v3 is not True:
-            v11 = True
-            if v11 is not False:
-                t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
     if t0 is None:
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
@@ -892,15 +923,17 @@ def laplace__cdf__P(x0, x1):
 
 def laplace__cdf__Q(x0, x1):
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_m1_2 * x0
             t7 = _C_m1_2 * x1
             t8 = t6 + t7
@@ -908,10 +941,9 @@ def laplace__cdf__Q(x0, x1):
             t10 = _C_m1_2 * t9
             t11 = _C_1_1 + t10
             t0 = t11 if t0 is None else t0.union(t11)
-        if v3 is not True:
-            v12 = True
-            if v12 is not False:
-                t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
     if t0 is None:
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
@@ -924,63 +956,67 @@ def laplace__cdf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb
     Piecewise((0, ell < -mu), (1 - exp(-ell/2 - mu/2)/2, ell < mu), (1, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_1_2 * x0
             t7 = _C_m1_2 * x1
             t8 = t6 + t7
             t9 = t8.exp()
             t10 = _C_1_2 * t9
             t0 = t10 if t0 is None else t0.union(t10)
-        if v3 is not True:
-            v11 = True
-            if v11 is not False:
-                t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
     if t0 is None:
         t0 = flint.arb.nan()
-    t12 = None
-    t14 = x0 + x1
-    v13 = relation(t14, '<')
+    t11 = None
+    d11 = False
+    t12 = x0 + x1
+    v13 = relation(t12, '<')
     if v13 is not False:
-        t12 = _C_0_1 if t12 is None else t12.union(_C_0_1)
-    if v13 is not True:
-        t16 = _C_m1_1 * x1
-        t17 = x0 + t16
-        v15 = relation(t17, '<')
-        if v15 is not False:
-            t18 = _C_m1_2 * x0
-            t19 = _C_m1_2 * x1
-            t20 = t18 + t19
-            t21 = t20.exp()
-            t22 = _C_m1_2 * t21
-            t23 = _C_1_1 + t22
-            t12 = t23 if t12 is None else t12.union(t23)
-        if v15 is not True:
-            v24 = True
-            if v24 is not False:
-                t12 = _C_1_1 if t12 is None else t12.union(_C_1_1)
-    if t12 is None:
-        t12 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t12 if isinstance(t12, flint.arb) else flint.arb(t12))
+        t11 = _C_0_1 if t11 is None else t11.union(_C_0_1)
+        d11 = v13 is True
+    if not d11:
+        t14 = _C_m1_1 * x1
+        t15 = x0 + t14
+        v16 = relation(t15, '<')
+        if v16 is not False:
+            t17 = _C_m1_2 * x0
+            t18 = _C_m1_2 * x1
+            t19 = t17 + t18
+            t20 = t19.exp()
+            t21 = _C_m1_2 * t20
+            t22 = _C_1_1 + t21
+            t11 = t22 if t11 is None else t11.union(t22)
+            d11 = v16 is True
+    if not d11:
+        t11 = _C_1_1 if t11 is None else t11.union(_C_1_1)
+    if t11 is None:
+        t11 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t11 if isinstance(t11, flint.arb) else flint.arb(t11))
 
 def laplace__sf__P(x0, x1):
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_1_2 * x0
             t7 = _C_m1_2 * x1
             t8 = t6 + t7
@@ -988,10 +1024,9 @@ def laplace__sf__P(x0, x1):
             t10 = _C_m1_2 * t9
             t11 = _C_1_1 + t10
             t0 = t11 if t0 is None else t0.union(t11)
-        if v3 is not True:
-            v12 = True
-            if v12 is not False:
-                t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
     if t0 is None:
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
@@ -999,25 +1034,26 @@ def laplace__sf__P(x0, x1):
 
 def laplace__sf__Q(x0, x1):
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_m1_2 * x0
             t7 = _C_m1_2 * x1
             t8 = t6 + t7
             t9 = t8.exp()
             t10 = _C_1_2 * t9
             t0 = t10 if t0 is None else t0.union(t10)
-        if v3 is not True:
-            v11 = True
-            if v11 is not False:
-                t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
     if t0 is None:
         t0 = flint.arb.nan()
     return t0 if isinstance(t0, flint.arb) else flint.arb(t0)
@@ -1030,15 +1066,17 @@ def laplace__sf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]
     Piecewise((1, ell < -mu), (exp(-ell/2 - mu/2)/2, ell < mu), (0, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_1_1 if t0 is None else t0.union(_C_1_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_1_2 * x0
             t7 = _C_m1_2 * x1
             t8 = t6 + t7
@@ -1046,35 +1084,35 @@ def laplace__sf__PQ(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb]
             t10 = _C_m1_2 * t9
             t11 = _C_1_1 + t10
             t0 = t11 if t0 is None else t0.union(t11)
-        if v3 is not True:
-            v12 = True
-            if v12 is not False:
-                t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
+            d0 = v5 is True
+    if not d0:
+        t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
     if t0 is None:
         t0 = flint.arb.nan()
-    t13 = None
-    t15 = x0 + x1
-    v14 = relation(t15, '<')
+    t12 = None
+    d12 = False
+    t13 = x0 + x1
+    v14 = relation(t13, '<')
     if v14 is not False:
-        t13 = _C_1_1 if t13 is None else t13.union(_C_1_1)
-    if v14 is not True:
-        t17 = _C_m1_1 * x1
-        t18 = x0 + t17
-        v16 = relation(t18, '<')
-        if v16 is not False:
-            t19 = _C_m1_2 * x0
-            t20 = _C_m1_2 * x1
-            t21 = t19 + t20
-            t22 = t21.exp()
-            t23 = _C_1_2 * t22
-            t13 = t23 if t13 is None else t13.union(t23)
-        if v16 is not True:
-            v24 = True
-            if v24 is not False:
-                t13 = _C_0_1 if t13 is None else t13.union(_C_0_1)
-    if t13 is None:
-        t13 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t13 if isinstance(t13, flint.arb) else flint.arb(t13))
+        t12 = _C_1_1 if t12 is None else t12.union(_C_1_1)
+        d12 = v14 is True
+    if not d12:
+        t15 = _C_m1_1 * x1
+        t16 = x0 + t15
+        v17 = relation(t16, '<')
+        if v17 is not False:
+            t18 = _C_m1_2 * x0
+            t19 = _C_m1_2 * x1
+            t20 = t18 + t19
+            t21 = t20.exp()
+            t22 = _C_1_2 * t21
+            t12 = t22 if t12 is None else t12.union(t22)
+            d12 = v17 is True
+    if not d12:
+        t12 = _C_0_1 if t12 is None else t12.union(_C_0_1)
+    if t12 is None:
+        t12 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t12 if isinstance(t12, flint.arb) else flint.arb(t12))
 
 def laplace__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     """partial__P of laplace; x0 = ell, x1 = mu.
@@ -1082,15 +1120,17 @@ def laplace__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     Piecewise((0, ell < -mu), (-mu*exp(-mu)/2 + (ell - 2)*exp(ell/2 - mu/2)/2 - (-mu - 2)*exp(-mu)/2, ell < mu), (mu - mu*exp(-mu)/2 - (-mu - 2)*exp(-mu)/2 - 1, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_m2_1 + x0
             t7 = _C_1_2 * x0
             t8 = _C_m1_2 * x1
@@ -1098,27 +1138,27 @@ def laplace__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
             t10 = t9.exp()
             t11 = _C_1_2 * t6
             t12 = t11 * t10
-            t13 = t4.exp()
+            t13 = t3.exp()
             t14 = t8 * t13
-            t15 = _C_m2_1 + t4
+            t15 = _C_m2_1 + t3
             t16 = _C_m1_2 * t15
             t17 = t16 * t13
             t18 = t12 + t14
             t19 = t18 + t17
             t0 = t19 if t0 is None else t0.union(t19)
-        if v3 is not True:
-            v20 = True
-            if v20 is not False:
-                t21 = t4.exp()
-                t22 = _C_m1_2 * x1
-                t23 = t22 * t21
-                t24 = _C_m2_1 + t4
-                t25 = _C_m1_2 * t24
-                t26 = t25 * t21
-                t27 = _C_m1_1 + x1
-                t28 = t27 + t23
-                t29 = t28 + t26
-                t0 = t29 if t0 is None else t0.union(t29)
+            d0 = v5 is True
+    if not d0:
+        t20 = _C_m1_1 * x1
+        t21 = t20.exp()
+        t22 = _C_m1_2 * x1
+        t23 = t22 * t21
+        t24 = _C_m2_1 + t20
+        t25 = _C_m1_2 * t24
+        t26 = t25 * t21
+        t27 = _C_m1_1 + x1
+        t28 = t27 + t23
+        t29 = t28 + t26
+        t0 = t29 if t0 is None else t0.union(t29)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -1129,15 +1169,17 @@ def laplace__partial__Q(x0: flint.arb, x1: flint.arb) -> flint.arb:
     Piecewise((0, ell < -mu), (-mu + (-ell - 2)*exp(-ell/2 - mu/2)/2 + 1, ell < mu), (-mu + mu*exp(-mu)/2 + (-mu - 2)*exp(-mu)/2 + 1, True))
     """
     t0 = None
-    t2 = x0 + x1
-    v1 = relation(t2, '<')
-    if v1 is not False:
+    d0 = False
+    t1 = x0 + x1
+    v2 = relation(t1, '<')
+    if v2 is not False:
         t0 = _C_0_1 if t0 is None else t0.union(_C_0_1)
-    if v1 is not True:
-        t4 = _C_m1_1 * x1
-        t5 = x0 + t4
-        v3 = relation(t5, '<')
-        if v3 is not False:
+        d0 = v2 is True
+    if not d0:
+        t3 = _C_m1_1 * x1
+        t4 = x0 + t3
+        v5 = relation(t4, '<')
+        if v5 is not False:
             t6 = _C_m1_1 * x0
             t7 = _C_m2_1 + t6
             t8 = _C_m1_2 * x0
@@ -1146,22 +1188,22 @@ def laplace__partial__Q(x0: flint.arb, x1: flint.arb) -> flint.arb:
             t11 = t10.exp()
             t12 = _C_1_2 * t7
             t13 = t12 * t11
-            t14 = _C_1_1 + t4
+            t14 = _C_1_1 + t3
             t15 = t14 + t13
             t0 = t15 if t0 is None else t0.union(t15)
-        if v3 is not True:
-            v16 = True
-            if v16 is not False:
-                t17 = t4.exp()
-                t18 = _C_1_2 * x1
-                t19 = t18 * t17
-                t20 = _C_m2_1 + t4
-                t21 = _C_1_2 * t20
-                t22 = t21 * t17
-                t23 = _C_1_1 + t4
-                t24 = t23 + t19
-                t25 = t24 + t22
-                t0 = t25 if t0 is None else t0.union(t25)
+            d0 = v5 is True
+    if not d0:
+        t16 = _C_m1_1 * x1
+        t17 = t16.exp()
+        t18 = _C_1_2 * x1
+        t19 = t18 * t17
+        t20 = _C_m2_1 + t16
+        t21 = _C_1_2 * t20
+        t22 = t21 * t17
+        t23 = _C_1_1 + t16
+        t24 = t23 + t19
+        t25 = t24 + t22
+        t0 = t25 if t0 is None else t0.union(t25)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -1186,61 +1228,63 @@ def subsampled_gaussian__cdf__P(x0, x1, x2):
     t1 = x0.expm1()
     t2 = _C_m1_1 + x2
     t3 = None
+    d3 = False
     v4 = relation(t2, '==')
     if v4 is not False:
         t5 = t0 * x0
         t6 = _C_1_2 + t5
         t3 = t6 if t3 is None else t3.union(t6)
-    if v4 is not True:
-        t8 = t1 + x2
-        v7 = relation(t8, '<=')
-        if v7 is not False:
+        d3 = v4 is True
+    if not d3:
+        t7 = t1 + x2
+        v8 = relation(t7, '<=')
+        if v8 is not False:
             t9 = flint.arb("-inf")
             t3 = t9 if t3 is None else t3.union(t9)
-        if v7 is not True:
-            t11 = _C_m1_1 + x0
-            v10 = relation(t11, '<=')
-            if v10 is not False:
-                t12 = 1 / x2
-                t13 = t1 * t12
-                t14 = t13.log1p()
-                t15 = t0 * t14
-                t16 = _C_1_2 + t15
-                t3 = t16 if t3 is None else t3.union(t16)
-            if v10 is not True:
-                v17 = True
-                if v17 is not False:
-                    t18 = x2.log()
-                    t19 = _C_m1_1 * t18
-                    t20 = _C_m1_1 * x0
-                    t21 = t20.exp()
-                    t22 = t2 * t21
-                    t23 = t22.log1p()
-                    t24 = x0 + t19
-                    t25 = t24 + t23
-                    t26 = t0 * t25
-                    t27 = _C_1_2 + t26
-                    t3 = t27 if t3 is None else t3.union(t27)
+            d3 = v8 is True
+    if not d3:
+        t10 = _C_m1_1 + x0
+        v11 = relation(t10, '<=')
+        if v11 is not False:
+            t12 = 1 / x2
+            t13 = t1 * t12
+            t14 = t13.log1p()
+            t15 = t0 * t14
+            t16 = _C_1_2 + t15
+            t3 = t16 if t3 is None else t3.union(t16)
+            d3 = v11 is True
+    if not d3:
+        t17 = x2.log()
+        t18 = _C_m1_1 * t17
+        t19 = _C_m1_1 * x0
+        t20 = t19.exp()
+        t21 = t2 * t20
+        t22 = t21.log1p()
+        t23 = x0 + t18
+        t24 = t23 + t22
+        t25 = t0 * t24
+        t26 = _C_1_2 + t25
+        t3 = t26 if t3 is None else t3.union(t26)
     if t3 is None:
         t3 = flint.arb.nan()
-    t28 = _C_2_1.sqrt()
-    t29 = 1 / x1
-    t30 = _C_1_2 * t28
-    t31 = t30 * t29
-    t32 = _C_m1_1 + t3
-    t33 = t31 * t32
-    t34 = arb_erfc(t33)
-    t35 = _C_m1_2 * t34
-    t36 = _C_1_1 + t35
-    t37 = x2 * t36
-    t38 = t3 * t31
-    t39 = arb_erfc(t38)
-    t40 = _C_m1_2 * t39
-    t41 = _C_1_1 + t40
-    t42 = _C_m1_1 * t2
-    t43 = t42 * t41
-    t44 = t37 + t43
-    return t44 if isinstance(t44, flint.arb) else flint.arb(t44)
+    t27 = _C_2_1.sqrt()
+    t28 = 1 / x1
+    t29 = _C_1_2 * t27
+    t30 = t29 * t28
+    t31 = _C_m1_1 + t3
+    t32 = t30 * t31
+    t33 = arb_erfc(t32)
+    t34 = _C_m1_2 * t33
+    t35 = _C_1_1 + t34
+    t36 = x2 * t35
+    t37 = t3 * t30
+    t38 = arb_erfc(t37)
+    t39 = _C_m1_2 * t38
+    t40 = _C_1_1 + t39
+    t41 = _C_m1_1 * t2
+    t42 = t41 * t40
+    t43 = t36 + t42
+    return t43 if isinstance(t43, flint.arb) else flint.arb(t43)
 
 
 def subsampled_gaussian__cdf__Q(x0, x1, x2):
@@ -1249,51 +1293,53 @@ def subsampled_gaussian__cdf__Q(x0, x1, x2):
     t2 = _C_2_1.sqrt()
     t3 = 1 / x1
     t4 = None
-    t6 = _C_m1_1 + x2
-    v5 = relation(t6, '==')
-    if v5 is not False:
+    d4 = False
+    t5 = _C_m1_1 + x2
+    v6 = relation(t5, '==')
+    if v6 is not False:
         t7 = t0 * x0
         t8 = _C_1_2 + t7
         t4 = t8 if t4 is None else t4.union(t8)
-    if v5 is not True:
-        t10 = t1 + x2
-        v9 = relation(t10, '<=')
-        if v9 is not False:
+        d4 = v6 is True
+    if not d4:
+        t9 = t1 + x2
+        v10 = relation(t9, '<=')
+        if v10 is not False:
             t11 = flint.arb("-inf")
             t4 = t11 if t4 is None else t4.union(t11)
-        if v9 is not True:
-            t13 = _C_m1_1 + x0
-            v12 = relation(t13, '<=')
-            if v12 is not False:
-                t14 = 1 / x2
-                t15 = t1 * t14
-                t16 = t15.log1p()
-                t17 = t0 * t16
-                t18 = _C_1_2 + t17
-                t4 = t18 if t4 is None else t4.union(t18)
-            if v12 is not True:
-                v19 = True
-                if v19 is not False:
-                    t20 = x2.log()
-                    t21 = _C_m1_1 * t20
-                    t22 = _C_m1_1 * x0
-                    t23 = t22.exp()
-                    t24 = t6 * t23
-                    t25 = t24.log1p()
-                    t26 = x0 + t21
-                    t27 = t26 + t25
-                    t28 = t0 * t27
-                    t29 = _C_1_2 + t28
-                    t4 = t29 if t4 is None else t4.union(t29)
+            d4 = v10 is True
+    if not d4:
+        t12 = _C_m1_1 + x0
+        v13 = relation(t12, '<=')
+        if v13 is not False:
+            t14 = 1 / x2
+            t15 = t1 * t14
+            t16 = t15.log1p()
+            t17 = t0 * t16
+            t18 = _C_1_2 + t17
+            t4 = t18 if t4 is None else t4.union(t18)
+            d4 = v13 is True
+    if not d4:
+        t19 = x2.log()
+        t20 = _C_m1_1 * t19
+        t21 = _C_m1_1 * x0
+        t22 = t21.exp()
+        t23 = t5 * t22
+        t24 = t23.log1p()
+        t25 = x0 + t20
+        t26 = t25 + t24
+        t27 = t0 * t26
+        t28 = _C_1_2 + t27
+        t4 = t28 if t4 is None else t4.union(t28)
     if t4 is None:
         t4 = flint.arb.nan()
-    t30 = _C_1_2 * t2
-    t31 = t30 * t3
-    t32 = t31 * t4
-    t33 = arb_erfc(t32)
-    t34 = _C_m1_2 * t33
-    t35 = _C_1_1 + t34
-    return t35 if isinstance(t35, flint.arb) else flint.arb(t35)
+    t29 = _C_1_2 * t2
+    t30 = t29 * t3
+    t31 = t30 * t4
+    t32 = arb_erfc(t31)
+    t33 = _C_m1_2 * t32
+    t34 = _C_1_1 + t33
+    return t34 if isinstance(t34, flint.arb) else flint.arb(t34)
 
 
 def subsampled_gaussian__cdf__PQ(x0, x1, x2):
@@ -1301,61 +1347,63 @@ def subsampled_gaussian__cdf__PQ(x0, x1, x2):
     t1 = x0.expm1()
     t2 = _C_m1_1 + x2
     t3 = None
+    d3 = False
     v4 = relation(t2, '==')
     if v4 is not False:
         t5 = t0 * x0
         t6 = _C_1_2 + t5
         t3 = t6 if t3 is None else t3.union(t6)
-    if v4 is not True:
-        t8 = t1 + x2
-        v7 = relation(t8, '<=')
-        if v7 is not False:
+        d3 = v4 is True
+    if not d3:
+        t7 = t1 + x2
+        v8 = relation(t7, '<=')
+        if v8 is not False:
             t9 = flint.arb("-inf")
             t3 = t9 if t3 is None else t3.union(t9)
-        if v7 is not True:
-            t11 = _C_m1_1 + x0
-            v10 = relation(t11, '<=')
-            if v10 is not False:
-                t12 = 1 / x2
-                t13 = t1 * t12
-                t14 = t13.log1p()
-                t15 = t0 * t14
-                t16 = _C_1_2 + t15
-                t3 = t16 if t3 is None else t3.union(t16)
-            if v10 is not True:
-                v17 = True
-                if v17 is not False:
-                    t18 = x2.log()
-                    t19 = _C_m1_1 * t18
-                    t20 = _C_m1_1 * x0
-                    t21 = t20.exp()
-                    t22 = t2 * t21
-                    t23 = t22.log1p()
-                    t24 = x0 + t19
-                    t25 = t24 + t23
-                    t26 = t0 * t25
-                    t27 = _C_1_2 + t26
-                    t3 = t27 if t3 is None else t3.union(t27)
+            d3 = v8 is True
+    if not d3:
+        t10 = _C_m1_1 + x0
+        v11 = relation(t10, '<=')
+        if v11 is not False:
+            t12 = 1 / x2
+            t13 = t1 * t12
+            t14 = t13.log1p()
+            t15 = t0 * t14
+            t16 = _C_1_2 + t15
+            t3 = t16 if t3 is None else t3.union(t16)
+            d3 = v11 is True
+    if not d3:
+        t17 = x2.log()
+        t18 = _C_m1_1 * t17
+        t19 = _C_m1_1 * x0
+        t20 = t19.exp()
+        t21 = t2 * t20
+        t22 = t21.log1p()
+        t23 = x0 + t18
+        t24 = t23 + t22
+        t25 = t0 * t24
+        t26 = _C_1_2 + t25
+        t3 = t26 if t3 is None else t3.union(t26)
     if t3 is None:
         t3 = flint.arb.nan()
-    t28 = _C_2_1.sqrt()
-    t29 = 1 / x1
-    t30 = _C_1_2 * t28
-    t31 = t30 * t29
-    t32 = t3 * t31
-    t33 = arb_erfc(t32)
-    t34 = _C_m1_2 * t33
-    t35 = _C_1_1 + t34
-    t36 = _C_m1_1 + t3
-    t37 = t31 * t36
-    t38 = arb_erfc(t37)
-    t39 = _C_m1_2 * t38
-    t40 = _C_1_1 + t39
-    t41 = x2 * t40
-    t42 = _C_m1_1 * t2
-    t43 = t42 * t35
-    t44 = t41 + t43
-    return (t44 if isinstance(t44, flint.arb) else flint.arb(t44)), (t35 if isinstance(t35, flint.arb) else flint.arb(t35))
+    t27 = _C_2_1.sqrt()
+    t28 = 1 / x1
+    t29 = _C_1_2 * t27
+    t30 = t29 * t28
+    t31 = t3 * t30
+    t32 = arb_erfc(t31)
+    t33 = _C_m1_2 * t32
+    t34 = _C_1_1 + t33
+    t35 = _C_m1_1 + t3
+    t36 = t30 * t35
+    t37 = arb_erfc(t36)
+    t38 = _C_m1_2 * t37
+    t39 = _C_1_1 + t38
+    t40 = x2 * t39
+    t41 = _C_m1_1 * t2
+    t42 = t41 * t34
+    t43 = t40 + t42
+    return (t43 if isinstance(t43, flint.arb) else flint.arb(t43)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34))
 
 
 def subsampled_gaussian__sf__P(x0, x1, x2):
@@ -1363,58 +1411,60 @@ def subsampled_gaussian__sf__P(x0, x1, x2):
     t1 = x0.expm1()
     t2 = _C_m1_1 + x2
     t3 = None
+    d3 = False
     v4 = relation(t2, '==')
     if v4 is not False:
         t5 = t0 * x0
         t6 = _C_1_2 + t5
         t3 = t6 if t3 is None else t3.union(t6)
-    if v4 is not True:
-        t8 = t1 + x2
-        v7 = relation(t8, '<=')
-        if v7 is not False:
+        d3 = v4 is True
+    if not d3:
+        t7 = t1 + x2
+        v8 = relation(t7, '<=')
+        if v8 is not False:
             t9 = flint.arb("-inf")
             t3 = t9 if t3 is None else t3.union(t9)
-        if v7 is not True:
-            t11 = _C_m1_1 + x0
-            v10 = relation(t11, '<=')
-            if v10 is not False:
-                t12 = 1 / x2
-                t13 = t1 * t12
-                t14 = t13.log1p()
-                t15 = t0 * t14
-                t16 = _C_1_2 + t15
-                t3 = t16 if t3 is None else t3.union(t16)
-            if v10 is not True:
-                v17 = True
-                if v17 is not False:
-                    t18 = x2.log()
-                    t19 = _C_m1_1 * t18
-                    t20 = _C_m1_1 * x0
-                    t21 = t20.exp()
-                    t22 = t2 * t21
-                    t23 = t22.log1p()
-                    t24 = x0 + t19
-                    t25 = t24 + t23
-                    t26 = t0 * t25
-                    t27 = _C_1_2 + t26
-                    t3 = t27 if t3 is None else t3.union(t27)
+            d3 = v8 is True
+    if not d3:
+        t10 = _C_m1_1 + x0
+        v11 = relation(t10, '<=')
+        if v11 is not False:
+            t12 = 1 / x2
+            t13 = t1 * t12
+            t14 = t13.log1p()
+            t15 = t0 * t14
+            t16 = _C_1_2 + t15
+            t3 = t16 if t3 is None else t3.union(t16)
+            d3 = v11 is True
+    if not d3:
+        t17 = x2.log()
+        t18 = _C_m1_1 * t17
+        t19 = _C_m1_1 * x0
+        t20 = t19.exp()
+        t21 = t2 * t20
+        t22 = t21.log1p()
+        t23 = x0 + t18
+        t24 = t23 + t22
+        t25 = t0 * t24
+        t26 = _C_1_2 + t25
+        t3 = t26 if t3 is None else t3.union(t26)
     if t3 is None:
         t3 = flint.arb.nan()
-    t28 = _C_2_1.sqrt()
-    t29 = 1 / x1
-    t30 = _C_1_2 * t28
-    t31 = t30 * t29
-    t32 = _C_m1_1 + t3
-    t33 = t31 * t32
-    t34 = arb_erfc(t33)
-    t35 = _C_1_2 * x2
-    t36 = t35 * t34
-    t37 = t3 * t31
-    t38 = arb_erfc(t37)
-    t39 = _C_m1_2 * t2
-    t40 = t39 * t38
-    t41 = t36 + t40
-    return t41 if isinstance(t41, flint.arb) else flint.arb(t41)
+    t27 = _C_2_1.sqrt()
+    t28 = 1 / x1
+    t29 = _C_1_2 * t27
+    t30 = t29 * t28
+    t31 = _C_m1_1 + t3
+    t32 = t30 * t31
+    t33 = arb_erfc(t32)
+    t34 = _C_1_2 * x2
+    t35 = t34 * t33
+    t36 = t3 * t30
+    t37 = arb_erfc(t36)
+    t38 = _C_m1_2 * t2
+    t39 = t38 * t37
+    t40 = t35 + t39
+    return t40 if isinstance(t40, flint.arb) else flint.arb(t40)
 
 
 def subsampled_gaussian__sf__Q(x0, x1, x2):
@@ -1423,50 +1473,52 @@ def subsampled_gaussian__sf__Q(x0, x1, x2):
     t2 = _C_2_1.sqrt()
     t3 = 1 / x1
     t4 = None
-    t6 = _C_m1_1 + x2
-    v5 = relation(t6, '==')
-    if v5 is not False:
+    d4 = False
+    t5 = _C_m1_1 + x2
+    v6 = relation(t5, '==')
+    if v6 is not False:
         t7 = t0 * x0
         t8 = _C_1_2 + t7
         t4 = t8 if t4 is None else t4.union(t8)
-    if v5 is not True:
-        t10 = t1 + x2
-        v9 = relation(t10, '<=')
-        if v9 is not False:
+        d4 = v6 is True
+    if not d4:
+        t9 = t1 + x2
+        v10 = relation(t9, '<=')
+        if v10 is not False:
             t11 = flint.arb("-inf")
             t4 = t11 if t4 is None else t4.union(t11)
-        if v9 is not True:
-            t13 = _C_m1_1 + x0
-            v12 = relation(t13, '<=')
-            if v12 is not False:
-                t14 = 1 / x2
-                t15 = t1 * t14
-                t16 = t15.log1p()
-                t17 = t0 * t16
-                t18 = _C_1_2 + t17
-                t4 = t18 if t4 is None else t4.union(t18)
-            if v12 is not True:
-                v19 = True
-                if v19 is not False:
-                    t20 = x2.log()
-                    t21 = _C_m1_1 * t20
-                    t22 = _C_m1_1 * x0
-                    t23 = t22.exp()
-                    t24 = t6 * t23
-                    t25 = t24.log1p()
-                    t26 = x0 + t21
-                    t27 = t26 + t25
-                    t28 = t0 * t27
-                    t29 = _C_1_2 + t28
-                    t4 = t29 if t4 is None else t4.union(t29)
+            d4 = v10 is True
+    if not d4:
+        t12 = _C_m1_1 + x0
+        v13 = relation(t12, '<=')
+        if v13 is not False:
+            t14 = 1 / x2
+            t15 = t1 * t14
+            t16 = t15.log1p()
+            t17 = t0 * t16
+            t18 = _C_1_2 + t17
+            t4 = t18 if t4 is None else t4.union(t18)
+            d4 = v13 is True
+    if not d4:
+        t19 = x2.log()
+        t20 = _C_m1_1 * t19
+        t21 = _C_m1_1 * x0
+        t22 = t21.exp()
+        t23 = t5 * t22
+        t24 = t23.log1p()
+        t25 = x0 + t20
+        t26 = t25 + t24
+        t27 = t0 * t26
+        t28 = _C_1_2 + t27
+        t4 = t28 if t4 is None else t4.union(t28)
     if t4 is None:
         t4 = flint.arb.nan()
-    t30 = _C_1_2 * t2
-    t31 = t30 * t3
-    t32 = t31 * t4
-    t33 = arb_erfc(t32)
-    t34 = _C_1_2 * t33
-    return t34 if isinstance(t34, flint.arb) else flint.arb(t34)
+    t29 = _C_1_2 * t2
+    t30 = t29 * t3
+    t31 = t30 * t4
+    t32 = arb_erfc(t31)
+    t33 = _C_1_2 * t32
+    return t33 if isinstance(t33, flint.arb) else flint.arb(t33)
 
 
 def subsampled_gaussian__sf__PQ(x0, x1, x2):
@@ -1474,59 +1526,61 @@ def subsampled_gaussian__sf__PQ(x0, x1, x2):
     t1 = x0.expm1()
     t2 = _C_m1_1 + x2
     t3 = None
+    d3 = False
     v4 = relation(t2, '==')
     if v4 is not False:
         t5 = t0 * x0
         t6 = _C_1_2 + t5
         t3 = t6 if t3 is None else t3.union(t6)
-    if v4 is not True:
-        t8 = t1 + x2
-        v7 = relation(t8, '<=')
-        if v7 is not False:
+        d3 = v4 is True
+    if not d3:
+        t7 = t1 + x2
+        v8 = relation(t7, '<=')
+        if v8 is not False:
             t9 = flint.arb("-inf")
             t3 = t9 if t3 is None else t3.union(t9)
-        if v7 is not True:
-            t11 = _C_m1_1 + x0
-            v10 = relation(t11, '<=')
-            if v10 is not False:
-                t12 = 1 / x2
-                t13 = t1 * t12
-                t14 = t13.log1p()
-                t15 = t0 * t14
-                t16 = _C_1_2 + t15
-                t3 = t16 if t3 is None else t3.union(t16)
-            if v10 is not True:
-                v17 = True
-                if v17 is not False:
-                    t18 = x2.log()
-                    t19 = _C_m1_1 * t18
-                    t20 = _C_m1_1 * x0
-                    t21 = t20.exp()
-                    t22 = t2 * t21
-                    t23 = t22.log1p()
-                    t24 = x0 + t19
-                    t25 = t24 + t23
-                    t26 = t0 * t25
-                    t27 = _C_1_2 + t26
-                    t3 = t27 if t3 is None else t3.union(t27)
+            d3 = v8 is True
+    if not d3:
+        t10 = _C_m1_1 + x0
+        v11 = relation(t10, '<=')
+        if v11 is not False:
+            t12 = 1 / x2
+            t13 = t1 * t12
+            t14 = t13.log1p()
+            t15 = t0 * t14
+            t16 = _C_1_2 + t15
+            t3 = t16 if t3 is None else t3.union(t16)
+            d3 = v11 is True
+    if not d3:
+        t17 = x2.log()
+        t18 = _C_m1_1 * t17
+        t19 = _C_m1_1 * x0
+        t20 = t19.exp()
+        t21 = t2 * t20
+        t22 = t21.log1p()
+        t23 = x0 + t18
+        t24 = t23 + t22
+        t25 = t0 * t24
+        t26 = _C_1_2 + t25
+        t3 = t26 if t3 is None else t3.union(t26)
     if t3 is None:
         t3 = flint.arb.nan()
-    t28 = _C_2_1.sqrt()
-    t29 = 1 / x1
-    t30 = _C_1_2 * t28
-    t31 = t30 * t29
-    t32 = t3 * t31
-    t33 = arb_erfc(t32)
-    t34 = _C_1_2 * t33
-    t35 = _C_m1_1 + t3
-    t36 = t31 * t35
-    t37 = arb_erfc(t36)
-    t38 = _C_1_2 * x2
-    t39 = t38 * t37
-    t40 = _C_m1_1 * t2
-    t41 = t40 * t34
-    t42 = t39 + t41
-    return (t42 if isinstance(t42, flint.arb) else flint.arb(t42)), (t34 if isinstance(t34, flint.arb) else flint.arb(t34))
+    t27 = _C_2_1.sqrt()
+    t28 = 1 / x1
+    t29 = _C_1_2 * t27
+    t30 = t29 * t28
+    t31 = t3 * t30
+    t32 = arb_erfc(t31)
+    t33 = _C_1_2 * t32
+    t34 = _C_m1_1 + t3
+    t35 = t30 * t34
+    t36 = arb_erfc(t35)
+    t37 = _C_1_2 * x2
+    t38 = t37 * t36
+    t39 = _C_m1_1 * t2
+    t40 = t39 * t33
+    t41 = t38 + t40
+    return (t41 if isinstance(t41, flint.arb) else flint.arb(t41)), (t33 if isinstance(t33, flint.arb) else flint.arb(t33))
 
 
 def subsampled_gaussian__x_of_ell(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
@@ -1535,46 +1589,49 @@ def subsampled_gaussian__x_of_ell(x0: flint.arb, x1: flint.arb, x2: flint.arb) -
     Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))
     """
     t0 = None
-    t2 = _C_m1_1 + x2
-    v1 = relation(t2, '==')
-    if v1 is not False:
+    d0 = False
+    t1 = _C_m1_1 + x2
+    v2 = relation(t1, '==')
+    if v2 is not False:
         t3 = x1 ** 2
         t4 = x0 * t3
         t5 = _C_1_2 + t4
         t0 = t5 if t0 is None else t0.union(t5)
-    if v1 is not True:
-        t7 = x0.expm1()
-        t8 = x2 + t7
-        v6 = relation(t8, '<=')
-        if v6 is not False:
+        d0 = v2 is True
+    if not d0:
+        t6 = x0.expm1()
+        t7 = x2 + t6
+        v8 = relation(t7, '<=')
+        if v8 is not False:
             t9 = flint.arb("-inf")
             t0 = t9 if t0 is None else t0.union(t9)
-        if v6 is not True:
-            t11 = _C_m1_1 + x0
-            v10 = relation(t11, '<=')
-            if v10 is not False:
-                t12 = x1 ** 2
-                t13 = 1 / x2
-                t14 = t13 * t7
-                t15 = t14.log1p()
-                t16 = t12 * t15
-                t17 = _C_1_2 + t16
-                t0 = t17 if t0 is None else t0.union(t17)
-            if v10 is not True:
-                v18 = True
-                if v18 is not False:
-                    t19 = x1 ** 2
-                    t20 = x2.log()
-                    t21 = _C_m1_1 * t20
-                    t22 = _C_m1_1 * x0
-                    t23 = t22.exp()
-                    t24 = t2 * t23
-                    t25 = t24.log1p()
-                    t26 = x0 + t21
-                    t27 = t26 + t25
-                    t28 = t19 * t27
-                    t29 = _C_1_2 + t28
-                    t0 = t29 if t0 is None else t0.union(t29)
+            d0 = v8 is True
+    if not d0:
+        t10 = _C_m1_1 + x0
+        v11 = relation(t10, '<=')
+        if v11 is not False:
+            t12 = x1 ** 2
+            t13 = 1 / x2
+            t14 = x0.expm1()
+            t15 = t13 * t14
+            t16 = t15.log1p()
+            t17 = t12 * t16
+            t18 = _C_1_2 + t17
+            t0 = t18 if t0 is None else t0.union(t18)
+            d0 = v11 is True
+    if not d0:
+        t19 = x1 ** 2
+        t20 = x2.log()
+        t21 = _C_m1_1 * t20
+        t22 = _C_m1_1 * x0
+        t23 = t22.exp()
+        t24 = t1 * t23
+        t25 = t24.log1p()
+        t26 = x0 + t21
+        t27 = t26 + t25
+        t28 = t19 * t27
+        t29 = _C_1_2 + t28
+        t0 = t29 if t0 is None else t0.union(t29)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -1594,167 +1651,178 @@ def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flin
     Piecewise((erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (p*(1 - erfc(sqrt(2)*(Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True)) - 1)/(2*sigma))/2) + (1 - p)*(1 - erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2), True))
     """
     t0 = None
+    d0 = False
     v1 = relation(x0, '<')
     if v1 is not False:
         t2 = _at_precision(_K0)
         t3 = 1 / x1
         t4 = None
-        t6 = _C_m1_1 + x2
-        v5 = relation(t6, '==')
-        if v5 is not False:
+        d4 = False
+        t5 = _C_m1_1 + x2
+        v6 = relation(t5, '==')
+        if v6 is not False:
             t7 = x1 ** 2
             t8 = abs(x0)
             t9 = t7 * t8
             t10 = _C_1_2 + t9
             t4 = t10 if t4 is None else t4.union(t10)
-        if v5 is not True:
-            t12 = abs(x0)
-            t13 = t12.expm1()
-            t14 = x2 + t13
-            v11 = relation(t14, '<=')
-            if v11 is not False:
+            d4 = v6 is True
+        if not d4:
+            t11 = abs(x0)
+            t12 = t11.expm1()
+            t13 = x2 + t12
+            v14 = relation(t13, '<=')
+            if v14 is not False:
                 t15 = flint.arb("-inf")
                 t4 = t15 if t4 is None else t4.union(t15)
-            if v11 is not True:
-                t17 = _C_m1_1 + t12
-                v16 = relation(t17, '<=')
-                if v16 is not False:
-                    t18 = x1 ** 2
-                    t19 = 1 / x2
-                    t20 = t19 * t13
-                    t21 = t20.log1p()
-                    t22 = t18 * t21
-                    t23 = _C_1_2 + t22
-                    t4 = t23 if t4 is None else t4.union(t23)
-                if v16 is not True:
-                    v24 = True
-                    if v24 is not False:
-                        t25 = x1 ** 2
-                        t26 = x2.log()
-                        t27 = _C_m1_1 * t26
-                        t28 = _C_m1_1 * t12
-                        t29 = t28.exp()
-                        t30 = t6 * t29
-                        t31 = t30.log1p()
-                        t32 = t27 + t12
-                        t33 = t32 + t31
-                        t34 = t25 * t33
-                        t35 = _C_1_2 + t34
-                        t4 = t35 if t4 is None else t4.union(t35)
+                d4 = v14 is True
+        if not d4:
+            t16 = abs(x0)
+            t17 = _C_m1_1 + t16
+            v18 = relation(t17, '<=')
+            if v18 is not False:
+                t19 = x1 ** 2
+                t20 = 1 / x2
+                t21 = t16.expm1()
+                t22 = t20 * t21
+                t23 = t22.log1p()
+                t24 = t19 * t23
+                t25 = _C_1_2 + t24
+                t4 = t25 if t4 is None else t4.union(t25)
+                d4 = v18 is True
+        if not d4:
+            t26 = x1 ** 2
+            t27 = x2.log()
+            t28 = _C_m1_1 * t27
+            t29 = abs(x0)
+            t30 = _C_m1_1 * t29
+            t31 = t30.exp()
+            t32 = t5 * t31
+            t33 = t32.log1p()
+            t34 = t28 + t29
+            t35 = t34 + t33
+            t36 = t26 * t35
+            t37 = _C_1_2 + t36
+            t4 = t37 if t4 is None else t4.union(t37)
         if t4 is None:
             t4 = flint.arb.nan()
-        t36 = t2 * t3
-        t37 = t36 * t4
-        t38 = arb_erfc(t37)
-        t39 = _C_1_2 * t38
-        t0 = t39 if t0 is None else t0.union(t39)
-    if v1 is not True:
-        v40 = True
-        if v40 is not False:
-            t41 = _at_precision(_K0)
-            t42 = 1 / x1
-            t43 = None
-            t45 = _C_m1_1 + x2
-            v44 = relation(t45, '==')
-            if v44 is not False:
-                t46 = x1 ** 2
-                t47 = x0 * t46
-                t48 = _C_1_2 + t47
-                t43 = t48 if t43 is None else t43.union(t48)
-            if v44 is not True:
-                t50 = x0.expm1()
-                t51 = x2 + t50
-                v49 = relation(t51, '<=')
-                if v49 is not False:
-                    t52 = flint.arb("-inf")
-                    t43 = t52 if t43 is None else t43.union(t52)
-                if v49 is not True:
-                    t54 = _C_m1_1 + x0
-                    v53 = relation(t54, '<=')
-                    if v53 is not False:
-                        t55 = x1 ** 2
-                        t56 = 1 / x2
-                        t57 = t56 * t50
-                        t58 = t57.log1p()
-                        t59 = t55 * t58
-                        t60 = _C_1_2 + t59
-                        t43 = t60 if t43 is None else t43.union(t60)
-                    if v53 is not True:
-                        v61 = True
-                        if v61 is not False:
-                            t62 = x1 ** 2
-                            t63 = x2.log()
-                            t64 = _C_m1_1 * t63
-                            t65 = _C_m1_1 * x0
-                            t66 = t65.exp()
-                            t67 = t45 * t66
-                            t68 = t67.log1p()
-                            t69 = x0 + t64
-                            t70 = t69 + t68
-                            t71 = t62 * t70
-                            t72 = _C_1_2 + t71
-                            t43 = t72 if t43 is None else t43.union(t72)
-            if t43 is None:
-                t43 = flint.arb.nan()
-            t73 = _C_m1_1 + t43
-            t74 = t41 * t42
-            t75 = t74 * t73
-            t76 = arb_erfc(t75)
-            t77 = _C_m1_2 * t76
-            t78 = _C_1_1 + t77
-            t79 = x2 * t78
-            t80 = _C_m1_1 * x2
-            t81 = _C_1_1 + t80
-            t82 = None
-            t84 = _C_m1_1 + x2
-            v83 = relation(t84, '==')
-            if v83 is not False:
-                t85 = x1 ** 2
-                t86 = x0 * t85
-                t87 = _C_1_2 + t86
-                t82 = t87 if t82 is None else t82.union(t87)
-            if v83 is not True:
-                t89 = x0.expm1()
-                t90 = x2 + t89
-                v88 = relation(t90, '<=')
-                if v88 is not False:
-                    t91 = flint.arb("-inf")
-                    t82 = t91 if t82 is None else t82.union(t91)
-                if v88 is not True:
-                    t93 = _C_m1_1 + x0
-                    v92 = relation(t93, '<=')
-                    if v92 is not False:
-                        t94 = x1 ** 2
-                        t95 = 1 / x2
-                        t96 = t95 * t89
-                        t97 = t96.log1p()
-                        t98 = t94 * t97
-                        t99 = _C_1_2 + t98
-                        t82 = t99 if t82 is None else t82.union(t99)
-                    if v92 is not True:
-                        v100 = True
-                        if v100 is not False:
-                            t101 = x1 ** 2
-                            t102 = x2.log()
-                            t103 = _C_m1_1 * t102
-                            t104 = _C_m1_1 * x0
-                            t105 = t104.exp()
-                            t106 = t84 * t105
-                            t107 = t106.log1p()
-                            t108 = x0 + t103
-                            t109 = t108 + t107
-                            t110 = t101 * t109
-                            t111 = _C_1_2 + t110
-                            t82 = t111 if t82 is None else t82.union(t111)
-            if t82 is None:
-                t82 = flint.arb.nan()
-            t112 = t74 * t82
-            t113 = arb_erfc(t112)
-            t114 = _C_m1_2 * t113
-            t115 = _C_1_1 + t114
-            t116 = t81 * t115
-            t117 = t79 + t116
-            t0 = t117 if t0 is None else t0.union(t117)
+        t38 = t2 * t3
+        t39 = t38 * t4
+        t40 = arb_erfc(t39)
+        t41 = _C_1_2 * t40
+        t0 = t41 if t0 is None else t0.union(t41)
+        d0 = v1 is True
+    if not d0:
+        t42 = _at_precision(_K0)
+        t43 = 1 / x1
+        t44 = None
+        d44 = False
+        t45 = _C_m1_1 + x2
+        v46 = relation(t45, '==')
+        if v46 is not False:
+            t47 = x1 ** 2
+            t48 = x0 * t47
+            t49 = _C_1_2 + t48
+            t44 = t49 if t44 is None else t44.union(t49)
+            d44 = v46 is True
+        if not d44:
+            t50 = x0.expm1()
+            t51 = x2 + t50
+            v52 = relation(t51, '<=')
+            if v52 is not False:
+                t53 = flint.arb("-inf")
+                t44 = t53 if t44 is None else t44.union(t53)
+                d44 = v52 is True
+        if not d44:
+            t54 = _C_m1_1 + x0
+            v55 = relation(t54, '<=')
+            if v55 is not False:
+                t56 = x1 ** 2
+                t57 = 1 / x2
+                t58 = x0.expm1()
+                t59 = t57 * t58
+                t60 = t59.log1p()
+                t61 = t56 * t60
+                t62 = _C_1_2 + t61
+                t44 = t62 if t44 is None else t44.union(t62)
+                d44 = v55 is True
+        if not d44:
+            t63 = x1 ** 2
+            t64 = x2.log()
+            t65 = _C_m1_1 * t64
+            t66 = _C_m1_1 * x0
+            t67 = t66.exp()
+            t68 = t45 * t67
+            t69 = t68.log1p()
+            t70 = x0 + t65
+            t71 = t70 + t69
+            t72 = t63 * t71
+            t73 = _C_1_2 + t72
+            t44 = t73 if t44 is None else t44.union(t73)
+        if t44 is None:
+            t44 = flint.arb.nan()
+        t74 = _C_m1_1 + t44
+        t75 = t42 * t43
+        t76 = t75 * t74
+        t77 = arb_erfc(t76)
+        t78 = _C_m1_2 * t77
+        t79 = _C_1_1 + t78
+        t80 = x2 * t79
+        t81 = _C_m1_1 * x2
+        t82 = _C_1_1 + t81
+        t83 = None
+        d83 = False
+        t84 = _C_m1_1 + x2
+        v85 = relation(t84, '==')
+        if v85 is not False:
+            t86 = x1 ** 2
+            t87 = x0 * t86
+            t88 = _C_1_2 + t87
+            t83 = t88 if t83 is None else t83.union(t88)
+            d83 = v85 is True
+        if not d83:
+            t89 = x0.expm1()
+            t90 = x2 + t89
+            v91 = relation(t90, '<=')
+            if v91 is not False:
+                t92 = flint.arb("-inf")
+                t83 = t92 if t83 is None else t83.union(t92)
+                d83 = v91 is True
+        if not d83:
+            t93 = _C_m1_1 + x0
+            v94 = relation(t93, '<=')
+            if v94 is not False:
+                t95 = x1 ** 2
+                t96 = 1 / x2
+                t97 = x0.expm1()
+                t98 = t96 * t97
+                t99 = t98.log1p()
+                t100 = t95 * t99
+                t101 = _C_1_2 + t100
+                t83 = t101 if t83 is None else t83.union(t101)
+                d83 = v94 is True
+        if not d83:
+            t102 = x1 ** 2
+            t103 = x2.log()
+            t104 = _C_m1_1 * t103
+            t105 = _C_m1_1 * x0
+            t106 = t105.exp()
+            t107 = t84 * t106
+            t108 = t107.log1p()
+            t109 = x0 + t104
+            t110 = t109 + t108
+            t111 = t102 * t110
+            t112 = _C_1_2 + t111
+            t83 = t112 if t83 is None else t83.union(t112)
+        if t83 is None:
+            t83 = flint.arb.nan()
+        t113 = t75 * t83
+        t114 = arb_erfc(t113)
+        t115 = _C_m1_2 * t114
+        t116 = _C_1_1 + t115
+        t117 = t82 * t116
+        t118 = t80 + t117
+        t0 = t118 if t0 is None else t0.union(t118)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -1765,168 +1833,181 @@ def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flin
     Piecewise((p*erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2 + (1 - p)*erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (1 - erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
     """
     t0 = None
+    d0 = False
     v1 = relation(x0, '<')
     if v1 is not False:
         t2 = _at_precision(_K0)
         t3 = 1 / x1
         t4 = None
-        t6 = _C_m1_1 + x2
-        v5 = relation(t6, '==')
-        if v5 is not False:
+        d4 = False
+        t5 = _C_m1_1 + x2
+        v6 = relation(t5, '==')
+        if v6 is not False:
             t7 = x1 ** 2
             t8 = abs(x0)
             t9 = t7 * t8
             t10 = _C_1_2 + t9
             t4 = t10 if t4 is None else t4.union(t10)
-        if v5 is not True:
-            t12 = abs(x0)
-            t13 = t12.expm1()
-            t14 = x2 + t13
-            v11 = relation(t14, '<=')
-            if v11 is not False:
+            d4 = v6 is True
+        if not d4:
+            t11 = abs(x0)
+            t12 = t11.expm1()
+            t13 = x2 + t12
+            v14 = relation(t13, '<=')
+            if v14 is not False:
                 t15 = flint.arb("-inf")
                 t4 = t15 if t4 is None else t4.union(t15)
-            if v11 is not True:
-                t17 = _C_m1_1 + t12
-                v16 = relation(t17, '<=')
-                if v16 is not False:
-                    t18 = x1 ** 2
-                    t19 = 1 / x2
-                    t20 = t19 * t13
-                    t21 = t20.log1p()
-                    t22 = t18 * t21
-                    t23 = _C_1_2 + t22
-                    t4 = t23 if t4 is None else t4.union(t23)
-                if v16 is not True:
-                    v24 = True
-                    if v24 is not False:
-                        t25 = x1 ** 2
-                        t26 = x2.log()
-                        t27 = _C_m1_1 * t26
-                        t28 = _C_m1_1 * t12
-                        t29 = t28.exp()
-                        t30 = t6 * t29
-                        t31 = t30.log1p()
-                        t32 = t27 + t12
-                        t33 = t32 + t31
-                        t34 = t25 * t33
-                        t35 = _C_1_2 + t34
-                        t4 = t35 if t4 is None else t4.union(t35)
+                d4 = v14 is True
+        if not d4:
+            t16 = abs(x0)
+            t17 = _C_m1_1 + t16
+            v18 = relation(t17, '<=')
+            if v18 is not False:
+                t19 = x1 ** 2
+                t20 = 1 / x2
+                t21 = t16.expm1()
+                t22 = t20 * t21
+                t23 = t22.log1p()
+                t24 = t19 * t23
+                t25 = _C_1_2 + t24
+                t4 = t25 if t4 is None else t4.union(t25)
+                d4 = v18 is True
+        if not d4:
+            t26 = x1 ** 2
+            t27 = x2.log()
+            t28 = _C_m1_1 * t27
+            t29 = abs(x0)
+            t30 = _C_m1_1 * t29
+            t31 = t30.exp()
+            t32 = t5 * t31
+            t33 = t32.log1p()
+            t34 = t28 + t29
+            t35 = t34 + t33
+            t36 = t26 * t35
+            t37 = _C_1_2 + t36
+            t4 = t37 if t4 is None else t4.union(t37)
         if t4 is None:
             t4 = flint.arb.nan()
-        t36 = _C_m1_1 + t4
-        t37 = t2 * t3
-        t38 = t37 * t36
-        t39 = arb_erfc(t38)
-        t40 = _C_1_2 * x2
-        t41 = t40 * t39
-        t42 = _C_m1_1 * x2
-        t43 = _C_1_1 + t42
-        t44 = None
-        t46 = _C_m1_1 + x2
-        v45 = relation(t46, '==')
-        if v45 is not False:
-            t47 = x1 ** 2
-            t48 = abs(x0)
-            t49 = t47 * t48
-            t50 = _C_1_2 + t49
-            t44 = t50 if t44 is None else t44.union(t50)
-        if v45 is not True:
-            t52 = abs(x0)
-            t53 = t52.expm1()
-            t54 = x2 + t53
-            v51 = relation(t54, '<=')
-            if v51 is not False:
-                t55 = flint.arb("-inf")
-                t44 = t55 if t44 is None else t44.union(t55)
-            if v51 is not True:
-                t57 = _C_m1_1 + t52
-                v56 = relation(t57, '<=')
-                if v56 is not False:
-                    t58 = x1 ** 2
-                    t59 = 1 / x2
-                    t60 = t59 * t53
-                    t61 = t60.log1p()
-                    t62 = t58 * t61
-                    t63 = _C_1_2 + t62
-                    t44 = t63 if t44 is None else t44.union(t63)
-                if v56 is not True:
-                    v64 = True
-                    if v64 is not False:
-                        t65 = x1 ** 2
-                        t66 = x2.log()
-                        t67 = _C_m1_1 * t66
-                        t68 = _C_m1_1 * t52
-                        t69 = t68.exp()
-                        t70 = t46 * t69
-                        t71 = t70.log1p()
-                        t72 = t67 + t52
-                        t73 = t72 + t71
-                        t74 = t65 * t73
-                        t75 = _C_1_2 + t74
-                        t44 = t75 if t44 is None else t44.union(t75)
-        if t44 is None:
-            t44 = flint.arb.nan()
-        t76 = t37 * t44
-        t77 = arb_erfc(t76)
-        t78 = _C_1_2 * t43
-        t79 = t78 * t77
-        t80 = t41 + t79
-        t0 = t80 if t0 is None else t0.union(t80)
-    if v1 is not True:
-        v81 = True
-        if v81 is not False:
-            t82 = _at_precision(_K0)
-            t83 = 1 / x1
-            t84 = None
-            t86 = _C_m1_1 + x2
-            v85 = relation(t86, '==')
-            if v85 is not False:
-                t87 = x1 ** 2
-                t88 = x0 * t87
-                t89 = _C_1_2 + t88
-                t84 = t89 if t84 is None else t84.union(t89)
-            if v85 is not True:
-                t91 = x0.expm1()
-                t92 = x2 + t91
-                v90 = relation(t92, '<=')
-                if v90 is not False:
-                    t93 = flint.arb("-inf")
-                    t84 = t93 if t84 is None else t84.union(t93)
-                if v90 is not True:
-                    t95 = _C_m1_1 + x0
-                    v94 = relation(t95, '<=')
-                    if v94 is not False:
-                        t96 = x1 ** 2
-                        t97 = 1 / x2
-                        t98 = t97 * t91
-                        t99 = t98.log1p()
-                        t100 = t96 * t99
-                        t101 = _C_1_2 + t100
-                        t84 = t101 if t84 is None else t84.union(t101)
-                    if v94 is not True:
-                        v102 = True
-                        if v102 is not False:
-                            t103 = x1 ** 2
-                            t104 = x2.log()
-                            t105 = _C_m1_1 * t104
-                            t106 = _C_m1_1 * x0
-                            t107 = t106.exp()
-                            t108 = t86 * t107
-                            t109 = t108.log1p()
-                            t110 = x0 + t105
-                            t111 = t110 + t109
-                            t112 = t103 * t111
-                            t113 = _C_1_2 + t112
-                            t84 = t113 if t84 is None else t84.union(t113)
-            if t84 is None:
-                t84 = flint.arb.nan()
-            t114 = t82 * t83
-            t115 = t114 * t84
-            t116 = arb_erfc(t115)
-            t117 = _C_m1_2 * t116
-            t118 = _C_1_1 + t117
-            t0 = t118 if t0 is None else t0.union(t118)
+        t38 = _C_m1_1 + t4
+        t39 = t2 * t3
+        t40 = t39 * t38
+        t41 = arb_erfc(t40)
+        t42 = _C_1_2 * x2
+        t43 = t42 * t41
+        t44 = _C_m1_1 * x2
+        t45 = _C_1_1 + t44
+        t46 = None
+        d46 = False
+        t47 = _C_m1_1 + x2
+        v48 = relation(t47, '==')
+        if v48 is not False:
+            t49 = x1 ** 2
+            t50 = abs(x0)
+            t51 = t49 * t50
+            t52 = _C_1_2 + t51
+            t46 = t52 if t46 is None else t46.union(t52)
+            d46 = v48 is True
+        if not d46:
+            t53 = abs(x0)
+            t54 = t53.expm1()
+            t55 = x2 + t54
+            v56 = relation(t55, '<=')
+            if v56 is not False:
+                t57 = flint.arb("-inf")
+                t46 = t57 if t46 is None else t46.union(t57)
+                d46 = v56 is True
+        if not d46:
+            t58 = abs(x0)
+            t59 = _C_m1_1 + t58
+            v60 = relation(t59, '<=')
+            if v60 is not False:
+                t61 = x1 ** 2
+                t62 = 1 / x2
+                t63 = t58.expm1()
+                t64 = t62 * t63
+                t65 = t64.log1p()
+                t66 = t61 * t65
+                t67 = _C_1_2 + t66
+                t46 = t67 if t46 is None else t46.union(t67)
+                d46 = v60 is True
+        if not d46:
+            t68 = x1 ** 2
+            t69 = x2.log()
+            t70 = _C_m1_1 * t69
+            t71 = abs(x0)
+            t72 = _C_m1_1 * t71
+            t73 = t72.exp()
+            t74 = t47 * t73
+            t75 = t74.log1p()
+            t76 = t70 + t71
+            t77 = t76 + t75
+            t78 = t68 * t77
+            t79 = _C_1_2 + t78
+            t46 = t79 if t46 is None else t46.union(t79)
+        if t46 is None:
+            t46 = flint.arb.nan()
+        t80 = t39 * t46
+        t81 = arb_erfc(t80)
+        t82 = _C_1_2 * t45
+        t83 = t82 * t81
+        t84 = t43 + t83
+        t0 = t84 if t0 is None else t0.union(t84)
+        d0 = v1 is True
+    if not d0:
+        t85 = _at_precision(_K0)
+        t86 = 1 / x1
+        t87 = None
+        d87 = False
+        t88 = _C_m1_1 + x2
+        v89 = relation(t88, '==')
+        if v89 is not False:
+            t90 = x1 ** 2
+            t91 = x0 * t90
+            t92 = _C_1_2 + t91
+            t87 = t92 if t87 is None else t87.union(t92)
+            d87 = v89 is True
+        if not d87:
+            t93 = x0.expm1()
+            t94 = x2 + t93
+            v95 = relation(t94, '<=')
+            if v95 is not False:
+                t96 = flint.arb("-inf")
+                t87 = t96 if t87 is None else t87.union(t96)
+                d87 = v95 is True
+        if not d87:
+            t97 = _C_m1_1 + x0
+            v98 = relation(t97, '<=')
+            if v98 is not False:
+                t99 = x1 ** 2
+                t100 = 1 / x2
+                t101 = x0.expm1()
+                t102 = t100 * t101
+                t103 = t102.log1p()
+                t104 = t99 * t103
+                t105 = _C_1_2 + t104
+                t87 = t105 if t87 is None else t87.union(t105)
+                d87 = v98 is True
+        if not d87:
+            t106 = x1 ** 2
+            t107 = x2.log()
+            t108 = _C_m1_1 * t107
+            t109 = _C_m1_1 * x0
+            t110 = t109.exp()
+            t111 = t88 * t110
+            t112 = t111.log1p()
+            t113 = x0 + t108
+            t114 = t113 + t112
+            t115 = t106 * t114
+            t116 = _C_1_2 + t115
+            t87 = t116 if t87 is None else t87.union(t116)
+        if t87 is None:
+            t87 = flint.arb.nan()
+        t117 = t85 * t86
+        t118 = t117 * t87
+        t119 = arb_erfc(t118)
+        t120 = _C_m1_2 * t119
+        t121 = _C_1_1 + t120
+        t0 = t121 if t0 is None else t0.union(t121)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -1938,335 +2019,359 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
     Piecewise((p*erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2 + (1 - p)*erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (1 - erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
     """
     t0 = None
+    d0 = False
     v1 = relation(x0, '<')
     if v1 is not False:
         t2 = _at_precision(_K0)
         t3 = 1 / x1
         t4 = None
-        t6 = _C_m1_1 + x2
-        v5 = relation(t6, '==')
-        if v5 is not False:
+        d4 = False
+        t5 = _C_m1_1 + x2
+        v6 = relation(t5, '==')
+        if v6 is not False:
             t7 = x1 ** 2
             t8 = abs(x0)
             t9 = t7 * t8
             t10 = _C_1_2 + t9
             t4 = t10 if t4 is None else t4.union(t10)
-        if v5 is not True:
-            t12 = abs(x0)
-            t13 = t12.expm1()
-            t14 = x2 + t13
-            v11 = relation(t14, '<=')
-            if v11 is not False:
+            d4 = v6 is True
+        if not d4:
+            t11 = abs(x0)
+            t12 = t11.expm1()
+            t13 = x2 + t12
+            v14 = relation(t13, '<=')
+            if v14 is not False:
                 t15 = flint.arb("-inf")
                 t4 = t15 if t4 is None else t4.union(t15)
-            if v11 is not True:
-                t17 = _C_m1_1 + t12
-                v16 = relation(t17, '<=')
-                if v16 is not False:
-                    t18 = x1 ** 2
-                    t19 = 1 / x2
-                    t20 = t19 * t13
-                    t21 = t20.log1p()
-                    t22 = t18 * t21
-                    t23 = _C_1_2 + t22
-                    t4 = t23 if t4 is None else t4.union(t23)
-                if v16 is not True:
-                    v24 = True
-                    if v24 is not False:
-                        t25 = x1 ** 2
-                        t26 = x2.log()
-                        t27 = _C_m1_1 * t26
-                        t28 = _C_m1_1 * t12
-                        t29 = t28.exp()
-                        t30 = t6 * t29
-                        t31 = t30.log1p()
-                        t32 = t27 + t12
-                        t33 = t32 + t31
-                        t34 = t25 * t33
-                        t35 = _C_1_2 + t34
-                        t4 = t35 if t4 is None else t4.union(t35)
+                d4 = v14 is True
+        if not d4:
+            t16 = abs(x0)
+            t17 = _C_m1_1 + t16
+            v18 = relation(t17, '<=')
+            if v18 is not False:
+                t19 = x1 ** 2
+                t20 = 1 / x2
+                t21 = t16.expm1()
+                t22 = t20 * t21
+                t23 = t22.log1p()
+                t24 = t19 * t23
+                t25 = _C_1_2 + t24
+                t4 = t25 if t4 is None else t4.union(t25)
+                d4 = v18 is True
+        if not d4:
+            t26 = x1 ** 2
+            t27 = x2.log()
+            t28 = _C_m1_1 * t27
+            t29 = abs(x0)
+            t30 = _C_m1_1 * t29
+            t31 = t30.exp()
+            t32 = t5 * t31
+            t33 = t32.log1p()
+            t34 = t28 + t29
+            t35 = t34 + t33
+            t36 = t26 * t35
+            t37 = _C_1_2 + t36
+            t4 = t37 if t4 is None else t4.union(t37)
         if t4 is None:
             t4 = flint.arb.nan()
-        t36 = t2 * t3
-        t37 = t36 * t4
-        t38 = arb_erfc(t37)
-        t39 = _C_1_2 * t38
-        t0 = t39 if t0 is None else t0.union(t39)
-    if v1 is not True:
-        v40 = True
-        if v40 is not False:
-            t41 = _at_precision(_K0)
-            t42 = 1 / x1
-            t43 = None
-            t45 = _C_m1_1 + x2
-            v44 = relation(t45, '==')
-            if v44 is not False:
-                t46 = x1 ** 2
-                t47 = x0 * t46
-                t48 = _C_1_2 + t47
-                t43 = t48 if t43 is None else t43.union(t48)
-            if v44 is not True:
-                t50 = x0.expm1()
-                t51 = x2 + t50
-                v49 = relation(t51, '<=')
-                if v49 is not False:
-                    t52 = flint.arb("-inf")
-                    t43 = t52 if t43 is None else t43.union(t52)
-                if v49 is not True:
-                    t54 = _C_m1_1 + x0
-                    v53 = relation(t54, '<=')
-                    if v53 is not False:
-                        t55 = x1 ** 2
-                        t56 = 1 / x2
-                        t57 = t56 * t50
-                        t58 = t57.log1p()
-                        t59 = t55 * t58
-                        t60 = _C_1_2 + t59
-                        t43 = t60 if t43 is None else t43.union(t60)
-                    if v53 is not True:
-                        v61 = True
-                        if v61 is not False:
-                            t62 = x1 ** 2
-                            t63 = x2.log()
-                            t64 = _C_m1_1 * t63
-                            t65 = _C_m1_1 * x0
-                            t66 = t65.exp()
-                            t67 = t45 * t66
-                            t68 = t67.log1p()
-                            t69 = x0 + t64
-                            t70 = t69 + t68
-                            t71 = t62 * t70
-                            t72 = _C_1_2 + t71
-                            t43 = t72 if t43 is None else t43.union(t72)
-            if t43 is None:
-                t43 = flint.arb.nan()
-            t73 = _C_m1_1 + t43
-            t74 = t41 * t42
-            t75 = t74 * t73
-            t76 = arb_erfc(t75)
-            t77 = _C_m1_2 * t76
-            t78 = _C_1_1 + t77
-            t79 = x2 * t78
-            t80 = _C_m1_1 * x2
-            t81 = _C_1_1 + t80
-            t82 = None
-            t84 = _C_m1_1 + x2
-            v83 = relation(t84, '==')
-            if v83 is not False:
-                t85 = x1 ** 2
-                t86 = x0 * t85
-                t87 = _C_1_2 + t86
-                t82 = t87 if t82 is None else t82.union(t87)
-            if v83 is not True:
-                t89 = x0.expm1()
-                t90 = x2 + t89
-                v88 = relation(t90, '<=')
-                if v88 is not False:
-                    t91 = flint.arb("-inf")
-                    t82 = t91 if t82 is None else t82.union(t91)
-                if v88 is not True:
-                    t93 = _C_m1_1 + x0
-                    v92 = relation(t93, '<=')
-                    if v92 is not False:
-                        t94 = x1 ** 2
-                        t95 = 1 / x2
-                        t96 = t95 * t89
-                        t97 = t96.log1p()
-                        t98 = t94 * t97
-                        t99 = _C_1_2 + t98
-                        t82 = t99 if t82 is None else t82.union(t99)
-                    if v92 is not True:
-                        v100 = True
-                        if v100 is not False:
-                            t101 = x1 ** 2
-                            t102 = x2.log()
-                            t103 = _C_m1_1 * t102
-                            t104 = _C_m1_1 * x0
-                            t105 = t104.exp()
-                            t106 = t84 * t105
-                            t107 = t106.log1p()
-                            t108 = x0 + t103
-                            t109 = t108 + t107
-                            t110 = t101 * t109
-                            t111 = _C_1_2 + t110
-                            t82 = t111 if t82 is None else t82.union(t111)
-            if t82 is None:
-                t82 = flint.arb.nan()
-            t112 = t74 * t82
-            t113 = arb_erfc(t112)
-            t114 = _C_m1_2 * t113
-            t115 = _C_1_1 + t114
-            t116 = t81 * t115
-            t117 = t79 + t116
-            t0 = t117 if t0 is None else t0.union(t117)
+        t38 = t2 * t3
+        t39 = t38 * t4
+        t40 = arb_erfc(t39)
+        t41 = _C_1_2 * t40
+        t0 = t41 if t0 is None else t0.union(t41)
+        d0 = v1 is True
+    if not d0:
+        t42 = _at_precision(_K0)
+        t43 = 1 / x1
+        t44 = None
+        d44 = False
+        t45 = _C_m1_1 + x2
+        v46 = relation(t45, '==')
+        if v46 is not False:
+            t47 = x1 ** 2
+            t48 = x0 * t47
+            t49 = _C_1_2 + t48
+            t44 = t49 if t44 is None else t44.union(t49)
+            d44 = v46 is True
+        if not d44:
+            t50 = x0.expm1()
+            t51 = x2 + t50
+            v52 = relation(t51, '<=')
+            if v52 is not False:
+                t53 = flint.arb("-inf")
+                t44 = t53 if t44 is None else t44.union(t53)
+                d44 = v52 is True
+        if not d44:
+            t54 = _C_m1_1 + x0
+            v55 = relation(t54, '<=')
+            if v55 is not False:
+                t56 = x1 ** 2
+                t57 = 1 / x2
+                t58 = x0.expm1()
+                t59 = t57 * t58
+                t60 = t59.log1p()
+                t61 = t56 * t60
+                t62 = _C_1_2 + t61
+                t44 = t62 if t44 is None else t44.union(t62)
+                d44 = v55 is True
+        if not d44:
+            t63 = x1 ** 2
+            t64 = x2.log()
+            t65 = _C_m1_1 * t64
+            t66 = _C_m1_1 * x0
+            t67 = t66.exp()
+            t68 = t45 * t67
+            t69 = t68.log1p()
+            t70 = x0 + t65
+            t71 = t70 + t69
+            t72 = t63 * t71
+            t73 = _C_1_2 + t72
+            t44 = t73 if t44 is None else t44.union(t73)
+        if t44 is None:
+            t44 = flint.arb.nan()
+        t74 = _C_m1_1 + t44
+        t75 = t42 * t43
+        t76 = t75 * t74
+        t77 = arb_erfc(t76)
+        t78 = _C_m1_2 * t77
+        t79 = _C_1_1 + t78
+        t80 = x2 * t79
+        t81 = _C_m1_1 * x2
+        t82 = _C_1_1 + t81
+        t83 = None
+        d83 = False
+        t84 = _C_m1_1 + x2
+        v85 = relation(t84, '==')
+        if v85 is not False:
+            t86 = x1 ** 2
+            t87 = x0 * t86
+            t88 = _C_1_2 + t87
+            t83 = t88 if t83 is None else t83.union(t88)
+            d83 = v85 is True
+        if not d83:
+            t89 = x0.expm1()
+            t90 = x2 + t89
+            v91 = relation(t90, '<=')
+            if v91 is not False:
+                t92 = flint.arb("-inf")
+                t83 = t92 if t83 is None else t83.union(t92)
+                d83 = v91 is True
+        if not d83:
+            t93 = _C_m1_1 + x0
+            v94 = relation(t93, '<=')
+            if v94 is not False:
+                t95 = x1 ** 2
+                t96 = 1 / x2
+                t97 = x0.expm1()
+                t98 = t96 * t97
+                t99 = t98.log1p()
+                t100 = t95 * t99
+                t101 = _C_1_2 + t100
+                t83 = t101 if t83 is None else t83.union(t101)
+                d83 = v94 is True
+        if not d83:
+            t102 = x1 ** 2
+            t103 = x2.log()
+            t104 = _C_m1_1 * t103
+            t105 = _C_m1_1 * x0
+            t106 = t105.exp()
+            t107 = t84 * t106
+            t108 = t107.log1p()
+            t109 = x0 + t104
+            t110 = t109 + t108
+            t111 = t102 * t110
+            t112 = _C_1_2 + t111
+            t83 = t112 if t83 is None else t83.union(t112)
+        if t83 is None:
+            t83 = flint.arb.nan()
+        t113 = t75 * t83
+        t114 = arb_erfc(t113)
+        t115 = _C_m1_2 * t114
+        t116 = _C_1_1 + t115
+        t117 = t82 * t116
+        t118 = t80 + t117
+        t0 = t118 if t0 is None else t0.union(t118)
     if t0 is None:
         t0 = flint.arb.nan()
-    t118 = None
-    v119 = relation(x0, '<')
-    if v119 is not False:
-        t120 = _at_precision(_K0)
-        t121 = 1 / x1
-        t122 = None
+    t119 = None
+    d119 = False
+    v120 = relation(x0, '<')
+    if v120 is not False:
+        t121 = _at_precision(_K0)
+        t122 = 1 / x1
+        t123 = None
+        d123 = False
         t124 = _C_m1_1 + x2
-        v123 = relation(t124, '==')
-        if v123 is not False:
-            t125 = x1 ** 2
-            t126 = abs(x0)
-            t127 = t125 * t126
-            t128 = _C_1_2 + t127
-            t122 = t128 if t122 is None else t122.union(t128)
-        if v123 is not True:
+        v125 = relation(t124, '==')
+        if v125 is not False:
+            t126 = x1 ** 2
+            t127 = abs(x0)
+            t128 = t126 * t127
+            t129 = _C_1_2 + t128
+            t123 = t129 if t123 is None else t123.union(t129)
+            d123 = v125 is True
+        if not d123:
             t130 = abs(x0)
             t131 = t130.expm1()
             t132 = x2 + t131
-            v129 = relation(t132, '<=')
-            if v129 is not False:
-                t133 = flint.arb("-inf")
-                t122 = t133 if t122 is None else t122.union(t133)
-            if v129 is not True:
-                t135 = _C_m1_1 + t130
-                v134 = relation(t135, '<=')
-                if v134 is not False:
-                    t136 = x1 ** 2
-                    t137 = 1 / x2
-                    t138 = t137 * t131
-                    t139 = t138.log1p()
-                    t140 = t136 * t139
-                    t141 = _C_1_2 + t140
-                    t122 = t141 if t122 is None else t122.union(t141)
-                if v134 is not True:
-                    v142 = True
-                    if v142 is not False:
-                        t143 = x1 ** 2
-                        t144 = x2.log()
-                        t145 = _C_m1_1 * t144
-                        t146 = _C_m1_1 * t130
-                        t147 = t146.exp()
-                        t148 = t124 * t147
-                        t149 = t148.log1p()
-                        t150 = t145 + t130
-                        t151 = t150 + t149
-                        t152 = t143 * t151
-                        t153 = _C_1_2 + t152
-                        t122 = t153 if t122 is None else t122.union(t153)
-        if t122 is None:
-            t122 = flint.arb.nan()
-        t154 = _C_m1_1 + t122
-        t155 = t120 * t121
-        t156 = t155 * t154
-        t157 = arb_erfc(t156)
-        t158 = _C_1_2 * x2
+            v133 = relation(t132, '<=')
+            if v133 is not False:
+                t134 = flint.arb("-inf")
+                t123 = t134 if t123 is None else t123.union(t134)
+                d123 = v133 is True
+        if not d123:
+            t135 = abs(x0)
+            t136 = _C_m1_1 + t135
+            v137 = relation(t136, '<=')
+            if v137 is not False:
+                t138 = x1 ** 2
+                t139 = 1 / x2
+                t140 = t135.expm1()
+                t141 = t139 * t140
+                t142 = t141.log1p()
+                t143 = t138 * t142
+                t144 = _C_1_2 + t143
+                t123 = t144 if t123 is None else t123.union(t144)
+                d123 = v137 is True
+        if not d123:
+            t145 = x1 ** 2
+            t146 = x2.log()
+            t147 = _C_m1_1 * t146
+            t148 = abs(x0)
+            t149 = _C_m1_1 * t148
+            t150 = t149.exp()
+            t151 = t124 * t150
+            t152 = t151.log1p()
+            t153 = t147 + t148
+            t154 = t153 + t152
+            t155 = t145 * t154
+            t156 = _C_1_2 + t155
+            t123 = t156 if t123 is None else t123.union(t156)
+        if t123 is None:
+            t123 = flint.arb.nan()
+        t157 = _C_m1_1 + t123
+        t158 = t121 * t122
         t159 = t158 * t157
-        t160 = _C_m1_1 * x2
-        t161 = _C_1_1 + t160
-        t162 = None
-        t164 = _C_m1_1 + x2
-        v163 = relation(t164, '==')
-        if v163 is not False:
-            t165 = x1 ** 2
-            t166 = abs(x0)
-            t167 = t165 * t166
-            t168 = _C_1_2 + t167
-            t162 = t168 if t162 is None else t162.union(t168)
-        if v163 is not True:
-            t170 = abs(x0)
-            t171 = t170.expm1()
-            t172 = x2 + t171
-            v169 = relation(t172, '<=')
-            if v169 is not False:
-                t173 = flint.arb("-inf")
-                t162 = t173 if t162 is None else t162.union(t173)
-            if v169 is not True:
-                t175 = _C_m1_1 + t170
-                v174 = relation(t175, '<=')
-                if v174 is not False:
-                    t176 = x1 ** 2
-                    t177 = 1 / x2
-                    t178 = t177 * t171
-                    t179 = t178.log1p()
-                    t180 = t176 * t179
-                    t181 = _C_1_2 + t180
-                    t162 = t181 if t162 is None else t162.union(t181)
-                if v174 is not True:
-                    v182 = True
-                    if v182 is not False:
-                        t183 = x1 ** 2
-                        t184 = x2.log()
-                        t185 = _C_m1_1 * t184
-                        t186 = _C_m1_1 * t170
-                        t187 = t186.exp()
-                        t188 = t164 * t187
-                        t189 = t188.log1p()
-                        t190 = t185 + t170
-                        t191 = t190 + t189
-                        t192 = t183 * t191
-                        t193 = _C_1_2 + t192
-                        t162 = t193 if t162 is None else t162.union(t193)
-        if t162 is None:
-            t162 = flint.arb.nan()
-        t194 = t155 * t162
-        t195 = arb_erfc(t194)
-        t196 = _C_1_2 * t161
-        t197 = t196 * t195
-        t198 = t159 + t197
-        t118 = t198 if t118 is None else t118.union(t198)
-    if v119 is not True:
-        v199 = True
-        if v199 is not False:
-            t200 = _at_precision(_K0)
-            t201 = 1 / x1
-            t202 = None
-            t204 = _C_m1_1 + x2
-            v203 = relation(t204, '==')
-            if v203 is not False:
-                t205 = x1 ** 2
-                t206 = x0 * t205
-                t207 = _C_1_2 + t206
-                t202 = t207 if t202 is None else t202.union(t207)
-            if v203 is not True:
-                t209 = x0.expm1()
-                t210 = x2 + t209
-                v208 = relation(t210, '<=')
-                if v208 is not False:
-                    t211 = flint.arb("-inf")
-                    t202 = t211 if t202 is None else t202.union(t211)
-                if v208 is not True:
-                    t213 = _C_m1_1 + x0
-                    v212 = relation(t213, '<=')
-                    if v212 is not False:
-                        t214 = x1 ** 2
-                        t215 = 1 / x2
-                        t216 = t215 * t209
-                        t217 = t216.log1p()
-                        t218 = t214 * t217
-                        t219 = _C_1_2 + t218
-                        t202 = t219 if t202 is None else t202.union(t219)
-                    if v212 is not True:
-                        v220 = True
-                        if v220 is not False:
-                            t221 = x1 ** 2
-                            t222 = x2.log()
-                            t223 = _C_m1_1 * t222
-                            t224 = _C_m1_1 * x0
-                            t225 = t224.exp()
-                            t226 = t204 * t225
-                            t227 = t226.log1p()
-                            t228 = x0 + t223
-                            t229 = t228 + t227
-                            t230 = t221 * t229
-                            t231 = _C_1_2 + t230
-                            t202 = t231 if t202 is None else t202.union(t231)
-            if t202 is None:
-                t202 = flint.arb.nan()
-            t232 = t200 * t201
-            t233 = t232 * t202
-            t234 = arb_erfc(t233)
-            t235 = _C_m1_2 * t234
-            t236 = _C_1_1 + t235
-            t118 = t236 if t118 is None else t118.union(t236)
-    if t118 is None:
-        t118 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t118 if isinstance(t118, flint.arb) else flint.arb(t118))
+        t160 = arb_erfc(t159)
+        t161 = _C_1_2 * x2
+        t162 = t161 * t160
+        t163 = _C_m1_1 * x2
+        t164 = _C_1_1 + t163
+        t165 = None
+        d165 = False
+        t166 = _C_m1_1 + x2
+        v167 = relation(t166, '==')
+        if v167 is not False:
+            t168 = x1 ** 2
+            t169 = abs(x0)
+            t170 = t168 * t169
+            t171 = _C_1_2 + t170
+            t165 = t171 if t165 is None else t165.union(t171)
+            d165 = v167 is True
+        if not d165:
+            t172 = abs(x0)
+            t173 = t172.expm1()
+            t174 = x2 + t173
+            v175 = relation(t174, '<=')
+            if v175 is not False:
+                t176 = flint.arb("-inf")
+                t165 = t176 if t165 is None else t165.union(t176)
+                d165 = v175 is True
+        if not d165:
+            t177 = abs(x0)
+            t178 = _C_m1_1 + t177
+            v179 = relation(t178, '<=')
+            if v179 is not False:
+                t180 = x1 ** 2
+                t181 = 1 / x2
+                t182 = t177.expm1()
+                t183 = t181 * t182
+                t184 = t183.log1p()
+                t185 = t180 * t184
+                t186 = _C_1_2 + t185
+                t165 = t186 if t165 is None else t165.union(t186)
+                d165 = v179 is True
+        if not d165:
+            t187 = x1 ** 2
+            t188 = x2.log()
+            t189 = _C_m1_1 * t188
+            t190 = abs(x0)
+            t191 = _C_m1_1 * t190
+            t192 = t191.exp()
+            t193 = t166 * t192
+            t194 = t193.log1p()
+            t195 = t189 + t190
+            t196 = t195 + t194
+            t197 = t187 * t196
+            t198 = _C_1_2 + t197
+            t165 = t198 if t165 is None else t165.union(t198)
+        if t165 is None:
+            t165 = flint.arb.nan()
+        t199 = t158 * t165
+        t200 = arb_erfc(t199)
+        t201 = _C_1_2 * t164
+        t202 = t201 * t200
+        t203 = t162 + t202
+        t119 = t203 if t119 is None else t119.union(t203)
+        d119 = v120 is True
+    if not d119:
+        t204 = _at_precision(_K0)
+        t205 = 1 / x1
+        t206 = None
+        d206 = False
+        t207 = _C_m1_1 + x2
+        v208 = relation(t207, '==')
+        if v208 is not False:
+            t209 = x1 ** 2
+            t210 = x0 * t209
+            t211 = _C_1_2 + t210
+            t206 = t211 if t206 is None else t206.union(t211)
+            d206 = v208 is True
+        if not d206:
+            t212 = x0.expm1()
+            t213 = x2 + t212
+            v214 = relation(t213, '<=')
+            if v214 is not False:
+                t215 = flint.arb("-inf")
+                t206 = t215 if t206 is None else t206.union(t215)
+                d206 = v214 is True
+        if not d206:
+            t216 = _C_m1_1 + x0
+            v217 = relation(t216, '<=')
+            if v217 is not False:
+                t218 = x1 ** 2
+                t219 = 1 / x2
+                t220 = x0.expm1()
+                t221 = t219 * t220
+                t222 = t221.log1p()
+                t223 = t218 * t222
+                t224 = _C_1_2 + t223
+                t206 = t224 if t206 is None else t206.union(t224)
+                d206 = v217 is True
+        if not d206:
+            t225 = x1 ** 2
+            t226 = x2.log()
+            t227 = _C_m1_1 * t226
+            t228 = _C_m1_1 * x0
+            t229 = t228.exp()
+            t230 = t207 * t229
+            t231 = t230.log1p()
+            t232 = x0 + t227
+            t233 = t232 + t231
+            t234 = t225 * t233
+            t235 = _C_1_2 + t234
+            t206 = t235 if t206 is None else t206.union(t235)
+        if t206 is None:
+            t206 = flint.arb.nan()
+        t236 = t204 * t205
+        t237 = t236 * t206
+        t238 = arb_erfc(t237)
+        t239 = _C_m1_2 * t238
+        t240 = _C_1_1 + t239
+        t119 = t240 if t119 is None else t119.union(t240)
+    if t119 is None:
+        t119 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t119 if isinstance(t119, flint.arb) else flint.arb(t119))
 
 def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
     """sf of symmetric_subsampled_gaussian under P; x0 = ell, x1 = sigma, x2 = p.
@@ -2274,166 +2379,177 @@ def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint
     Piecewise((1 - erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2, ell < 0), (p*erfc(sqrt(2)*(Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True)) - 1)/(2*sigma))/2 + (1 - p)*erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
     """
     t0 = None
+    d0 = False
     v1 = relation(x0, '<')
     if v1 is not False:
         t2 = _at_precision(_K0)
         t3 = 1 / x1
         t4 = None
-        t6 = _C_m1_1 + x2
-        v5 = relation(t6, '==')
-        if v5 is not False:
+        d4 = False
+        t5 = _C_m1_1 + x2
+        v6 = relation(t5, '==')
+        if v6 is not False:
             t7 = x1 ** 2
             t8 = abs(x0)
             t9 = t7 * t8
             t10 = _C_1_2 + t9
             t4 = t10 if t4 is None else t4.union(t10)
-        if v5 is not True:
-            t12 = abs(x0)
-            t13 = t12.expm1()
-            t14 = x2 + t13
-            v11 = relation(t14, '<=')
-            if v11 is not False:
+            d4 = v6 is True
+        if not d4:
+            t11 = abs(x0)
+            t12 = t11.expm1()
+            t13 = x2 + t12
+            v14 = relation(t13, '<=')
+            if v14 is not False:
                 t15 = flint.arb("-inf")
                 t4 = t15 if t4 is None else t4.union(t15)
-            if v11 is not True:
-                t17 = _C_m1_1 + t12
-                v16 = relation(t17, '<=')
-                if v16 is not False:
-                    t18 = x1 ** 2
-                    t19 = 1 / x2
-                    t20 = t19 * t13
-                    t21 = t20.log1p()
-                    t22 = t18 * t21
-                    t23 = _C_1_2 + t22
-                    t4 = t23 if t4 is None else t4.union(t23)
-                if v16 is not True:
-                    v24 = True
-                    if v24 is not False:
-                        t25 = x1 ** 2
-                        t26 = x2.log()
-                        t27 = _C_m1_1 * t26
-                        t28 = _C_m1_1 * t12
-                        t29 = t28.exp()
-                        t30 = t6 * t29
-                        t31 = t30.log1p()
-                        t32 = t27 + t12
-                        t33 = t32 + t31
-                        t34 = t25 * t33
-                        t35 = _C_1_2 + t34
-                        t4 = t35 if t4 is None else t4.union(t35)
+                d4 = v14 is True
+        if not d4:
+            t16 = abs(x0)
+            t17 = _C_m1_1 + t16
+            v18 = relation(t17, '<=')
+            if v18 is not False:
+                t19 = x1 ** 2
+                t20 = 1 / x2
+                t21 = t16.expm1()
+                t22 = t20 * t21
+                t23 = t22.log1p()
+                t24 = t19 * t23
+                t25 = _C_1_2 + t24
+                t4 = t25 if t4 is None else t4.union(t25)
+                d4 = v18 is True
+        if not d4:
+            t26 = x1 ** 2
+            t27 = x2.log()
+            t28 = _C_m1_1 * t27
+            t29 = abs(x0)
+            t30 = _C_m1_1 * t29
+            t31 = t30.exp()
+            t32 = t5 * t31
+            t33 = t32.log1p()
+            t34 = t28 + t29
+            t35 = t34 + t33
+            t36 = t26 * t35
+            t37 = _C_1_2 + t36
+            t4 = t37 if t4 is None else t4.union(t37)
         if t4 is None:
             t4 = flint.arb.nan()
-        t36 = t2 * t3
-        t37 = t36 * t4
-        t38 = arb_erfc(t37)
-        t39 = _C_m1_2 * t38
-        t40 = _C_1_1 + t39
-        t0 = t40 if t0 is None else t0.union(t40)
-    if v1 is not True:
-        v41 = True
-        if v41 is not False:
-            t42 = _at_precision(_K0)
-            t43 = 1 / x1
-            t44 = None
-            t46 = _C_m1_1 + x2
-            v45 = relation(t46, '==')
-            if v45 is not False:
-                t47 = x1 ** 2
-                t48 = x0 * t47
-                t49 = _C_1_2 + t48
-                t44 = t49 if t44 is None else t44.union(t49)
-            if v45 is not True:
-                t51 = x0.expm1()
-                t52 = x2 + t51
-                v50 = relation(t52, '<=')
-                if v50 is not False:
-                    t53 = flint.arb("-inf")
-                    t44 = t53 if t44 is None else t44.union(t53)
-                if v50 is not True:
-                    t55 = _C_m1_1 + x0
-                    v54 = relation(t55, '<=')
-                    if v54 is not False:
-                        t56 = x1 ** 2
-                        t57 = 1 / x2
-                        t58 = t57 * t51
-                        t59 = t58.log1p()
-                        t60 = t56 * t59
-                        t61 = _C_1_2 + t60
-                        t44 = t61 if t44 is None else t44.union(t61)
-                    if v54 is not True:
-                        v62 = True
-                        if v62 is not False:
-                            t63 = x1 ** 2
-                            t64 = x2.log()
-                            t65 = _C_m1_1 * t64
-                            t66 = _C_m1_1 * x0
-                            t67 = t66.exp()
-                            t68 = t46 * t67
-                            t69 = t68.log1p()
-                            t70 = x0 + t65
-                            t71 = t70 + t69
-                            t72 = t63 * t71
-                            t73 = _C_1_2 + t72
-                            t44 = t73 if t44 is None else t44.union(t73)
-            if t44 is None:
-                t44 = flint.arb.nan()
-            t74 = _C_m1_1 + t44
-            t75 = t42 * t43
-            t76 = t75 * t74
-            t77 = arb_erfc(t76)
-            t78 = _C_1_2 * x2
-            t79 = t78 * t77
-            t80 = _C_m1_1 * x2
-            t81 = _C_1_1 + t80
-            t82 = None
-            t84 = _C_m1_1 + x2
-            v83 = relation(t84, '==')
-            if v83 is not False:
-                t85 = x1 ** 2
-                t86 = x0 * t85
-                t87 = _C_1_2 + t86
-                t82 = t87 if t82 is None else t82.union(t87)
-            if v83 is not True:
-                t89 = x0.expm1()
-                t90 = x2 + t89
-                v88 = relation(t90, '<=')
-                if v88 is not False:
-                    t91 = flint.arb("-inf")
-                    t82 = t91 if t82 is None else t82.union(t91)
-                if v88 is not True:
-                    t93 = _C_m1_1 + x0
-                    v92 = relation(t93, '<=')
-                    if v92 is not False:
-                        t94 = x1 ** 2
-                        t95 = 1 / x2
-                        t96 = t95 * t89
-                        t97 = t96.log1p()
-                        t98 = t94 * t97
-                        t99 = _C_1_2 + t98
-                        t82 = t99 if t82 is None else t82.union(t99)
-                    if v92 is not True:
-                        v100 = True
-                        if v100 is not False:
-                            t101 = x1 ** 2
-                            t102 = x2.log()
-                            t103 = _C_m1_1 * t102
-                            t104 = _C_m1_1 * x0
-                            t105 = t104.exp()
-                            t106 = t84 * t105
-                            t107 = t106.log1p()
-                            t108 = x0 + t103
-                            t109 = t108 + t107
-                            t110 = t101 * t109
-                            t111 = _C_1_2 + t110
-                            t82 = t111 if t82 is None else t82.union(t111)
-            if t82 is None:
-                t82 = flint.arb.nan()
-            t112 = t75 * t82
-            t113 = arb_erfc(t112)
-            t114 = _C_1_2 * t81
-            t115 = t114 * t113
-            t116 = t79 + t115
-            t0 = t116 if t0 is None else t0.union(t116)
+        t38 = t2 * t3
+        t39 = t38 * t4
+        t40 = arb_erfc(t39)
+        t41 = _C_m1_2 * t40
+        t42 = _C_1_1 + t41
+        t0 = t42 if t0 is None else t0.union(t42)
+        d0 = v1 is True
+    if not d0:
+        t43 = _at_precision(_K0)
+        t44 = 1 / x1
+        t45 = None
+        d45 = False
+        t46 = _C_m1_1 + x2
+        v47 = relation(t46, '==')
+        if v47 is not False:
+            t48 = x1 ** 2
+            t49 = x0 * t48
+            t50 = _C_1_2 + t49
+            t45 = t50 if t45 is None else t45.union(t50)
+            d45 = v47 is True
+        if not d45:
+            t51 = x0.expm1()
+            t52 = x2 + t51
+            v53 = relation(t52, '<=')
+            if v53 is not False:
+                t54 = flint.arb("-inf")
+                t45 = t54 if t45 is None else t45.union(t54)
+                d45 = v53 is True
+        if not d45:
+            t55 = _C_m1_1 + x0
+            v56 = relation(t55, '<=')
+            if v56 is not False:
+                t57 = x1 ** 2
+                t58 = 1 / x2
+                t59 = x0.expm1()
+                t60 = t58 * t59
+                t61 = t60.log1p()
+                t62 = t57 * t61
+                t63 = _C_1_2 + t62
+                t45 = t63 if t45 is None else t45.union(t63)
+                d45 = v56 is True
+        if not d45:
+            t64 = x1 ** 2
+            t65 = x2.log()
+            t66 = _C_m1_1 * t65
+            t67 = _C_m1_1 * x0
+            t68 = t67.exp()
+            t69 = t46 * t68
+            t70 = t69.log1p()
+            t71 = x0 + t66
+            t72 = t71 + t70
+            t73 = t64 * t72
+            t74 = _C_1_2 + t73
+            t45 = t74 if t45 is None else t45.union(t74)
+        if t45 is None:
+            t45 = flint.arb.nan()
+        t75 = _C_m1_1 + t45
+        t76 = t43 * t44
+        t77 = t76 * t75
+        t78 = arb_erfc(t77)
+        t79 = _C_1_2 * x2
+        t80 = t79 * t78
+        t81 = _C_m1_1 * x2
+        t82 = _C_1_1 + t81
+        t83 = None
+        d83 = False
+        t84 = _C_m1_1 + x2
+        v85 = relation(t84, '==')
+        if v85 is not False:
+            t86 = x1 ** 2
+            t87 = x0 * t86
+            t88 = _C_1_2 + t87
+            t83 = t88 if t83 is None else t83.union(t88)
+            d83 = v85 is True
+        if not d83:
+            t89 = x0.expm1()
+            t90 = x2 + t89
+            v91 = relation(t90, '<=')
+            if v91 is not False:
+                t92 = flint.arb("-inf")
+                t83 = t92 if t83 is None else t83.union(t92)
+                d83 = v91 is True
+        if not d83:
+            t93 = _C_m1_1 + x0
+            v94 = relation(t93, '<=')
+            if v94 is not False:
+                t95 = x1 ** 2
+                t96 = 1 / x2
+                t97 = x0.expm1()
+                t98 = t96 * t97
+                t99 = t98.log1p()
+                t100 = t95 * t99
+                t101 = _C_1_2 + t100
+                t83 = t101 if t83 is None else t83.union(t101)
+                d83 = v94 is True
+        if not d83:
+            t102 = x1 ** 2
+            t103 = x2.log()
+            t104 = _C_m1_1 * t103
+            t105 = _C_m1_1 * x0
+            t106 = t105.exp()
+            t107 = t84 * t106
+            t108 = t107.log1p()
+            t109 = x0 + t104
+            t110 = t109 + t108
+            t111 = t102 * t110
+            t112 = _C_1_2 + t111
+            t83 = t112 if t83 is None else t83.union(t112)
+        if t83 is None:
+            t83 = flint.arb.nan()
+        t113 = t76 * t83
+        t114 = arb_erfc(t113)
+        t115 = _C_1_2 * t82
+        t116 = t115 * t114
+        t117 = t80 + t116
+        t0 = t117 if t0 is None else t0.union(t117)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -2444,169 +2560,182 @@ def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint
     Piecewise((p*(1 - erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2) + (1 - p)*(1 - erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2), ell < 0), (erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
     """
     t0 = None
+    d0 = False
     v1 = relation(x0, '<')
     if v1 is not False:
         t2 = _at_precision(_K0)
         t3 = 1 / x1
         t4 = None
-        t6 = _C_m1_1 + x2
-        v5 = relation(t6, '==')
-        if v5 is not False:
+        d4 = False
+        t5 = _C_m1_1 + x2
+        v6 = relation(t5, '==')
+        if v6 is not False:
             t7 = x1 ** 2
             t8 = abs(x0)
             t9 = t7 * t8
             t10 = _C_1_2 + t9
             t4 = t10 if t4 is None else t4.union(t10)
-        if v5 is not True:
-            t12 = abs(x0)
-            t13 = t12.expm1()
-            t14 = x2 + t13
-            v11 = relation(t14, '<=')
-            if v11 is not False:
+            d4 = v6 is True
+        if not d4:
+            t11 = abs(x0)
+            t12 = t11.expm1()
+            t13 = x2 + t12
+            v14 = relation(t13, '<=')
+            if v14 is not False:
                 t15 = flint.arb("-inf")
                 t4 = t15 if t4 is None else t4.union(t15)
-            if v11 is not True:
-                t17 = _C_m1_1 + t12
-                v16 = relation(t17, '<=')
-                if v16 is not False:
-                    t18 = x1 ** 2
-                    t19 = 1 / x2
-                    t20 = t19 * t13
-                    t21 = t20.log1p()
-                    t22 = t18 * t21
-                    t23 = _C_1_2 + t22
-                    t4 = t23 if t4 is None else t4.union(t23)
-                if v16 is not True:
-                    v24 = True
-                    if v24 is not False:
-                        t25 = x1 ** 2
-                        t26 = x2.log()
-                        t27 = _C_m1_1 * t26
-                        t28 = _C_m1_1 * t12
-                        t29 = t28.exp()
-                        t30 = t6 * t29
-                        t31 = t30.log1p()
-                        t32 = t27 + t12
-                        t33 = t32 + t31
-                        t34 = t25 * t33
-                        t35 = _C_1_2 + t34
-                        t4 = t35 if t4 is None else t4.union(t35)
+                d4 = v14 is True
+        if not d4:
+            t16 = abs(x0)
+            t17 = _C_m1_1 + t16
+            v18 = relation(t17, '<=')
+            if v18 is not False:
+                t19 = x1 ** 2
+                t20 = 1 / x2
+                t21 = t16.expm1()
+                t22 = t20 * t21
+                t23 = t22.log1p()
+                t24 = t19 * t23
+                t25 = _C_1_2 + t24
+                t4 = t25 if t4 is None else t4.union(t25)
+                d4 = v18 is True
+        if not d4:
+            t26 = x1 ** 2
+            t27 = x2.log()
+            t28 = _C_m1_1 * t27
+            t29 = abs(x0)
+            t30 = _C_m1_1 * t29
+            t31 = t30.exp()
+            t32 = t5 * t31
+            t33 = t32.log1p()
+            t34 = t28 + t29
+            t35 = t34 + t33
+            t36 = t26 * t35
+            t37 = _C_1_2 + t36
+            t4 = t37 if t4 is None else t4.union(t37)
         if t4 is None:
             t4 = flint.arb.nan()
-        t36 = _C_m1_1 + t4
-        t37 = t2 * t3
-        t38 = t37 * t36
-        t39 = arb_erfc(t38)
-        t40 = _C_m1_2 * t39
-        t41 = _C_1_1 + t40
-        t42 = x2 * t41
-        t43 = _C_m1_1 * x2
-        t44 = _C_1_1 + t43
-        t45 = None
-        t47 = _C_m1_1 + x2
-        v46 = relation(t47, '==')
-        if v46 is not False:
-            t48 = x1 ** 2
-            t49 = abs(x0)
-            t50 = t48 * t49
-            t51 = _C_1_2 + t50
-            t45 = t51 if t45 is None else t45.union(t51)
-        if v46 is not True:
-            t53 = abs(x0)
-            t54 = t53.expm1()
-            t55 = x2 + t54
-            v52 = relation(t55, '<=')
-            if v52 is not False:
-                t56 = flint.arb("-inf")
-                t45 = t56 if t45 is None else t45.union(t56)
-            if v52 is not True:
-                t58 = _C_m1_1 + t53
-                v57 = relation(t58, '<=')
-                if v57 is not False:
-                    t59 = x1 ** 2
-                    t60 = 1 / x2
-                    t61 = t60 * t54
-                    t62 = t61.log1p()
-                    t63 = t59 * t62
-                    t64 = _C_1_2 + t63
-                    t45 = t64 if t45 is None else t45.union(t64)
-                if v57 is not True:
-                    v65 = True
-                    if v65 is not False:
-                        t66 = x1 ** 2
-                        t67 = x2.log()
-                        t68 = _C_m1_1 * t67
-                        t69 = _C_m1_1 * t53
-                        t70 = t69.exp()
-                        t71 = t47 * t70
-                        t72 = t71.log1p()
-                        t73 = t68 + t53
-                        t74 = t73 + t72
-                        t75 = t66 * t74
-                        t76 = _C_1_2 + t75
-                        t45 = t76 if t45 is None else t45.union(t76)
-        if t45 is None:
-            t45 = flint.arb.nan()
-        t77 = t37 * t45
-        t78 = arb_erfc(t77)
-        t79 = _C_m1_2 * t78
-        t80 = _C_1_1 + t79
-        t81 = t44 * t80
-        t82 = t42 + t81
-        t0 = t82 if t0 is None else t0.union(t82)
-    if v1 is not True:
-        v83 = True
-        if v83 is not False:
-            t84 = _at_precision(_K0)
-            t85 = 1 / x1
-            t86 = None
-            t88 = _C_m1_1 + x2
-            v87 = relation(t88, '==')
-            if v87 is not False:
-                t89 = x1 ** 2
-                t90 = x0 * t89
-                t91 = _C_1_2 + t90
-                t86 = t91 if t86 is None else t86.union(t91)
-            if v87 is not True:
-                t93 = x0.expm1()
-                t94 = x2 + t93
-                v92 = relation(t94, '<=')
-                if v92 is not False:
-                    t95 = flint.arb("-inf")
-                    t86 = t95 if t86 is None else t86.union(t95)
-                if v92 is not True:
-                    t97 = _C_m1_1 + x0
-                    v96 = relation(t97, '<=')
-                    if v96 is not False:
-                        t98 = x1 ** 2
-                        t99 = 1 / x2
-                        t100 = t99 * t93
-                        t101 = t100.log1p()
-                        t102 = t98 * t101
-                        t103 = _C_1_2 + t102
-                        t86 = t103 if t86 is None else t86.union(t103)
-                    if v96 is not True:
-                        v104 = True
-                        if v104 is not False:
-                            t105 = x1 ** 2
-                            t106 = x2.log()
-                            t107 = _C_m1_1 * t106
-                            t108 = _C_m1_1 * x0
-                            t109 = t108.exp()
-                            t110 = t88 * t109
-                            t111 = t110.log1p()
-                            t112 = x0 + t107
-                            t113 = t112 + t111
-                            t114 = t105 * t113
-                            t115 = _C_1_2 + t114
-                            t86 = t115 if t86 is None else t86.union(t115)
-            if t86 is None:
-                t86 = flint.arb.nan()
-            t116 = t84 * t85
-            t117 = t116 * t86
-            t118 = arb_erfc(t117)
-            t119 = _C_1_2 * t118
-            t0 = t119 if t0 is None else t0.union(t119)
+        t38 = _C_m1_1 + t4
+        t39 = t2 * t3
+        t40 = t39 * t38
+        t41 = arb_erfc(t40)
+        t42 = _C_m1_2 * t41
+        t43 = _C_1_1 + t42
+        t44 = x2 * t43
+        t45 = _C_m1_1 * x2
+        t46 = _C_1_1 + t45
+        t47 = None
+        d47 = False
+        t48 = _C_m1_1 + x2
+        v49 = relation(t48, '==')
+        if v49 is not False:
+            t50 = x1 ** 2
+            t51 = abs(x0)
+            t52 = t50 * t51
+            t53 = _C_1_2 + t52
+            t47 = t53 if t47 is None else t47.union(t53)
+            d47 = v49 is True
+        if not d47:
+            t54 = abs(x0)
+            t55 = t54.expm1()
+            t56 = x2 + t55
+            v57 = relation(t56, '<=')
+            if v57 is not False:
+                t58 = flint.arb("-inf")
+                t47 = t58 if t47 is None else t47.union(t58)
+                d47 = v57 is True
+        if not d47:
+            t59 = abs(x0)
+            t60 = _C_m1_1 + t59
+            v61 = relation(t60, '<=')
+            if v61 is not False:
+                t62 = x1 ** 2
+                t63 = 1 / x2
+                t64 = t59.expm1()
+                t65 = t63 * t64
+                t66 = t65.log1p()
+                t67 = t62 * t66
+                t68 = _C_1_2 + t67
+                t47 = t68 if t47 is None else t47.union(t68)
+                d47 = v61 is True
+        if not d47:
+            t69 = x1 ** 2
+            t70 = x2.log()
+            t71 = _C_m1_1 * t70
+            t72 = abs(x0)
+            t73 = _C_m1_1 * t72
+            t74 = t73.exp()
+            t75 = t48 * t74
+            t76 = t75.log1p()
+            t77 = t71 + t72
+            t78 = t77 + t76
+            t79 = t69 * t78
+            t80 = _C_1_2 + t79
+            t47 = t80 if t47 is None else t47.union(t80)
+        if t47 is None:
+            t47 = flint.arb.nan()
+        t81 = t39 * t47
+        t82 = arb_erfc(t81)
+        t83 = _C_m1_2 * t82
+        t84 = _C_1_1 + t83
+        t85 = t46 * t84
+        t86 = t44 + t85
+        t0 = t86 if t0 is None else t0.union(t86)
+        d0 = v1 is True
+    if not d0:
+        t87 = _at_precision(_K0)
+        t88 = 1 / x1
+        t89 = None
+        d89 = False
+        t90 = _C_m1_1 + x2
+        v91 = relation(t90, '==')
+        if v91 is not False:
+            t92 = x1 ** 2
+            t93 = x0 * t92
+            t94 = _C_1_2 + t93
+            t89 = t94 if t89 is None else t89.union(t94)
+            d89 = v91 is True
+        if not d89:
+            t95 = x0.expm1()
+            t96 = x2 + t95
+            v97 = relation(t96, '<=')
+            if v97 is not False:
+                t98 = flint.arb("-inf")
+                t89 = t98 if t89 is None else t89.union(t98)
+                d89 = v97 is True
+        if not d89:
+            t99 = _C_m1_1 + x0
+            v100 = relation(t99, '<=')
+            if v100 is not False:
+                t101 = x1 ** 2
+                t102 = 1 / x2
+                t103 = x0.expm1()
+                t104 = t102 * t103
+                t105 = t104.log1p()
+                t106 = t101 * t105
+                t107 = _C_1_2 + t106
+                t89 = t107 if t89 is None else t89.union(t107)
+                d89 = v100 is True
+        if not d89:
+            t108 = x1 ** 2
+            t109 = x2.log()
+            t110 = _C_m1_1 * t109
+            t111 = _C_m1_1 * x0
+            t112 = t111.exp()
+            t113 = t90 * t112
+            t114 = t113.log1p()
+            t115 = x0 + t110
+            t116 = t115 + t114
+            t117 = t108 * t116
+            t118 = _C_1_2 + t117
+            t89 = t118 if t89 is None else t89.union(t118)
+        if t89 is None:
+            t89 = flint.arb.nan()
+        t119 = t87 * t88
+        t120 = t119 * t89
+        t121 = arb_erfc(t120)
+        t122 = _C_1_2 * t121
+        t0 = t122 if t0 is None else t0.union(t122)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))
@@ -2618,335 +2747,359 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
     Piecewise((p*(1 - erfc(sqrt(2)*(Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)) - 1)/(2*sigma))/2) + (1 - p)*(1 - erfc(sqrt(2)*Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True))/(2*sigma))/2), ell < 0), (erfc(sqrt(2)*Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True))/(2*sigma))/2, True))
     """
     t0 = None
+    d0 = False
     v1 = relation(x0, '<')
     if v1 is not False:
         t2 = _at_precision(_K0)
         t3 = 1 / x1
         t4 = None
-        t6 = _C_m1_1 + x2
-        v5 = relation(t6, '==')
-        if v5 is not False:
+        d4 = False
+        t5 = _C_m1_1 + x2
+        v6 = relation(t5, '==')
+        if v6 is not False:
             t7 = x1 ** 2
             t8 = abs(x0)
             t9 = t7 * t8
             t10 = _C_1_2 + t9
             t4 = t10 if t4 is None else t4.union(t10)
-        if v5 is not True:
-            t12 = abs(x0)
-            t13 = t12.expm1()
-            t14 = x2 + t13
-            v11 = relation(t14, '<=')
-            if v11 is not False:
+            d4 = v6 is True
+        if not d4:
+            t11 = abs(x0)
+            t12 = t11.expm1()
+            t13 = x2 + t12
+            v14 = relation(t13, '<=')
+            if v14 is not False:
                 t15 = flint.arb("-inf")
                 t4 = t15 if t4 is None else t4.union(t15)
-            if v11 is not True:
-                t17 = _C_m1_1 + t12
-                v16 = relation(t17, '<=')
-                if v16 is not False:
-                    t18 = x1 ** 2
-                    t19 = 1 / x2
-                    t20 = t19 * t13
-                    t21 = t20.log1p()
-                    t22 = t18 * t21
-                    t23 = _C_1_2 + t22
-                    t4 = t23 if t4 is None else t4.union(t23)
-                if v16 is not True:
-                    v24 = True
-                    if v24 is not False:
-                        t25 = x1 ** 2
-                        t26 = x2.log()
-                        t27 = _C_m1_1 * t26
-                        t28 = _C_m1_1 * t12
-                        t29 = t28.exp()
-                        t30 = t6 * t29
-                        t31 = t30.log1p()
-                        t32 = t27 + t12
-                        t33 = t32 + t31
-                        t34 = t25 * t33
-                        t35 = _C_1_2 + t34
-                        t4 = t35 if t4 is None else t4.union(t35)
+                d4 = v14 is True
+        if not d4:
+            t16 = abs(x0)
+            t17 = _C_m1_1 + t16
+            v18 = relation(t17, '<=')
+            if v18 is not False:
+                t19 = x1 ** 2
+                t20 = 1 / x2
+                t21 = t16.expm1()
+                t22 = t20 * t21
+                t23 = t22.log1p()
+                t24 = t19 * t23
+                t25 = _C_1_2 + t24
+                t4 = t25 if t4 is None else t4.union(t25)
+                d4 = v18 is True
+        if not d4:
+            t26 = x1 ** 2
+            t27 = x2.log()
+            t28 = _C_m1_1 * t27
+            t29 = abs(x0)
+            t30 = _C_m1_1 * t29
+            t31 = t30.exp()
+            t32 = t5 * t31
+            t33 = t32.log1p()
+            t34 = t28 + t29
+            t35 = t34 + t33
+            t36 = t26 * t35
+            t37 = _C_1_2 + t36
+            t4 = t37 if t4 is None else t4.union(t37)
         if t4 is None:
             t4 = flint.arb.nan()
-        t36 = t2 * t3
-        t37 = t36 * t4
-        t38 = arb_erfc(t37)
-        t39 = _C_m1_2 * t38
-        t40 = _C_1_1 + t39
-        t0 = t40 if t0 is None else t0.union(t40)
-    if v1 is not True:
-        v41 = True
-        if v41 is not False:
-            t42 = _at_precision(_K0)
-            t43 = 1 / x1
-            t44 = None
-            t46 = _C_m1_1 + x2
-            v45 = relation(t46, '==')
-            if v45 is not False:
-                t47 = x1 ** 2
-                t48 = x0 * t47
-                t49 = _C_1_2 + t48
-                t44 = t49 if t44 is None else t44.union(t49)
-            if v45 is not True:
-                t51 = x0.expm1()
-                t52 = x2 + t51
-                v50 = relation(t52, '<=')
-                if v50 is not False:
-                    t53 = flint.arb("-inf")
-                    t44 = t53 if t44 is None else t44.union(t53)
-                if v50 is not True:
-                    t55 = _C_m1_1 + x0
-                    v54 = relation(t55, '<=')
-                    if v54 is not False:
-                        t56 = x1 ** 2
-                        t57 = 1 / x2
-                        t58 = t57 * t51
-                        t59 = t58.log1p()
-                        t60 = t56 * t59
-                        t61 = _C_1_2 + t60
-                        t44 = t61 if t44 is None else t44.union(t61)
-                    if v54 is not True:
-                        v62 = True
-                        if v62 is not False:
-                            t63 = x1 ** 2
-                            t64 = x2.log()
-                            t65 = _C_m1_1 * t64
-                            t66 = _C_m1_1 * x0
-                            t67 = t66.exp()
-                            t68 = t46 * t67
-                            t69 = t68.log1p()
-                            t70 = x0 + t65
-                            t71 = t70 + t69
-                            t72 = t63 * t71
-                            t73 = _C_1_2 + t72
-                            t44 = t73 if t44 is None else t44.union(t73)
-            if t44 is None:
-                t44 = flint.arb.nan()
-            t74 = _C_m1_1 + t44
-            t75 = t42 * t43
-            t76 = t75 * t74
-            t77 = arb_erfc(t76)
-            t78 = _C_1_2 * x2
-            t79 = t78 * t77
-            t80 = _C_m1_1 * x2
-            t81 = _C_1_1 + t80
-            t82 = None
-            t84 = _C_m1_1 + x2
-            v83 = relation(t84, '==')
-            if v83 is not False:
-                t85 = x1 ** 2
-                t86 = x0 * t85
-                t87 = _C_1_2 + t86
-                t82 = t87 if t82 is None else t82.union(t87)
-            if v83 is not True:
-                t89 = x0.expm1()
-                t90 = x2 + t89
-                v88 = relation(t90, '<=')
-                if v88 is not False:
-                    t91 = flint.arb("-inf")
-                    t82 = t91 if t82 is None else t82.union(t91)
-                if v88 is not True:
-                    t93 = _C_m1_1 + x0
-                    v92 = relation(t93, '<=')
-                    if v92 is not False:
-                        t94 = x1 ** 2
-                        t95 = 1 / x2
-                        t96 = t95 * t89
-                        t97 = t96.log1p()
-                        t98 = t94 * t97
-                        t99 = _C_1_2 + t98
-                        t82 = t99 if t82 is None else t82.union(t99)
-                    if v92 is not True:
-                        v100 = True
-                        if v100 is not False:
-                            t101 = x1 ** 2
-                            t102 = x2.log()
-                            t103 = _C_m1_1 * t102
-                            t104 = _C_m1_1 * x0
-                            t105 = t104.exp()
-                            t106 = t84 * t105
-                            t107 = t106.log1p()
-                            t108 = x0 + t103
-                            t109 = t108 + t107
-                            t110 = t101 * t109
-                            t111 = _C_1_2 + t110
-                            t82 = t111 if t82 is None else t82.union(t111)
-            if t82 is None:
-                t82 = flint.arb.nan()
-            t112 = t75 * t82
-            t113 = arb_erfc(t112)
-            t114 = _C_1_2 * t81
-            t115 = t114 * t113
-            t116 = t79 + t115
-            t0 = t116 if t0 is None else t0.union(t116)
+        t38 = t2 * t3
+        t39 = t38 * t4
+        t40 = arb_erfc(t39)
+        t41 = _C_m1_2 * t40
+        t42 = _C_1_1 + t41
+        t0 = t42 if t0 is None else t0.union(t42)
+        d0 = v1 is True
+    if not d0:
+        t43 = _at_precision(_K0)
+        t44 = 1 / x1
+        t45 = None
+        d45 = False
+        t46 = _C_m1_1 + x2
+        v47 = relation(t46, '==')
+        if v47 is not False:
+            t48 = x1 ** 2
+            t49 = x0 * t48
+            t50 = _C_1_2 + t49
+            t45 = t50 if t45 is None else t45.union(t50)
+            d45 = v47 is True
+        if not d45:
+            t51 = x0.expm1()
+            t52 = x2 + t51
+            v53 = relation(t52, '<=')
+            if v53 is not False:
+                t54 = flint.arb("-inf")
+                t45 = t54 if t45 is None else t45.union(t54)
+                d45 = v53 is True
+        if not d45:
+            t55 = _C_m1_1 + x0
+            v56 = relation(t55, '<=')
+            if v56 is not False:
+                t57 = x1 ** 2
+                t58 = 1 / x2
+                t59 = x0.expm1()
+                t60 = t58 * t59
+                t61 = t60.log1p()
+                t62 = t57 * t61
+                t63 = _C_1_2 + t62
+                t45 = t63 if t45 is None else t45.union(t63)
+                d45 = v56 is True
+        if not d45:
+            t64 = x1 ** 2
+            t65 = x2.log()
+            t66 = _C_m1_1 * t65
+            t67 = _C_m1_1 * x0
+            t68 = t67.exp()
+            t69 = t46 * t68
+            t70 = t69.log1p()
+            t71 = x0 + t66
+            t72 = t71 + t70
+            t73 = t64 * t72
+            t74 = _C_1_2 + t73
+            t45 = t74 if t45 is None else t45.union(t74)
+        if t45 is None:
+            t45 = flint.arb.nan()
+        t75 = _C_m1_1 + t45
+        t76 = t43 * t44
+        t77 = t76 * t75
+        t78 = arb_erfc(t77)
+        t79 = _C_1_2 * x2
+        t80 = t79 * t78
+        t81 = _C_m1_1 * x2
+        t82 = _C_1_1 + t81
+        t83 = None
+        d83 = False
+        t84 = _C_m1_1 + x2
+        v85 = relation(t84, '==')
+        if v85 is not False:
+            t86 = x1 ** 2
+            t87 = x0 * t86
+            t88 = _C_1_2 + t87
+            t83 = t88 if t83 is None else t83.union(t88)
+            d83 = v85 is True
+        if not d83:
+            t89 = x0.expm1()
+            t90 = x2 + t89
+            v91 = relation(t90, '<=')
+            if v91 is not False:
+                t92 = flint.arb("-inf")
+                t83 = t92 if t83 is None else t83.union(t92)
+                d83 = v91 is True
+        if not d83:
+            t93 = _C_m1_1 + x0
+            v94 = relation(t93, '<=')
+            if v94 is not False:
+                t95 = x1 ** 2
+                t96 = 1 / x2
+                t97 = x0.expm1()
+                t98 = t96 * t97
+                t99 = t98.log1p()
+                t100 = t95 * t99
+                t101 = _C_1_2 + t100
+                t83 = t101 if t83 is None else t83.union(t101)
+                d83 = v94 is True
+        if not d83:
+            t102 = x1 ** 2
+            t103 = x2.log()
+            t104 = _C_m1_1 * t103
+            t105 = _C_m1_1 * x0
+            t106 = t105.exp()
+            t107 = t84 * t106
+            t108 = t107.log1p()
+            t109 = x0 + t104
+            t110 = t109 + t108
+            t111 = t102 * t110
+            t112 = _C_1_2 + t111
+            t83 = t112 if t83 is None else t83.union(t112)
+        if t83 is None:
+            t83 = flint.arb.nan()
+        t113 = t76 * t83
+        t114 = arb_erfc(t113)
+        t115 = _C_1_2 * t82
+        t116 = t115 * t114
+        t117 = t80 + t116
+        t0 = t117 if t0 is None else t0.union(t117)
     if t0 is None:
         t0 = flint.arb.nan()
-    t117 = None
-    v118 = relation(x0, '<')
-    if v118 is not False:
-        t119 = _at_precision(_K0)
-        t120 = 1 / x1
-        t121 = None
+    t118 = None
+    d118 = False
+    v119 = relation(x0, '<')
+    if v119 is not False:
+        t120 = _at_precision(_K0)
+        t121 = 1 / x1
+        t122 = None
+        d122 = False
         t123 = _C_m1_1 + x2
-        v122 = relation(t123, '==')
-        if v122 is not False:
-            t124 = x1 ** 2
-            t125 = abs(x0)
-            t126 = t124 * t125
-            t127 = _C_1_2 + t126
-            t121 = t127 if t121 is None else t121.union(t127)
-        if v122 is not True:
+        v124 = relation(t123, '==')
+        if v124 is not False:
+            t125 = x1 ** 2
+            t126 = abs(x0)
+            t127 = t125 * t126
+            t128 = _C_1_2 + t127
+            t122 = t128 if t122 is None else t122.union(t128)
+            d122 = v124 is True
+        if not d122:
             t129 = abs(x0)
             t130 = t129.expm1()
             t131 = x2 + t130
-            v128 = relation(t131, '<=')
-            if v128 is not False:
-                t132 = flint.arb("-inf")
-                t121 = t132 if t121 is None else t121.union(t132)
-            if v128 is not True:
-                t134 = _C_m1_1 + t129
-                v133 = relation(t134, '<=')
-                if v133 is not False:
-                    t135 = x1 ** 2
-                    t136 = 1 / x2
-                    t137 = t136 * t130
-                    t138 = t137.log1p()
-                    t139 = t135 * t138
-                    t140 = _C_1_2 + t139
-                    t121 = t140 if t121 is None else t121.union(t140)
-                if v133 is not True:
-                    v141 = True
-                    if v141 is not False:
-                        t142 = x1 ** 2
-                        t143 = x2.log()
-                        t144 = _C_m1_1 * t143
-                        t145 = _C_m1_1 * t129
-                        t146 = t145.exp()
-                        t147 = t123 * t146
-                        t148 = t147.log1p()
-                        t149 = t144 + t129
-                        t150 = t149 + t148
-                        t151 = t142 * t150
-                        t152 = _C_1_2 + t151
-                        t121 = t152 if t121 is None else t121.union(t152)
-        if t121 is None:
-            t121 = flint.arb.nan()
-        t153 = _C_m1_1 + t121
-        t154 = t119 * t120
-        t155 = t154 * t153
-        t156 = arb_erfc(t155)
-        t157 = _C_m1_2 * t156
-        t158 = _C_1_1 + t157
-        t159 = x2 * t158
-        t160 = _C_m1_1 * x2
+            v132 = relation(t131, '<=')
+            if v132 is not False:
+                t133 = flint.arb("-inf")
+                t122 = t133 if t122 is None else t122.union(t133)
+                d122 = v132 is True
+        if not d122:
+            t134 = abs(x0)
+            t135 = _C_m1_1 + t134
+            v136 = relation(t135, '<=')
+            if v136 is not False:
+                t137 = x1 ** 2
+                t138 = 1 / x2
+                t139 = t134.expm1()
+                t140 = t138 * t139
+                t141 = t140.log1p()
+                t142 = t137 * t141
+                t143 = _C_1_2 + t142
+                t122 = t143 if t122 is None else t122.union(t143)
+                d122 = v136 is True
+        if not d122:
+            t144 = x1 ** 2
+            t145 = x2.log()
+            t146 = _C_m1_1 * t145
+            t147 = abs(x0)
+            t148 = _C_m1_1 * t147
+            t149 = t148.exp()
+            t150 = t123 * t149
+            t151 = t150.log1p()
+            t152 = t146 + t147
+            t153 = t152 + t151
+            t154 = t144 * t153
+            t155 = _C_1_2 + t154
+            t122 = t155 if t122 is None else t122.union(t155)
+        if t122 is None:
+            t122 = flint.arb.nan()
+        t156 = _C_m1_1 + t122
+        t157 = t120 * t121
+        t158 = t157 * t156
+        t159 = arb_erfc(t158)
+        t160 = _C_m1_2 * t159
         t161 = _C_1_1 + t160
-        t162 = None
-        t164 = _C_m1_1 + x2
-        v163 = relation(t164, '==')
-        if v163 is not False:
-            t165 = x1 ** 2
-            t166 = abs(x0)
-            t167 = t165 * t166
-            t168 = _C_1_2 + t167
-            t162 = t168 if t162 is None else t162.union(t168)
-        if v163 is not True:
-            t170 = abs(x0)
-            t171 = t170.expm1()
-            t172 = x2 + t171
-            v169 = relation(t172, '<=')
-            if v169 is not False:
-                t173 = flint.arb("-inf")
-                t162 = t173 if t162 is None else t162.union(t173)
-            if v169 is not True:
-                t175 = _C_m1_1 + t170
-                v174 = relation(t175, '<=')
-                if v174 is not False:
-                    t176 = x1 ** 2
-                    t177 = 1 / x2
-                    t178 = t177 * t171
-                    t179 = t178.log1p()
-                    t180 = t176 * t179
-                    t181 = _C_1_2 + t180
-                    t162 = t181 if t162 is None else t162.union(t181)
-                if v174 is not True:
-                    v182 = True
-                    if v182 is not False:
-                        t183 = x1 ** 2
-                        t184 = x2.log()
-                        t185 = _C_m1_1 * t184
-                        t186 = _C_m1_1 * t170
-                        t187 = t186.exp()
-                        t188 = t164 * t187
-                        t189 = t188.log1p()
-                        t190 = t185 + t170
-                        t191 = t190 + t189
-                        t192 = t183 * t191
-                        t193 = _C_1_2 + t192
-                        t162 = t193 if t162 is None else t162.union(t193)
-        if t162 is None:
-            t162 = flint.arb.nan()
-        t194 = t154 * t162
-        t195 = arb_erfc(t194)
-        t196 = _C_m1_2 * t195
-        t197 = _C_1_1 + t196
-        t198 = t161 * t197
-        t199 = t159 + t198
-        t117 = t199 if t117 is None else t117.union(t199)
-    if v118 is not True:
-        v200 = True
-        if v200 is not False:
-            t201 = _at_precision(_K0)
-            t202 = 1 / x1
-            t203 = None
-            t205 = _C_m1_1 + x2
-            v204 = relation(t205, '==')
-            if v204 is not False:
-                t206 = x1 ** 2
-                t207 = x0 * t206
-                t208 = _C_1_2 + t207
-                t203 = t208 if t203 is None else t203.union(t208)
-            if v204 is not True:
-                t210 = x0.expm1()
-                t211 = x2 + t210
-                v209 = relation(t211, '<=')
-                if v209 is not False:
-                    t212 = flint.arb("-inf")
-                    t203 = t212 if t203 is None else t203.union(t212)
-                if v209 is not True:
-                    t214 = _C_m1_1 + x0
-                    v213 = relation(t214, '<=')
-                    if v213 is not False:
-                        t215 = x1 ** 2
-                        t216 = 1 / x2
-                        t217 = t216 * t210
-                        t218 = t217.log1p()
-                        t219 = t215 * t218
-                        t220 = _C_1_2 + t219
-                        t203 = t220 if t203 is None else t203.union(t220)
-                    if v213 is not True:
-                        v221 = True
-                        if v221 is not False:
-                            t222 = x1 ** 2
-                            t223 = x2.log()
-                            t224 = _C_m1_1 * t223
-                            t225 = _C_m1_1 * x0
-                            t226 = t225.exp()
-                            t227 = t205 * t226
-                            t228 = t227.log1p()
-                            t229 = x0 + t224
-                            t230 = t229 + t228
-                            t231 = t222 * t230
-                            t232 = _C_1_2 + t231
-                            t203 = t232 if t203 is None else t203.union(t232)
-            if t203 is None:
-                t203 = flint.arb.nan()
-            t233 = t201 * t202
-            t234 = t233 * t203
-            t235 = arb_erfc(t234)
-            t236 = _C_1_2 * t235
-            t117 = t236 if t117 is None else t117.union(t236)
-    if t117 is None:
-        t117 = flint.arb.nan()
-    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t117 if isinstance(t117, flint.arb) else flint.arb(t117))
+        t162 = x2 * t161
+        t163 = _C_m1_1 * x2
+        t164 = _C_1_1 + t163
+        t165 = None
+        d165 = False
+        t166 = _C_m1_1 + x2
+        v167 = relation(t166, '==')
+        if v167 is not False:
+            t168 = x1 ** 2
+            t169 = abs(x0)
+            t170 = t168 * t169
+            t171 = _C_1_2 + t170
+            t165 = t171 if t165 is None else t165.union(t171)
+            d165 = v167 is True
+        if not d165:
+            t172 = abs(x0)
+            t173 = t172.expm1()
+            t174 = x2 + t173
+            v175 = relation(t174, '<=')
+            if v175 is not False:
+                t176 = flint.arb("-inf")
+                t165 = t176 if t165 is None else t165.union(t176)
+                d165 = v175 is True
+        if not d165:
+            t177 = abs(x0)
+            t178 = _C_m1_1 + t177
+            v179 = relation(t178, '<=')
+            if v179 is not False:
+                t180 = x1 ** 2
+                t181 = 1 / x2
+                t182 = t177.expm1()
+                t183 = t181 * t182
+                t184 = t183.log1p()
+                t185 = t180 * t184
+                t186 = _C_1_2 + t185
+                t165 = t186 if t165 is None else t165.union(t186)
+                d165 = v179 is True
+        if not d165:
+            t187 = x1 ** 2
+            t188 = x2.log()
+            t189 = _C_m1_1 * t188
+            t190 = abs(x0)
+            t191 = _C_m1_1 * t190
+            t192 = t191.exp()
+            t193 = t166 * t192
+            t194 = t193.log1p()
+            t195 = t189 + t190
+            t196 = t195 + t194
+            t197 = t187 * t196
+            t198 = _C_1_2 + t197
+            t165 = t198 if t165 is None else t165.union(t198)
+        if t165 is None:
+            t165 = flint.arb.nan()
+        t199 = t157 * t165
+        t200 = arb_erfc(t199)
+        t201 = _C_m1_2 * t200
+        t202 = _C_1_1 + t201
+        t203 = t164 * t202
+        t204 = t162 + t203
+        t118 = t204 if t118 is None else t118.union(t204)
+        d118 = v119 is True
+    if not d118:
+        t205 = _at_precision(_K0)
+        t206 = 1 / x1
+        t207 = None
+        d207 = False
+        t208 = _C_m1_1 + x2
+        v209 = relation(t208, '==')
+        if v209 is not False:
+            t210 = x1 ** 2
+            t211 = x0 * t210
+            t212 = _C_1_2 + t211
+            t207 = t212 if t207 is None else t207.union(t212)
+            d207 = v209 is True
+        if not d207:
+            t213 = x0.expm1()
+            t214 = x2 + t213
+            v215 = relation(t214, '<=')
+            if v215 is not False:
+                t216 = flint.arb("-inf")
+                t207 = t216 if t207 is None else t207.union(t216)
+                d207 = v215 is True
+        if not d207:
+            t217 = _C_m1_1 + x0
+            v218 = relation(t217, '<=')
+            if v218 is not False:
+                t219 = x1 ** 2
+                t220 = 1 / x2
+                t221 = x0.expm1()
+                t222 = t220 * t221
+                t223 = t222.log1p()
+                t224 = t219 * t223
+                t225 = _C_1_2 + t224
+                t207 = t225 if t207 is None else t207.union(t225)
+                d207 = v218 is True
+        if not d207:
+            t226 = x1 ** 2
+            t227 = x2.log()
+            t228 = _C_m1_1 * t227
+            t229 = _C_m1_1 * x0
+            t230 = t229.exp()
+            t231 = t208 * t230
+            t232 = t231.log1p()
+            t233 = x0 + t228
+            t234 = t233 + t232
+            t235 = t226 * t234
+            t236 = _C_1_2 + t235
+            t207 = t236 if t207 is None else t207.union(t236)
+        if t207 is None:
+            t207 = flint.arb.nan()
+        t237 = t205 * t206
+        t238 = t237 * t207
+        t239 = arb_erfc(t238)
+        t240 = _C_1_2 * t239
+        t118 = t240 if t118 is None else t118.union(t240)
+    if t118 is None:
+        t118 = flint.arb.nan()
+    return (t0 if isinstance(t0, flint.arb) else flint.arb(t0)), (t118 if isinstance(t118, flint.arb) else flint.arb(t118))
 
 def symmetric_subsampled_gaussian__x_of_ell(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
     """x_of_ell of symmetric_subsampled_gaussian; x0 = ell, x1 = sigma, x2 = p.
@@ -2954,102 +3107,110 @@ def symmetric_subsampled_gaussian__x_of_ell(x0: flint.arb, x1: flint.arb, x2: fl
     Piecewise((-Piecewise((sigma**2*Abs(ell) + 1/2, Eq(p, 1)), (-oo, p <= -expm1(Abs(ell))), (sigma**2*log1p(expm1(Abs(ell))/p) + 1/2, Abs(ell) <= 1), (sigma**2*(-log(p) + Abs(ell) + log1p((p - 1)*exp(-Abs(ell)))) + 1/2, True)), ell < 0), (Piecewise((ell*sigma**2 + 1/2, Eq(p, 1)), (-oo, p <= -expm1(ell)), (sigma**2*log1p(expm1(ell)/p) + 1/2, ell <= 1), (sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2, True)), True))
     """
     t0 = None
+    d0 = False
     v1 = relation(x0, '<')
     if v1 is not False:
         t2 = None
-        t4 = _C_m1_1 + x2
-        v3 = relation(t4, '==')
-        if v3 is not False:
+        d2 = False
+        t3 = _C_m1_1 + x2
+        v4 = relation(t3, '==')
+        if v4 is not False:
             t5 = x1 ** 2
             t6 = abs(x0)
             t7 = t5 * t6
             t8 = _C_1_2 + t7
             t2 = t8 if t2 is None else t2.union(t8)
-        if v3 is not True:
-            t10 = abs(x0)
-            t11 = t10.expm1()
-            t12 = x2 + t11
-            v9 = relation(t12, '<=')
-            if v9 is not False:
+            d2 = v4 is True
+        if not d2:
+            t9 = abs(x0)
+            t10 = t9.expm1()
+            t11 = x2 + t10
+            v12 = relation(t11, '<=')
+            if v12 is not False:
                 t13 = flint.arb("-inf")
                 t2 = t13 if t2 is None else t2.union(t13)
-            if v9 is not True:
-                t15 = _C_m1_1 + t10
-                v14 = relation(t15, '<=')
-                if v14 is not False:
-                    t16 = x1 ** 2
-                    t17 = 1 / x2
-                    t18 = t17 * t11
-                    t19 = t18.log1p()
-                    t20 = t16 * t19
-                    t21 = _C_1_2 + t20
-                    t2 = t21 if t2 is None else t2.union(t21)
-                if v14 is not True:
-                    v22 = True
-                    if v22 is not False:
-                        t23 = x1 ** 2
-                        t24 = x2.log()
-                        t25 = _C_m1_1 * t24
-                        t26 = _C_m1_1 * t10
-                        t27 = t26.exp()
-                        t28 = t4 * t27
-                        t29 = t28.log1p()
-                        t30 = t25 + t10
-                        t31 = t30 + t29
-                        t32 = t23 * t31
-                        t33 = _C_1_2 + t32
-                        t2 = t33 if t2 is None else t2.union(t33)
+                d2 = v12 is True
+        if not d2:
+            t14 = abs(x0)
+            t15 = _C_m1_1 + t14
+            v16 = relation(t15, '<=')
+            if v16 is not False:
+                t17 = x1 ** 2
+                t18 = 1 / x2
+                t19 = t14.expm1()
+                t20 = t18 * t19
+                t21 = t20.log1p()
+                t22 = t17 * t21
+                t23 = _C_1_2 + t22
+                t2 = t23 if t2 is None else t2.union(t23)
+                d2 = v16 is True
+        if not d2:
+            t24 = x1 ** 2
+            t25 = x2.log()
+            t26 = _C_m1_1 * t25
+            t27 = abs(x0)
+            t28 = _C_m1_1 * t27
+            t29 = t28.exp()
+            t30 = t3 * t29
+            t31 = t30.log1p()
+            t32 = t26 + t27
+            t33 = t32 + t31
+            t34 = t24 * t33
+            t35 = _C_1_2 + t34
+            t2 = t35 if t2 is None else t2.union(t35)
         if t2 is None:
             t2 = flint.arb.nan()
-        t34 = _C_m1_1 * t2
-        t0 = t34 if t0 is None else t0.union(t34)
-    if v1 is not True:
-        v35 = True
-        if v35 is not False:
-            t36 = None
-            t38 = _C_m1_1 + x2
-            v37 = relation(t38, '==')
-            if v37 is not False:
-                t39 = x1 ** 2
-                t40 = x0 * t39
-                t41 = _C_1_2 + t40
-                t36 = t41 if t36 is None else t36.union(t41)
-            if v37 is not True:
-                t43 = x0.expm1()
-                t44 = x2 + t43
-                v42 = relation(t44, '<=')
-                if v42 is not False:
-                    t45 = flint.arb("-inf")
-                    t36 = t45 if t36 is None else t36.union(t45)
-                if v42 is not True:
-                    t47 = _C_m1_1 + x0
-                    v46 = relation(t47, '<=')
-                    if v46 is not False:
-                        t48 = x1 ** 2
-                        t49 = 1 / x2
-                        t50 = t49 * t43
-                        t51 = t50.log1p()
-                        t52 = t48 * t51
-                        t53 = _C_1_2 + t52
-                        t36 = t53 if t36 is None else t36.union(t53)
-                    if v46 is not True:
-                        v54 = True
-                        if v54 is not False:
-                            t55 = x1 ** 2
-                            t56 = x2.log()
-                            t57 = _C_m1_1 * t56
-                            t58 = _C_m1_1 * x0
-                            t59 = t58.exp()
-                            t60 = t38 * t59
-                            t61 = t60.log1p()
-                            t62 = x0 + t57
-                            t63 = t62 + t61
-                            t64 = t55 * t63
-                            t65 = _C_1_2 + t64
-                            t36 = t65 if t36 is None else t36.union(t65)
-            if t36 is None:
-                t36 = flint.arb.nan()
-            t0 = t36 if t0 is None else t0.union(t36)
+        t36 = _C_m1_1 * t2
+        t0 = t36 if t0 is None else t0.union(t36)
+        d0 = v1 is True
+    if not d0:
+        t37 = None
+        d37 = False
+        t38 = _C_m1_1 + x2
+        v39 = relation(t38, '==')
+        if v39 is not False:
+            t40 = x1 ** 2
+            t41 = x0 * t40
+            t42 = _C_1_2 + t41
+            t37 = t42 if t37 is None else t37.union(t42)
+            d37 = v39 is True
+        if not d37:
+            t43 = x0.expm1()
+            t44 = x2 + t43
+            v45 = relation(t44, '<=')
+            if v45 is not False:
+                t46 = flint.arb("-inf")
+                t37 = t46 if t37 is None else t37.union(t46)
+                d37 = v45 is True
+        if not d37:
+            t47 = _C_m1_1 + x0
+            v48 = relation(t47, '<=')
+            if v48 is not False:
+                t49 = x1 ** 2
+                t50 = 1 / x2
+                t51 = x0.expm1()
+                t52 = t50 * t51
+                t53 = t52.log1p()
+                t54 = t49 * t53
+                t55 = _C_1_2 + t54
+                t37 = t55 if t37 is None else t37.union(t55)
+                d37 = v48 is True
+        if not d37:
+            t56 = x1 ** 2
+            t57 = x2.log()
+            t58 = _C_m1_1 * t57
+            t59 = _C_m1_1 * x0
+            t60 = t59.exp()
+            t61 = t38 * t60
+            t62 = t61.log1p()
+            t63 = x0 + t58
+            t64 = t63 + t62
+            t65 = t56 * t64
+            t66 = _C_1_2 + t65
+            t37 = t66 if t37 is None else t37.union(t66)
+        if t37 is None:
+            t37 = flint.arb.nan()
+        t0 = t37 if t0 is None else t0.union(t37)
     if t0 is None:
         t0 = flint.arb.nan()
     return (t0 if isinstance(t0, flint.arb) else flint.arb(t0))

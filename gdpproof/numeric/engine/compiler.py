@@ -232,40 +232,49 @@ class Printer:
         return self._tmp(f"{base} ** {self.expr(ex, indent)}", indent)
 
     def _piecewise(self, e: sympy.Piecewise, indent: int) -> str:
-        out = f"t{self.count}"
+        """The pieces one after the other at one depth (a nested form would meet Python's
+        limit of 100 indentation levels at about a hundred pieces), each after the first run only
+        while ``d`` says no earlier condition was true."""
+        out, done = f"t{self.count}", f"d{self.count}"
         self.count += 1
-        if not self.arb:
-            # two-valued conditions: the first true branch, like lambdify's conditional expressions
-            for k, (value, cond) in enumerate(e.args):
-                pad = "    " * (indent + k)
-                if cond is sympy.true:
-                    self.lines.append(pad + f"{out} = {self._branch(value, indent + k)}")
-                    break
-                test = self._condition(cond, indent + k)
-                self.lines.append(pad + f"if {test}:")
-                self.lines.append("    " * (indent + k + 1) + f"{out} = {self._branch(value, indent + k + 1)}")
-                self.lines.append(pad + "else:")
+        pad = "    " * indent
+        # arb: three-valued conditions; the branches whose condition the balls cannot decide are
+        # all evaluated and their balls joined, which keeps the enclosure valid across a
+        # breakpoint.  float64: the first true branch, like lambdify's conditional expressions.
+        self.lines.append(pad + f"{out} = {'None' if self.arb else 'math.nan'}")
+        last = len(e.args) - 1
+        if last:
+            self.lines.append(pad + f"{done} = False")
+        for k, (value, cond) in enumerate(e.args):
+            outer = dict(self.seen)  # what a later piece computes is in scope in its block only
+            level = indent + (k > 0)
+            if k:
+                self.lines.append(pad + f"if not {done}:")
+            inner = "    " * level
+            if not self.arb and cond is sympy.true:
+                self.lines.append(inner + f"{out} = {self._branch(value, level)}")
+            elif not self.arb:
+                self.lines.append(inner + f"if {self._condition(cond, level)}:")
+                self.lines.append(inner + f"    {out} = {self._branch(value, level + 1)}")
+                if k < last:
+                    self.lines.append(inner + f"    {done} = True")
+            elif cond is sympy.true:
+                ball = self._branch(value, level)
+                self.lines.append(inner + f"{out} = {ball} if {out} is None else {out}.union({ball})")
             else:
-                self.lines.append("    " * (indent + len(e.args)) + f"{out} = math.nan")
-            return out
-        # three-valued conditions: the branches whose condition the balls cannot decide are all
-        # evaluated and their balls joined, which keeps the enclosure valid across a breakpoint
-        self.lines.append("    " * indent + f"{out} = None")
-        level = indent
-        for value, cond in e.args:
-            pad = "    " * level
-            verdict = f"v{self.count}"
-            self.count += 1
-            self.lines.append(pad + f"{verdict} = {self._condition(cond, level)}")
-            self.lines.append(pad + f"if {verdict} is not False:")
-            inner = self._branch(value, level + 1)
-            self.lines.append("    " * (level + 1) + f"{out} = {inner} if {out} is None else {out}.union({inner})")
+                verdict = self._verdict(cond, level)
+                self.lines.append(inner + f"if {verdict} is not False:")
+                ball = self._branch(value, level + 1)
+                self.lines.append(inner + f"    {out} = {ball} if {out} is None else {out}.union({ball})")
+                if k < last:
+                    self.lines.append(inner + f"    {done} = {verdict} is True")
+            if k:
+                self.seen = outer
             if cond is sympy.true:
                 break
-            self.lines.append(pad + f"if {verdict} is not True:")
-            level += 1
-        self.lines.append("    " * indent + f"if {out} is None:")
-        self.lines.append("    " * (indent + 1) + f"{out} = flint.arb.nan()")
+        if self.arb:
+            self.lines.append(pad + f"if {out} is None:")
+            self.lines.append(pad + f"    {out} = flint.arb.nan()")
         return out
 
     def _verdict(self, c: sympy.Basic, indent: int, branch: bool = False) -> str:
@@ -304,15 +313,12 @@ class Printer:
             # And stops at the first False, Or at the first True; an undecided part leaves None
             stop = not isinstance(c, sympy.And)
             self.lines.append(pad + f"{out} = {not stop}")
-            level = indent
-            for part in c.args:
-                pad = "    " * level
+            for k, part in enumerate(c.args):
+                if k:
+                    self.lines.append(pad + f"if {out} is not {stop}:")
+                level = indent + (k > 0)
                 v = self._verdict(part, level, branch=True)
-                self.lines.append(pad + f"if {v} is {stop}:")
-                self.lines.append(pad + f"    {out} = {stop}")
-                self.lines.append(pad + "else:")
-                self.lines.append(pad + f"    {out} = None if {v} is None else {out}")
-                level += 1
+                self.lines.append("    " * level + f"{out} = {stop} if {v} is {stop} else None if {v} is None else {out}")
         elif isinstance(c, sympy.ITE):
             test = self._verdict(c.args[0], indent)
             self.lines.append(pad + f"if {test} is None:")

@@ -79,6 +79,7 @@ def test_a_free_symbol_without_a_value_is_refused():
 
 def test_float_values_skip_what_is_undefined():
     assert compiler.float_values(sympy.log(x), x, [math.e, 0.0, -1.0]) == [1.0, None, None]
+    assert compiler.float_values(sympy.log(sympy.sin(x)), x, [math.pi / 2, -1.0]) == [0.0, None]  # mpmath
 
 
 def test_a_piecewise_of_many_pieces_compiles():

@@ -520,9 +520,15 @@ def mpmath_namespace(ctx: Any) -> dict[str, Any]:
     return ns
 
 
+@functools.lru_cache(maxsize=256)
+def _float_function(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Callable[..., float]:
+    source = Printer(symbols, False, {}).function("compiled", [sympy_value(expr)])
+    return _function_of(source, "compiled", {"math": math, "erfcx_float": erfcx_float})
+
+
 def float_values(expr: sympy.Expr, symbol: sympy.Symbol, points: Sequence[float]) -> list[float | None]:
-    """``expr`` at each point in double precision (mpmath's code at 53 bits, so every function
-    of the formula grammar has a form), None where it is undefined, not real or not finite.
+    """``expr`` at each point in double precision, None where it is undefined, not real or not
+    finite: the float64 printer's code, or mpmath's at 53 bits for a function with no float64 rule.
 
     Args:
         expr: A sympy expression in ``symbol``.
@@ -537,19 +543,26 @@ def float_values(expr: sympy.Expr, symbol: sympy.Symbol, points: Sequence[float]
         >>> x = sympy.Symbol("x")
         >>> float_values(sympy.log(x), x, [1.0, 0.0, -1.0])
         [0.0, None, None]
+        >>> float_values(sympy.cos(x), x, [0.0])  # no float64 rule: mpmath's code
+        [1.0]
     """
     from ._mp import private_context
 
-    out: list[float | None] = []
-    with private_context(15) as ctx:
-        fn = mpmath_function(expr, (symbol,), ctx)
+    def values(fn: Callable[[Any], Any], number: Callable[[float], Any]) -> list[float | None]:
+        out: list[float | None] = []
         for v in points:
             try:
-                y: float | None = float(fn(ctx.mpf(v)))
+                y: float | None = float(fn(number(v)))
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 y = None
             out.append(y if y is not None and math.isfinite(y) else None)
-    return out
+        return out
+
+    try:
+        return values(_float_function(expr, (symbol,)), float)
+    except TypeError:  # the printer has no float64 form (sin, gamma, ...)
+        with private_context(15) as ctx:
+            return values(mpmath_function(expr, (symbol,), ctx), ctx.mpf)
 
 
 def mpmath_function(expr: sympy.Expr, symbols: Sequence[sympy.Symbol], ctx: Any) -> Any:

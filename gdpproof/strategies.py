@@ -32,7 +32,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._strategies import (
-    FAMILIES,
     DPSGDConfiguration,
     dpsgd_configurations,
     epsilon_delta_pairs,

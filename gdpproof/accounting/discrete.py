@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
-from ..numeric.engine._mp import arb_from_exact, arb_precision
+from ..numeric.engine._mp import arb_endpoints, arb_from_exact, arb_precision
 from .._args import exact
 from ..numeric.engine.certified import Certified, certify_enclosure
 
@@ -209,6 +209,12 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
         sb = arb_from_exact(s)
         big_s = _normaliser_ball(sb)
         out = (_G(-c, sb, big_s) - arb_from_exact(e).exp() * _G(d - c, sb, big_s)) / big_s
+        if out.is_finite() and out > 0 and not out < 1:
+            # delta <= 1; a ball re-centred by intersection rounds outward past 1 again (at sigma
+            # 1e-100 delta is 1 - e^{-5e199}, never decided), so clip its exact ends instead
+            ends = arb_endpoints(out)
+            if ends is not None:
+                return ends[0], min(ends[1], Fraction(1))
         return out.intersection(flint.arb(0.5, 0.5)) if out.overlaps(flint.arb(0.5, 0.5)) else out
 
     return certify_enclosure(enclose, digits=digits, rounding="up",

@@ -478,9 +478,14 @@ class SubsampledGaussianLoss(CompiledLoss):
 
 
 def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
-    """(sigma, p) of a subsampled Gaussian step, validated: the range the engines are tested on."""
-    s = float(checked("noise_multiplier", sigma, "positive"))
-    q = float(checked("sample_rate", p, "probability"))
+    """(sigma, p) of a subsampled Gaussian step, validated (the range the engines are tested on) and
+    rounded to doubles on the less private side (sigma down, p up), so that a bracket for the
+    doubles holds for the values given ("1.1" is not a double)."""
+    s_exact = checked("noise_multiplier", sigma, "positive")
+    q_exact = checked("sample_rate", p, "probability")
+    s = directed_double(s_exact, up=False) if isinstance(s_exact, Fraction) else _safe_double(s_exact, up=False)
+    q = directed_double(q_exact, up=True) if isinstance(q_exact, Fraction) else _safe_double(q_exact, up=True)
+    q = min(q, 1.0)
     if not math.isfinite(s) or not 0.02 * (1 - 1e-15) <= s <= 1e4:
         raise bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
     if not 1e-9 <= q <= 1:

@@ -99,7 +99,7 @@ def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...]
     lines += [f"    {e}" for e in exprs] + ['    """']
     lines += printer.lines
     if arb:
-        results = [f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results]
+        results = [Printer.ball(r) for r in results]
     lines.append(f"    return {', '.join(results)}")
     return "\n".join(lines)
 

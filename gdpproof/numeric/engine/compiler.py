@@ -332,13 +332,18 @@ class Printer:
             raise TypeError(f"the compiler has no arb form for the condition {c}")
         return out
 
+    @staticmethod
+    def ball(result: str) -> str:
+        """The code returning ``result`` as a ball (a literal such as ``x0`` may be a plain number)."""
+        return f"({result} if isinstance({result}, flint.arb) else flint.arb({result}))"
+
     def function(self, name: str, exprs: Sequence[sympy.Expr]) -> str:
         """The text of ``def name(x0, x1, ...)`` returning the ball (a tuple of balls when several)
         of ``exprs``, without annotations: what :func:`arb_function` compiles."""
         results = [self.expr(sympy_value(e)) for e in exprs]
         params = ", ".join(f"x{i}" for i in range(len(self.symbols)))
         if self.arb:
-            results = [f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results]
+            results = [self.ball(r) for r in results]
         return "\n".join([f"def {name}({params}):", *self.lines, f"    return {', '.join(results)}"]) + "\n"
 
 
@@ -355,7 +360,7 @@ def cse_kernel_source(name: str, exprs: list[sympy.Expr], symbols: tuple[sympy.S
     results = [printer.expr(r) for r in reduced]
     params = ", ".join(f"x{i}" for i in range(len(symbols)))
     body = "\n".join(printer.lines)
-    balls = ", ".join(f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results)
+    balls = ", ".join(Printer.ball(r) for r in results)
     return f"def {name}({params}):\n{body}\n    return {balls if len(results) > 1 else balls[1:-1]}\n"
 
 

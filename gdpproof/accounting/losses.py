@@ -1,22 +1,14 @@
 r"""Privacy-loss laws compiled from their sympy expressions: what the numerical composition reads.
 
 :class:`PrivacyLoss` is the interface of :mod:`gdpproof.accounting.compose`: the CDF and survival
-function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`), and partial
-means E[L; a < L <= b] as proven intervals.  :class:`CompiledLoss` provides all of them for a
-:class:`ExactLaw` (a family at exact parameter values) from the kernels generated ahead of time
-from :mod:`gdpproof.symbolic.losses` (:mod:`gdpproof.numeric.engine._loss_kernels`; the discrete
-families, whose parameters stay exact sympy numbers, compile the few expressions they need):
+function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`, an assumption
+about scipy's ``erfc`` that the test suite measures), and partial means E[L; a < L <= b] as proven
+intervals.  :class:`CompiledLoss` provides them for an :class:`ExactLaw` (a family at exact
+parameter values) from the kernels generated ahead of time from :mod:`gdpproof.symbolic.losses`
+(:mod:`gdpproof.numeric.engine._loss_kernels`): numpy/scipy for the CDFs, ball arithmetic
+(python-flint) for the partial means, by their closed form or by arb's rigorous integration.
 
-* CDF and survival function: numpy/scipy code generated ahead of time by ``sympy.lambdify``
-  (:mod:`gdpproof.numeric.engine._loss_kernels`; the erfc, expm1 and log1p forms
-  of the expressions carry over, so the tails do not cancel);
-* partial means: the closed form M(ell) = E[L; L <= ell] in ball arithmetic (python-flint), so
-  M(b) - M(a) is a rigorous enclosure; where there is no closed form, arb's rigorous integration
-  (``acb.integral``) of the loss times the density in the output variable.
-
-The float CDF error is an assumption about scipy's ``erfc`` and the few float operations around
-it (the test suite measures the worst error against arb at 1.6e-16); the partial means and
-everything downstream of the CDF values are proven.
+How each is compiled and what is assumed: ``docs/proofs/losses.md``.
 """
 
 from __future__ import annotations

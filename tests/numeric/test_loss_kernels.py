@@ -17,10 +17,9 @@ import pytest
 import sympy
 
 from gdpproof.numeric.engine import _loss_kernels as generated
-from gdpproof.numeric.engine._ballfun import acb_namespace, arb_erfc, arb_erfcx, relation
+from gdpproof.numeric.engine._ballfun import ERFC_NATIVE_BALL, acb_namespace, arb_erfc, arb_erfcx, relation
 from gdpproof.numeric.engine.codegen import LOSS_FAMILIES
-from gdpproof.numeric.engine.compiler import cse_kernel_source
-from gdpproof.numeric.engine.compiler import arb_function
+from gdpproof.numeric.engine.compiler import arb_function, cse_kernel_source
 from gdpproof.numeric.engine._mp import arb_precision
 from gdpproof.symbolic import losses as sl
 from gdpproof.symbolic.symbols import ell as ELL
@@ -76,7 +75,8 @@ def law_kernel(family: str, kind: str, law: str):
     except TypeError:
         fns = [arb_function(e, symbols) for e in exprs]
         return (lambda *a: fns[0](*a)) if len(fns) == 1 else (lambda *a: tuple(fn(*a) for fn in fns))
-    namespace = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx, "relation": relation}
+    namespace = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx, "relation": relation,
+                 "ERFC_NATIVE_BALL": ERFC_NATIVE_BALL}
     for name, ball in constants.items():
         namespace[name] = eval(ball, {"flint": flint})
     exec(compile(src, f"<{family}.{kind}[{law}]>", "exec"), namespace)

@@ -18,7 +18,8 @@ import flint
 from numpy import abs, equal, exp, inf, less, less_equal, log, nan, select, sqrt
 from scipy.special import erfc, erfcx, expm1, log1p
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",
@@ -60,7 +61,7 @@ def gaussian__cdf__P(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_m1_2 * t8
     t10 = _C_1_1 + t9
     return t10 if isinstance(t10, flint.arb) else flint.arb(t10)
@@ -75,7 +76,7 @@ def gaussian__cdf__Q(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_m1_2 * t8
     t10 = _C_1_1 + t9
     return t10 if isinstance(t10, flint.arb) else flint.arb(t10)
@@ -91,12 +92,12 @@ def gaussian__cdf__PQ(x0, x1):
     t6 = _C_m1_1 * t1
     t7 = x0 + t6
     t8 = t5 * t7
-    t9 = arb_erfc(t8)
+    t9 = t8.erfc() if t8 < ERFC_NATIVE_BALL else arb_erfc(t8)
     t10 = _C_m1_2 * t9
     t11 = _C_1_1 + t10
     t12 = t1 + x0
     t13 = t5 * t12
-    t14 = arb_erfc(t13)
+    t14 = t13.erfc() if t13 < ERFC_NATIVE_BALL else arb_erfc(t13)
     t15 = _C_m1_2 * t14
     t16 = _C_1_1 + t15
     return (t11 if isinstance(t11, flint.arb) else flint.arb(t11)), (t16 if isinstance(t16, flint.arb) else flint.arb(t16))
@@ -111,7 +112,7 @@ def gaussian__sf__P(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_1_2 * t8
     return t9 if isinstance(t9, flint.arb) else flint.arb(t9)
 
@@ -125,7 +126,7 @@ def gaussian__sf__Q(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_1_2 * t8
     return t9 if isinstance(t9, flint.arb) else flint.arb(t9)
 
@@ -140,11 +141,11 @@ def gaussian__sf__PQ(x0, x1):
     t6 = _C_m1_1 * t1
     t7 = x0 + t6
     t8 = t5 * t7
-    t9 = arb_erfc(t8)
+    t9 = t8.erfc() if t8 < ERFC_NATIVE_BALL else arb_erfc(t8)
     t10 = _C_1_2 * t9
     t11 = t1 + x0
     t12 = t5 * t11
-    t13 = arb_erfc(t12)
+    t13 = t12.erfc() if t12 < ERFC_NATIVE_BALL else arb_erfc(t12)
     t14 = _C_1_2 * t13
     return (t10 if isinstance(t10, flint.arb) else flint.arb(t10)), (t14 if isinstance(t14, flint.arb) else flint.arb(t14))
 
@@ -161,7 +162,7 @@ def gaussian__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t4 = x0 + t3
     t5 = t1 * t2
     t6 = t5 * t4
-    t7 = arb_erfc(t6)
+    t7 = t6.erfc() if t6 < ERFC_NATIVE_BALL else arb_erfc(t6)
     t8 = _C_m1_2 * t7
     t9 = _C_1_1 + t8
     t10 = _C_1_2 * t0
@@ -192,7 +193,7 @@ def gaussian__partial__Q(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t4 = x0 + t3
     t5 = t1 * t2
     t6 = t5 * t4
-    t7 = arb_erfc(t6)
+    t7 = t6.erfc() if t6 < ERFC_NATIVE_BALL else arb_erfc(t6)
     t8 = _C_m1_2 * t7
     t9 = _C_1_1 + t8
     t10 = _C_m1_2 * t0
@@ -1273,12 +1274,12 @@ def subsampled_gaussian__cdf__P(x0, x1, x2):
     t30 = t29 * t28
     t31 = _C_m1_1 + t3
     t32 = t30 * t31
-    t33 = arb_erfc(t32)
+    t33 = t32.erfc() if t32 < ERFC_NATIVE_BALL else arb_erfc(t32)
     t34 = _C_m1_2 * t33
     t35 = _C_1_1 + t34
     t36 = x2 * t35
     t37 = t3 * t30
-    t38 = arb_erfc(t37)
+    t38 = t37.erfc() if t37 < ERFC_NATIVE_BALL else arb_erfc(t37)
     t39 = _C_m1_2 * t38
     t40 = _C_1_1 + t39
     t41 = _C_m1_1 * t2
@@ -1336,7 +1337,7 @@ def subsampled_gaussian__cdf__Q(x0, x1, x2):
     t29 = _C_1_2 * t2
     t30 = t29 * t3
     t31 = t30 * t4
-    t32 = arb_erfc(t31)
+    t32 = t31.erfc() if t31 < ERFC_NATIVE_BALL else arb_erfc(t31)
     t33 = _C_m1_2 * t32
     t34 = _C_1_1 + t33
     return t34 if isinstance(t34, flint.arb) else flint.arb(t34)
@@ -1391,12 +1392,12 @@ def subsampled_gaussian__cdf__PQ(x0, x1, x2):
     t29 = _C_1_2 * t27
     t30 = t29 * t28
     t31 = t3 * t30
-    t32 = arb_erfc(t31)
+    t32 = t31.erfc() if t31 < ERFC_NATIVE_BALL else arb_erfc(t31)
     t33 = _C_m1_2 * t32
     t34 = _C_1_1 + t33
     t35 = _C_m1_1 + t3
     t36 = t30 * t35
-    t37 = arb_erfc(t36)
+    t37 = t36.erfc() if t36 < ERFC_NATIVE_BALL else arb_erfc(t36)
     t38 = _C_m1_2 * t37
     t39 = _C_1_1 + t38
     t40 = x2 * t39
@@ -1456,11 +1457,11 @@ def subsampled_gaussian__sf__P(x0, x1, x2):
     t30 = t29 * t28
     t31 = _C_m1_1 + t3
     t32 = t30 * t31
-    t33 = arb_erfc(t32)
+    t33 = t32.erfc() if t32 < ERFC_NATIVE_BALL else arb_erfc(t32)
     t34 = _C_1_2 * x2
     t35 = t34 * t33
     t36 = t3 * t30
-    t37 = arb_erfc(t36)
+    t37 = t36.erfc() if t36 < ERFC_NATIVE_BALL else arb_erfc(t36)
     t38 = _C_m1_2 * t2
     t39 = t38 * t37
     t40 = t35 + t39
@@ -1516,7 +1517,7 @@ def subsampled_gaussian__sf__Q(x0, x1, x2):
     t29 = _C_1_2 * t2
     t30 = t29 * t3
     t31 = t30 * t4
-    t32 = arb_erfc(t31)
+    t32 = t31.erfc() if t31 < ERFC_NATIVE_BALL else arb_erfc(t31)
     t33 = _C_1_2 * t32
     return t33 if isinstance(t33, flint.arb) else flint.arb(t33)
 
@@ -1570,11 +1571,11 @@ def subsampled_gaussian__sf__PQ(x0, x1, x2):
     t29 = _C_1_2 * t27
     t30 = t29 * t28
     t31 = t3 * t30
-    t32 = arb_erfc(t31)
+    t32 = t31.erfc() if t31 < ERFC_NATIVE_BALL else arb_erfc(t31)
     t33 = _C_1_2 * t32
     t34 = _C_m1_1 + t3
     t35 = t30 * t34
-    t36 = arb_erfc(t35)
+    t36 = t35.erfc() if t35 < ERFC_NATIVE_BALL else arb_erfc(t35)
     t37 = _C_1_2 * x2
     t38 = t37 * t36
     t39 = _C_m1_1 * t2
@@ -1708,7 +1709,7 @@ def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flin
             t4 = flint.arb.nan()
         t38 = t2 * t3
         t39 = t38 * t4
-        t40 = arb_erfc(t39)
+        t40 = t39.erfc() if t39 < ERFC_NATIVE_BALL else arb_erfc(t39)
         t41 = _C_1_2 * t40
         t0 = t41 if t0 is None else t0.union(t41)
         d0 = v1 is True
@@ -1764,7 +1765,7 @@ def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flin
         t74 = _C_m1_1 + t44
         t75 = t42 * t43
         t76 = t75 * t74
-        t77 = arb_erfc(t76)
+        t77 = t76.erfc() if t76 < ERFC_NATIVE_BALL else arb_erfc(t76)
         t78 = _C_m1_2 * t77
         t79 = _C_1_1 + t78
         t80 = x2 * t79
@@ -1817,7 +1818,7 @@ def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flin
         if t83 is None:
             t83 = flint.arb.nan()
         t113 = t75 * t83
-        t114 = arb_erfc(t113)
+        t114 = t113.erfc() if t113 < ERFC_NATIVE_BALL else arb_erfc(t113)
         t115 = _C_m1_2 * t114
         t116 = _C_1_1 + t115
         t117 = t82 * t116
@@ -1891,7 +1892,7 @@ def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flin
         t38 = _C_m1_1 + t4
         t39 = t2 * t3
         t40 = t39 * t38
-        t41 = arb_erfc(t40)
+        t41 = t40.erfc() if t40 < ERFC_NATIVE_BALL else arb_erfc(t40)
         t42 = _C_1_2 * x2
         t43 = t42 * t41
         t44 = _C_m1_1 * x2
@@ -1947,7 +1948,7 @@ def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flin
         if t46 is None:
             t46 = flint.arb.nan()
         t80 = t39 * t46
-        t81 = arb_erfc(t80)
+        t81 = t80.erfc() if t80 < ERFC_NATIVE_BALL else arb_erfc(t80)
         t82 = _C_1_2 * t45
         t83 = t82 * t81
         t84 = t43 + t83
@@ -2004,7 +2005,7 @@ def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flin
             t87 = flint.arb.nan()
         t117 = t85 * t86
         t118 = t117 * t87
-        t119 = arb_erfc(t118)
+        t119 = t118.erfc() if t118 < ERFC_NATIVE_BALL else arb_erfc(t118)
         t120 = _C_m1_2 * t119
         t121 = _C_1_1 + t120
         t0 = t121 if t0 is None else t0.union(t121)
@@ -2076,7 +2077,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
             t4 = flint.arb.nan()
         t38 = t2 * t3
         t39 = t38 * t4
-        t40 = arb_erfc(t39)
+        t40 = t39.erfc() if t39 < ERFC_NATIVE_BALL else arb_erfc(t39)
         t41 = _C_1_2 * t40
         t0 = t41 if t0 is None else t0.union(t41)
         d0 = v1 is True
@@ -2132,7 +2133,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
         t74 = _C_m1_1 + t44
         t75 = t42 * t43
         t76 = t75 * t74
-        t77 = arb_erfc(t76)
+        t77 = t76.erfc() if t76 < ERFC_NATIVE_BALL else arb_erfc(t76)
         t78 = _C_m1_2 * t77
         t79 = _C_1_1 + t78
         t80 = x2 * t79
@@ -2185,7 +2186,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
         if t83 is None:
             t83 = flint.arb.nan()
         t113 = t75 * t83
-        t114 = arb_erfc(t113)
+        t114 = t113.erfc() if t113 < ERFC_NATIVE_BALL else arb_erfc(t113)
         t115 = _C_m1_2 * t114
         t116 = _C_1_1 + t115
         t117 = t82 * t116
@@ -2252,7 +2253,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
         t157 = _C_m1_1 + t123
         t158 = t121 * t122
         t159 = t158 * t157
-        t160 = arb_erfc(t159)
+        t160 = t159.erfc() if t159 < ERFC_NATIVE_BALL else arb_erfc(t159)
         t161 = _C_1_2 * x2
         t162 = t161 * t160
         t163 = _C_m1_1 * x2
@@ -2308,7 +2309,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
         if t165 is None:
             t165 = flint.arb.nan()
         t199 = t158 * t165
-        t200 = arb_erfc(t199)
+        t200 = t199.erfc() if t199 < ERFC_NATIVE_BALL else arb_erfc(t199)
         t201 = _C_1_2 * t164
         t202 = t201 * t200
         t203 = t162 + t202
@@ -2365,7 +2366,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
             t206 = flint.arb.nan()
         t236 = t204 * t205
         t237 = t236 * t206
-        t238 = arb_erfc(t237)
+        t238 = t237.erfc() if t237 < ERFC_NATIVE_BALL else arb_erfc(t237)
         t239 = _C_m1_2 * t238
         t240 = _C_1_1 + t239
         t119 = t240 if t119 is None else t119.union(t240)
@@ -2436,7 +2437,7 @@ def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint
             t4 = flint.arb.nan()
         t38 = t2 * t3
         t39 = t38 * t4
-        t40 = arb_erfc(t39)
+        t40 = t39.erfc() if t39 < ERFC_NATIVE_BALL else arb_erfc(t39)
         t41 = _C_m1_2 * t40
         t42 = _C_1_1 + t41
         t0 = t42 if t0 is None else t0.union(t42)
@@ -2493,7 +2494,7 @@ def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint
         t75 = _C_m1_1 + t45
         t76 = t43 * t44
         t77 = t76 * t75
-        t78 = arb_erfc(t77)
+        t78 = t77.erfc() if t77 < ERFC_NATIVE_BALL else arb_erfc(t77)
         t79 = _C_1_2 * x2
         t80 = t79 * t78
         t81 = _C_m1_1 * x2
@@ -2545,7 +2546,7 @@ def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint
         if t83 is None:
             t83 = flint.arb.nan()
         t113 = t76 * t83
-        t114 = arb_erfc(t113)
+        t114 = t113.erfc() if t113 < ERFC_NATIVE_BALL else arb_erfc(t113)
         t115 = _C_1_2 * t82
         t116 = t115 * t114
         t117 = t80 + t116
@@ -2618,7 +2619,7 @@ def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint
         t38 = _C_m1_1 + t4
         t39 = t2 * t3
         t40 = t39 * t38
-        t41 = arb_erfc(t40)
+        t41 = t40.erfc() if t40 < ERFC_NATIVE_BALL else arb_erfc(t40)
         t42 = _C_m1_2 * t41
         t43 = _C_1_1 + t42
         t44 = x2 * t43
@@ -2675,7 +2676,7 @@ def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint
         if t47 is None:
             t47 = flint.arb.nan()
         t81 = t39 * t47
-        t82 = arb_erfc(t81)
+        t82 = t81.erfc() if t81 < ERFC_NATIVE_BALL else arb_erfc(t81)
         t83 = _C_m1_2 * t82
         t84 = _C_1_1 + t83
         t85 = t46 * t84
@@ -2733,7 +2734,7 @@ def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint
             t89 = flint.arb.nan()
         t119 = t87 * t88
         t120 = t119 * t89
-        t121 = arb_erfc(t120)
+        t121 = t120.erfc() if t120 < ERFC_NATIVE_BALL else arb_erfc(t120)
         t122 = _C_1_2 * t121
         t0 = t122 if t0 is None else t0.union(t122)
     if t0 is None:
@@ -2804,7 +2805,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
             t4 = flint.arb.nan()
         t38 = t2 * t3
         t39 = t38 * t4
-        t40 = arb_erfc(t39)
+        t40 = t39.erfc() if t39 < ERFC_NATIVE_BALL else arb_erfc(t39)
         t41 = _C_m1_2 * t40
         t42 = _C_1_1 + t41
         t0 = t42 if t0 is None else t0.union(t42)
@@ -2861,7 +2862,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
         t75 = _C_m1_1 + t45
         t76 = t43 * t44
         t77 = t76 * t75
-        t78 = arb_erfc(t77)
+        t78 = t77.erfc() if t77 < ERFC_NATIVE_BALL else arb_erfc(t77)
         t79 = _C_1_2 * x2
         t80 = t79 * t78
         t81 = _C_m1_1 * x2
@@ -2913,7 +2914,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
         if t83 is None:
             t83 = flint.arb.nan()
         t113 = t76 * t83
-        t114 = arb_erfc(t113)
+        t114 = t113.erfc() if t113 < ERFC_NATIVE_BALL else arb_erfc(t113)
         t115 = _C_1_2 * t82
         t116 = t115 * t114
         t117 = t80 + t116
@@ -2979,7 +2980,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
         t156 = _C_m1_1 + t122
         t157 = t120 * t121
         t158 = t157 * t156
-        t159 = arb_erfc(t158)
+        t159 = t158.erfc() if t158 < ERFC_NATIVE_BALL else arb_erfc(t158)
         t160 = _C_m1_2 * t159
         t161 = _C_1_1 + t160
         t162 = x2 * t161
@@ -3036,7 +3037,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
         if t165 is None:
             t165 = flint.arb.nan()
         t199 = t157 * t165
-        t200 = arb_erfc(t199)
+        t200 = t199.erfc() if t199 < ERFC_NATIVE_BALL else arb_erfc(t199)
         t201 = _C_m1_2 * t200
         t202 = _C_1_1 + t201
         t203 = t164 * t202
@@ -3094,7 +3095,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
             t207 = flint.arb.nan()
         t237 = t205 * t206
         t238 = t237 * t207
-        t239 = arb_erfc(t238)
+        t239 = t238.erfc() if t238 < ERFC_NATIVE_BALL else arb_erfc(t238)
         t240 = _C_1_2 * t239
         t118 = t240 if t118 is None else t118.union(t240)
     if t118 is None:
@@ -3321,6 +3322,52 @@ def symmetric_subsampled_gaussian__x_of_ell_float(ell, sigma, p):
 
 def gaussian_dual_scaled_float(epsilon, mu):
     return (1/2)*(erfcx((1/2)*sqrt(2)*(epsilon/mu - 1/2*mu)) - erfcx((1/2)*sqrt(2)*(epsilon/mu + (1/2)*mu)))*exp(-1/2*(epsilon/mu - 1/2*mu)**2)
+
+
+#: erfcx(x) = p(t)/(sqrt(pi) (x + K)), t = (x - K)/(x + K), x >= 0, p of these coefficients
+#: (highest degree first): the ddfloat.tail_difference polynomial (codegen_float.erfcx_polynomial)
+ERFCX_POLY_K = 4.0
+ERFCX_POLY = (
+    2.219412170529361e-09,
+    4.691999076530977e-10,
+    -2.7512139968990822e-08,
+    1.4669692342735937e-09,
+    2.1821755986951584e-07,
+    -1.346668052098658e-07,
+    -1.4967336130902605e-06,
+    2.525671018992206e-06,
+    8.31820355456708e-06,
+    -3.3431106011157364e-05,
+    -6.442086389793644e-06,
+    0.00031339303296837713,
+    -0.0008065601754704765,
+    -0.0004979867501768205,
+    0.010833336630714036,
+    -0.04673970257148115,
+    0.13538271023492454,
+    -0.30842635581233907,
+    0.5864191710127491,
+    -0.9586384560880775,
+    1.3704767418836743,
+    -1.7308875554562975,
+    1.942601729916057,
+)
+
+
+def gaussian_dual_scaled_parts(epsilon, mu):
+    """(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2: z in
+    double-double, a and d in float64 (a from the double-double of its argument).
+
+    z = -(epsilon/mu - mu/2)**2/2; a = sqrt(2)*(epsilon/mu - mu/2)/2; d = sqrt(2)*mu/2
+    """
+    h0, l0 = dd_scale(mu, None, -0.5)
+    h1, l1 = dd_div(epsilon, None, mu, None)
+    h2, l2 = dd_add(h0, l0, h1, l1)
+    h3, l3 = dd_mul(h2, l2, h2, l2)
+    h4, l4 = dd_scale(h3, l3, -0.5)
+    a = (h2 if l2 is None else h2 + l2) * 0.7071067811865476
+    d = mu * 0.7071067811865476
+    return h4, (l4 if l4 is not None else 0.0 * h4), a, d
 
 
 def subsampled_gaussian__integrand__P0(exp, log, sqrt, pi):

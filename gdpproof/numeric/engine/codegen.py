@@ -121,7 +121,7 @@ import math
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = [{names}]
 
@@ -305,6 +305,12 @@ def loss_source() -> str:
     src, namespace = lambdified_source((EPS, MU), GAUSSIAN_DUAL_SCALED, [{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
     float_sources.append((src, namespace, ("epsilon", "mu")))
     floats.append(_renamed(src, "gaussian_dual_scaled_float"))
+    # and its parts for the accurate evaluation (codegen_float, ddfloat.tail_difference)
+    from .codegen_float import dual_parts_source
+
+    text, used = dual_parts_source()
+    float_sources.extend(used)
+    floats.append(text)
     head = _LOSS_HEADER.replace("{imports}", _numpy_imports(float_sources))
     consts = "".join(f"{k} = {v}\n" for k, v in sorted(constants.items()))
     makers = [src for _, src in hoisted.values()]
@@ -339,7 +345,8 @@ from fractions import Fraction
 import flint
 {imports}
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",

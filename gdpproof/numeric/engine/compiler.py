@@ -1,9 +1,10 @@
 """The one sympy -> code compiler: every expression the engines evaluate is compiled here.
 
 Targets, one rule table each: arb balls (:data:`ARB_RULES`, printed as Python on python-flint),
-float64 ``math`` (:data:`FLOAT_RULES`), mpmath and numpy/scipy (sympy's ``lambdify`` printers, names
-resolved in :func:`mpmath_namespace` and the special functions' numpy namespaces) and complex balls
-(:func:`acb_printer`, the loss integrands).  :mod:`gdpproof.numeric.engine.codegen` writes what
+float64 ``math`` (:data:`FLOAT_RULES`), double-double float64 (:func:`dd_function_source`, the
+operations of :mod:`~gdpproof.numeric.engine.ddfloat`), mpmath and numpy/scipy (sympy's ``lambdify``
+printers, names resolved in :func:`mpmath_namespace` and the special functions' numpy namespaces)
+and complex balls (:func:`acb_printer`, the loss integrands).  :mod:`gdpproof.numeric.engine.codegen` writes what
 :class:`Printer` prints into the generated kernel modules; :func:`arb_function` compiles the same
 printed text at run time for expressions known only then (an arbitrary curve, the discrete families,
 the finite routes), so a generated kernel and a run-time compilation perform the same ball
@@ -30,18 +31,21 @@ from ...symbolic.symbols import SYMPY_GAVE_UP
 from ..tradeoff.envelope import arb_conjugate, arb_envelope, arb_envelope_slope
 from ..tradeoff.envelope import mpmath_namespace as envelope_mpmath
 from ..tradeoff.envelope import numpy_namespace as envelope_numpy
-from ._ballfun import arb_erfc, arb_erfcx, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, erfcx_float, relation
 from ._mp import mp_erfcinv, set_constant_ball
 from .special import compile_special
 from .special import mpmath_namespace as special_mpmath
 from .special import numpy_namespace as special_numpy
 
-__all__ = ["ARB_RULES", "FLOAT_RULES", "Printer", "arb_function", "mpmath_function", "numpy_function", "float_values"]
+__all__ = ["ARB_RULES", "FLOAT_RULES", "Printer", "arb_function", "mpmath_function", "numpy_function", "float_values",
+           "dd_function_source"]
 
 #: The arb target: a function of one argument -> the code of its ball (``{0}``: the argument's ball).
+#: erfc: arb's own where it keeps full relative accuracy (arb_erfc's first test, without its call).
 ARB_RULES: dict[type, str] = {
-    sympy.exp: "{0}.exp()", sympy.log: "{0}.log()", sympy.erf: "{0}.erf()", sympy.erfc: "arb_erfc({0})",
-    sympy.erfinv: "{0}.erfinv()", sympy.erfcinv: "{0}.erfcinv()", sympy.Abs: "abs({0})", sympy.sinh: "{0}.sinh()",
+    sympy.exp: "{0}.exp()", sympy.log: "{0}.log()", sympy.erf: "{0}.erf()",
+    sympy.erfc: "{0}.erfc() if {0} < ERFC_NATIVE_BALL else arb_erfc({0})", sympy.erfinv: "{0}.erfinv()",
+    sympy.erfcinv: "{0}.erfcinv()", sympy.Abs: "abs({0})", sympy.sinh: "{0}.sinh()",
     sympy.cosh: "{0}.cosh()", sympy.tanh: "{0}.tanh()", sympy.atan: "{0}.atan()", sympy.sin: "{0}.sin()",
     sympy.cos: "{0}.cos()", sympy.LambertW: "{0}.lambertw()", log1p: "{0}.log1p()", expm1: "{0}.expm1()",
     erfcx: "arb_erfcx({0})",
@@ -53,7 +57,8 @@ FLOAT_RULES: dict[type, str] = {
 }
 #: Names the printed arb code uses, bound when it is compiled at run time (the generated modules
 #: import the same names).
-_ARB_NAMES = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx, "relation": relation}
+_ARB_NAMES = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx, "relation": relation,
+              "ERFC_NATIVE_BALL": ERFC_NATIVE_BALL}
 _ENVELOPE_NODES = ("symmetrized", "symmetrized_slope", "tradeoff_conjugate", "inverse_conjugate")
 
 
@@ -632,6 +637,83 @@ def fraction_source(name: str, expr: sympy.Expr, params: tuple[sympy.Symbol, ...
     if not expr.free_symbols:
         body = f"Fraction({body!r})" if not expr.is_Integer else f"Fraction({int(expr)})"
     return f"def {name}({', '.join(f'x{i}' for i in range(len(params)))}):\n    return {body}\n"
+
+
+def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounded: dict[str, sympy.Expr],
+                       symbols: tuple[sympy.Symbol, ...]) -> str:
+    """A function of float64 arrays (the ``symbols``, taken as exact) returning each expression of
+    ``exact`` as a double-double (hi, lo), one ddfloat operation per node (rationals must be
+    powers of two, a scaling; powers -1 or 2), then each of ``rounded`` as a float64 array: a
+    constant times a symbol or a node already printed (its hi + lo times the constant rounded),
+    so that shared subexpressions are computed once.  TypeError for anything else."""
+    lines: list[str] = []
+    names = {s: s.name for s in symbols}
+    memo: dict[sympy.Expr, tuple[str, str]] = {}
+
+    def node(e: sympy.Expr) -> tuple[str, str]:
+        if e in names:
+            return names[e], "None"
+        if e not in memo:
+            memo[e] = _node(e)
+        return memo[e]
+
+    def _node(e: sympy.Expr) -> tuple[str, str]:
+        if e.is_Mul:
+            coeff, rest = e.as_coeff_Mul()
+            if coeff != 1:
+                if not (coeff.is_Rational and _is_power_of_two(abs(coeff))):
+                    raise TypeError(f"{name}: the factor {coeff} is not a power of two")
+                hi, lo = node(rest)
+                return out(f"dd_scale({hi}, {lo}, {float(coeff)!r})")
+            num: list[sympy.Expr] = []
+            den: list[sympy.Expr] = []
+            for f in e.args:
+                (den if f.is_Pow and f.exp == -1 else num).append(f.base if f.is_Pow and f.exp == -1 else f)
+            if not num:
+                raise TypeError(f"{name}: a bare reciprocal")
+            acc = node(num[0])
+            for f in num[1:]:
+                acc = out(f"dd_mul({acc[0]}, {acc[1]}, {', '.join(node(f))})")
+            for f in den:
+                acc = out(f"dd_div({acc[0]}, {acc[1]}, {', '.join(node(f))})")
+            return acc
+        if e.is_Add:
+            acc = node(e.args[0])
+            for f in e.args[1:]:
+                acc = out(f"dd_add({acc[0]}, {acc[1]}, {', '.join(node(f))})")
+            return acc
+        if e.is_Pow and e.exp == 2:
+            hi, lo = node(e.base)
+            return out(f"dd_mul({hi}, {lo}, {hi}, {lo})")
+        raise TypeError(f"{name}: no double-double form for {e}")
+
+    def out(code: str) -> tuple[str, str]:
+        k = len(lines)
+        lines.append(f"    h{k}, l{k} = {code}")
+        return f"h{k}", f"l{k}"
+
+    results = []
+    for e in exact.values():
+        hi, lo = node(e)
+        results += [hi, f"({lo} if {lo} is not None else 0.0 * {hi})"]
+    for key, e in rounded.items():
+        coeff, rest = e.as_independent(*symbols, as_Add=False)
+        if not coeff.free_symbols <= set() or rest not in names and rest not in memo:
+            raise TypeError(f"{name}: {key} = {e} is not a constant times a printed node")
+        hi, lo = node(rest)
+        c = repr(float(coeff))
+        lines.append(f"    {key} = {hi} * {c}" if lo == "None" else
+                     f"    {key} = ({hi} if {lo} is None else {hi} + {lo}) * {c}")
+        results.append(key)
+    body = "\n".join(lines)
+    shown = "; ".join(f"{k} = {e}" for k, e in {**exact, **rounded}.items())
+    return (f"def {name}({', '.join(names[s] for s in symbols)}):\n    \"\"\"{doc}\n\n    {shown}\n    \"\"\"\n"
+            f"{body}\n    return {', '.join(results)}\n")
+
+
+def _is_power_of_two(r: sympy.Rational) -> bool:
+    p, q = int(r.p), int(r.q)
+    return (p & (p - 1)) == 0 and (q & (q - 1)) == 0
 
 
 def acb_printer() -> Any:

@@ -62,7 +62,7 @@ def grid(quantity: str, *, quick: bool = False) -> list[tuple[Any, ...]]:
     Examples:
         >>> from gdpproof.audit import grid
         >>> grid("sigma_from_epsilon_delta", quick=True)[:2]
-        [(0.01, 1e-05), (0.01, 1e-100)]
+        [(0.0, 1e-05), (0.0, 1e-100)]
     """
     quantity_named(quantity)
     mus = _MUS_QUICK if quick else _MUS

@@ -350,3 +350,65 @@ def test_arguments_are_parsed_in_one_module():
             if isinstance(node, ast.FunctionDef) and node.name in PARSER_NAMES:
                 outside.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: def {node.name}")
     assert not outside, outside
+
+
+# ---- one sympy -> code compiler ------------------------------------------------------------------
+
+#: The one module that turns expressions into code (docs/architecture.md): the printers, the
+#: run-time compilation of what they print, and sympy's lambdify targets.
+COMPILER = "gdpproof/numeric/engine/compiler.py"
+#: Names that compile or print code: sympy's lambdify and code printers, functions made from code
+#: objects.  Python's compile/exec/eval called bare count too (``re.compile`` is an attribute).
+COMPILING_NAMES = {"lambdify", "lambdastr", "FunctionType", "CodeType", "pycode", "sstr", "StrPrinter",
+                   "PythonCodePrinter", "NumPyPrinter", "SciPyPrinter", "MpmathPrinter", "CodePrinter"}
+COMPILING_BUILTINS = {"compile", "exec", "eval"}
+
+
+def compiling_forms(source: str) -> list[tuple[int, str]]:
+    """(line, form) of each use of a compiling name, bare compile/exec/eval call, import from
+    sympy's printing or lambdify modules, and class derived from a printer."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in COMPILING_BUILTINS:
+            found.append((node.lineno, f"{node.func.id}("))
+        elif isinstance(node, ast.Name) and node.id in COMPILING_NAMES:
+            found.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute) and node.attr in COMPILING_NAMES:
+            found.append((node.lineno, node.attr))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+            names = [alias.name for alias in node.names]
+            if module.startswith(("sympy.printing", "sympy.utilities.lambdify")) or \
+                    any(n.startswith(("sympy.printing", "sympy.utilities.lambdify")) for n in names):
+                found.append((node.lineno, f"import from {module or names[0]}"))
+            found += [(node.lineno, n) for n in names if n.rpartition(".")[2] in COMPILING_NAMES]
+        elif isinstance(node, ast.ClassDef):
+            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases]
+            found += [(node.lineno, f"class {node.name}({b})") for b in bases if b.endswith("Printer")]
+    return sorted(set(found))
+
+
+def test_the_compiler_walker_finds_each_form():
+    source = ("import re, sympy, types\nfrom sympy import lambdify\nfrom sympy.printing.pycode import pycode\n"
+              "f = sympy.lambdify(x, e)\ng = compile(s, 'f', 'exec')\nexec(c)\nh = types.FunctionType(c, {})\n"
+              "r = re.compile('a')\nclass P(sympy.printing.str.StrPrinter):\n    pass\nt = sympy.sstr(e)\n"
+              "u = eval(s)\nv = super().eval(x)\n")
+    assert compiling_forms(source) == [
+        (2, "lambdify"), (3, "import from sympy.printing.pycode"), (3, "pycode"), (4, "lambdify"), (5, "compile("),
+        (6, "exec("), (7, "FunctionType"), (9, "StrPrinter"), (9, "class P(StrPrinter)"), (11, "sstr"),
+        (12, "eval(")]
+
+
+def test_one_module_compiles_expressions():
+    """Only the compiler turns expressions into code: a second compiler (a ``lambdify``, a printer,
+    a ``compile``/``exec`` of text) anywhere else in gdpproof/ fails here."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        if rel != COMPILER:
+            found += [f"{rel}:{line}: {form}" for line, form in compiling_forms(path.read_text(encoding="utf-8"))]
+    assert not found, "compile expressions in gdpproof/numeric/engine/compiler.py only:\n  " + "\n  ".join(found)
+
+
+def test_the_compiler_is_where_the_rule_says():
+    assert compiling_forms((PACKAGE.parent / COMPILER).read_text(encoding="utf-8"))

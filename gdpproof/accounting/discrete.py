@@ -44,7 +44,7 @@ MAX_SIGMA = 10**4
 def kernels() -> tuple[Any, Any, Any, Any]:
     """The weight W(z), the tail bound TB(n), the loss L(x) and the ratio W(z + 1)/W(z), compiled
     to ball functions."""
-    from ..numeric.engine.compile_arb import arb_function
+    from ..numeric.engine.compiler import arb_function
     from ..symbolic import losses as sl
     from ..symbolic.symbols import Delta as DELTA
     from ..symbolic.symbols import sigma as SIGMA

@@ -262,7 +262,7 @@ def _mu_clt_ball(sigma: Any, p: Any, steps: Any, sampling: str) -> Callable[[int
     generated kernels; ``steps`` an int, or an exact real T)."""
     fn = mu_clt_poisson if sampling == "poisson" else mu_clt_uniform
     if is_sympy(sigma) or is_sympy(p) or is_sympy(steps):
-        from ..numeric.engine import compile_arb  # noqa: F401  (the balls of irrational constants)
+        from ..numeric.engine import compiler  # noqa: F401  (the balls of irrational constants)
 
     def enclose(bits: int) -> flint.arb:
         t = flint.arb(steps) if isinstance(steps, int) else arb_from_exact(steps)

@@ -29,6 +29,7 @@ from ..text import show
 from .._args import sympy_rational as _sympy_value
 from ..mechanisms.numbers import symbolic_losses as _sl, sympy_module as _sympy
 from .._args import checked
+from ..numeric.engine._ballfun import acb_namespace
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import down, next_up, directed_double
 from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, ball_table, weights_from, check_sensitivity, check_sigma, cut, loss_tail_bound
@@ -40,7 +41,7 @@ __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "Randomiz
            "rounded_exactly"]
 
 def arb_function(expr: Any, symbols: Any) -> Any:
-    from ..numeric.engine.compile_arb import arb_function as compiled
+    from ..numeric.engine.compiler import arb_function as compiled
 
     return compiled(expr, symbols)
 
@@ -165,7 +166,7 @@ def _float_kernel(family: str, kind: str, law: Law) -> Callable[..., np.ndarray]
 @functools.lru_cache(maxsize=None)
 def _ball_kernel(family: str, which: str, law: Law | None = None) -> Callable[..., flint.arb]:
     """The arb function (ell, *parameters) of a family's partial mean or x_of_ell, or of the
-    support's ends (no ell): generated, or compiled by compile_arb for the discrete families'
+    support's ends (no ell): generated, or compiled at run time (engine.compiler) for the discrete families'
     support ends (their parameters are exact sympy numbers)."""
     made = getattr(_generated(), f"{family}__{which}" + ("" if law is None else f"__{law}"), None)
     if made is not None:
@@ -189,17 +190,7 @@ def _acb_integrand(family: str, law: Law, piece: int, analytic: bool) -> Callabl
     ``analytic`` asks the logarithm to flag its branch cut (arb's contract).  The generated
     piece keeps sympy's order of the terms of a sum, so 1 - p + p e^u is evaluated as
     (1 - p) + p e^u: exact zero plus e^u at p = 1, where p e^u - p + 1 would cancel to nan."""
-    names = {
-        "exp": lambda z: _ball(z).exp(),
-        "log": lambda z: _ball(z).log(analytic=analytic),
-        "sqrt": lambda z: _ball(z).sqrt(),
-        "pi": flint.arb.pi(),
-    }
-    return _integrand_pieces(family, law)[piece][2](**names)
-
-
-def _ball(z: Any) -> Any:
-    return flint.arb(z) if isinstance(z, int) else z
+    return _integrand_pieces(family, law)[piece][2](**acb_namespace(analytic))
 
 
 def _arb_of_float(v: float) -> flint.arb:

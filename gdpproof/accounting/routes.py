@@ -211,7 +211,7 @@ def enclosure(value: sympy.Expr) -> tuple[Fraction, Fraction]:
     from ..numeric.engine._mp import rational_enclosure
 
     if not isinstance(value, Fraction):
-        from ..numeric.engine import compile_arb  # noqa: F401 - registers the evaluator of constants
+        from ..numeric.engine import compiler  # noqa: F401 - registers the evaluator of constants
 
     return rational_enclosure(value)
 

@@ -71,6 +71,12 @@ def _check_tradeoff(f: Any, **kwargs: Any) -> Any:
     return check_tradeoff(f, **kwargs)
 
 
+def _float_values(expr: Any, symbol: Any, points: Any) -> Any:
+    from .engine.compiler import float_values
+
+    return float_values(expr, symbol, points)
+
+
 for _name, _fn in (
     ("tradeoff_value", _tradeoff_value),
     ("expression_value", _expression_value),
@@ -81,6 +87,7 @@ for _name, _fn in (
     ("inverse_value", _inverse_value),
     ("tightest_mu", _tightest_mu),
     ("check_tradeoff", _check_tradeoff),
+    ("float_values", _float_values),
 ):
     _engines.register(_name, _fn)
 del _name, _fn

@@ -78,11 +78,11 @@ def test_tail_difference_at_equal_arguments_and_its_polynomial():
 
 
 def test_the_double_double_printer_on_a_rational_expression():
-    # codegen_float prints the exponent of the float64 delta; on another expression with sums,
-    # products, a quotient, a square and shared nodes it keeps about 104 bits
+    # the compiler's double-double target prints the exponent of the float64 delta; on another
+    # expression with sums, products, a quotient, a square and shared nodes it keeps about 104 bits
     import sympy
 
-    from gdpproof.numeric.engine.codegen_float import dd_function_source
+    from gdpproof.numeric.engine.compiler import dd_function_source
 
     x, y = sympy.symbols("x y", positive=True)
     src = dd_function_source("f", "test", {"z": x * y / (x + y) + (x - y / 4) ** 2},

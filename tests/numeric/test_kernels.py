@@ -2,7 +2,7 @@
 
 The freshness test is the scipy ``_precompute`` discipline: the committed file must be exactly
 what the generator writes today.  The equality tests check that each arb kernel returns the
-same ball as :func:`gdpproof.numeric.engine.compile_arb.arb_function` on the same expression (same
+same ball as :func:`gdpproof.numeric.engine.compiler.arb_function` on the same expression (same
 midpoint, same radius), so both certified routes give the same digits.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from gdpproof.numeric.engine import codegen as _codegen
 from gdpproof.numeric.engine import _kernels
 from gdpproof.numeric.engine._mp import arb_of_fraction, arb_precision
-from gdpproof.numeric.engine.compile_arb import arb_function
+from gdpproof.numeric.engine.compiler import arb_function
 
 
 def test_committed_kernels_are_what_the_generator_writes():

@@ -2,7 +2,7 @@
 compiled at run time before them: the float64 functions return the arrays ``sympy.lambdify``'s
 numpy/scipy code returns (bit for bit, NaN where it is NaN), the laws' arb CDFs the balls of the
 run-time law kernels (printed with common subexpressions once, as the exact lattice compiled them), and every other arb
-kernel the ball :func:`~gdpproof.numeric.engine.compile_arb.arb_function` returns for its
+kernel the ball :func:`~gdpproof.numeric.engine.compiler.arb_function` returns for its
 expression (same midpoint, same radius), so every bracket keeps its digits.  The freshness test is in
 test_kernels.py.  Cost: about two seconds (one compilation of each expression).
 """
@@ -17,9 +17,9 @@ import pytest
 import sympy
 
 from gdpproof.numeric.engine import _loss_kernels as generated
-from gdpproof.numeric.engine._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, relation
-from gdpproof.numeric.engine.codegen import LOSS_FAMILIES, cse_kernel_source
-from gdpproof.numeric.engine.compile_arb import arb_function
+from gdpproof.numeric.engine._ballfun import ERFC_NATIVE_BALL, acb_namespace, arb_erfc, arb_erfcx, relation
+from gdpproof.numeric.engine.codegen import LOSS_FAMILIES
+from gdpproof.numeric.engine.compiler import arb_function, cse_kernel_source
 from gdpproof.numeric.engine._mp import arb_precision
 from gdpproof.symbolic import losses as sl
 from gdpproof.symbolic.symbols import ell as ELL
@@ -65,7 +65,7 @@ def test_float_kernels_are_lambdify_bit_for_bit(family):
 
 def law_kernel(family: str, kind: str, law: str):
     """What the engines ran before the laws' kernels were generated: the printed kernel with its
-    common subexpressions once, executed here, or compile_arb's tree where the printer has no form."""
+    common subexpressions once, executed here, or arb_function where the printer has no form."""
     fam = sl.FAMILIES[family]
     exprs = [getattr(fam, kind)[w] for w in law]
     symbols = (ELL, *fam.parameters)
@@ -91,7 +91,7 @@ def test_arb_kernels_return_the_compiled_balls(family):
     for kind in ("cdf", "sf"):
         for law in ("P", "Q", "PQ"):
             # the engines' law kernels before generation: printed with common subexpressions once,
-            # compile_arb's tree where the printer had no form (law_kernel compiles the same way)
+            # arb_function where the printer had no form (law_kernel compiles the same way)
             pairs.append((getattr(generated, f"{family}__{kind}__{law}"), law_kernel(family, kind, law), True))
     if fam.partial is not None:
         pairs += [(getattr(generated, f"{family}__partial__{w}"), arb_function(fam.partial[w], symbols), True)
@@ -115,11 +115,7 @@ def test_arb_kernels_return_the_compiled_balls(family):
 def test_integrands_are_the_printed_pieces(family):
     fam = sl.FAMILIES[family]
     info = generated.FAMILIES[family]
-    def ball(z: object) -> object:
-        return flint.acb(z) if isinstance(z, int) else z
-
-    names = {"exp": lambda z: ball(z).exp(), "log": lambda z: ball(z).log(), "sqrt": lambda z: ball(z).sqrt(),
-             "pi": flint.arb.pi()}
+    names = acb_namespace(False)
     for law in "PQ":
         expr = fam.integrand[law]
         pairs = expr.as_expr_set_pairs() if isinstance(expr, sympy.Piecewise) else \

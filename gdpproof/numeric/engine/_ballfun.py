@@ -1,6 +1,6 @@
 """Ball-arithmetic building blocks shared by the sympy->arb compiler and the generated kernels.
 
-Both :mod:`gdpproof.numeric.engine.compile_arb` (which compiles any sympy expression at run time) and
+Both :mod:`gdpproof.numeric.engine.compiler` (which compiles any sympy expression at run time) and
 :mod:`gdpproof.numeric.engine._kernels` (arb code generated ahead of time from the same expressions)
 call these, so a formula evaluates to the same ball by either route.  Imports flint and the
 standard library only.
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import flint
 
-__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float", "at_precision", "ERFC_NATIVE_BALL"]
+__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float", "at_precision", "acb_namespace", "ERFC_NATIVE_BALL"]
 
 #: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
 _PRECISION_CACHE: dict[tuple[object, int], flint.arb] = {}
@@ -113,3 +113,15 @@ def erfcx_float(x: float) -> float:
         term *= -(2 * k - 1) * w
         total += term
     return total / (x * math.sqrt(math.pi))
+
+
+def acb_namespace(analytic: bool) -> dict[str, object]:
+    """The names the generated complex-ball pieces of the loss integrands call (their printer
+    writes sympy's function names): exp, log and sqrt of a ball (an int made a ball first) and pi;
+    ``analytic`` asks the logarithm to flag its branch cut (arb's contract for ``acb.integral``)."""
+
+    def ball(z: object) -> object:
+        return flint.arb(z) if isinstance(z, int) else z
+
+    return {"exp": lambda z: ball(z).exp(), "log": lambda z: ball(z).log(analytic=analytic),
+            "sqrt": lambda z: ball(z).sqrt(), "pi": flint.arb.pi()}

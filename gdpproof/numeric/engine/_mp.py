@@ -123,7 +123,7 @@ def arb_of_fraction(q: Fraction) -> flint.arb:
 
 
 #: How an irrational sympy constant (sqrt(2), pi, ...) becomes a ball: set by the sympy->arb
-#: compiler (:mod:`gdpproof.numeric.engine.compile_arb`), which this floor module must not import.
+#: compiler (:mod:`gdpproof.numeric.engine.compiler`), which this floor module must not import.
 _constant_ball: Callable[[Any], flint.arb] | None = None
 
 
@@ -152,7 +152,7 @@ def arb_from_exact(value: Any) -> flint.arb:
     if getattr(value, "is_number", False) and getattr(value, "is_real", None) is not False:
         # an irrational constant such as sqrt(2) or pi: its ball at the current precision
         if _constant_ball is None:
-            raise TypeError(f"no evaluator for the constant {value!r}: import gdpproof.numeric.engine.compile_arb")
+            raise TypeError(f"no evaluator for the constant {value!r}: import gdpproof.numeric.engine.compiler")
         return _constant_ball(value)
     raise TypeError(f"not an exact real number: {value!r}")
 
@@ -166,7 +166,7 @@ def rational_enclosure(value: Any, bits: int = 256) -> tuple[Fraction, Fraction]
     if getattr(value, "is_Rational", False):
         v = Fraction(int(value.p), int(value.q))
         return v, v
-    with arb_precision(bits):  # (a constant needs gdpproof.numeric.engine.compile_arb imported)
+    with arb_precision(bits):  # (a constant needs gdpproof.numeric.engine.compiler imported)
         ball = arb_from_exact(value)
         return fraction_of_exact_arb(ball.lower()), fraction_of_exact_arb(ball.upper())
 

@@ -1,19 +1,13 @@
 """Certified digits without sympy: the :class:`Certified` result, directed decimal rounding, and
 the precision-doubling loop that turns ball enclosures into proven digits.
 
-To get ``digits`` significant digits, :func:`certify_enclosure` asks for an enclosure of the
-exact value at a working precision of about ``3.33 * digits + 32`` bits and doubles the
-precision until every number in the enclosure rounds to the same ``digits``-digit decimal in the
-requested direction.  That decimal is then right by construction: rounding is monotone, and the
-exact value lies in the enclosure.  :func:`certify_balls` does this for a function of arb balls
-(a compiled or generated kernel) at exact arguments.
-
-When the enclosure never decides (the exact value *is* a ``digits``-digit decimal, such as
-``f(0) = 1``), an optional exact evaluation is rounded instead; otherwise
-:class:`~gdpproof.errors.PrecisionError` is raised.  Nothing is returned that was not proven.
-
-This module imports neither sympy nor scipy (:mod:`gdpproof.numeric.engine.certify` adds the sympy
-compiler on top), so the certified conversions of :mod:`gdpproof.numeric.tradeoff.solve` start fast.
+:func:`certify_enclosure` raises the precision until every number in an enclosure of the exact
+value rounds to the same ``digits``-digit decimal in the requested direction (an optional exact
+evaluation decides what no enclosure can, such as f(0) = 1; otherwise
+:class:`~gdpproof.errors.PrecisionError`); :func:`certify_balls` does it for a function of arb
+balls (a compiled or generated kernel) at exact arguments.  This module imports neither sympy nor
+scipy, so the certified conversions of :mod:`gdpproof.numeric.tradeoff.solve` start fast.  Why
+the digits are right: docs/how-it-works.md, "Certified digits".
 """
 
 from __future__ import annotations

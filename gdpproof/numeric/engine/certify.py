@@ -1,19 +1,12 @@
 """Certified digits of sympy expressions: compiled to ball arithmetic, rounded safely.
 
-An expression is compiled once into a tree of arb operations (:func:`arb_function`, from
-:mod:`gdpproof.numeric.engine.compile_arb`).  To get ``digits`` significant digits, :func:`certify`
-evaluates it at a working precision of about ``3.33 * digits + 32`` bits and doubles the
-precision until every number in the resulting ball rounds to the same ``digits``-digit decimal in
-the requested direction.  That decimal is then right by construction: rounding is monotone, and
-the exact value lies in the ball.
-
-When the ball never decides (the exact value *is* a ``digits``-digit decimal, such as
-``f(0) = 1``, or an endpoint where an intermediate is infinite), the expression is evaluated
-exactly by sympy; if that gives a rational number it is rounded exactly.  Otherwise
-:class:`~gdpproof.errors.PrecisionError` is raised.  Nothing is returned that was not proven.
-
+:func:`certify` evaluates an expression compiled by :func:`arb_function`
+(:mod:`gdpproof.numeric.engine.compiler`) at rising precision until every number in the ball rounds
+to the same ``digits``-digit decimal in the requested direction; a ball that never decides falls
+back to sympy's exact value when it is rational, else :class:`~gdpproof.errors.PrecisionError`.
 The sympy-free part (:class:`Certified`, rounding, the precision loop) lives in
-:mod:`gdpproof.numeric.engine.certified` and is re-exported here.
+:mod:`gdpproof.numeric.engine.certified` and is re-exported here.  Why the digits are right:
+docs/how-it-works.md, "Certified digits".
 """
 
 from __future__ import annotations
@@ -44,8 +37,8 @@ from .certified import (  # noqa: F401  (re-exported: the names' historical home
     round_fraction,
     working_bits,
 )
-from .compile_arb import arb_erfc, arb_erfcx, arb_function  # noqa: F401  (re-exported)
-from .lambdify_mp import mpmath_function
+from .compiler import arb_erfc, arb_erfcx, arb_function  # noqa: F401  (re-exported)
+from .compiler import mpmath_function
 
 __all__ = [
     "Certified",

@@ -1,24 +1,10 @@
-"""Generate the kernels the engines run from the sympy expressions of :mod:`gdpproof.symbolic`.
+"""Write the generated kernel modules from the sympy expressions of :mod:`gdpproof.symbolic`.
 
-Two generated modules, each written by this generator only (the model is scipy's
-``scipy/special/_precompute``):
-
-* :mod:`gdpproof.numeric.engine._kernels`: the GDP conversion formulas and the CLT mu of DP-SGD,
-  printed as Python functions of arb balls that perform exactly the ball operations
-  :func:`gdpproof.numeric.engine.compile_arb.arb_function` performs for the same expression, plus
-  float64 versions of the log-dual for the solvers' starting guesses;
-* :mod:`gdpproof.numeric.engine._loss_kernels`: the privacy-loss laws of
-  :mod:`gdpproof.symbolic.losses` (float64 CDFs as ``sympy.lambdify`` prints them for numpy/scipy,
-  their arb forms with common subexpressions once, partial means, inverses, support ends, the
-  integrands in complex balls, exact medians) and the float64 Gaussian dual of the fast path.
-
-Why precomputed: compiling the expressions at run time needs sympy, whose import alone takes
-three times as long as ``import flint, numpy``; accounting a mechanism must start without it.
-The formulas stay written once, in :mod:`gdpproof.symbolic`; ``tests/numeric/test_kernels.py``
-regenerates both modules and fails when a committed one differs by a byte.  Nothing is printed
-and executed at run time: the engines import the generated functions.
-
-How long it runs: a few seconds (one ``sympy.simplify``, the laws' ``sympy.cse``).
+:mod:`gdpproof.numeric.engine._kernels` holds the GDP conversions and the CLT mu of DP-SGD (arb, plus
+float64 Newton starts); :mod:`gdpproof.numeric.engine._loss_kernels` the privacy-loss laws of
+:mod:`gdpproof.symbolic.losses`.  Their text is what :mod:`gdpproof.numeric.engine.compiler` prints,
+so the engines run without importing sympy; ``tests/numeric/test_kernels.py`` regenerates both and
+fails when a committed one differs by a byte.  Why ahead of time: docs/how-it-works.md, "Kernels".
 
 Usage::
 
@@ -38,6 +24,7 @@ from typing import Any
 import sympy
 
 from ..._args import sympy_value
+from .compiler import Printer, acb_printer, cse_kernel_source, fraction_source, lambdified_source
 from ...symbolic.symbols import delta as DELTA
 from ...symbolic.symbols import epsilon as EPS
 from ...symbolic.symbols import mu as MU
@@ -97,255 +84,11 @@ def float_kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]
     ]
 
 
-# ---------------------------------------------------------------------------------------------
-# printers
-# ---------------------------------------------------------------------------------------------
-
-#: arb methods for the unary functions (compile_arb._UNARY); erfc goes through arb_erfc.
-_ARB_METHODS = {
-    sympy.exp: "exp", sympy.log: "log", sympy.erf: "erf", sympy.erfinv: "erfinv", sympy.erfcinv: "erfcinv",
-    sympy.sinh: "sinh", sympy.cosh: "cosh", sympy.tanh: "tanh", sympy.atan: "atan", sympy.sin: "sin",
-    sympy.cos: "cos", sympy.LambertW: "lambertw",
-}
-_MATH_FUNCTIONS = {sympy.exp: "math.exp", sympy.log: "math.log", sympy.erf: "math.erf", sympy.erfc: "math.erfc"}
-
-
-class KernelPrinter:
-    """Straight-line code for one expression; ``arb`` chooses ball or float operations."""
-
-    def __init__(self, symbols: tuple[sympy.Symbol, ...], arb: bool, constants: dict[str, str],
-                 hoisted: dict[str, tuple[str, str]] | None = None) -> None:
-        self.args = {s: f"x{i}" for i, s in enumerate(symbols)}
-        self.arb = arb
-        self.constants = constants  # module-level constant name -> source (shared between kernels)
-        #: symbol-free subexpressions that cost arb operations (sqrt(2)/2): key -> (function name,
-        #: source); the kernel takes their ball from a per-precision cache (_at_precision), which
-        #: holds the ball the same operations give, so the kernel's ball does not change.
-        #: None in the printer of such a function itself (it computes, never hoists).
-        self.hoisted = hoisted
-        self.lines: list[str] = []
-        self.count = 0
-        #: code -> temporary in scope: a repeated subexpression (sqrt(2), 1/mu) is computed once.
-        #: The ball is the same (arb operations are deterministic), so the kernel still returns
-        #: what compile_arb's tree returns.  A branch of a Piecewise sees the temporaries
-        #: computed before it, and its own are forgotten after it (:meth:`_branch`).
-        self.seen: dict[str, str] = {}
-
-    def _tmp(self, code: str, indent: int) -> str:
-        if code in self.seen:
-            return self.seen[code]
-        name = f"t{self.count}"
-        self.count += 1
-        self.lines.append("    " * indent + f"{name} = {code}")
-        self.seen[code] = name
-        return name
-
-    def _branch(self, e: sympy.Basic, indent: int) -> str:
-        """``expr`` inside a conditional block: its temporaries go out of scope after it."""
-        outer = dict(self.seen)
-        try:
-            return self.expr(e, indent)
-        finally:
-            self.seen = outer
-
-    def _constant(self, value: sympy.Expr, indent: int) -> str:
-        if not self.arb:
-            if value is sympy.oo:
-                return "math.inf"
-            if value is -sympy.oo:
-                return "-math.inf"
-            return repr(float(value)) if not value.is_Integer else f"{int(value)}.0"
-        if value is sympy.oo or value is -sympy.oo:
-            return self._tmp('flint.arb("inf")' if value is sympy.oo else 'flint.arb("-inf")', indent)
-        p, q = int(value.p), int(value.q)
-        ball = f"flint.arb({p})" if q == 1 else f"flint.arb(flint.fmpq({p}, {q}))"
-        if (q & (q - 1)) == 0 and abs(p).bit_length() <= 53 and q.bit_length() <= 64:
-            # a dyadic rational is exact at every precision (compile_arb._const makes it once too)
-            name = f"_C_{'m' if p < 0 else ''}{abs(p)}_{q}"
-            self.constants[name] = ball
-            return name
-        return self._tmp(ball, indent)
-
-    def _hoist(self, key: str, parts: list[sympy.Basic], op: str, indent: int) -> str:
-        """The ball of ``parts`` joined by ``op`` in order (one subexpression when a single
-        part), computed once per precision by a module-level function."""
-        assert self.hoisted is not None
-        if key not in self.hoisted:
-            sub = KernelPrinter((), True, self.constants, None)
-            codes = [sub.expr(p, 1) for p in parts]
-            acc = codes[0]
-            for code in codes[1:]:
-                acc = sub._tmp(f"{acc}{op}{code}", 1)
-            name = f"_K{len(self.hoisted)}"
-            body = [f"def {name}() -> flint.arb:", f'    """{key} at the current precision."""']
-            body += sub.lines + [f"    return {acc}"]
-            self.hoisted[key] = (name, "\n".join(body))
-        return self._tmp(f"_at_precision({self.hoisted[key][0]})", indent)
-
-    def _costs(self, e: sympy.Basic) -> bool:
-        """Whether e is symbol-free and needs arb operations (not a plain or infinite constant)."""
-        return not e.free_symbols and not (e.is_Rational or e in (sympy.oo, -sympy.oo) or isinstance(e, sympy.Float))
-
-    def expr(self, e: sympy.Basic, indent: int = 1) -> str:
-        if self.arb and self.hoisted is not None and self._costs(e):
-            return self._hoist(str(e), [e], "", indent)
-        if e.is_Symbol:
-            if e not in self.args:
-                raise TypeError(f"free symbol {e} has no value")
-            return self.args[e]
-        if e.is_Rational or e in (sympy.oo, -sympy.oo):
-            return self._constant(e, indent)
-        if isinstance(e, sympy.Float):
-            return self._constant(sympy.Rational(e), indent)
-        if e is sympy.pi:
-            return self._tmp("flint.arb.pi()", indent) if self.arb else "math.pi"
-        if e is sympy.E:
-            return self._tmp("flint.arb(1).exp()", indent) if self.arb else "math.e"
-        if e.is_Add or e.is_Mul:
-            op = " + " if e.is_Add else " * "
-            args = list(e.args)
-            lead = 0
-            while lead < len(args) and not args[lead].free_symbols:
-                lead += 1
-            if self.arb and self.hoisted is not None and lead >= 2:
-                # a symbol-free leading run (1/2 * sqrt(2)): its partial result from the cache
-                key = op.strip().join(f"({a})" for a in args[:lead])
-                parts = [self._hoist(key, args[:lead], op, indent)] + [self.expr(a, indent) for a in args[lead:]]
-            else:
-                parts = [self.expr(a, indent) for a in args]
-            acc = parts[0]
-            for part in parts[1:]:
-                acc = self._tmp(f"{acc}{op}{part}", indent)
-            return acc
-        if e.is_Pow:
-            ex = e.exp
-            if e.base is sympy.E and not (ex == sympy.S.Half or ex == -sympy.S.Half or ex.is_Integer):
-                arg = self.expr(ex, indent)
-                return self._tmp(f"{arg}.exp()" if self.arb else f"math.exp({arg})", indent)
-            base = self.expr(e.base, indent)
-            if ex == sympy.S.Half:
-                return self._tmp(f"{base}.sqrt()" if self.arb else f"math.sqrt({base})", indent)
-            if ex == -sympy.S.Half:
-                return self._tmp(f"{base}.rsqrt()" if self.arb else f"1 / math.sqrt({base})", indent)
-            if ex.is_Integer:
-                n = int(ex)
-                return self._tmp(f"1 / {base}" if n == -1 else f"{base} ** {n}", indent)
-            return self._tmp(f"{base} ** {self.expr(ex, indent)}", indent)
-        name = type(e).__name__
-        if name == "log1p":
-            arg = self.expr(e.args[0], indent)
-            return self._tmp(f"{arg}.log1p()" if self.arb else f"math.log1p({arg})", indent)
-        if name == "erfcx":
-            arg = self.expr(e.args[0], indent)
-            return self._tmp(f"arb_erfcx({arg})" if self.arb else f"erfcx_float({arg})", indent)
-        if type(e) is sympy.erfc:
-            arg = self.expr(e.args[0], indent)
-            # arb's own erfc inline where it is accurate (arb_erfc's own first test, without its call)
-            return self._tmp(f"{arg}.erfc() if {arg} < ERFC_NATIVE_BALL else arb_erfc({arg})" if self.arb
-                             else f"math.erfc({arg})", indent)
-        if type(e) is sympy.Abs:
-            return self._tmp(f"abs({self.expr(e.args[0], indent)})", indent)
-        if self.arb and type(e) in _ARB_METHODS:
-            return self._tmp(f"{self.expr(e.args[0], indent)}.{_ARB_METHODS[type(e)]}()", indent)
-        if not self.arb and type(e) in _MATH_FUNCTIONS:
-            return self._tmp(f"{_MATH_FUNCTIONS[type(e)]}({self.expr(e.args[0], indent)})", indent)
-        if isinstance(e, (sympy.Max, sympy.Min)):
-            pick = "max" if isinstance(e, sympy.Max) else "min"
-            parts = [self.expr(a, indent) for a in e.args]
-            acc = parts[0]
-            for part in parts[1:]:
-                acc = self._tmp(f"{acc}.{pick}({part})" if self.arb else f"{pick}({acc}, {part})", indent)
-            return acc
-        if isinstance(e, sympy.Piecewise):
-            return self._piecewise(e, indent)
-        raise TypeError(f"the kernel generator has no form for {name}: {e}")
-
-    def _piecewise(self, e: sympy.Piecewise, indent: int) -> str:
-        outer = dict(self.seen)  # conditions after the first are computed inside blocks
-        try:
-            return self._piecewise_body(e, indent)
-        finally:
-            self.seen = outer
-
-    def _piecewise_body(self, e: sympy.Piecewise, indent: int) -> str:
-        out = f"t{self.count}"
-        self.count += 1
-        if not self.arb:
-            # two-valued conditions: the first true branch, like lambdify's conditional expressions
-            for k, (value, cond) in enumerate(e.args):
-                pad = "    " * (indent + k)
-                if cond is sympy.true:
-                    self.lines.append(pad + f"{out} = {self._branch(value, indent + k)}")
-                    break
-                test = self._condition(cond, indent + k)
-                self.lines.append(pad + f"if {test}:")
-                self.lines.append("    " * (indent + k + 1) + f"{out} = {self._branch(value, indent + k + 1)}")
-                self.lines.append(pad + "else:")
-            else:
-                self.lines.append("    " * (indent + len(e.args)) + f"{out} = math.nan")
-            return out
-        # three-valued conditions: branches whose condition the balls cannot decide are all
-        # evaluated and joined, as compile_arb's piecewise node does
-        self.lines.append("    " * indent + f"{out} = None")
-        level = indent
-        for value, cond in e.args:
-            pad = "    " * level
-            verdict = f"v{self.count}"
-            self.count += 1
-            self.lines.append(pad + f"{verdict} = {self._condition(cond, level)}")
-            self.lines.append(pad + f"if {verdict} is not False:")
-            inner = self._branch(value, level + 1)
-            self.lines.append("    " * (level + 1) + f"{out} = {inner} if {out} is None else {out}.union({inner})")
-            if cond is sympy.true:
-                break
-            self.lines.append(pad + f"if {verdict} is not True:")
-            level += 1
-        self.lines.append("    " * indent + f"if {out} is None:")
-        self.lines.append("    " * (indent + 1) + f"{out} = flint.arb.nan()")
-        return out
-
-    def _condition(self, c: sympy.Basic, indent: int) -> str:
-        if c is sympy.true:
-            return "True"
-        if c is sympy.false:
-            return "False"
-        if isinstance(c, sympy.core.relational.Relational):
-            diff = self.expr(c.lhs - c.rhs, indent)
-            return f"relation({diff}, {c.rel_op!r})" if self.arb else f"{diff} {c.rel_op} 0"
-        raise TypeError(f"the kernel generator has no form for the condition {c}")
-
-
-class LawPrinter(KernelPrinter):
-    """The arb printer with the two functions the loss laws add (expm1, log1p as ball methods)."""
-
-    def expr(self, e: Any, indent: int = 1) -> str:
-        name = type(e).__name__
-        if self.arb and name in ("expm1", "log1p") and not (self.hoisted is not None and self._costs(e)):
-            return self._tmp(f"{self.expr(e.args[0], indent)}.{name}()", indent)
-        return super().expr(e, indent)
-
-
-def cse_kernel_source(name: str, exprs: list[sympy.Expr], symbols: tuple[sympy.Symbol, ...],
-                      constants: dict[str, str]) -> str:
-    """The text of an arb function ``name(x0, x1, ...)`` of ``exprs`` (a ball, or a tuple of balls
-    when several), their common subexpressions (``sympy.cse``) computed once, outside the branches
-    of a Piecewise: each ball still holds its subexpression's value.  TypeError where the printer
-    has no form for an expression."""
-    replacements, reduced = sympy.cse(exprs)
-    printer = LawPrinter(symbols, True, constants)
-    for sym, sub in replacements:
-        printer.args[sym] = printer.expr(sub)
-    results = [printer.expr(r) for r in reduced]
-    params = ", ".join(f"x{i}" for i in range(len(symbols)))
-    body = "\n".join(printer.lines)
-    balls = ", ".join(f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results)
-    return f"def {name}({params}):\n{body}\n    return {balls if len(results) > 1 else balls[1:-1]}\n"
-
-
 def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...], symbols: tuple[sympy.Symbol, ...],
-              arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]],
-              printer_class: type = None) -> str:  # type: ignore[assignment]
-    printer = (printer_class or KernelPrinter)(symbols, arb, constants, hoisted if arb else None)
+              arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]]) -> str:
+    """The text of a generated kernel: :class:`Printer`'s code with annotations and a docstring
+    quoting its expressions."""
+    printer = Printer(symbols, arb, constants, hoisted if arb else None)
     exprs = expr if isinstance(expr, tuple) else (expr,)
     results = [printer.expr(sympy_value(e)) for e in exprs]
     kind = "flint.arb" if arb else "float"
@@ -356,7 +99,7 @@ def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...]
     lines += [f"    {e}" for e in exprs] + ['    """']
     lines += printer.lines
     if arb:
-        results = [f"({r} if isinstance({r}, flint.arb) else flint.arb({r}))" for r in results]
+        results = [Printer.ball(r) for r in results]
     lines.append(f"    return {', '.join(results)}")
     return "\n".join(lines)
 
@@ -364,9 +107,10 @@ def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...]
 _HEADER = '''"""Arb and float64 kernels of the GDP conversions.
 
 Generated by ``python -m gdpproof.numeric.engine.codegen`` from the sympy expressions of
-:mod:`gdpproof.symbolic.tradeoff`; do not edit.  Each arb kernel performs the ball operations
-:func:`gdpproof.numeric.engine.compile_arb.arb_function` performs for its expression (quoted in its
-docstring), so it returns the same ball; the float kernels only start Newton iterations.
+:mod:`gdpproof.symbolic.tradeoff` by :mod:`gdpproof.numeric.engine.compiler`; do not edit.  Each arb
+kernel performs the ball operations :func:`gdpproof.numeric.engine.compiler.arb_function` performs for
+its expression (quoted in its docstring), so it returns the same ball; the float kernels only start
+Newton iterations.
 This module imports flint and the standard library only.
 """
 
@@ -435,12 +179,6 @@ LOSS_FAMILIES = ("gaussian", "randomized_response", "k_randomized_response", "la
                  "symmetric_subsampled_gaussian")
 
 
-def _lambdified(args: tuple[sympy.Symbol, ...], expr: sympy.Expr, modules: Any, printer: Any = None) -> tuple[str, Any]:
-    from .lambdify_mp import lambdified_source
-
-    return lambdified_source(args, expr, modules, printer)
-
-
 def _numpy_imports(sources: list[tuple[str, Any, tuple[str, ...]]]) -> str:
     """The imports that give each name of the lambdified float sources the object lambdify gave it."""
     import builtins
@@ -476,18 +214,6 @@ def _renamed(src: str, name: str) -> str:
     return src.replace("def _lambdifygenerated(", f"def {name}(", 1).rstrip() + "\n"
 
 
-def _median_source(name: str, expr: sympy.Expr, params: tuple[sympy.Symbol, ...]) -> str:
-    """A median as Python arithmetic on Fractions (exact: the medians are polynomials)."""
-    if not expr.free_symbols <= set(params) or not all(a.is_Rational or a.is_Symbol or a.is_Add or a.is_Mul or
-                                                        a.is_Pow for a in sympy.preorder_traversal(expr)):
-        raise TypeError(f"the median {expr} is not a rational polynomial")
-    names = {s: sympy.Symbol(f"x{i}") for i, s in enumerate(params)}
-    body = sympy.sstr(expr.xreplace(names))
-    if not expr.free_symbols:
-        body = f"Fraction({body!r})" if not expr.is_Integer else f"Fraction({int(expr)})"
-    return f"def {name}({', '.join(f'x{i}' for i in range(len(params)))}):\n    return {body}\n"
-
-
 def _end_kind(v: sympy.Expr) -> str:
     return "inf" if v is sympy.oo else "-inf" if v is -sympy.oo else "kernel"
 
@@ -509,27 +235,27 @@ def loss_source() -> str:
     integrands: list[str] = []
     medians: list[str] = []
     table: list[str] = []
-    acb_printer = _acb_printer()
+    acb = acb_printer()
     for family in LOSS_FAMILIES:
         fam = sl.FAMILIES[family]
         params = (ELL, *fam.parameters)
         names = tuple(s.name for s in params)
         for kind in ("cdf", "sf"):
             for law in "PQ":
-                src, namespace = _lambdified(params, getattr(fam, kind)[law], ["scipy", "numpy"])
+                src, namespace = lambdified_source(params, getattr(fam, kind)[law], ["scipy", "numpy"])
                 float_sources.append((src, namespace, names))
                 floats.append(_renamed(src, f"{family}__{kind}_float__{law}"))
             for law in ("P", "Q", "PQ"):
                 name, exprs = f"{family}__{kind}__{law}", [getattr(fam, kind)[w] for w in law]
                 try:  # common subexpressions once (what the engines ran at run time before)
                     balls.append(cse_kernel_source(name, exprs, params, dict(constants)))
-                except TypeError:  # a condition cse took out of a Piecewise: compile_arb's operations
+                except TypeError:  # a condition cse took out of a Piecewise: the plain printed operations
                     balls.append(_function(name, f"{kind} of {family} under {law}", tuple(exprs) if len(exprs) > 1
-                                           else exprs[0], params, True, constants, hoisted, LawPrinter))
+                                           else exprs[0], params, True, constants, hoisted))
                     continue
                 cse_kernel_source(name, exprs, params, constants)
         if fam.x_of_ell is not None:
-            src, namespace = _lambdified(params, fam.x_of_ell, ["scipy", "numpy"])
+            src, namespace = lambdified_source(params, fam.x_of_ell, ["scipy", "numpy"])
             float_sources.append((src, namespace, names))
             floats.append(_renamed(src, f"{family}__x_of_ell_float"))
         arb = {}
@@ -543,10 +269,10 @@ def loss_source() -> str:
         for key, (expr, symbols) in arb.items():
             try:  # what the printer has no form for is compiled at run time
                 balls.append(_function(f"{family}__{key}", f"{key} of {family}", expr, symbols, True, dict(constants),
-                                       dict(hoisted), LawPrinter))
+                                       dict(hoisted)))
             except TypeError:
                 continue
-            _function(f"{family}__{key}", f"{key} of {family}", expr, symbols, True, constants, hoisted, LawPrinter)
+            _function(f"{family}__{key}", f"{key} of {family}", expr, symbols, True, constants, hoisted)
         pieces: dict[str, list[str]] = {}
         if fam.integrand is not None:
             for law in "PQ":
@@ -558,13 +284,13 @@ def loss_source() -> str:
                     for r in e.atoms(sympy.Rational):
                         if int(r.q) & (int(r.q) - 1):
                             raise TypeError(f"{family}: the integrand has the non-dyadic constant {r}")
-                    src, _ = _lambdified((X, *fam.parameters), e, [{}], acb_printer)
+                    src, _ = lambdified_source((X, *fam.parameters), e, [{}], acb)
                     fname = f"{family}__integrand__{law}{k}"
                     inner = _renamed(src, "integrand").replace("\n", "\n    ").rstrip()
                     integrands.append(f"def {fname}(exp, log, sqrt, pi):\n    {inner}\n    return integrand\n")
                     pieces[law].append(f"({_fraction_text(iv.inf)}, {_fraction_text(iv.sup)}, {fname})")
         for law in "PQ":
-            medians.append(_median_source(f"{family}__median__{law}", fam.median[law], fam.parameters))
+            medians.append(fraction_source(f"{family}__median__{law}", fam.median[law], fam.parameters))
         table.append(
             f"    {family!r}: Family({family!r}, {tuple(s.name for s in fam.parameters)!r}, {fam.orderings!r}, "
             f"{fam.symmetric!r}, {fam.riskier!r}, {fam.atoms is not None!r}, {fam.partial is not None!r}, "
@@ -576,7 +302,7 @@ def loss_source() -> str:
 
     import scipy.special
 
-    src, namespace = _lambdified((EPS, MU), GAUSSIAN_DUAL_SCALED, [{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
+    src, namespace = lambdified_source((EPS, MU), GAUSSIAN_DUAL_SCALED, [{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
     float_sources.append((src, namespace, ("epsilon", "mu")))
     floats.append(_renamed(src, "gaussian_dual_scaled_float"))
     # and its parts for the accurate evaluation (codegen_float, ddfloat.tail_difference)
@@ -600,24 +326,13 @@ def _fraction_text(v: sympy.Expr) -> str:
     return f"Fraction({int(v.p)}, {int(v.q)})"
 
 
-def _acb_printer() -> Any:
-    """The printer of the complex-ball integrands: functions by their plain names (resolved in the
-    ball namespace the caller passes), the terms of a sum in sympy's order (``order="none"``), so
-    1 - p + p e^u is evaluated as (1 - p) + p e^u: exact zero plus e^u at p = 1."""
-
-    class AcbPrinter(sympy.printing.str.StrPrinter):
-        pass
-
-    return AcbPrinter({"order": "none"})
-
-
 _LOSS_HEADER = '''"""Kernels of the privacy-loss laws (generated: do not edit).
 
 Generated by ``python -m gdpproof.numeric.engine.codegen`` from the sympy expressions of
-:mod:`gdpproof.symbolic.losses`; do not edit.  The float64 functions are the code sympy's
-``lambdify`` prints for numpy/scipy; the arb functions perform the ball operations of
-:func:`gdpproof.numeric.engine.compile_arb.arb_function` (common subexpressions once in the laws'
-CDFs); each integrand maker takes the ball functions (exp, log, sqrt, pi) and returns the piece.
+:mod:`gdpproof.symbolic.losses` by :mod:`gdpproof.numeric.engine.compiler`; do not edit.  The float64
+functions are the code sympy's ``lambdify`` prints for numpy/scipy; the arb functions perform the ball
+operations of :func:`gdpproof.numeric.engine.compiler.arb_function` (common subexpressions once in the
+laws' CDFs); each integrand maker takes the ball functions (exp, log, sqrt, pi) and returns the piece.
 """
 
 # ruff: noqa

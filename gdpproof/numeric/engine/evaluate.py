@@ -24,7 +24,7 @@ from ...symbolic.special import fold
 from ...symbolic.symbols import alpha as ALPHA
 from ._mp import mpf_exact, mpf_from_exact, mpf_to_fraction, private_context
 from .certify import Certified, check_request, decimal, certify, round_fraction
-from .lambdify_mp import mpmath_function  # noqa: F401  (re-exported: its historical home)
+from .compiler import mpmath_function  # noqa: F401  (re-exported: its historical home)
 
 __all__ = [
     "tradeoff_value",

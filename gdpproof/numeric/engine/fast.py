@@ -22,8 +22,8 @@ __all__ = ["tradeoff_values", "numpy_function"]
 
 
 def numpy_function(expr: Any, symbols: Any) -> Any:
-    """sympy's lambdified scipy/numpy code for ``expr`` (cached; :mod:`gdpproof.numeric.engine.lambdify_mp`)."""
-    from .lambdify_mp import numpy_function as compiled
+    """sympy's lambdified scipy/numpy code for ``expr`` (cached; :mod:`gdpproof.numeric.engine.compiler`)."""
+    from .compiler import numpy_function as compiled
 
     return compiled(expr, tuple(symbols))
 

@@ -40,7 +40,7 @@ def compile_special(e: sympy.Basic, index: dict, compile_: Callable[[sympy.Basic
     """The ball-arithmetic node for one of the special functions, or None if ``e`` is not one.
 
     The envelope and conjugate nodes (``symmetrized``, ...) are compiled by
-    :mod:`gdpproof.numeric.engine.compile_arb`, which sits above :mod:`gdpproof.numeric.tradeoff.envelope`.
+    :mod:`gdpproof.numeric.engine.compiler`, which sits above :mod:`gdpproof.numeric.tradeoff.envelope`.
     """
     name = type(e).__name__
     if name == "implicit_inverse":

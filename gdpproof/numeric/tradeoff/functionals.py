@@ -88,7 +88,7 @@ class _Source:
 
 class _Closed(_Source):
     def __init__(self, exprs: dict[str, sympy.Expr]) -> None:
-        from ..engine.compile_arb import arb_function
+        from ..engine.compiler import arb_function
 
         self.exprs = tuple(exprs[k] for k in _sclt().NAMES)
         self.fns = [arb_function(e, ()) for e in self.exprs]

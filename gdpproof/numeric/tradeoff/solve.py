@@ -102,10 +102,10 @@ def _real(name: str, value: Any) -> Fraction:
 
 
 def _outward(name: str, value: Any, up: bool) -> Any:
-    """An irrational sympy argument as a rational just beside it (:func:`~..engine.compile_arb.outward`)."""
+    """An irrational sympy argument as a rational just beside it (:func:`~..engine.compiler.outward`)."""
     if not is_sympy(value) or getattr(value, "is_Rational", True):
         return value
-    from ..engine.compile_arb import outward
+    from ..engine.compiler import outward
 
     return outward(name, value, up)
 

@@ -30,7 +30,7 @@ from ...symbolic.zcdp import CONVERSIONS, ZCDP_EPSILON_BUN_STEINKE, ZCDP_EPSILON
 from ..engine._mp import mpf_from_exact, mpf_to_fraction, private_context
 from ..engine.certified import check_request, decimal, round_fraction
 from ..engine.certify import certify
-from ..engine.lambdify_mp import mpmath_function
+from ..engine.compiler import mpmath_function
 
 __all__ = ["epsilon_from_zcdp"]
 

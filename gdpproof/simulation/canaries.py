@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from .._args import count
-from ..errors import InvalidParameterError
+from .._args import count, positive_double, seed as checked_seed
+from ..errors import bad
 
 __all__ = ["BUGS", "SCORES", "CanaryRun", "simulate_canaries"]
 
@@ -87,20 +87,6 @@ class CanaryRun:
     @property
     def canaries(self) -> int:
         return len(self.scores)
-
-
-def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
-    return InvalidParameterError(argument=name, value=value, rule=rule)
-
-
-def _positive(name: str, value: Any, high: float = math.inf) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise _bad(name, value, "must be a number") from None
-    if isinstance(value, bool) or not (0 < v <= high) or not math.isfinite(v):
-        raise _bad(name, value, f"must be in (0, {'inf' if math.isinf(high) else high}]")
-    return v
 
 
 def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any, steps: int, seed: int,
@@ -145,26 +131,25 @@ def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any,
     """
     m = count("canaries", canaries, low=2, high=10**8)
     t_steps = count("steps", steps, low=1, high=10**7)
-    sigma = _positive("noise_multiplier", noise_multiplier)
-    p = _positive("sample_rate", sample_rate, 1.0)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**128:
-        raise _bad("seed", seed, "must be an integer in [0, 2^128)")
+    sigma = positive_double("noise_multiplier", noise_multiplier)
+    p = positive_double("sample_rate", sample_rate, high=1.0)
+    seed = checked_seed("seed", seed)
     if sampling not in ("poisson", "fixed-batch"):
-        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+        raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
     if score not in SCORES:
-        raise _bad("score", score, f"must be one of {', '.join(SCORES)}")
+        raise bad("score", score, f"must be one of {', '.join(SCORES)}")
     if bug is not None and bug not in BUGS:
-        raise _bad("bug", bug, f"must be one of {', '.join(BUGS)} (or None)")
+        raise bad("bug", bug, f"must be one of {', '.join(BUGS)} (or None)")
     if bug_factor is not None and bug is None:
-        raise _bad("bug_factor", bug_factor, "needs a bug")
-    factor = None if bug is None else _positive("bug_factor", BUG_FACTORS[bug] if bug_factor is None else bug_factor)
+        raise bad("bug_factor", bug_factor, "needs a bug")
+    factor = None if bug is None else positive_double("bug_factor", BUG_FACTORS[bug] if bug_factor is None else bug_factor)
     n = 0
     if sampling == "fixed-batch":
         if dataset_size is None:
-            raise _bad("dataset_size", dataset_size, "is required for sampling='fixed-batch'")
+            raise bad("dataset_size", dataset_size, "is required for sampling='fixed-batch'")
         n = count("dataset_size", dataset_size, low=m, high=10**9)
     elif dataset_size is not None:
-        raise _bad("dataset_size", dataset_size, "goes with sampling='fixed-batch' only")
+        raise bad("dataset_size", dataset_size, "goes with sampling='fixed-batch' only")
 
     root = np.random.SeedSequence(int(seed))
     rng = np.random.default_rng(root)

@@ -1,38 +1,10 @@
-r"""A white-box DP-SGD canary simulator: scores of m "Dirac" canaries from one seeded training run.
+"""A white-box DP-SGD canary simulator: scores of m "Dirac" canaries from one seeded training run.
 
-The setting of Nasr et al. (2023) and Steinke, Nasr & Jagielski (2023) for gradient-space
-canaries: each of m canaries is included in the training data independently with probability 1/2;
-canary j's gradient is a vector of norm G (``canary_norm``) along its own coordinate direction
-e_j, orthogonal to every other canary and to the rest of the data; every step the batch is
-sampled (Poisson with rate p, or B of N records without replacement), each gradient is clipped to
-norm C, the clipped gradients are summed and Gaussian noise N(0, (sigma C)^2 I) is added.  The
-auditor sees every noisy update (white box), so canary j's view is the sequence of projections of
-the updates on e_j, in units of C:
-
-.. math:: y_{j,t} = \min(G/C, 1)\, b_{j,t} + \sigma z_{j,t},\qquad b_{j,t} = 1[j \text{ in batch } t],
-          \quad z_{j,t} \sim N(0, 1)
-
-(b_{j,t} = 0 for a canary left out of the data).  Along e_j nothing else moves the update, so the
-canaries are independent of each other and the pair of laws of (y_{j,t})_t is exactly DP-SGD's
-dominating pair (the sum is monotone in a single record's contribution): the audit can be tight.
-
-Scores, one per canary (higher for held-in canaries): ``"lr"`` the log-likelihood ratio of the
-correct mechanism as reported, sum_t log(1 - p + p exp((2 y_t - 1)/(2 sigma^2))) (the
-Neyman–Pearson statistic of one Poisson canary), or ``"sum"`` sum_t y_t.
-
-Bugs, each a real implementation error (``bug=``, with ``bug_factor``):
-
-``"noise-scale"``
-    the noise is multiplied by ``bug_factor`` (default 0.5): sigma C bug_factor instead of sigma C;
-``"clip-after-noise"``
-    the update is clipped after the noise is added: the canary's gradient enters unclipped, with
-    its norm G = ``bug_factor`` x C (default 4 C), and the later rescaling of the whole noisy
-    update is common to both hypotheses and carries no privacy;
-``"sampling-rate"``
-    the batches are sampled at ``bug_factor`` (default 2) times the reported rate;
-``"noise-per-epoch"``
-    the noise is added once per epoch (on its first step, an epoch being round(1/p) steps)
-    instead of at every step.
+Each canary is included with probability 1/2 and has a gradient along its own coordinate, so
+its view of the noisy updates is exactly DP-SGD's dominating pair and the audit can be tight.
+Scores: ``"lr"`` (the likelihood ratio of the reported mechanism) or ``"sum"``.  Four switches
+(:data:`BUGS`: noise-scale, clip-after-noise, sampling-rate, noise-per-epoch) simulate real
+implementation errors.  The setting, why it is tight, and each bug: docs/proofs/canaries.md.
 
 numpy only: this module imports nothing of gdpproof's symbolic or numeric layers.
 """
@@ -92,8 +64,8 @@ class CanaryRun:
 def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any, steps: int, seed: int,
                       sampling: str = "poisson", dataset_size: int | None = None, score: str = "lr",
                       bug: str | None = None, bug_factor: Any = None) -> CanaryRun:
-    """Simulate one DP-SGD training run with m Dirac canaries and return their scores (module
-    docstring).
+    """Simulate one DP-SGD training run with m Dirac canaries and return their scores (the setting:
+    docs/proofs/canaries.md).
 
     Parameters
     ----------

@@ -47,7 +47,7 @@ def __getattr__(name: str) -> object:
         import warnings
 
         new = _RENAMED[name]
-        warnings.warn(f"gdpproof.simulation.{name} is deprecated: use gdpproof.simulation.{new} (the name "
-                      f"{name} belongs to gdpproof.mechanisms)", DeprecationWarning, stacklevel=2)
+        warnings.warn(f"gdpproof.simulation.{name} is deprecated: use gdpproof.simulation.{new} (the samplers "
+                      "were renamed so as not to clash with gdpproof.mechanisms)", DeprecationWarning, stacklevel=2)
         return globals()[new]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

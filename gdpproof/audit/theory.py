@@ -158,11 +158,11 @@ def _at_zero(f: Any) -> Curve:
         a = np.asarray(alpha, dtype=float)
         with np.errstate(invalid="ignore", over="ignore"):
             out = np.asarray(kernel(a), dtype=float)
-        bad = (a == 0) & np.isnan(out)
-        if bad.any():
+        nan_at_zero = (a == 0) & np.isnan(out)
+        if nan_at_zero.any():
             if not at_zero:
                 at_zero.append(float(f.evaluate(0, digits=17, rounding="nearest")))
-            out = np.where(bad, at_zero[0], out)
+            out = np.where(nan_at_zero, at_zero[0], out)
         return out
 
     return curve

@@ -1,7 +1,9 @@
 """``gdpproof simulate MECHANISM ...``: Monte Carlo of a mechanism against its theoretical
 trade-off curve (exit 1 if the theory is outside the simultaneous band), with an optional plot.
 
-The theory comes from :mod:`gdpproof.audit.theory`; this module parses, runs and prints.
+A KIND with its options is the ``--mechanism`` spec it names (:func:`kind_spec`), so both ways
+give one mechanism value, its sampler, and its theory (:mod:`gdpproof.audit.theory`); this module
+parses, runs and prints.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""What every command shares: the usage error, option parsing helpers, naming the argument at
-fault, and printing (text, or one JSON object with ``--json``).
+"""What every command shares: the usage error, the argparse parser and formatter, naming the
+argument at fault, and printing (text, or one JSON object with ``--json``).  Numbers in options
+are parsed by :mod:`gdpproof._args` (``int_option``, ``float_option``), the one parser.
 
 Nothing here imports the computing layers, nor ``typing``, ``json`` or ``shutil``:
 ``gdpproof --help`` stays cheap (``benchmarks/bench_startup.py``).

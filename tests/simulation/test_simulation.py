@@ -193,6 +193,24 @@ def test_bad_input_is_named(call, match):
         call()
 
 
+@pytest.mark.parametrize(("call", "argument", "value", "rule"), [
+    (lambda: GaussianSampler(1, -1), "sigma", -1, "must be a finite number > 0"),
+    (lambda: GaussianSampler(1, 1, steps=1.5), "steps", 1.5, "must be an integer in [1, 1000000]"),
+    (lambda: SubsampledGaussianSampler(1, 1.5), "sample_rate", 1.5, "must be a finite number > 0 at most 1"),
+    (lambda: RandomizedResponseSampler(1, k=1), "k", 1, "must be an integer in [2, 1000000000000000] (the number of values)"),
+    (lambda: GaussianSampler(1e60, 1e-60), "sigma", 1e-60,
+     "must make sqrt(steps) sensitivity/sigma (the theory's mu) within [1e-100, 1e+100), not 1e+120"),
+    (lambda: simulate(GaussianSampler(), 10, seed=1, confidence=1.0), "confidence", 1.0, "must be in (0, 1)"),
+])
+def test_bad_input_carries_the_argument_its_value_and_the_rule(call, argument, value, rule):
+    # built by gdpproof.errors.bad, the one builder: a front end can rename the argument
+    from gdpproof.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    assert (info.value.argument, info.value.value, info.value.rule) == (argument, value, rule)
+
+
 def test_one_subsampled_step_is_p_g_plus_one_minus_p_id_and_not_the_reverse():
     # steps = 1: T(P, Q) = p G_{1/sigma} + (1 - p) Id exactly; its inverse (the other ordering)
     # is rejected (a direction check).  False failure <= 1e-6 for the first assertion.

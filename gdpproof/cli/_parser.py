@@ -264,7 +264,8 @@ def _account_options(p: argparse.ArgumentParser) -> None:
 
 def _simulate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("mechanism", nargs="?", choices=("gaussian", "randomized-response", "laplace", "module"),
-                   help="a mechanism by kind and options, or leave it out and give --mechanism SPEC")
+                   help="a mechanism by kind and options (the spec KIND:key=value,... they name), or leave it out "
+                        "and give --mechanism SPEC")
     p.add_argument("--mechanism", dest="spec", metavar="SPEC",
                    help="the mechanism as gdpproof account takes it, KIND:key=value,... (gaussian, gdp, laplace, rr, "
                         "pure-dp, discrete-gaussian; sample-rate= for DP-SGD steps; times=)")

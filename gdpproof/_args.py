@@ -2,19 +2,16 @@
 
 Plain numbers (int, float, :class:`fractions.Fraction`, :class:`decimal.Decimal`, decimal and
 ``p/q`` strings, mpmath and numpy numbers) become exact Fractions (:func:`plain_value`): a float
-is its binary value, a string or Decimal its decimal value (``"0.1"`` is 1/10).  On that:
+is its binary value, a string or Decimal its decimal value (``"0.1"`` is 1/10).  On that,
+:func:`exact`, :func:`nonnegative`, :func:`positive` and :func:`probability` give exact sympy
+values (sympy expressions too: a constraint raises only when it is provably false);
+:func:`rational_fraction`, :func:`nonnegative_fraction`, :func:`positive_fraction` and
+:func:`probability_fraction` give the same values as Fractions, with the same rules and
+messages, without loading sympy; :func:`count` and :func:`seed` take integer counts and seeds.
 
-- :func:`exact` and the checks :func:`nonnegative`, :func:`positive`, :func:`probability` give
-  exact sympy values (sympy expressions too: validation is three-valued, a constraint raises only
-  when it is provably false, so symbolic parameters pass when nothing is known about them);
-- :func:`rational_fraction`, :func:`nonnegative_fraction`, :func:`positive_fraction` and
-  :func:`probability_fraction` give the same values as Fractions, with the same rules and
-  messages, without loading sympy (the certified conversions parse plain arguments so);
-- :func:`count` and :func:`seed` take integer counts and seeds.
-
-Standard library only at import (sympy and mpmath are used when a value is one of theirs, or
-when a sympy value is asked for), so the numpy-only simulation and the command line's start-up
-parse with it too.  Errors are built by :func:`gdpproof.errors.bad`.
+Standard library only at import (sympy and mpmath are used when a value is one of theirs), so
+the numpy-only simulation and the command line's start-up parse with it too.  Errors are built
+by :func:`gdpproof.errors.bad`.
 """
 
 from __future__ import annotations

@@ -5,15 +5,8 @@ when the parent is killed (SIGKILL, or SIGTERM, whose default action skips every
 would stay alive, each holding its memory, until someone kills them.  The workers of
 :func:`process_pool` watch their parent from a daemon thread and leave (``os._exit``) within
 :data:`WATCH_SECONDS` of its death: a dead parent's child is re-parented, so its ``getppid()``
-changes.  Stdlib only: tables (reference) and Monte Carlo (simulation) both use it.
-
-The workers ignore SIGINT.  Ctrl-C at a terminal interrupts the whole foreground process group;
-a worker interrupted in the middle of its queue traffic could leave the pool's manager thread
-waiting for good.  The parent alone takes the KeyboardInterrupt and calls :func:`stop`: the
-chunks not started are cancelled, and the workers end after the few already handed to them.
-(Ending them at once is not safe: a worker killed while it writes a result leaves the manager
-thread reading a half message for good.  The command line, whose process ends anyway, leaves
-without waiting: :func:`gdpproof.cli.main`.)
+changes.  The workers ignore SIGINT; the parent takes Ctrl-C and calls :func:`stop` (why, beside
+the code).  Stdlib only: tables (reference) and Monte Carlo (simulation) both use it.
 """
 
 from __future__ import annotations
@@ -37,6 +30,10 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
 
 def stop(pool: ProcessPoolExecutor) -> None:
     """Stop ``pool`` on Ctrl-C or an error: cancel what has not started, without waiting."""
+    # The workers end after the few chunks already handed to them.  Ending them at once is not
+    # safe: a worker killed while it writes a result leaves the pool's manager thread reading a
+    # half message for good.  (The command line, whose process ends anyway, leaves without
+    # waiting: gdpproof.cli.main.)
     pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -44,7 +41,10 @@ def _watch_parent(parent: int) -> None:
     """Worker initializer: leave at once if ``parent`` is gone already, else watch it."""
     if os.getppid() != parent:
         os._exit(1)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # Ctrl-C at a terminal interrupts the whole foreground process group, and a worker interrupted
+    # in the middle of its queue traffic could leave the pool's manager thread waiting for good:
+    # Ctrl-C is the parent's alone to handle (it calls stop()).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch, args=(parent,), name="gdpproof-parent-watch", daemon=True).start()
 
 

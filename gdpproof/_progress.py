@@ -20,14 +20,13 @@ class Progress:
     ``eta=False`` leaves the estimate out (items of very different durations: the rate says nothing).
     With ``delay`` nothing is drawn before that many seconds have passed (quick work stays silent).
 
-    Examples
-    --------
-    >>> import io
-    >>> out = io.StringIO()
-    >>> bar = Progress(4, "table", unit="rows", stream=out, clock=iter(range(100)).__next__)
-    >>> bar.advance(2); bar.close()
-    >>> out.getvalue().splitlines()[-1].strip()
-    'table [##########          ] 2/4 rows  1.0 rows/s  ETA 2s'
+    Examples:
+        >>> import io
+        >>> out = io.StringIO()
+        >>> bar = Progress(4, "table", unit="rows", stream=out, clock=iter(range(100)).__next__)
+        >>> bar.advance(2); bar.close()
+        >>> out.getvalue().splitlines()[-1].strip()
+        'table [##########          ] 2/4 rows  1.0 rows/s  ETA 2s'
     """
 
     def __init__(self, total: int, label: str, *, unit: str = "items", enabled: bool = True, done: int = 0,
@@ -90,13 +89,12 @@ class Ticker:
     stream is a terminal.  The
     line is erased when the work ends (a context manager).
 
-    Examples
-    --------
-    >>> import io
-    >>> with Ticker("account", stream=io.StringIO()) as t:  # not a terminal: silent
-    ...     pass
-    >>> t.drawn
-    False
+    Examples:
+        >>> import io
+        >>> with Ticker("account", stream=io.StringIO()) as t:  # not a terminal: silent
+        ...     pass
+        >>> t.drawn
+        False
     """
 
     def __init__(self, label: str, *, delay: float | None = None, stream: TextIO | None = None,

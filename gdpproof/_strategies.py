@@ -95,14 +95,13 @@ def gdp_guarantees(*, min_mu: float = 0.0, max_mu: float | None = None) -> Searc
     """The mu of a mu-GDP guarantee: finite floats in [min_mu, max_mu] (default all mu >= 0), and
     values :func:`gdpproof.gaussian` takes: 0 or [1e-100, 1e100] (one drawn below 1e-100 is 0).
 
-    Examples
-    --------
-    >>> from hypothesis import given
-    >>> from gdpproof.strategies import gdp_guarantees
-    >>> @given(gdp_guarantees(min_mu=0.1, max_mu=2.0))
-    ... def test(mu):
-    ...     assert 0.1 <= mu <= 2.0
-    >>> test()
+    Examples:
+        >>> from hypothesis import given
+        >>> from gdpproof.strategies import gdp_guarantees
+        >>> @given(gdp_guarantees(min_mu=0.1, max_mu=2.0))
+        ... def test(mu):
+        ...     assert 0.1 <= mu <= 2.0
+        >>> test()
     """
     mus = _parameters("min_mu", min_mu, "max_mu", max_mu)
     text = _call_text("gdp_guarantees", {"min_mu": min_mu, "max_mu": max_mu}, {"min_mu": 0.0, "max_mu": None})
@@ -114,15 +113,14 @@ def epsilon_delta_pairs(*, min_epsilon: float = 0.0, max_epsilon: float | None =
     """(epsilon, delta) of an (epsilon, delta)-DP guarantee: epsilon >= 0 finite, delta in [0, 1];
     epsilon as :func:`gdpproof.eps_delta` takes it, 0 or [1e-100, 1e100] (as in :func:`gdp_guarantees`).
 
-    Examples
-    --------
-    >>> from hypothesis import given
-    >>> from gdpproof.strategies import epsilon_delta_pairs
-    >>> @given(epsilon_delta_pairs(max_epsilon=10.0, min_delta=1e-300, max_delta=0.5))
-    ... def test(pair):
-    ...     eps, delta = pair
-    ...     assert 0 <= eps <= 10 and 1e-300 <= delta <= 0.5
-    >>> test()
+    Examples:
+        >>> from hypothesis import given
+        >>> from gdpproof.strategies import epsilon_delta_pairs
+        >>> @given(epsilon_delta_pairs(max_epsilon=10.0, min_delta=1e-300, max_delta=0.5))
+        ... def test(pair):
+        ...     eps, delta = pair
+        ...     assert 0 <= eps <= 10 and 1e-300 <= delta <= 0.5
+        >>> test()
     """
     epsilons = _parameters("min_epsilon", min_epsilon, "max_epsilon", max_epsilon)
     d_lo, d_hi = _bounds("min_delta", min_delta, "max_delta", max_delta, floor=0.0, ceiling=1.0)
@@ -148,14 +146,13 @@ def dpsgd_configurations(*, min_noise_multiplier: float = 0.0, max_noise_multipl
     A lower bound of 0 on the noise multiplier or the sample rate excludes 0 itself (neither
     describes DP-SGD).
 
-    Examples
-    --------
-    >>> from hypothesis import given
-    >>> from gdpproof.strategies import dpsgd_configurations
-    >>> @given(dpsgd_configurations(min_noise_multiplier=0.5, max_steps=1000))
-    ... def test(c):
-    ...     assert c.noise_multiplier >= 0.5 and 0 < c.sample_rate <= 1 and 1 <= c.steps <= 1000
-    >>> test()
+    Examples:
+        >>> from hypothesis import given
+        >>> from gdpproof.strategies import dpsgd_configurations
+        >>> @given(dpsgd_configurations(min_noise_multiplier=0.5, max_steps=1000))
+        ... def test(c):
+        ...     assert c.noise_multiplier >= 0.5 and 0 < c.sample_rate <= 1 and 1 <= c.steps <= 1000
+        >>> test()
     """
     s_lo, s_hi = _bounds("min_noise_multiplier", min_noise_multiplier, "max_noise_multiplier", max_noise_multiplier,
                          floor=0.0, ceiling=None)
@@ -193,17 +190,16 @@ def tradeoff_functions(*, families: Sequence[str] = FAMILIES, min_parameter: flo
     drawn below 1e-100 is taken as 0, or as 1e-100 when min_parameter > 0: the families take 0 or
     [1e-100, 1e100]).
 
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from gdpproof.strategies import tradeoff_functions
-    >>> @settings(max_examples=5)
-    ... @given(tradeoff_functions(families=["gaussian"], max_parameter=3.0))
-    ... def test(f):
-    ...     assert f.evaluate("0.5", digits=5) <= 0.5
-    >>> test()
-    >>> tradeoff_functions(families=["laplace"])
-    tradeoff_functions(families=['laplace'])
+    Examples:
+        >>> from hypothesis import given, settings
+        >>> from gdpproof.strategies import tradeoff_functions
+        >>> @settings(max_examples=5)
+        ... @given(tradeoff_functions(families=["gaussian"], max_parameter=3.0))
+        ... def test(f):
+        ...     assert f.evaluate("0.5", digits=5) <= 0.5
+        >>> test()
+        >>> tradeoff_functions(families=["laplace"])
+        tradeoff_functions(families=['laplace'])
     """
     from .symbolic.tradeoff import eps_delta, gaussian, laplace, randomized_response
 

@@ -1,36 +1,16 @@
 r"""Calibrating DP-SGD to a target (epsilon, delta) with proven answers.
 
 :func:`calibrate` finds, for T steps of the subsampled Gaussian mechanism (Poisson sampling or
-fixed-size batches, either neighbouring relation: :func:`gdpproof.mechanisms.dpsgd`) and a
-target (epsilon, delta):
+fixed-size batches, either neighbouring relation: :func:`gdpproof.mechanisms.dpsgd`) and a target
+(epsilon, delta), a noise multiplier sigma (``digits`` significant digits, rounded up) or, for a
+given sigma, a number of steps, a sampling rate (rounded down) or a batch size, whose **proven**
+upper end of epsilon at delta meets the target.  The answer comes with the account at it and at
+the next value on the less private side, which is **not proven** to meet the target; the answer
+is not proven the smallest such sigma.  Coarse estimates steer a secant search in log-log
+coordinates; only :func:`gdpproof.account` decides.
 
-* a noise multiplier sigma, with ``digits`` significant digits, rounded up;
-* or, for a given sigma, a number of steps, a sampling rate (``digits`` significant digits,
-  rounded down) or a batch size;
-
-whose **proven** upper end of epsilon at delta (:func:`gdpproof.account`'s bracket, at
-``rel_width``) is at most the target.  The answer comes with the account at it, and with the
-account one step further (one unit of the last digit for sigma or the rate, one step or one record
-for the integers), whose bracket breaks the target or straddles it: that next value is **not
-proven** to meet the target at this width (its true epsilon may still meet it; where the bracket
-straddles the target, it is undecided).  What is proven is that the answer meets the target.
-It is not proven the smallest such sigma (or the largest steps, rate or batch): the true epsilon
-falls as the noise grows, but the proven upper end, which depends on the grid, is not shown
-monotone, and only the adjacent value is checked.  A narrower ``rel_width`` moves the answer
-closer to the true boundary.
-
-**How.**  The search first estimates where epsilon(x) crosses the target, on a coarse grid: the
-midpoint of a bracket about 4 % wide is within a few parts in 10^5 of the true epsilon (the
-bracket is nearly symmetric about it), so a secant iteration in log-log coordinates on these
-cheap compositions (the grid chosen once, then reused: a warm start) lands near the boundary.  Only
-then is :func:`gdpproof.account` run: the first account's upper end and the slope of log epsilon
-against log x (the estimates' secant, then the secant through the proven values nearest the
-boundary) aim the next account at the crossing of the target, on the safe side, and then at its
-neighbour; a proven answer and a neighbour found to miss end the search.  The accounts run are
-therefore the first guess, the answer and its neighbour when the upper end is smooth, however many
-units of the last digit the guess was off; where it is rough at the grid's scale and two accounts
-have not halved the gap between the proven ends, the gap is bisected.  The estimates and the slope
-steer; only the accounts decide.
+What is proven and how the search runs: ``docs/guides/dpsgd.md`` ("What σ do I need?") and
+``docs/proofs/index.md``.
 """
 
 from __future__ import annotations
@@ -376,36 +356,31 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
     the next value down (one unit of the last digit) is not proven at ``rel_width``.  1 - c is
     then a noise-variance reduction that provably keeps the target.
 
-    Parameters
-    ----------
-    build : callable
-        c (an exact sympy Rational) -> Mechanism.
-    target_epsilon, delta : real
-        The target guarantee.
-    guess : float
-        Where to start (a closed-form estimate: for Gaussian noise, (mu / mu_target)^2).
-    digits, rel_width, progress
-        As in :func:`calibrate`.
-    lowest, highest : float
-        The search domain of c.
+    Args:
+        build: A callable, c (an exact sympy Rational) -> Mechanism.
+        target_epsilon: The target epsilon.
+        delta: The delta of the target guarantee.
+        guess: Where to start (a closed-form estimate: for Gaussian noise, (mu / mu_target)^2).
+        digits: As in :func:`calibrate`.
+        rel_width: As in :func:`calibrate`.
+        progress: As in :func:`calibrate`.
+        lowest: The lower end of the search domain of c.
+        highest: The upper end of the search domain of c.
 
-    Returns
-    -------
-    Calibration
-        ``parameter == "variance_factor"``, ``schedule`` None.
+    Returns:
+        A :class:`Calibration` with ``parameter == "variance_factor"`` and ``schedule`` None.
 
-    Examples
-    --------
-    Three Laplace mechanisms of scale sqrt(c) (variance 2c), for epsilon 2 at delta 1e-5:
+    Examples:
+        Three Laplace mechanisms of scale sqrt(c) (variance 2c), for epsilon 2 at delta 1e-5:
 
-    >>> import sympy
-    >>> from gdpproof.mechanisms import LaplaceMechanism, Repeated
-    >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
-    ...                        guess=2.0, digits=3)
-    >>> c
-    Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
-    >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
-    ('2.26', True)
+        >>> import sympy
+        >>> from gdpproof.mechanisms import LaplaceMechanism, Repeated
+        >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
+        ...                        guess=2.0, digits=3)
+        >>> c
+        Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
+        >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
+        ('2.26', True)
     """
     target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:

@@ -2,28 +2,16 @@
 
 Strategies (plural nouns, keyword-only ``min_``/``max_`` bounds, the widest valid domain by
 default, :class:`hypothesis.errors.InvalidArgument` for impossible bounds, built constructively):
+:func:`tradeoff_functions`, :func:`gdp_guarantees`, :func:`epsilon_delta_pairs` and
+:func:`dpsgd_configurations`.  :func:`assert_accountant` audits a user's accountant function
+against gdpproof's certified values, failing with every unsafe finding (``docs/guides/auditing.md``).
 
-* :func:`tradeoff_functions` -- :class:`gdpproof.TradeOff` values of the standard families;
-* :func:`gdp_guarantees` -- mu of a mu-GDP guarantee;
-* :func:`epsilon_delta_pairs` -- (epsilon, delta) of an (epsilon, delta)-DP guarantee;
-* :func:`dpsgd_configurations` -- (noise_multiplier, sample_rate, steps) of DP-SGD.
-
-The helper :func:`assert_accountant` audits a user's accountant function against gdpproof's
-certified values (:func:`gdpproof.audit.audit_function`) and fails with every unsafe or
-erroneous finding listed.  A test in a library's own suite is one call::
-
-    from gdpproof.strategies import assert_accountant
-
-    def test_my_delta():
-        assert_accountant(my_lib.delta_for_gdp, "delta_from_epsilon")
-
-Examples
---------
->>> from gdpproof.strategies import gdp_guarantees, epsilon_delta_pairs
->>> gdp_guarantees(max_mu=5.0)
-gdp_guarantees(max_mu=5.0)
->>> epsilon_delta_pairs(min_delta=1e-10, max_delta=1e-3)
-epsilon_delta_pairs(min_delta=1e-10, max_delta=0.001)
+Examples:
+    >>> from gdpproof.strategies import gdp_guarantees, epsilon_delta_pairs
+    >>> gdp_guarantees(max_mu=5.0)
+    gdp_guarantees(max_mu=5.0)
+    >>> epsilon_delta_pairs(min_delta=1e-10, max_delta=1e-3)
+    epsilon_delta_pairs(min_delta=1e-10, max_delta=0.001)
 """
 
 from __future__ import annotations
@@ -32,7 +20,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._strategies import (
-    FAMILIES,
     DPSGDConfiguration,
     dpsgd_configurations,
     epsilon_delta_pairs,
@@ -62,19 +49,18 @@ def assert_accountant(fn: Callable[..., Any], quantity: str, *, quick: bool = Tr
     the message lists every such finding with its input.  Returns the
     :class:`~gdpproof.audit.AuditReport` otherwise.
 
-    Examples
-    --------
-    >>> import math
-    >>> from gdpproof.strategies import assert_accountant
-    >>> def classic_sigma(eps, delta):  # the textbook bound, valid only for eps < 1
-    ...     return math.sqrt(2 * math.log(1.25 / delta)) / eps
-    >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(0.5, 1e-5)]).ok
-    True
-    >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(10.0, 1e-5)])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    AssertionError: classic_sigma is unsafe on 1 input (sigma_from_epsilon_delta):
-      unsafe -3.08e-02  classic_sigma(epsilon=10.0, delta=1e-05) = 0.4844805262605389; reference 0.49988861970...
+    Examples:
+        >>> import math
+        >>> from gdpproof.strategies import assert_accountant
+        >>> def classic_sigma(eps, delta):  # the textbook bound, valid only for eps < 1
+        ...     return math.sqrt(2 * math.log(1.25 / delta)) / eps
+        >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(0.5, 1e-5)]).ok
+        True
+        >>> assert_accountant(classic_sigma, "sigma_from_epsilon_delta", inputs=[(10.0, 1e-5)])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        AssertionError: classic_sigma is unsafe on 1 input (sigma_from_epsilon_delta):
+          unsafe -3.08e-02  classic_sigma(epsilon=10.0, delta=1e-05) = 0.4844805262605389; reference 0.49988861970...
     """
     from .audit.functions import audit_function
 

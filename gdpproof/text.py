@@ -1,26 +1,16 @@
 """Numbers as text: the one place where gdpproof writes a number for a reader.
 
-Each function has one meaning, and its name says which:
+Each function has one meaning, and its name says which: :func:`show` (any value as the user gave
+it, for an error message; never raises), :func:`fraction_text`, :func:`double_text`,
+:func:`decimal_text` and :func:`show_number` (exact values as a reader wrote them),
+:func:`given_text`, :func:`answer_text`, :func:`cell_text` and :func:`table_value_text` (a given
+or certified value in a statement, an answer or a table), :func:`json_number` (the command
+line's JSON), and :func:`terminating_text`, :func:`significant_text`, :func:`percent_text`,
+:func:`round_fraction` and :func:`decimal_digits` (exact rationals rounded in a chosen
+direction).
 
-- :func:`show`: any value as the user gave it, for an error message (never raises);
-- :func:`fraction_text`: an exact ``num/den``, or ``~1.23457e+5000`` when too long;
-- :func:`double_text`: a rational that is a double as that double's shortest repr;
-- :func:`decimal_text`: the exact decimal of a rational whose denominator is ``2^a 5^b``;
-- :func:`show_number`: a mechanism's parameter as the user most likely wrote it;
-- :func:`given_text`: a given delta or epsilon in a statement (rounded up when long);
-- :func:`answer_text`: a calibrated answer on its grid of digits;
-- :func:`cell_text`: a certified decimal shortened for a table cell;
-- :func:`table_value_text`: a certified decimal as a table file stores it;
-- :func:`json_number`: a number in the command line's JSON (a string: the digits it prints);
-- :func:`terminating_text`: an exact rational as its decimal when that terminates, else 30 digits;
-- :func:`significant_text`: an exact rational rounded, in a chosen direction, to a few digits;
-- :func:`percent_text`: 100 x with a fixed number of decimals, rounded in a chosen direction;
-- :func:`round_fraction` and :func:`decimal_digits`: an exact rational rounded, in a chosen
-  direction, to a number of significant decimal digits, and those digits as a ``Decimal``.
-
-Standard library only, imported lazily where it costs start-up time (the command line's
-``--help`` loads this module through :mod:`gdpproof.errors`); sympy values are accepted where a
-caller has them, without this module importing sympy.
+Standard library only, imported lazily where it costs start-up time (``--help`` loads this
+module through :mod:`gdpproof.errors`); sympy values are accepted without importing sympy.
 """
 
 from __future__ import annotations

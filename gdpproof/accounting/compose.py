@@ -177,13 +177,12 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
     errors, measured on each composed lattice), so each bracket is proven as
     :func:`compose_losses`'s is.
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.losses import GaussianLoss
-    >>> like = compose_losses([(GaussianLoss(0.1), 100)], grid_step=1e-3, eta=1e-10)
-    >>> comps = list(compose_prefixes(like, [25, 100]))
-    >>> [c.steps for c in comps], [round(c.epsilon(1e-5).upper, 2) for c in comps]
-    ([25, 100], [2.01, 4.41])
+    Examples:
+        >>> from gdpproof.accounting.losses import GaussianLoss
+        >>> like = compose_losses([(GaussianLoss(0.1), 100)], grid_step=1e-3, eta=1e-10)
+        >>> comps = list(compose_prefixes(like, [25, 100]))
+        >>> [c.steps for c in comps], [round(c.epsilon(1e-5).upper, 2) for c in comps]
+        ([25, 100], [2.01, 4.41])
     """
     if like.route != FLOAT_ROUTE or like.step_laws is None or len(like.parts) != 1:
         raise bad("like", like, "must be a float-route composition of one loss (from compose_losses)")

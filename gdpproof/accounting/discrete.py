@@ -1,27 +1,13 @@
 r"""The discrete Gaussian mechanism in ball arithmetic: its normalising constant, its privacy profile,
 and its privacy loss for the numerical composition.
 
-N_Z(0, sigma^2) has masses W(z)/S, W(z) = exp(-z^2/(2 sigma^2)) on the integers and
-S = sum_z W(z) (Canonne, Kamath & Steinke 2020).  Every quantity here is a sum over the integers,
-evaluated from the symbolic laws of :data:`gdpproof.symbolic.losses.DISCRETE_GAUSSIAN`
-(:data:`~gdpproof.symbolic.losses.DG_WEIGHT`, :data:`~gdpproof.symbolic.losses.DG_CUT`,
-:data:`~gdpproof.symbolic.losses.DG_TAIL_BOUND`) as a finite sum in arb balls plus a proven tail:
-
-* the upper sums G(a) = sum_{z >= a} W(z), a >= 1, are summed until the last term is below
-  2^-(bits + 10) of the sum, and the rest, sum_{z > n} W(z), is enclosed in [0, TB(n)] with the
-  geometric bound TB(n) = W(n + 1)/(1 - e^{-(2n + 3)/(2 sigma^2)}) (derivations/d14); W is even,
-  so G(a) = S - G(1 - a) for a <= 0 and S = 1 + 2 G(1);
-* the cut between outputs of loss <= ell and > ell is the exact integer
-  DG_CUT(ell) = ceil((Delta^2 - 2 sigma^2 ell)/(2 Delta)), computed in rational arithmetic, so no
-  atom is ever placed on the wrong side of a bin edge.
-
-:func:`discrete_gaussian_delta` certifies delta(eps) = P(X <= c) - e^eps Q(X <= c),
-c = DG_CUT(eps) - 1 (the outputs with L > eps), for every real eps: the pair is symmetric (the
-reflection x -> Delta - x swaps P and Q), so both orderings have this profile.
-:class:`~gdpproof.accounting.losses.DiscreteGaussianLoss` gives the numerical composition (:mod:`gdpproof.accounting.compose`,
-:mod:`gdpproof.accounting.exact_lattice`) the CDF and survival function of the loss, in float64 from a
-table of balls (each value's error far below :data:`~gdpproof.accounting.losses.CDF_ERROR`) and as
-balls at any precision, and its partial means as proven intervals.
+Every quantity is a sum over the integers, evaluated from the laws of
+:data:`gdpproof.symbolic.losses.DISCRETE_GAUSSIAN` as a finite sum in arb balls plus a proven
+geometric tail; the cut between losses at most ell and above it is an exact integer.
+:func:`discrete_gaussian_delta` certifies delta(eps) for every real eps;
+:class:`~gdpproof.accounting.losses.DiscreteGaussianLoss` gives the numerical composition its
+CDFs and partial means.  The sums, the tail bound and why they hold:
+``docs/proofs/discrete.md``.
 """
 
 from __future__ import annotations
@@ -36,7 +22,7 @@ import numpy as np
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
-from ..numeric.engine._mp import arb_from_exact, arb_precision
+from ..numeric.engine._mp import arb_endpoints, arb_from_exact, arb_precision
 from .._args import exact
 from ..numeric.engine.certified import Certified, certify_enclosure
 
@@ -209,6 +195,12 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
         sb = arb_from_exact(s)
         big_s = _normaliser_ball(sb)
         out = (_G(-c, sb, big_s) - arb_from_exact(e).exp() * _G(d - c, sb, big_s)) / big_s
+        if out.is_finite() and out > 0 and not out < 1:
+            # delta <= 1; a ball re-centred by intersection rounds outward past 1 again (at sigma
+            # 1e-100 delta is 1 - e^{-5e199}, never decided), so clip its exact ends instead
+            ends = arb_endpoints(out)
+            if ends is not None:
+                return ends[0], min(ends[1], Fraction(1))
         return out.intersection(flint.arb(0.5, 0.5)) if out.overlaps(flint.arb(0.5, 0.5)) else out
 
     return certify_enclosure(enclose, digits=digits, rounding="up",

@@ -468,8 +468,8 @@ def verdict_of_clt(noise_multiplier: sympy.Expr, sample_rate: sympy.Expr, steps:
 
 
 def _with_bracket(acc: DPSGDAccount, rel_width: float) -> DPSGDAccount:
-    r = dpsgd_epsilon(float(acc.noise_multiplier), float(acc.sample_rate), acc.steps, float(acc.delta),
-                      rel_width=rel_width)
+    # the exact values: dpsgd_epsilon rounds them to doubles on the less private side
+    r = dpsgd_epsilon(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.delta, rel_width=rel_width)
     lo = float_certified(r.eps.lower, 6, "down")
     hi = float_certified(r.eps.upper, 6, "up")
     verdict = verdict_of_clt(acc.noise_multiplier, acc.sample_rate, acc.steps, acc.sampling, acc.delta, lo, hi)

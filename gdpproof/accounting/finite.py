@@ -1,36 +1,12 @@
 r"""Exact composition of finitely supported privacy losses: randomized response, pure eps-DP and
-(eps, delta)-DP, with different parameters, in ball arithmetic.
+(eps, delta)-DP, k-ary randomized response and finite pairs, with different parameters, in ball
+arithmetic (the ``exact-finite`` route of :func:`gdpproof.account`).
 
-The worst pair of (eps_i, delta_i)-DP reveals the data with probability delta_i and is randomized
-response with parameter eps_i otherwise (Kairouz, Oh & Viswanath 2015; DRS Prop 2.5), so the
-privacy loss of one such step is +infinity with probability delta_i and +-eps_i otherwise, with
-the atoms of :data:`gdpproof.symbolic.losses.RANDOMIZED_RESPONSE`.  For n_i copies of each:
-
-    delta(eps) = delta_inf + (1 - delta_inf) sum_k P(k) (1 - e^{eps - s(k)})_+,
-
-with delta_inf = 1 - prod (1 - delta_i)^{n_i}, k = (k_1, ...) the numbers of +eps_i outcomes,
-s(k) = sum (2 k_i - n_i) eps_i and P(k) the product of binomial probabilities.  The pair is
-symmetric (swapping P and Q maps L to -L with the same law), so both orderings have this delta.
-Every term is evaluated in ball arithmetic, so the sum is an enclosure and
-:func:`certify_enclosure` certifies its digits; no float enters.
-
-**General finite pairs** (:func:`pairs_delta`): k-ary randomized response, mechanisms given as two
-finite distributions, and any mix with the above.  Each leaf is a list of atoms (P(o), Q(o)) with
-its likelihood ratio written exactly as r e^{c eps_j} (r rational or +-infinity, c in {-1, 0, 1},
-eps_j one of the leaves' epsilons).  The n-fold and mixed compositions are the product pairs;
-their atoms are convolved by repeated squaring, atoms of the same ratio (same r, same integer
-combination of the eps_j) merged, so that n-fold k-ary randomized response has 2n + 1 atoms.
-The profile of the product pair, in both orderings, is the hockey-stick divergence
-
-    delta_{P||Q}(eps) = sum_o (P(o) - e^eps Q(o))_+   (+infinite-ratio atoms contribute P(o)),
-
-which holds for every real eps (DRS Prop. 2.12; Balle et al. 2018, Thm 1); the mechanism's
-delta is the larger of the two orderings.  When every mass is rational (mechanisms given by
-rational distributions) the atoms are composed in exact rational arithmetic and only e^eps is a
-ball; otherwise the masses are balls from the start.  The exact route stops at
-:data:`MAX_ATOMS` merged atoms and :data:`MAX_PRODUCTS` atom products per composition
-(Murtagh & Vadhan 2016: computing the exact composition is #P-hard in general, and the number of
-distinct losses can grow like the product of the counts); beyond, use the bracket route.
+:func:`finite_delta` sums the binomial terms of randomized response and (eps, delta)-DP;
+:func:`pairs_delta` composes any leaves' atoms exactly (rationals where the masses are rational,
+balls for e^eps) and certifies delta(eps) as the hockey-stick sum of the product pair.  The route
+stops at :data:`MAX_ATOMS` merged atoms and :data:`MAX_PRODUCTS` atom products per composition.
+The formulas, why they hold and the references: ``docs/proofs/finite.md``.
 """
 
 from __future__ import annotations
@@ -144,18 +120,18 @@ def _enclosure(groups: Sequence[FiniteGroup], eps: sympy.Expr) -> Any:
 def finite_delta(groups: Sequence[FiniteGroup], epsilon: sympy.Expr, *, digits: int) -> Certified:
     """delta(eps) of the composition of the groups, certified to ``digits`` digits, rounded up.
 
-    Parameters
-    ----------
-    groups : sequence of (eps_i, delta_i, n_i)
-        Exact eps_i >= 0, delta_i in [0, 1], counts n_i >= 1.
-    epsilon : exact sympy number
-        The epsilon at which delta is wanted (any real: the profile is defined for eps < 0 too).
+    Args:
+        groups: (eps_i, delta_i, n_i) triples: exact eps_i >= 0, delta_i in [0, 1], counts n_i >= 1.
+        epsilon: An exact sympy number, the epsilon at which delta is wanted (any real: the profile
+            is defined for eps < 0 too).
 
-    Examples
-    --------
-    >>> import sympy
-    >>> finite_delta([(sympy.Integer(1), sympy.Integer(0), 1)], sympy.Integer(0), digits=10)
-    Certified('0.4621171573', digits=10, rounding='up')
+    Returns:
+        The certified delta, rounded up.
+
+    Examples:
+        >>> import sympy
+        >>> finite_delta([(sympy.Integer(1), sympy.Integer(0), 1)], sympy.Integer(0), digits=10)
+        Certified('0.4621171573', digits=10, rounding='up')
     """
     if not groups:
         raise bad("groups", groups, "must name at least one mechanism")
@@ -382,22 +358,22 @@ def pairs_delta(leaves: Sequence[tuple[Sequence[FiniteAtom], int]], epsilon: sym
                 ordering: str = "worse") -> Certified:
     r"""delta(eps) of the composition of finite pairs, certified to ``digits`` digits, rounded up.
 
-    Parameters
-    ----------
-    leaves : sequence of (atoms, n)
-        n copies of the pair with atoms :data:`FiniteAtom`.
-    epsilon : exact sympy number
-        Any real eps (the hockey-stick divergence is defined for eps < 0 too).
-    ordering : {"worse", "P||Q", "Q||P"}
-        The ordering whose delta is returned; "worse" is the larger of the two.
+    Args:
+        leaves: (atoms, n) pairs: n copies of the pair with atoms :data:`FiniteAtom`.
+        epsilon: An exact sympy number, any real eps (the hockey-stick divergence is defined for
+            eps < 0 too).
+        ordering: "worse", "P||Q" or "Q||P": the ordering whose delta is returned; "worse" is the
+            larger of the two.
 
-    Examples
-    --------
-    >>> import sympy
-    >>> R = sympy.Rational
-    >>> atoms = ((R(1, 2), R(1, 4), Fraction(2), 0, 0), (R(1, 2), R(3, 4), Fraction(2, 3), 0, 0))
-    >>> pairs_delta([(atoms, 2)], sympy.Integer(0), digits=10, ordering="P||Q")
-    Certified('0.3125000000', digits=10, rounding='up')
+    Returns:
+        The certified delta, rounded up.
+
+    Examples:
+        >>> import sympy
+        >>> R = sympy.Rational
+        >>> atoms = ((R(1, 2), R(1, 4), Fraction(2), 0, 0), (R(1, 2), R(3, 4), Fraction(2, 3), 0, 0))
+        >>> pairs_delta([(atoms, 2)], sympy.Integer(0), digits=10, ordering="P||Q")
+        Certified('0.3125000000', digits=10, rounding='up')
     """
     if ordering not in ("worse", "P||Q", "Q||P"):
         raise bad("ordering", ordering, "must be 'worse', 'P||Q' or 'Q||P'")

@@ -1,22 +1,14 @@
 r"""Privacy-loss laws compiled from their sympy expressions: what the numerical composition reads.
 
 :class:`PrivacyLoss` is the interface of :mod:`gdpproof.accounting.compose`: the CDF and survival
-function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`), and partial
-means E[L; a < L <= b] as proven intervals.  :class:`CompiledLoss` provides all of them for a
-:class:`ExactLaw` (a family at exact parameter values) from the kernels generated ahead of time
-from :mod:`gdpproof.symbolic.losses` (:mod:`gdpproof.numeric.engine._loss_kernels`; the discrete
-families, whose parameters stay exact sympy numbers, compile the few expressions they need):
+function of L under each law in float64 (absolute error at most :data:`CDF_ERROR`, an assumption
+about scipy's ``erfc`` that the test suite measures), and partial means E[L; a < L <= b] as proven
+intervals.  :class:`CompiledLoss` provides them for an :class:`ExactLaw` (a family at exact
+parameter values) from the kernels generated ahead of time from :mod:`gdpproof.symbolic.losses`
+(:mod:`gdpproof.numeric.engine._loss_kernels`): numpy/scipy for the CDFs, ball arithmetic
+(python-flint) for the partial means, by their closed form or by arb's rigorous integration.
 
-* CDF and survival function: numpy/scipy code generated ahead of time by ``sympy.lambdify``
-  (:mod:`gdpproof.numeric.engine._loss_kernels`; the erfc, expm1 and log1p forms
-  of the expressions carry over, so the tails do not cancel);
-* partial means: the closed form M(ell) = E[L; L <= ell] in ball arithmetic (python-flint), so
-  M(b) - M(a) is a rigorous enclosure; where there is no closed form, arb's rigorous integration
-  (``acb.integral``) of the loss times the density in the output variable.
-
-The float CDF error is an assumption about scipy's ``erfc`` and the few float operations around
-it (the test suite measures the worst error against arb at 1.6e-16); the partial means and
-everything downstream of the CDF values are proven.
+How each is compiled and what is assumed: ``docs/proofs/losses.md``.
 """
 
 from __future__ import annotations
@@ -487,9 +479,14 @@ class SubsampledGaussianLoss(CompiledLoss):
 
 
 def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
-    """(sigma, p) of a subsampled Gaussian step, validated: the range the engines are tested on."""
-    s = float(checked("noise_multiplier", sigma, "positive"))
-    q = float(checked("sample_rate", p, "probability"))
+    """(sigma, p) of a subsampled Gaussian step, validated (the range the engines are tested on) and
+    rounded to doubles on the less private side (sigma down, p up), so that a bracket for the
+    doubles holds for the values given ("1.1" is not a double)."""
+    s_exact = checked("noise_multiplier", sigma, "positive")
+    q_exact = checked("sample_rate", p, "probability")
+    s = directed_double(s_exact, up=False) if isinstance(s_exact, Fraction) else _safe_double(s_exact, up=False)
+    q = directed_double(q_exact, up=True) if isinstance(q_exact, Fraction) else _safe_double(q_exact, up=True)
+    q = min(q, 1.0)
     if not math.isfinite(s) or not 0.02 * (1 - 1e-15) <= s <= 1e4:
         raise bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
     if not 1e-9 <= q <= 1:

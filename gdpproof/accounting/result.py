@@ -101,10 +101,9 @@ class ProvenBound(Bound):
     """A proven bracket on a privacy loss (epsilon or delta): ``float()`` gives its upper end, the
     value to report (the mechanism satisfies the guarantee with it); ``lower`` and ``upper`` stay.
 
-    Examples
-    --------
-    >>> float(ProvenBound(1.0, 1.01))
-    1.01
+    Examples:
+        >>> float(ProvenBound(1.0, 1.01))
+        1.01
     """
 
     def __float__(self) -> float:

@@ -1,32 +1,15 @@
 r"""The one door: the privacy of any mechanism value, by the strongest route that applies.
 
 :func:`account` takes a mechanism value (:mod:`gdpproof.mechanisms`) and either ``delta`` (then it
-reports epsilon) or ``epsilon`` (then it reports delta).  Routes, strongest first:
+reports epsilon) or ``epsilon`` (then it reports delta), by the strongest route that applies:
+``exact`` (a closed form, certified digits), ``exact-finite`` (finitely supported losses composed
+exactly: :mod:`gdpproof.accounting.finite`) or ``bracket`` (numerical composition with a proven
+bracket of relative width ``rel_width``: :mod:`gdpproof.accounting.compose`); ``route=`` forces
+one.  A reported epsilon or delta is rounded up, a bracket's lower end down; for DP-SGD the CLT
+is reported beside the answer, labelled as an approximation.
 
-``exact``
-    A closed form: compositions of Gaussian mechanisms are exactly G_mu with
-    mu = sqrt(sum mu_i^2) (DRS Cor. 3.3); single mechanisms with a closed-form trade-off
-    (Laplace, randomized response and its n-fold composition, (eps, delta)-DP) have a closed-form
-    privacy profile; one discrete Gaussian mechanism has its profile as a sum over the integers,
-    evaluated with a proven tail (:mod:`gdpproof.accounting.discrete`).  Digits are certified in ball
-    arithmetic.
-``exact-finite``
-    Finitely supported losses (randomized response, pure and (eps, delta)-DP, discrete Laplace,
-    finite pairs, with different parameters) composed exactly in ball arithmetic
-    (:mod:`gdpproof.accounting.finite`); certified digits.
-``bracket``
-    Numerical composition of the privacy-loss distributions with a proven error bracket
-    (:mod:`gdpproof.accounting.compose`): Gaussian, Laplace, randomized response, discrete Gaussian,
-    discrete Laplace and subsampled Gaussian mechanisms (Poisson or fixed-size batches, add/remove
-    or replace-one neighbours) in any mix.  The answer is a proven [lower, upper] of relative width ``rel_width``: the upper end
-    bounds the mechanism; the lower end bounds it too where the dominating pair is attained
-    (add/remove), and otherwise (replace-one, composed) only the pair (the statement says which).
-
-``route=`` forces one, so that routes can be checked against each other.  Where the CLT applies
-(DP-SGD) its mu and epsilon are reported beside the answer, **labelled as an approximation**.
-
-Rounding: a reported epsilon or delta is rounded up (the mechanism satisfies the guarantee with
-that value); a bracket's lower end is rounded down.
+What each route covers: ``docs/guides/account.md``; what each proves and assumes:
+``docs/proofs/index.md``.
 """
 
 from __future__ import annotations

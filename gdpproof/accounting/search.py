@@ -602,13 +602,12 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     a relative width).  Best effort as in :func:`epsilon_bracket`: the narrowest bracket
     reached, with a :class:`~gdpproof.errors.WidthNotReachedWarning` when wider than asked.
 
-    Examples
-    --------
-    >>> from gdpproof.accounting.losses import GaussianLoss
-    >>> from gdpproof.accounting.search import delta_bracket
-    >>> b, comp = delta_bracket([(GaussianLoss(0.5), 4)], 1.0)
-    >>> b.lower < 0.1269367375066 < b.upper, b.width <= 0.01 * b.upper
-    (True, True)
+    Examples:
+        >>> from gdpproof.accounting.losses import GaussianLoss
+        >>> from gdpproof.accounting.search import delta_bracket
+        >>> b, comp = delta_bracket([(GaussianLoss(0.5), 4)], 1.0)
+        >>> b.lower < 0.1269367375066 < b.upper, b.width <= 0.01 * b.upper
+        (True, True)
     """
     return delta_search(parts, check_eps(epsilon), check_refinement(rel_width, max_refinements), max_refinements,
                         check_route(route))
@@ -644,8 +643,9 @@ def _pairs_delta_step(clean: list, e: float, w: float, eta: float) -> float | No
     e_eff = max(e, s)
     # h_eps aims a relative eps width w; here the absolute eps width is w / (e/s^2 + 1)
     h = min(0.05, max(2e-7, h_eps * math.sqrt(1 / ((e_eff / (s * s) + 1) * e_eff))))
-    # (finer than h_eps: the cap on the points is checked again, else G_30 at eps 100 ran the
-    # balls on 283,000 points, 37 s, where the coupling takes 0.2 s)
+    # (finer than h_eps: the cap on the points is checked again, since far out in eps, as for
+    # G_30 at eps 100, this step would put some 283,000 points in ball arithmetic, tens of
+    # seconds, where the coupling needs a fraction of one)
     return None if _pairs_too_fine(clean, h, eta) else h
 
 

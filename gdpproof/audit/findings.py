@@ -2,27 +2,14 @@
 :class:`AuditReport` (a printed table, JSON with every number as a decimal string), and the
 merging of the reports of a peer's functions and curves into one.
 
-Severity.  A finding that is not an agreement is ranked by the size of its relative error
-|peer - reference| / |reference|:
+A finding that is not an agreement is ranked by its relative error: ``material`` (1 % or more,
+an error, or a value that is not finite), ``minor`` (below 1 %, :data:`MINOR_BELOW`),
+``negligible`` (below :data:`NEGLIGIBLE_BELOW`), ``float-level`` (within :data:`FLOAT_ULPS`
+float64 ulps of the reference, or the audit's ``rtol``), and ``degenerate`` apart (an input at
+the edge of the domain: epsilon = 0, mu = 0, delta >= 1).  Findings are listed by severity, then
+by size; only material unsafe findings make a report fail (``ok`` False, exit code 1).
 
-``material``
-    1 % or more, or an error (an exception, NaN, a violated property), or a value that is not
-    finite;
-``minor``
-    below 1 % (:data:`MINOR_BELOW`);
-``negligible``
-    below 1e-9 (:data:`NEGLIGIBLE_BELOW`);
-``float-level``
-    within :data:`FLOAT_ULPS` units in the last place of float64 of the reference
-    (|v - x| <= FLOAT_ULPS * ulp(v)), or within the audit's ``rtol``: the rounding any float64
-    implementation commits;
-``degenerate``
-    reported apart, whatever its size: an input at the edge of the domain (epsilon = 0, mu = 0,
-    delta >= 1), where a formula's limit, not its value, is asked for.
-
-Findings are listed by severity (material first, degenerate last), then by size (largest first).
-Only material unsafe findings make a report fail (``ok`` is False, the command line exits 1); the
-others are counted apart and listed on request (``--all``; always in the JSON).
+The severities as a user reads them: ``docs/guides/auditing.md``.
 """
 
 from __future__ import annotations

@@ -1,32 +1,14 @@
 r"""Hypothesized trade-off curves for the score audits, read on the side where a rejection stays valid.
 
-A score audit refutes a claim "M is f-DP" when what it measured is impossible under f.  It never
-needs f itself, only a certified **lower** bound f_L <= f: M f-DP implies M f_L-DP, so a
-rejection of f_L rejects f too.  Each curve here answers two questions, both as exact rationals
-that are proven lower bounds:
+A score audit refutes "M is f-DP" from a certified **lower** bound f_L <= f (M f-DP implies M
+f_L-DP, so rejecting f_L rejects f).  Each :class:`Curve` gives ``lower(a)`` = f(a) for the
+threshold tests and ``g_low(x)`` = f(1 - x) for the one-run f-DP recursion, as exact rationals
+that are proven lower bounds, and float estimates of both for searching.
+:class:`TradeOffCurve` evaluates a closed-form symmetric curve in balls, rounded down;
+:class:`BracketCurve` uses the proven lower curve of the numerical composition behind
+:func:`gdpproof.account`; :func:`curve_of` picks one for any mechanism value.
 
-* ``lower(a)``: f(a), for the threshold tests (a bounded error pair (a, b) with b < f(a) refutes f);
-* ``g_low(x)`` = f(1 - x), for the one-run f-DP test of Mahloujifar, Melis & Chaudhuri (2025),
-  whose recursion uses the inverse of the "blow-up" 1 - f: for a symmetric trade-off function
-  (f = f^{-1}, with the left inverse f^{-1}(y) = inf{t : f(t) <= y} of Dong, Roth & Su 2022,
-  Sec. 2), inf{a : 1 - f(a) >= x} = f^{-1}(1 - x) = f(1 - x).
-
-and gives float estimates of both for searching (never printed as results).
-
-The curves:
-
-* :func:`gaussian_curve` and any closed-form symmetric :class:`~gdpproof.TradeOff`
-  (:class:`TradeOffCurve`): f evaluated in ball arithmetic and rounded down
-  (:meth:`gdpproof.TradeOff.evaluate`); the float estimate is the expression's generated numpy
-  kernel.
-* a mechanism value without a closed form (DP-SGD, fixed-size batches, compositions):
-  :class:`BracketCurve`, the proven lower curve of the numerical composition behind
-  :func:`gdpproof.account` (:meth:`~gdpproof.ComposedLoss.tradeoff_curves`: the supporting lines
-  1 - delta_up(eps) - e^eps a and e^-eps (1 - delta_up(eps) - a) over a grid of eps, with the
-  proven upper ends delta_up of the bracket).  That is the side of the bracket on which a
-  rejection stays valid: the upper end of delta, hence the lower end of the trade-off curve.
-
-:func:`curve_of` picks one for any :mod:`gdpproof.mechanisms` value.
+Why these are the valid sides, and the blow-up's inverse: ``docs/proofs/hypotheses.md``.
 """
 
 from __future__ import annotations
@@ -48,7 +30,7 @@ CURVE_DIGITS = 20
 
 
 class Curve(ABC):
-    """A symmetric trade-off curve f, through certified lower bounds (module docstring)."""
+    """A symmetric trade-off curve f, through certified lower bounds (``docs/proofs/hypotheses.md``)."""
 
     #: What the curve is, in words (printed beside every verdict that used it).
     label: str = "a trade-off curve"

@@ -40,7 +40,7 @@ class MechanismAudit:
             the mechanism needs at the claimed epsilon, rounded down; the claim is violated when delta_low >
             claimed_delta.
         detectable_mu (Decimal): The mu of a Gaussian pair of scores this sample size flags with probability
-            about 1/2 (module docstring), 3 significant digits rounded up; Infinity if none is flagged.
+            about 1/2 (``docs/proofs/black_box.md``), 3 significant digits rounded up; Infinity if none is flagged.
         threshold (float, str): The test: reject S when the score is greater (``"greater"``) or less
             (``"less"``) than ``threshold``.
         direction (float, str): The test: reject S when the score is greater (``"greater"``) or less

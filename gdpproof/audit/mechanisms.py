@@ -1,65 +1,17 @@
 """Black-box audit of a mechanism's privacy claim: a lower bound on its mu from samples.
 
-Given samplers of M(S) and M(S') for neighbouring S, S', the audit finds a test that tells the
-two apart and bounds its error rates from above with Clopper–Pearson intervals; by the
-definition of f-DP (Dong, Roth & Su 2022, Def. 2.3) the true error pair of any test lies on or
-above the mechanism's trade-off curve, so the bounded pair shows how private the mechanism can
-at most be.
+Given samplers of M(S) and M(S') for neighbouring S, S', :func:`audit_mechanism` chooses a
+threshold test on one half of the samples and measures it on an independent half: one-sided
+Clopper–Pearson upper bounds on its error rates, proven in ball arithmetic, give
+mu_low = Phi^{-1}(1 - FPR_up) - Phi^{-1}(FNR_up), certified and rounded down, which exceeds the
+true mu with probability at most 1 - confidence (DRS Def. 2.3).  An (epsilon, delta) claim is
+tested against f_{eps,delta} through ``delta_low``.  The result is the same for any number of
+workers.
 
-The statistics, in order:
-
-1. Each data set's ``samples`` outputs are split in two halves drawn from independent seeds: the
-   *selection* half chooses the test, the *estimation* half measures it.  Because the halves are
-   independent, everything chosen on the first is a fixed test for the second, and no
-   correction for the search is needed beyond the two one-sided bounds below.
-2. The test thresholds a scalar score s of the output: "reject S when s > tau" (direction
-   ``greater``) or "when s < tau" (``less``).  The score is the output itself for scalar
-   outputs, the caller's ``score`` callable if given, and otherwise, for vector outputs, the
-   linear score <w, x> with w the difference of the means of M(S') and M(S) on the pilot (the
-   first chunk of the selection half).
-3. Candidate thresholds are quantiles of the pooled pilot scores (every atom when the scores
-   take at most ``thresholds`` values).  On the whole selection half each candidate and each
-   direction is scored by the criterion the estimation will face: the mu (or, for an
-   (epsilon, delta) claim, the delta lower bound) computed from Clopper–Pearson upper bounds of
-   its counts rescaled to the estimation half's size.  Penalising by the interval, not ranking
-   point estimates, keeps the choice away from far tails where few samples fall.
-4. On the estimation half the chosen test's false positives k_P (outputs of M(S) rejected) and
-   false negatives k_Q (outputs of M(S') accepted) are counted, and FPR <= a_up, FNR <= b_up are
-   one-sided Clopper–Pearson upper bounds, each failing with probability g = (1 - confidence)/2
-   (a union bound over the two: the whole statement holds with probability >= confidence).
-   a_up solves P(Binomial(n, a_up) <= k) = g; it is found in floating point, rounded *up* to 10
-   significant digits and then *proven* to satisfy P(Binomial(n, a_up) <= k) <= g by the
-   regularized incomplete beta function in ball arithmetic (python-flint's arb), so it is a
-   valid upper bound whatever the floating-point error.
-5. mu_low = max(0, Phi^{-1}(1 - a_up) - Phi^{-1}(b_up)), certified and rounded down
-   (``gdpproof.mu_from_error_rates(..., rounding="down")``).  If the mechanism is mu-GDP, its
-   test's errors (a, b) satisfy b >= G_mu(a) and a <= a_up, b <= b_up, so
-   b_up >= G_mu(a_up) and mu_low <= mu: P(mu_low > true mu) <= 1 - confidence.
-
-Claims.  A mu-GDP claim is violated when mu_low > mu.  An (epsilon, delta)-DP claim says the
-trade-off curve lies above f_{eps,delta}(a) = max{0, 1 - delta - e^eps a, e^-eps (1 - delta - a)}
-(DRS Prop. 2.5); it is violated when the bounded point lies below that curve, that is when
-delta_low = max{0, 1 - e^eps a_up - b_up, 1 - a_up - e^eps b_up} > delta.  (Comparing mu_low
-with ``mu_from_epsilon_delta(eps, delta)`` would be wrong: that is the largest mu whose G_mu is
-(eps, delta)-DP, but an (eps, delta)-DP mechanism need not be mu-GDP for it, nor for any finite
-mu when delta > 0; randomized response with parameter eps is (eps, 0)-DP and 1.2-GDP at
-eps = 1, while mu_from_epsilon_delta(1, 0) = 0.)  Both verdicts are false alarms with
-probability at most 1 - confidence when the claim is true.
-
-"The mu it could have detected" (``detectable_mu``) is the smallest shift m for which a pair of
-scores N(0, 1) against N(m, 1) is flagged when the estimation counts of its best threshold equal
-their expectations.  To first order in 1/sqrt(n) (the criterion is smooth and monotone in two
-independent, nearly normal counts) that pair is flagged with probability 1/2; selection noise
-makes it slightly less.  It is computed, not guessed: a bisection on m over the same
-Clopper–Pearson criterion, with the threshold chosen exactly.
-
-Chunks are seeded from ``numpy.random.SeedSequence(seed)`` and counted with the Monte Carlo
-layer's runner, so the result is the same whatever the number of workers.
-
-The module is split by job: :mod:`~gdpproof.audit.bounds` (Clopper–Pearson bounds, the
-criteria, the detectable mu), :mod:`~gdpproof.audit.blackbox` (the samplers as a mechanism of
-scores), :mod:`~gdpproof.audit.mechanism_report` (:class:`MechanismAudit`); this module runs
-the audit and re-exports their names.
+The module is split by job: :mod:`~gdpproof.audit.bounds` (the bounds, the criteria, the
+detectable mu), :mod:`~gdpproof.audit.blackbox` (the samplers as a mechanism of scores),
+:mod:`~gdpproof.audit.mechanism_report` (:class:`MechanismAudit`); this module runs the audit and
+re-exports their names.  The statistics step by step: ``docs/proofs/black_box.md``.
 """
 
 from __future__ import annotations
@@ -125,7 +77,7 @@ def audit_mechanism(sample_p: OutputSampler, sample_q: OutputSampler, *, samples
     .. math:: \mu_{low} = \max\{0, \Phi^{-1}(1 - \mathrm{FPR}_{up}) - \Phi^{-1}(\mathrm{FNR}_{up})\}
 
     where FPR_up and FNR_up are proven Clopper–Pearson upper bounds of one test's error rates
-    measured on samples independent of those that chose it (module docstring).
+    measured on samples independent of those that chose it (``docs/proofs/black_box.md``).
 
     Args:
         sample_p (callable): ``sample_p(rng, n)`` returns n outputs of M(S), ``sample_q(rng, n)`` of M(S'),

@@ -1,56 +1,17 @@
 r"""One-run audits: m canaries, each included independently with probability 1/2, one training run.
 
-The auditor looks at the trained model (or every step of it), makes r guesses "in" or "out" and
-abstains on the other m - r canaries; v guesses are right.  The number of guesses must be fixed
-before the scores are seen (for example "the k+ highest scores are in, the k- lowest are out"):
-the analyses below bound the probability of v or more right guesses among a **fixed** number of
-guesses.  Two analyses turn (m, r, v) into evidence against a claim:
+The auditor makes r guesses "in" or "out" (their number fixed before the scores are seen) and v
+are right.  Two analyses turn (m, r, v) into evidence against a claim, each certified in ball
+arithmetic or exact integers and rounded in the safe direction:
 
-**(epsilon, delta)-DP** (Steinke, Nasr & Jagielski 2023, *Privacy auditing with one (1) training
-run*, NeurIPS; Thm. 3.1 for delta = 0 and its delta > 0 form, whose p-value their paper's code
-computes).  If the training is (eps, delta)-DP, then with q = e^eps / (1 + e^eps)
+* (epsilon, delta)-DP (Steinke, Nasr & Jagielski 2023): :func:`one_run_p_value` and the largest
+  epsilon rejected, :func:`one_run_epsilon`;
+* f-DP for any symmetric certified curve (Mahloujifar, Melis & Chaudhuri 2025): the recursion run
+  in integers on a lower bound of f, :func:`fdp_p_value` and the largest mu rejected,
+  :func:`fdp_mu`; :func:`fdp_family_epsilon` for a family of DP-SGD curves.
 
-.. math:: P[V \ge v] \le \beta + 2 m \delta\, \alpha,\quad
-          \beta = P[\mathrm{Bin}(r, q) \ge v],\quad
-          \alpha = \max_{1 \le i \le v} \tfrac1i P[v - i \le \mathrm{Bin}(r, q) < v].
-
-:func:`one_run_p_value` evaluates the right side (capped at 1) in ball arithmetic (python-flint's
-arb: the binomial masses by their exact recurrence, the max over i on balls) and rounds it up.
-:func:`one_run_epsilon` reports the largest eps the data reject at level 1 - confidence, rounded
-down to its printed digits: the printed eps has a certified p-value <= 1 - confidence and the next
-decimal up has a certified p-value above it.  Any rejected eps is a valid lower bound, even if
-the p-value were not monotone in eps: an (eps_M, delta)-DP mechanism is (eps, delta)-DP for every
-eps >= eps_M, so P[V >= v] <= inf over eps >= eps_M of the p-value, which is at most alpha when
-some eps above eps_M is rejected.
-
-**f-DP** (Mahloujifar, Melis & Chaudhuri 2025, *Auditing f-differential privacy in one run*,
-ICML).  For a symmetric trade-off function f, a level tau and c = v correct among k = r guesses,
-start from r_c = tau c/m and h_c = tau (k - c)/m and for i = c - 1, ..., 0 set
-
-.. math:: h_i = \max(h_{i+1},\ f(1 - r_{i+1})),\qquad
-          r_i = \min\bigl(r_{i+1} + \tfrac{i}{k - i}(h_i - h_{i+1}),\ 1\bigr)
-
-(f(1 - x) is the inverse of the blow-up 1 - f, :mod:`~gdpproof.audit.hypotheses`).  If
-r_0 + h_0 > k/m, then P[V >= c] < tau under f-DP: the test rejects f at level tau.  This is the
-recursion of jax_privacy's ``epsilon_one_run_fdp`` (its ``audit_objective``, after the paper's
-``audit_rh_with_cap``), there only for Gaussian curves fitted to (eps, delta); here for any
-certified curve.  derivations/d15_one_run_audit.py checks it, and the (eps, delta) p-value, against
-brute-force enumeration of the best adversary for small m.
-
-Certification of the recursion.  It is run in integers: r and h in units of 2^-200, each step
-``h = max(h, floor f_L(1 - r))`` with f_L a certified lower bound of f, and r rounded down.  A
-rejection by this computation proves a rejection by the exact recursion with the exact f, because
-(shown in d15) the statistic r_0 + h_0 can only grow when the values of f it reads grow: two runs
-A (rounded, smaller values of f) and B (exact) keep r_B - r_A >= c_i (h_B - h_A) >= 0 after the
-step with coefficient c_i = i/(k - i), which decreases along the recursion, and rounding r and h
-down as above keeps that invariant; at the end r_A + h_A <= r_B + h_B.  The same invariant shows
-the statistic grows with tau (the start moves along (c, k - c), and c/(k - c) >= (c - 1)/(k - c + 1)),
-so the p-value inf{tau : rejected} is found by bisection and certified at the printed value, and
-the statistic falls as mu grows for G_mu, so the largest mu rejected is found by bisection too.
-As for eps, any rejected mu is a valid lower bound (mu_M-GDP implies mu-GDP for mu >= mu_M).
-
-Several guess counts chosen in advance are paid for by Bonferroni (:func:`guesses_from_scores`
-and :mod:`gdpproof.audit.scores`).
+Several guess counts fixed in advance are paid for by Bonferroni (:func:`guesses_from_scores`).
+The bounds, the recursion and why its certification holds: ``docs/proofs/one_run.md``.
 """
 
 from __future__ import annotations
@@ -164,7 +125,7 @@ def one_run_p_value(canaries: int, guesses: int, correct: int, *, epsilon: Any, 
     .. math:: \min\{1,\ P[\mathrm{Bin}(r, q) \ge v] + 2 m \delta \max_{i} \tfrac1i
               P[v - i \le \mathrm{Bin}(r, q) < v]\},\qquad q = \frac{e^\varepsilon}{1 + e^\varepsilon}
 
-    (Steinke, Nasr & Jagielski 2023; module docstring).  Assumes: each of the m canaries was
+    (Steinke, Nasr & Jagielski 2023; ``docs/proofs/one_run.md``).  Assumes: each of the m canaries was
     included independently with probability 1/2, and the number of guesses was fixed before the
     scores were seen.
 
@@ -316,7 +277,7 @@ def mmc_statistic(tau: float, m: int, k: int, c: int, g: Callable[[float], float
 
 
 def _mmc_rejects_exact(j: int, m: int, k: int, c: int, curve: Curve) -> bool:
-    """Does the recursion at tau = j m / 2^SCALE_BITS reject?  Proven (module docstring): integers,
+    """Does the recursion at tau = j m / 2^SCALE_BITS reject?  Proven (``docs/proofs/one_run.md``): integers,
     the curve's certified lower bounds, r rounded down."""
     r, h = j * c, j * (k - c)
     for i in range(c - 1, -1, -1):
@@ -330,7 +291,7 @@ def _mmc_rejects_exact(j: int, m: int, k: int, c: int, curve: Curve) -> bool:
 
 
 def fdp_rejects(canaries: int, guesses: int, correct: int, *, claim: Any, level: Any) -> bool:
-    """Whether the one-run f-DP test rejects ``claim`` at ``level`` (proven; module docstring).
+    """Whether the one-run f-DP test rejects ``claim`` at ``level`` (proven: ``docs/proofs/one_run.md``).
 
     ``claim``: mu (a number: mu-GDP), a symmetric TradeOff, a mechanism value or a
     :class:`~gdpproof.audit.hypotheses.Curve`.  True means P[V >= correct] < level under the
@@ -372,7 +333,7 @@ def fdp_p_value(canaries: int, guesses: int, correct: int, *, claim: Any, digits
     the Mahloujifar–Melis–Chaudhuri test rejects it, rounded up to ``digits`` digits.
 
     Assumes: each canary included independently with probability 1/2, the number of guesses
-    fixed before the scores were seen, and a symmetric claimed curve (module docstring).
+    fixed before the scores were seen, and a symmetric claimed curve (``docs/proofs/one_run.md``).
 
     Args:
         canaries: The number of canaries, each included independently with probability 1/2.
@@ -489,21 +450,16 @@ def mmc_mu(m: int, k: int, c: int, level: Fraction, digits: int) -> Certified:
 class FamilyBound:
     """The one-run f-DP bound against a family of DP-SGD curves (:func:`fdp_family_epsilon`).
 
-    Attributes
-    ----------
-    sigma : Certified
-        A noise multiplier whose DP-SGD curve (the claimed schedule: rate, steps, sampling and
-        neighbours) the test rejects, rounded up; every larger one is rejected too (a larger
-        noise multiplier is a stronger claim).  Infinity when none is rejected.
-    epsilon : Certified
-        The proven lower end of that DP-SGD's epsilon at ``delta``, rounded down: if the
-        training's trade-off curve is a DP-SGD curve of this schedule, its epsilon at ``delta``
-        exceeds this (at the test's confidence).  0 when nothing is rejected.
-    delta : Fraction
-    claimed_sigma : Fraction
-        The claimed noise multiplier.
-    rejected : bool
-        Whether the claimed noise multiplier itself is rejected (sigma <= claimed_sigma).
+    Attributes:
+        sigma: A noise multiplier whose DP-SGD curve (the claimed schedule: rate, steps, sampling and
+            neighbours) the test rejects, rounded up; every larger one is rejected too (a larger
+            noise multiplier is a stronger claim).  Infinity when none is rejected.
+        epsilon: The proven lower end of that DP-SGD's epsilon at ``delta``, rounded down: if the
+            training's trade-off curve is a DP-SGD curve of this schedule, its epsilon at ``delta``
+            exceeds this (at the test's confidence).  0 when nothing is rejected.
+        delta: The delta at which ``epsilon`` is bounded.
+        claimed_sigma: The claimed noise multiplier.
+        rejected: Whether the claimed noise multiplier itself is rejected (sigma <= claimed_sigma).
     """
 
     sigma: Certified

@@ -1,26 +1,13 @@
 r"""Attack summaries of canary scores: the ROC with confidence bands, TPR at a given FPR, AUROC and
 the best accuracy.
 
-Counts are exact integers and the estimates exact rationals.  The bounds are Clopper–Pearson
-bounds proven in ball arithmetic, under the same assumption as the threshold tests
-(:mod:`gdpproof.audit.thresholds`): every score an independent draw.
+Counts are exact integers and the estimates exact rationals; the bounds are Clopper–Pearson
+bounds proven in ball arithmetic, under the threshold tests' assumption (every score an
+independent draw).  The ROC band holds simultaneously over every threshold (an order-statistic
+argument); TPR at FPR x is the deterministic threshold's at the held-out rank floor(x n0);
+AUROC is the Mann–Whitney statistic; the best accuracy is over thresholds.
 
-* **ROC band.**  Simultaneous over *every* threshold t at the stated confidence: for the count
-  k = #{held-out scores > t}, 1 - F(t) lies in [L(k), U(k)] except with probability at most the
-  bounds' levels, uniformly in t, by the order-statistic argument (for any distribution F, ties
-  included: the t with a given count form an interval between two order statistics, at whose
-  ends 1 - F is bounded by a uniform order statistic), and likewise for the held-in scores; the
-  four families of bounds (FPR and TPR, lower and upper) each get (1 - confidence)/4, split over
-  the n + 1 possible counts.  The band is evaluated at a few dozen thresholds (held-out order
-  statistics at geometric ranks); being simultaneous, it holds at all of them together.
-* **TPR at FPR x.**  The threshold at the held-out rank floor(x n0) (so at most a fraction x of
-  held-out scores lie above it), its empirical TPR with two-sided Clopper–Pearson bounds and the
-  FPR's upper bound, the three together at the stated confidence.  jax_privacy's
-  ``tpr_at_given_fpr`` instead interpolates on the ROC's convex hull (a classifier randomising
-  between two thresholds); the estimate here is the deterministic threshold's.
-* **AUROC**: the Mann–Whitney statistic, P[held-in score > held-out score] + P[tie]/2, exactly.
-* **Best accuracy**: max over thresholds of (TP + TN)/(n1 + n0), exactly (the prevalence is the
-  sample's).
+Why the band is simultaneous, and how the confidence is split: ``docs/proofs/thresholds.md``.
 """
 
 from __future__ import annotations
@@ -70,7 +57,7 @@ class TprAtFpr:
 
 @dataclass(frozen=True)
 class Summary:
-    """Attack summaries (module docstring)."""
+    """Attack summaries (``docs/proofs/thresholds.md``)."""
 
     confidence: Fraction
     held_in: int

@@ -1,22 +1,13 @@
 """Reading canary scores and one-run guesses from files: CSV, NPY and JSON.
 
-Three kinds of file:
+Three kinds of file: **scores** (``--in`` and ``--out``, one number per canary), **labelled
+scores** (``--scores``, a score and an in/out label per canary) and **guesses** (``--guesses``,
+a guess 1/-1/0 and a label per canary).  Numbers are read exactly as floats from ASCII decimals;
+NaN and infinities are refused.  A bad file raises :class:`ScoreFileError` naming the file, the
+row (counted from 1, the header included) and the rule; files larger than :data:`MAX_BYTES` are
+refused.
 
-* **scores** (``--in`` and ``--out``): one number per canary.  CSV/text: one value per line, or a
-  header naming a ``score`` column; lines starting with ``#`` are comments.  NPY: a 1-D array of
-  real numbers.  JSON: a list of numbers, or an object with a list ``"scores"``.
-* **labelled scores** (``--scores``): a score and a label per canary, the label saying whether
-  the canary was held in (1, ``true``, ``in``) or out (0, ``false``, ``out``).  CSV with a header
-  naming ``score`` and ``label`` columns; NPY of shape (n, 2) (score, label) or a structured
-  array with those fields; JSON: a list of ``{"score": ..., "label": ...}`` objects, or
-  ``{"held_in": [...], "held_out": [...]}``.
-* **guesses** (``--guesses``): for a one-run audit, a guess and a label per canary; the guess is
-  1 (``in``), -1 (``out``) or 0 (``abstain``).  CSV with ``guess`` and ``label`` columns, NPY of
-  shape (n, 2), or a JSON list of ``{"guess": ..., "label": ...}``.
-
-Numbers are read exactly as floats from ASCII decimals; NaN and infinities are refused.  A bad
-file raises :class:`ScoreFileError` naming the file, the row (counted from 1, the header
-included, as an editor shows it) and the rule; files larger than :data:`MAX_BYTES` are refused.
+The layouts each format accepts: ``docs/guides/auditing.md``.
 """
 
 from __future__ import annotations
@@ -165,7 +156,7 @@ def _finite_array(path: str, values: Any, what: str = "score") -> np.ndarray:
 
 
 def read_scores(path: str) -> np.ndarray:
-    """One score per canary (module docstring), as float64."""
+    """One score per canary (the formats: ``docs/guides/auditing.md``), as float64."""
     kind = _kind(path)
     if kind == "npy":
         arr = _load_npy(path)

@@ -1,27 +1,15 @@
 r"""Audit a training run from its canary scores: every bound proven, its method and confidence stated.
 
-:func:`audit_scores` takes the attack scores of held-in and held-out canaries (a loss, a
-likelihood ratio, a gradient inner product: any number that should be higher for held-in
-canaries) and reports, each as its own statement at the stated confidence:
+:func:`audit_scores` takes the attack scores of held-in and held-out canaries (any number that
+should be higher for held-in canaries) and reports, each as its own statement at the stated
+confidence: threshold tests (:mod:`~gdpproof.audit.thresholds`: mu and epsilon lower bounds, the
+envelope), one-run (epsilon, delta) and f-DP bounds (:mod:`~gdpproof.audit.onerun`), and attack
+summaries (:mod:`~gdpproof.audit.roc`).  A claim (a mechanism value, a number mu, or a symmetric
+:class:`~gdpproof.TradeOff`) gets one verdict, by the one method named in ``method``: "refuted"
+means the data are impossible under the claim except with probability at most 1 - confidence.
 
-* **threshold tests** (:mod:`~gdpproof.audit.thresholds`): Clopper–Pearson bounds on the error
-  rates of thresholds chosen honestly (Bonferroni over thresholds fixed in advance, a seeded
-  split, or a given threshold); the mu lower bound (Nasr et al. 2023), the epsilon lower bound
-  at delta (Jagielski, Ullman & Oprea 2020) and the envelope every trade-off curve of the
-  training lies below;
-* **one run, (epsilon, delta)** (:mod:`~gdpproof.audit.onerun`, Steinke, Nasr & Jagielski
-  2023): the largest epsilon rejected from the guesses "the k+ highest scores are in, the k-
-  lowest are out" for a few (k+, k-) fixed in advance (Bonferroni over them);
-* **one run, f-DP** (Mahloujifar, Melis & Chaudhuri 2025): the largest mu rejected, and the
-  claim tested against its own trade-off curve (for DP-SGD also the epsilon of the least noisy
-  DP-SGD curve of the claimed schedule that is rejected);
-* **attack summaries** (:mod:`~gdpproof.audit.roc`): the ROC with simultaneous bands, TPR at
-  given FPRs, AUROC, best accuracy.
-
-A claim (any :mod:`gdpproof.mechanisms` value, a number mu for mu-GDP, or a symmetric
-:class:`~gdpproof.TradeOff`) gets one verdict, by the method named in ``method``: "refuted" means
-the data are impossible under the claim except with probability at most 1 - confidence.  Only
-that method decides (several methods deciding would each spend the error probability).
+How to use it: ``docs/guides/auditing.md``; the statistics: ``docs/proofs/thresholds.md`` and
+``docs/proofs/one_run.md``.
 """
 
 from __future__ import annotations
@@ -510,12 +498,11 @@ def audit_guesses(canaries: int, k_plus: int, k_minus: int, correct: int, *, hel
     ``correct`` of the guesses right (a guess file; no scores).  ``method`` is "one-run" or
     "fdp"; the rest as :func:`audit_scores` (one rule, so no Bonferroni correction).
 
-    Examples
-    --------
-    >>> from gdpproof.audit.scores import audit_guesses
-    >>> r = audit_guesses(1000, 100, 0, 90, delta="1e-5", claim=1)
-    >>> r.one_run.epsilon_low, r.verdict.text
-    (Certified('1.62614', digits=6, rounding='down'), 'not refuted at this confidence')
+    Examples:
+        >>> from gdpproof.audit.scores import audit_guesses
+        >>> r = audit_guesses(1000, 100, 0, 90, delta="1e-5", claim=1)
+        >>> r.one_run.epsilon_low, r.verdict.text
+        (Certified('1.62614', digits=6, rounding='down'), 'not refuted at this confidence')
     """
     from ._exact import counts
 

@@ -1,44 +1,15 @@
 r"""Threshold tests on canary scores: proven Clopper–Pearson bounds on their error rates, with an
 honest correction for choosing the threshold, and what the bounds imply.
 
-The test "guess *in* when the score is above t" has false positive rate FPR(t) = P[score > t] over
-held-out canaries and false negative rate FNR(t) = P[score <= t] over held-in ones.  Every score
-is assumed to be an independent draw (one canary per training run, or canaries that do not
-interact, as in the white-box simulator of :mod:`gdpproof.simulation.canaries`); for many
-canaries in one training run use the one-run analyses (:mod:`gdpproof.audit.onerun`).  The
-direction is one-sided and fixed in advance (``direction="less"`` flips it).
+The test "guess *in* when the score is above t" is bounded at thresholds chosen in one of three
+ways, each valid at the stated confidence: ``bonferroni`` (held-out ranks fixed in advance),
+``split`` (a seeded half chooses, the other measures) or an explicit value.  Every score is
+assumed an independent draw (for many canaries in one run see :mod:`gdpproof.audit.onerun`).
+From the bounds :func:`threshold_audit` gives a mu lower bound (Nasr et al. 2023), an epsilon
+lower bound at delta (Jagielski, Ullman & Oprea 2020), the envelope every trade-off curve of the
+training lies below, and the refutation of a claimed curve.
 
-Three ways to pick thresholds, each valid at the stated confidence c (failure a = 1 - c):
-
-``bonferroni`` (K thresholds)
-    The thresholds sit at held-out order statistics of ranks fixed in advance from the number of
-    held-out scores n0 alone (rank 0 and about K geometrically spaced ranks, or every rank with
-    ``thresholds="all"``).  At t_k, the score with k held-out scores above it,
-    FPR(t_k) <= U(k) fails with probability at most the level of U (k uniform order statistics:
-    1 - F(t_k) <= 1 - U_(n0-k) for any distribution, ties included), and FNR(t_k) is a binomial
-    count given t_k (the held-in scores are independent of the held-out ones).  Each of the 2K
-    bounds gets a / (2K).
-``split`` (seeded)
-    A seeded random half of each sample chooses the threshold (the one maximising the mu lower
-    bound it would give); the other half measures it, a/2 for each bound.  Thresholds chosen on
-    independent data need no further correction.
-``explicit`` (a value)
-    One threshold given in advance; a/2 for each bound.
-
-U is the one-sided Clopper–Pearson upper bound (Clopper & Pearson 1934), proven in ball
-arithmetic (:func:`gdpproof.audit.bounds.clopper_pearson_upper`).  From the bounds (a_j, b_j),
-which hold together with probability >= c:
-
-* mu: if the training is mu-GDP, b_j >= G_mu(a_j), so mu >= Phi^{-1}(1 - a_j) - Phi^{-1}(b_j)
-  (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis 2023, *Tight auditing of
-  differentially private machine learning*); the largest over j, certified and rounded down;
-* epsilon at delta: b_j >= 1 - delta - e^eps a_j and b_j >= e^-eps (1 - delta - a_j) give
-  eps >= log((1 - delta - b_j)/a_j) and eps >= log((1 - delta - a_j)/b_j) (Jagielski, Ullman &
-  Oprea 2020, *Auditing differentially private machine learning: how private is private SGD?*);
-* the envelope: any f with the training f-DP has f(a_j) <= b_j, hence (f convex) f lies below the
-  lower convex hull of the points (a_j, b_j), (0, 1), (1, 0);
-* a claim f is refuted when some b_j < f(a_j) or a_j < f(b_j) (the same test read for the other
-  ordering, the claimed f symmetric), with f certified from below.
+The statistics and why each is valid: ``docs/proofs/thresholds.md``.
 """
 
 from __future__ import annotations
@@ -236,8 +207,8 @@ def epsilon_from_bounds(a: Fraction, b: Fraction, delta: Fraction, digits: int) 
 def threshold_audit(held_in: Any, held_out: Any, *, confidence: Any = "0.95", threshold: Any = "bonferroni",
                     thresholds: int | str = DEFAULT_THRESHOLDS, direction: str = "greater", delta: Any = None,
                     seed: int | None = None, digits: int = 6) -> ThresholdAudit:
-    """Threshold tests on held-in and held-out canary scores, with proven error bounds (module
-    docstring); the mu lower bound and, with ``delta``, the epsilon lower bound they give.
+    """Threshold tests on held-in and held-out canary scores, with proven error bounds
+    (``docs/proofs/thresholds.md``); the mu lower bound and, with ``delta``, the epsilon lower bound they give.
 
     Args:
         held_in (array of real): Scores of canaries that were and were not in the training data (any lengths;

@@ -6,18 +6,11 @@ each with ``run(args) -> int``; the options of all of them are in ``_parser``, w
 none of them, so ``--help`` and ``--version`` load neither sympy nor scipy.  A command's module
 is imported only when that command runs.
 
-Exit codes (the README's table): 0 success; 1 a check or audit found a violation; 2 bad input
-(one line on stderr naming the option, its value and the rule; the user's own module failing
-counts as bad input); 3 the requested digits could not be certified (PrecisionError; nothing is
-printed on stdout), or the computation ran out of memory or recursion depth; 4 a bracket was
-printed but the asked --rel-width was not reached (best effort); 5 an internal error of gdpproof
-(a bug: one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 stdout was closed
-by its reader (``| head``), quietly.
-
-Interrupted, the command (``main()`` reading ``sys.argv``) leaves at once with ``os._exit``: the
-process pools' workers ignore Ctrl-C and would otherwise finish the chunks already handed to
-them (a table's can take a minute) before the interpreter could exit; without their parent
-they end within a quarter of a second (:mod:`gdpproof._pool`).
+Exit codes: 0 success; 1 a check or audit found a violation; 2 bad input (one line on stderr
+naming the option, its value and the rule); 3 the digits could not be certified, or memory or
+recursion ran out; 4 a bracket missed the asked --rel-width; 5 an internal error (a bug, one
+line, never a traceback); 130 interrupted; 141 stdout closed by its reader.  What each covers:
+``docs/command-line.md``.
 """
 
 from __future__ import annotations
@@ -38,6 +31,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code.  With ``argv`` None (the process's own command
     line: the console script, ``python -m gdpproof.cli``), an interrupted run ends the process."""
     code = _main(argv)
+    # Interrupted, leave at once with os._exit: the process pools' workers ignore Ctrl-C and would
+    # otherwise finish the chunks already handed to them (a table's can take a minute) before the
+    # interpreter could exit; without their parent they end within a quarter of a second
+    # (gdpproof._pool).
     if code == 130 and argv is None:
         _leave_now(code)
     return code

@@ -1,68 +1,17 @@
-r"""dp_accounting's accountant interface, answered with gdpproof's proven bracket.
+"""dp_accounting's accountant interface, answered with gdpproof's proven bracket.
 
 :class:`GdpproofAccountant` is a ``dp_accounting.PrivacyAccountant``: compose ``DpEvent`` values
-as with dp_accounting's own ``RdpAccountant`` or ``PLDAccountant``, then ask
-``get_epsilon(target_delta)`` or ``get_delta(target_epsilon)``.  The answer is the **proven upper
-end** of :func:`gdpproof.account` for the composed run, as a float rounded up: the run satisfies
-(epsilon, delta)-DP with it, whatever the discretization.  ``get_epsilon_bracket`` and
-``get_delta_bracket`` return the whole :class:`~gdpproof.Account` (route, lower end, notes).
+as with dp_accounting's own accountants, then ask ``get_epsilon(target_delta)`` or
+``get_delta(target_epsilon)``.  The answer is the **proven upper end** of :func:`gdpproof.account`
+for the composed run, as a float rounded up; ``get_epsilon_bracket`` and ``get_delta_bracket``
+return the whole :class:`~gdpproof.Account`.  :func:`mechanism_from_event` is the one mapping from
+events to mechanism values (Gaussian, Laplace, discrete Laplace, Poisson-sampled Gaussian,
+sampled without replacement, self-composed, composed, no-op and non-private events), under
+``ADD_OR_REMOVE_ONE`` (the default) or ``REPLACE_ONE``.  Other events are unsupported in
+dp_accounting's convention: :class:`EventNotSupportedError`.
 
-Events and their meaning (dp_accounting's ``dp_event.py``; :func:`mechanism_from_event` is the one
-mapping, and the accountant accepts exactly what it maps):
-
-=====================================================  =======================================================
-``GaussianDpEvent(s)``                                 ``GaussianMechanism(sigma=s)`` (sensitivity 1: s is std/C)
-``LaplaceDpEvent(s)``                                  ``LaplaceMechanism(scale=s)`` (L1 sensitivity 1)
-(under ``REPLACE_ONE``)                                 the same with sensitivity 2
-``DiscreteLaplaceDpEvent(a, C)``                       ``DiscreteLaplaceMechanism(scale=1/a, sensitivity=C)`` (2C
-                                                       under ``REPLACE_ONE``; a = 0 or infinity reveals the data)
-``PoissonSampledDpEvent(q, e)``, e Gaussian            ``PoissonSampled(GDP(mu), q)``, mu the exact GDP of e
-``SelfComposedDpEvent(e, n)``                          ``Repeated(m, n)``
-``ComposedDpEvent([e1, ...])``                         ``Composed(m1, ...)``
-``NoOpDpEvent()``, zero counts, q = 0, s = infinity    nothing (no privacy loss)
-``NonPrivateDpEvent()``, s = 0                         ``EpsDelta(0, 1)``: reveals the data (epsilon = inf)
-``PoissonSampledDpEvent(q, non-private)``              ``EpsDelta(0, q)``: reveals it when the record is sampled
-``SampledWithoutReplacementDpEvent(N, B, e)``          ``SampledWithoutReplacement(GDP(mu), B, N, relation)``,
-                                                       e read with the replace-one sensitivity under either relation
-=====================================================  =======================================================
-
-A Poisson-sampled event whose inner events are Gaussian (nested compositions of them included,
-as dp_accounting's RDP accountant allows) runs them all on the same batch: its GDP is exact,
-mu = sqrt(sum mu_i^2) (DRS Cor. 3.3), so it is the subsampled Gaussian mechanism with that mu.
-
-Neighbouring relation: ``ADD_OR_REMOVE_ONE`` (the default, as in dp_accounting) or
-``REPLACE_ONE``.  An event's noise multiplier is the noise scale over the bound C on each
-record's contribution, so replacing a record moves the sum by up to 2C: under ``REPLACE_ONE``
-the Gaussian and Laplace mechanisms have sensitivity 2 (as dp_accounting's PLD accountant reads
-the Gaussian event; its RDP accountant reads sensitivity 1 under both relations, which
-understates replace-one; for fixed-size batches it is the only dp_accounting accountant, and
-with that reading its epsilon can lie below gdpproof's proven lower end).  Sampled events keep
-the relation: ``PoissonSampled(..., neighbours="replace-one")`` and
-``SampledWithoutReplacement(..., neighbours=...)`` (derivation d12).  A fixed-size batch has no
-free slot: removing a record lets another take its place, so the batch sum moves by up to 2C
-under ``ADD_OR_REMOVE_ONE`` too, and the event inside ``SampledWithoutReplacementDpEvent`` has
-sensitivity 2 under either relation (Balle, Barthe & Gaboardi 2018; Zhu, Dong & Wang 2022).  Other events
-(``RandomizedResponseDpEvent``, ``ZCDpEvent``, tree aggregation, ...) are unsupported in
-dp_accounting's convention: :meth:`~GdpproofAccountant.supports` is False and ``compose`` raises
-:class:`EventNotSupportedError`, which is both dp_accounting's ``UnsupportedEventError`` and
-gdpproof's :class:`~gdpproof.errors.NotSupportedError`.
-
-Examples
---------
->>> import math
->>> from decimal import Decimal
->>> import dp_accounting as dpa
->>> from gdpproof.integrations.dp_accounting import GdpproofAccountant, mechanism_from_event
->>> step = dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0))
->>> mechanism_from_event(dpa.SelfComposedDpEvent(step, 1000))
-Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=0.01), 1000)
->>> acc = GdpproofAccountant().compose(step, 1000)
->>> eps = acc.get_epsilon(1e-5)
->>> bracket = acc.get_epsilon_bracket(1e-5)
->>> bracket.route, bracket.eps_lower < Decimal(eps), 1.8 < eps < 1.9
-('bracket', True, True)
->>> eps == bracket.epsilon.upper and Decimal(eps) <= bracket.eps_upper  # the bracket's upper end, a double
-True
+The events table, the sensitivity each relation gives, and an example:
+``docs/guides/dpsgd.md`` ("Inside a training loop").
 """
 
 from __future__ import annotations
@@ -175,37 +124,33 @@ def mechanism_from_event(event: dp_event.DpEvent, *,
                          ) -> Mechanism | None:
     """The gdpproof mechanism value that a dp_accounting ``DpEvent`` describes.
 
-    Parameters
-    ----------
-    event : dp_accounting.DpEvent
-        Gaussian, Laplace, Poisson-sampled (of Gaussian events), self-composed, composed, no-op
-        or non-private events (the table in the module docstring).
-    neighboring_relation : dp_accounting.NeighboringRelation
-        ``ADD_OR_REMOVE_ONE`` or ``REPLACE_ONE``.
+    Args:
+        event: A ``dp_accounting.DpEvent``: Gaussian, Laplace, discrete Laplace,
+            Poisson-sampled (of Gaussian events), sampled without replacement, self-composed,
+            composed, no-op or non-private (the table in ``docs/guides/dpsgd.md``).
+        neighboring_relation: ``ADD_OR_REMOVE_ONE`` or ``REPLACE_ONE``.
 
-    Returns
-    -------
-    Mechanism or None
-        None when the event has no privacy effect (a no-op, zero repetitions, sampling
-        probability 0, infinite noise).  Parameters are the exact doubles the event holds.
+    Returns:
+        The mechanism value, or None when the event has no privacy effect (a no-op, zero
+        repetitions, sampling probability 0, infinite noise).  Parameters are the exact doubles
+        the event holds.
 
-    Raises
-    ------
-    EventNotSupportedError
-        For events gdpproof does not account (it names the event).
-    InvalidParameterError
-        For events with parameters outside their domain (a negative noise multiplier, a count
-        that is not a non-negative integer).
+    Raises:
+        EventNotSupportedError: For events gdpproof does not account (it names the event).
+        InvalidParameterError: For events with parameters outside their domain (a negative noise
+            multiplier, a count that is not a non-negative integer).
 
-    Examples
-    --------
-    >>> import dp_accounting as dpa
-    >>> mechanism_from_event(dpa.ComposedDpEvent([dpa.GaussianDpEvent(2.0), dpa.LaplaceDpEvent(0.5)]))
-    Composed(GaussianMechanism(sigma=2, sensitivity=1), LaplaceMechanism(scale=0.5, sensitivity=1))
-    >>> mechanism_from_event(dpa.PoissonSampledDpEvent(0.5, dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(2.0), 4)))
-    PoissonSampled(GDP(mu=1), sample_rate=0.5)
-    >>> mechanism_from_event(dpa.NoOpDpEvent()) is None
-    True
+    Examples:
+        >>> import dp_accounting as dpa
+        >>> mechanism_from_event(dpa.ComposedDpEvent([dpa.GaussianDpEvent(2.0), dpa.LaplaceDpEvent(0.5)]))
+        Composed(GaussianMechanism(sigma=2, sensitivity=1), LaplaceMechanism(scale=0.5, sensitivity=1))
+        >>> mechanism_from_event(dpa.PoissonSampledDpEvent(0.5, dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(2.0), 4)))
+        PoissonSampled(GDP(mu=1), sample_rate=0.5)
+        >>> mechanism_from_event(dpa.NoOpDpEvent()) is None
+        True
+        >>> step = dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0))
+        >>> mechanism_from_event(dpa.SelfComposedDpEvent(step, 1000))
+        Repeated(PoissonSampled(GaussianMechanism(sigma=1, sensitivity=1), sample_rate=0.01), 1000)
     """
     if neighboring_relation not in _RELATIONS:
         raise InvalidParameterError(argument="neighboring_relation", value=neighboring_relation,
@@ -241,21 +186,28 @@ def mechanism_from_event(event: dp_event.DpEvent, *,
 class GdpproofAccountant(privacy_accountant.PrivacyAccountant):
     """A dp_accounting ``PrivacyAccountant`` whose answers are gdpproof's proven upper ends.
 
-    Parameters
-    ----------
-    neighboring_relation : dp_accounting.NeighboringRelation
-        ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE`` (Gaussian and Laplace events then
-        have sensitivity 2; sampled events keep the relation).
-    rel_width : float
-        The relative width asked of a numerical bracket, in [1e-4, 10]: smaller is tighter and
-        slower; the upper end is proven at any width.
-
-    Notes
-    -----
     ``get_epsilon`` and ``get_delta`` return floats rounded up from the proven upper end (an
     exact route's certified value where one applies); ``math.inf`` when a composed event reveals
     the data.  Invalid targets (delta outside (0, 1), epsilon < 0) raise
     :class:`~gdpproof.errors.InvalidParameterError`.
+
+    Args:
+        neighboring_relation: ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE`` (Gaussian and
+            Laplace events then have sensitivity 2; sampled events keep the relation).
+        rel_width: The relative width asked of a numerical bracket, in [1e-4, 10]: smaller is
+            tighter and slower; the upper end is proven at any width.
+
+    Examples:
+        >>> from decimal import Decimal
+        >>> import dp_accounting as dpa
+        >>> step = dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0))
+        >>> acc = GdpproofAccountant().compose(step, 1000)
+        >>> eps = acc.get_epsilon(1e-5)
+        >>> bracket = acc.get_epsilon_bracket(1e-5)
+        >>> bracket.route, bracket.eps_lower < Decimal(eps), 1.8 < eps < 1.9
+        ('bracket', True, True)
+        >>> eps == bracket.epsilon.upper and Decimal(eps) <= bracket.eps_upper  # the upper end, a double
+        True
     """
 
     def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,

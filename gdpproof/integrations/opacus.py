@@ -1,47 +1,17 @@
-r"""Opacus's accountant interface, answered with gdpproof's proven bracket.
+"""Opacus's accountant interface, answered with gdpproof's proven bracket.
 
 ``GdpproofAccountant`` implements ``opacus.accountants.accountant.IAccountant`` (it subclasses it):
 Opacus calls ``step(noise_multiplier=..., sample_rate=...)`` after each optimizer step, and
 ``get_epsilon(delta)`` returns the **proven upper end** of epsilon for everything run so far, a
-float rounded up.  Each step is DP-SGD's: the Gaussian mechanism with noise multiplier sigma
-(sensitivity = the clipping norm) on a Poisson batch of rate q, add/remove neighbours, as
-Opacus's ``DPDataLoader`` samples.  ``history`` is kept as Opacus keeps it, a list of
-``(noise_multiplier, sample_rate, num_steps)`` with equal consecutive steps merged, and the run is
-``Composed(Repeated(PoissonSampled(GaussianMechanism(sigma), q), num_steps), ...)`` over it: for
-one group exactly ``gdpproof.dpsgd(sigma, q, num_steps)``; ``get_epsilon(delta, poisson=False)``
-accounts batches of fixed size instead (``sampling="fixed-batch"``, sensitivity 2C).  ``state_dict``/``load_state_dict``
-and ``get_optimizer_hook_fn`` are Opacus's own (inherited).
+float rounded up.  Each step is DP-SGD's (the Gaussian mechanism on a Poisson batch, add/remove
+neighbours); ``history`` is Opacus's list of ``(noise_multiplier, sample_rate, num_steps)``, and
+the run is ``Composed(Repeated(PoissonSampled(GaussianMechanism(sigma), q), num_steps), ...)``
+over it; ``get_epsilon(delta, poisson=False)`` accounts batches of fixed size instead.
+:func:`register` adds it to Opacus's registry as ``"gdpproof"``.  Opacus, and with it torch, is
+imported when ``GdpproofAccountant`` is first looked up here, never by ``import gdpproof``.
 
-Opacus, and with it torch, is imported when ``GdpproofAccountant`` is first looked up in this
-module, never by ``import gdpproof``; without Opacus that look-up raises ImportError naming the
-``opacus`` extra.
-
-Plugging it into Opacus
------------------------
-``PrivacyEngine(accountant=...)`` takes a name, which Opacus looks up in its accountant registry
-(``opacus.accountants.create_accountant``).  Either register the class under its name,
-``"gdpproof"``, with :func:`register`::
-
-    from gdpproof.integrations.opacus import register
-    register()
-    engine = PrivacyEngine(accountant="gdpproof")   # make_private_with_epsilon calibrates with it too
-
-or give an engine an instance (before ``make_private``, which attaches it to the optimizer)::
-
-    engine = PrivacyEngine()
-    engine.accountant = GdpproofAccountant(rel_width=0.005)
-
-Examples
---------
-With Opacus installed (``tests/integrations/test_opacus.py`` makes the same calls; they are not a
-doctest because the doctest run must pass without Opacus)::
-
-    from gdpproof.integrations.opacus import GdpproofAccountant
-    acc = GdpproofAccountant()
-    for _ in range(100):
-        acc.step(noise_multiplier=1.0, sample_rate=0.01)
-    acc.history          # [(1.0, 0.01, 100)]
-    acc.get_epsilon(1e-5)  # the upper end of account(dpsgd(1.0, 0.01, 100), delta=1e-5), rounded up
+How to plug it into ``PrivacyEngine``, with an example: ``docs/guides/dpsgd.md`` (Opacus);
+``tests/integrations/test_opacus.py`` makes the same calls.
 """
 
 from __future__ import annotations
@@ -80,11 +50,9 @@ def step_mechanism(noise_multiplier: float, sample_rate: float) -> Mechanism | N
 class _Accounting:
     """The accountant's behaviour, free of Opacus; ``GdpproofAccountant`` adds Opacus's base class.
 
-    Parameters
-    ----------
-    rel_width : float
-        The relative width asked of the numerical bracket, in [1e-4, 10]: smaller is tighter and
-        slower; the upper end is proven at any width.
+    Args:
+        rel_width: The relative width asked of the numerical bracket, in [1e-4, 10]: smaller is
+            tighter and slower; the upper end is proven at any width.
     """
 
     history: list[tuple[float, float, int]]

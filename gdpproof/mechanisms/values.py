@@ -1,5 +1,5 @@
-"""Mechanism values: what ran, as frozen data (the classes; the package docstring has the table
-and the conventions).  Each knows its trade-off function where one exists in closed form and the
+"""Mechanism values: what ran, as frozen data (the classes; the table of them is in
+``docs/guides/account.md``, the conventions in ``docs/conventions.md``).  Each knows its trade-off function where one exists in closed form and the
 laws of its privacy loss in both orderings.
 """
 
@@ -284,8 +284,8 @@ def rr_atoms(epsilon: Any, k: int = 2, delta: Any = 0) -> tuple[LikelihoodAtom, 
 
 #: The most outcomes of a finite mechanism.
 MAX_OUTCOMES = 10_000
-#: A finite pair with more outcomes is not given the closed-form route (its sympy curve took 4 s at
-#: 16 outcomes); the exact-finite route composes it.
+#: A finite pair with more outcomes is not given the closed-form route (its sympy curve costs
+#: seconds from 16 outcomes on, and grows with them); the exact-finite route composes it.
 CLOSED_FORM_OUTCOMES = 8
 #: The largest sensitivity of a discrete Laplace mechanism composed on the exact-finite route (its
 #: pair has Delta + 1 outputs, each mass a ball of exponentials); beyond, the bracket.

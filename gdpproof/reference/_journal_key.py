@@ -110,10 +110,9 @@ def journal_key() -> bytes | None:
     """This user's journal key, made on first use; None (with a :class:`JournalNote`) when it
     cannot be made or read.
 
-    Raises
-    ------
-    InvalidParameterError
-        The key file is there but cannot be trusted (see the module's docstring), with how to fix it.
+    Raises:
+        InvalidParameterError: The key file is there but cannot be trusted (see the module's
+            docstring), with how to fix it.
     """
     try:
         path = key_path()

@@ -1,40 +1,16 @@
 r"""The 2020 U.S. Census redistricting data (P.L. 94-171, persons), re-accounted with f-DP.
 
-The Census Bureau protected the 2020 redistricting persons file with discrete Gaussian noise on
-marginal queries at six geographic levels (US, State, County, Tract, Block Group, Block), budgeted
-in zero-concentrated DP, and publishes an (epsilon, delta = 1e-10) guarantee derived from rho.
-This module takes the production allocations (``data/census2020_pl94_persons.json``: the Bureau's
-production code at commit ``289ee46``, with the file of each number) and, per level:
+From the Bureau's production allocations (``data/census2020_pl94_persons.json``: its production
+code at commit ``289ee46``, with the file of each number), per geographic level:
+:func:`level_mechanism` builds the mechanism that ran (two unit-sensitivity discrete Gaussians
+per marginal query under replace-one neighbours, sigma_q^2 = 1/rho_q exactly);
+:func:`account_level` computes its proven epsilon at delta = 1e-10 and the unused budget against
+the published epsilon (rho converted by the Bureau's CKS formula or by Bun–Steinke's), and the
+common noise-variance reduction that still meets it (:func:`gdpproof.calibration.calibrate_variance`);
+both are repeated with continuous Gaussians as a cross-check.
 
-* builds the mechanism that ran (:func:`level_mechanism`): every query of the level is a marginal
-  (a histogram), so replacing one person's record (the Bureau's neighbouring relation, "bounded
-  DP") moves one count down by 1 and one count up by 1: two discrete Gaussian coordinates of
-  sensitivity 1 per query, each of scale sigma_q with 1/sigma_q^2 = rho_q = rho * geolevel
-  proportion * query proportion (rho_q = Delta^2 / (2 sigma_q^2) with Delta^2 = 2; the DAS code's
-  ``inverse_scale``);
-* computes the **proven** epsilon at delta of the composition of those discrete Gaussians
-  (:func:`gdpproof.account`, the bracket route) and compares it with the **published** epsilon,
-  rho converted by the Bureau's formula (``conversion="cks"``: Canonne, Kamath & Steinke 2020,
-  Cor. 13, as in the DAS code) or by the classical one (``"bun-steinke"``):
-  unused budget = 1 - epsilon_fDP / epsilon_published, an interval from the two ends of the
-  bracket and of the published value: proven for ``"bun-steinke"`` (certified in balls); for
-  ``"cks"`` the published value, an infimum over Renyi orders, is computed by mpmath at two
-  precisions that must agree (method ``"mpmath-2prec"``, docs/architecture.md: evidence, not a
-  ball-arithmetic proof), so the interval is proven given those 15 digits;
-* finds a common noise-variance reduction 1 - c (every sigma_q^2 times c) whose proven epsilon
-  still meets the published one, while the next value of c down is not proven to
-  (:func:`gdpproof.calibration.calibrate_variance`, c rounded up; not proven the largest
-  reduction);
-* repeats both with continuous Gaussians of the same sigmas (exactly G_mu, mu^2 = 2 rho_level) as
-  a cross-check.
-
-The level is accounted alone, as in Su, Su & Wang (arXiv:2410.09296), who report 8.50%-13.76%
-unused and 15.08%-24.82% variance reduction over the eight levels they study (their per-level
-table could not be read from here; see the notebook ``06_census_2020`` for the comparison).
-
-**Exactness.**  sigma_q = (c / rho_q)^(1/2) is irrational, but its square is rational, which is
-all the discrete Gaussian's pmf sees: ``DiscreteGaussianMechanism`` takes it exactly as the
-square root of a rational, so no parameter is rounded.
+The method, what is proven and what is evidence: ``docs/proofs/census.md``; the results:
+``docs/guides/census.md``.
 """
 
 from __future__ import annotations
@@ -189,25 +165,18 @@ def level_mechanism(level: Level, *, variance_factor: Any = 1, continuous: bool 
 class Comparison:
     """A level's f-DP account against one published conversion of its rho.
 
-    Attributes
-    ----------
-    conversion : str
-        How the published epsilon was derived from rho ("cks" or "bun-steinke").
-    published : tuple of Certified
-        The published epsilon at delta, rounded down and up (:data:`_PUBLISHED_DIGITS` digits).
-    unused : tuple of Fraction or None
-        An interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends of the bracket
-        and of the published value), proven given the published value's digits (certified for
-        "bun-steinke", two agreeing mpmath precisions for "cks": ``published[0].method``); None
-        when the discrete Gaussians were not accounted.
-    continuous_unused : tuple of Fraction
-        The same for continuous Gaussians of the same sigmas.
-    variance : Calibration or None
-        A variance factor c (rounded up) whose proven epsilon meets the published one, the next
-        value down not proven to (c is not proven the smallest); None when not searched.
-    continuous_variance_factor : Fraction
-        The same for continuous Gaussians, in closed form: (mu / mu_target)^2, rounded up at
-        ``variance_digits`` decimals (c < 1).
+    Attributes:
+        conversion: How the published epsilon was derived from rho ("cks" or "bun-steinke").
+        published: The published epsilon at delta, rounded down and up (:data:`_PUBLISHED_DIGITS` digits).
+        unused: An interval on 1 - epsilon_fDP / epsilon_published (exact; from both ends of the bracket
+            and of the published value), proven given the published value's digits (certified for
+            "bun-steinke", two agreeing mpmath precisions for "cks": ``published[0].method``); None
+            when the discrete Gaussians were not accounted.
+        continuous_unused: The same for continuous Gaussians of the same sigmas.
+        variance: A variance factor c (rounded up) whose proven epsilon meets the published one, the next
+            value down not proven to (c is not proven the smallest); None when not searched.
+        continuous_variance_factor: The same for continuous Gaussians, in closed form: (mu / mu_target)^2, rounded up at
+            ``variance_digits`` decimals (c < 1).
     """
 
     conversion: str
@@ -279,34 +248,24 @@ def _unused(a: Account, pub: tuple[Any, Any]) -> tuple[Fraction, Fraction]:
 def account_level(level: Level, *, delta: Any = None, conversions: Any = CONVERSIONS, rel_width: float = 1e-3,
                   discrete: bool = True, variance: bool = True, variance_digits: int = 4, variance_width: float | None = None,
                   progress: bool | TextIO = False) -> LevelAccount:
-    """Re-account one level (see the module docstring).
+    """Re-account one level (the method: ``docs/proofs/census.md``).
 
-    Parameters
-    ----------
-    level : Level
-    delta : real, optional
-        The delta of the comparison (the allocation's, 1e-10, by default).
-    conversions : sequence of str
-        The published conversions to compare with: "cks" (the Bureau's DAS code) and/or
-        "bun-steinke".
-    rel_width : float
-        Relative width of the proven bracket on epsilon_fDP.
-    discrete : bool
-        Account the discrete Gaussians (the bracket route; seconds per level).  False keeps only
-        the continuous cross-check (exact, a fraction of a second).
-    variance : bool
-        Also search a variance reduction per conversion (the calibration's) (several compositions each:
-        the costly part).
-    variance_digits : int
-        Significant digits of the variance factor c (rounded up).
-    variance_width : float, optional
-        The bracket width of that search (``rel_width`` by default).
-    progress : bool or file
-        Report the steps of the variance search.
+    Args:
+        level: The :class:`Level`.
+        delta: The delta of the comparison (the allocation's, 1e-10, by default).
+        conversions: The published conversions to compare with: "cks" (the Bureau's DAS code) and/or
+            "bun-steinke".
+        rel_width: Relative width of the proven bracket on epsilon_fDP.
+        discrete: Account the discrete Gaussians (the bracket route; seconds per level).  False keeps only
+            the continuous cross-check (exact, a fraction of a second).
+        variance: Also search a variance reduction per conversion (the calibration's) (several compositions each:
+            the costly part).
+        variance_digits: Significant digits of the variance factor c (rounded up).
+        variance_width: The bracket width of that search (``rel_width`` by default).
+        progress: Report the steps of the variance search.
 
-    Returns
-    -------
-    LevelAccount
+    Returns:
+        The :class:`LevelAccount`.
     """
     conversions = (conversions,) if isinstance(conversions, str) else tuple(conversions)
     for conv in conversions:

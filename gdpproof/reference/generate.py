@@ -1,28 +1,15 @@
 """Generating reference tables: certified rows, split into chunks on any executor, resumable.
 
-:func:`make_table` computes every row with the package's certified functions (each value to
-the requested significant digits, rounded in its safe direction, or the run stops with an error
-naming the row).  Rows are split into chunks that run in this process, on a process pool or on
-any ``concurrent.futures.Executor`` (a ``dask.distributed`` client's); the output depends only
-on the specification, never on the workers.
+:func:`make_table` computes every row with the package's certified functions (each value to the
+requested significant digits, rounded in its safe direction, or the run stops with an error
+naming the row), in chunks that run in this process, on a process pool or on any
+``concurrent.futures.Executor``; the output depends only on the specification.  Writing is
+crash-safe: finished chunks go to a journal ``OUT.partial`` (each line with a digest and a MAC
+under the user's key, :mod:`._journal_key`), the table is renamed over ``OUT`` only when every
+row is known, and ``resume=True`` produces the same bytes an uninterrupted run would.  A
+journal row whose MAC does not verify is recomputed and must match byte for byte.
 
-Writing to a file is crash-safe.  Each finished chunk is appended to a journal ``OUT.partial``
-(flushed and synced), the table is rendered only when every row is known, written to a
-temporary file in the same folder and renamed over ``OUT``; the journal is then removed.  After
-an interruption (Ctrl-C, kill, power loss) ``resume=True`` reads the journal, computes the
-missing rows, and produces the same bytes an uninterrupted run would.  Each journal line
-carries a digest over its row and the run's fingerprint, and is checked against the grid (an
-index on it, a decimal value and a known method per column): a journal with a line that fails
-is refused, never copied into a table.  While a run writes ``OUT`` it holds a lock on the
-journal, so a second run on the same ``OUT`` is told that another run holds it.
-
-The digest catches damage, not forgery: it is unkeyed, and anyone who can write the journal can
-recompute it.  So each line also carries a MAC (HMAC-SHA256) under the user's journal key, which
-never sits beside the journal (:mod:`._journal_key`), over the row, the table's fingerprint and
-where the row was computed.  A resume takes a row whose MAC verifies as it is; every other
-journal row (written without a key, under another user's or machine's key, or forged) is
-recomputed with the missing ones and must equal its line byte for byte; a row that differs
-stops the run (nothing is written) and names the line.
+The journal, the key and what they protect against: ``docs/guides/tables.md``.
 """
 
 from __future__ import annotations

@@ -73,21 +73,20 @@ def parse_grid(option: str, spec: str, *, integer: bool = False) -> tuple[str, .
 
     ``option`` names the option in error messages (for example ``"--mu"``).
 
-    Examples
-    --------
-    >>> from gdpproof.reference.grid import parse_grid
-    >>> parse_grid("--mu", "0.5, 1,2")
-    ('0.5', '1', '2')
-    >>> parse_grid("--alpha", "lin:0:1:4")
-    ('0', '0.333333333333333', '0.666666666666667', '1')
-    >>> parse_grid("--delta", "log:1e-10:1e-2:5")
-    ('1e-10', '1e-8', '0.000001', '0.0001', '0.01')
-    >>> parse_grid("--steps", "log:1:1000:4", integer=True)
-    ('1', '10', '100', '1000')
-    >>> parse_grid("--mu", "lin:0:1")
-    Traceback (most recent call last):
-    ...
-    gdpproof.errors.InvalidParameterError: --mu='lin:0:1': a range is lin:START:STOP:N or log:START:STOP:N (4 fields)
+    Examples:
+        >>> from gdpproof.reference.grid import parse_grid
+        >>> parse_grid("--mu", "0.5, 1,2")
+        ('0.5', '1', '2')
+        >>> parse_grid("--alpha", "lin:0:1:4")
+        ('0', '0.333333333333333', '0.666666666666667', '1')
+        >>> parse_grid("--delta", "log:1e-10:1e-2:5")
+        ('1e-10', '1e-8', '0.000001', '0.0001', '0.01')
+        >>> parse_grid("--steps", "log:1:1000:4", integer=True)
+        ('1', '10', '100', '1000')
+        >>> parse_grid("--mu", "lin:0:1")
+        Traceback (most recent call last):
+        ...
+        gdpproof.errors.InvalidParameterError: --mu='lin:0:1': a range is lin:START:STOP:N or log:START:STOP:N (4 fields)
     """
     if not isinstance(spec, str) or not spec.strip() or not spec.isprintable() or len(spec) > 10 * MAX_POINTS:
         # a newline or other control character would break the table's header

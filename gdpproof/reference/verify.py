@@ -1,26 +1,14 @@
 """Verifying an existing table: recompute its rows at higher precision.
 
 Every row of a table of up to :data:`FULL_ROWS` rows is recomputed; a larger table is checked on
-a seeded random sample of :data:`FULL_ROWS` rows (``sample="all"`` checks every row, an integer
-that many), and the result says which was done.
+a seeded random sample (``sample="all"`` checks every row).  A value with d significant digits is
+checked against the exact value, enclosed by the certified value at d + ``extra_digits`` digits,
+by the rule its header claims for its column (rounded up, down or to nearest; faithful, within
+``ulps`` float64 spacings or ``rtol``, for a third-party table that claims nothing).  A value is
+reported only when the enclosure *proves* the rule broken; rows that cannot be recomputed are
+listed as unchecked.  DP-SGD bracket columns are checked against a freshly proven bracket.
 
-A tabulated value with d significant digits is checked against the exact value x, enclosed by
-the certified value at d + ``extra_digits`` digits.  The rule follows what the table's header
-claims for that column: rounded up (x <= v < x + ulp), rounded down (x - ulp < v <= x),
-rounded to nearest (|v - x| <= ulp/2), or, for a table that does not say, faithful
-(|v - x| < ulp), where ulp is one unit in v's last digit (for 0.000000, 1e-6); a value of at
-most 17 digits without a claim also passes when the float64 it names is within ``ulps`` float64
-spacings of x (default 1: tables of doubles printed by ``repr``), and any value without a claim
-passes when |v - x| <= ``rtol`` |x| (default 0).  A column with a rounding claim is held to its
-claim: the tolerances are for third-party tables of floats, which claim nothing.  A value is reported only when the
-enclosure *proves* the rule broken, so a mismatch is never a rounding artefact of the check.
-Rows whose inputs cannot be recomputed (outside the domain, or not certifiable) are listed as
-unchecked, not as wrong.
-
-The proven DP-SGD bracket columns (eps_lower, eps_upper) are checked against a freshly proven
-bracket [L, U] of width w: a lower bound above U, or an upper bound below L, is false; a bound
-looser than [L, U] by more than w is not the bracket gdpproof gives (w absorbs float
-differences between machines, so a change in the last of the six digits passes).
+The rules in full: ``docs/guides/tables.md``.
 """
 
 from __future__ import annotations

@@ -7,12 +7,10 @@ properties, the peer libraries and the derivations, and writes ``out/index.html`
 when matplotlib is installed, plots) and ``out/summary.json`` (every number as a decimal string).
 
 Three parts, none holding mathematics of its own (every value comes from the library):
-
-* :mod:`gdpproof.report.checks`: one function per check, each returning a ``CheckResult``;
-  ``report_checks`` lists them;
-* :mod:`gdpproof.report.runner`: runs them (progress, timing) into a summary; ``write_report``;
-* :mod:`gdpproof.report.render`: writes ``summary.json`` and ``index.html``
-  (:mod:`gdpproof.report.figures` draws the figure).
+:mod:`gdpproof.report.checks` (one function per check, each returning a ``CheckResult``;
+``report_checks`` lists them), :mod:`gdpproof.report.runner` (runs them, with progress and
+timing, into a summary; ``write_report``) and :mod:`gdpproof.report.render` (writes
+``summary.json`` and ``index.html``; :mod:`gdpproof.report.figures` draws the figure).
 """
 
 from __future__ import annotations

@@ -67,39 +67,32 @@ def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any,
     """Simulate one DP-SGD training run with m Dirac canaries and return their scores (the setting:
     docs/proofs/canaries.md).
 
-    Parameters
-    ----------
-    canaries : int
-        m >= 2: canaries, each included with probability 1/2.
-    noise_multiplier : float
-        sigma > 0, the noise over the clipping norm C, as reported.
-    sample_rate : float
-        p in (0, 1], the sampling rate as reported.
-    steps : int
-        T >= 1.
-    seed : int
-        numpy SeedSequence seed: the run is a function of it.
-    sampling : "poisson" or "fixed-batch"
-        Poisson sampling at rate p, or batches of B = round(p N) of the N = ``dataset_size``
-        records (the canaries among them) without replacement.
-    dataset_size : int, optional
-        N for fixed-size batches (at least m).
-    score : "lr" or "sum"
-    bug : str, optional
-        One of :data:`BUGS`.
-    bug_factor : float, optional
-        The bug's factor (:data:`BUG_FACTORS` by default).
+    Args:
+        canaries (int): m >= 2 canaries, each included with probability 1/2.
+        noise_multiplier (float): sigma > 0, the noise over the clipping norm C, as reported.
+        sample_rate (float): p in (0, 1], the sampling rate as reported.
+        steps (int): T >= 1.
+        seed (int): The numpy SeedSequence seed: the run is a function of it.
+        sampling ("poisson" or "fixed-batch"): Poisson sampling at rate p, or batches of
+            B = round(p N) of the N = ``dataset_size`` records (the canaries among them) without
+            replacement.
+        dataset_size (int, optional): N for fixed-size batches (at least m).
+        score ("lr" or "sum"): The score of each canary: the log-likelihood ratio of the reported
+            mechanism, or the sum of its views.
+        bug (str, optional): One of :data:`BUGS`.
+        bug_factor (float, optional): The bug's factor (:data:`BUG_FACTORS` by default).
 
-    Returns
-    -------
-    CanaryRun
+    Returns:
+        CanaryRun: The scores, which canaries were held in, and what ran.
 
-    Examples
-    --------
-    >>> from gdpproof.simulation.canaries import simulate_canaries
-    >>> run = simulate_canaries(canaries=1000, noise_multiplier=1.0, sample_rate=0.1, steps=50, seed=1)
-    >>> run.canaries, int(run.included.sum()), bool(run.held_in.mean() > run.held_out.mean())
-    (1000, 507, True)
+    Raises:
+        InvalidParameterError: An argument is out of its range (the message names it).
+
+    Examples:
+        >>> from gdpproof.simulation.canaries import simulate_canaries
+        >>> run = simulate_canaries(canaries=1000, noise_multiplier=1.0, sample_rate=0.1, steps=50, seed=1)
+        >>> run.canaries, int(run.included.sum()), bool(run.held_in.mean() > run.held_out.mean())
+        (1000, 507, True)
     """
     m = count("canaries", canaries, low=2, high=10**8)
     t_steps = count("steps", steps, low=1, high=10**7)

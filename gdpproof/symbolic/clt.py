@@ -106,12 +106,11 @@ def functional_expressions(f: Any) -> dict[str, sympy.Expr]:
     The Gaussian and randomized-response families keep their parameters symbolic; other
     piecewise functions need numeric parameters and are integrated piece by piece.
 
-    Examples
-    --------
-    >>> import gdpproof
-    >>> from gdpproof.symbols import mu
-    >>> functional_expressions(gdpproof.gaussian(mu))["kappa2"]
-    mu**4/4 + mu**2
+    Examples:
+        >>> import gdpproof
+        >>> from gdpproof.symbols import mu
+        >>> functional_expressions(gdpproof.gaussian(mu))["kappa2"]
+        mu**4/4 + mu**2
     """
     name = f.name
     par = f.parameters
@@ -163,11 +162,10 @@ def gaussian_mixture(mu_: Any, p_: Any) -> TradeOff:
     One direction of a Poisson-subsampled Gaussian step; its CLT gives the Poisson formula
     p sqrt(T (e^{mu^2} - 1)).  Both directions together give C_p(G_mu) (:func:`gdpproof.subsample`).
 
-    Examples
-    --------
-    >>> f = gaussian_mixture(1, "0.5")
-    >>> f.name, f.parameters
-    ('gaussian_mixture', {'mu': 1, 'p': 1/2})
+    Examples:
+        >>> f = gaussian_mixture(1, "0.5")
+        >>> f.name, f.parameters
+        ('gaussian_mixture', {'mu': 1, 'p': 1/2})
     """
     m = positive("mu", mu_, symbolic=False)
     q = probability("p", p_, symbolic=False)

@@ -363,15 +363,14 @@ def is_symmetric(f: Any) -> bool:
     * a single smooth expression: f(f(alpha)) = alpha proven by sympy.  A non-increasing f with
       f o f = id is a bijection of [0, 1], so f^{-1} is its functional inverse, f itself.
 
-    Examples
-    --------
-    >>> from sympy import Piecewise, Rational
-    >>> from gdpproof.symbolic.tradeoff import TradeOff, gaussian
-    >>> from gdpproof.symbolic.symbols import alpha
-    >>> is_symmetric(gaussian(1)), is_symmetric(TradeOff(1 - alpha**2))
-    (True, False)
-    >>> is_symmetric(TradeOff(Piecewise((1 - 2*alpha, alpha <= Rational(1, 3)), ((1 - alpha)/2, True))))
-    True
+    Examples:
+        >>> from sympy import Piecewise, Rational
+        >>> from gdpproof.symbolic.tradeoff import TradeOff, gaussian
+        >>> from gdpproof.symbolic.symbols import alpha
+        >>> is_symmetric(gaussian(1)), is_symmetric(TradeOff(1 - alpha**2))
+        (True, False)
+        >>> is_symmetric(TradeOff(Piecewise((1 - 2*alpha, alpha <= Rational(1, 3)), ((1 - alpha)/2, True))))
+        True
     """
     if f.symmetric is not None:
         return bool(f.symmetric)

@@ -1,54 +1,15 @@
 r"""The laws of the privacy loss of each mechanism family, in both orderings, as sympy expressions.
 
-For a pair of output distributions (P, Q) the privacy loss is L = log(dP/dQ)(o).  The numerical
-composition (:mod:`gdpproof.accounting.compose`) and the exact finite composition need, for each law
-("P": o ~ P, "Q": o ~ Q):
+For a pair (P, Q) the privacy loss is L = log(dP/dQ)(o).  Each family (``gaussian``,
+``randomized_response``, ``k_randomized_response``, ``laplace``, ``subsampled_gaussian``,
+``symmetric_subsampled_gaussian``, ``discrete_gaussian``, ``discrete_laplace``; one unit of
+sensitivity) gives, under each law ("P": o ~ P, "Q": o ~ Q), its ``cdf`` and ``sf`` in tail-safe
+forms, its partial mean E[L; L <= ell] in closed form or as an ``integrand`` with ``x_of_ell``,
+or, when finitely supported, its ``atoms``.  Every formula is written here once, in the
+canonical symbols; the engines compile them (:mod:`gdpproof.accounting.losses`) and never
+restate one.  The claims are checked in ``derivations/d11_privacy_loss.py``.
 
-* ``cdf``: P(L <= ell) and ``sf``: P(L > ell), written in tail-safe forms (no 1 - (1 - x));
-* ``partial``: the partial mean M(ell) = E[L; L <= ell] in closed form, or, where there is none,
-  an ``integrand`` in the output variable x (the loss at x times the density at x) with the map
-  ``x_of_ell`` from a loss value to the output where the loss takes it;
-* ``atoms``: for finitely supported losses, the (loss, probability) pairs.
-
-Every expression is in the canonical symbols (``ell``, ``x`` and the family's parameters), written
-here once; the numeric engines compile them (float64 through numpy/scipy, balls through
-python-flint) and never restate a formula.  The claims are checked in
-``derivations/d11_privacy_loss.py``.
-
-Families (one unit of sensitivity; the mechanism values of :mod:`gdpproof.mechanisms` map their
-parameters onto these):
-
-* ``gaussian``: P = N(0, 1), Q = N(mu, 1); L ~ N(mu^2/2, mu^2) under P, N(-mu^2/2, mu^2) under Q.
-* ``randomized_response``: L = +-eps, P(L = eps) = e^eps/(1 + e^eps) under P, swapped under Q.
-* ``k_randomized_response``: k-ary randomized response (the true value with probability
-  e^eps/(e^eps + k - 1), each other value with probability 1/(e^eps + k - 1)); the worst pair is
-  two different true values, L in {-eps, 0, eps}, P(L = eps) = e^eps/Z, P(L = 0) = (k - 2)/Z,
-  P(L = -eps) = 1/Z under P (Z = e^eps + k - 1), the two outer masses swapped under Q.  k = 2 is
-  binary randomized response.
-* ``laplace``: P = Lap(0, 1), Q = Lap(mu, 1); L in [-mu, mu] with atoms at both ends.
-* ``subsampled_gaussian``: P = (1 - p) N(0, sigma^2) + p N(1, sigma^2), Q = N(0, sigma^2) (one
-  Poisson-subsampled Gaussian step, add/remove neighbours; P||Q is "remove", Q||P is "add");
-  L(x) = log(1 - p + p e^{(2x - 1)/(2 sigma^2)}).
-* ``symmetric_subsampled_gaussian``: the pair whose trade-off is C_p(G_{1/sigma}) (DRS Thm 4.2), the
-  dominating pair of one subsampled Gaussian step under replace-one neighbours (fixed-size batches,
-  rate p = B/N, and Poisson sampling; ``derivations/d12_sampling_schemes.py``).  Its loss is the
-  subsampled Gaussian's where that is positive, the mirror image of the "add" ordering's where it
-  is negative, and 0 with probability (1 - p)(Phi(1/(2 sigma)) - Phi(-1/(2 sigma))) (the slope -1
-  segment of C_p).  As a pair on the real line: P = (1 - p) N(0, sigma^2) + p A, Q = its mirror
-  image, A with density phi((x - 1)/sigma)/sigma for x > 1/2, phi(x/sigma)/sigma for x < -1/2,
-  0 between.
-* ``discrete_gaussian``: P = N_Z(0, sigma^2), Q = N_Z(Delta, sigma^2) on the integers (Canonne, Kamath
-  & Steinke 2020), P(z) = W(z)/S, W(z) = exp(-z^2/(2 sigma^2)), S = sum_z W(z) (= theta_3(0,
-  e^{-1/(2 sigma^2)})); L(x) = (Delta^2 - 2 Delta x)/(2 sigma^2), one atom per integer x (a lattice
-  law of step Delta/sigma^2, unbounded).  Its CDF and partial means are sums over the integers: the
-  numeric side (:mod:`gdpproof.accounting.discrete`) evaluates them from :data:`DG_WEIGHT`,
-  :data:`DG_CUT` and :data:`DG_TAIL_BOUND` with a proven tail.
-* ``discrete_laplace``: P = DLap(0), Q = DLap(Delta) (P(z) proportional to e^{-eps |z|}, eps = 1/scale);
-  the loss takes the Delta + 1 values (Delta - 2j) eps on the merged outputs j = 0..Delta, with the
-  masses :data:`DL_P_MASS`, :data:`DL_Q_MASS` (:func:`discrete_laplace_masses`; a finite pair).
-
-References: Dong, Roth & Su (2022), Cor. 2.13 and Thm 4.2; Koskela, Jälkö & Honkela (2020) and
-Gopi, Lee & Wutschitz (2021) for privacy-loss distributions.
+Each family's pair, its loss and the references: ``docs/proofs/losses.md``.
 """
 
 from __future__ import annotations
@@ -80,34 +41,23 @@ LAWS = ("P", "Q")
 class LossFamily:
     """The privacy-loss laws of a family of pairs (P, Q), in the family's parameter symbols.
 
-    Attributes
-    ----------
-    name : str
-    parameters : tuple of sympy.Symbol
-        The symbols the expressions depend on besides ``ell`` (and ``x``), in calling order.
-    orderings : (str, str)
-        The names of the orderings P||Q and Q||P.
-    cdf, sf : dict law -> sympy.Expr
-        P(L <= ell) and P(L > ell) under law "P" or "Q".
-    support : (sympy.Expr, sympy.Expr)
-        Bounds of the support of L (the same under both laws); +-oo when unbounded.
-    median : dict law -> sympy.Expr
-        A point near the centre of the law (the start of the tail search).
-    partial : dict law -> sympy.Expr or None
-        M(ell) = E[L; L <= ell], right-continuous; None when there is no closed form.
-    integrand : dict law -> sympy.Expr or None
-        L(x) times the density of the output x under the law (when ``partial`` is None); a
-        ``Piecewise`` in x alone (conditions x < c, x <= c with constant c) where the output law
-        has pieces, which the engines integrate piece by piece.
-    x_of_ell : sympy.Expr or None
-        The output x at which L(x) = ell (L increasing in x); -oo at and below the floor.
-    atoms : dict law -> tuple of (loss, probability) or None
-        The whole law, for finitely supported losses.
-    riskier : tuple of int
-        For each parameter, +1 if a larger value is less private (the pair's trade-off curve
-        decreases), -1 if a smaller one is: the direction to round a parameter in safely.
-    symmetric : bool
-        True when T(P, Q) = T(Q, P) (both orderings have the same privacy profile).
+    Attributes:
+        name: The family's name.
+        parameters: The symbols the expressions depend on besides ``ell`` (and ``x``), in calling order.
+        orderings: The names of the orderings P||Q and Q||P.
+        cdf: P(L <= ell) under law "P" or "Q".
+        sf: P(L > ell) under law "P" or "Q".
+        support: Bounds of the support of L (the same under both laws); +-oo when unbounded.
+        median: A point near the centre of the law (the start of the tail search).
+        partial: M(ell) = E[L; L <= ell], right-continuous; None when there is no closed form.
+        integrand: L(x) times the density of the output x under the law (when ``partial`` is None); a
+            ``Piecewise`` in x alone (conditions x < c, x <= c with constant c) where the output law
+            has pieces, which the engines integrate piece by piece.
+        x_of_ell: The output x at which L(x) = ell (L increasing in x); -oo at and below the floor.
+        atoms: The whole law, for finitely supported losses.
+        riskier: For each parameter, +1 if a larger value is less private (the pair's trade-off curve
+            decreases), -1 if a smaller one is: the direction to round a parameter in safely.
+        symmetric: True when T(P, Q) = T(Q, P) (both orderings have the same privacy profile).
     """
 
     name: str

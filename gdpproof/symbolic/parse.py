@@ -1,25 +1,15 @@
 """Formulas given as strings, read by a restricted grammar: nothing in the string is executed.
 
-``sympy.sympify`` and ``parse_expr`` evaluate their input as Python: a string that imports
-``os`` and calls ``system`` runs it.  gdpproof never passes a user's string to them.  A
-string is parsed by Python's :mod:`ast` (which parses and executes nothing) and the tree is
-turned into a sympy expression node by node, allowing only
+``sympy.sympify`` and ``parse_expr`` evaluate their input as Python, so gdpproof never passes a
+user's string to them: Python's :mod:`ast` parses it (executing nothing) and the tree becomes a
+sympy expression node by node, allowing only exact numbers, arithmetic with integer exponents of
+at most :data:`MAX_EXPONENT`, the canonical symbols and plain names, the constants ``pi``, ``E``,
+``oo``, and calls of :data:`FUNCTIONS`.  Anything else raises
+:class:`~gdpproof.errors.InvalidParameterError` naming the argument and what is not allowed.
+:func:`formula` is the one gate for formula arguments, whatever their type: containers are
+refused (``sympify`` would read each string inside one as Python).
 
-- numbers, read exactly (``0.1`` is 1/10, as every gdpproof argument);
-- ``+ - * / **`` and unary ``+ -``, with integer exponents at most :data:`MAX_EXPONENT` in size;
-- names: the canonical symbols of :mod:`gdpproof.symbolic.symbols` (``x``, ``mu``, ``epsilon``,
-  ...: a string's ``x`` is the same symbol as ``gdpproof.symbols.x``), the constants ``pi``,
-  ``E`` and ``oo``, and other plain names as new real symbols;
-- calls of the functions in :data:`FUNCTIONS` by name, with positional arguments.
-
-No attribute access, subscripts, keywords, lambdas, comprehensions or strings: untrusted strings
-are safe to pass.  Anything else raises :class:`~gdpproof.errors.InvalidParameterError`, naming
-the argument and what is not allowed.
-
-:func:`formula` is the one gate for formula arguments, whatever their type: a sympy expression
-is already a tree (no code), a plain number is read by the exact-number parser of
-:mod:`gdpproof._args`, and everything else (lists, tuples, sets, dicts, numpy arrays, other
-objects) is refused: ``sympify`` would read each string inside a container as Python.
+The grammar in full: ``docs/command-line.md`` ("Untrusted input").
 """
 
 from __future__ import annotations

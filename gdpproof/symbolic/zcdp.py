@@ -1,20 +1,14 @@
 r"""Zero-concentrated DP (zCDP): the conversions to (epsilon, delta)-DP that agencies publish.
 
 The U.S. Census Bureau states its 2020 guarantees as rho-zCDP and publishes an (epsilon, delta)
-pair derived from rho.  Two conversions are in use; both are upper bounds on the epsilon that rho
-gives at delta (neither is tight for any real mechanism):
+pair derived from rho.  Both conversions in use are upper bounds on the epsilon that rho gives at
+delta: ``ZCDP_EPSILON_BUN_STEINKE``, epsilon = rho + 2 sqrt(rho log(1/delta)) (Bun & Steinke
+2016, Prop. 1.3), and ``ZCDP_EPSILON_CKS_AT_ORDER``, the bound at one Renyi order a whose
+infimum over a is the Bureau's conversion (Canonne, Kamath & Steinke 2020, Cor. 13).
+``ZCDP_RHO_GAUSSIAN``: a (discrete) Gaussian mechanism of scale sigma on a query of L2
+sensitivity Delta is (Delta^2 / (2 sigma^2))-zCDP.
 
-``ZCDP_EPSILON_BUN_STEINKE``
-    epsilon = rho + 2 sqrt(rho log(1/delta))  (Bun & Steinke 2016, "Concentrated differential
-    privacy: simplifications, extensions, and lower bounds", Prop. 1.3).
-``ZCDP_EPSILON_CKS_AT_ORDER``
-    for each Renyi order a > 1, epsilon_a = a rho + (log(1/delta) + (a - 1) log(1 - 1/a) - log a)/(a - 1)
-    (Canonne, Kamath & Steinke 2020, "The discrete Gaussian for differential privacy", Cor. 13,
-    solved for epsilon); the conversion is the infimum over a.  This is what the Bureau's DAS
-    code computes (``programs/engine/curve.py``, ``BaseCurve.get_zcdp_delta``).
-
-``ZCDP_RHO_GAUSSIAN``: a Gaussian or discrete Gaussian mechanism of scale sigma on a query of L2
-sensitivity Delta is (Delta^2 / (2 sigma^2))-zCDP (Bun & Steinke 2016, Prop. 1.6; CKS 2020, Thm. 14).
+The formulas with their references: ``docs/proofs/census.md``.
 """
 
 from __future__ import annotations

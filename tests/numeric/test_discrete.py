@@ -77,6 +77,15 @@ def test_normaliser_and_single_delta_against_mpmath() -> None:
     assert discrete_gaussian_delta(5, 1, R(e.numerator, e.denominator), digits=15).to_fraction() <= Fraction(1, 10**6)
 
 
+@pytest.mark.parametrize("sigma", ["1e-2", "1e-100", "1e-400"])
+def test_a_tiny_sigma_certifies_delta_just_below_one(sigma: str) -> None:
+    # delta(1) = 1 - (e - 1) e^{-1/(2 sigma^2)}/S: below 1 by less than any printed digit, so the
+    # 30 digits rounded up are 1; the ball's own ends lie past 1 and must be clipped exactly
+    assert str(discrete_gaussian_delta(sigma, 1, 1, digits=30)) == "1.00000000000000000000000000000"
+    # and just above the point where delta(1) leaves 1 (sigma = 1/10: 1 - 7.2e-22)
+    assert str(discrete_gaussian_delta("1/10", 1, 1, digits=30)) == "0.999999999999999999999282836449"
+
+
 def test_sigma_given_as_the_square_root_of_a_rational() -> None:
     # the pmf sees sigma^2 only: sigma = sqrt(5/2) is exact (the Census scales are of this kind)
     sigma = sympy.sqrt(R(5, 2))

@@ -224,3 +224,16 @@ def test_subsampled_gaussian_cdf_near_zero_loss_with_a_small_rate() -> None:
     for law in "PQ":
         for v, c in zip(ells, loss.cdf(ells, law)):
             assert abs(CTX.mpf(c) - _cdf_oracle(loss, float(v), law)) <= CDF_ERROR, (v, law)
+
+
+def test_subsampled_gaussian_parameters_round_to_the_less_private_side() -> None:
+    # "1.1" and "0.3" are not doubles: sigma must round down and p up, so a bracket computed for
+    # the doubles holds for the values given; a double is kept as it is
+    from fractions import Fraction
+
+    from gdpproof.accounting.losses import SubsampledGaussianLoss
+
+    loss = SubsampledGaussianLoss("1.1", "0.3")
+    assert Fraction(loss.sigma) < Fraction(11, 10) and Fraction(loss.p) > Fraction(3, 10)
+    assert (loss.sigma, loss.p) == (1.0999999999999999, 0.30000000000000004)
+    assert (SubsampledGaussianLoss(1.1, 0.3).sigma, SubsampledGaussianLoss(1.1, 0.3).p) == (1.1, 0.3)

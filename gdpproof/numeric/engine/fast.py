@@ -49,8 +49,9 @@ def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
 # Conversions on arrays
 # ---------------------------------------------------------------------------------------------
 
-#: The domain on which the float64 formulas are trusted (the README's performance targets); outside it, and where the
-#: difference of erfcx values is ill-conditioned, entries go to the certified path.
+#: The domain on which the float64 formulas are trusted (a test measures their relative error there against the
+#: certified path: docs/guides/conversions.md, "Arrays in float64"); outside it, and where the difference of erfcx
+#: values is ill-conditioned, entries go to the certified path.
 MU_RANGE = (0.01, 50.0)
 EPS_MAX = 700.0
 DELTA_MIN = 1e-300

@@ -71,7 +71,7 @@ NON_SYMMETRIC_NOTE = (
 
 
 #: The most compositions the CLT is computed for: its exact last resort takes square roots of n
-#: times rationals, which sympy factors (a 5,000-digit n took 453 s).
+#: times rationals, which sympy factors: minutes for an n of thousands of digits.
 MAX_CLT_N = 10**18
 
 

@@ -1,29 +1,14 @@
 r"""The symmetric envelope C = min{h, h^{-1}}** of a trade-off curve h, evaluated with proof.
 
-C is the lower convex envelope of g = min{h, h2}, h2 = h^{-1}, for h convex, continuous,
-non-increasing on [0, 1] with h(1) = 0 and h(0) <= 1 (DRS Thm 4.2 with h = f_p gives C_p(f)).
-No closed form is needed; the evaluation rests on four facts, each elementary:
+C is the lower convex envelope of g = min{h, h^{-1}} for h convex, continuous, non-increasing on
+[0, 1] with h(1) = 0 and h(0) <= 1 (DRS Thm 4.2 with h = f_p gives C_p(f)); no closed form is
+needed.  :func:`solve` finds the optimal slope at a in mpmath (a piece of h, a piece of h^{-1},
+or a bridge tangent to both: a root of h*(s) - h2*(s)); :func:`arb_envelope` turns it into the
+ball enclosure [a s - U(s), min(h(a), h^{-1}(a), a chord)], whose ends are proven by conjugate
+duality and concavity whatever the solver did: a wrong slope only widens the enclosure.
 
-1. **Conjugates.**  g* = max(h*, h2*) (the conjugate of a minimum is the maximum of the
-   conjugates), and for s < 0, h2*(s) = sup_{t in [0,1]} (s h(t) - t): every x in [0, h(0)] is
-   h(t) for the t = h2(x), and x > h(0) gives s x < s h(0), the value at t = 0.  Both suprema
-   are of concave functions (s x - h(x), and s h(t) - t with s < 0, h convex).
-2. **Lower bounds.**  C = g** (DRS Thm 4.2), so C(a) = sup_s (a s - g*(s)), and every slope s
-   gives the proven lower bound a s - U(s) for any upper bound U(s) >= g*(s).
-3. **Upper bounds of a concave supremum.**  A concave psi on [0, 1] lies below its tangent at
-   any x~, so sup psi <= psi(x~) + max(-x~ psi'(x~), (1 - x~) psi'(x~)); at the maximiser the
-   derivative vanishes and the bound is tight to first order in the error of x~.
-4. **Upper bounds of C.**  C <= g <= h and C <= h2 pointwise, and C(a) is at most any chord of
-   g over a: C(a) <= ((x_b - a) g(x_a) + (a - x_a) g(x_b)) / (x_b - x_a) for x_a <= a <= x_b.
-
-The optimal slope at a is the derivative of C there.  Either a lies on a piece where C = h
-(then s = h'(a), and the tangent of h at a must lie below h2: h*(s) >= h2*(s)), or where
-C = h2 (s = h2'(a) = 1/h'(h2(a))), or under a bridge, a segment tangent to both curves whose
-slope is a root of D(s) = h*(s) - h2*(s).  The solver below finds that slope in mpmath
-(safeguarded Newton on the tangency conditions, bisection on log(-s) where it must); the ball
-routine turns it into the enclosure [a s - U(s), min(h(a), h2(a), chord)], whose ends are
-proven by facts 2-4 whatever the solver did: a wrong slope only makes the enclosure wide, and
-the certification loop then raises the precision or fails with PrecisionError.
+The four facts the enclosure rests on, and the slope's three cases:
+``docs/proofs/envelope.md``.
 """
 
 from __future__ import annotations

@@ -63,13 +63,12 @@ def epsilon_from_profile(profile: Callable[[Fraction, int], Certified], target: 
     is then exact.  Returns 0 when delta(0) <= target.  Raises PrecisionError when no eps up to
     2^64 is admissible without such a proof (the answer is not claimed to be infinite).
 
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> from gdpproof.numeric.tradeoff.solve import delta_from_epsilon
-    >>> prof = lambda x, d: delta_from_epsilon(1, x, digits=d)
-    >>> epsilon_from_profile(prof, Fraction(1, 10**5), digits=12)
-    Certified('4.37717809569', digits=12, rounding='up')
+    Examples:
+        >>> from fractions import Fraction
+        >>> from gdpproof.numeric.tradeoff.solve import delta_from_epsilon
+        >>> prof = lambda x, d: delta_from_epsilon(1, x, digits=d)
+        >>> epsilon_from_profile(prof, Fraction(1, 10**5), digits=12)
+        Certified('4.37717809569', digits=12, rounding='up')
     """
     cap = max(MAX_PROFILE_DIGITS, 4 * (digits + EXTRA_DIGITS))  # points near the root need the full digits
     if floor is not None and floor >= target:

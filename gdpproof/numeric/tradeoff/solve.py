@@ -1,24 +1,14 @@
 """Certified conversions between mu-GDP, (epsilon, delta)-DP and the Gaussian mechanism's sigma.
 
 Every solver here returns the decimal that is *proven* to be the exact answer rounded in the
-safe direction.  It finds a candidate quickly (a float64 root by safeguarded Newton, then one
-or two Halley steps on delta in ball arithmetic; outside the float range, Newton on the
-logarithm of delta from a bracket it widens itself), then certifies it with two sign checks in
-ball arithmetic: for a result rounded up, the candidate c satisfies the privacy condition and the
-decimal just below c does not; for a result rounded down, the reverse.  If a check cannot be
-decided at the current precision the precision doubles; if the candidate is off by a unit it
-moves.  Nothing is returned unverified.
+safe direction: a candidate found quickly (float64 Newton, then Halley steps in ball arithmetic;
+Newton on log delta outside the float range), then certified by two sign checks in ball
+arithmetic (the candidate meets the privacy condition and its neighbouring decimal does not),
+the precision doubling until they decide.  The formulas are the arb kernels generated from
+:mod:`gdpproof.symbolic.tradeoff` (:mod:`gdpproof.numeric.engine._kernels`), so plain arguments
+load neither sympy nor scipy.
 
-References: Dong, Roth & Su (2022), Cor. 2.13 (delta of G_mu) and Balle & Wang (ICML 2018),
-Thm. 8 (the analytic Gaussian mechanism, sigma = sensitivity / mu).
-
-The formulas are the sympy expressions of :mod:`gdpproof.symbolic.tradeoff` (GAUSSIAN_DUAL,
-GAUSSIAN_LOG_DUAL and their derivatives), run as the arb kernels generated from them ahead of
-time (:mod:`gdpproof.numeric.engine._kernels`); float and int arguments go to arb as exact balls, with
-no Fraction on the way.  So delta from epsilon, epsilon from delta, mu and sigma
-from (epsilon, delta) import neither sympy nor scipy for plain arguments (int, float, Fraction,
-Decimal, decimal strings); sympy is loaded only for sympy arguments and for the conversions
-that compile other expressions (pure DP, error rates, mu and sigma at epsilon = 0).
+The method, the references and what loads sympy: ``docs/proofs/conversions.md``.
 """
 
 from __future__ import annotations
@@ -234,8 +224,8 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
     """
     if type(mu) is float and type(epsilon) is float and type(digits) is int and 0.0 < mu < math.inf \
             and 0.0 <= epsilon < math.inf and 1 <= digits <= MAX_DIGITS:
-        # the hot path (DESIGN: near one arb erfc): two exact balls, one evaluation, rounded in
-        # integers; undecided, the general route below proves it
+        # the hot path, whose cost stays near that of one arb erfc (docs/performance.md): two exact
+        # balls, one evaluation, rounded in integers; undecided, the general route below proves it
         first = certify_exact_balls(_DUAL, (flint.arb(epsilon), flint.arb(mu)), digits, "up")
         if first is not None:
             return first

@@ -45,33 +45,26 @@ def epsilon_from_zcdp(rho: Any, delta: Any, *, conversion: str = "cks", digits: 
                       rounding: str = "nearest") -> Certified:
     r"""The epsilon that rho-zCDP gives at delta by a published conversion.
 
-    Parameters
-    ----------
-    rho : real > 0
-        The zCDP parameter (exact: ``"293764/114921"``).
-    delta : real in (0, 1/e)
-    conversion : str
-        ``"cks"``: :math:`\inf_{a>1} a\rho + (\log(1/\delta) + (a-1)\log(1-1/a) - \log a)/(a-1)`
-        (Canonne, Kamath & Steinke 2020, Cor. 13; the U.S. Census Bureau's DAS code);
-        ``"bun-steinke"``: :math:`\rho + 2\sqrt{\rho\log(1/\delta)}` (Bun & Steinke 2016, Prop. 1.3).
-    digits : int
-    rounding : str
-        "nearest", "up" or "down".
+    Args:
+        rho: The zCDP parameter (exact: ``"293764/114921"``).
+        delta: A real in (0, 1/e).
+        conversion: ``"cks"``: :math:`\inf_{a>1} a\rho + (\log(1/\delta) + (a-1)\log(1-1/a) - \log a)/(a-1)`
+            (Canonne, Kamath & Steinke 2020, Cor. 13; the U.S. Census Bureau's DAS code);
+            ``"bun-steinke"``: :math:`\rho + 2\sqrt{\rho\log(1/\delta)}` (Bun & Steinke 2016, Prop. 1.3).
+        digits: The significant digits of the answer.
+        rounding: "nearest", "up" or "down".
 
-    Returns
-    -------
-    Certified
-        Method "arb" (bun-steinke) or "mpmath-2prec" (cks).
+    Returns:
+        A :class:`Certified` of method "arb" (bun-steinke) or "mpmath-2prec" (cks).
 
-    Examples
-    --------
-    The Bureau's 2020 redistricting persons file, rho = (542/339)^2 at delta = 1e-10, by the
-    conversion its DAS code runs and by the classical one:
+    Examples:
+        The Bureau's 2020 redistricting persons file, rho = (542/339)^2 at delta = 1e-10, by the
+        conversion its DAS code runs and by the classical one:
 
-    >>> epsilon_from_zcdp("293764/114921", "1e-10", digits=6)
-    Certified('17.1436', digits=6, rounding='nearest')
-    >>> epsilon_from_zcdp("293764/114921", "1e-10", conversion="bun-steinke", digits=6)
-    Certified('17.9002', digits=6, rounding='nearest')
+        >>> epsilon_from_zcdp("293764/114921", "1e-10", digits=6)
+        Certified('17.1436', digits=6, rounding='nearest')
+        >>> epsilon_from_zcdp("293764/114921", "1e-10", conversion="bun-steinke", digits=6)
+        Certified('17.9002', digits=6, rounding='nearest')
     """
     check_request(digits, rounding)
     r = _exact("rho", rho)

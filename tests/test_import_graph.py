@@ -358,7 +358,7 @@ def test_arguments_are_parsed_in_one_module():
 
 #: The builders of argument errors: a function of one of these names outside gdpproof/errors.py is a
 #: second error builder (``errors.bad(name, value, rule)`` is the one).
-ERROR_BUILDER_NAMES = {"bad", "_bad", "_theory_mu"}
+ERROR_BUILDER_NAMES = {"bad", "_bad", "_theory_mu", "_missing"}
 
 
 def test_argument_errors_are_built_in_one_place():

@@ -120,6 +120,7 @@ def _mechanism(args: argparse.Namespace) -> tuple[Any, Any]:
     from ..mechanisms import mechanism_from_dict, mechanism_from_spec
 
     kind = args.mechanism
+    mech: Any  # a Sampler; the gaussian kind's is a GaussianSampler
     if kind == "module":
         mech = module_mechanism(args.module_spec)
         mu = float_option("--mu", args.mu, required_for="module")

@@ -107,7 +107,8 @@ def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any,
         raise bad("bug", bug, f"must be one of {', '.join(BUGS)} (or None)")
     if bug_factor is not None and bug is None:
         raise bad("bug_factor", bug_factor, "needs a bug")
-    factor = None if bug is None else positive_double("bug_factor", BUG_FACTORS[bug] if bug_factor is None else bug_factor)
+    factor = None if bug is None else positive_double("bug_factor",
+                                                      BUG_FACTORS[bug] if bug_factor is None else bug_factor)
     n = 0
     if sampling == "fixed-batch":
         if dataset_size is None:

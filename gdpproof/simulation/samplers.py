@@ -44,8 +44,8 @@ class Sampler(ABC):
     name = "mechanism"
     #: True when the statistic is the exact log-likelihood ratio log(dQ/dP).
     exact = True
-    #: The ordering of the worst pair the sampler runs, as :meth:`gdpproof.accounting.ComposedLoss.tradeoff_curves`
-    #: names it, when only that one ordering is simulated (None: the pair's curve, both orderings alike).
+    #: The ordering of the worst pair the sampler runs when it simulates only that one, named as
+    #: ``ComposedLoss.tradeoff_curves`` names it (None: the pair's curve, both orderings alike).
     ordering: str | None = None
 
     @abstractmethod
@@ -357,7 +357,8 @@ class UserSampler(Sampler):
         out = (self.sample_p if law == "P" else self.sample_q)(rng, n)
         s = np.array(self.score(out), dtype=float).reshape(-1)  # a copy: the caller owns the array
         if s.shape != (n,):
-            raise InvalidParameterError(argument="score", value=MISSING, rule=f"returned {s.shape[0]} values for {n} outputs")
+            raise InvalidParameterError(argument="score", value=MISSING,
+                                        rule=f"returned {s.shape[0]} values for {n} outputs")
         return s
 
 

@@ -17,7 +17,7 @@ import pytest
 import sympy
 
 from gdpproof.numeric.engine import _loss_kernels as generated
-from gdpproof.numeric.engine._ballfun import arb_erfc, arb_erfcx, relation
+from gdpproof.numeric.engine._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, relation
 from gdpproof.numeric.engine.codegen import LOSS_FAMILIES, cse_kernel_source
 from gdpproof.numeric.engine.compile_arb import arb_function
 from gdpproof.numeric.engine._mp import arb_precision
@@ -75,7 +75,8 @@ def law_kernel(family: str, kind: str, law: str):
     except TypeError:
         fns = [arb_function(e, symbols) for e in exprs]
         return (lambda *a: fns[0](*a)) if len(fns) == 1 else (lambda *a: tuple(fn(*a) for fn in fns))
-    namespace = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx, "relation": relation}
+    namespace = {"flint": flint, "arb_erfc": arb_erfc, "arb_erfcx": arb_erfcx, "relation": relation,
+                 "ERFC_NATIVE_BALL": ERFC_NATIVE_BALL}
     for name, ball in constants.items():
         namespace[name] = eval(ball, {"flint": flint})
     exec(compile(src, f"<{family}.{kind}[{law}]>", "exec"), namespace)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import flint
 
-__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float", "at_precision"]
+__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float", "at_precision", "ERFC_NATIVE_BALL"]
 
 #: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
 _PRECISION_CACHE: dict[tuple[object, int], flint.arb] = {}
@@ -45,8 +45,9 @@ def _erfcx_positive(z: flint.arb) -> flint.arb:
 #: arb's own erfc keeps full relative accuracy up to here (measured: 141 of 132 bits at 1e5,
 #: a bare upper bound at 7e5); beyond it the hypergeometric form is used (2-10x slower).
 _ERFC_NATIVE_LIMIT = 100_000
-#: The same limit as an (exact) ball: comparing a ball with a ball skips converting the int.
-_ERFC_LIMIT_BALL = flint.arb(_ERFC_NATIVE_LIMIT)
+#: The same limit as an (exact) ball: comparing a ball with a ball skips converting the int.  The
+#: generated kernels test ``z < ERFC_NATIVE_BALL`` inline and call arb's erfc directly then.
+ERFC_NATIVE_BALL = _ERFC_LIMIT_BALL = flint.arb(_ERFC_NATIVE_LIMIT)
 
 
 def arb_erfcx(z: flint.arb) -> flint.arb:

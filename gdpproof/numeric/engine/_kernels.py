@@ -14,7 +14,7 @@ import math
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'mu_clt_poisson', 'mu_clt_uniform', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float', 'gaussian_epsilon_start_float']
 
@@ -119,12 +119,12 @@ def gaussian_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t3 = x0 * t2
     t4 = t1 + t3
     t5 = t0 * t4
-    t6 = arb_erfc(t5)
+    t6 = t5.erfc() if t5 < ERFC_NATIVE_BALL else arb_erfc(t5)
     t7 = _C_1_2 * t6
     t8 = _C_1_2 * x1
     t9 = t8 + t3
     t10 = t0 * t9
-    t11 = arb_erfc(t10)
+    t11 = t10.erfc() if t10 < ERFC_NATIVE_BALL else arb_erfc(t10)
     t12 = x0.exp()
     t13 = _C_m1_2 * t11
     t14 = t13 * t12
@@ -150,11 +150,11 @@ def gaussian_log_dual(x0: flint.arb, x1: flint.arb) -> flint.arb:
         t9 = t8 * t3
         t10 = t7 + t9
         t11 = t6 * t10
-        t12 = arb_erfc(t11)
+        t12 = t11.erfc() if t11 < ERFC_NATIVE_BALL else arb_erfc(t11)
         t13 = _C_m1_2 * t12
         t14 = t7 + t4
         t15 = t6 * t14
-        t16 = arb_erfc(t15)
+        t16 = t15.erfc() if t15 < ERFC_NATIVE_BALL else arb_erfc(t15)
         t17 = x0.exp()
         t18 = _C_m1_2 * t16
         t19 = t18 * t17
@@ -195,12 +195,12 @@ def gaussian_dlog_dual_eps(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t3 = x0 * t2
     t4 = t1 + t3
     t5 = t0 * t4
-    t6 = arb_erfc(t5)
+    t6 = t5.erfc() if t5 < ERFC_NATIVE_BALL else arb_erfc(t5)
     t7 = _C_1_2 * t6
     t8 = _C_1_2 * x1
     t9 = t8 + t3
     t10 = t0 * t9
-    t11 = arb_erfc(t10)
+    t11 = t10.erfc() if t10 < ERFC_NATIVE_BALL else arb_erfc(t10)
     t12 = x0.exp()
     t13 = _C_m1_2 * t11
     t14 = t13 * t12
@@ -236,12 +236,12 @@ def gaussian_dlog_dual_mu(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t3 = x0 * t2
     t4 = t1 + t3
     t5 = t0 * t4
-    t6 = arb_erfc(t5)
+    t6 = t5.erfc() if t5 < ERFC_NATIVE_BALL else arb_erfc(t5)
     t7 = _C_1_2 * t6
     t8 = _C_1_2 * x1
     t9 = t8 + t3
     t10 = t0 * t9
-    t11 = arb_erfc(t10)
+    t11 = t10.erfc() if t10 < ERFC_NATIVE_BALL else arb_erfc(t10)
     t12 = x0.exp()
     t13 = _C_m1_2 * t11
     t14 = t13 * t12
@@ -295,11 +295,11 @@ def mu_clt_uniform(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
     t2 = _at_precision(_K4)
     t3 = 1 / x0
     t4 = t2 * t3
-    t5 = arb_erfc(t4)
+    t5 = t4.erfc() if t4 < ERFC_NATIVE_BALL else arb_erfc(t4)
     t6 = _C_3_2 * t5
     t7 = _at_precision(_K5)
     t8 = t7 * t3
-    t9 = arb_erfc(t8)
+    t9 = t8.erfc() if t8 < ERFC_NATIVE_BALL else arb_erfc(t8)
     t10 = _C_m1_2 * t9
     t11 = _C_1_1 + t10
     t12 = x0 ** -2
@@ -327,12 +327,12 @@ def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint
     t3 = x0 * t2
     t4 = t1 + t3
     t5 = t0 * t4
-    t6 = arb_erfc(t5)
+    t6 = t5.erfc() if t5 < ERFC_NATIVE_BALL else arb_erfc(t5)
     t7 = _C_1_2 * t6
     t8 = _C_1_2 * x1
     t9 = t8 + t3
     t10 = t0 * t9
-    t11 = arb_erfc(t10)
+    t11 = t10.erfc() if t10 < ERFC_NATIVE_BALL else arb_erfc(t10)
     t12 = x0.exp()
     t13 = _C_m1_2 * t11
     t14 = t13 * t12
@@ -389,12 +389,12 @@ def gaussian_dual_slope(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.
     t3 = x0 * t2
     t4 = t1 + t3
     t5 = t0 * t4
-    t6 = arb_erfc(t5)
+    t6 = t5.erfc() if t5 < ERFC_NATIVE_BALL else arb_erfc(t5)
     t7 = _C_1_2 * t6
     t8 = _C_1_2 * x1
     t9 = t8 + t3
     t10 = t0 * t9
-    t11 = arb_erfc(t10)
+    t11 = t10.erfc() if t10 < ERFC_NATIVE_BALL else arb_erfc(t10)
     t12 = x0.exp()
     t13 = _C_m1_2 * t11
     t14 = t13 * t12
@@ -430,12 +430,12 @@ def gaussian_dual_halley_mu(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, fl
     t3 = x0 * t2
     t4 = t1 + t3
     t5 = t0 * t4
-    t6 = arb_erfc(t5)
+    t6 = t5.erfc() if t5 < ERFC_NATIVE_BALL else arb_erfc(t5)
     t7 = _C_1_2 * t6
     t8 = _C_1_2 * x1
     t9 = t8 + t3
     t10 = t0 * t9
-    t11 = arb_erfc(t10)
+    t11 = t10.erfc() if t10 < ERFC_NATIVE_BALL else arb_erfc(t10)
     t12 = x0.exp()
     t13 = _C_m1_2 * t11
     t14 = t13 * t12

@@ -18,7 +18,8 @@ import flint
 from numpy import abs, equal, exp, inf, less, less_equal, log, nan, select, sqrt
 from scipy.special import erfc, erfcx, expm1, log1p
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",
@@ -60,7 +61,7 @@ def gaussian__cdf__P(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_m1_2 * t8
     t10 = _C_1_1 + t9
     return t10 if isinstance(t10, flint.arb) else flint.arb(t10)
@@ -75,7 +76,7 @@ def gaussian__cdf__Q(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_m1_2 * t8
     t10 = _C_1_1 + t9
     return t10 if isinstance(t10, flint.arb) else flint.arb(t10)
@@ -91,12 +92,12 @@ def gaussian__cdf__PQ(x0, x1):
     t6 = _C_m1_1 * t1
     t7 = x0 + t6
     t8 = t5 * t7
-    t9 = arb_erfc(t8)
+    t9 = t8.erfc() if t8 < ERFC_NATIVE_BALL else arb_erfc(t8)
     t10 = _C_m1_2 * t9
     t11 = _C_1_1 + t10
     t12 = t1 + x0
     t13 = t5 * t12
-    t14 = arb_erfc(t13)
+    t14 = t13.erfc() if t13 < ERFC_NATIVE_BALL else arb_erfc(t13)
     t15 = _C_m1_2 * t14
     t16 = _C_1_1 + t15
     return (t11 if isinstance(t11, flint.arb) else flint.arb(t11)), (t16 if isinstance(t16, flint.arb) else flint.arb(t16))
@@ -111,7 +112,7 @@ def gaussian__sf__P(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_1_2 * t8
     return t9 if isinstance(t9, flint.arb) else flint.arb(t9)
 
@@ -125,7 +126,7 @@ def gaussian__sf__Q(x0, x1):
     t5 = _C_1_2 * t0
     t6 = t5 * t1
     t7 = t6 * t4
-    t8 = arb_erfc(t7)
+    t8 = t7.erfc() if t7 < ERFC_NATIVE_BALL else arb_erfc(t7)
     t9 = _C_1_2 * t8
     return t9 if isinstance(t9, flint.arb) else flint.arb(t9)
 
@@ -140,11 +141,11 @@ def gaussian__sf__PQ(x0, x1):
     t6 = _C_m1_1 * t1
     t7 = x0 + t6
     t8 = t5 * t7
-    t9 = arb_erfc(t8)
+    t9 = t8.erfc() if t8 < ERFC_NATIVE_BALL else arb_erfc(t8)
     t10 = _C_1_2 * t9
     t11 = t1 + x0
     t12 = t5 * t11
-    t13 = arb_erfc(t12)
+    t13 = t12.erfc() if t12 < ERFC_NATIVE_BALL else arb_erfc(t12)
     t14 = _C_1_2 * t13
     return (t10 if isinstance(t10, flint.arb) else flint.arb(t10)), (t14 if isinstance(t14, flint.arb) else flint.arb(t14))
 
@@ -161,7 +162,7 @@ def gaussian__partial__P(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t4 = x0 + t3
     t5 = t1 * t2
     t6 = t5 * t4
-    t7 = arb_erfc(t6)
+    t7 = t6.erfc() if t6 < ERFC_NATIVE_BALL else arb_erfc(t6)
     t8 = _C_m1_2 * t7
     t9 = _C_1_1 + t8
     t10 = _C_1_2 * t0
@@ -192,7 +193,7 @@ def gaussian__partial__Q(x0: flint.arb, x1: flint.arb) -> flint.arb:
     t4 = x0 + t3
     t5 = t1 * t2
     t6 = t5 * t4
-    t7 = arb_erfc(t6)
+    t7 = t6.erfc() if t6 < ERFC_NATIVE_BALL else arb_erfc(t6)
     t8 = _C_m1_2 * t7
     t9 = _C_1_1 + t8
     t10 = _C_m1_2 * t0
@@ -1229,12 +1230,12 @@ def subsampled_gaussian__cdf__P(x0, x1, x2):
     t31 = t30 * t29
     t32 = _C_m1_1 + t3
     t33 = t31 * t32
-    t34 = arb_erfc(t33)
+    t34 = t33.erfc() if t33 < ERFC_NATIVE_BALL else arb_erfc(t33)
     t35 = _C_m1_2 * t34
     t36 = _C_1_1 + t35
     t37 = x2 * t36
     t38 = t3 * t31
-    t39 = arb_erfc(t38)
+    t39 = t38.erfc() if t38 < ERFC_NATIVE_BALL else arb_erfc(t38)
     t40 = _C_m1_2 * t39
     t41 = _C_1_1 + t40
     t42 = _C_m1_1 * t2
@@ -1290,7 +1291,7 @@ def subsampled_gaussian__cdf__Q(x0, x1, x2):
     t30 = _C_1_2 * t2
     t31 = t30 * t3
     t32 = t31 * t4
-    t33 = arb_erfc(t32)
+    t33 = t32.erfc() if t32 < ERFC_NATIVE_BALL else arb_erfc(t32)
     t34 = _C_m1_2 * t33
     t35 = _C_1_1 + t34
     return t35 if isinstance(t35, flint.arb) else flint.arb(t35)
@@ -1343,12 +1344,12 @@ def subsampled_gaussian__cdf__PQ(x0, x1, x2):
     t30 = _C_1_2 * t28
     t31 = t30 * t29
     t32 = t3 * t31
-    t33 = arb_erfc(t32)
+    t33 = t32.erfc() if t32 < ERFC_NATIVE_BALL else arb_erfc(t32)
     t34 = _C_m1_2 * t33
     t35 = _C_1_1 + t34
     t36 = _C_m1_1 + t3
     t37 = t31 * t36
-    t38 = arb_erfc(t37)
+    t38 = t37.erfc() if t37 < ERFC_NATIVE_BALL else arb_erfc(t37)
     t39 = _C_m1_2 * t38
     t40 = _C_1_1 + t39
     t41 = x2 * t40
@@ -1406,11 +1407,11 @@ def subsampled_gaussian__sf__P(x0, x1, x2):
     t31 = t30 * t29
     t32 = _C_m1_1 + t3
     t33 = t31 * t32
-    t34 = arb_erfc(t33)
+    t34 = t33.erfc() if t33 < ERFC_NATIVE_BALL else arb_erfc(t33)
     t35 = _C_1_2 * x2
     t36 = t35 * t34
     t37 = t3 * t31
-    t38 = arb_erfc(t37)
+    t38 = t37.erfc() if t37 < ERFC_NATIVE_BALL else arb_erfc(t37)
     t39 = _C_m1_2 * t2
     t40 = t39 * t38
     t41 = t36 + t40
@@ -1464,7 +1465,7 @@ def subsampled_gaussian__sf__Q(x0, x1, x2):
     t30 = _C_1_2 * t2
     t31 = t30 * t3
     t32 = t31 * t4
-    t33 = arb_erfc(t32)
+    t33 = t32.erfc() if t32 < ERFC_NATIVE_BALL else arb_erfc(t32)
     t34 = _C_1_2 * t33
     return t34 if isinstance(t34, flint.arb) else flint.arb(t34)
 
@@ -1516,11 +1517,11 @@ def subsampled_gaussian__sf__PQ(x0, x1, x2):
     t30 = _C_1_2 * t28
     t31 = t30 * t29
     t32 = t3 * t31
-    t33 = arb_erfc(t32)
+    t33 = t32.erfc() if t32 < ERFC_NATIVE_BALL else arb_erfc(t32)
     t34 = _C_1_2 * t33
     t35 = _C_m1_1 + t3
     t36 = t31 * t35
-    t37 = arb_erfc(t36)
+    t37 = t36.erfc() if t36 < ERFC_NATIVE_BALL else arb_erfc(t36)
     t38 = _C_1_2 * x2
     t39 = t38 * t37
     t40 = _C_m1_1 * t2
@@ -1645,7 +1646,7 @@ def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flin
             t4 = flint.arb.nan()
         t36 = t2 * t3
         t37 = t36 * t4
-        t38 = arb_erfc(t37)
+        t38 = t37.erfc() if t37 < ERFC_NATIVE_BALL else arb_erfc(t37)
         t39 = _C_1_2 * t38
         t0 = t39 if t0 is None else t0.union(t39)
     if v1 is not True:
@@ -1699,7 +1700,7 @@ def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flin
             t73 = _C_m1_1 + t43
             t74 = t41 * t42
             t75 = t74 * t73
-            t76 = arb_erfc(t75)
+            t76 = t75.erfc() if t75 < ERFC_NATIVE_BALL else arb_erfc(t75)
             t77 = _C_m1_2 * t76
             t78 = _C_1_1 + t77
             t79 = x2 * t78
@@ -1749,7 +1750,7 @@ def symmetric_subsampled_gaussian__cdf__P(x0: flint.arb, x1: flint.arb, x2: flin
             if t82 is None:
                 t82 = flint.arb.nan()
             t112 = t74 * t82
-            t113 = arb_erfc(t112)
+            t113 = t112.erfc() if t112 < ERFC_NATIVE_BALL else arb_erfc(t112)
             t114 = _C_m1_2 * t113
             t115 = _C_1_1 + t114
             t116 = t81 * t115
@@ -1817,7 +1818,7 @@ def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flin
         t36 = _C_m1_1 + t4
         t37 = t2 * t3
         t38 = t37 * t36
-        t39 = arb_erfc(t38)
+        t39 = t38.erfc() if t38 < ERFC_NATIVE_BALL else arb_erfc(t38)
         t40 = _C_1_2 * x2
         t41 = t40 * t39
         t42 = _C_m1_1 * x2
@@ -1868,7 +1869,7 @@ def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flin
         if t44 is None:
             t44 = flint.arb.nan()
         t76 = t37 * t44
-        t77 = arb_erfc(t76)
+        t77 = t76.erfc() if t76 < ERFC_NATIVE_BALL else arb_erfc(t76)
         t78 = _C_1_2 * t43
         t79 = t78 * t77
         t80 = t41 + t79
@@ -1923,7 +1924,7 @@ def symmetric_subsampled_gaussian__cdf__Q(x0: flint.arb, x1: flint.arb, x2: flin
                 t84 = flint.arb.nan()
             t114 = t82 * t83
             t115 = t114 * t84
-            t116 = arb_erfc(t115)
+            t116 = t115.erfc() if t115 < ERFC_NATIVE_BALL else arb_erfc(t115)
             t117 = _C_m1_2 * t116
             t118 = _C_1_1 + t117
             t0 = t118 if t0 is None else t0.union(t118)
@@ -1989,7 +1990,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
             t4 = flint.arb.nan()
         t36 = t2 * t3
         t37 = t36 * t4
-        t38 = arb_erfc(t37)
+        t38 = t37.erfc() if t37 < ERFC_NATIVE_BALL else arb_erfc(t37)
         t39 = _C_1_2 * t38
         t0 = t39 if t0 is None else t0.union(t39)
     if v1 is not True:
@@ -2043,7 +2044,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
             t73 = _C_m1_1 + t43
             t74 = t41 * t42
             t75 = t74 * t73
-            t76 = arb_erfc(t75)
+            t76 = t75.erfc() if t75 < ERFC_NATIVE_BALL else arb_erfc(t75)
             t77 = _C_m1_2 * t76
             t78 = _C_1_1 + t77
             t79 = x2 * t78
@@ -2093,7 +2094,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
             if t82 is None:
                 t82 = flint.arb.nan()
             t112 = t74 * t82
-            t113 = arb_erfc(t112)
+            t113 = t112.erfc() if t112 < ERFC_NATIVE_BALL else arb_erfc(t112)
             t114 = _C_m1_2 * t113
             t115 = _C_1_1 + t114
             t116 = t81 * t115
@@ -2154,7 +2155,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
         t154 = _C_m1_1 + t122
         t155 = t120 * t121
         t156 = t155 * t154
-        t157 = arb_erfc(t156)
+        t157 = t156.erfc() if t156 < ERFC_NATIVE_BALL else arb_erfc(t156)
         t158 = _C_1_2 * x2
         t159 = t158 * t157
         t160 = _C_m1_1 * x2
@@ -2205,7 +2206,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
         if t162 is None:
             t162 = flint.arb.nan()
         t194 = t155 * t162
-        t195 = arb_erfc(t194)
+        t195 = t194.erfc() if t194 < ERFC_NATIVE_BALL else arb_erfc(t194)
         t196 = _C_1_2 * t161
         t197 = t196 * t195
         t198 = t159 + t197
@@ -2260,7 +2261,7 @@ def symmetric_subsampled_gaussian__cdf__PQ(x0: flint.arb, x1: flint.arb, x2: fli
                 t202 = flint.arb.nan()
             t232 = t200 * t201
             t233 = t232 * t202
-            t234 = arb_erfc(t233)
+            t234 = t233.erfc() if t233 < ERFC_NATIVE_BALL else arb_erfc(t233)
             t235 = _C_m1_2 * t234
             t236 = _C_1_1 + t235
             t118 = t236 if t118 is None else t118.union(t236)
@@ -2325,7 +2326,7 @@ def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint
             t4 = flint.arb.nan()
         t36 = t2 * t3
         t37 = t36 * t4
-        t38 = arb_erfc(t37)
+        t38 = t37.erfc() if t37 < ERFC_NATIVE_BALL else arb_erfc(t37)
         t39 = _C_m1_2 * t38
         t40 = _C_1_1 + t39
         t0 = t40 if t0 is None else t0.union(t40)
@@ -2380,7 +2381,7 @@ def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint
             t74 = _C_m1_1 + t44
             t75 = t42 * t43
             t76 = t75 * t74
-            t77 = arb_erfc(t76)
+            t77 = t76.erfc() if t76 < ERFC_NATIVE_BALL else arb_erfc(t76)
             t78 = _C_1_2 * x2
             t79 = t78 * t77
             t80 = _C_m1_1 * x2
@@ -2429,7 +2430,7 @@ def symmetric_subsampled_gaussian__sf__P(x0: flint.arb, x1: flint.arb, x2: flint
             if t82 is None:
                 t82 = flint.arb.nan()
             t112 = t75 * t82
-            t113 = arb_erfc(t112)
+            t113 = t112.erfc() if t112 < ERFC_NATIVE_BALL else arb_erfc(t112)
             t114 = _C_1_2 * t81
             t115 = t114 * t113
             t116 = t79 + t115
@@ -2496,7 +2497,7 @@ def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint
         t36 = _C_m1_1 + t4
         t37 = t2 * t3
         t38 = t37 * t36
-        t39 = arb_erfc(t38)
+        t39 = t38.erfc() if t38 < ERFC_NATIVE_BALL else arb_erfc(t38)
         t40 = _C_m1_2 * t39
         t41 = _C_1_1 + t40
         t42 = x2 * t41
@@ -2548,7 +2549,7 @@ def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint
         if t45 is None:
             t45 = flint.arb.nan()
         t77 = t37 * t45
-        t78 = arb_erfc(t77)
+        t78 = t77.erfc() if t77 < ERFC_NATIVE_BALL else arb_erfc(t77)
         t79 = _C_m1_2 * t78
         t80 = _C_1_1 + t79
         t81 = t44 * t80
@@ -2604,7 +2605,7 @@ def symmetric_subsampled_gaussian__sf__Q(x0: flint.arb, x1: flint.arb, x2: flint
                 t86 = flint.arb.nan()
             t116 = t84 * t85
             t117 = t116 * t86
-            t118 = arb_erfc(t117)
+            t118 = t117.erfc() if t117 < ERFC_NATIVE_BALL else arb_erfc(t117)
             t119 = _C_1_2 * t118
             t0 = t119 if t0 is None else t0.union(t119)
     if t0 is None:
@@ -2669,7 +2670,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
             t4 = flint.arb.nan()
         t36 = t2 * t3
         t37 = t36 * t4
-        t38 = arb_erfc(t37)
+        t38 = t37.erfc() if t37 < ERFC_NATIVE_BALL else arb_erfc(t37)
         t39 = _C_m1_2 * t38
         t40 = _C_1_1 + t39
         t0 = t40 if t0 is None else t0.union(t40)
@@ -2724,7 +2725,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
             t74 = _C_m1_1 + t44
             t75 = t42 * t43
             t76 = t75 * t74
-            t77 = arb_erfc(t76)
+            t77 = t76.erfc() if t76 < ERFC_NATIVE_BALL else arb_erfc(t76)
             t78 = _C_1_2 * x2
             t79 = t78 * t77
             t80 = _C_m1_1 * x2
@@ -2773,7 +2774,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
             if t82 is None:
                 t82 = flint.arb.nan()
             t112 = t75 * t82
-            t113 = arb_erfc(t112)
+            t113 = t112.erfc() if t112 < ERFC_NATIVE_BALL else arb_erfc(t112)
             t114 = _C_1_2 * t81
             t115 = t114 * t113
             t116 = t79 + t115
@@ -2833,7 +2834,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
         t153 = _C_m1_1 + t121
         t154 = t119 * t120
         t155 = t154 * t153
-        t156 = arb_erfc(t155)
+        t156 = t155.erfc() if t155 < ERFC_NATIVE_BALL else arb_erfc(t155)
         t157 = _C_m1_2 * t156
         t158 = _C_1_1 + t157
         t159 = x2 * t158
@@ -2885,7 +2886,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
         if t162 is None:
             t162 = flint.arb.nan()
         t194 = t154 * t162
-        t195 = arb_erfc(t194)
+        t195 = t194.erfc() if t194 < ERFC_NATIVE_BALL else arb_erfc(t194)
         t196 = _C_m1_2 * t195
         t197 = _C_1_1 + t196
         t198 = t161 * t197
@@ -2941,7 +2942,7 @@ def symmetric_subsampled_gaussian__sf__PQ(x0: flint.arb, x1: flint.arb, x2: flin
                 t203 = flint.arb.nan()
             t233 = t201 * t202
             t234 = t233 * t203
-            t235 = arb_erfc(t234)
+            t235 = t234.erfc() if t234 < ERFC_NATIVE_BALL else arb_erfc(t234)
             t236 = _C_1_2 * t235
             t117 = t236 if t117 is None else t117.union(t236)
     if t117 is None:
@@ -3160,6 +3161,52 @@ def symmetric_subsampled_gaussian__x_of_ell_float(ell, sigma, p):
 
 def gaussian_dual_scaled_float(epsilon, mu):
     return (1/2)*(erfcx((1/2)*sqrt(2)*(epsilon/mu - 1/2*mu)) - erfcx((1/2)*sqrt(2)*(epsilon/mu + (1/2)*mu)))*exp(-1/2*(epsilon/mu - 1/2*mu)**2)
+
+
+#: erfcx(x) = p(t)/(sqrt(pi) (x + K)), t = (x - K)/(x + K), x >= 0, p of these coefficients
+#: (highest degree first): the ddfloat.tail_difference polynomial (codegen_float.erfcx_polynomial)
+ERFCX_POLY_K = 4.0
+ERFCX_POLY = (
+    2.219412170529361e-09,
+    4.691999076530977e-10,
+    -2.7512139968990822e-08,
+    1.4669692342735937e-09,
+    2.1821755986951584e-07,
+    -1.346668052098658e-07,
+    -1.4967336130902605e-06,
+    2.525671018992206e-06,
+    8.31820355456708e-06,
+    -3.3431106011157364e-05,
+    -6.442086389793644e-06,
+    0.00031339303296837713,
+    -0.0008065601754704765,
+    -0.0004979867501768205,
+    0.010833336630714036,
+    -0.04673970257148115,
+    0.13538271023492454,
+    -0.30842635581233907,
+    0.5864191710127491,
+    -0.9586384560880775,
+    1.3704767418836743,
+    -1.7308875554562975,
+    1.942601729916057,
+)
+
+
+def gaussian_dual_scaled_parts(epsilon, mu):
+    """(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2: z in
+    double-double, a and d in float64 (a from the double-double of its argument).
+
+    z = -(epsilon/mu - mu/2)**2/2; a = sqrt(2)*(epsilon/mu - mu/2)/2; d = sqrt(2)*mu/2
+    """
+    h0, l0 = dd_scale(mu, None, -0.5)
+    h1, l1 = dd_div(epsilon, None, mu, None)
+    h2, l2 = dd_add(h0, l0, h1, l1)
+    h3, l3 = dd_mul(h2, l2, h2, l2)
+    h4, l4 = dd_scale(h3, l3, -0.5)
+    a = (h2 if l2 is None else h2 + l2) * 0.7071067811865476
+    d = mu * 0.7071067811865476
+    return h4, (l4 if l4 is not None else 0.0 * h4), a, d
 
 
 def subsampled_gaussian__integrand__P0(exp, log, sqrt, pi):

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "arb_precision",
     "call_at_precision",
+    "precision_lock",
     "private_context",
     "arb_from_exact",
     "arb_of_fraction",
@@ -41,6 +42,9 @@ __all__ = [
 ]
 
 _lock = threading.RLock()
+#: The lock held while python-flint's global precision is not the caller's (public for the hot
+#: paths that set the precision themselves, as :func:`call_at_precision` does, without its call).
+precision_lock = _lock
 
 
 class arb_precision:

@@ -29,7 +29,7 @@ import flint
 from ..._certified import Certified, rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
 from ...errors import PrecisionError
 from ...text import decimal_digits, round_fraction, show  # noqa: F401  (round_fraction re-exported)
-from ._mp import arb_endpoints, arb_from_exact, arb_of_fraction, arb_precision, call_at_precision
+from ._mp import arb_endpoints, arb_from_exact, arb_of_fraction, arb_precision, call_at_precision, precision_lock
 from ...errors import bad
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "MAX_DIGITS",
     "certify_balls",
     "certify_exact_balls",
+    "certify_at_floats",
     "certify_enclosure",
     "round_fraction",
     "working_bits",
@@ -147,6 +148,8 @@ def _decide_arb(x: flint.arb, digits: int, rounding: str) -> Decimal | None:
     return decimal(m, e, digits)
 
 
+_floor, _log10 = math.floor, math.log10
+
 #: Powers of ten as ints, for the directed rounding of moderate digit counts.
 _POW10 = tuple(10**k for k in range(128))
 
@@ -175,10 +178,12 @@ def _scaled_text(x: flint.arb, digits: int, up: bool) -> str | None:
 def scaled_round(x: flint.arb, digits: int, up: bool) -> tuple[int, int] | None:
     """:func:`_scaled_text`'s rounding as integers (m, e), value m * 10^e with ``digits``
     digits in m, or None when it does not decide."""
-    f = abs(float(x))
+    f = float(x)
+    if f < 0:
+        f = -f
     if not 1e-290 < f < 1e290:
         return None
-    k = digits - 1 - math.floor(math.log10(f))
+    k = digits - 1 - _floor(_log10(f))
     if k >= 400:
         return None
     y = x * _TEN_BALLS[k] if k >= 0 else x / _TEN_BALLS[-k]  # a ball of every v * 10^k
@@ -187,11 +192,12 @@ def scaled_round(x: flint.arb, digits: int, up: bool) -> tuple[int, int] | None:
         return None
     a = int(c)
     top = _POW10[digits] if digits < 128 else 10**digits
-    if abs(a) >= top:
-        if abs(a) != top:
+    b = a if a >= 0 else -a
+    if b >= top:
+        if b != top:
             return None
         a, k = a // 10, k - 1  # a ceiling (or a negative floor) carried into a new digit
-    elif abs(a) * 10 < top:
+    elif b * 10 < top:
         return None
     return a, -k
 
@@ -354,6 +360,35 @@ def _evaluate_and_round(fn: Callable[..., flint.arb], values: Sequence[flint.arb
 
 
 _new_decimal = Decimal.__new__
+_ctx = flint.ctx
+_arb = flint.arb
+
+
+def certify_at_floats(fn: Callable[[flint.arb, flint.arb], flint.arb], x0: float, x1: float, digits: int,
+                      bits: int) -> Certified | None:
+    """``fn`` at the exact balls of two floats (or ints), evaluated once at ``bits`` and rounded
+    up to ``digits`` digits when that ball decides the rounding, else None (then
+    :func:`certify_balls` decides).
+
+    The conversions' hot path, :func:`certify_exact_balls` without its layers: the precision is
+    set and restored here (under the lock :func:`call_at_precision` takes), the ball is rounded
+    by :func:`scaled_round` at the same precision, and the :class:`Certified` is built from its
+    text.  The caller has checked ``digits`` (an int in [1, MAX_DIGITS]) and chosen ``bits``:
+    any precision gives a sound answer (the ball holds the exact value and the rounding is
+    decided only when every point of it rounds alike); a low one is undecided more often.
+    """
+    with precision_lock:
+        saved = _ctx.prec
+        _ctx.prec = bits
+        try:
+            me = scaled_round(fn(_arb(x0), _arb(x1)), digits, True)
+        finally:
+            _ctx.prec = saved
+    if me is None:
+        return None
+    obj = _new_decimal(Certified, f"{me[0]}E{me[1]}")
+    obj.digits, obj.rounding, obj.method = digits, "up", "arb"
+    return obj
 
 
 def certified_arb(text: str, digits: int, rounding: str) -> Certified:

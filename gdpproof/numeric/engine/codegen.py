@@ -240,7 +240,9 @@ class KernelPrinter:
             return self._tmp(f"arb_erfcx({arg})" if self.arb else f"erfcx_float({arg})", indent)
         if type(e) is sympy.erfc:
             arg = self.expr(e.args[0], indent)
-            return self._tmp(f"arb_erfc({arg})" if self.arb else f"math.erfc({arg})", indent)
+            # arb's own erfc inline where it is accurate (arb_erfc's own first test, without its call)
+            return self._tmp(f"{arg}.erfc() if {arg} < ERFC_NATIVE_BALL else arb_erfc({arg})" if self.arb
+                             else f"math.erfc({arg})", indent)
         if type(e) is sympy.Abs:
             return self._tmp(f"abs({self.expr(e.args[0], indent)})", indent)
         if self.arb and type(e) in _ARB_METHODS:
@@ -375,7 +377,7 @@ import math
 
 import flint
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 
 __all__ = [{names}]
 
@@ -577,6 +579,12 @@ def loss_source() -> str:
     src, namespace = _lambdified((EPS, MU), GAUSSIAN_DUAL_SCALED, [{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
     float_sources.append((src, namespace, ("epsilon", "mu")))
     floats.append(_renamed(src, "gaussian_dual_scaled_float"))
+    # and its parts for the accurate evaluation (codegen_float, ddfloat.tail_difference)
+    from .codegen_float import dual_parts_source
+
+    text, used = dual_parts_source()
+    float_sources.extend(used)
+    floats.append(text)
     head = _LOSS_HEADER.replace("{imports}", _numpy_imports(float_sources))
     consts = "".join(f"{k} = {v}\n" for k, v in sorted(constants.items()))
     makers = [src for _, src in hoisted.values()]
@@ -622,7 +630,8 @@ from fractions import Fraction
 import flint
 {imports}
 
-from ._ballfun import arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",

@@ -43,7 +43,7 @@ def assert_accountant(fn: Callable[..., Any], quantity: str, *, quick: bool = Tr
     """Fail (AssertionError) when ``fn`` is unsafe against gdpproof's certified values.
 
     Runs :func:`gdpproof.audit.audit_function`: the audit grid where implementations fail,
-    ``examples`` hypothesis-drawn inputs (seeded) and the property checks (monotonicity, range,
+    ``examples`` randomly drawn inputs (seeded) and the property checks (monotonicity, range,
     exceptions, NaN).  Fails when some value understates the privacy loss by more than
     ``rtol`` (relative) or, unless ``allow_errors``, when some call errs or a property fails;
     the message lists every such finding with its input.  Returns the

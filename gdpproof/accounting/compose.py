@@ -248,7 +248,7 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)
     budget = eta / 4.0
-    steps = [pair_steps(loss, h, tau) for loss, _ in clean]
+    steps = [pair_steps(loss, h, tau, total - 1) for loss, _ in clean]
     orderings = _orderings(clean)
 
     def compose(lattices: list[Lattice]) -> Lattice:

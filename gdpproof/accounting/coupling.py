@@ -5,8 +5,8 @@ See :mod:`gdpproof.accounting.compose` for the proof of the bracket this serves.
 
 * :func:`discretize`: one step's loss, rounded to the nearest point of h Z, with the mean of its
   rounding error as a proven interval and the range of that error;
-* :func:`convolve_lattices`: zero-padded FFT convolution (no wrap-around), negatives clipped, tails
-  trimmed, with the a-priori l1 error bound of Higham (2002), Thm 24.2;
+* :func:`convolve_lattices`: FFT convolution (zero-padded, or cyclic on half the length where
+  :func:`_fold_mass` proves the folded mass tiny), tails trimmed, Higham's (2002) l1 bound;
 * :func:`power`: repeated squaring, the early squarings in long double where numpy has one
   (where float64's bound, times the copies of the square, would exceed the caller's share);
 * :func:`_convolve_power`: r * b^k (k = 2, 3) by one FFT, the last squarings of
@@ -125,7 +125,7 @@ def _fft_bound(a: Lattice, b: Lattice, n: int, u: float) -> float:
     rounding needs beyond u and the terms of order beta s a2 b1 (s < 1e-5), its extra 2 beta a1 b2
     and factor (1 + 4 beta) the terms of order beta^2.  The l1 error over the m entries kept is at
     most sqrt(m) times the l2 error (c is 0 beyond them)."""
-    m = len(a.w) + len(b.w) - 1
+    m = min(len(a.w) + len(b.w) - 1, n)  # n < m: a cyclic window of n entries (:func:`_fold_mass`)
     beta = _fft_error_factor(n, u)
     if beta * math.sqrt(n) > 1e-5:  # the derivation's s; never near for a length numpy can hold
         raise PrecisionError(f"FFT length {n}: beta sqrt(n) = {beta * math.sqrt(n):.2g} is beyond the error bound's range")
@@ -139,8 +139,15 @@ def _fft_length(a: Lattice, b: Lattice) -> int:
     return 1 << (len(a.w) + len(b.w) - 2).bit_length()
 
 
+#: :func:`convolve_lattices` takes half the FFT length where the mass folded is at most this
+#: share of its trim.
+FOLD_SHARE = 2.0 ** -30
+
+
 def convolve_lattices(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float64) -> Lattice:
-    """Linear convolution (zero-padded rfft, no wrap-around), negatives clipped, tails trimmed.
+    """Linear convolution (zero-padded rfft, no wrap-around; on half the length, cyclic, where
+    the mass it folds into the window is proven at most FOLD_SHARE ``trim``), negatives clipped,
+    tails trimmed.
 
     ``trim`` is the mass allowed to be dropped from each end; ``dtype`` is float64 or
     ``np.longdouble`` (2048 times more accurate on x86, 3 times slower).  The error bound
@@ -152,28 +159,80 @@ def convolve_lattices(a: Lattice, b: Lattice, trim: float, dtype: Any = np.float
     u = _unit(dtype)
     la, lb = len(a.w), len(b.w)
     m = la + lb - 1
+    start = 0
     if min(la, lb) <= 64:
         c = np.convolve(a.w, b.w)
         fft_err = 2 * (min(la, lb) + 2) * u * float(np.sum(c))  # direct sums: gamma_n bound
     else:
         n = _fft_length(a, b)
+        # half the length where the mass the cyclic convolution folds into a window of n / 2
+        # entries is proven at most what the shorter FFT's bound saves (so the error charged,
+        # and the trims it widens, are never larger than the full length's), and at most
+        # FOLD_SHARE of `trim` (both inputs must fit in the window: rfft(w, n) would crop them)
+        fold = 0.0
+        if n >= 4096 and max(la, lb) <= n // 2 and np.dtype(dtype) == np.longdouble:  # (float64: not worth it)
+            start, fold = _fold_mass(a, b, n // 2)
+            if fold <= min(FOLD_SHARE * trim, _fft_bound(a, b, n, u) - _fft_bound(a, b, n // 2, u)):
+                n //= 2
+            else:
+                start, fold = 0, 0.0
         if np.dtype(dtype) == np.longdouble:
             import scipy.fft as sfft
 
             fa = sfft.rfft(a.w, n)
             fb = fa if same else sfft.rfft(b.w, n)
-            c = sfft.irfft(fa * fb, n)[:m]
+            c = sfft.irfft(fa * fb, n)
         else:  # the spectra are those numpy's rfft computes, kept for reuse (same bound)
             fa = a.spectrum(n)
             fb = fa if same else b.spectrum(n)
-            c = np.fft.irfft(fa * fb, n)[:m]
-        fft_err = _fft_bound(a, b, n, u)
+            c = np.fft.irfft(fa * fb, n)
+        c = c[:m] if n >= m else np.roll(c, -(start % n))  # cyclic: the window [start, start + n)
+        fft_err = _fft_bound(a, b, n, u) + fold
     np.maximum(c, 0, out=c)
     a1e, b1e = a.norms()[0], b.norms()[0]
     err = a.err * (b1e + b.err) + b.err * (a1e + a.err) + a.err * b.err + fft_err
     # trim tails whose total mass is below `trim` (plus this convolution's error bound, the
     # level of its rounding noise) on each side; dropped mass is accounted for as lost
-    return _trimmed(c, a.k0 + b.k0, trim + fft_err, err)
+    return _trimmed(c, a.k0 + b.k0 + start, trim + fft_err, err)
+
+
+def _fold_mass(a: Lattice, b: Lattice, n: int) -> tuple[int, float]:
+    """(start, fold): a window [start, start + n) of the linear convolution c = a * b (indices
+    from 0, n < len(c)) centred on its mean, and a proven upper bound on c's mass outside it,
+    which a cyclic convolution of length n folds into the window (charged to the error, it also
+    covers the mass lost from the window: :func:`_window_start`).
+
+    The mass is summed exactly as written, not bounded by moments: sum_{k >= e} c_k =
+    sum_i a_i S_b(e - i) with S_b(t) = sum_{j >= t} b_j, and sum_{k < s} c_k = sum_i a_i
+    P_b(s - 1 - i) with P_b(t) = sum_{j <= t} b_j.  Every term is non-negative, so the float
+    sums err by at most (la + lb + 2) u relatively (Higham 2002, eq. 4.4, for the prefix sums,
+    the products and the final sum), and a long double input rounded to float64 by u per
+    entry: the result is raised by 4 (la + lb + 4) u relatively."""
+    wa, wb = a.w.astype(float), b.w.astype(float)
+    la, lb = len(wa), len(wb)
+    m = la + lb - 1
+    ta, tb = float(np.sum(wa)), float(np.sum(wb))
+    if not (ta > 0 and tb > 0):
+        return 0, math.inf
+    mean = float(np.sum(wa * np.arange(la, dtype=float))) / ta + float(np.sum(wb * np.arange(lb, dtype=float))) / tb
+    start = min(max(0, int(round(mean - n / 2))), m - n)
+    # right: sum_i a_i sum_{j >= e - i} b_j, e = start + n: only i > e - lb counts, with the suffix
+    # sums of b's last m - e entries; left: sum_i a_i sum_{j <= start - 1 - i} b_j, i < start,
+    # with the prefix sums of b's first start entries (O(m - n) work, not O(m))
+    e = start + n
+    r = m - e                                   # entries beyond the window on the right
+    right = 0.0
+    if r > 0:
+        tail = np.cumsum(wb[lb - r:][::-1])[::-1]   # tail[k] = sum_{j >= lb - r + k} b_j
+        i = np.arange(max(0, e - lb + 1), la)       # j from e - i, at least lb - r ... lb - 1
+        right = float(np.sum(wa[i] * tail[e - i - (lb - r)]))
+    left = 0.0
+    if start > 0:
+        head = np.cumsum(wb[:start])                # head[t] = sum_{j <= t} b_j
+        i = np.arange(min(start, la))
+        t = start - 1 - i
+        left = float(np.sum(wa[i] * head[np.minimum(t, lb - 1)]))
+    return start, (left + right) * (1 + 4 * (la + lb + 4) * U)
 
 
 def _convolve_power(r: Lattice, b: Lattice, k: int, trim: float, fold_budget: float | None = None) -> Lattice:

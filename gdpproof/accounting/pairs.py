@@ -54,8 +54,10 @@ def supports_pairs(loss: PrivacyLoss) -> bool:
     return isinstance(loss, CompiledLoss) and not loss.has_atoms
 
 
-def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, PairStep]:
-    """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``.
+def pair_steps(loss: CompiledLoss, h: float, tau: float, others: int = 0) -> tuple[PairStep, PairStep]:
+    """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``,
+    the step to be composed with ``others`` more (it weighs the lower curve's candidates:
+    :func:`_lower_masses`).
 
     ``h`` must have a short mantissa (``exact_lattice.grid_step_exact``) so that every grid point
     k h is a double, the same in float and in arb.
@@ -91,9 +93,9 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float) -> tuple[PairStep, Pair
         xs = [flint.arb(e).exp() for e in ells]
         # P||Q: the loss L on the points l_j.  Q||P: the loss -L under Q on the points -l_{c-j}
         # (bins closed on the other side, tails with >=: module doc).
-        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], c)
+        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], c, others)
         inv = [1 / x for x in reversed(xs)]
-        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c)
+        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c, others)
     where = np.array(idx)
 
     def spread(v: np.ndarray) -> Lattice:
@@ -222,7 +224,7 @@ def _nonneg(b: flint.arb) -> flint.arb:
 
 
 def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb, top_q: flint.arb,
-              n: int) -> tuple[np.ndarray, np.ndarray, float]:
+              n: int, others: int = 0) -> tuple[np.ndarray, np.ndarray, float]:
     """Upper and lower P-masses on the points l_0 < ... < l_n (x_j = e^{l_j}) of one ordering
     whose bins (l_i, l_{i+1}] have P-mass pb[i] and Q-mass qb[i]; ``bottom`` is the P-mass at
     or below l_0, ``top_p``/``top_q`` the P-/Q-mass above l_n (the dominating measure's P-mass
@@ -253,9 +255,10 @@ def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb,
     for j in range(n - 1, -1, -1):
         d[j] = d[j + 1] + e[j] + dx[j] * qt[j + 1]
     gap = [_gap(e[i], f[i], dx[i], qb[i]) for i in range(n)]
-    lower = _lower_masses(xs, [float(v.lower()) for v in d], gap, n, float(pt[0].lower()),
-                          [float(v.lower()) for v in qt])
-    _verify(lower, xs, pt, qt, d, gap, n)
+    cross = [_crossing(e[i], f[i]) for i in range(n)]
+    lower = _lower_masses(xs, [float(v.lower()) for v in d], gap, cross, n, float(pt[0].lower()),
+                          [float(v.lower()) for v in qt], others)
+    _verify(lower, xs, pt, qt, d, gap, cross, n)
     return up, lower, next_up(float(excess.upper()))
 
 
@@ -269,19 +272,71 @@ def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:
     return next_up(float((e * f / (dx * q)).upper()))
 
 
-def _lower_masses(xs: list, d_lo: list[float], gap: list[float], n: int, mass: float,
-                  qt_lo: list[float]) -> np.ndarray:
-    """Float64 P-masses of the greatest convex minorant of the points (x_j, D_j - max(g_{j-1},
-    g_j)(1 + MARGIN)) for j < m and (x_m, 0), with m the first point where that value is <= 0
-    (or n): the curve is 0 from x_m on.  The point before the anchor is lowered to at most
-    (x_m - x_{m-1}) Q(L > l_m) so that the last cell passes check (c) (D(x_m) may be 0 or only
-    known to be >= 0).  Rounded down; the total is then brought to ``mass`` (a lower bound on
-    P(L > l_0)) by a mass at x_0 (which moves nothing from x_0 on), or down to it by trimming
-    the lowest masses; checked by :func:`_verify`."""
+def _crossing(e: flint.arb, f: flint.arb) -> float:
+    """Where, as a fraction t of the cell, its two end tangents cross: E / (E + F) (a float in
+    [0, 1], an estimate: the check holds for any t in [0, 1]; 1/2 when E + F is not positive)."""
+    em, fm = max(0.0, float(e.mid())), max(0.0, float(f.mid()))
+    return em / (em + fm) if em + fm > 0 else 0.5
+
+
+#: The split that puts each cell's lowering on its right end is used on the cells below the
+#: point where the Q-mass above falls under this share of the total (the bottom of the loss).
+RIGHT_SHARE = 0.9
+#: ... where the excess Q-mass of the other candidate, times the other steps, is above this: it
+#: moves the composed loss by about that much (the excess lowers every u = e^{-L} by its share).
+EXCESS_SHIFT = 1e-4
+
+
+def _lower_masses(xs: list, d_lo: list[float], gap: list[float], cross: list[float], n: int, mass: float,
+                  qt_lo: list[float], others: int = 0) -> np.ndarray:
+    """Float64 P-masses of a convex curve below D with kinks at the points, checked by
+    :func:`_verify`.
+
+    Cell j asks (1 - t_j) (D_j - Lambda_j) + t_j (D_{j+1} - Lambda_{j+1}) >= g_j, t_j where
+    its end tangents cross (module doc, (d)).  Two ways of lowering the points meet it: both
+    ends by g_j (condition (a)), or the right end alone by g_j / t_j = F_j.  Lowering left ends
+    where D is (nearly) linear below the loss's bottom (the pile of a subsampled Gaussian at
+    log(1 - p)) drags the whole convex minorant down there, which gives the measure an excess
+    Q-mass whose cost the composition multiplies by the steps; so the candidates are (a) on
+    every cell, and the right end on the cells up to where RIGHT_SHARE of the Q-mass lies
+    above, (a) beyond, tried where the first's excess Q-mass times ``others`` (the steps this
+    one is composed with) is above EXCESS_SHIFT.  Each is the greatest convex minorant of its
+    lowered points (:func:`_minorant`); the one whose curve lies least below D is returned:
+    its deficit in d log y over the points, plus ``others`` times x_0 times its excess Q-mass
+    (the deficit over (0, x_0], which each of the other steps meets)."""
     x = np.array([float(v.mid()) for v in xs])
+    d = np.array(d_lo)
     g = np.array(gap)
-    eta = np.maximum(np.concatenate(([0.0], g)), np.concatenate((g, [0.0])))
-    b = np.array(d_lo) - eta * (1 + MARGIN)
+    t = np.array(cross)
+    to_right = t > 1e-3
+    right = np.where(to_right, g / np.where(to_right, t, 1.0), g)
+    left = np.where(to_right, 0.0, g)
+    bottom = np.array(qt_lo[:-1]) > RIGHT_SHARE * qt_lo[0]
+    best, score = None, math.inf
+    for lo_end, hi_end in ((g, g), (np.where(bottom, left, g), np.where(bottom, right, g))):
+        eta = np.maximum(np.concatenate(([0.0], hi_end)), np.concatenate((lo_end, [0.0])))
+        p = _minorant(x, d - eta * (1 + MARGIN), n, mass, qt_lo)
+        # Lambda(x_j) = sum_{k > j} p_k (1 - x_j / x_k), from suffix sums
+        sp = np.concatenate((np.cumsum(p[::-1])[::-1][1:], [0.0]))
+        sq = np.concatenate((np.cumsum((p / x)[::-1])[::-1][1:], [0.0]))
+        deficit = d - (sp - x * sq)
+        excess = max(0.0, float(np.sum(p / x)) - qt_lo[0])
+        s = float(np.sum(deficit[:-1] * np.diff(np.log(x)))) + others * x[0] * excess
+        if best is None or s < score:
+            best, score = p, s
+        if others * excess <= EXCESS_SHIFT:
+            break  # (a) on every cell: its excess Q-mass costs the composition nothing visible
+    assert best is not None
+    return best
+
+
+def _minorant(x: np.ndarray, b: np.ndarray, n: int, mass: float, qt_lo: list[float]) -> np.ndarray:
+    """Float64 P-masses of the greatest convex minorant of the points (x_j, b_j) for j < m and
+    (x_m, 0), with m the first point where b_j <= 0 (or n): the curve is 0 from x_m on.  The
+    point before the anchor is lowered to at most (x_m - x_{m-1}) Q(L > l_m) so that the last
+    cell passes check (c) (D(x_m) may be 0 or only known to be >= 0).  Rounded down; the total
+    is then brought to ``mass`` (a lower bound on P(L > l_0)) by a mass at x_0 (which moves
+    nothing from x_0 on), or down to it by trimming the lowest masses."""
     nonpos = np.flatnonzero(b[1:] <= 0)
     m = int(nonpos[0]) + 1 if len(nonpos) else n
     b = b[: m + 1].copy()
@@ -322,9 +377,10 @@ def _lower_masses(xs: list, d_lo: list[float], gap: list[float], n: int, mass: f
     return p
 
 
-def _verify(p: np.ndarray, xs: list, pt: list, qt: list, d: list, gap: list[float], n: int) -> None:
+def _verify(p: np.ndarray, xs: list, pt: list, qt: list, d: list, gap: list[float], cross: list[float],
+            n: int) -> None:
     """Check in ball arithmetic that the masses ``p`` (at the points x_j) give a curve below the
-    balls ``d`` of D(x_j) (module doc: the masses non-negative, conditions (a)-(c) on each
+    balls ``d`` of D(x_j) (module doc: the masses non-negative, conditions (a)-(d) on each
     interval, the left end);
     raises PrecisionError when any of them fails (nothing is adjusted here)."""
     # the composition lemma needs a measure: masses >= 0 (this also refuses NaN)
@@ -350,8 +406,14 @@ def _verify(p: np.ndarray, xs: list, pt: list, qt: list, d: list, gap: list[floa
         # D >= 0: a curve that is 0 at x_{j+1} is below D there even where the ball of D(x_{j+1})
         # reaches below 0 (an atom of the loss on x_{j+1}, whose E is then 0 exactly)
         gj = flint.arb(gap[j])
+        right_end = lam[j + 1] <= 0 or lam[j + 1] <= d[j + 1]
         ok = (lam[j] <= d[j] - gj and lam[j + 1] <= d[j + 1] - gj) \
             or (lam[j] <= d[j] and -sq[j] <= -qt[j]) \
-            or ((lam[j + 1] <= 0 or lam[j + 1] <= d[j + 1]) and -sq[j] >= -qt[j + 1])
+            or (right_end and -sq[j] >= -qt[j + 1])
+        if not ok and lam[j] <= d[j] and right_end:
+            # (d): at c = x_j + t dx_j the line is below both tangents
+            t = flint.arb(cross[j])
+            at = lam[j] - t * (xs[j + 1] - xs[j]) * sq[j]
+            ok = at <= d[j] - t * (xs[j + 1] - xs[j]) * qt[j] and at <= d[j + 1] + (1 - t) * (xs[j + 1] - xs[j]) * qt[j + 1]
         if not ok:
             raise PrecisionError(f"pairs: the lower curve could not be verified below D on cell {j} of {n}")

@@ -132,6 +132,16 @@ def _clt_estimate(clean: list[tuple[PrivacyLoss, int]], d: float,
     first grid, which reaches the width in one pass more often); r says how far from Gaussian
     the sum may be.  It only chooses the first grid; the bracket never depends on it.
     """
+    # kept on the first loss (like its moments): the grid choices ask for it several times
+    cache = clean[0][0].__dict__.setdefault("_clt_cache", {}) if clean else {}
+    key = (tuple((id(loss), count) for loss, count in clean), float(d), float(tau))
+    if key not in cache:  # the losses are kept with the value, so that their ids are not reused
+        cache[key] = (_clt_uncached(clean, d, tau), [loss for loss, _ in clean])
+    return cache[key][0]
+
+
+def _clt_uncached(clean: list[tuple[PrivacyLoss, int]], d: float,
+                  tau: float) -> tuple[float, float, float, float]:
     var = third = kl = bulk = 0.0
     for loss, count in clean:
         moments = _step_moments(loss, tau)
@@ -384,7 +394,7 @@ def _pairs_first_step(clean: list, d: float, w: float, eta: float, fit: bool = F
         return None
     if fit:
         w_ref = PAIRS_FIT_WIDTH
-        h = s * math.sqrt(PAIRS_FIT_AIM * w_ref / (total * pairs_eps_factor(eps))) * (w / w_ref) ** PAIRS_FIT_POWER
+        h = s * math.sqrt(PAIRS_FIT_AIM * w_ref / (total * pairs_eps_factor(eps))) * (w / w_ref) ** PAIRS_FIRST_POWER
     else:
         h = s * math.sqrt(PAIRS_AIM * w / total)
     if _pairs_too_fine(clean, h, eta, PAIRS_FIT_MAX_POINTS if fit else PAIRS_MAX_POINTS):
@@ -392,18 +402,22 @@ def _pairs_first_step(clean: list, d: float, w: float, eta: float, fit: bool = F
     return min(0.05, max(2e-7, h))
 
 
-#: An eps bracket's pairs grid aims at this fraction of the width asked (the width model below is
-#: within a factor 1.5 or so on DP-SGD runs, and a missed width costs a second pass).
+#: An eps bracket's first pairs grid: the one the width model of the earlier lower curve aimed at
+#: PAIRS_FIT_AIM of the width asked (fitted at PAIRS_FIT_WIDTH, the step scaling with the width
+#: to the power PAIRS_FIRST_POWER, with :func:`pairs_eps_factor`).  That lower end was the
+#: wider by 10 to 20 times; the present one (:func:`gdpproof.accounting.pairs._lower_masses`)
+#: makes the bracket 2 to 8 times narrower on the same grid, but the upper end, whose error is
+#: second order too, is that grid's: a coarser grid would move it up (and a calibrated sigma
+#: with it), so the grid is kept and the bracket comes out narrower than asked.
 PAIRS_FIT_AIM = 0.55
-#: ... with the model fitted at the relative width PAIRS_FIT_WIDTH; between 1% and 0.1% the
-#: measured width goes like h^2.7 (at coarse grids more than h^2 of it: the tails' cells),
-#: so the step scales with the width asked to the power PAIRS_FIT_POWER = 1 / 2.7.
 PAIRS_FIT_WIDTH = 1e-3
-PAIRS_FIT_POWER = 0.37
+PAIRS_FIRST_POWER = 0.37
+#: A refinement scales h by this power of the width's ratio: the width now goes like h^2.
+PAIRS_FIT_POWER = 0.5
 
 
 def pairs_eps_factor(eps: float) -> float:
-    """How the pairs' relative eps width departs from h^2 T / s^2 with eps (an estimate fitted on
+    """How the earlier pairs' relative eps width departed from h^2 T / s^2 with eps (fitted on
     DP-SGD runs at delta 1e-5, eps from 0.015 to 215: a quarter of it at small eps, where the
     bulk decides delta, five times it at large eps, where a few large losses do)."""
     return min(5.0, max(0.3, eps / 2)) ** 0.8
@@ -453,10 +467,6 @@ def _pass_cost(clean: list, h: float, s: float, tau: float, pairs: bool, bulk: f
 ROUGH_COST = 4.0
 
 
-#: Below this relative width the pairs are not tried first far from Gaussian at eps > 1.
-PAIRS_ROUGH_WIDTH = 3e-3
-
-
 def _predicted_costs(clean: list, d: float, w: float) -> dict[str, float]:
     """The predicted cost of each float discretization for an eps bracket of relative width w
     (infinite where it does not apply): one pass on its first grid, and a second, coarse one
@@ -474,10 +484,6 @@ def _predicted_costs(clean: list, d: float, w: float) -> dict[str, float]:
     # aims a second, some five times finer (measured: 2.5 to 4 times the first pass's cost)
     coupling = _pass_cost(clean, h_c, s, tau, False) * (ROUGH_COST if rough > BERRY_ESSEEN_ROUGH else 1.0)
     pairs = math.inf if h_p is None else _pass_cost(clean, h_p, s, tau, True, bulk)
-    if rough > BERRY_ESSEEN_ROUGH and eps > 1 and w < PAIRS_ROUGH_WIDTH:
-        # far from Gaussian at a large eps a few large losses decide delta: the pairs' width
-        # stalled near 0.1% there (sigma 0.5, p 0.01, T 100: four passes, then the coupling)
-        pairs = math.inf
     return {"pairs": pairs, "coupling": coupling}
 
 

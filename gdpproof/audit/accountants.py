@@ -2,7 +2,7 @@ r"""Audit of privacy accountants: a third-party function against gdpproof's cert
 
 An accountant is a function computing one of :data:`QUANTITIES` (delta from epsilon, sigma from
 (epsilon, delta), DP-SGD's epsilon, ...).  The audit evaluates it on grids where implementations
-fail and on seeded hypothesis-drawn inputs, compares each value with gdpproof's certified value
+fail and on seeded random inputs in the same domains, compares each value with gdpproof's certified value
 or proven bracket **in exact arithmetic**, and classifies it as ``agrees``, ``unsafe`` (it
 understates the privacy loss), ``conservative`` or ``error``.  This module holds
 :func:`audit_accountant`, the audit of a whole peer library, and re-exports the audit's public
@@ -72,8 +72,8 @@ def audit_accountant(peer: str | Sequence[PeerFunction], *, quick: bool = False,
         peer: A name of :data:`PEERS`, or a sequence of :class:`PeerFunction`.
         quick: The small grids (seconds) instead of the full ones (minutes).
         rtol: Relative size below which a discrepancy is marked within tolerance.
-        seed: Seed of the hypothesis-drawn inputs.
-        examples: How many inputs hypothesis draws per function (None: the default; 0: none).
+        seed: Seed of the randomly drawn inputs.
+        examples: How many inputs are drawn per function (None: the default; 0: none).
         progress: Whether to show progress on stderr.
 
     Returns:

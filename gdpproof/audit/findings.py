@@ -63,7 +63,7 @@ class Finding:
     ``kind`` is ``"agrees"``, ``"unsafe"``, ``"conservative"`` or ``"error"``;
     ``relative_error`` is (peer - reference) / reference (to the nearer end of a bracket), or
     None when it is undefined (an error, or a reference of 0 or infinity); ``source`` is
-    ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.  ``severity`` (a property) is one
+    ``"grid"``, ``"drawn"``, ``"property"`` or ``"curve"``.  ``severity`` (a property) is one
     of :data:`SEVERITIES` for a finding that is not an agreement, ``""`` for one that is.
 
     Args:
@@ -75,7 +75,7 @@ class Finding:
         kind: ``"agrees"``, ``"unsafe"``, ``"conservative"`` or ``"error"``.
         relative_error: (peer - reference) / reference, or None when undefined.
         within_tolerance: Whether the discrepancy is below the audit's rtol.
-        source: ``"grid"``, ``"hypothesis"``, ``"property"`` or ``"curve"``.
+        source: ``"grid"``, ``"drawn"`` (seeded random inputs), ``"property"`` or ``"curve"``.
         detail: What went wrong, in words, when the kind says so.
 
     Examples:

@@ -97,8 +97,8 @@ def audit_function(fn: Callable[..., Any], quantity: str, *, label: str | None =
         label (str, optional): Its name in the report (default: ``fn.__qualname__``).
         quick (bool): The small grid (seconds) instead of the full one (default True).
         rtol (float): Relative size below which a discrepancy is marked within tolerance (default 0: none).
-        seed (int): Seed of the hypothesis-drawn inputs.
-        examples (int, optional): How many inputs hypothesis draws (default 5 quick, 25 full; 0 for grids
+        seed (int): Seed of the randomly drawn inputs.
+        examples (int, optional): How many inputs are drawn (default 5 quick, 25 full; 0 for grids
             only).
         inputs (sequence of tuples, optional): Audit exactly these inputs instead of the grid and the drawn
             ones.

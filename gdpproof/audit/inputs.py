@@ -1,7 +1,6 @@
 """Where an accountant is audited: fixed grids concentrated where implementations fail, and
-inputs drawn by hypothesis (seeded, so the same on every run) from the strategies of
-:mod:`gdpproof.strategies` (defined in :mod:`gdpproof._strategies`, which the audit can import
-without importing :func:`~gdpproof.strategies.assert_accountant`, the helper built on it).
+inputs drawn at random in the same domains (seeded, so the same on every run and in every
+process).
 
 Points whose exact delta or beta is below :data:`TINY` are left out (no float64 answer can be
 right there).
@@ -24,7 +23,7 @@ _MUS_QUICK = (1e-4, 0.5, 1.0, 5.0, 50.0)
 _DELTAS = (0.5, 0.1, 1e-2, 1e-5, 1e-10, 1e-20, 1e-50, 1e-100, 1e-200, 1e-300)
 _DELTAS_QUICK = (0.1, 1e-5, 1e-100, 1e-300)
 _EPSILONS = (0.0, 0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
-_EPSILONS_QUICK = (0.01, 1.0, 10.0, 300.0)
+_EPSILONS_QUICK = (0.0, 0.01, 1.0, 10.0, 300.0)
 _BUDGET_DELTAS = (0.5, 1e-3, 1e-5, 1e-10, 1e-30, 1e-100, 1e-300)
 _BUDGET_DELTAS_QUICK = (1e-5, 1e-100, 1e-300)
 _ALPHAS = (1e-300, 1e-100, 1e-10, 1e-5, 0.01, 0.1, 0.5, 0.9, 1 - 1e-6)
@@ -63,7 +62,7 @@ def grid(quantity: str, *, quick: bool = False) -> list[tuple[Any, ...]]:
     Examples:
         >>> from gdpproof.audit import grid
         >>> grid("sigma_from_epsilon_delta", quick=True)[:2]
-        [(0.01, 1e-05), (0.01, 1e-100)]
+        [(0.0, 1e-05), (0.0, 1e-100)]
     """
     quantity_named(quantity)
     mus = _MUS_QUICK if quick else _MUS
@@ -107,40 +106,44 @@ def _representable(q: Quantity, inputs: tuple[Any, ...]) -> bool:
     return c.to_fraction() >= Fraction(TINY)
 
 
+def _spread(rng: Any, lo: float, hi: float, n: int, *, zero: bool = False) -> list[float]:
+    """n doubles log-uniform in [lo, hi], each end (and 0 when ``zero``) taken with probability 1/8:
+    the ends of a domain are where implementations break."""
+    import numpy as np
+
+    values = np.exp(rng.uniform(np.log(lo), np.log(hi), n))
+    pick = rng.integers(0, 8, n)
+    values = np.where(pick == 0, lo, np.where(pick == 1, hi, values))
+    if zero:
+        values = np.where(pick == 2, 0.0, values)
+    return [float(min(max(v, 0.0 if zero else lo), hi)) for v in values]
+
+
 def _drawn(quantity: str, examples: int, seed: int) -> list[tuple[Any, ...]]:
-    """Hypothesis-drawn inputs in the audited domain (seeded, so the same every run)."""
+    """Inputs drawn at random in the audited domain by numpy's generator seeded with (seed, the
+    quantity's name), so the same on every run whatever else the process has loaded (hypothesis's
+    own draws also depend on the constants of the modules loaded, and write a cache to the current
+    folder, so the audit does not use it)."""
     if examples <= 0 or QUANTITIES[quantity].reference == "bracket":
         return []  # proven DP-SGD brackets cost ~1 s each: grids only
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
-    from hypothesis import strategies as st
+    import zlib
 
-    from .._strategies import dpsgd_configurations, epsilon_delta_pairs, gdp_guarantees
+    import numpy as np
 
-    mus = gdp_guarantees(min_mu=1e-4, max_mu=50.0)
-    pairs = epsilon_delta_pairs(max_epsilon=300.0, min_delta=1e-300, max_delta=0.5)
-    strategy: Any
+    rng = np.random.default_rng([seed, zlib.crc32(quantity.encode())])
+    n = examples
     if quantity == "delta_from_epsilon":
-        strategy = st.tuples(mus, st.floats(-1.0, 36.0)).map(lambda t: (t[0], max(0.0, t[0] * t[1] + t[0] ** 2 / 2)))
+        mus, zs = _spread(rng, 1e-4, 50.0, n), rng.uniform(-1.0, 36.0, n)
+        out = [(m, max(0.0, m * float(z) + m * m / 2)) for m, z in zip(mus, zs)]
     elif quantity == "epsilon_from_delta":
-        strategy = st.tuples(mus, pairs.map(lambda p: p[1]))
+        out = list(zip(_spread(rng, 1e-4, 50.0, n), _spread(rng, 1e-300, 0.5, n)))
     elif quantity in ("mu_from_epsilon_delta", "sigma_from_epsilon_delta"):
-        strategy = pairs
+        out = list(zip(_spread(rng, 1e-6, 300.0, n, zero=True), _spread(rng, 1e-300, 0.5, n)))
     elif quantity == "beta_from_mu":
-        strategy = st.tuples(mus, st.floats(1e-300, 1.0, exclude_max=True))
+        out = list(zip(_spread(rng, 1e-4, 50.0, n), _spread(rng, 1e-300, float(np.nextafter(1.0, 0.0)), n)))
     else:
-        strategy = dpsgd_configurations(min_noise_multiplier=0.3, max_noise_multiplier=10.0,
-                                        min_sample_rate=1e-4, max_sample_rate=1.0, max_steps=100_000)
-    out: list[tuple[Any, ...]] = []
-
-    @hseed(seed)
-    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate], derandomize=False,
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(x: Any) -> None:
-        out.append(tuple(x))
-
-    collect()
+        steps = [int(round(t)) for t in _spread(rng, 1.0, 1e5, n)]
+        out = list(zip(_spread(rng, 0.3, 10.0, n), _spread(rng, 1e-4, 1.0, n), steps))
     return list(dict.fromkeys(out))
 
 
@@ -158,5 +161,5 @@ def inputs_for(q: Quantity, quick: bool, seed: int, examples: int | None) -> lis
     n = examples if examples is not None else (5 if quick else 25)
     on_grid = grid(q.name, quick=quick)
     pts = [(x, "grid") for x in on_grid]
-    pts += [(x, "hypothesis") for x in _drawn(q.name, n, seed) if x not in set(on_grid)]
+    pts += [(x, "drawn") for x in _drawn(q.name, n, seed) if x not in set(on_grid)]
     return [(x, s) for x, s in pts if _representable(q, x)]

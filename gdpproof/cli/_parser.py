@@ -351,7 +351,7 @@ def _audit_options(p: argparse.ArgumentParser) -> None:
     q.add_argument("--quick", action="store_true", help="small grids (seconds) instead of the full run (minutes)")
     q.add_argument("--rtol", default="0", help="relative size below which a difference is within tolerance "
                                                "(default 0: classify strictly)")
-    q.add_argument("--seed", default="0", help="seed of the hypothesis-drawn inputs (default 0)")
+    q.add_argument("--seed", default="0", help="seed of the randomly drawn inputs (default 0)")
     q.add_argument("--all", action="store_true", help="list every finding, the smaller and conservative ones too "
                                                       "(default: the material unsafe and error findings)")
     q.add_argument("--json", action="store_true", help="one JSON object on stdout (numbers as decimal strings; "

@@ -31,7 +31,7 @@ REPRODUCERS = [
     ("delta subsampled-gaussian --mu 1 --sample-rate 0.1 --at 1e400", 2, "--at='1e400' must be within"),
     ("compose clt gaussian --mu 1 --n " + "9" * 5000, 2, "must be at most 10^18"),
     # DP-SGD schedules and calibration
-    ("calibrate dpsgd --target-eps 3 --delta 0.3 --sample-rate 0.01 --epochs 10", 0, "sigma     = 0.4369"),
+    ("calibrate dpsgd --target-eps 3 --delta 0.3 --sample-rate 0.01 --epochs 10", 0, "sigma     = 0.4366"),
     ("calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs 0x10", 2, "--epochs='0x10'"),
     ("calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs nan", 2, "--epochs='nan'"),
     ("calibrate dpsgd --target-eps 3 --delta 1e-5 --sample-rate 0.01 --epochs ", 2, "--epochs='' is not a number"),

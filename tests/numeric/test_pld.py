@@ -355,6 +355,47 @@ def test_fused_power_on_half_length_window_covers_exact_convolution(seed, trim, 
     assert Fraction(err, scale**4) <= Fraction(c.err), (float(Fraction(err, scale**4)), c.err)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_convolution_on_half_length_window_covers_exact_convolution(seed, monkeypatch):
+    # a long-double square and product just over a power of 2 long (2 x 2100 - 1 > 4096):
+    # computed cyclically on 4096 points, the window placed by the mean; the mass outside it,
+    # summed exactly (not by moments), is covered, and the window lies within err of the exact
+    # product (float64 convolutions keep the full length: the half saves little there)
+    import scipy.fft
+    dtype = np.longdouble
+    rng = np.random.default_rng(seed)
+    j = np.arange(2100.0)
+    a = np.exp(-np.abs(j - 1040 - 10 * seed) / (30 + 10 * seed)) * (1 + rng.random(2100))
+    b = a if seed != 1 else np.exp(-0.5 * ((j - 1060) / 60) ** 2) * (1 + rng.random(2100))
+    a, b = a / a.sum(), b / b.sum()
+    la, lb = lattice.Lattice(0, a, 0.0), lattice.Lattice(0, b, 0.0)
+    start, fold = lattice._fold_mass(la, lb, 4096)
+    assert 0 < start < 4199 - 4096 and 0 < fold < 1e-15
+    scale = 2**1100
+    poly = lambda v: flint.fmpz_poly([int(Fraction(float(x)) * scale) for x in v])  # noqa: E731
+    exact = [int(x) for x in (poly(a) * poly(b)).coeffs()] + [0] * 4200
+    outside = Fraction(sum(exact[:start]) + sum(exact[start + 4096:]), scale**2)
+    assert outside <= Fraction(fold) <= outside * (1 + 1e-9)  # summed, so tight
+    lengths = []
+    irfft = scipy.fft.irfft
+    monkeypatch.setattr(scipy.fft, "irfft", lambda z, n: lengths.append(n) or irfft(z, n))
+    lattice.convolve_lattices(la, la if seed != 1 else lb, trim=fold / 2 / lattice.FOLD_SHARE, dtype=dtype)
+    assert lengths == [8192]  # the fold over the trim: the full length
+    c = lattice.convolve_lattices(la, la if seed != 1 else lb, trim=fold / lattice.FOLD_SHARE, dtype=dtype)
+    assert c.k0 >= start and c.k0 + len(c.w) <= start + 4096  # the window
+    assert lengths == [8192, 4096]
+    lattice.convolve_lattices(la, la if seed != 1 else lb, trim=fold / lattice.FOLD_SHARE)
+    assert lengths == [8192, 4096]  # float64: numpy's FFT, the full length
+    got = [int(Fraction(float(x)) * scale**2) for x in c.w]
+    err = Fraction(sum(abs(g - e) for g, e in zip(got, exact[c.k0: c.k0 + len(got)])), scale**2)
+    assert err <= Fraction(c.err), (float(err), c.err)
+    assert c.err >= lattice._fft_bound(la, la if seed != 1 else lb, 4096, lattice._unit(dtype)) + fold  # the fold charged
+    # outside the kept entries: folded (in err) or trimmed (the trim plus the error bound a side,
+    # chosen on the computed entries, which differ from the exact ones by err at most)
+    trim = fold / lattice.FOLD_SHARE
+    assert Fraction(sum(exact[: c.k0]) + sum(exact[c.k0 + len(got):]), scale**2) <= 2 * Fraction(trim) + 3 * Fraction(c.err)
+
+
 def test_float_cdf_meets_the_assumed_accuracy():
     # CDF_ERROR is an assumption about scipy's ndtr; check it against arb on a dense grid
     xs = np.linspace(-40, 40, 4001)

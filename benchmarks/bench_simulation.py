@@ -3,7 +3,7 @@
 Measures, in one run, interleaved (raw, ours, raw, ours, ...; best of ``--repeats`` each, wall
 and CPU time side by side):
 
-- the rate of ``gdpproof.simulation.simulate(GaussianMechanism(1, 1), N, seed=1)`` in samples per
+- the rate of ``gdpproof.simulation.simulate(GaussianSampler(1, 1), N, seed=1)`` in samples per
   second (N draws under each of the two data sets: 2N samples), against numpy's raw
   ``Generator.standard_normal`` drawing the same 2N normals in blocks of 65536 (the limit: the
   cost of the randomness alone).  Target: ratio >= 0.6.
@@ -35,16 +35,16 @@ import numpy as np
 
 import os
 
-from gdpproof.simulation import GaussianMechanism, simulate
+from gdpproof.simulation import GaussianSampler, simulate
 from gdpproof.simulation.runner import _make_counter
 
 MEMORY_SCRIPT = """
 import resource, sys
 import os
 
-from gdpproof.simulation import GaussianMechanism, simulate
+from gdpproof.simulation import GaussianSampler, simulate
 from gdpproof.simulation.runner import _make_counter
-simulate(GaussianMechanism(1.0, 1.0), int(sys.argv[1]), seed=1)
+simulate(GaussianSampler(1.0, 1.0), int(sys.argv[1]), seed=1)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
@@ -130,7 +130,7 @@ def main() -> None:
             rng.standard_normal(1 << 16)
 
     def ours() -> None:
-        simulate(GaussianMechanism(1.0, 1.0), n, seed=1)
+        simulate(GaussianSampler(1.0, 1.0), n, seed=1)
 
     print(f"numpy {np.__version__}, NPY_DISABLE_CPU_FEATURES={os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r}")
     raw(), ours()  # warm up

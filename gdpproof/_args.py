@@ -23,7 +23,7 @@ import sys
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from .errors import InvalidParameterError, bad
+from .errors import MISSING, InvalidParameterError, bad
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ del TYPE_CHECKING
 
 __all__ = ["checked", "sympy_rational", "MAX_DECIMAL_EXPONENT", "plain_value", "MAX_COUNT", "count", "seed", "exact", "sympy_value", "rational",
            "check", "require_number", "nonnegative", "positive", "probability", "exact_floats", "positive_integer", "is_sympy",
-           "rational_fraction", "nonnegative_fraction", "positive_fraction", "probability_fraction"]
+           "rational_fraction", "nonnegative_fraction", "positive_fraction", "probability_fraction",
+           "positive_double", "ascii_number", "int_option", "float_option"]
 
 #: +-inf stand for sympy's +-oo among the Fractions the *_fraction functions return.
 Value = Fraction | float
@@ -144,6 +145,80 @@ def seed(name: str, value: Any) -> int:
     if value is None or isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**128:
         raise bad(name, value, "must be an integer in [0, 2^128) (runs are reproducible)")
     return int(value)
+
+
+# -- doubles (the Monte Carlo samplers) and command-line text -------------------------------------
+
+def positive_double(name: str, value: Any, *, high: float = math.inf) -> float:
+    """A parameter as the double a Monte Carlo sampler takes: finite, > 0 and at most ``high``
+    (bools refused; an exact value is rounded to the nearest double).
+
+    >>> positive_double("sigma", "0.5"), positive_double("sample_rate", 1, high=1)
+    (0.5, 1.0)
+    >>> positive_double("eps", 800, high=700)
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: eps=800 must be a finite number > 0 at most 700
+    """
+    rule = "must be a finite number > 0" + (f" at most {high:g}" if math.isfinite(high) else "")
+    if isinstance(value, bool):
+        raise bad(name, value, rule)
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise bad(name, value, rule) from None
+    if not (0 < v <= high and math.isfinite(v)):
+        raise bad(name, value, rule)
+    return v
+
+
+def ascii_number(text: Any) -> bool:
+    """Whether ``text`` is written as the documentation's numbers are: ASCII, no ``_`` and no space
+    (``int`` and ``float`` also read '١', '２', '1_0' and ' 5').
+
+    >>> ascii_number("1e-5"), ascii_number("1_0"), ascii_number("٣")
+    (True, False, False)
+    """
+    return isinstance(text, str) and text.isascii() and "_" not in text and not any(c.isspace() for c in text)
+
+
+def int_option(name: str, text: Any, low: int = 1) -> int:
+    """The integer command-line option ``name``, at least ``low``, in ASCII digits.
+
+    >>> int_option("--samples", "1000")
+    1000
+    >>> int_option("--seed", "x", low=0)
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: --seed='x' must be an integer >= 0 (ASCII digits)
+    """
+    try:
+        v = int(text) if ascii_number(text) else None
+    except ValueError:
+        v = None
+    if v is None or v < low:
+        raise bad(name, text, f"must be an integer >= {low} (ASCII digits)")
+    return v
+
+
+def float_option(name: str, text: Any, *, required_for: str) -> float:
+    """The number command-line option ``name``, which ``required_for`` needs, in ASCII.
+
+    >>> float_option("--sigma", "2.5", required_for="gaussian")
+    2.5
+    >>> float_option("--sigma", None, required_for="gaussian")
+    Traceback (most recent call last):
+    ...
+    gdpproof.errors.InvalidParameterError: --sigma is required for gaussian
+    """
+    if text is None:
+        raise InvalidParameterError(argument=name, value=MISSING, rule=f"is required for {required_for}")
+    try:
+        if ascii_number(text):
+            return float(text)
+    except ValueError:
+        pass
+    raise bad(name, text, "must be a number (ASCII digits, an optional sign, '.' and 'e' exponent)")
 
 
 # -- exact sympy values ----------------------------------------------------------------------

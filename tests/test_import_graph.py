@@ -333,7 +333,11 @@ def test_the_text_module_defines_the_names_it_owns():
 #: The argument parsers (and the names of the modules they were merged from): a function of one of
 #: these names outside gdpproof/_args.py is a second parser of user numbers.
 PARSER_NAMES = {"plain_value", "count", "seed", "exact", "positive_integer", "rational_fraction",
-                "nonnegative_fraction", "positive_fraction", "probability_fraction", "is_sympy"}
+                "nonnegative_fraction", "positive_fraction", "probability_fraction", "is_sympy",
+                # the doubles of the Monte Carlo samplers and the command line's number options
+                "positive_double", "ascii_number", "int_option", "float_option",
+                # the names of the parsers these were merged from (simulation, cli/_common, mechanisms)
+                "_positive", "simulated_float", "_theory_mu"}
 
 
 def test_arguments_are_parsed_in_one_module():
@@ -412,3 +416,31 @@ def test_one_module_compiles_expressions():
 
 def test_the_compiler_is_where_the_rule_says():
     assert compiling_forms((PACKAGE.parent / COMPILER).read_text(encoding="utf-8"))
+
+
+#: The builders of argument errors: a function of one of these names outside gdpproof/errors.py is a
+#: second error builder (``errors.bad(name, value, rule)`` is the one).
+ERROR_BUILDER_NAMES = {"bad", "_bad", "_theory_mu", "_missing"}
+
+
+def test_argument_errors_are_built_in_one_place():
+    """Every validator raises through gdpproof.errors.bad: no builder of argument errors beside it
+    (simulation, canaries and audit/_exact each had their own)."""
+    outside = []
+    for name, path in modules(PACKAGE).items():
+        if name == "gdpproof.errors":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ERROR_BUILDER_NAMES:
+                outside.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: def {node.name}")
+    assert not outside, outside
+
+
+def test_the_one_parser_and_error_builder_define_the_names_they_own():
+    """The two rules above are not vacuous: _args.py and errors.py define what they own."""
+    args = {n.name for n in ast.parse((PACKAGE / "_args.py").read_text(encoding="utf-8")).body
+            if isinstance(n, ast.FunctionDef)}
+    errors = {n.name for n in ast.parse((PACKAGE / "errors.py").read_text(encoding="utf-8")).body
+              if isinstance(n, ast.FunctionDef)}
+    assert {"positive_double", "ascii_number", "int_option", "float_option", "count", "plain_value"} <= args
+    assert "bad" in errors

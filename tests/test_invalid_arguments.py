@@ -166,9 +166,9 @@ def _fast():
 
 
 def _simulate(samples, seed):
-    from gdpproof.simulation import GaussianMechanism, simulate
+    from gdpproof.simulation import GaussianSampler, simulate
 
-    return simulate(GaussianMechanism(1, 1), samples, seed=seed)
+    return simulate(GaussianSampler(1, 1), samples, seed=seed)
 
 
 def test_tiny_delta_is_refused_before_computing():

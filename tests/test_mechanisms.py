@@ -245,3 +245,15 @@ def test_a_rate_below_the_range_is_refused_with_the_range_of_a_probability():
                        (lambda: gdpproof.subsample(gdpproof.gaussian(1), "1e-400"), "p")):
         with pytest.raises(InvalidParameterError, match=rf"{name}=.* must be 0 or within \[1e-100, 1\]$"):
             make()
+
+
+def test_a_spec_error_keeps_the_parameter_at_fault():
+    # the message names the spec; the fields name the parameter, for a front end to rename it
+    # (gdpproof simulate KIND --sigma 0 reads "--sigma='0' must be > 0")
+    from gdpproof.mechanisms import SpecError, mechanism_from_dict
+
+    with pytest.raises(SpecError) as info:
+        mechanism_from_dict({"kind": "gaussian", "sigma": "0"})
+    assert str(info.value) == "mechanism: sigma='0' must be > 0"
+    assert (info.value.argument, info.value.value, info.value.rule) == ("sigma", "0", "must be > 0")
+    assert info.value.named("--sigma") == "--sigma='0' must be > 0"

@@ -13,17 +13,11 @@ from fractions import Fraction
 from typing import Any
 
 from .._args import exact
-from ..errors import InvalidParameterError
-from ..text import show
+from ..errors import InvalidParameterError, bad
 from ..numeric.engine.certify import Certified, round_fraction
 from .bounds import decimal
 
-__all__ = ["bad", "counts", "level_of", "fraction_of", "certified_fraction", "decimal_string"]
-
-
-def bad(name: str, value: Any, rule: str) -> InvalidParameterError:
-    """The error for argument ``name``: ``"{name}={value} {rule}"``, with its structured fields."""
-    return InvalidParameterError(f"{name}={show(value)} {rule}", argument=name, value=value, rule=rule)
+__all__ = ["counts", "level_of", "fraction_of", "certified_fraction", "decimal_string"]
 
 
 def integer(name: str, value: Any, low: int = 0) -> int:

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..simulation.mechanisms import Mechanism
+from ..simulation.samplers import Sampler
 
-Sampler = Callable[[np.random.Generator, int], Any]
+OutputSampler = Callable[[np.random.Generator, int], Any]
 
 
 #: Largest integer magnitude whose float64 is exact: beyond it distinct outputs can become equal.
@@ -70,12 +70,12 @@ def _check_outputs(name: str, out: Any, n: int, dim: int | None) -> np.ndarray:
     return arr
 
 
-class BlackBox(Mechanism):
+class BlackBox(Sampler):
     """A mechanism given by two samplers, scored by a callable, a direction or the output."""
 
     exact = False
 
-    def __init__(self, sample_p: Sampler, sample_q: Sampler, score: Callable[[Any], Any] | None,
+    def __init__(self, sample_p: OutputSampler, sample_q: OutputSampler, score: Callable[[Any], Any] | None,
                  direction: np.ndarray | None, dim: int | None) -> None:
         self.sample_p, self.sample_q, self.score, self.direction, self.dim = sample_p, sample_q, score, direction, dim
         self.name = "black box"

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NotSupportedError
-from ._exact import bad
+from ..errors import NotSupportedError, bad
 
 __all__ = ["Curve", "TradeOffCurve", "BracketCurve", "gaussian_curve", "curve_of", "gaussian_g_float"]
 

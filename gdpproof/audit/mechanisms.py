@@ -30,7 +30,7 @@ from .._args import seed as seed_value
 from ..errors import InvalidParameterError
 from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks
-from .blackbox import Sampler, BlackBox
+from .blackbox import OutputSampler, BlackBox
 from .bounds import (
     cp_float,
     delta_criterion,
@@ -67,7 +67,7 @@ def _invalid(name: str, value: Any, rule: str) -> InvalidParameterError:
     return InvalidParameterError(f"{name}={value!r} {rule}", argument=name, value=value, rule=rule)
 
 
-def audit_mechanism(sample_p: Sampler, sample_q: Sampler, *, samples: int, seed: int,
+def audit_mechanism(sample_p: OutputSampler, sample_q: OutputSampler, *, samples: int, seed: int,
                     claimed_mu: Any = None, claimed_epsilon: Any = None, claimed_delta: Any = None,
                     score: Callable[[Any], Any] | None = None, confidence: Any = "0.999999",
                     thresholds: int = 512, digits: int = 6, executor: Executor | None = None,

@@ -26,10 +26,10 @@ from typing import Any
 import flint
 import numpy as np
 
-from ..errors import PrecisionError
+from ..errors import PrecisionError, bad
 from ..numeric.engine._mp import arb_endpoints, arb_of_fraction, arb_precision
 from ..numeric.engine.certify import Certified, round_fraction
-from ._exact import bad, certified_fraction, counts, fraction_of, level_of
+from ._exact import certified_fraction, counts, fraction_of, level_of
 from .hypotheses import Curve, curve_of, gaussian_curve, gaussian_g_float
 
 __all__ = ["one_run_p_value", "one_run_epsilon", "fdp_p_value", "fdp_rejects", "fdp_mu", "FamilyBound",

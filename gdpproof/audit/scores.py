@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError, NotSupportedError
+from ..errors import InvalidParameterError, NotSupportedError, bad
 from ..numeric.engine.certify import Certified
-from ._exact import bad, certified_fraction, decimal_string, fraction_of, level_of
+from ._exact import certified_fraction, decimal_string, fraction_of, level_of
 from .hypotheses import Curve, curve_of
 from .onerun import (
     FAMILY_MAX_RATIO,

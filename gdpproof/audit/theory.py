@@ -1,11 +1,10 @@
 """The theoretical trade-off curve a Monte Carlo simulation is checked against.
 
-:mod:`gdpproof.simulation` is the independent oracle: it never imports the symbolic or numeric
-layers, so it cannot know what curve its mechanisms should trace.  This module, above both,
-gives each simulated mechanism its theory: a closed-form trade-off function where one exists,
-and the proven bracket of numerical composition where none does (DP-SGD).  ``gdpproof
-simulate`` and the verification report compare :func:`gdpproof.simulation.simulate`'s
-estimate with it.
+:mod:`gdpproof.simulation` is the independent oracle: numpy only, it cannot compute the curve its
+samplers should trace.  Each sampler names its mechanism in the vocabulary of ``gdpproof account``
+(``Sampler.spec``); this module, above both layers, reads that name into a
+:mod:`gdpproof.mechanisms` value and gives the value's curve: its closed form where one exists,
+else the proven bracket of its numerical composition (docs/guides/monte-carlo.md).
 """
 
 from __future__ import annotations
@@ -17,14 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..simulation.mechanisms import (
-    DiscreteGaussianMechanism,
-    GaussianMechanism,
-    LaplaceMechanism,
-    Mechanism,
-    RandomizedResponse,
-    SubsampledGaussianMechanism,
-)
+from ..simulation.samplers import Sampler
 
 __all__ = ["TheoryCurve", "theory_of", "gdp_claim", "dpsgd_grid_step", "sampler_of"]
 
@@ -70,89 +62,78 @@ def dpsgd_grid_step(steps: int) -> float:
     return min(1e-3, max(2e-5, 0.002 / math.sqrt(steps * math.log(1e12) / 2)))
 
 
-def theory_of(mechanism: Mechanism) -> TheoryCurve:
+def theory_of(mechanism: Any) -> TheoryCurve:
     r"""The trade-off curve of a simulated mechanism, exact or as a proven bracket.
 
-    - :class:`~gdpproof.simulation.GaussianMechanism`: G_mu with
-      mu = \sqrt{T} sensitivity / sigma (exact; DRS Thm 2.7 and Cor. 3.3);
-    - :class:`~gdpproof.simulation.RandomizedResponse`: the exact n-fold curve
-      (:func:`gdpproof.rr_composition`); k-ary (k > 2): the exact curve of one release
-      (n = 1 only: the n-fold k-ary curve is not tabulated here, so it is refused);
-    - :class:`~gdpproof.simulation.LaplaceMechanism`: the Laplace trade-off with
-      mu = sensitivity / scale (exact);
-    - :class:`~gdpproof.simulation.SubsampledGaussianMechanism`: the proven bracket of the
-      T-fold curve of p G_{1/sigma} + (1 - p) Id by numerical composition, in the ordering the
-      simulation runs (the example absent in P, present in Q: the "add" ordering), on the grid
-      of :func:`dpsgd_grid_step`;
-    - :class:`~gdpproof.simulation.DiscreteGaussianMechanism`: the proven bracket of the T-fold
-      curve of N_Z(0, sigma^2) against N_Z(Delta, sigma^2) by numerical composition (the pair is
-      symmetric: both orderings have this curve), on the same grid.
+    The mechanism is a sampler (:class:`gdpproof.simulation.Sampler`, read through its
+    :meth:`~gdpproof.simulation.Sampler.spec`) or a :mod:`gdpproof.mechanisms` value.  Its curve is
+    the value's closed form (:meth:`gdpproof.mechanisms.Mechanism.tradeoff`) where gdpproof knows
+    one, else the proven bracket of its numerical composition on the grid of
+    :func:`dpsgd_grid_step`; a sampler that runs one ordering of an asymmetric pair (the
+    subsampled Gaussian: the example absent in P, present in Q) is checked against that
+    ordering's bracket.
 
-    Raises
-    ------
-    InvalidParameterError
-        For any other mechanism (a user's mechanism has no theory here; check a claim with
-        :func:`gdp_claim`).
+    Args:
+        mechanism: A sampler with a spec, or a mechanism value.
 
-    Examples
-    --------
-    >>> from gdpproof.simulation import GaussianMechanism
-    >>> t = theory_of(GaussianMechanism(1.0, 2.0, steps=4))
-    >>> t.exact, t.label
-    (True, 'G_mu, mu = sqrt(T) sensitivity/sigma = 1 (exact)')
-    >>> float(t.lower(np.array([0.5]))[0]).__round__(6)
-    0.158655
+    Returns:
+        The :class:`TheoryCurve`.
+
+    Raises:
+        InvalidParameterError: The sampler names no mechanism (a user's sampler has no theory
+            here: check a claim with :func:`gdp_claim`).
+        NotSupportedError: The value has neither a closed form nor privacy losses to compose.
+
+    Examples:
+        >>> from gdpproof.simulation import GaussianSampler
+        >>> t = theory_of(GaussianSampler(1.0, 2.0, steps=4))
+        >>> t.exact, t.label
+        (True, 'G_mu, mu = 1 (exact)')
+        >>> float(t.lower(np.array([0.5]))[0]).__round__(6)
+        0.158655
     """
-    from ..symbolic.composition import rr_composition
-    from ..symbolic.tradeoff import gaussian, laplace
+    from ..mechanisms import Mechanism, mechanism_from_dict
 
-    if isinstance(mechanism, GaussianMechanism):
-        mu = math.sqrt(mechanism.steps) * mechanism.sensitivity / mechanism.sigma
-        return TheoryCurve(_fast(gaussian(mu)), None, f"G_mu, mu = sqrt(T) sensitivity/sigma = {mu:.6g} (exact)")
-    if isinstance(mechanism, RandomizedResponse) and mechanism.k == 2:
-        return TheoryCurve(_fast(rr_composition(mechanism.eps, mechanism.n)), None,
-                           f"exact {mechanism.n}-fold randomized response")
-    if isinstance(mechanism, RandomizedResponse) and mechanism.n == 1:
-        from ..symbolic.tradeoff import k_randomized_response
+    ordering = None
+    if isinstance(mechanism, Sampler):
+        spec = mechanism.spec()
+        if spec is None:
+            from ..errors import bad
 
-        return TheoryCurve(_fast(k_randomized_response(mechanism.eps, mechanism.k)), None,
-                           f"exact {mechanism.k}-ary randomized response")
-    if isinstance(mechanism, RandomizedResponse):
-        from ..errors import InvalidParameterError
+            raise bad("mechanism", mechanism, "has no theoretical curve here (check a claim with gdp_claim)")
+        ordering = mechanism.ordering
+        value = mechanism_from_dict(spec, where=f"the sampler {mechanism.name}")
+    elif isinstance(mechanism, Mechanism):
+        value = mechanism
+    else:
+        from ..errors import bad
 
-        raise InvalidParameterError(argument="mechanism", value=mechanism,
-                                    rule="has no theoretical curve here: k-ary randomized response (k > 2) has its "
-                                         "exact curve for n = 1 only (check a claim with gdp_claim)")
-    if isinstance(mechanism, LaplaceMechanism):
-        mu = mechanism.sensitivity / mechanism.scale
-        return TheoryCurve(_one_at_zero(_fast(laplace(mu))), None, f"Laplace trade-off, mu = {mu:.6g} (exact)")
-    if isinstance(mechanism, SubsampledGaussianMechanism):
-        from ..accounting import composition
-        from ..mechanisms import dpsgd
+        raise bad("mechanism", mechanism, "must be a gdpproof.simulation.Sampler or a gdpproof.mechanisms value")
+    if ordering is None:
+        exact = _closed_form(value)
+        if exact is not None:
+            return exact
+    from ..accounting import composition
 
-        h = dpsgd_grid_step(mechanism.steps)
-        comp = composition(dpsgd(mechanism.sigma, mechanism.p, mechanism.steps), grid_step=h)
-        lower, upper = comp.tradeoff_curves("add")
-        return TheoryCurve(lower, upper, f"proven bracket of the {mechanism.steps}-fold curve (numerical "
-                                         f"composition, grid {h:.2g}; one neighbouring direction: the example "
-                                         "absent, then present)")
-    if isinstance(mechanism, DiscreteGaussianMechanism):
-        from fractions import Fraction
+    steps = sum(n for _, n in value.leaves())
+    h = dpsgd_grid_step(steps)
+    lower, upper = composition(value, grid_step=h).tradeoff_curves(ordering)
+    one_way = "; one neighbouring direction: the example absent, then present" if ordering == "add" else ""
+    return TheoryCurve(lower, upper, f"proven bracket of the {steps}-fold curve (numerical composition, grid "
+                                     f"{h:.2g}{one_way})")
 
-        from ..accounting import composition
-        from ..mechanisms import DiscreteGaussianMechanism as Described
-        from ..mechanisms import Repeated
 
-        h = dpsgd_grid_step(mechanism.steps)
-        run = Repeated(Described(Fraction(mechanism.sigma), mechanism.sensitivity), mechanism.steps)
-        comp = composition(run, grid_step=h)
-        lower, upper = comp.tradeoff_curves("P||Q")
-        return TheoryCurve(lower, upper, f"proven bracket of the {mechanism.steps}-fold discrete Gaussian curve "
-                                         f"(numerical composition, grid {h:.2g})")
-    from ..errors import InvalidParameterError
+def _closed_form(value: Any) -> TheoryCurve | None:
+    """The value's exact curve as float64 functions, or None when gdpproof has no closed form."""
+    from ..errors import NotSupportedError
 
-    raise InvalidParameterError(argument="mechanism", value=mechanism,
-                                rule="has no theoretical curve here (check a claim with gdp_claim)")
+    try:
+        f = value.tradeoff()
+    except NotSupportedError:
+        return None
+    mu = value.gdp_mu()
+    label = f"G_mu, mu = {float(mu):.6g} (exact)" if mu is not None else f"{f!r} (exact)"
+    return TheoryCurve(_at_zero(f), None, label)
 
 
 def gdp_claim(mu: float) -> TheoryCurve:
@@ -167,16 +148,24 @@ def gdp_claim(mu: float) -> TheoryCurve:
     return TheoryCurve(_fast(gaussian(mu)), None, f"the claim: f >= G_mu, mu = {mu:g} (one-sided check)")
 
 
-def _one_at_zero(curve: Curve) -> Curve:
-    """``curve`` with f(0) = 1 (the Laplace curve's, full support: no test of size 0 rejects): its
-    float64 kernel takes 1 - e^mu alpha there, 1 - inf * 0 = NaN once e^mu overflows (mu > 709.78)."""
+def _at_zero(f: Any) -> Curve:
+    """``f``'s float64 kernel, with f(0) certified where the kernel gives NaN there (the Laplace
+    curve's 1 - e^mu alpha is 1 - inf * 0 once e^mu overflows, mu > 709.78)."""
+    kernel = _fast(f)
+    at_zero: list[float] = []
 
-    def f(alpha: np.ndarray) -> np.ndarray:
+    def curve(alpha: np.ndarray) -> np.ndarray:
         a = np.asarray(alpha, dtype=float)
         with np.errstate(invalid="ignore", over="ignore"):
-            return np.where(a == 0, 1.0, curve(a))
+            out = np.asarray(kernel(a), dtype=float)
+        nan_at_zero = (a == 0) & np.isnan(out)
+        if nan_at_zero.any():
+            if not at_zero:
+                at_zero.append(float(f.evaluate(0, digits=17, rounding="nearest")))
+            out = np.where(nan_at_zero, at_zero[0], out)
+        return out
 
-    return f
+    return curve
 
 
 def _fast(f: object) -> Curve:
@@ -184,7 +173,7 @@ def _fast(f: object) -> Curve:
     return f.evaluate_fast  # type: ignore[attr-defined, no-any-return]
 
 
-def sampler_of(described: Any) -> Mechanism:
+def sampler_of(described: Any) -> Sampler:
     """The simulation's sampler of a mechanism value (:mod:`gdpproof.mechanisms`: a ``--mechanism``
     spec, as ``account`` takes it), so that ``simulate`` and ``account`` speak one vocabulary: each
     value makes its own (:meth:`gdpproof.mechanisms.Mechanism.sampler`).

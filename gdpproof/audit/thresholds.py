@@ -26,8 +26,7 @@ from scipy.special import ndtri
 from ..numeric.engine._mp import arb_endpoints, arb_of_fraction
 from ..numeric.engine.certify import Certified, certify_enclosure
 from ..numeric.tradeoff.solve import mu_from_error_rates
-from ..errors import InvalidParameterError
-from ._exact import bad
+from ..errors import InvalidParameterError, bad
 from .bounds import cp_float, clopper_pearson_upper
 from .hypotheses import Curve
 

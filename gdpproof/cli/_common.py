@@ -1,5 +1,6 @@
-"""What every command shares: the usage error, option parsing helpers, naming the argument at
-fault, and printing (text, or one JSON object with ``--json``).
+"""What every command shares: the usage error, the argparse parser and formatter, naming the
+argument at fault, and printing (text, or one JSON object with ``--json``).  Numbers in options
+are parsed by :mod:`gdpproof._args` (``int_option``, ``float_option``), the one parser.
 
 Nothing here imports the computing layers, nor ``typing``, ``json`` or ``shutil``:
 ``gdpproof --help`` stays cheap (``benchmarks/bench_startup.py``).
@@ -255,43 +256,16 @@ def labelled(name: str, value: Any, note: str = "", width: int = 0) -> str:
     return f"{name:<{width}} = {value}   ({how}{'; ' + note if note else ''})"
 
 
-def ascii_number(text: str) -> bool:
-    """Whether ``text`` is written as the README's numbers are: ASCII, no ``_`` and no space
-    (``int`` and ``float`` also read '١', '２', '1_0' and ' 5')."""
-    return isinstance(text, str) and text.isascii() and "_" not in text and not any(c.isspace() for c in text)
-
-
 def integer(text: str) -> int:
     """An argparse ``type``: an integer in ASCII digits (``argument --digits: ...`` otherwise)."""
+    from .._args import ascii_number  # at parse time: the number parser stays out of ``--help``
+
     if not ascii_number(text):
         raise argparse.ArgumentTypeError(f"{text!r} must be an integer in ASCII digits (no '_', no space)")
     try:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} must be an integer") from None
-
-
-def int_option(name: str, value: str, low: int = 1) -> int:
-    """The integer option ``name``, at least ``low``, in ASCII digits."""
-    try:
-        v = int(value) if ascii_number(value) else None
-    except ValueError:
-        v = None
-    if v is None or v < low:
-        raise Usage(f"{name}={value!r} must be an integer >= {low} (ASCII digits)")
-    return v
-
-
-def float_option(name: str, value: str | None, *, required_for: str) -> float:
-    """The number option ``name``, which ``required_for`` needs, in ASCII."""
-    if value is None:
-        raise Usage(f"{name} is required for {required_for}")
-    try:
-        if ascii_number(value):
-            return float(value)
-    except ValueError:
-        pass
-    raise Usage(f"{name}={value!r} must be a number (ASCII digits, an optional sign, '.' and 'e' exponent)")
 
 
 def sensitivity_of(mechanism: Any) -> str:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import Usage, emit, flags, int_option, noise_line, sensitivity_of
+from .._args import int_option
+from ..errors import InvalidParameterError
+from ._common import Usage, emit, flags, noise_line, sensitivity_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +36,7 @@ def _range(option: str, text: str | None) -> list[int] | None:
     try:
         a, b = (int_option(option, p) for p in parts[:2])
         step = int_option(option, parts[2]) if len(parts) == 3 else 1
-    except Usage:
+    except InvalidParameterError:
         raise Usage(f"{option}={text!r} {rule}") from None
     if a > b:
         raise Usage(f"{option}={text!r} {rule}")

@@ -1,5 +1,8 @@
 """The trade-off family a command works on (``KIND --mu ... --eps ...``): its options, and the
-:class:`~gdpproof.TradeOff` they describe."""
+:class:`~gdpproof.TradeOff` they describe.  A family that names a mechanism is that mechanism
+value's curve (:mod:`gdpproof.mechanisms`: the vocabulary of ``account`` and ``simulate``).  Three
+families reach curves no mechanism value does, and stay families: ``laplace --mu 0`` and
+``subsampled-gaussian --sample-rate 0`` (the identity) and ``rr-composition`` beyond 10^9 runs."""
 
 from __future__ import annotations
 
@@ -43,7 +46,8 @@ def add_family_options(p: argparse.ArgumentParser, kinds: Sequence[str] = KINDS)
 def family(args: argparse.Namespace) -> Any:
     """The TradeOff of ``args.kind`` with its options; a missing or foreign option is a Usage."""
     # through the package, which also loads the numeric layer these values compute with
-    from .. import eps_delta, gaussian, laplace, randomized_response, rr_composition, subsample
+    from .. import gaussian, laplace, rr_composition, subsample
+    from ..mechanisms import GDP, EpsDelta, RandomizedResponse
 
     need = NEEDS[args.kind]
     allowed = need + OPTIONAL.get(args.kind, ())
@@ -55,14 +59,14 @@ def family(args: argparse.Namespace) -> Any:
             raise Usage(f"{flag(name)}={getattr(args, name)} does not apply to kind "
                         f"{args.kind} (it takes {', '.join(flag(n) for n in allowed)})")
     with flags(FAMILY_FLAGS):
-        if args.kind == "gaussian":
-            return gaussian(args.mu)
         if args.kind == "laplace":
             return laplace(args.mu)
-        if args.kind == "eps-delta":
-            return eps_delta(args.epsilon, args.delta if args.delta is not None else "0")
         if args.kind == "subsampled-gaussian":
             return subsample(gaussian(args.mu), args.sample_rate)
         if args.kind == "rr-composition":
             return rr_composition(args.epsilon, args.n)
-        return randomized_response(args.epsilon)
+        if args.kind == "gaussian":
+            return GDP(args.mu).tradeoff()
+        if args.kind == "eps-delta":
+            return EpsDelta(args.epsilon, args.delta if args.delta is not None else "0").tradeoff()
+        return RandomizedResponse(args.epsilon).tradeoff()

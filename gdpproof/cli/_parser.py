@@ -264,7 +264,8 @@ def _account_options(p: argparse.ArgumentParser) -> None:
 
 def _simulate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("mechanism", nargs="?", choices=("gaussian", "randomized-response", "laplace", "module"),
-                   help="a mechanism by kind and options, or leave it out and give --mechanism SPEC")
+                   help="a mechanism by kind and options (the spec KIND:key=value,... they name), or leave it out "
+                        "and give --mechanism SPEC")
     p.add_argument("--mechanism", dest="spec", metavar="SPEC",
                    help="the mechanism as gdpproof account takes it, KIND:key=value,... (gaussian, gdp, laplace, rr, "
                         "pure-dp, discrete-gaussian; sample-rate= for DP-SGD steps; times=)")
@@ -276,10 +277,10 @@ def _simulate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", help="epsilon (randomized-response)")
     p.add_argument("--n", default="1", help="number of releases (randomized-response; default 1)")
     p.add_argument("--k", default="2", help="number of values of k-ary randomized response (randomized-response; "
-                   "default 2; its exact curve is known for --n 1)")
+                   "default 2)")
     p.add_argument("--scale", help="Laplace scale b (laplace)")
     p.add_argument("--module", dest="module_spec", help="MOD:FUNC, a function returning a "
-                   "gdpproof.simulation.Mechanism (module)")
+                   "gdpproof.simulation.Sampler (module)")
     p.add_argument("--mu", help="the GDP claim to check for a module mechanism: f >= G_mu (module)")
     p.add_argument("--samples", required=True, help="samples under each data set")
     p.add_argument("--seed", required=True, help="seed (integer >= 0)")

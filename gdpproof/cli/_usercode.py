@@ -103,12 +103,12 @@ def call_user(spec: str, func: Any, func_name: str) -> Any:
 
 
 def module_mechanism(spec: str | None) -> Any:
-    """Import MOD:FUNC and call it: it must return a gdpproof.simulation.Mechanism."""
-    from ..simulation import Mechanism
+    """Import MOD:FUNC and call it: it must return a gdpproof.simulation.Sampler."""
+    from ..simulation import Sampler
 
     func, func_name = import_function(spec)
     mech = call_user(str(spec), func, func_name)
-    if not isinstance(mech, Mechanism):
+    if not isinstance(mech, Sampler):
         raise Usage(f"--module={spec!r}: {func_name}() returned {type(mech).__name__}, not a "
-                    "gdpproof.simulation.Mechanism")
+                    "gdpproof.simulation.Sampler")
     return mech

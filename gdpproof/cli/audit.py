@@ -10,7 +10,8 @@ import math
 import sys
 
 from ..errors import InvalidParameterError
-from ._common import COMMON_FLAGS, Usage, ascii_number, emit, int_option
+from .._args import ascii_number, int_option
+from ._common import COMMON_FLAGS, Usage, emit
 from ._usercode import call_user, import_function, user_code
 
 

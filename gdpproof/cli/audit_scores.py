@@ -10,7 +10,8 @@ import os
 from typing import Any
 
 from ..errors import InvalidParameterError
-from ._common import Usage, ascii_number, emit, float_option, int_option
+from .._args import ascii_number, float_option, int_option
+from ._common import Usage, emit
 
 #: audit_scores's arguments -> the options that give them.
 FLAGS = {"confidence": "--confidence", "delta": "--delta", "method": "--method", "claim": "--claim",

@@ -1,7 +1,9 @@
 """``gdpproof simulate MECHANISM ...``: Monte Carlo of a mechanism against its theoretical
 trade-off curve (exit 1 if the theory is outside the simultaneous band), with an optional plot.
 
-The theory comes from :mod:`gdpproof.audit.theory`; this module parses, runs and prints.
+A KIND with its options is the ``--mechanism`` spec it names (:func:`kind_spec`), so both ways
+give one mechanism value, its sampler, and its theory (:mod:`gdpproof.audit.theory`); this module
+parses, runs and prints.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from contextlib import nullcontext
 from typing import Any
 
 from ..errors import InvalidParameterError
-from ._common import Usage, emit, float_option, int_option
+from .._args import float_option, int_option
+from ._common import Usage, emit
 from ._usercode import module_mechanism, user_code
 
 #: the mechanisms' arguments -> the options that give them.
@@ -76,18 +79,48 @@ def _check_plot(args: argparse.Namespace) -> None:
 _PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
+#: ``simulate KIND --option V ...`` is ``simulate --mechanism KIND:key=V,...``: the options of each
+#: kind (by dest) and the spec keys they give; ``--steps`` (``--n`` for randomized response) gives
+#: ``times``.
+SPEC_KEYS = {"gaussian": {"sigma": "sigma", "sensitivity": "sensitivity", "sample_rate": "sample-rate"},
+             "laplace": {"scale": "scale", "sensitivity": "sensitivity"},
+             "randomized-response": {"eps": "epsilon", "k": "k"}}
+
+
+def kind_spec(args: argparse.Namespace) -> dict[str, Any]:
+    """The spec (as :func:`gdpproof.mechanisms.mechanism_from_dict` reads it) that ``simulate KIND
+    --option V ...`` stands for: one vocabulary with ``--mechanism`` and ``gdpproof account``."""
+    kind = args.mechanism
+    keys = SPEC_KEYS[kind]
+    need = next(iter(keys))
+    if getattr(args, need) is None:
+        raise Usage(f"{FLAGS[need]} is required for {kind}")
+    spec: dict[str, Any] = {"kind": kind}
+    for dest, key in keys.items():
+        value = getattr(args, dest)
+        if isinstance(value, str):  # written in ASCII, as every number option is (a closed form is sympy's)
+            float_option(FLAGS[dest], value, required_for=kind)
+        if value is not None:
+            spec[key] = value
+    if kind == "randomized-response":
+        spec["k"] = int_option("--k", args.k, low=2)
+    times = int_option(_times_flag(kind), args.n if kind == "randomized-response" else args.steps)
+    if times > 1:
+        spec["times"] = times
+    return spec
+
+
+def _times_flag(kind: str) -> str:
+    return "--n" if kind == "randomized-response" else "--steps"
+
+
 def _mechanism(args: argparse.Namespace) -> tuple[Any, Any]:
     """The simulated mechanism and the theory it is checked against."""
-    from ..audit.theory import gdp_claim, theory_of
-    from ..simulation import GaussianMechanism, LaplaceMechanism, RandomizedResponse, SubsampledGaussianMechanism
+    from ..audit.theory import gdp_claim, sampler_of, theory_of
+    from ..mechanisms import mechanism_from_dict, mechanism_from_spec
 
     kind = args.mechanism
-    if kind is None:
-        from ..audit.theory import sampler_of
-        from ..mechanisms import mechanism_from_spec
-
-        mech = sampler_of(mechanism_from_spec(args.spec))
-        return mech, theory_of(mech)
+    mech: Any  # a Sampler; the gaussian kind's is a GaussianSampler
     if kind == "module":
         mech = module_mechanism(args.module_spec)
         mu = float_option("--mu", args.mu, required_for="module")
@@ -95,32 +128,30 @@ def _mechanism(args: argparse.Namespace) -> tuple[Any, Any]:
             raise Usage(f"--mu={args.mu!r} must be a finite number >= 0")
         # a privacy claim is one-sided: the mechanism's curve must lie above G_mu
         return mech, gdp_claim(mu)
-    typed = {name: getattr(args, name) for name in FLAGS}
+    if kind is None:
+        mech = sampler_of(mechanism_from_spec(args.spec))
+        return mech, theory_of(mech)
+    spec = kind_spec(args)
+    times = _times_flag(kind)
+    # the library's names of the parameters (the spec's, the values' and the samplers') -> the options
+    names = {"times": times, "steps": times, "n": times}
+    typed = dict.fromkeys(names, getattr(args, times[2:]))
+    for dest, key in SPEC_KEYS[kind].items():
+        for name in {key, key.replace("-", "_"), dest}:
+            names[name], typed[name] = FLAGS[dest], getattr(args, dest)
     try:
-        if kind == "gaussian":
-            sigma = float_option("--sigma", args.sigma, required_for="gaussian")
-            sens = float_option("--sensitivity", args.sensitivity, required_for="gaussian")
-            steps = int_option("--steps", args.steps)
-            if args.sample_rate is None:
-                mech = GaussianMechanism(sens, sigma, dim=int_option("--dim", args.dim), steps=steps)
-            else:
-                if int_option("--dim", args.dim) != 1:
-                    raise Usage(f"--dim={args.dim} does not apply with --sample-rate (one example's contribution)")
-                rate = float_option("--sample-rate", args.sample_rate, required_for="gaussian")
-                if not (math.isfinite(sens) and sens > 0):
-                    raise Usage(f"--sensitivity={args.sensitivity!r} must be a finite number > 0")
-                # the noise multiplier is sigma / sensitivity (DP-SGD clips to norm 1)
-                mech = SubsampledGaussianMechanism(sigma / sens, rate, steps=steps)
-        elif kind == "randomized-response":
-            mech = RandomizedResponse(float_option("--eps", args.eps, required_for="randomized-response"),
-                                      n=int_option("--n", args.n), k=int_option("--k", args.k, low=2))
-        else:
-            mech = LaplaceMechanism(float_option("--sensitivity", args.sensitivity, required_for="laplace"),
-                                    float_option("--scale", args.scale, required_for="laplace"))
+        mech = sampler_of(mechanism_from_dict(spec, where=f"simulate {kind}"))
+        dim = int_option("--dim", args.dim)
+        if dim != 1:
+            if "sample-rate" in spec:
+                raise Usage(f"--dim={args.dim} does not apply with --sample-rate (one example's contribution)")
+            from ..simulation import GaussianSampler
+
+            mech = GaussianSampler(mech.sensitivity, mech.sigma, dim=dim, steps=mech.steps)
     except InvalidParameterError as exc:
-        if exc.argument not in FLAGS:
+        if exc.argument not in names:
             raise
-        raise Usage(exc.renamed(FLAGS, typed)) from None  # the option and its value as typed
+        raise Usage(exc.renamed(names, typed)) from None  # the option and its value as typed
     return mech, theory_of(mech)
 
 

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from ._common import Usage, emit, int_option, write_out
+from .._args import int_option
+from ._common import Usage, emit, write_out
 
 
 @contextlib.contextmanager

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import Usage, emit, int_option
+from .._args import int_option
+from ._common import Usage, emit
 
 
 def run(args: argparse.Namespace) -> int:

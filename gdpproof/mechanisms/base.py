@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..symbolic import losses as sl
     from ..symbolic.tradeoff import TradeOff
 
-__all__ = ["Mechanism", "MAX_NESTING", "MAX_RUNS", "MAX_PRODUCT_ATOMS", "LikelihoodAtom", "set_frozen", "simulated_float"]
+__all__ = ["Mechanism", "MAX_NESTING", "MAX_RUNS", "MAX_PRODUCT_ATOMS", "LikelihoodAtom", "set_frozen"]
 
 #: How deep mechanisms may nest (Composed, Repeated, subsampling), and the most runs of one
 #: mechanism a nesting of Repeated may make (the product of their times): checked when a value is
@@ -307,7 +307,7 @@ class Mechanism:
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
         """The Monte Carlo sampler of ``times`` runs of this mechanism (a
-        :class:`gdpproof.simulation.Mechanism`, its parameters as doubles), so that ``simulate``
+        :class:`gdpproof.simulation.Sampler`, its parameters as doubles), so that ``simulate``
         and ``account`` take the same mechanism values.
 
         Args:
@@ -335,16 +335,6 @@ def set_frozen(obj: Any, **values: Any) -> None:
     """Set fields of a frozen dataclass value while it is being built (its validated parameters)."""
     for k, v in values.items():
         object.__setattr__(obj, k, v)
-
-
-def simulated_float(value: Any, name: str) -> float:
-    """A parameter as the double a sampler takes: finite and > 0, else InvalidParameterError."""
-    import math
-
-    f = float(value)
-    if not (math.isfinite(f) and f > 0):
-        raise InvalidParameterError(argument=name, value=value, rule="must be a finite number > 0 to be simulated")
-    return f
 
 
 def _finite_product(leaves: list[tuple[Mechanism, int]]) -> TradeOff | None:

@@ -159,8 +159,8 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
             m = SampledWithoutReplacement(m, wrap["sample-size"], wrap["dataset-size"], **relation)
         if "times" in wrap:
             m = Repeated(m, wrap["times"])
-    except InvalidParameterError as exc:
-        raise SpecError(f"{where}: {exc}") from None
+    except InvalidParameterError as exc:  # the parameter at fault stays named, for a front end to rename
+        raise SpecError(f"{where}: {exc}", argument=exc.argument, value=exc.value, rule=exc.rule) from None
     return m
 
 

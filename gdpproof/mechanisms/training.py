@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..errors import bad
-from ..errors import MISSING, InvalidParameterError
+from ..errors import MISSING, bad
 from .._args import positive_integer
 from .numbers import exact_parameter
 from ..text import decimal_text, show_number
@@ -50,10 +49,6 @@ class Schedule:
     epochs: Any = None
     batch_size: int | None = None
     dataset_size: int | None = None
-
-
-def _missing(name: str, rule: str) -> InvalidParameterError:
-    return InvalidParameterError(argument=name, value=MISSING, rule=rule)
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -103,11 +98,11 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     """
     if batch_size is not None or dataset_size is not None:
         if dataset_size is None:
-            raise _missing("dataset_size", "is needed with batch_size (the sampling rate is B/N)")
+            raise bad("dataset_size", MISSING, "is needed with batch_size (the sampling rate is B/N)")
         n = _positive_int("dataset_size", dataset_size)
         if batch_size is None:
             if sample_rate is None:
-                raise _missing("batch_size", "is needed with dataset_size (the sampling rate is B/N)")
+                raise bad("batch_size", MISSING, "is needed with dataset_size (the sampling rate is B/N)")
             b = None
         else:
             b = _positive_int("batch_size", batch_size)
@@ -124,14 +119,14 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
                            "are given (give one of them)")
         q_rule = f"sample rate q = B/N = {b}/{n}" + ("" if str(q) == f"{b}/{n}" else f" = {decimal_text(q) or show_number(q)}")
     elif sample_rate is None:
-        raise _missing("sample_rate", "is needed: give sample_rate, or batch_size and dataset_size")
+        raise bad("sample_rate", MISSING, "is needed: give sample_rate, or batch_size and dataset_size")
     else:
         q = exact_parameter("sample_rate", sample_rate, "probability")
         if q == 0:
             raise bad("sample_rate", sample_rate, "must be in (0, 1]")
         q_rule = ""
     if steps is None and epochs is None:
-        raise _missing("steps", "is needed: give steps, or epochs")
+        raise bad("steps", MISSING, "is needed: give steps, or epochs")
     if steps is not None and epochs is not None:
         raise bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them")
     if steps is not None:

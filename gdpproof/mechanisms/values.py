@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import bad
 from ..errors import MISSING, InvalidParameterError, NotSupportedError
 from ..text import show_number
-from .base import LikelihoodAtom, Mechanism, set_frozen, simulated_float
-from .._args import positive_integer
+from .base import LikelihoodAtom, Mechanism, set_frozen
+from .._args import positive_double, positive_integer
 from .._args import sympy_rational
 from .numbers import exact_parameter, within_range
 from .numbers import symbolic_composition as _composition, symbolic_losses as _sl, symbolic_tradeoffs as _tradeoffs
@@ -100,9 +100,9 @@ class GaussianMechanism(Mechanism):
         return None if self._leaf_mu() == 0 else self.loss_parameters()
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
-        from ..simulation.mechanisms import GaussianMechanism as Sampler
+        from ..simulation.samplers import GaussianSampler as Sampler
 
-        return Sampler(simulated_float(self.sensitivity, "sensitivity"), simulated_float(self.sigma, "sigma"),
+        return Sampler(positive_double("sensitivity", self.sensitivity), positive_double("sigma", self.sigma),
                        steps=times)
 
 
@@ -142,9 +142,9 @@ class GDP(Mechanism):
         return None if self.mu == 0 else self.loss_parameters()
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
-        from ..simulation.mechanisms import GaussianMechanism as Sampler
+        from ..simulation.samplers import GaussianSampler as Sampler
 
-        return Sampler(1.0, 1.0 / simulated_float(self.mu, "mu"), steps=times)
+        return Sampler(1.0, 1.0 / positive_double("mu", self.mu), steps=times)
 
 
 @dataclass(frozen=True, repr=False)
@@ -188,9 +188,9 @@ class LaplaceMechanism(Mechanism):
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
         if times != 1:
             return super().sampler(times, whole=whole)
-        from ..simulation.mechanisms import LaplaceMechanism as Sampler
+        from ..simulation.samplers import LaplaceSampler as Sampler
 
-        return Sampler(simulated_float(self.sensitivity, "sensitivity"), simulated_float(self.scale, "scale"))
+        return Sampler(positive_double("sensitivity", self.sensitivity), positive_double("scale", self.scale))
 
 
 @dataclass(frozen=True, repr=False)
@@ -251,9 +251,9 @@ class RandomizedResponse(Mechanism):
         return rr_atoms(self.epsilon, self.k)
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
-        from ..simulation.mechanisms import RandomizedResponse as Sampler
+        from ..simulation.samplers import RandomizedResponseSampler as Sampler
 
-        return Sampler(simulated_float(self.epsilon, "epsilon"), n=times, k=int(self.k))
+        return Sampler(positive_double("epsilon", self.epsilon), n=times, k=int(self.k))
 
     def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
         return None if self.epsilon == 0 else self.loss_parameters()
@@ -448,9 +448,9 @@ class DiscreteGaussianMechanism(Mechanism):
         return _sl().discrete_gaussian_loss(sympy_rational(self.sigma), _sympy().Integer(self.sensitivity))
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
-        from ..simulation.mechanisms import DiscreteGaussianMechanism as Sampler
+        from ..simulation.samplers import DiscreteGaussianSampler as Sampler
 
-        return Sampler(simulated_float(self.sigma, "sigma"), int(self.sensitivity), steps=times)
+        return Sampler(positive_double("sigma", self.sigma), int(self.sensitivity), steps=times)
 
 
 @dataclass(frozen=True, repr=False)
@@ -556,9 +556,9 @@ class PureDP(Mechanism):
         return rr_atoms(self.epsilon)
 
     def sampler(self, times: int = 1, *, whole: Mechanism | None = None) -> Any:
-        from ..simulation.mechanisms import RandomizedResponse as Sampler
+        from ..simulation.samplers import RandomizedResponseSampler as Sampler
 
-        return Sampler(simulated_float(self.epsilon, "epsilon"), n=times, k=2)
+        return Sampler(positive_double("epsilon", self.epsilon), n=times, k=2)
 
     def finite_loss_parameters(self) -> tuple[str, tuple[Any, ...]] | None:
         return None if self.epsilon == 0 else self.loss_parameters()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotSupportedError, bad
 from ..text import show_number
-from .._args import positive_integer
+from .._args import positive_double, positive_integer
 from .numbers import exact_parameter, within_range
 from .numbers import symbolic_composition as _composition
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import sympy
 
     from ..symbolic.tradeoff import TradeOff
-from .base import MAX_RUNS, Mechanism, set_frozen, simulated_float
+from .base import MAX_RUNS, Mechanism, set_frozen
 from .values import GDP, GaussianMechanism
 
 __all__ = ["NEIGHBOURS", "relation", "Subsampled", "PoissonSampled", "SampledWithoutReplacement", "Composed", "Repeated"]
@@ -160,10 +160,10 @@ class PoissonSampled(Subsampled):
         inner = self.mechanism
         if not isinstance(inner, GaussianMechanism) or self.neighbours != "add-remove":
             return super().sampler(times, whole=whole)
-        from ..simulation.mechanisms import SubsampledGaussianMechanism as Sampler
+        from ..simulation.samplers import SubsampledGaussianSampler as Sampler
 
-        return Sampler(simulated_float(inner.sigma, "sigma") / simulated_float(inner.sensitivity, "sensitivity"),
-                       simulated_float(self.sample_rate, "sample-rate"), steps=times)
+        return Sampler(positive_double("sigma", inner.sigma) / positive_double("sensitivity", inner.sensitivity),
+                       positive_double("sample-rate", self.sample_rate), steps=times)
 
 
 @dataclass(frozen=True, repr=False)

@@ -39,9 +39,8 @@ from ..numeric.tradeoff.duality import tradeoff_from_delta
 from ..numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta, mu_from_epsilon_delta, sigma_from_epsilon_delta
 from ..text import cell_text
 from ..reference import SHIPPED, census2020, check_shipped, verify_table
-from ..simulation.mechanisms import GaussianMechanism as SimulatedGaussianMechanism
-from ..simulation.mechanisms import SubsampledGaussianMechanism as SimulatedSubsampledGaussianMechanism
-from ..simulation.runner import simulate
+from ..audit.theory import sampler_of, theory_of
+from ..simulation import GaussianSampler, simulate
 from ..strategies import epsilon_delta_pairs, gdp_guarantees, tradeoff_functions
 from ..symbolic.composition import compose, rr_composition, subsample
 from ..symbolic.tradeoff import TradeOff, eps_delta, gaussian, laplace, randomized_response
@@ -345,11 +344,11 @@ def census_2020() -> CheckResult:
 def monte_carlo() -> CheckResult:
     """Simulated mechanisms (numpy only) inside the theory's curves: the Gaussian mechanism against G_1, and
     50 DP-SGD steps against the proven bracket, each with band confidence 1 - 1e-6."""
-    gauss = simulate(SimulatedGaussianMechanism(1.0, 1.0, dim=3), 200_000, seed=2026).check(gaussian(1).evaluate_fast)
-    comp = composition(dpsgd_run(1.0, 0.1, 50), grid_step=1e-4)
-    lower, upper = comp.tradeoff_curves("add")
-    dpsgd = simulate(SimulatedSubsampledGaussianMechanism(1.0, 0.1, steps=50), 200_000,
-                     seed=2027).check(lower, upper=upper)
+    sampler = GaussianSampler(1.0, 1.0, dim=3)
+    gauss = simulate(sampler, 200_000, seed=2026).check(theory_of(sampler).lower)
+    sampler = sampler_of(dpsgd_run(1.0, 0.1, 50))
+    theory = theory_of(sampler)
+    dpsgd = simulate(sampler, 200_000, seed=2027).check(theory.lower, upper=theory.upper)
     return CheckResult.judged(gauss.inside and dpsgd.inside, (
         f"3-d Gaussian mechanism (sensitivity 1, sigma 1) against G_1: deviation {gauss.max_deviation:.2g} "
         f"within +-{gauss.half_width[0]:.2g}; 50 DP-SGD steps (sigma 1, p 0.1) against the proven bracket: "

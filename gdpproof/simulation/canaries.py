@@ -1,38 +1,10 @@
-r"""A white-box DP-SGD canary simulator: scores of m "Dirac" canaries from one seeded training run.
+"""A white-box DP-SGD canary simulator: scores of m "Dirac" canaries from one seeded training run.
 
-The setting of Nasr et al. (2023) and Steinke, Nasr & Jagielski (2023) for gradient-space
-canaries: each of m canaries is included in the training data independently with probability 1/2;
-canary j's gradient is a vector of norm G (``canary_norm``) along its own coordinate direction
-e_j, orthogonal to every other canary and to the rest of the data; every step the batch is
-sampled (Poisson with rate p, or B of N records without replacement), each gradient is clipped to
-norm C, the clipped gradients are summed and Gaussian noise N(0, (sigma C)^2 I) is added.  The
-auditor sees every noisy update (white box), so canary j's view is the sequence of projections of
-the updates on e_j, in units of C:
-
-.. math:: y_{j,t} = \min(G/C, 1)\, b_{j,t} + \sigma z_{j,t},\qquad b_{j,t} = 1[j \text{ in batch } t],
-          \quad z_{j,t} \sim N(0, 1)
-
-(b_{j,t} = 0 for a canary left out of the data).  Along e_j nothing else moves the update, so the
-canaries are independent of each other and the pair of laws of (y_{j,t})_t is exactly DP-SGD's
-dominating pair (the sum is monotone in a single record's contribution): the audit can be tight.
-
-Scores, one per canary (higher for held-in canaries): ``"lr"`` the log-likelihood ratio of the
-correct mechanism as reported, sum_t log(1 - p + p exp((2 y_t - 1)/(2 sigma^2))) (the
-Neyman–Pearson statistic of one Poisson canary), or ``"sum"`` sum_t y_t.
-
-Bugs, each a real implementation error (``bug=``, with ``bug_factor``):
-
-``"noise-scale"``
-    the noise is multiplied by ``bug_factor`` (default 0.5): sigma C bug_factor instead of sigma C;
-``"clip-after-noise"``
-    the update is clipped after the noise is added: the canary's gradient enters unclipped, with
-    its norm G = ``bug_factor`` x C (default 4 C), and the later rescaling of the whole noisy
-    update is common to both hypotheses and carries no privacy;
-``"sampling-rate"``
-    the batches are sampled at ``bug_factor`` (default 2) times the reported rate;
-``"noise-per-epoch"``
-    the noise is added once per epoch (on its first step, an epoch being round(1/p) steps)
-    instead of at every step.
+Each canary is included with probability 1/2 and has a gradient along its own coordinate, so
+its view of the noisy updates is exactly DP-SGD's dominating pair and the audit can be tight.
+Scores: ``"lr"`` (the likelihood ratio of the reported mechanism) or ``"sum"``.  Four switches
+(:data:`BUGS`: noise-scale, clip-after-noise, sampling-rate, noise-per-epoch) simulate real
+implementation errors.  The setting, why it is tight, and each bug: docs/proofs/canaries.md.
 
 numpy only: this module imports nothing of gdpproof's symbolic or numeric layers.
 """
@@ -45,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .._args import count
-from ..errors import InvalidParameterError
+from .._args import count, positive_double, seed as checked_seed
+from ..errors import bad
 
 __all__ = ["BUGS", "SCORES", "CanaryRun", "simulate_canaries"]
 
@@ -89,82 +61,61 @@ class CanaryRun:
         return len(self.scores)
 
 
-def _bad(name: str, value: Any, rule: str) -> InvalidParameterError:
-    return InvalidParameterError(argument=name, value=value, rule=rule)
-
-
-def _positive(name: str, value: Any, high: float = math.inf) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise _bad(name, value, "must be a number") from None
-    if isinstance(value, bool) or not (0 < v <= high) or not math.isfinite(v):
-        raise _bad(name, value, f"must be in (0, {'inf' if math.isinf(high) else high}]")
-    return v
-
-
 def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any, steps: int, seed: int,
                       sampling: str = "poisson", dataset_size: int | None = None, score: str = "lr",
                       bug: str | None = None, bug_factor: Any = None) -> CanaryRun:
-    """Simulate one DP-SGD training run with m Dirac canaries and return their scores (module
-    docstring).
+    """Simulate one DP-SGD training run with m Dirac canaries and return their scores (the setting:
+    docs/proofs/canaries.md).
 
-    Parameters
-    ----------
-    canaries : int
-        m >= 2: canaries, each included with probability 1/2.
-    noise_multiplier : float
-        sigma > 0, the noise over the clipping norm C, as reported.
-    sample_rate : float
-        p in (0, 1], the sampling rate as reported.
-    steps : int
-        T >= 1.
-    seed : int
-        numpy SeedSequence seed: the run is a function of it.
-    sampling : "poisson" or "fixed-batch"
-        Poisson sampling at rate p, or batches of B = round(p N) of the N = ``dataset_size``
-        records (the canaries among them) without replacement.
-    dataset_size : int, optional
-        N for fixed-size batches (at least m).
-    score : "lr" or "sum"
-    bug : str, optional
-        One of :data:`BUGS`.
-    bug_factor : float, optional
-        The bug's factor (:data:`BUG_FACTORS` by default).
+    Args:
+        canaries (int): m >= 2 canaries, each included with probability 1/2.
+        noise_multiplier (float): sigma > 0, the noise over the clipping norm C, as reported.
+        sample_rate (float): p in (0, 1], the sampling rate as reported.
+        steps (int): T >= 1.
+        seed (int): The numpy SeedSequence seed: the run is a function of it.
+        sampling ("poisson" or "fixed-batch"): Poisson sampling at rate p, or batches of
+            B = round(p N) of the N = ``dataset_size`` records (the canaries among them) without
+            replacement.
+        dataset_size (int, optional): N for fixed-size batches (at least m).
+        score ("lr" or "sum"): The score of each canary: the log-likelihood ratio of the reported
+            mechanism, or the sum of its views.
+        bug (str, optional): One of :data:`BUGS`.
+        bug_factor (float, optional): The bug's factor (:data:`BUG_FACTORS` by default).
 
-    Returns
-    -------
-    CanaryRun
+    Returns:
+        CanaryRun: The scores, which canaries were held in, and what ran.
 
-    Examples
-    --------
-    >>> from gdpproof.simulation.canaries import simulate_canaries
-    >>> run = simulate_canaries(canaries=1000, noise_multiplier=1.0, sample_rate=0.1, steps=50, seed=1)
-    >>> run.canaries, int(run.included.sum()), bool(run.held_in.mean() > run.held_out.mean())
-    (1000, 507, True)
+    Raises:
+        InvalidParameterError: An argument is out of its range (the message names it).
+
+    Examples:
+        >>> from gdpproof.simulation.canaries import simulate_canaries
+        >>> run = simulate_canaries(canaries=1000, noise_multiplier=1.0, sample_rate=0.1, steps=50, seed=1)
+        >>> run.canaries, int(run.included.sum()), bool(run.held_in.mean() > run.held_out.mean())
+        (1000, 507, True)
     """
     m = count("canaries", canaries, low=2, high=10**8)
     t_steps = count("steps", steps, low=1, high=10**7)
-    sigma = _positive("noise_multiplier", noise_multiplier)
-    p = _positive("sample_rate", sample_rate, 1.0)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**128:
-        raise _bad("seed", seed, "must be an integer in [0, 2^128)")
+    sigma = positive_double("noise_multiplier", noise_multiplier)
+    p = positive_double("sample_rate", sample_rate, high=1.0)
+    seed = checked_seed("seed", seed)
     if sampling not in ("poisson", "fixed-batch"):
-        raise _bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
+        raise bad("sampling", sampling, "must be 'poisson' or 'fixed-batch'")
     if score not in SCORES:
-        raise _bad("score", score, f"must be one of {', '.join(SCORES)}")
+        raise bad("score", score, f"must be one of {', '.join(SCORES)}")
     if bug is not None and bug not in BUGS:
-        raise _bad("bug", bug, f"must be one of {', '.join(BUGS)} (or None)")
+        raise bad("bug", bug, f"must be one of {', '.join(BUGS)} (or None)")
     if bug_factor is not None and bug is None:
-        raise _bad("bug_factor", bug_factor, "needs a bug")
-    factor = None if bug is None else _positive("bug_factor", BUG_FACTORS[bug] if bug_factor is None else bug_factor)
+        raise bad("bug_factor", bug_factor, "needs a bug")
+    factor = None if bug is None else positive_double("bug_factor",
+                                                      BUG_FACTORS[bug] if bug_factor is None else bug_factor)
     n = 0
     if sampling == "fixed-batch":
         if dataset_size is None:
-            raise _bad("dataset_size", dataset_size, "is required for sampling='fixed-batch'")
+            raise bad("dataset_size", dataset_size, "is required for sampling='fixed-batch'")
         n = count("dataset_size", dataset_size, low=m, high=10**9)
     elif dataset_size is not None:
-        raise _bad("dataset_size", dataset_size, "goes with sampling='fixed-batch' only")
+        raise bad("dataset_size", dataset_size, "goes with sampling='fixed-batch' only")
 
     root = np.random.SeedSequence(int(seed))
     rng = np.random.default_rng(root)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import bad
 
 
 def dkw_half_width(n: int, failure: float) -> float:
@@ -34,8 +34,10 @@ def dkw_half_width(n: int, failure: float) -> float:
         >>> round(dkw_half_width(10**6, 1e-6), 6)
         0.002693
     """
-    if n < 1 or not 0 < failure < 1:
-        raise InvalidParameterError(f"need n >= 1 and failure in (0, 1), got n={n}, failure={failure}")
+    if n < 1:
+        raise bad("n", n, "must be >= 1")
+    if not 0 < failure < 1:
+        raise bad("failure", failure, "must be in (0, 1)")
     return math.sqrt(math.log(2 / failure) / (2 * n))
 
 
@@ -66,8 +68,8 @@ class CurveCheck:
 
     Examples:
         >>> import gdpproof
-        >>> from gdpproof.simulation import GaussianMechanism, simulate
-        >>> curve = simulate(GaussianMechanism(1.0, 1.0), 20000, seed=1, thresholds=16)
+        >>> from gdpproof.simulation import GaussianSampler, simulate
+        >>> curve = simulate(GaussianSampler(1.0, 1.0), 20000, seed=1, thresholds=16)
         >>> check = curve.check(gdpproof.gaussian(1).evaluate_fast)
         >>> check.inside, check.one_sided
         (True, False)
@@ -96,8 +98,8 @@ class EmpiricalCurve:
         exact: Whether the statistic is the exact log-likelihood ratio (the band is then two-sided).
 
     Examples:
-        >>> from gdpproof.simulation import GaussianMechanism, simulate
-        >>> curve = simulate(GaussianMechanism(1.0, 1.0), 20000, seed=1, thresholds=16)
+        >>> from gdpproof.simulation import GaussianSampler, simulate
+        >>> curve = simulate(GaussianSampler(1.0, 1.0), 20000, seed=1, thresholds=16)
         >>> curve.n_p, len(curve.alpha), curve.exact
         (20000, 16, True)
     """

@@ -19,15 +19,15 @@ from typing import Any
 import numpy as np
 
 from .._args import count
-from ..errors import InvalidParameterError
+from ..errors import bad
 
 from .curves import EmpiricalCurve
-from .mechanisms import Mechanism
+from .samplers import Sampler
 
 PILOT_SAMPLES = 4096
 
 
-def _thresholds(mechanism: Mechanism, seed: np.random.SeedSequence, count: int) -> np.ndarray:
+def _thresholds(mechanism: Sampler, seed: np.random.SeedSequence, count: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     pilot = np.concatenate([mechanism.scores(rng, PILOT_SAMPLES, "P"), mechanism.scores(rng, PILOT_SAMPLES, "Q")])
     values = np.unique(pilot)
@@ -36,7 +36,7 @@ def _thresholds(mechanism: Mechanism, seed: np.random.SeedSequence, count: int) 
     return np.unique(np.quantile(pilot, np.linspace(0, 1, count + 2)[1:-1]))
 
 
-def _chunk(mechanism: Mechanism, seed: np.random.SeedSequence, n: int, thresholds: np.ndarray) -> np.ndarray:
+def _chunk(mechanism: Sampler, seed: np.random.SeedSequence, n: int, thresholds: np.ndarray) -> np.ndarray:
     """Counts #{s_P <= tau}, #{s_P < tau}, #{s_Q <= tau}, #{s_Q < tau} for one chunk of n samples
     under each law (rows of a (4, K) array)."""
     rng = np.random.default_rng(seed)
@@ -145,7 +145,7 @@ def _le_lt(s: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return le, lt
 
 
-def count_chunks(mechanism: Mechanism, seeds: Sequence[np.random.SeedSequence], sizes: Sequence[int],
+def count_chunks(mechanism: Sampler, seeds: Sequence[np.random.SeedSequence], sizes: Sequence[int],
                  thresholds: np.ndarray, *, executor: Executor | None = None, workers: int | None = None,
                  progress: bool = False, label: str = "simulate") -> np.ndarray:
     """Summed counts of the statistic against ``thresholds`` over chunks (one seed and size each).
@@ -156,7 +156,7 @@ def count_chunks(mechanism: Mechanism, seeds: Sequence[np.random.SeedSequence], 
     ``workers`` processes made for the call.  Sums do not depend on where the chunks ran.
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidParameterError(f"workers={workers!r} must be a positive integer")
+        raise bad("workers", workers, "must be a positive integer")
     total = np.zeros((4, len(thresholds)), dtype=np.int64)
     n_chunks = len(seeds)
     start = time.perf_counter()
@@ -190,14 +190,14 @@ def count_chunks(mechanism: Mechanism, seeds: Sequence[np.random.SeedSequence], 
     return total
 
 
-def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int = 1 << 15,
+def simulate(mechanism: Sampler, samples: int, *, seed: Any, chunk_size: int = 1 << 15,
              thresholds: int = 512, confidence: float = 1 - 1e-6, executor: Executor | None = None,
              workers: int | None = None, progress: bool = False) -> EmpiricalCurve:
     """The empirical trade-off curve of ``mechanism`` from ``samples`` draws under each data set.
 
     Args:
-        mechanism (Mechanism): What to simulate (``gdpproof.simulation.GaussianMechanism`` and the others, or
-            a ``UserMechanism``).
+        mechanism (Sampler): What to simulate (``gdpproof.simulation.GaussianSampler`` and the others, or
+            a ``UserSampler``).
         samples (int): Draws under each of P and Q.
         seed (int or SeedSequence entropy): The whole run is a function of it (and of ``chunk_size`` and
             ``thresholds``).
@@ -210,28 +210,27 @@ def simulate(mechanism: Mechanism, samples: int, *, seed: Any, chunk_size: int =
         workers: The size of the default process pool; None runs in this process.
 
     Examples:
-        >>> from gdpproof.simulation import GaussianMechanism, simulate
-        >>> curve = simulate(GaussianMechanism(1.0, 1.0, dim=3), 20000, seed=1)
+        >>> from gdpproof.simulation import GaussianSampler, simulate
+        >>> curve = simulate(GaussianSampler(1.0, 1.0, dim=3), 20000, seed=1)
         >>> import numpy as np
         >>> from scipy.special import ndtr, ndtri
         >>> curve.check(lambda a: ndtr(ndtri(1 - a) - 1.0)).inside
         True
     """
     if seed is None:
-        raise InvalidParameterError("seed=None must be given (an int or SeedSequence entropy): runs are reproducible")
-    if not isinstance(mechanism, Mechanism):
-        raise InvalidParameterError(f"mechanism={mechanism!r} must be a gdpproof.simulation.Mechanism")
+        raise bad("seed", seed, "must be given (an int or SeedSequence entropy): runs are reproducible")
+    if not isinstance(mechanism, Sampler):
+        raise bad("mechanism", mechanism, "must be a gdpproof.simulation.Sampler")
     samples = count("samples", samples)
     chunk_size = count("chunk_size", chunk_size)
     try:
         np.random.SeedSequence(seed)
     except (TypeError, ValueError):
-        raise InvalidParameterError(argument="seed", value=seed,
-                                    rule="must be an integer >= 0 or a sequence of them (SeedSequence entropy)") from None
+        raise bad("seed", seed, "must be an integer >= 0 or a sequence of them (SeedSequence entropy)") from None
     if not 0 < confidence < 1:
-        raise InvalidParameterError(f"confidence={confidence!r} must be in (0, 1)")
+        raise bad("confidence", confidence, "must be in (0, 1)")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidParameterError(f"workers={workers!r} must be a positive integer")
+        raise bad("workers", workers, "must be a positive integer")
     samples, chunk_size = int(samples), int(chunk_size)
     n_chunks = -(-samples // chunk_size)
     root = np.random.SeedSequence(seed)

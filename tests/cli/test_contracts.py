@@ -55,14 +55,14 @@ def test_a_value_with_a_newline_or_control_character_is_refused(argv, shown, cap
 
 RAISERS = '''
 from gdpproof.errors import InvalidParameterError, PrecisionError
-from gdpproof.simulation import Mechanism
+from gdpproof.simulation import Sampler
 
 def sampler_precision():
     def sample(rng, n):
         raise PrecisionError("the sampler's own PrecisionError")
     return sample, sample
 
-class _Raises(Mechanism):
+class _Raises(Sampler):
     def scores(self, rng, n, law):
         raise PrecisionError("the mechanism's own PrecisionError")
 

@@ -103,14 +103,14 @@ def test_verify_of_nested_json_and_tiny_values(tmp_path, capsys):
 
 SAMPLERS = '''
 import sys
-from gdpproof.simulation import Mechanism
+from gdpproof.simulation import Sampler
 
 def sampler_exits():
     def sample(rng, n):
         sys.exit(0)
     return sample, sample
 
-class _Exits(Mechanism):
+class _Exits(Sampler):
     def scores(self, rng, n, law):
         sys.exit(0)
 

@@ -40,7 +40,23 @@ def test_account_and_simulate_read_the_same_spec(capsys):
     # a correct mechanism stays inside its band (false-failure probability 1e-6: the band's confidence)
     assert main(["simulate", "--mechanism", spec, "--samples", "20000", "--seed", "3", "--json"]) == 0
     sim = json.loads(capsys.readouterr().out)
-    assert sim["inside"] is True and "mu = sqrt(T) sensitivity/sigma = 1" in sim["theory"]
+    assert sim["inside"] is True and sim["theory"] == "G_mu, mu = 1 (exact)"
+
+
+@pytest.mark.parametrize("kind, spec", [
+    (["gaussian", "--sigma", "2", "--steps", "4"], "gaussian:sigma=2,times=4"),
+    (["gaussian", "--sigma", "3", "--sensitivity", "1.5", "--sample-rate", "0.1", "--steps", "5"],
+     "gaussian:sigma=3,sensitivity=1.5,sample-rate=0.1,times=5"),
+    (["laplace", "--scale", "2"], "laplace:scale=2"),
+    (["randomized-response", "--eps", "1", "--n", "3"], "rr:eps=1,times=3"),
+    (["randomized-response", "--eps", "0.5", "--k", "3"], "rr:eps=0.5,k=3"),
+])
+def test_a_kind_with_its_options_is_the_spec_it_names(capsys, kind, spec):
+    # simulate KIND --options is an alias of simulate --mechanism SPEC: the same run, word for word
+    tail = ["--samples", "2000", "--seed", "3", "--json"]
+    by_kind, by_spec = main(["simulate", *kind, *tail]), main(["simulate", "--mechanism", spec, *tail])
+    out = capsys.readouterr().out.splitlines()
+    assert by_kind == by_spec and len(out) == 2 and out[0] == out[1]
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import gdpproof
-from gdpproof.numeric.tradeoff import clt
 from gdpproof.numeric.tradeoff import functionals as clt_functionals
 from gdpproof.numeric.engine._mp import private_context
 from tests import oracles

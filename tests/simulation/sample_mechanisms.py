@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gdpproof.simulation import UserMechanism
+from gdpproof.simulation import UserSampler
 
 
 def _p(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -19,9 +19,9 @@ def _identity(y: np.ndarray) -> np.ndarray:
     return y
 
 
-def shifted_gaussian() -> UserMechanism:
+def shifted_gaussian() -> UserSampler:
     """N(0, 1) against N(1, 1): exactly 1-GDP."""
-    return UserMechanism(_p, _q, _identity, exact=True, name="shift-1 gaussian")
+    return UserSampler(_p, _q, _identity, exact=True, name="shift-1 gaussian")
 
 
 def not_a_mechanism() -> int:
@@ -30,9 +30,9 @@ def not_a_mechanism() -> int:
 
 def plain_gaussian():
     """A built-in mechanism returned through --module (picklable for --workers 2)."""
-    from gdpproof.simulation import GaussianMechanism
+    from gdpproof.simulation import GaussianSampler
 
-    return GaussianMechanism(1.0, 1.0)
+    return GaussianSampler(1.0, 1.0)
 
 
 def raises() -> None:

@@ -69,8 +69,8 @@ def test_fixed_size_batches_hold_b_records():
 
 @pytest.mark.parametrize(("kwargs", "match"), [
     (dict(canaries=1), "canaries=1 must be an integer in"),
-    (dict(noise_multiplier=0), "noise_multiplier=0 must be in"),
-    (dict(sample_rate=1.5), "sample_rate=1.5 must be in"),
+    (dict(noise_multiplier=0), "noise_multiplier=0 must be a finite number > 0"),
+    (dict(sample_rate=1.5), "sample_rate=1.5 must be a finite number > 0 at most 1"),
     (dict(steps=0), "steps=0 must be an integer"),
     (dict(bug="typo"), "bug='typo' must be one of"),
     (dict(bug_factor=2), "bug_factor=2 needs a bug"),

@@ -25,7 +25,7 @@ from scipy.special import logsumexp
 
 from gdpproof import account
 from gdpproof.mechanisms import GaussianMechanism, SampledWithoutReplacement, dpsgd
-from gdpproof.simulation import UserMechanism
+from gdpproof.simulation import UserSampler
 from gdpproof.simulation.curves import dkw_half_width
 
 N, B, C, SIGMA = 20, 5, 0.5, 1.0        # replace sensitivity 2C = 1: mu = 1, q = 1/4
@@ -66,7 +66,7 @@ def _subsets(size: int):
 def _empirical_delta(d: np.ndarray, d_prime: np.ndarray, seed: int) -> tuple[dict, float, float]:
     """delta_hat(eps) of the ordered pair (M(D), M(D')) at EPS, and the DKW half-widths."""
     log_p, log_q = _law(d), _law(d_prime)
-    mech = UserMechanism(_sampler(d), _sampler(d_prime), lambda y: log_p(y) - log_q(y), exact=True,
+    mech = UserSampler(_sampler(d), _sampler(d_prime), lambda y: log_p(y) - log_q(y), exact=True,
                          name="fixed-batch gaussian sum")
     rng_p, rng_q = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     loss_p, loss_q = mech.scores(rng_p, SAMPLES, "P"), mech.scores(rng_q, SAMPLES, "Q")

@@ -21,12 +21,12 @@ from scipy.special import ndtr, ndtri
 import gdpproof
 from gdpproof.numeric.tradeoff.clt import gaussian_mixture
 from gdpproof.simulation import (
-    DiscreteGaussianMechanism,
-    GaussianMechanism,
-    LaplaceMechanism,
-    RandomizedResponse,
-    SubsampledGaussianMechanism,
-    UserMechanism,
+    DiscreteGaussianSampler,
+    GaussianSampler,
+    LaplaceSampler,
+    RandomizedResponseSampler,
+    SubsampledGaussianSampler,
+    UserSampler,
     simulate,
 )
 
@@ -46,14 +46,14 @@ def G(mu: float):
 @PROPERTY
 @given(sensitivity=st.floats(0.1, 3.0), sigma=st.floats(0.5, 3.0), dim=st.integers(1, 8), seed=st.integers(0, 2**32))
 def test_gaussian_mechanism_is_g_delta_over_sigma(sensitivity, sigma, dim, seed):
-    curve = simulate(GaussianMechanism(sensitivity, sigma, dim=dim), SAMPLES, seed=seed, confidence=CONFIDENCE)
+    curve = simulate(GaussianSampler(sensitivity, sigma, dim=dim), SAMPLES, seed=seed, confidence=CONFIDENCE)
     assert curve.check(G(sensitivity / sigma)).inside
 
 
 @PROPERTY
 @given(sensitivity=st.floats(0.1, 1.5), sigma=st.floats(0.5, 3.0), steps=st.integers(1, 8), seed=st.integers(0, 2**32))
 def test_composed_gaussian_mechanism_is_g_sqrt_t(sensitivity, sigma, steps, seed):
-    curve = simulate(GaussianMechanism(sensitivity, sigma, dim=2, steps=steps), SAMPLES, seed=seed,
+    curve = simulate(GaussianSampler(sensitivity, sigma, dim=2, steps=steps), SAMPLES, seed=seed,
                      confidence=CONFIDENCE)
     assert curve.check(G(np.sqrt(steps) * sensitivity / sigma)).inside
 
@@ -62,7 +62,7 @@ def test_composed_gaussian_mechanism_is_g_sqrt_t(sensitivity, sigma, steps, seed
 @given(eps=st.floats(0.05, 1.0), n=st.integers(1, 50), seed=st.integers(0, 2**32))
 def test_randomized_response_follows_the_binomial_curve(eps, n, seed):
     exact = gdpproof.rr_composition(eps, n)
-    curve = simulate(RandomizedResponse(eps, n=n), SAMPLES, seed=seed, confidence=CONFIDENCE)
+    curve = simulate(RandomizedResponseSampler(eps, n=n), SAMPLES, seed=seed, confidence=CONFIDENCE)
     assert curve.check(exact.evaluate_fast).inside
 
 
@@ -70,7 +70,7 @@ def test_randomized_response_follows_the_binomial_curve(eps, n, seed):
 def test_laplace_mechanism_follows_the_laplace_curve(sensitivity, scale):
     # false-failure probability 1e-6 per case
     f = gdpproof.laplace(sensitivity / scale)
-    curve = simulate(LaplaceMechanism(sensitivity, scale), SAMPLES, seed=7, confidence=1 - 1e-6)
+    curve = simulate(LaplaceSampler(sensitivity, scale), SAMPLES, seed=7, confidence=1 - 1e-6)
     assert curve.check(f.evaluate_fast).inside
 
 
@@ -79,11 +79,11 @@ def test_discrete_gaussian_inside_its_proven_bracket_and_a_smaller_sigma_outside
     # bracket of its curve (false failure <= 1e-6); sigma = 1 traces a curve far below it
     from gdpproof.audit.theory import theory_of
 
-    theory = theory_of(DiscreteGaussianMechanism(1.5, 1, steps=2))
+    theory = theory_of(DiscreteGaussianSampler(1.5, 1, steps=2))
     assert not theory.exact
-    curve = simulate(DiscreteGaussianMechanism(1.5, 1, steps=2), SAMPLES, seed=13, confidence=1 - 1e-6)
+    curve = simulate(DiscreteGaussianSampler(1.5, 1, steps=2), SAMPLES, seed=13, confidence=1 - 1e-6)
     assert curve.check(theory.lower, upper=theory.upper).inside
-    smaller = simulate(DiscreteGaussianMechanism(1.0, 1, steps=2), SAMPLES, seed=14, confidence=1 - 1e-6)
+    smaller = simulate(DiscreteGaussianSampler(1.0, 1, steps=2), SAMPLES, seed=14, confidence=1 - 1e-6)
     assert not smaller.check(theory.lower, upper=theory.upper).inside
 
 
@@ -91,7 +91,7 @@ def test_subsampled_gaussian_within_berry_esseen_band_widened_by_monte_carlo():
     # T-fold p G_{1/sigma} + (1 - p) Id, one neighbouring direction; false failure <= 1e-6
     sigma, p, steps = 1.0, 0.1, 100
     band = gdpproof.berry_esseen(gaussian_mixture(1 / sigma, p), n=steps, digits=6)
-    curve = simulate(SubsampledGaussianMechanism(sigma, p, steps=steps), SAMPLES, seed=11, confidence=1 - 1e-6)
+    curve = simulate(SubsampledGaussianSampler(sigma, p, steps=steps), SAMPLES, seed=11, confidence=1 - 1e-6)
     check = curve.check(lambda a: band.fast(a)[0], upper=lambda a: band.fast(a)[2])
     assert check.inside
     # and the CLT curve itself is not what the mechanism does exactly (gamma is what allows it)
@@ -101,7 +101,7 @@ def test_subsampled_gaussian_within_berry_esseen_band_widened_by_monte_carlo():
 def test_negative_control_noise_20_percent_too_small_is_detected():
     # the claim: sigma = 1 (G_1); the truth: sigma = 0.8 (G_1.25).  At SAMPLES per side the
     # band (+-0.013 at confidence 1 - 1e-6) cannot hold G_1: it must be declared outside.
-    curve = simulate(GaussianMechanism(1.0, 0.8, dim=3), SAMPLES, seed=12, confidence=1 - 1e-6)
+    curve = simulate(GaussianSampler(1.0, 0.8, dim=3), SAMPLES, seed=12, confidence=1 - 1e-6)
     verdict = curve.check(G(1.0))
     assert not verdict.inside and verdict.max_violation > 0.02
     assert curve.check(G(1.25)).inside  # the truth is inside (false failure <= 1e-6)
@@ -116,13 +116,13 @@ def test_user_mechanism_with_a_non_optimal_score_is_checked_from_below():
     def sample_q(rng, n):
         return rng.standard_normal(n) + 1.0
 
-    mech = UserMechanism(sample_p, sample_q, np.abs, exact=False, name="abs score")
+    mech = UserSampler(sample_p, sample_q, np.abs, exact=False, name="abs score")
     verdict = simulate(mech, SAMPLES, seed=13).check(G(1.0))
     assert verdict.inside and verdict.one_sided
 
 
 def test_same_seed_same_curve_whatever_the_workers():
-    mech = GaussianMechanism(1.0, 1.0, dim=4, steps=2)
+    mech = GaussianSampler(1.0, 1.0, dim=4, steps=2)
     serial = simulate(mech, 50_000, seed=5, chunk_size=8192)
     pooled = simulate(mech, 50_000, seed=5, chunk_size=8192, workers=2)
     assert np.array_equal(serial.thresholds, pooled.thresholds)
@@ -133,7 +133,7 @@ def test_same_seed_same_curve_whatever_the_workers():
 
 def test_dask_executor_gives_the_same_curve():
     distributed = pytest.importorskip("distributed", reason="the scale extra (dask[distributed]) is not installed")
-    mech = GaussianMechanism(1.0, 1.0, dim=2)
+    mech = GaussianSampler(1.0, 1.0, dim=2)
     serial = simulate(mech, 30_000, seed=9, chunk_size=4096)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
@@ -142,7 +142,7 @@ def test_dask_executor_gives_the_same_curve():
 
 
 def test_progress_line(capsys):
-    simulate(GaussianMechanism(), 20_000, seed=1, chunk_size=5000, progress=True)
+    simulate(GaussianSampler(), 20_000, seed=1, chunk_size=5000, progress=True)
     assert "4/4 chunks" in capsys.readouterr().err
 
 
@@ -175,22 +175,41 @@ def test_simulation_never_imports_the_symbolic_or_numeric_layers():
 
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: GaussianMechanism(0, 1), "sensitivity=0"),
-    (lambda: GaussianMechanism(1, -1), "sigma=-1"),
-    (lambda: GaussianMechanism(1, 1, dim=0), "dim=0"),
-    (lambda: GaussianMechanism(1, 1, steps=1.5), "steps=1.5"),
-    (lambda: SubsampledGaussianMechanism(1, 1.5), "sample_rate=1.5"),
-    (lambda: RandomizedResponse(float("nan")), "eps=nan"),
-    (lambda: LaplaceMechanism(1, 0), "scale=0"),
-    (lambda: UserMechanism(1, 2, 3), "sample_p=1"),
-    (lambda: simulate(GaussianMechanism(), 0, seed=1), "samples=0"),
+    (lambda: GaussianSampler(0, 1), "sensitivity=0"),
+    (lambda: GaussianSampler(1, -1), "sigma=-1"),
+    (lambda: GaussianSampler(1, 1, dim=0), "dim=0"),
+    (lambda: GaussianSampler(1, 1, steps=1.5), "steps=1.5"),
+    (lambda: SubsampledGaussianSampler(1, 1.5), "sample_rate=1.5"),
+    (lambda: RandomizedResponseSampler(float("nan")), "eps=nan"),
+    (lambda: LaplaceSampler(1, 0), "scale=0"),
+    (lambda: UserSampler(1, 2, 3), "sample_p=1"),
+    (lambda: simulate(GaussianSampler(), 0, seed=1), "samples=0"),
     (lambda: simulate("gaussian", 10, seed=1), "mechanism="),
-    (lambda: simulate(GaussianMechanism(), 10, seed=1, confidence=1.0), "confidence=1.0"),
-    (lambda: simulate(GaussianMechanism(), 10, seed=1, workers=0), "workers=0"),
+    (lambda: simulate(GaussianSampler(), 10, seed=1, confidence=1.0), "confidence=1.0"),
+    (lambda: simulate(GaussianSampler(), 10, seed=1, workers=0), "workers=0"),
 ])
 def test_bad_input_is_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize(("call", "argument", "value", "rule"), [
+    (lambda: GaussianSampler(1, -1), "sigma", -1, "must be a finite number > 0"),
+    (lambda: GaussianSampler(1, 1, steps=1.5), "steps", 1.5, "must be an integer in [1, 1000000]"),
+    (lambda: SubsampledGaussianSampler(1, 1.5), "sample_rate", 1.5, "must be a finite number > 0 at most 1"),
+    (lambda: RandomizedResponseSampler(1, k=1), "k", 1,
+     "must be an integer in [2, 1000000000000000] (the number of values)"),
+    (lambda: GaussianSampler(1e60, 1e-60), "sigma", 1e-60,
+     "must make sqrt(steps) sensitivity/sigma (the theory's mu) within [1e-100, 1e+100), not 1e+120"),
+    (lambda: simulate(GaussianSampler(), 10, seed=1, confidence=1.0), "confidence", 1.0, "must be in (0, 1)"),
+])
+def test_bad_input_carries_the_argument_its_value_and_the_rule(call, argument, value, rule):
+    # built by gdpproof.errors.bad, the one builder: a front end can rename the argument
+    from gdpproof.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    assert (info.value.argument, info.value.value, info.value.rule) == (argument, value, rule)
 
 
 def test_one_subsampled_step_is_p_g_plus_one_minus_p_id_and_not_the_reverse():
@@ -199,7 +218,7 @@ def test_one_subsampled_step_is_p_g_plus_one_minus_p_id_and_not_the_reverse():
     from gdpproof.numeric.tradeoff.clt import gaussian_mixture
 
     f = gaussian_mixture(2, "0.3")  # sigma = 0.5
-    curve = simulate(SubsampledGaussianMechanism(0.5, 0.3), SAMPLES, seed=21)
+    curve = simulate(SubsampledGaussianSampler(0.5, 0.3), SAMPLES, seed=21)
     assert curve.check(f.evaluate_fast).inside
     grid = np.linspace(0, 1, 20001)
     values = f.evaluate_fast(grid)
@@ -209,13 +228,13 @@ def test_one_subsampled_step_is_p_g_plus_one_minus_p_id_and_not_the_reverse():
 
 def test_tiny_noise_subsampled_statistic_does_not_overflow():
     with np.errstate(over="raise"):
-        s = SubsampledGaussianMechanism(0.02, 0.5).scores(np.random.default_rng(1), 1000, "Q")
+        s = SubsampledGaussianSampler(0.02, 0.5).scores(np.random.default_rng(1), 1000, "Q")
     assert np.all(np.isfinite(s))
 
 
 def test_seed_is_required():
     with pytest.raises(ValueError, match="seed=None"):
-        simulate(GaussianMechanism(), 10, seed=None)
+        simulate(GaussianSampler(), 10, seed=None)
 
 
 def test_threshold_counts_are_exact_with_ties():
@@ -233,9 +252,9 @@ def test_threshold_counts_are_exact_with_ties():
 
 
 @pytest.mark.parametrize("mechanism", [
-    GaussianMechanism(1, 1), GaussianMechanism(1, 0.3, dim=3, steps=2), SubsampledGaussianMechanism(1, 0.1, steps=5),
-    RandomizedResponse(1.0, n=30), LaplaceMechanism(1, 1), DiscreteGaussianMechanism(2, 1, steps=3),
-    RandomizedResponse(0.5, n=3, k=4)])
+    GaussianSampler(1, 1), GaussianSampler(1, 0.3, dim=3, steps=2), SubsampledGaussianSampler(1, 0.1, steps=5),
+    RandomizedResponseSampler(1.0, n=30), LaplaceSampler(1, 1), DiscreteGaussianSampler(2, 1, steps=3),
+    RandomizedResponseSampler(0.5, n=3, k=4)])
 @pytest.mark.parametrize("k", [512, 40, 3])
 def test_counting_without_sorting_the_chunk_counts_exactly(mechanism, k):
     # the runner counts most draws through a table of grid cells and sorts only those near a

@@ -14,10 +14,6 @@ import numpy as np
 
 from ...errors import InvalidParameterError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import sympy
-
 __all__ = ["tradeoff_values", "numpy_function"]
 
 

@@ -1,10 +1,11 @@
-"""Mechanisms as samplers of their test statistic on two neighbouring data sets.
+"""Samplers of a mechanism's test statistic on two neighbouring data sets.
 
-A mechanism here is a pair of output distributions P (data set S) and Q (its neighbour S') and
-a statistic of one output (of all T outputs, for compositions).  Where the statistic is the
-exact log-likelihood ratio log(dQ/dP), the tests "reject P when the statistic exceeds tau" are
-the Neyman–Pearson tests, so their error pairs lie on the trade-off curve T(P, Q); otherwise
-they lie above it.  Every sampler takes a ``numpy.random.Generator``.
+A sampler draws a statistic of the output of P (data set S) or Q (its neighbour S'); where it is
+the exact log-likelihood ratio log(dQ/dP), its tests lie on the trade-off curve T(P, Q), otherwise
+above it.  Each sampler names the mechanism it simulates in the vocabulary of ``gdpproof account``
+(:meth:`Sampler.spec`, a mapping for :func:`gdpproof.mechanisms.mechanism_from_dict`), which is where
+its theory comes from (:func:`gdpproof.audit.theory.theory_of`).  Every sampler takes a
+``numpy.random.Generator``.
 """
 
 from __future__ import annotations
@@ -16,29 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from .._args import count, positive_double
+from ..errors import MISSING, InvalidParameterError, bad
 
 Law = str  # "P" or "Q"
 
 #: Samples drawn at once inside one chunk (bounds memory: rows x dim x 8 bytes).
 _BLOCK_ELEMENTS = 1 << 20
-
-
-def _positive(name: str, value: Any, *, integer: bool = False, upper: float = math.inf) -> Any:
-    def bad(rule: str) -> InvalidParameterError:
-        return InvalidParameterError(f"{name}={value!r} {rule}", argument=name, value=value, rule=rule)
-
-    try:
-        v = int(value) if integer else float(value)
-    except (TypeError, ValueError):
-        raise bad(f"must be a {'positive integer' if integer else 'number > 0'}") from None
-    if integer and (isinstance(value, bool) or v != value):
-        raise bad("must be a positive integer")
-    if not (v > 0 and v <= upper and (integer or math.isfinite(v))):
-        raise bad(f"must be {'a positive integer' if integer else 'a finite number > 0'}"
-                  + (f" at most {upper:g}" if math.isfinite(upper) else ""))
-    return v
-
 
 #: The mu of a simulated Gaussian or Laplace mechanism's theory lies in [MIN_SHIFT, MAX_SHIFT): the
 #: trade-off families' range (a double 1e100 is above 10^100), where the squared shift is a finite
@@ -46,35 +31,38 @@ def _positive(name: str, value: Any, *, integer: bool = False, upper: float = ma
 MIN_SHIFT, MAX_SHIFT = 1e-100, 1e100
 
 
-def _theory_mu(name: str, value: Any, mu: float, ratio: str) -> None:
-    if not MIN_SHIFT <= mu < MAX_SHIFT:
-        rule = f"must make {ratio} (the theory's mu) within [{MIN_SHIFT:g}, {MAX_SHIFT:g}), not {mu:g}"
-        raise InvalidParameterError(f"{name}={value!r} {rule}", argument=name, value=value, rule=rule)
-
-
-class Mechanism(ABC):
+class Sampler(ABC):
     """Base class: ``scores(rng, n, law)`` returns n draws of the statistic under P or Q.
 
     Examples:
         >>> import numpy as np
-        >>> from gdpproof.simulation import GaussianMechanism
-        >>> GaussianMechanism(1.0, 1.0).scores(np.random.default_rng(0), 3, "P").shape
+        >>> from gdpproof.simulation import GaussianSampler
+        >>> GaussianSampler(1.0, 1.0).scores(np.random.default_rng(0), 3, "P").shape
         (3,)
     """
 
     name = "mechanism"
     #: True when the statistic is the exact log-likelihood ratio log(dQ/dP).
     exact = True
+    #: The ordering of the worst pair the sampler runs when it simulates only that one, named as
+    #: ``ComposedLoss.tradeoff_curves`` names it (None: the pair's curve, both orderings alike).
+    ordering: str | None = None
 
     @abstractmethod
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         """n independent draws of the statistic under ``law`` ("P" or "Q")."""
 
+    def spec(self) -> dict[str, Any] | None:
+        """The mechanism simulated, as a mapping :func:`gdpproof.mechanisms.mechanism_from_dict` reads
+        (the ``--mechanism`` vocabulary of ``account``), each parameter the shortest decimal of the
+        double simulated; None for a mechanism that has no name there (a user's sampler)."""
+        return None
+
     def __repr__(self) -> str:
         return self.name
 
 
-class GaussianMechanism(Mechanism):
+class GaussianSampler(Sampler):
     """q(S) + N(0, sigma^2 I_d) on a d-dimensional query whose neighbours differ by ``sensitivity``
     in L2, composed ``steps`` times.
 
@@ -92,20 +80,26 @@ class GaussianMechanism(Mechanism):
         InvalidParameterError: A parameter is out of range, or sensitivity/sigma above 1e100.
 
     Examples:
-        >>> GaussianMechanism(1.0, 2.0, steps=4).name
+        >>> GaussianSampler(1.0, 2.0, steps=4).name
         'gaussian_mechanism(sensitivity=1, sigma=2, dim=1, steps=4)'
     """
 
     def __init__(self, sensitivity: float = 1.0, sigma: float = 1.0, *, dim: int = 1, steps: int = 1) -> None:
-        self.sensitivity = _positive("sensitivity", sensitivity)
-        self.sigma = _positive("sigma", sigma)
-        self.dim = _positive("dim", dim, integer=True, upper=10**6)
-        self.steps = _positive("steps", steps, integer=True, upper=10**6)
+        self.sensitivity = positive_double("sensitivity", sensitivity)
+        self.sigma = positive_double("sigma", sigma)
+        self.dim = count("dim", dim, high=10**6)
+        self.steps = count("steps", steps, high=10**6)
         # the squared shift must stay a finite double, and the theory's mu a parameter of G_mu
-        _theory_mu("sigma", sigma, math.sqrt(self.steps) * self.sensitivity / self.sigma, "sqrt(steps) sensitivity/sigma")
+        mu = math.sqrt(self.steps) * self.sensitivity / self.sigma
+        if not MIN_SHIFT <= mu < MAX_SHIFT:
+            raise bad("sigma", sigma, f"must make sqrt(steps) sensitivity/sigma (the theory's mu) within "
+                                      f"[{MIN_SHIFT:g}, {MAX_SHIFT:g}), not {mu:g}")
         self.shift = np.full(self.dim, self.sensitivity / math.sqrt(self.dim))
         self.name = (f"gaussian_mechanism(sensitivity={self.sensitivity:g}, sigma={self.sigma:g}, "
                      f"dim={self.dim}, steps={self.steps})")
+
+    def spec(self) -> dict[str, Any]:
+        return _spec({"kind": "gaussian", "sigma": self.sigma, "sensitivity": self.sensitivity}, self.steps)
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         # y = sigma Z (+ b under Q), a = 0: log dQ/dP = <y, b>/sigma^2 - |b|^2/(2 sigma^2)
@@ -135,7 +129,7 @@ class GaussianMechanism(Mechanism):
         return out
 
 
-class SubsampledGaussianMechanism(Mechanism):
+class SubsampledGaussianSampler(Sampler):
     """T steps of DP-SGD with Poisson sampling, for one example: in P it is absent, in Q it is
     present and sampled with probability ``sample_rate`` at each step.
 
@@ -154,15 +148,21 @@ class SubsampledGaussianMechanism(Mechanism):
         InvalidParameterError: A parameter is out of range.
 
     Examples:
-        >>> SubsampledGaussianMechanism(1.0, 0.01, steps=10).name
+        >>> SubsampledGaussianSampler(1.0, 0.01, steps=10).name
         'subsampled_gaussian(sigma=1, p=0.01, steps=10)'
     """
 
     def __init__(self, sigma: float = 1.0, sample_rate: float = 0.01, *, steps: int = 1) -> None:
-        self.sigma = _positive("sigma", sigma)
-        self.p = _positive("sample_rate", sample_rate, upper=1.0)
-        self.steps = _positive("steps", steps, integer=True, upper=10**7)
+        self.sigma = positive_double("sigma", sigma)
+        self.p = positive_double("sample_rate", sample_rate, high=1.0)
+        self.steps = count("steps", steps, high=10**7)
         self.name = f"subsampled_gaussian(sigma={self.sigma:g}, p={self.p:g}, steps={self.steps})"
+
+    #: the example absent in P, present in Q: one ordering of the add/remove pair
+    ordering = "add"
+
+    def spec(self) -> dict[str, Any]:
+        return _spec({"kind": "gaussian", "sigma": self.sigma, "sample-rate": self.p}, self.steps)
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         out = np.zeros(n)
@@ -180,7 +180,7 @@ class SubsampledGaussianMechanism(Mechanism):
         return out
 
 
-class RandomizedResponse(Mechanism):
+class RandomizedResponseSampler(Sampler):
     """Randomized response with parameter eps, ``n`` times: each release reports the true bit
     with probability e^eps/(1 + e^eps).  P: the bit is 1, Q: it is 0.  The statistic (the exact
     log-likelihood ratio) is eps (#zeros reported - #ones reported); its trade-off is the
@@ -199,19 +199,19 @@ class RandomizedResponse(Mechanism):
         InvalidParameterError: A parameter is out of range.
 
     Examples:
-        >>> RandomizedResponse(1.0, n=3).name
+        >>> RandomizedResponseSampler(1.0, n=3).name
         'randomized_response(eps=1, n=3)'
     """
 
     def __init__(self, eps: float = 1.0, *, n: int = 1, k: int = 2) -> None:
-        self.eps = _positive("eps", eps, upper=700)
-        self.n = _positive("n", n, integer=True, upper=10**7)
-        self.k = _positive("k", k, integer=True, upper=10**15)
-        if self.k < 2:
-            raise InvalidParameterError(f"k={k!r} must be an integer >= 2 (the number of values)", argument="k",
-                                        value=k, rule="must be an integer >= 2 (the number of values)")
+        self.eps = positive_double("eps", eps, high=700)
+        self.n = count("n", n, high=10**7)
+        self.k = count("k", k, low=2, high=10**15, what="the number of values")
         tail = "" if self.k == 2 else f", k={self.k}"
         self.name = f"randomized_response(eps={self.eps:g}, n={self.n}{tail})"
+
+    def spec(self) -> dict[str, Any]:
+        return _spec({"kind": "rr", "epsilon": self.eps, "k": self.k}, self.n)
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         if self.k == 2:
@@ -227,7 +227,7 @@ class RandomizedResponse(Mechanism):
         return self.eps * (counts[:, 1] - counts[:, 0]).astype(float)
 
 
-class LaplaceMechanism(Mechanism):
+class LaplaceSampler(Sampler):
     """q(S) + Laplace(0, scale) on a scalar query with neighbours ``sensitivity`` apart.
     P: q = 0, Q: q = sensitivity.  Statistic: (|y| - |y - sensitivity|)/scale, the exact
     log-likelihood ratio; theory: the Laplace trade-off with mu = sensitivity/scale.
@@ -240,15 +240,21 @@ class LaplaceMechanism(Mechanism):
         InvalidParameterError: A parameter is not a finite number > 0.
 
     Examples:
-        >>> LaplaceMechanism(1.0, 2.0).name
+        >>> LaplaceSampler(1.0, 2.0).name
         'laplace_mechanism(sensitivity=1, scale=2)'
     """
 
     def __init__(self, sensitivity: float = 1.0, scale: float = 1.0) -> None:
-        self.sensitivity = _positive("sensitivity", sensitivity)
-        self.scale = _positive("scale", scale)
-        _theory_mu("scale", scale, self.sensitivity / self.scale, "sensitivity/scale")
+        self.sensitivity = positive_double("sensitivity", sensitivity)
+        self.scale = positive_double("scale", scale)
+        mu = self.sensitivity / self.scale
+        if not MIN_SHIFT <= mu < MAX_SHIFT:
+            raise bad("scale", scale, f"must make sensitivity/scale (the theory's mu) within "
+                                      f"[{MIN_SHIFT:g}, {MAX_SHIFT:g}), not {mu:g}")
         self.name = f"laplace_mechanism(sensitivity={self.sensitivity:g}, scale={self.scale:g})"
+
+    def spec(self) -> dict[str, Any]:
+        return _spec({"kind": "laplace", "scale": self.scale, "sensitivity": self.sensitivity})
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         y = rng.laplace(0.0, self.scale, size=n)
@@ -260,7 +266,7 @@ class LaplaceMechanism(Mechanism):
         return np.where(y <= 0, -mu, np.where(y >= d, mu, (2 * y - d) / self.scale))
 
 
-class DiscreteGaussianMechanism(Mechanism):
+class DiscreteGaussianSampler(Sampler):
     """q(S) + Z, Z ~ N_Z(0, sigma^2) (masses proportional to exp(-z^2/(2 sigma^2)) on the
     integers; sigma the scale, not the standard deviation), on an integer query with neighbours
     ``sensitivity`` apart, ``steps`` times.  P: q = 0, Q: q = sensitivity.  Statistic: the sum of
@@ -279,20 +285,27 @@ class DiscreteGaussianMechanism(Mechanism):
         InvalidParameterError: A parameter is out of range.
 
     Examples:
-        >>> DiscreteGaussianMechanism(2.0, 1, steps=3).name
+        >>> DiscreteGaussianSampler(2.0, 1, steps=3).name
         'discrete_gaussian_mechanism(sigma=2, sensitivity=1, steps=3)'
     """
 
     def __init__(self, sigma: float = 1.0, sensitivity: int = 1, *, steps: int = 1) -> None:
-        self.sigma = _positive("sigma", sigma, upper=1e5)
-        self.sensitivity = _positive("sensitivity", sensitivity, integer=True, upper=10**6)
-        self.steps = _positive("steps", steps, integer=True, upper=10**6)
+        self.sigma = positive_double("sigma", sigma, high=1e5)
+        self.sensitivity = count("sensitivity", sensitivity, high=10**6)
+        self.steps = count("steps", steps, high=10**6)
         self.name = (f"discrete_gaussian_mechanism(sigma={self.sigma:g}, sensitivity={self.sensitivity}, "
                      f"steps={self.steps})")
         m = int(math.ceil(40 * self.sigma)) + 1
         self._support = np.arange(-m, m + 1)
         w = np.exp(-self._support.astype(float) ** 2 / (2 * self.sigma**2))
         self._cdf = np.cumsum(w / w.sum())
+
+    #: the pair is symmetric; its bracket is computed in this ordering
+    ordering = "P||Q"
+
+    def spec(self) -> dict[str, Any]:
+        return _spec({"kind": "discrete-gaussian", "sigma": self.sigma, "sensitivity": self.sensitivity},
+                         self.steps)
 
     def scores(self, rng: np.random.Generator, n: int, law: Law) -> np.ndarray:
         out = np.zeros(n)
@@ -304,7 +317,7 @@ class DiscreteGaussianMechanism(Mechanism):
         return out
 
 
-class UserMechanism(Mechanism):
+class UserSampler(Sampler):
     """Any mechanism given as two samplers and a score.
 
     ``sample_p(rng, n)`` and ``sample_q(rng, n)`` return n outputs on S and S'; ``score(outputs)``
@@ -324,7 +337,7 @@ class UserMechanism(Mechanism):
 
     Examples:
         >>> import numpy as np
-        >>> shift = UserMechanism(lambda rng, n: rng.normal(0, 1, n), lambda rng, n: rng.normal(1, 1, n), lambda x: x,
+        >>> shift = UserSampler(lambda rng, n: rng.normal(0, 1, n), lambda rng, n: rng.normal(1, 1, n), lambda x: x,
         ...                       exact=True, name="shift")
         >>> shift.name, shift.scores(np.random.default_rng(0), 3, "Q").shape
         ('shift', (3,))
@@ -335,7 +348,7 @@ class UserMechanism(Mechanism):
                  score: Callable[[Any], np.ndarray], *, exact: bool = False, name: str = "user_mechanism") -> None:
         for label, fn in (("sample_p", sample_p), ("sample_q", sample_q), ("score", score)):
             if not callable(fn):
-                raise InvalidParameterError(f"{label}={fn!r} must be callable")
+                raise bad(label, fn, "must be callable")
         self.sample_p, self.sample_q, self.score = sample_p, sample_q, score
         self.exact = bool(exact)
         self.name = name
@@ -344,5 +357,13 @@ class UserMechanism(Mechanism):
         out = (self.sample_p if law == "P" else self.sample_q)(rng, n)
         s = np.array(self.score(out), dtype=float).reshape(-1)  # a copy: the caller owns the array
         if s.shape != (n,):
-            raise InvalidParameterError(f"score returned {s.shape[0]} values for {n} outputs")
+            raise InvalidParameterError(argument="score", value=MISSING,
+                                        rule=f"returned {s.shape[0]} values for {n} outputs")
         return s
+
+
+def _spec(params: dict[str, Any], times: int = 1) -> dict[str, Any]:
+    """A spec mapping: each double as the shortest decimal that rounds to it (the parameter as it was
+    most likely written: 0.1, not the double's exact binary value), run ``times`` times."""
+    spec = {k: repr(v) if isinstance(v, float) else v for k, v in params.items()}
+    return spec if times == 1 else {**spec, "times": times}

@@ -27,7 +27,7 @@ import numpy as np
 from .._args import nonnegative, probability
 from .._args import count
 from .._args import seed as seed_value
-from ..errors import MISSING, InvalidParameterError, bad
+from ..errors import InvalidParameterError, bad
 from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks
 from .blackbox import OutputSampler, BlackBox
@@ -158,8 +158,8 @@ def audit_mechanism(sample_p: OutputSampler, sample_q: OutputSampler, *, samples
         eps_claim = delta_claim = None
     else:
         if claimed_epsilon is None or claimed_delta is None:
-            raise bad("claimed_epsilon" if claimed_epsilon is None else "claimed_delta", MISSING,
-                      "is needed: give exactly one claim, claimed_mu or both claimed_epsilon and claimed_delta")
+            raise bad("claimed_epsilon" if claimed_epsilon is None else "claimed_delta", None,
+                      "must be given: give exactly one claim, claimed_mu or both claimed_epsilon and claimed_delta")
         eps_claim = nonnegative("claimed_epsilon", claimed_epsilon, symbolic=False)
         delta_claim = probability("claimed_delta", claimed_delta, symbolic=False)
         mu_claim = None

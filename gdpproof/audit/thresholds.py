@@ -146,7 +146,7 @@ def oriented(name: str, scores: Any) -> np.ndarray:
     except (TypeError, ValueError):
         raise bad(name, type(scores).__name__, "must be a 1-D array of real numbers") from None
     if arr.ndim != 1 or arr.size == 0:
-        raise bad(name, f"an array of shape {arr.shape}", "must be a non-empty 1-D array of scores")
+        raise bad(name, scores, f"must be a non-empty 1-D array of scores (it has shape {arr.shape})")
     if not np.all(np.isfinite(arr)):
         i = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise bad(f"{name}[{i}]", float(arr[i]), "must be finite (no NaN or infinity)")

@@ -285,8 +285,8 @@ def _lock(journal: IO[str], path: Path) -> None:
         fcntl.flock(journal.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         journal.close()
-        raise bad("out", str(path), f"is being written by another gdpproof run now (it holds {_journal_path(path)}); "
-                  "wait for it to finish, or stop it and rerun with --resume") from None
+        raise bad("out", str(path), "cannot be written: another gdpproof run is writing this table now "
+                  f"(it holds {_journal_path(path)}); wait for it to finish, or stop it and rerun with --resume") from None
 
 
 class _naming:  # noqa: N801 - a context manager
@@ -385,8 +385,8 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                 journal.flush()
         elif not resume:
             journal.close()
-            raise bad("out", str(path), f"cannot be written: {jpath} holds an interrupted run; resume it (resume=True, or --resume "
-                          "on the command line), or delete it to start again")
+            raise bad("out", str(path), f"cannot be written: {jpath} holds an interrupted run; resume it "
+                          "(resume=True, or --resume on the command line), or delete it to start again")
         else:
             try:
                 claimed = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns), sign)

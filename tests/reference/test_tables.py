@@ -68,7 +68,7 @@ def test_bad_grids(spec, message):
     (dict(kind="delta", mu="1"), "--eps is required for table delta"),
     (dict(kind="delta", mu="1", eps="1", alpha="0.5"), "--alpha='0.5' does not apply to table delta"),
     (dict(kind="delta", mu="-1", eps="1"), "--mu='-1' must be >= 0"),
-    (dict(kind="tradeoff", mu="1", alpha="1.5"), "--alpha: 1.5 must be in"),
+    (dict(kind="tradeoff", mu="1", alpha="1.5"), "--alpha='1.5' must be in"),
     (dict(kind="delta", mu="1", eps="1", digits=0), "digits=0 must be an integer in"),
     (dict(kind="delta", mu="1", eps="1", workers=0), "workers=0 must be a positive integer"),
     (dict(kind="delta", mu="lin:0:1:10000", eps="lin:0:1:10000"), "at most 10,000,000"),

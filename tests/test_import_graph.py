@@ -444,3 +444,74 @@ def test_the_one_parser_and_error_builder_define_the_names_they_own():
               if isinstance(n, ast.FunctionDef)}
     assert {"positive_double", "ascii_number", "int_option", "float_option", "count", "plain_value"} <= args
     assert "bad" in errors
+
+
+#: The few InvalidParameterError raised with a message of their own, by (file, enclosing function):
+#: not about one argument's value, so ``bad(name, value, rule)`` has nothing to name.
+PLAIN_MESSAGE_ALLOWED = {
+    # the contents of a table being read (the argument's value would be the whole text)
+    ("gdpproof/reference/table.py", "parse"),
+    # the grid's size, the product of every grid argument
+    ("gdpproof/reference/generate.py", "build"),
+    # the resume journal's contents on disk, not an argument
+    ("gdpproof/reference/generate.py", "_load_journal"),
+    ("gdpproof/reference/generate.py", "_check_claim"),
+    ("gdpproof/reference/_journal_key.py", "_refuse"),
+    # what a user's callable returned at run time (the argument is the callable itself)
+    ("gdpproof/audit/blackbox.py", "_as_float64"),
+    ("gdpproof/audit/blackbox.py", "_check_outputs"),
+    ("gdpproof/audit/blackbox.py", "score_of"),
+    ("gdpproof/audit/mechanisms.py", "audit_mechanism"),
+    # an object's own state (free symbols, not finite), not an argument of the call
+    ("gdpproof/symbolic/tradeoff.py", "_numeric_params_uncached"),
+    ("gdpproof/numeric/engine/evaluate.py", "expression_value"),
+    ("gdpproof/_certified.py", "enclosure"),
+    # which of several arguments are given: no single argument is at fault
+    ("gdpproof/calibration.py", "_problem"),
+    ("gdpproof/accounting/routes.py", "account"),
+    # the search reached its domain's end: about the answer, not an argument's value
+    ("gdpproof/calibration.py", "_settle"),
+}
+
+
+def plain_message_errors(path: Path) -> list[tuple[int, str]]:
+    """(line, enclosing function) of each ``InvalidParameterError(...)`` called with a positional message."""
+    found = []
+
+    def walk(node: ast.AST, function: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                walk(child, child.name)
+                continue
+            if isinstance(child, ast.Call) and child.args and (
+                    getattr(child.func, "id", None) == "InvalidParameterError"
+                    or getattr(child.func, "attr", None) == "InvalidParameterError"):
+                found.append((child.lineno, function))
+            walk(child, function)
+
+    walk(ast.parse(path.read_text(encoding="utf-8")), "<module>")
+    return found
+
+
+def test_plain_message_errors_are_found(tmp_path):
+    root = _write(tmp_path, {"pkg/a.py": "def f(x):\n    if x:\n        raise InvalidParameterError(f'x={x} bad')\n"
+                                     "    raise errors.InvalidParameterError('y')\n"
+                                     "def g(x):\n    raise InvalidParameterError(argument='x', value=x, rule='r')\n"})
+    assert plain_message_errors(root / "a.py") == [(3, "f"), (4, "f")]
+
+
+def test_argument_errors_name_their_argument():
+    """Every InvalidParameterError is built by errors.bad (or with its fields): none with a message
+    of its own outside gdpproof/errors.py, but for the short allow-list above."""
+    found, used = [], set()
+    for name, path in modules(PACKAGE).items():
+        if name == "gdpproof.errors":
+            continue
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        for line, function in plain_message_errors(path):
+            if (rel, function) in PLAIN_MESSAGE_ALLOWED:
+                used.add((rel, function))
+            else:
+                found.append(f"{rel}:{line} (in {function}): use errors.bad(name, value, rule)")
+    assert not found, found
+    assert used == PLAIN_MESSAGE_ALLOWED, f"allow-list entries no longer needed: {PLAIN_MESSAGE_ALLOWED - used}"

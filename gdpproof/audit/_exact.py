@@ -7,12 +7,11 @@ rationals into decimals rounded in a stated direction.
 
 from __future__ import annotations
 
-import numbers
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from .._args import exact
+from .._args import count, exact
 from ..errors import InvalidParameterError, bad
 from ..numeric.engine.certify import Certified, round_fraction
 from .bounds import decimal
@@ -20,18 +19,11 @@ from .bounds import decimal
 __all__ = ["counts", "level_of", "fraction_of", "certified_fraction", "decimal_string"]
 
 
-def integer(name: str, value: Any, low: int = 0) -> int:
-    """An integer argument >= ``low`` (bools, floats and strings refused)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise bad(name, value, f"must be an integer >= {low}")
-    return int(value)
-
-
 def counts(m: Any, r: Any, v: Any, names: tuple[str, str, str] = ("canaries", "guesses", "correct")) -> tuple[int, int, int]:
     """The counts of a one-run experiment: ``0 <= v <= r <= m`` and ``m >= 1``."""
-    m = integer(names[0], m, 1)
-    r = integer(names[1], r, 0)
-    v = integer(names[2], v, 0)
+    m = count(names[0], m, low=1)
+    r = count(names[1], r, low=0)
+    v = count(names[2], v, low=0)
     if r > m:
         raise bad(names[1], r, f"must be at most {names[0]}={m}")
     if v > r:

@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..errors import InvalidParameterError, PrecisionError
+from ..errors import PrecisionError, bad
 from .findings import Finding
 from .peers import PeerFunction, call
 from .quantities import Quantity
@@ -42,7 +42,7 @@ def certified(quantity: str, args: tuple[Any, ...], digits: int) -> Any:
         return beta_from_mu(args[0], args[1], digits=digits)
     if quantity == "dpsgd_mu_clt":
         return dpsgd_mu(args[0], args[1], int(args[2]), digits=digits, gamma=False, exact=False).mu_clt
-    raise InvalidParameterError(f"quantity={quantity!r} has no certified reference")  # pragma: no cover
+    raise bad("quantity", quantity, "has no certified reference")  # pragma: no cover
 
 
 @functools.lru_cache(maxsize=16)
@@ -76,7 +76,7 @@ def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
         return Bound(low, max(honest.mu.upper, low))
     if quantity == "dpsgd_beta":
         return _composition(sigma, p, steps).tradeoff(float(args[3]))
-    raise InvalidParameterError(f"quantity={quantity!r} has no bracket reference")  # pragma: no cover
+    raise bad("quantity", quantity, "has no bracket reference")  # pragma: no cover
 
 
 def _float_neighbours(v: float) -> tuple[Fraction, Fraction]:

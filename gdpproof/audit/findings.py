@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidParameterError
+from ..errors import bad
 from .quantities import QUANTITIES
 
 __all__ = ["KINDS", "SEVERITIES", "FLOAT_ULPS", "MINOR_BELOW", "NEGLIGIBLE_BELOW", "Finding", "AuditReport"]
@@ -189,7 +189,7 @@ class AuditReport:
     def of_kind(self, kind: str) -> tuple[Finding, ...]:
         """The findings of one kind ("unsafe", "conservative", "error" or "agrees")."""
         if kind not in KINDS:
-            raise InvalidParameterError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
+            raise bad("kind", kind, f"must be one of {', '.join(KINDS)}")
         return tuple(f for f in self.results if f.kind == kind)
 
     @property
@@ -200,7 +200,7 @@ class AuditReport:
     def of_severity(self, severity: str) -> tuple[Finding, ...]:
         """The findings (not agreements) of one severity (:data:`SEVERITIES`), largest first."""
         if severity not in SEVERITIES:
-            raise InvalidParameterError(f"severity={severity!r} must be one of {', '.join(SEVERITIES)}")
+            raise bad("severity", severity, f"must be one of {', '.join(SEVERITIES)}")
         return tuple(f for f in self.findings if f.severity == severity)
 
     @property

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._progress import Progress
-from ..errors import InvalidParameterError
+from ..errors import bad
 from .compare import evaluate
 from .findings import AuditReport, Finding
 from .inputs import check_common, inputs_for
@@ -116,7 +116,7 @@ def audit_function(fn: Callable[..., Any], quantity: str, *, label: str | None =
     """
     q = quantity_named(quantity)
     if not callable(fn):
-        raise InvalidParameterError(f"fn={fn!r} must be callable")
+        raise bad("fn", fn, "must be callable")
     rtol, seed, examples = check_common(rtol, seed, examples)
     name = label or getattr(fn, "__qualname__", None) or repr(fn)
     pf = PeerFunction(name, q.name, fn)

@@ -27,7 +27,7 @@ import numpy as np
 from .._args import nonnegative, probability
 from .._args import count
 from .._args import seed as seed_value
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, bad
 from ..numeric.tradeoff.solve import mu_from_error_rates
 from ..simulation.runner import count_chunks
 from .blackbox import OutputSampler, BlackBox
@@ -60,11 +60,6 @@ def _errors(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndar
 def _split(total: int, chunk: int) -> list[int]:
     k = -(-total // chunk)
     return [chunk] * (k - 1) + [total - chunk * (k - 1)]
-
-
-def _invalid(name: str, value: Any, rule: str) -> InvalidParameterError:
-    """The error for argument ``name``: ``"{name}={value!r} {rule}"``, with its structured fields."""
-    return InvalidParameterError(f"{name}={value!r} {rule}", argument=name, value=value, rule=rule)
 
 
 def audit_mechanism(sample_p: OutputSampler, sample_q: OutputSampler, *, samples: int, seed: int,
@@ -138,33 +133,33 @@ def audit_mechanism(sample_p: OutputSampler, sample_q: OutputSampler, *, samples
     """
     for label, sampler in (("sample_p", sample_p), ("sample_q", sample_q)):
         if not callable(sampler):
-            raise _invalid(label, sampler, "must be callable: sampler(rng, n) returning n outputs")
+            raise bad(label, sampler, "must be callable: sampler(rng, n) returning n outputs")
     if score is not None and not callable(score):
-        raise _invalid("score", score, "must be callable (or None)")
+        raise bad("score", score, "must be callable (or None)")
     samples = count("samples", samples, low=MIN_SAMPLES, what="outputs per data set")
     seed = seed_value("seed", seed)
     if isinstance(thresholds, bool) or not isinstance(thresholds, (int, np.integer)) or thresholds < 2:
-        raise _invalid("thresholds", thresholds, "must be an integer >= 2")
+        raise bad("thresholds", thresholds, "must be an integer >= 2")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 30:
-        raise _invalid("digits", digits, "must be an integer from 1 to 30")
+        raise bad("digits", digits, "must be an integer from 1 to 30")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise _invalid("workers", workers, "must be a positive integer (or None)")
+        raise bad("workers", workers, "must be a positive integer (or None)")
     try:
         conf = probability("confidence", confidence, symbolic=False)
     except InvalidParameterError:
         conf = None
     if conf is None or conf in (0, 1):
-        raise _invalid("confidence", confidence, "must be in (0, 1)")
+        raise bad("confidence", confidence, "must be in (0, 1)")
     if claimed_mu is not None:
         if claimed_epsilon is not None or claimed_delta is not None:
-            raise InvalidParameterError(f"claimed_mu={claimed_mu!r} cannot be given with claimed_epsilon or "
-                                        "claimed_delta: give exactly one claim")
+            raise bad("claimed_mu", claimed_mu, "cannot be given with claimed_epsilon or claimed_delta: give exactly "
+                      "one claim")
         mu_claim = nonnegative("claimed_mu", claimed_mu, symbolic=False)
         eps_claim = delta_claim = None
     else:
         if claimed_epsilon is None or claimed_delta is None:
-            raise InvalidParameterError(f"claimed_epsilon={claimed_epsilon!r}, claimed_delta={claimed_delta!r}: give "
-                                        "exactly one claim, claimed_mu or both claimed_epsilon and claimed_delta")
+            raise bad("claimed_epsilon" if claimed_epsilon is None else "claimed_delta", None,
+                      "must be given: give exactly one claim, claimed_mu or both claimed_epsilon and claimed_delta")
         eps_claim = nonnegative("claimed_epsilon", claimed_epsilon, symbolic=False)
         delta_claim = probability("claimed_delta", claimed_delta, symbolic=False)
         mu_claim = None

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import GdpproofError, InvalidParameterError
+from ..errors import GdpproofError, bad
 
 __all__ = ["PeerNotInstalledError", "PeerFunction", "PeerCurve", "PEERS"]
 
@@ -103,7 +103,7 @@ PEERS: dict[str, str] = {
 
 def adapter(name: str) -> Any:
     if name not in PEERS:
-        raise InvalidParameterError(f"peer={name!r} is not a known peer (known: {', '.join(sorted(PEERS))})")
+        raise bad("peer", name, f"is not a known peer (known: {', '.join(sorted(PEERS))})")
     return importlib.import_module(f"gdpproof.audit.adapters.{PEERS[name]}")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import InvalidParameterError
+from ..errors import bad
 
 __all__ = ["DeltaFromEpsilon", "EpsilonFromDelta", "MuFromEpsilonDelta", "SigmaFromEpsilonDelta", "BetaFromMu", "DPSGDEpsilon", "DPSGDMu", "DPSGDBeta", "QUANTITIES", "Quantity"]
 
@@ -106,5 +106,5 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
 
 def quantity_named(name: str) -> Quantity:
     if name not in QUANTITIES:
-        raise InvalidParameterError(f"quantity={name!r} must be one of {', '.join(QUANTITIES)}")
+        raise bad("quantity", name, f"must be one of {', '.join(QUANTITIES)}")
     return QUANTITIES[name]

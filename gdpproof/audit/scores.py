@@ -530,7 +530,7 @@ def _claimed_curve(claim: Any, d: Fraction | None) -> Curve | None:
     try:
         return curve_of(claim, delta=d if d else Fraction(1, 10**6))
     except NotSupportedError as exc:
-        raise InvalidParameterError(f"claim={claim!r}: {exc}", argument="claim", value=claim, rule=str(exc)) from None
+        raise bad("claim", claim, f"cannot be audited: {exc}") from None
 
 
 def _orient(inside: np.ndarray, outside: np.ndarray, direction: str) -> tuple[np.ndarray, np.ndarray]:

@@ -26,7 +26,7 @@ from scipy.special import ndtri
 from ..numeric.engine._mp import arb_endpoints, arb_of_fraction
 from ..numeric.engine.certify import Certified, certify_enclosure
 from ..numeric.tradeoff.solve import mu_from_error_rates
-from ..errors import InvalidParameterError, bad
+from ..errors import bad
 from .bounds import cp_float, clopper_pearson_upper
 from .hypotheses import Curve
 
@@ -146,12 +146,10 @@ def oriented(name: str, scores: Any) -> np.ndarray:
     except (TypeError, ValueError):
         raise bad(name, type(scores).__name__, "must be a 1-D array of real numbers") from None
     if arr.ndim != 1 or arr.size == 0:
-        raise InvalidParameterError(f"{name} has shape {arr.shape}: it must be a non-empty 1-D array of scores",
-                                    argument=name, value=scores, rule="must be a non-empty 1-D array of scores")
+        raise bad(name, scores, f"must be a non-empty 1-D array of scores (it has shape {arr.shape})")
     if not np.all(np.isfinite(arr)):
         i = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise InvalidParameterError(f"{name}[{i}]={float(arr[i])!r}: scores must be finite (no NaN or infinity)",
-                                    argument=name, value=scores, rule="scores must be finite")
+        raise bad(f"{name}[{i}]", float(arr[i]), "must be finite (no NaN or infinity)")
     return arr
 
 

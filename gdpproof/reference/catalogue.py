@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidParameterError
+from ..errors import bad
 
 __all__ = ["SHIPPED", "shipped_path"]
 
@@ -40,6 +40,6 @@ SHIPPED: dict[str, dict[str, Any]] = {
 def shipped_path(name: str) -> Path:
     """The file of a shipped table."""
     if name not in SHIPPED:
-        raise InvalidParameterError(f"name={name!r} is not a shipped table ({', '.join(SHIPPED)})")
+        raise bad("name", name, f"is not a shipped table ({', '.join(SHIPPED)})")
     return Path(str(resources.files("gdpproof.reference") / "data" / f"{name}.csv"))
 

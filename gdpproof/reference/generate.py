@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._progress import Progress
-from ..errors import GdpproofError, InvalidParameterError
+from ..errors import MISSING, GdpproofError, InvalidParameterError, bad
 from ..text import show, table_value_text
 from ._journal_key import JournalNote, journal_key, key_path, line_signer
 from .grid import parse_grid
@@ -78,19 +78,18 @@ class TableSpec:
     def build(cls, kind: str, digits: int, grid: Mapping[str, Any]) -> "TableSpec":
         """Validate a kind, digits and grid specifications (strings, or sequences of numbers)."""
         if kind not in KINDS:
-            raise InvalidParameterError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
+            raise bad("kind", kind, f"must be one of {', '.join(KINDS)}")
         k = KINDS[kind]
         if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 4000:
-            raise InvalidParameterError(f"digits={digits!r} must be an integer in [1, 4000]")
+            raise bad("digits", digits, "must be an integer in [1, 4000]")
         unknown = [name for name, v in grid.items() if v is not None and name not in k.variables]
         if unknown:
-            raise InvalidParameterError(
-                f"{_option(unknown[0])}={_spec_text(grid[unknown[0]])} does not apply to table {kind} "
-                f"(it takes {', '.join(_option(v) for v in k.variables)})")
+            raise bad(_option(unknown[0]), _spec_text(grid[unknown[0]]), f"does not apply to table {kind} "
+                      f"(it takes {', '.join(_option(v) for v in k.variables)})")
         given = {**dict(k.defaults), **{n: v for n, v in grid.items() if v is not None}}
         missing = [v for v in k.variables if v not in given]
         if missing:
-            raise InvalidParameterError(f"{_option(missing[0])} is required for table {kind}")
+            raise bad(_option(missing[0]), MISSING, f"is required for table {kind}")
         entries = []
         for name in k.variables:
             text = _spec_text(given[name])
@@ -167,10 +166,10 @@ def _check_point(name: str, point: str, *, signed: bool = False) -> None:
         return  # parse_grid has made it a finite decimal
     rule, text = _RULES[name]
     d = Decimal(point)
-    bad = d < 0 if rule == "nonneg" else d <= 0 if rule == "pos" else d < 2 if rule == "atleast2" \
+    outside = d < 0 if rule == "nonneg" else d <= 0 if rule == "pos" else d < 2 if rule == "atleast2" \
         else not 0 <= d <= 1
-    if bad:
-        raise InvalidParameterError(f"{_option(name)}: {point} {text}")
+    if outside:
+        raise bad(_option(name), point, text)
 
 
 def compute_chunk(kind: str, digits: int, chunk: Sequence[tuple[int, tuple[str, ...]]]
@@ -286,9 +285,8 @@ def _lock(journal: IO[str], path: Path) -> None:
         fcntl.flock(journal.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         journal.close()
-        raise InvalidParameterError(
-            f"out={str(path)!r}: another gdpproof run is writing this table now (it holds {_journal_path(path)}); "
-            "wait for it to finish, or stop it and rerun with --resume") from None
+        raise bad("out", str(path), "cannot be written: another gdpproof run is writing this table now "
+                  f"(it holds {_journal_path(path)}); wait for it to finish, or stop it and rerun with --resume") from None
 
 
 class _naming:  # noqa: N801 - a context manager
@@ -357,9 +355,9 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     fmt = format_for_path(path or "", format)
     if computed_on is not None and (not isinstance(computed_on, str) or not computed_on.isprintable()
                                     or not computed_on.strip()):
-        raise InvalidParameterError(f"computed_on={show(computed_on)} must be a non-empty printable string")
+        raise bad("computed_on", computed_on, "must be a non-empty printable string")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidParameterError(f"workers={workers!r} must be a positive integer")
+        raise bad("workers", workers, "must be a positive integer")
     done: dict[int, tuple[list[str], list[str]]] = {}
     claimed: dict[int, tuple[list[str], list[str], int, bool]] = {}  # the journal's rows
     journal = None
@@ -367,12 +365,12 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
     fingerprint = spec.fingerprint()
     if path is not None:
         if path.is_dir():
-            raise InvalidParameterError(f"out={str(path)!r} is a folder; give a file name")
+            raise bad("out", str(path), "is a folder; give a file name")
         if path.exists() and not path.is_file():  # a device or a pipe: the rename would replace it
-            raise InvalidParameterError(f"out={str(path)!r} is not a regular file; give a file name")
+            raise bad("out", str(path), "is not a regular file; give a file name")
         jpath = _journal_path(path)
         if not path.parent.exists():
-            raise InvalidParameterError(f"out={str(path)!r}: the folder {path.parent} does not exist")
+            raise bad("out", str(path), f"is in a folder that does not exist ({path.parent})")
         key = journal_key()
         sign = None if key is None else line_signer(key, fingerprint, computed_on)
         try:
@@ -387,9 +385,8 @@ def make_table(kind: str, *, digits: int = 30, out: str | os.PathLike[str] | Non
                 journal.flush()
         elif not resume:
             journal.close()
-            raise InvalidParameterError(
-                f"out={str(path)!r}: {jpath} holds an interrupted run; resume it (resume=True, or --resume "
-                "on the command line), or delete it to start again")
+            raise bad("out", str(path), f"cannot be written: {jpath} holds an interrupted run; resume it "
+                          "(resume=True, or --resume on the command line), or delete it to start again")
         else:
             try:
                 claimed = _load_journal(jpath, fingerprint, total, len(spec.kind_info.columns), sign)

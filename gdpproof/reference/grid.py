@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..errors import InvalidParameterError
+from ..errors import bad
 from ..text import show
 from ..numeric.engine.certify import round_fraction
 
@@ -61,10 +61,10 @@ def _decimal(option: str, spec: str, text: str, integer: bool = False) -> Decima
     except InvalidOperation:
         d = None
     if d is None or not d.is_finite():
-        raise InvalidParameterError(f"{option}={show(spec)}: {show(text)} is not a finite decimal number")
+        raise bad(option, spec, f"is not a grid: {show(text)} is not a finite decimal number")
     if d and abs(d.adjusted()) > (MAX_INTEGER_DIGITS if integer else MAX_EXPONENT):
         rule = f"at most 10^{MAX_INTEGER_DIGITS}" if integer else f"a decimal exponent within +-{MAX_EXPONENT:,}"
-        raise InvalidParameterError(f"{option}={show(spec)}: {show(text)} is out of range (a grid point has {rule})")
+        raise bad(option, spec, f"is not a grid: {show(text)} is out of range (a grid point has {rule})")
     return d
 
 
@@ -86,27 +86,26 @@ def parse_grid(option: str, spec: str, *, integer: bool = False) -> tuple[str, .
         >>> parse_grid("--mu", "lin:0:1")
         Traceback (most recent call last):
         ...
-        gdpproof.errors.InvalidParameterError: --mu='lin:0:1': a range is lin:START:STOP:N or log:START:STOP:N (4 fields)
+        gdpproof.errors.InvalidParameterError: --mu='lin:0:1' is not a grid: a range is lin:START:STOP:N or log:START:STOP:N (4 fields)
     """
     if not isinstance(spec, str) or not spec.strip() or not spec.isprintable() or len(spec) > 10 * MAX_POINTS:
         # a newline or other control character would break the table's header
-        raise InvalidParameterError(f"{option}={show(spec)} must be a comma-separated list, lin:START:STOP:N or "
-                                    "log:START:STOP:N (printable characters, one line)")
+        raise bad(option, spec, "must be a comma-separated list, lin:START:STOP:N or "
+                          "log:START:STOP:N (printable characters, one line)")
     head = spec.strip().split(":", 1)[0].lower()
     if head in ("lin", "log"):
         fields = spec.strip().split(":")
         if len(fields) != 4:
-            raise InvalidParameterError(f"{option}={spec!r}: a range is lin:START:STOP:N or log:START:STOP:N "
-                                        "(4 fields)")
+            raise bad(option, spec, "is not a grid: a range is lin:START:STOP:N or log:START:STOP:N (4 fields)")
         start, stop = _decimal(option, spec, fields[1], integer), _decimal(option, spec, fields[2], integer)
         try:
             n = int(fields[3])
         except ValueError:
             n = 0
         if not 1 <= n <= MAX_POINTS or str(n) != fields[3].strip():
-            raise InvalidParameterError(f"{option}={spec!r}: N={fields[3]!r} must be an integer in [1, {MAX_POINTS}]")
+            raise bad(option, spec, f"is not a grid: N={fields[3]!r} must be an integer in [1, {MAX_POINTS}]")
         if n == 1 and start != stop:
-            raise InvalidParameterError(f"{option}={spec!r}: N=1 needs START == STOP")
+            raise bad(option, spec, "is not a grid: N=1 needs START == STOP")
         points = _linear(start, stop, n) if head == "lin" else _logarithmic(option, spec, start, stop, n)
         if integer:
             seen: dict[str, None] = {}
@@ -116,12 +115,12 @@ def parse_grid(option: str, spec: str, *, integer: bool = False) -> tuple[str, .
     else:
         values = [_decimal(option, spec, t, integer) for t in spec.split(",")]
         if len(values) > MAX_POINTS:
-            raise InvalidParameterError(f"{option}: {len(values)} values, at most {MAX_POINTS}")
+            raise bad(option, spec, f"is not a grid: {len(values)} values, at most {MAX_POINTS}")
         points = tuple(canonical(v) for v in values)
         if integer:
             for v, p in zip(values, points):
                 if v != v.to_integral_value():
-                    raise InvalidParameterError(f"{option}={spec!r}: {p} must be an integer")
+                    raise bad(option, spec, f"is not a grid: {p} must be an integer")
             points = tuple(str(int(v)) for v in values)  # plain digits, never 1e21
     return points
 
@@ -136,7 +135,7 @@ def _linear(start: Decimal, stop: Decimal, n: int) -> tuple[str, ...]:
 
 def _logarithmic(option: str, spec: str, start: Decimal, stop: Decimal, n: int) -> tuple[str, ...]:
     if start <= 0 or stop <= 0:
-        raise InvalidParameterError(f"{option}={spec!r}: a log range needs START > 0 and STOP > 0")
+        raise bad(option, spec, "is not a grid: a log range needs START > 0 and STOP > 0")
     if n == 1:
         return (canonical(start),)
     ctx = mpmath.mp.clone()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidParameterError
+from ..errors import bad
 from ..numeric.engine.certify import Certified
 
 __all__ = ["Column", "Kind", "KINDS", "kind_for_columns"]
@@ -103,7 +103,7 @@ def _integer(row: dict[str, str], name: str) -> int:
     except InvalidOperation:
         d = Decimal("NaN")
     if not d.is_finite() or d != d.to_integral_value():
-        raise InvalidParameterError(f"{name}={row[name]} must be an integer")
+        raise bad(name, row[name], "must be an integer")
     return int(d)
 
 
@@ -209,6 +209,5 @@ def kind_for_columns(columns: Sequence[str]) -> Kind:
     for kind in KINDS.values():
         if kind.header == cols:
             return kind
-    raise InvalidParameterError(
-        f"columns={','.join(columns)} match no table kind (known headers: "
-        + "; ".join(",".join(k.header) for k in KINDS.values()) + ")")
+    raise bad("columns", ",".join(columns), "match no table kind (known headers: "
+              + "; ".join(",".join(k.header) for k in KINDS.values()) + ")")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, bad
 from ..text import show
 
 __all__ = ["Table", "FORMATS", "format_for_path", "parse", "read_table"]
@@ -29,7 +29,7 @@ def format_for_path(path: str | Path, fmt: str | None = None) -> str:
     """The format named by ``fmt``, or implied by the file's suffix (CSV when neither says)."""
     if fmt is not None:
         if fmt not in FORMATS:
-            raise InvalidParameterError(f"format={fmt!r} must be one of {', '.join(FORMATS)}")
+            raise bad("format", fmt, f"must be one of {', '.join(FORMATS)}")
         return fmt
     return _SUFFIX.get(Path(path).suffix.lower(), "csv")
 
@@ -72,7 +72,7 @@ class Table:
         try:
             i = self.columns.index(name)
         except ValueError:
-            raise InvalidParameterError(f"column={name!r} is not in this table ({', '.join(self.columns)})") from None
+            raise bad("column", name, f"is not in this table ({', '.join(self.columns)})") from None
         return [Decimal(r[i]) for r in self.rows]
 
     def __str__(self) -> str:
@@ -233,12 +233,11 @@ def parse(text: str, fmt: str | None = None) -> Table:
     kind = KINDS[kind_name] if kind_name in KINDS else kind_for_columns(columns)
     columns_t = tuple("eps" if c == "epsilon" else c for c in columns)
     if columns_t != kind.header:
-        raise InvalidParameterError(f"columns={','.join(columns)} do not match table kind {kind.name} "
-                                    f"({','.join(kind.header)})")
+        raise bad("columns", ",".join(columns), f"do not match table kind {kind.name} ({','.join(kind.header)})")
     for col, claim in rounding.items():
         if col not in columns_t or claim not in ("up", "down", "nearest"):
-            raise InvalidParameterError(f"rounding: {col}={claim} is not a rounding claim this table can make "
-                                        f"(a value column and one of up, down, nearest)")
+            raise bad(col, claim, "is not a rounding claim this table can make "
+                      "(a value column and one of up, down, nearest)")
     for i, r in enumerate(rows):
         if len(r) != len(columns_t):
             raise InvalidParameterError(f"row {i + 1} has {len(r)} fields, expected {len(columns_t)}: {','.join(r)}")
@@ -277,11 +276,11 @@ def read_table(source: str | Path, fmt: str | None = None) -> Table:
         with open(path, "rb") as fh:  # bounded: /dev/zero or a huge file is refused, not read for ever
             data = fh.read(MAX_TABLE_BYTES + 1)
         if len(data) > MAX_TABLE_BYTES:
-            raise InvalidParameterError(f"source={str(source)!r} is larger than {MAX_TABLE_BYTES:,} bytes; "
-                                        "gdpproof reads tables up to that size")
+            raise bad("source", str(source), f"is larger than {MAX_TABLE_BYTES:,} bytes; "
+                      "gdpproof reads tables up to that size")
         text = data.decode("utf-8")
     except OSError as exc:
-        raise InvalidParameterError(f"source={str(source)!r} cannot be read ({exc.strerror})") from None
+        raise bad("source", str(source), f"cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError:
-        raise InvalidParameterError(f"source={str(source)!r} is not UTF-8 text") from None
+        raise bad("source", str(source), "is not UTF-8 text") from None
     return parse(text, fmt if fmt is not None else (_SUFFIX.get(path.suffix.lower())))

@@ -24,8 +24,8 @@ from typing import Any
 from .._progress import Progress
 from .._args import MAX_DECIMAL_EXPONENT, plain_value
 from .._typing import Real
-from ..errors import GdpproofError, InvalidParameterError, PrecisionError
-from ..text import show, table_value_text
+from ..errors import GdpproofError, InvalidParameterError, PrecisionError, bad
+from ..text import table_value_text
 from ..numeric.engine.certify import Certified
 from .kinds import KINDS
 from .table import Table, read_table
@@ -179,7 +179,7 @@ def _decimal(text: str, row: int, column: str) -> Decimal:
     except InvalidOperation:
         d = None
     if d is None:
-        raise InvalidParameterError(f"row {row}: {column}={show(text)} is not a decimal number")
+        raise bad(column, text, f"(row {row}) is not a decimal number")
     if d.is_finite() and (len(d.as_tuple().digits) > MAX_VALUE_DIGITS or abs(d.adjusted()) > MAX_DECIMAL_EXPONENT):
         # a decimal gdpproof may well have written (delta below 1e-1000000): the row is listed as
         # unchecked (PrecisionError), not refused
@@ -232,19 +232,19 @@ def verify_table(source: str | Path | Table, *, sample: int | str | None = None,
     """
     if sample is not None and sample != "all" and (isinstance(sample, bool) or not isinstance(sample, int)
                                                    or sample < 1):
-        raise InvalidParameterError(f"sample={sample!r} must be a positive integer, 'all' or None (every row up "
-                                    f"to {FULL_ROWS:,} rows)")
+        raise bad("sample", sample, "must be a positive integer, 'all' or None (every row up "
+                        f"to {FULL_ROWS:,} rows)")
     if isinstance(extra_digits, bool) or not isinstance(extra_digits, int) or not 1 <= extra_digits <= 200:
-        raise InvalidParameterError(f"extra_digits={extra_digits!r} must be an integer in [1, 200]")
+        raise bad("extra_digits", extra_digits, "must be an integer in [1, 200]")
     if isinstance(ulps, bool) or not isinstance(ulps, int) or not 1 <= ulps <= 2**52:
-        raise InvalidParameterError(f"ulps={ulps!r} must be an integer in [1, 2**52]")
+        raise bad("ulps", ulps, "must be an integer in [1, 2**52]")
     rtol_q = _tolerance(rtol)
     if kind is not None and kind not in KINDS:
-        raise InvalidParameterError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
+        raise bad("kind", kind, f"must be one of {', '.join(KINDS)}")
     table = source if isinstance(source, Table) else read_table(source)
     name = "table" if isinstance(source, Table) else str(source)
     if kind is not None and kind != table.kind:
-        raise InvalidParameterError(f"kind={kind!r} does not match {name}, a table of kind {table.kind!r}")
+        raise bad("kind", kind, f"does not match {name}, a table of kind {table.kind!r}")
     spec = KINDS[table.kind]
     n = len(table.rows)
     size = n if sample == "all" else min(FULL_ROWS if sample is None else sample, n)
@@ -325,11 +325,11 @@ def _tolerance(rtol: Real) -> Fraction:
     except InvalidParameterError:
         q = None
     if not isinstance(q, Fraction) or not 0 <= q < 1:
-        raise InvalidParameterError(argument="rtol", value=rtol, rule="must be a number in [0, 1)")
+        raise bad("rtol", rtol, "must be a number in [0, 1)")
     if q and (q.numerator * 10**100 < q.denominator or q.denominator.bit_length() > 4096):
         # a tolerance of 1e-999999 is shown as a Decimal made from its million-digit denominator
-        raise InvalidParameterError(argument="rtol", value=rtol, rule="must be 0 or in [1e-100, 1) (with at most "
-                                    "about 1,200 digits)")
+        raise bad("rtol", rtol, "must be 0 or in [1e-100, 1) (with at most "
+                        "about 1,200 digits)")
     return q
 
 

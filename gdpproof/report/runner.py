@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from .._progress import Progress
 from .._version import __version__
-from ..errors import GdpproofError, InvalidParameterError
+from ..errors import GdpproofError, bad
 from ..numeric.engine.certify import check_request
 from .checks import PEER_AUDITS, Check, CheckResult, Outcome, report_checks
 from .figures import topic_figures
@@ -188,7 +188,7 @@ def write_report(out: str | os.PathLike[str], *, digits: int = 30, progress: boo
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InvalidParameterError(f"out={str(out)!r} cannot be created: {exc.strerror}") from None
+        raise bad("out", str(out), f"cannot be created: {exc.strerror}") from None
     start = time.perf_counter()
     runs = run_checks(report_checks(digits, quick=quick), progress=progress,
                       measured=measured_durations(folder / "summary.json"))

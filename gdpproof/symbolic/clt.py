@@ -19,7 +19,7 @@ from .notes import APPROXIMATION_NOTE, REAL_STEPS_NOTE
 from sympy import Abs, exp, log, pi, sqrt
 
 from .._args import positive, probability
-from ..errors import InvalidParameterError, SymbolicError
+from ..errors import SymbolicError, bad
 from .duality import ordered_pieces
 from .symbols import Phi, alpha, epsilon, mu, n, p, phi, sigma
 from .tradeoff import GAUSSIAN, TradeOff
@@ -64,10 +64,8 @@ def log_slope_pieces(f: Any) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]]:
     for e, lo, hi in ordered_pieces(f.expr):
         slope = sympy.diff(e, alpha)
         if slope == 0:
-            raise InvalidParameterError(
-                f"f={f!r} is flat on [{lo}, {hi}], so log|f'| = -oo there and kl(f) is infinite; "
-                "the CLT functionals need f' < 0 almost everywhere (f(0) = 1 for a symmetric f)"
-            )
+            raise bad("f", f, f"is flat on [{lo}, {hi}], so log|f'| = -oo there and kl(f) is infinite; "
+                      "the CLT functionals need f' < 0 almost everywhere (f(0) = 1 for a symmetric f)")
         out.append((sympy.expand_log(log(-slope), force=True), lo, hi))
     return out
 

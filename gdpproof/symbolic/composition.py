@@ -23,7 +23,7 @@ from sympy import Piecewise, sqrt
 
 from .._args import nonnegative, positive_integer, probability
 from ..errors import bad
-from ..errors import InvalidParameterError, NotSupportedError, SymbolicError
+from ..errors import NotSupportedError, SymbolicError
 from ..text import show
 from .special import fold, implicit_inverse, rr_composed, rr_composed_delta
 from .symbols import Phi, alpha, delta, epsilon, epsilon_prime, mu, n, p, t
@@ -125,7 +125,7 @@ def with_delta(f: TradeOff, delta_: Any) -> TradeOff:
 def _decompose(f: TradeOff) -> tuple[str, Any, sympy.Expr]:
     """(kind, data, delta) with f = core (x) f_{0,delta}."""
     if not isinstance(f, TradeOff):
-        raise InvalidParameterError(f"f={f!r} must be a TradeOff")
+        raise bad("f", f, "must be a TradeOff")
     par = f.parameters
     d = par.get("delta", sympy.Integer(0))
     base = f.name.removesuffix("_with_delta")
@@ -171,7 +171,7 @@ def compose(*fs: TradeOff) -> TradeOff:
         rr_composition(epsilon=1, n=2)
     """
     if not fs:
-        raise InvalidParameterError("fs=() must contain at least one trade-off function")
+        raise bad("fs", (), "must contain at least one trade-off function")
     if len(fs) == 1 and isinstance(fs[0], (list, tuple)):
         fs = tuple(fs[0])
     parts = [_decompose(f) for f in fs]
@@ -335,7 +335,7 @@ def subsample(f: TradeOff, p_: Any) -> TradeOff:
         Certified('0.3689414213', digits=10, rounding='down')
     """
     if not isinstance(f, TradeOff):
-        raise InvalidParameterError(f"f={f!r} must be a TradeOff")
+        raise bad("f", f, "must be a TradeOff")
     q = within_range("p", p_, probability("p", p_), probability=True)
     if q == 0:
         return identity()

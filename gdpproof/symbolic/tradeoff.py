@@ -124,9 +124,7 @@ class TradeOff:
         vals = tuple(v for _, v in self.params)
         for s, v in self.params:
             if v.free_symbols:
-                raise InvalidParameterError(
-                    f"{s.name}={v} is symbolic; numeric evaluation of {self!r} needs numbers"
-                )
+                raise bad(s.name, v, f"is symbolic; numeric evaluation of {self!r} needs numbers")
         extra = self.template.free_symbols - {alpha} - set(syms)
         if extra:
             names = ", ".join(sorted(str(s) for s in extra))
@@ -262,7 +260,7 @@ class TradeOff:
         names = {s.name: s for s, _ in self.params}
         for k in values:
             if k not in names:
-                raise InvalidParameterError(f"{k}={values[k]!r} is not a parameter of {self!r}")
+                raise bad(k, values[k], f"is not a parameter of {self!r}")
         new = tuple((s, exact(s.name, values[s.name]) if s.name in values else v) for s, v in self.params)
         return _rebuild(self, new)
 
@@ -640,9 +638,8 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
     if variable is None:
         free = dens.free_symbols
         if len(free) != 1:
-            raise InvalidParameterError(
-                f"variable=None is ambiguous: density {dens} has free symbols {sorted(map(str, free))}; name it"
-            )
+            raise bad("variable", None, f"is ambiguous: density {dens} has free symbols {sorted(map(str, free))}; "
+                      "name it")
         variable = next(iter(free))
     dens = dens.xreplace({variable: x}).rewrite(sympy.Piecewise)
     m = MU if mu is None else _nonneg_finite("mu", mu)
@@ -657,7 +654,7 @@ def location_family(density: sympy.Expr, variable: sympy.Symbol | None = None, *
 def _cdf_and_inverse(dens: sympy.Expr) -> tuple[sympy.Expr, sympy.Lambda]:
     total = sympy.integrate(dens, (x, -sympy.oo, sympy.oo))
     if total.has(sympy.Integral) or sympy.simplify(total - 1) != 0:
-        raise InvalidParameterError(f"density={dens} integrates to {total}, must integrate to 1")
+        raise bad("density", dens, f"integrates to {total}, must integrate to 1")
     cdf = sympy.integrate(dens, (x, -sympy.oo, t))
     if cdf.has(sympy.Integral):
         raise SymbolicError(f"sympy could not integrate the density {dens} to a CDF")
@@ -709,7 +706,5 @@ def _check_mlr(dens: sympy.Expr) -> None:
     vals = [v for v in values if v is not None]
     for a, b in zip(vals, vals[1:]):
         if b < a - 1e-9 * max(1.0, abs(a)):
-            raise InvalidParameterError(
-                "density does not have a monotone likelihood ratio (log p(x - 1)/p(x) decreases "
-                "somewhere in [-10, 10]); the Neyman-Pearson threshold test is not optimal for it"
-            )
+            raise bad("density", dens, "does not have a monotone likelihood ratio (log p(x - 1)/p(x) decreases "
+                      "somewhere in [-10, 10]); the Neyman-Pearson threshold test is not optimal for it")

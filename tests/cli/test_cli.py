@@ -153,7 +153,7 @@ def test_check_exit_codes(capsys):
          "--confidence='1' must be in (0, 1)"),
         (["table", "delta", "--mu", "1"], "--eps is required for table delta"),
         (["table", "delta", "--mu", "log:0:1:3", "--eps", "1"], "a log range needs START > 0"),
-        (["table", "delta", "--mu", "1", "--eps", "1", "--steps", "3"], "--steps=3 does not apply to table delta"),
+        (["table", "delta", "--mu", "1", "--eps", "1", "--steps", "3"], "--steps='3' does not apply to table delta"),
         (["table", "delta", "--mu", "1", "--eps", "1", "--workers", "0"], "--workers='0' must be an integer >= 1"),
         (["table", "delta", "--mu", "1", "--eps", "1", "--resume"], "--resume needs --out"),
         (["table"], "give a table KIND (or --verify FILE)"),

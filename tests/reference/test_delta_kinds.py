@@ -75,10 +75,10 @@ def test_verify_recomputes_the_new_kinds_and_catches_a_changed_digit(tmp_path, c
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    (dict(kind="rr-delta", eps0="1", k="1", eps="0"), "--k: 1 must be an integer >= 2"),
-    (dict(kind="rr-delta", eps0="-1", k="2", eps="0"), "--eps0: -1 must be >= 0"),
-    (dict(kind="dp-delta", eps0="1", delta0="2", eps="0"), "--delta0: 2 must be in"),
-    (dict(kind="mu", eps="-1", delta="0.1"), "--eps: -1 must be >= 0"),  # only the delta(eps) kinds take eps < 0
+    (dict(kind="rr-delta", eps0="1", k="1", eps="0"), "--k='1' must be an integer >= 2"),
+    (dict(kind="rr-delta", eps0="-1", k="2", eps="0"), "--eps0='-1' must be >= 0"),
+    (dict(kind="dp-delta", eps0="1", delta0="2", eps="0"), "--delta0='2' must be in"),
+    (dict(kind="mu", eps="-1", delta="0.1"), "--eps='-1' must be >= 0"),  # only the delta(eps) kinds take eps < 0
 ])
 def test_bad_specs_of_the_new_kinds(kwargs, message):
     with pytest.raises(InvalidParameterError, match=message):

@@ -66,9 +66,9 @@ def test_bad_grids(spec, message):
 @pytest.mark.parametrize(("kwargs", "message"), [
     (dict(kind="nope", mu="1"), "kind='nope' must be one of"),
     (dict(kind="delta", mu="1"), "--eps is required for table delta"),
-    (dict(kind="delta", mu="1", eps="1", alpha="0.5"), "--alpha=0.5 does not apply to table delta"),
-    (dict(kind="delta", mu="-1", eps="1"), "--mu: -1 must be >= 0"),
-    (dict(kind="tradeoff", mu="1", alpha="1.5"), "--alpha: 1.5 must be in"),
+    (dict(kind="delta", mu="1", eps="1", alpha="0.5"), "--alpha='0.5' does not apply to table delta"),
+    (dict(kind="delta", mu="-1", eps="1"), "--mu='-1' must be >= 0"),
+    (dict(kind="tradeoff", mu="1", alpha="1.5"), "--alpha='1.5' must be in"),
     (dict(kind="delta", mu="1", eps="1", digits=0), "digits=0 must be an integer in"),
     (dict(kind="delta", mu="1", eps="1", workers=0), "workers=0 must be a positive integer"),
     (dict(kind="delta", mu="lin:0:1:10000", eps="lin:0:1:10000"), "at most 10,000,000"),
@@ -481,7 +481,7 @@ def test_markdown_without_separator_keeps_its_first_row(tmp_path):
 
 @pytest.mark.parametrize(("text", "message"), [
     ('{"columns": ["mu", "eps", "delta"], "rows": [1]}', "the JSON table is malformed"),
-    ("# rounding: delta=sideways\nmu,eps,delta\n1,1,0.1\n", "delta=sideways is not a rounding claim"),
+    ("# rounding: delta=sideways\nmu,eps,delta\n1,1,0.1\n", "delta='sideways' is not a rounding claim"),
     ("mu,eps,beta\n1,1,0.1\n", "match no table kind"),
     ("", "no column line"),
 ])

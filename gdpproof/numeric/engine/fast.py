@@ -8,11 +8,12 @@ the certified path and state the relative error reached.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
 
-from ...errors import InvalidParameterError
+from ...errors import InvalidParameterError, bad
 
 __all__ = ["tradeoff_values", "numpy_function"]
 
@@ -27,9 +28,9 @@ def numpy_function(expr: Any, symbols: Any) -> Any:
 def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
     """f(alpha) in float64 for an array (or scalar) of alpha in [0, 1]."""
     a = np.asarray(alpha, dtype=np.float64)
-    bad = np.isnan(a) | (a < 0) | (a > 1)
-    if bad.any():
-        raise InvalidParameterError(f"alpha={float(a[bad].flat[0])!r} must be in [0, 1]")
+    outside = np.isnan(a) | (a < 0) | (a > 1)
+    if outside.any():
+        raise bad("alpha", float(a[outside].flat[0]), "must be in [0, 1]")
     from ...symbolic.symbols import alpha as ALPHA
 
     syms, vals = f._numeric_params()
@@ -74,20 +75,20 @@ def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:
             raise InvalidParameterError(argument=name, value=value,
                                         rule="must be a real number, or an array of them, that float64 holds") from None
         if np.isnan(a).any():
-            raise InvalidParameterError(f"{name}=nan must not be NaN")
+            raise bad(name, math.nan, "must not be NaN")
         arrays.append(a)
     return tuple(np.broadcast_arrays(*arrays))
 
 
 def _require(name: str, a: np.ndarray, *, lo: float = 0.0, hi: float = np.inf, finite: bool = True) -> None:
     """Raise naming the first entry outside [lo, hi] (or infinite when ``finite``)."""
-    bad = (a < lo) | (a > hi) | (np.isinf(a) if finite else False)
-    if np.any(bad):
-        value = float(np.asarray(a)[bad].flat[0])
+    outside = (a < lo) | (a > hi) | (np.isinf(a) if finite else False)
+    if np.any(outside):
+        value = float(np.asarray(a)[outside].flat[0])
         rule = f"must be in [{lo:g}, {hi:g}]" if np.isfinite(hi) else f"must be >= {lo:g}"
         if finite and np.isinf(value):
             rule = "must be finite"
-        raise InvalidParameterError(f"{name}={value!r} {rule}")
+        raise bad(name, value, rule)
 
 
 def _certified_fill(out: np.ndarray, mask: np.ndarray, compute: Any, *arrays: np.ndarray) -> int:
@@ -298,7 +299,7 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1.0) -
     """sensitivity / mu(epsilon, delta) in float64, for arrays (the analytic Gaussian mechanism)."""
     s = np.asarray(sensitivity, dtype=np.float64)
     if np.isnan(s).any():
-        raise InvalidParameterError("sensitivity=nan must not be NaN")
+        raise bad("sensitivity", math.nan, "must not be NaN")
     _require("sensitivity", s)
     with np.errstate(divide="ignore"):
         return s / mu_from_epsilon_delta(epsilon, delta)

@@ -81,11 +81,11 @@ def _factors(fs: Any, n: Any) -> tuple[list[Any], list[int]]:
         raise bad("n", n, "must be at most 10^18")
     items = [fs] if isinstance(fs, TradeOff) else list(fs)
     if not items:
-        raise InvalidParameterError("fs=[] must contain at least one trade-off function")
+        raise bad("fs", [], "must contain at least one trade-off function")
     merged: dict[Any, int] = {}
-    for f in items:
+    for i, f in enumerate(items):
         if not isinstance(f, TradeOff):
-            raise InvalidParameterError(f"fs contains {f!r}, which is not a TradeOff")
+            raise bad(f"fs[{i}]", f, "must be a TradeOff")
         merged[f] = merged.get(f, 0) + k
     return list(merged), list(merged.values())
 
@@ -311,8 +311,8 @@ def berry_esseen(fs: Any, n: Any = 1, *, digits: int = 30, symmetrize: bool = Fa
     keep = [i for i, f in enumerate(items) if not is_identity(f)]  # Id factors add nothing
     items, counts = [items[i] for i in keep], [counts[i] for i in keep]
     if all(_linear(f) for f in items):
-        raise InvalidParameterError(
-            f"fs={fs!r}: every factor is linear, c (1 - alpha) with c < 1, so log|f'| is constant, the CLT's "
+        raise bad(
+            "fs", fs, "has every factor linear, c (1 - alpha) with c < 1, so log|f'| is constant, the CLT's "
             "variance ||kappa2||_1 - ||kl||_2^2 is 0 and its mu infinite (the composition is c^n (1 - alpha) "
             "exactly, which is not mu-GDP for any finite mu)"
         )

@@ -388,10 +388,10 @@ def _points(points: Iterable[tuple[Any, Any]]) -> list[tuple[sympy.Expr, sympy.E
         try:
             a_raw, b_raw = pair
         except (TypeError, ValueError):
-            raise InvalidParameterError(f"points[{i}]={pair!r} must be a pair (alpha, beta)") from None
+            raise bad(f"points[{i}]", pair, "must be a pair (alpha, beta)") from None
         pts.append((parse_alpha(a_raw, f"points[{i}][0]"), parse_alpha(b_raw, f"points[{i}][1]")))
     if not pts:
-        raise InvalidParameterError("points=[] must contain at least one (alpha, beta) pair")
+        raise bad("points", [], "must contain at least one (alpha, beta) pair")
     return pts
 
 
@@ -474,7 +474,7 @@ def delta_from_points(points: Iterable[tuple[Any, Any]], epsilon: Any, *, digits
     pts = _points(points)
     e = exact("epsilon", epsilon, symbolic=False)
     if not e >= 0:
-        raise InvalidParameterError(f"epsilon={show(epsilon)} must be >= 0")
+        raise bad("epsilon", epsilon, "must be >= 0")
     s, u, v = sympy.symbols("s u v", nonnegative=True)
     fn = arb_function(sd.pointwise_delta_points(s, u, v), (s, u, v))
     return _max_over(fn, [(a, b, e) for a, b in pts], digits, "delta of the observed points")
@@ -541,7 +541,7 @@ def tradeoff_from_delta(delta: sympy.Expr, alpha: Any, *, digits: int = 30) -> C
     dexpr = formula("delta", delta)  # a string is parsed, never executed
     extra = dexpr.free_symbols - {EPS}
     if extra:
-        raise InvalidParameterError(f"delta={dexpr} has free symbols {sorted(map(str, extra))} besides epsilon")
+        raise bad("delta", dexpr, f"has free symbols {sorted(map(str, extra))} besides epsilon")
     if a == 0:
         lim = sympy.limit(1 - dexpr, EPS, sympy.oo)
         if not lim.is_number:
@@ -590,7 +590,7 @@ def delta_bracket_at_negative(at_minus: Bound, epsilon: Fraction) -> Bound:
     (True, True)
     """
     if not epsilon < 0:
-        raise InvalidParameterError(f"epsilon={show(epsilon)} must be negative here")
+        raise bad("epsilon", epsilon, "must be negative here")
     fn = arb_function(sd.DELTA_AT_NEGATIVE_EPSILON, (EPS, sd.DELTA))
     with arb_precision(128):
         e = arb_of_fraction(Fraction(epsilon))

@@ -145,10 +145,8 @@ class _Quadrature(_Source):
 
         if flat or tradeoff_value(f, 0, digits=10, rounding="up") < 1:
             where = f"on [{flat[0][0]}, {flat[0][1]}]" if flat else "near alpha = 1 (f(0) < 1)"
-            raise InvalidParameterError(
-                f"f={f!r} is flat {where}, so log|f'| = -oo there and kl(f) is infinite; "
-                "the CLT functionals need f' < 0 almost everywhere"
-            )
+            raise bad("f", f, f"is flat {where}, so log|f'| = -oo there and kl(f) is infinite; "
+                      "the CLT functionals need f' < 0 almost everywhere")
 
     def _integrands(self, ctx: Any) -> list[tuple[Callable[[Any], Any], Callable[[Any], Any], Any, Any]]:
         """(u, weight, a, b): the piece's log-slope u(s) and weight w(s) on [a, b] in its variable."""
@@ -338,7 +336,7 @@ def source(f: Any) -> _Source:
     from ...symbolic.tradeoff import TradeOff
 
     if not isinstance(f, TradeOff):
-        raise InvalidParameterError(f"f={f!r} must be a TradeOff")
+        raise bad("f", f, "must be a TradeOff")
     f._numeric_params()  # symbolic parameters are refused here
     if f.name not in CLOSED_EVERYWHERE:
         import sympy  # a TradeOff exists: sympy is loaded

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InvalidParameterError
+from ...errors import bad
+from ...text import show
 from ..._args import nonnegative_fraction, positive_fraction, probability_fraction, rational_fraction, sympy_rational
 from ..engine.certified import Certified, check_request, decimal, round_fraction
 
@@ -180,10 +181,8 @@ def sigma_from_error_rates(alpha: Any, beta: Any, sensitivity: Any = 1, *, digit
     b = probability_fraction("beta", beta)
     s = nonnegative_fraction("sensitivity", sensitivity)
     if a + b > 1:
-        raise InvalidParameterError(
-            f"alpha={alpha!r}, beta={beta!r}: alpha + beta must be <= 1 (a test that ignores the output "
-            "already reaches type II error 1 - alpha)"
-        )
+        raise bad("beta", beta, f"must be <= 1 - alpha, alpha={show(alpha)} (a test that ignores the output "
+                  "already reaches type II error 1 - alpha)")
     if s == 0:
         return Certified(0, digits=digits, rounding="up", method="exact")
     if a + b == 1:

@@ -21,7 +21,7 @@ from typing import Any
 
 import flint
 
-from ...errors import InvalidParameterError, PrecisionError
+from ...errors import InvalidParameterError, PrecisionError, bad
 from ...text import show
 from ..engine._kernels import (
     gaussian_dlog_dual_eps,
@@ -277,7 +277,7 @@ def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
     if m == 0:
         return _zero(digits, "up") if e >= 0 else _one_minus_exp(_real("epsilon", epsilon), digits)
     if m.free_symbols:
-        raise InvalidParameterError(f"mu={m} is symbolic; numeric evaluation needs a number")
+        raise bad("mu", m, "is symbolic; numeric evaluation needs a number")
     return certify(GAUSSIAN_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up", unit_interval=True,
                    what=lambda: f"delta at mu={show(m)}, epsilon={show(e)}")
 
@@ -557,7 +557,7 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     m = _nonneg("mu", mu)
     ld = rational_fraction("log_delta", log_delta, infinite=True)
     if ld > 0:
-        raise InvalidParameterError(f"log_delta={log_delta!r} must be <= 0")
+        raise bad("log_delta", log_delta, "must be <= 0")
     if m == 0:
         return _zero(digits, "up")
     if ld == -math.inf:

@@ -22,9 +22,9 @@ import numpy as np
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
-from ..numeric.engine._mp import arb_endpoints, arb_from_exact, arb_precision
+from ..numeric.engine._mp import arb_from_exact, arb_precision
 from .._args import exact
-from ..numeric.engine.certified import Certified, certify_enclosure
+from ..numeric.engine.certified import Certified, below_one, certify_enclosure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -196,11 +196,7 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
         big_s = _normaliser_ball(sb)
         out = (_G(-c, sb, big_s) - arb_from_exact(e).exp() * _G(d - c, sb, big_s)) / big_s
         if out.is_finite() and out > 0 and not out < 1:
-            # delta <= 1; a ball re-centred by intersection rounds outward past 1 again (at sigma
-            # 1e-100 delta is 1 - e^{-5e199}, never decided), so clip its exact ends instead
-            ends = arb_endpoints(out)
-            if ends is not None:
-                return ends[0], min(ends[1], Fraction(1))
+            return below_one(out)  # delta <= 1 (at sigma 1e-100 it is 1 - e^{-5e199})
         return out.intersection(flint.arb(0.5, 0.5)) if out.overlaps(flint.arb(0.5, 0.5)) else out
 
     return certify_enclosure(enclose, digits=digits, rounding="up",

@@ -30,6 +30,7 @@ __all__ = [
     "Certified",
     "Rounding",
     "MAX_BITS",
+    "below_one",
     "MAX_DIGITS",
     "certify_balls",
     "certify_exact_balls",
@@ -424,14 +425,36 @@ def certify_balls(
     def enclose(bits: int) -> flint.arb | tuple[Fraction, Fraction] | None:
         args = [v if type(v) is flint.arb else arb_from_exact(v) for v in values]
         out = fn(*args)
-        if unit_interval and out.is_finite() and not (out <= 1):
-            ends = arb_endpoints(out)  # near 1: a moderate magnitude, exact endpoints are cheap
-            if ends is None or ends[0] > 1:
-                return None
-            return ends[0], min(ends[1], Fraction(1))
-        return out
+        return below_one(out) if unit_interval else out
 
     return certify_enclosure(enclose, digits=digits, rounding=rounding, exact=exact, what=what)
+
+
+def below_one(out: flint.arb) -> flint.arb | tuple[Fraction, Fraction] | None:
+    """An enclosure of a value known to be at most 1 (a probability): ``out`` itself when it lies
+    at or below 1, else its exact ends with the upper one cut to 1 (None when it lies wholly
+    above 1).  Intersecting the ball with [0, 1] instead would re-centre it and round its upper
+    end outward past 1 again, so 1 - 1e-54000 could never round up to 1.
+
+    Args:
+        out: A ball containing the value.
+
+    Returns:
+        The enclosure to give :func:`certify_enclosure`.
+
+    Examples:
+        >>> lo, hi = below_one(flint.arb(1, 1e-30))
+        >>> hi, 0 < 1 - lo < 1e-29
+        (Fraction(1, 1), True)
+        >>> below_one(flint.arb(0.5))
+        0.500000000000000
+    """
+    if not out.is_finite() or out <= 1:
+        return out
+    ends = arb_endpoints(out)  # near 1: a moderate magnitude, exact endpoints are cheap
+    if ends is None or ends[0] > 1:
+        return None
+    return ends[0], min(ends[1], Fraction(1))
 
 
 def certify_fraction(q: Fraction, *, digits: int, rounding: str, what: str = "value") -> Certified:

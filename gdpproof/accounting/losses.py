@@ -475,11 +475,10 @@ def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
     doubles holds for the values given ("1.1" is not a double)."""
     s_exact = checked("noise_multiplier", sigma, "positive")
     q_exact = checked("sample_rate", p, "probability")
-    s = directed_double(s_exact, up=False) if isinstance(s_exact, Fraction) else _safe_double(s_exact, up=False)
-    q = directed_double(q_exact, up=True) if isinstance(q_exact, Fraction) else _safe_double(q_exact, up=True)
-    q = min(q, 1.0)
-    if not math.isfinite(s) or not 0.02 * (1 - 1e-15) <= s <= 1e4:
+    if not 0.02 * (1 - 1e-15) <= s_exact <= 10**4:  # before rounding: 1e400 has no double
         raise bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
+    s, q = _safe_double(s_exact, up=False), _safe_double(q_exact, up=True)
+    q = min(q, 1.0)
     if not 1e-9 <= q <= 1:
         raise bad("sample_rate", p, "must be in [1e-9, 1]")
     return s, q
@@ -709,7 +708,10 @@ _BY_FAMILY: dict[str, Callable[..., CompiledLoss]] = {
 def _safe_double(value: Any, up: bool) -> float:
     """The double nearest ``value`` on the given side of it (the value itself when exact).
 
-    Irrational values (sqrt(2)) are compared with the double exactly by sympy."""
+    A Fraction is rounded exactly; an irrational sympy value (sqrt(2)) is compared with the double
+    exactly by sympy."""
+    if isinstance(value, Fraction):
+        return directed_double(value, up=up)
     f = float(_sympy().N(value, 40))
     exact_f = _sympy().Rational(f)
     if up and bool(exact_f < value):
@@ -747,7 +749,7 @@ def loss_from_parameters(family: str, values: tuple[Any, ...]) -> CompiledLoss:
     if family == "discrete_laplace":
         return DiscreteLaplaceLoss(*values)
     riskier = _generated().FAMILIES[family].riskier
-    doubles = [directed_double(v, up=d > 0) if isinstance(v, Fraction) else _safe_double(v, up=d > 0)
+    doubles = [_safe_double(v, up=d > 0)
                for v, d in zip(values, riskier)]
     if family in ("subsampled_gaussian", "symmetric_subsampled_gaussian"):
         doubles[1] = min(doubles[1], 1.0)

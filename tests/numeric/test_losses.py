@@ -237,3 +237,12 @@ def test_subsampled_gaussian_parameters_round_to_the_less_private_side() -> None
     assert Fraction(loss.sigma) < Fraction(11, 10) and Fraction(loss.p) > Fraction(3, 10)
     assert (loss.sigma, loss.p) == (1.0999999999999999, 0.30000000000000004)
     assert (SubsampledGaussianLoss(1.1, 0.3).sigma, SubsampledGaussianLoss(1.1, 0.3).p) == (1.1, 0.3)
+
+
+def test_a_noise_multiplier_beyond_the_doubles_is_refused_by_name() -> None:
+    # "1e400" has no double: the range is checked on the exact value (it was an OverflowError)
+    from gdpproof.accounting.losses import SubsampledGaussianLoss
+    from gdpproof.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=r"noise_multiplier='1e400' must be in \[0.02, 10000\]"):
+        SubsampledGaussianLoss("1e400", "0.01")

@@ -95,3 +95,13 @@ def test_sympy_arguments_still_work():
     # an irrational mu is enclosed between rationals: eps(1e-5) of G_sqrt2 is 6.57297006703033150316...
     # (mpmath at 60 digits), rounded up
     assert str(solve.epsilon_from_delta(sympy.sqrt(2), "1e-5", digits=20)) == "6.5729700670303315032"
+
+
+def test_an_irrational_negative_epsilon_at_mu_zero_is_taken_on_the_safe_side():
+    # delta of the identity is 1 - e^eps: an irrational eps < 0 (it was refused as "must be a
+    # rational number" at mu = 0 only) is taken just below itself, which rounds delta up
+    from gdpproof.errors import RoundedArgumentWarning
+
+    with pytest.warns(RoundedArgumentWarning):
+        d = solve.delta_from_epsilon(0, -sympy.log(3), digits=20)
+    assert str(d) == "0.66666666666666666667" and d.rounding == "up"

@@ -275,7 +275,10 @@ def _delta_of_sympy_mu(mu: Any, epsilon: Any, digits: int) -> Certified:
     m = nonnegative("mu", mu)
     e = exact("epsilon", epsilon, symbolic=False)
     if m == 0:
-        return _zero(digits, "up") if e >= 0 else _one_minus_exp(_real("epsilon", epsilon), digits)
+        # an irrational eps < 0 is taken just below itself: 1 - e^eps only grows (the safe side)
+        if e >= 0:
+            return _zero(digits, "up")
+        return _one_minus_exp(_real("epsilon", _outward("epsilon", e, up=False)), digits)
     if m.free_symbols:
         raise bad("mu", m, "is symbolic; numeric evaluation needs a number")
     return certify(GAUSSIAN_DUAL, (EPS, MU), (e, m), digits=digits, rounding="up", unit_interval=True,

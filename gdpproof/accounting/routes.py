@@ -102,7 +102,7 @@ def _exact_discrete_gaussian(leaf: DiscreteGaussianMechanism, given: str, value:
 
 def _certified_mu(mu: Any, digits: int) -> Certified:
     if isinstance(mu, Fraction):
-        return certify_fraction(mu, digits=digits, rounding="up", what="mu")
+        return certify_fraction(mu, digits=digits, rounding="up")
     from ..numeric.engine.certify import certify  # an irrational mu (sqrt(3)/2): sympy's
 
     return certify(mu, (), (), digits=digits, rounding="up", what="mu")

@@ -13,10 +13,8 @@ from typing import Any
 
 from .._args import count, exact
 from ..errors import InvalidParameterError, bad
-from ..numeric.engine.certify import Certified, round_fraction
-from .bounds import decimal
 
-__all__ = ["counts", "level_of", "fraction_of", "certified_fraction", "decimal_string"]
+__all__ = ["counts", "level_of", "fraction_of", "decimal_string"]
 
 
 def counts(m: Any, r: Any, v: Any, names: tuple[str, str, str] = ("canaries", "guesses", "correct")) -> tuple[int, int, int]:
@@ -50,14 +48,6 @@ def fraction_of(name: str, value: Any, *, low: Fraction = Fraction(0), high: Fra
 def level_of(confidence: Any) -> Fraction:
     """The failure probability 1 - confidence, exactly; confidence must be in (0, 1)."""
     return 1 - fraction_of("confidence", confidence, open_low=True, open_high=True)
-
-
-def certified_fraction(x: Fraction, digits: int, rounding: str, method: str) -> Certified:
-    """``x`` rounded to ``digits`` significant digits in direction ``rounding`` (exact input)."""
-    if x == 0:
-        return Certified(0, digits=digits, rounding=rounding, method=method)
-    m, e = round_fraction(x, digits, rounding)
-    return Certified(decimal(m, e), digits=digits, rounding=rounding, method=method)
 
 
 def decimal_string(x: Fraction | Decimal | int | None) -> str | None:

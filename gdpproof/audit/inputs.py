@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ..errors import GdpproofError, InvalidParameterError, bad
+from ..errors import GdpproofError, bad
 from .compare import certified
 from .quantities import QUANTITIES, Quantity, quantity_named
 

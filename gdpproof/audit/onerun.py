@@ -29,7 +29,8 @@ import numpy as np
 from ..errors import PrecisionError, bad
 from ..numeric.engine._mp import arb_endpoints, arb_of_fraction, arb_precision
 from ..numeric.engine.certify import Certified, round_fraction
-from ._exact import certified_fraction, counts, fraction_of, level_of
+from ..numeric.engine.certified import certify_fraction
+from ._exact import counts, fraction_of, level_of
 from .hypotheses import Curve, curve_of, gaussian_curve, gaussian_g_float
 
 __all__ = ["one_run_p_value", "one_run_epsilon", "fdp_p_value", "fdp_rejects", "fdp_mu", "FamilyBound",
@@ -153,8 +154,9 @@ def one_run_p_value(canaries: int, guesses: int, correct: int, *, epsilon: Any, 
     while bits <= _MAX_BITS:
         ends = snj_p_interval(m, r, v, eps, d, bits)
         if ends is not None:
-            up = certified_fraction(ends[1], digits, "up", "arb")
-            if certified_fraction(ends[0], digits, "up", "arb") == up:  # the exact value rounds to it too
+            up = certify_fraction(ends[1], digits=digits, rounding="up", method="arb")
+            # the exact value rounds to it too
+            if certify_fraction(ends[0], digits=digits, rounding="up", method="arb") == up:
                 return up
         bits *= 2
     raise PrecisionError(f"could not certify {digits} digits of the one-run p-value (m={m}, r={r}, v={v})")
@@ -239,7 +241,7 @@ def snj_epsilon(m: int, r: int, v: int, d: Fraction, level: Fraction, digits: in
         if hi > 1e6:
             raise PrecisionError(f"no epsilon up to 1e6 is accepted by the one-run test (m={m}, r={r}, v={v})")
     root = float_root(lambda e: snj_float(m, r, v, e, df) <= lv, 0.0, hi)
-    cand = certified_fraction(Fraction(root), digits, "down", "arb").to_fraction()
+    cand = certify_fraction(Fraction(root), digits=digits, rounding="down", method="arb").to_fraction()
     return _certify_root(cand, digits, lambda e: _snj_decide(m, r, v, e, d, level), zero)
 
 
@@ -250,13 +252,14 @@ def _certify_root(cand: Fraction, digits: int, rejected: Callable[[Fraction], bo
         if cand <= 0:
             return zero
         if not rejected(cand):
-            cand = certified_fraction(cand - _ulp(cand, digits) / 2, digits, "down", "arb").to_fraction()
+            below = cand - _ulp(cand, digits) / 2
+            cand = certify_fraction(below, digits=digits, rounding="down", method="arb").to_fraction()
             continue
-        up = certified_fraction(cand + _ulp(cand, digits), digits, "down", "arb").to_fraction()
+        up = certify_fraction(cand + _ulp(cand, digits), digits=digits, rounding="down", method="arb").to_fraction()
         if rejected(up):
             cand = up
             continue
-        return certified_fraction(cand, digits, "down", "arb")
+        return certify_fraction(cand, digits=digits, rounding="down", method="arb")
     raise PrecisionError("the rejected boundary could not be located to the printed digits")  # pragma: no cover
 
 
@@ -364,13 +367,13 @@ def mmc_p(m: int, k: int, c: int, curve: Curve, digits: int) -> Certified:
     if c == 0 or mmc_statistic(1.0, m, k, c, curve.g_float) <= target * (1 - 1e-12):
         return _one(digits)
     root = float_root(lambda t: mmc_statistic(t, m, k, c, curve.g_float) <= target, 0.0, 1.0)
-    p = certified_fraction(Fraction(root), digits, "up", "arb").to_fraction()
+    p = certify_fraction(Fraction(root), digits=digits, rounding="up", method="arb").to_fraction()
     for _ in range(8):
         if p >= 1:
             return _one(digits)
         if rejects(m, k, c, curve, p):
-            return certified_fraction(p, digits, "up", "arb")
-        p = certified_fraction(p + _ulp(p, digits), digits, "up", "arb").to_fraction()
+            return certify_fraction(p, digits=digits, rounding="up", method="arb")
+        p = certify_fraction(p + _ulp(p, digits), digits=digits, rounding="up", method="arb").to_fraction()
     raise PrecisionError(f"could not certify the one-run f-DP p-value (m={m}, k={k}, c={c})")  # pragma: no cover
 
 
@@ -438,7 +441,7 @@ def mmc_mu(m: int, k: int, c: int, level: Fraction, digits: int) -> Certified:
         if hi > 64:
             break
     root = float_root(rejected_float, 0.0, hi)
-    cand = certified_fraction(Fraction(root), digits, "down", "arb").to_fraction()
+    cand = certify_fraction(Fraction(root), digits=digits, rounding="down", method="arb").to_fraction()
     return _certify_root(cand, digits, lambda mu: rejects(m, k, c, gaussian_curve(mu), level), zero)
 
 
@@ -542,7 +545,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
         return any(rejects(m, k, c, cv, lv) for m, k, c in tests)
 
     def rounded(x: Fraction) -> Fraction:
-        return certified_fraction(x, digits, "up", "exact").to_fraction()
+        return certify_fraction(x, digits=digits, rounding="up").to_fraction()
 
     inf = Certified("Infinity", digits=digits, rounding="up", method="exact")
     zero = Certified(0, digits=digits, rounding="down", method="exact")
@@ -555,7 +558,7 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
                 return FamilyBound(inf, zero, d, noise0, False)
             lo, hi = hi, 2 * hi
     for _ in range(60):   # the boundary s* lies in (lo, hi]: hi rejected, lo not (or 0)
-        mid = certified_fraction((lo + hi) / 2, digits + 2, "up", "exact").to_fraction()
+        mid = certify_fraction((lo + hi) / 2, digits=digits + 2, rounding="up").to_fraction()
         if not lo < mid < hi or hi - lo <= hi * Fraction(1, 10 ** (digits + 1)):
             break
         if rejected_float(mid):
@@ -571,7 +574,8 @@ def fdp_family_epsilon(tests: list[tuple[int, int, int]], claim: Any, *, delta: 
         return FamilyBound(inf, zero, d, noise0, False)
     eps = account(dpsgd(s, rate, steps, sampling=sampling, neighbours=neighbours), delta=d, rel_width=1e-4).eps_lower
     eps_f = eps.to_fraction() if hasattr(eps, "to_fraction") else Fraction(eps)
-    return FamilyBound(certified_fraction(s, digits, "up", "exact"), certified_fraction(eps_f, digits, "down", "arb"),
+    return FamilyBound(certify_fraction(s, digits=digits, rounding="up"),
+                       certify_fraction(eps_f, digits=digits, rounding="down", method="arb"),
                        d, noise0, s <= noise0)
 
 

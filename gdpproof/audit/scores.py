@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError, NotSupportedError, bad
+from ..errors import NotSupportedError, bad
 from ..numeric.engine.certify import Certified
-from ._exact import certified_fraction, decimal_string, fraction_of, level_of
+from ..numeric.engine.certified import certify_fraction
+from ._exact import decimal_string, fraction_of, level_of
 from .hypotheses import Curve, curve_of
 from .onerun import (
     FAMILY_MAX_RATIO,
@@ -573,7 +574,8 @@ def _one_run(made: list[Guesses], level: Fraction, d: Fraction | None, curve: Cu
         best = rule or (max(stats, key=lambda x: x[0])[1] if stats else None)
         if best is not None:
             p = mmc_p(best.canaries, best.guesses, best.correct, curve, 3)
-            p_adj = certified_fraction(min(Fraction(1), p.to_fraction() * len(made)), 3, "up", "arb")
+            p_adj = certify_fraction(min(Fraction(1), p.to_fraction() * len(made)), digits=3, rounding="up",
+                                     method="arb")
         if want_family and d is not None and d > 0 and getattr(claim, "dpsgd_parameters", lambda: None)() is not None:
             fam = fdp_family_epsilon([(g.canaries, g.guesses, g.correct) for g in made], claim, delta=d, level=per)
     return OneRunAudit(tuple(made), 1 - level, per, dd, eps_best, eps_rule, mu_best, mu_rule, rejected, rule, p_adj,

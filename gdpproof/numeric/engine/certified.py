@@ -23,7 +23,7 @@ import flint
 from ..._certified import Certified, rebuild  # noqa: F401  (re-exported: Certified's home in numeric)
 from ...errors import PrecisionError
 from ...text import decimal_digits, round_fraction, show  # noqa: F401  (round_fraction re-exported)
-from ._mp import arb_endpoints, arb_from_exact, arb_of_fraction, arb_precision, call_at_precision, precision_lock
+from ._mp import arb_endpoints, arb_from_exact, arb_precision, call_at_precision, precision_lock
 from ...errors import bad
 
 __all__ = [
@@ -457,13 +457,15 @@ def below_one(out: flint.arb) -> flint.arb | tuple[Fraction, Fraction] | None:
     return ends[0], min(ends[1], Fraction(1))
 
 
-def certify_fraction(q: Fraction, *, digits: int, rounding: str, what: str = "value") -> Certified:
-    """An exact rational rounded to ``digits`` digits: its ball at the working precision when that
-    decides, else the rational itself rounded exactly (what :func:`certify_balls` gives for a
-    constant, without compiling one).
+def certify_fraction(q: Fraction, *, digits: int, rounding: str, method: str = "exact") -> Certified:
+    """An exact rational rounded to ``digits`` significant digits in direction ``rounding``, in
+    integer arithmetic (:func:`round_fraction`).
 
     >>> certify_fraction(Fraction(1, 3), digits=5, rounding="up")
     Certified('0.33334', digits=5, rounding='up')
     """
-    return certify_balls(lambda: arb_of_fraction(q), (), digits=digits, rounding=rounding, exact=lambda: q,
-                         what=what)
+    check_request(digits, rounding)
+    if q == 0:
+        return Certified(0, digits=digits, rounding=rounding, method=method)
+    m, e = round_fraction(q, digits, rounding)
+    return Certified(decimal(m, e, digits), digits=digits, rounding=rounding, method=method)

@@ -22,7 +22,7 @@ from typing import Any
 
 import sympy
 
-from ...errors import InvalidParameterError, bad
+from ...errors import bad
 from ...text import show
 from ...symbolic.clt import gaussian_mixture  # noqa: F401  (its historical place)
 from ..._args import positive_integer

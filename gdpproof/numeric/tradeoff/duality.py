@@ -16,7 +16,7 @@ import flint
 import sympy
 
 from ..._args import exact, probability
-from ...errors import InvalidParameterError, PrecisionError, SymbolicError, bad
+from ...errors import PrecisionError, SymbolicError, bad
 from ...text import show
 from ...symbolic import duality as sd
 from ...symbolic.parse import formula

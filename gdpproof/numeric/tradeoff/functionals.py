@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import flint
 
-from ...errors import InvalidParameterError, NotSupportedError, PrecisionError, SymbolicError, bad
+from ...errors import NotSupportedError, PrecisionError, SymbolicError, bad
 from ..engine._mp import arb_from_exact, arb_precision, mpf_from_exact, mpf_to_fraction, private_context
 from ..engine.certified import GUARD_DIGITS, Certified, check_request, decimal, certify_enclosure, round_fraction
 

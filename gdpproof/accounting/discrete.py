@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import bad
 from ..errors import PrecisionError
 from ..text import show
-from ..numeric.engine._mp import arb_from_exact, arb_precision
+from ..numeric.engine._mp import arb_from_exact, arb_of_fraction, arb_precision
 from .._args import exact
 from ..numeric.engine.certified import Certified, below_one, certify_enclosure
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import sympy
 
 
-__all__ = ["normaliser", "discrete_gaussian_delta", "cut", "check_sigma", "check_sensitivity", "TABLE_BITS"]
+__all__ = ["normaliser", "discrete_gaussian_delta", "cut", "check_sigma", "sigma_ball", "check_sensitivity", "TABLE_BITS"]
 
 #: Working precision (bits) of the tables behind the float CDF and the partial means.
 TABLE_BITS = 128
@@ -136,6 +136,23 @@ def check_sigma(sigma: Any) -> sympy.Expr:
     return s
 
 
+def sigma_ball(s: sympy.Expr) -> flint.arb:
+    """sigma (as :func:`check_sigma` returns it) as a ball at the current precision: the square
+    root of its rational square when it is irrational (sqrt(2)), so no evaluator of sympy
+    constants is needed.
+
+    >>> import sympy
+    >>> sigma_ball(check_sigma("1/2"))
+    0.500000000000000
+    >>> abs(float(sigma_ball(check_sigma(sympy.sqrt(2))).mid()) - 2**0.5) < 1e-14
+    True
+    """
+    if s.is_Rational:
+        return arb_from_exact(s)
+    square = s**2
+    return arb_of_fraction(Fraction(int(square.p), int(square.q))).sqrt()
+
+
 def check_sensitivity(sensitivity: Any, largest: int | None = None) -> int:
     """The sensitivity of an integer-valued query as an int: an integer >= 1 (at most ``largest``).
 
@@ -161,7 +178,7 @@ def normaliser(sigma: Any, *, digits: int = 30) -> Certified:
     s = check_sigma(sigma)
 
     def enclose(bits: int) -> flint.arb:
-        return _normaliser_ball(arb_from_exact(s))
+        return _normaliser_ball(sigma_ball(s))
 
     return certify_enclosure(enclose, digits=digits, rounding="nearest", what=f"S(sigma={show(s)})")
 
@@ -192,7 +209,7 @@ def discrete_gaussian_delta(sigma: Any, sensitivity: int, epsilon: Any, *, digit
     c = cut(s, d, Fraction(int(e.p), int(e.q))) - 1
 
     def enclose(bits: int) -> flint.arb:
-        sb = arb_from_exact(s)
+        sb = sigma_ball(s)
         big_s = _normaliser_ball(sb)
         out = (_G(-c, sb, big_s) - arb_from_exact(e).exp() * _G(d - c, sb, big_s)) / big_s
         if out.is_finite() and out > 0 and not out < 1:
@@ -225,7 +242,7 @@ class Table:
 
     def __init__(self, sigma: sympy.Rational, depth: int) -> None:
         tb = kernels()[1]
-        s = arb_from_exact(sigma)
+        s = sigma_ball(sigma)
         # the range: W(M + 1) below 2^-depth (e^{-(M+1)^2/(2 s^2)}), checked with the ball
         m = int(math.ceil(float(sigma) * math.sqrt(2 * math.log(2) * depth))) + 1
         while not tb(flint.arb(m), s) < flint.arb(2) ** -depth:

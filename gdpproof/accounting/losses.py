@@ -32,7 +32,7 @@ from .._args import checked
 from ..numeric.engine._ballfun import acb_namespace
 from ..numeric.engine._mp import arb_from_exact, arb_precision
 from ..numeric.engine.bound import down, next_up, directed_double
-from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, ball_table, weights_from, check_sensitivity, check_sigma, cut, loss_tail_bound
+from .discrete import TABLE_BITS, Table, cut_line, float_table, kernels, ball_table, weights_from, check_sensitivity, check_sigma, cut, loss_tail_bound, sigma_ball
 
 __all__ = ["CDF_ERROR", "PrivacyLoss", "CompiledLoss", "GaussianLoss", "RandomizedResponseLoss", "KRandomizedResponseLoss",
            "LaplaceLoss",
@@ -580,7 +580,7 @@ class DiscreteGaussianLoss(CompiledLoss):
         shift = self.delta if law == "Q" else 0
         with arb_precision(PARTIAL_MEAN_BITS):
             t = ball_table(self.sigma_exact, 1100, TABLE_BITS)
-            s = arb_from_exact(self.sigma_exact)
+            s = sigma_ball(self.sigma_exact)
             first, last = -t.m - 1 + shift, t.m + 1 + shift
             lo = first if b == math.inf else max(cut(self.sigma_exact, self.delta, Fraction(b)), first)
             hi = last if a == -math.inf else min(cut(self.sigma_exact, self.delta, Fraction(a)) - 1, last)

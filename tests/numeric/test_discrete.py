@@ -264,3 +264,15 @@ def test_loss_cdf_places_every_atom_exactly() -> None:
             near = lambda v: flint.arb(mpmath.nstr(v, 55)) + flint.arb(0, 1e-45)  # noqa: E731
             assert cdf_fn(flint.arb(ell)).overlaps(near(want_p)) and sf_q(flint.arb(ell)).overlaps(near(1 - want_q))
             assert not cdf_fn(flint.arb(ell)).overlaps(near(want_p + mpmath.mpf("1e-30")))  # the check can fail
+
+
+def test_an_irrational_sigma_is_accounted_in_a_fresh_process() -> None:
+    # sigma = sqrt(2) is a ball of the square root of its rational square: the account must not
+    # depend on the sympy->arb compiler having been imported first (it exited 5 in a new process)
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "gdpproof.cli", "account", "--mechanism",
+                          "discrete-gaussian:sigma=sqrt(2),sensitivity=2", "--delta", "1e-5"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "ε = 6.70130" in run.stdout, run.stderr

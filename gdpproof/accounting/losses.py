@@ -374,9 +374,7 @@ class GaussianLoss(CompiledLoss):
     """
 
     def __init__(self, mu: float) -> None:
-        self.mu = float(checked("mu", mu, "positive"))
-        if not math.isfinite(self.mu) or self.mu > 1e3:
-            raise bad("mu", mu, "must be a finite number in (0, 1000]")
+        self.mu = _riskier_double("mu", mu, 1000)
         self.name = f"gaussian(mu={self.mu!r})"
         super().__init__(ExactLaw("gaussian", (Fraction(self.mu),)))
 
@@ -396,9 +394,7 @@ class RandomizedResponseLoss(CompiledLoss):
     """
 
     def __init__(self, eps: float) -> None:
-        self.eps = float(checked("eps", eps, "positive"))
-        if not math.isfinite(self.eps) or self.eps > 700:
-            raise bad("eps", eps, "must be a finite number in (0, 700]")
+        self.eps = _riskier_double("eps", eps, 700)
         self.name = f"randomized_response(eps={self.eps!r})"
         super().__init__(ExactLaw("randomized_response", (Fraction(self.eps),)))
 
@@ -408,9 +404,7 @@ class KRandomizedResponseLoss(CompiledLoss):
     :data:`gdpproof.symbolic.losses.K_RANDOMIZED_RESPONSE`); k = 2 is :class:`RandomizedResponseLoss`."""
 
     def __init__(self, eps: float, k: float) -> None:
-        self.eps = float(checked("eps", eps, "positive"))
-        if not math.isfinite(self.eps) or self.eps > 700:
-            raise bad("eps", eps, "must be a finite number in (0, 700]")
+        self.eps = _riskier_double("eps", eps, 700)
         if not (float(k).is_integer() and 2 <= k <= 2**53):
             raise bad("k", k, "must be an integer in [2, 2^53]")
         self.k = int(k)
@@ -433,9 +427,7 @@ class LaplaceLoss(CompiledLoss):
     """
 
     def __init__(self, mu: float) -> None:
-        self.mu = float(checked("mu", mu, "positive"))
-        if not math.isfinite(self.mu) or self.mu > 700:
-            raise bad("mu", mu, "must be a finite number in (0, 700]")
+        self.mu = _riskier_double("mu", mu, 700)
         self.name = f"laplace(mu={self.mu!r})"
         super().__init__(ExactLaw("laplace", (Fraction(self.mu),)))
 
@@ -467,6 +459,15 @@ class SubsampledGaussianLoss(CompiledLoss):
         with np.errstate(all="ignore"):
             out = fn(np.asarray(ell, dtype=float), *self._floats)
         return np.broadcast_to(np.asarray(out, dtype=float), np.shape(ell)).copy()
+
+
+def _riskier_double(name: str, value: Any, high: int) -> float:
+    """A positive parameter at most ``high``, checked on its exact value (1e400 has no double) and
+    rounded to the double above it: the less private side for mu and eps."""
+    v = checked(name, value, "positive")
+    if not v <= high:
+        raise bad(name, value, f"must be a finite number in (0, {high}]")
+    return _safe_double(v, up=True)
 
 
 def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:

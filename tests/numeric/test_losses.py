@@ -246,3 +246,14 @@ def test_a_noise_multiplier_beyond_the_doubles_is_refused_by_name() -> None:
 
     with pytest.raises(InvalidParameterError, match=r"noise_multiplier='1e400' must be in \[0.02, 10000\]"):
         SubsampledGaussianLoss("1e400", "0.01")
+
+
+@pytest.mark.parametrize(("name", "cls"), [("mu", "GaussianLoss"), ("eps", "RandomizedResponseLoss"),
+                                           ("mu", "LaplaceLoss")])
+def test_a_parameter_beyond_the_doubles_is_refused_by_name(name, cls) -> None:
+    # checked on the exact value before rounding (they raised OverflowError)
+    import gdpproof.accounting.losses as losses
+    from gdpproof.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=f"{name}='1e400' must be a finite number in"):
+        getattr(losses, cls)("1e400")

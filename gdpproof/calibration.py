@@ -414,11 +414,14 @@ def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: An
     if what == "noise_multiplier":
         s = dpsgd_schedule(sample_rate=q, steps=steps, epochs=epochs, batch_size=batch, dataset_size=n)
         qf, tf = float(s.sample_rate), s.steps
-        guess = _guess(lambda: 1 / math.sqrt(math.log1p((mu / qf) ** 2 / tf)), 1e-3, 1e4)
+        from .accounting import NOISE_MULTIPLIER_RANGE  # the engine's range (loads the engine)
+
+        low, high = NOISE_MULTIPLIER_RANGE
+        guess = _guess(lambda: 1 / math.sqrt(math.log1p((mu / qf) ** 2 / tf)), low, high)
 
         def build(x: Any) -> tuple[Mechanism, Schedule]:
             return _dpsgd(x, s, sampling, neighbours), s
-        return _Problem(what, build, digits, True, False, guess, 1e-3, 1e4)
+        return _Problem(what, build, digits, True, False, guess, low, high)
     sig = positive("noise_multiplier", sigma, symbolic=False)
     sf = float(sig)
     if what == "steps":
@@ -548,7 +551,8 @@ def _settle(problem: _Problem, estimate: float, slope: float | None, target: Any
                 problem.highest)
         return _on_grid(x, digits, up=problem.up)
 
-    v = _on_grid(estimate, digits, up=problem.up)
+    # the first value inside the domain (an estimate past its end would be refused by the engine)
+    v = _on_grid(min(max(estimate, problem.lowest), problem.highest), digits, up=problem.up)
     gaps: list[Fraction] = []
     for _ in range(60):
         check(v)

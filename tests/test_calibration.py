@@ -156,3 +156,27 @@ def test_a_rough_upper_end_is_bisected_not_crept_along(monkeypatch):
     assert Fraction(c.account.epsilon.upper) <= 2 < Fraction(c.neighbour_account.epsilon.upper)
     assert c.neighbour == c.value + 1
     assert c.proven <= 40  # without the bisection: no boundary within 60 accounts
+
+
+def test_the_search_stays_in_the_engines_noise_range():
+    # the domain is the engine's [0.02, 10000]: past either end the search says so by name
+    # (it asked the engine for sigma = 0.0011 or 10010, and was refused as if the user had)
+    from gdpproof.accounting import NOISE_MULTIPLIER_RANGE
+    from gdpproof.calibration import calibrate
+    from gdpproof.errors import InvalidParameterError, PrecisionError
+
+    assert NOISE_MULTIPLIER_RANGE == (0.02, 10_000)
+    with pytest.raises(InvalidParameterError, match="every value down to 0.02000 meets the target"):
+        calibrate(2, "0.9", sample_rate="0.1", steps=10)
+    with pytest.raises(PrecisionError, match=r"no noise_multiplier within \[0.02, 10000\]"):
+        calibrate("1e-7", "1e-5", sample_rate="0.5", steps=100)
+
+
+def test_the_clt_verdict_of_a_tiny_sigma_is_exact():
+    # eps_clt is about e^2500 at sigma 0.02: the gap and its share are computed exactly (they
+    # overflowed a float)
+    from gdpproof import account
+    from gdpproof.mechanisms import dpsgd
+
+    a = account(dpsgd("0.02", "0.1", 10), delta="0.9")
+    assert a.clt.verdict.startswith("the CLT overstates eps by at least 2.72E+1084"), a.clt.verdict

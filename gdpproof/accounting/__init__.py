@@ -22,13 +22,14 @@ if TYPE_CHECKING:  # what the names below are (for readers and the documentation
     from .discrete import discrete_gaussian_delta
     from .dpsgd import DPSGDAccount, DPSGDBracket, dpsgd_epsilon, dpsgd_mu
     from .estimate import EpsilonEstimator, check_rel_width, composition
+    from .losses import NOISE_MULTIPLIER_RANGE
 
 #: The names whose modules load the engine (the discretizations, the search), imported on first use:
 #: a closed-form account does not need them.
 _LAZY = {"ComposedLoss": "composed", "HonestMu": "composed", "account_steps": "curve",
          "discrete_gaussian_delta": "discrete", "DPSGDAccount": "dpsgd", "DPSGDBracket": "dpsgd",
          "dpsgd_epsilon": "dpsgd", "dpsgd_mu": "dpsgd", "EpsilonEstimator": "estimate",
-         "check_rel_width": "estimate", "composition": "estimate"}
+         "check_rel_width": "estimate", "composition": "estimate", "NOISE_MULTIPLIER_RANGE": "losses"}
 
 
 def __getattr__(name: str) -> Any:
@@ -40,6 +41,6 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["BRACKET_DIGITS", "ROUTES", "Account", "CLTApproximation", "ComposedLoss", "DPSGDAccount", "DPSGDBracket",
+__all__ = ["BRACKET_DIGITS", "NOISE_MULTIPLIER_RANGE", "ROUTES", "Account", "CLTApproximation", "ComposedLoss", "DPSGDAccount", "DPSGDBracket",
            "EpsilonEstimator", "HonestMu", "account", "account_steps", "check_rel_width", "clt_formula", "composition", "discrete_gaussian_delta",
            "dpsgd_epsilon", "dpsgd_mu"]

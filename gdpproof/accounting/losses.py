@@ -461,6 +461,11 @@ class SubsampledGaussianLoss(CompiledLoss):
         return np.broadcast_to(np.asarray(out, dtype=float), np.shape(ell)).copy()
 
 
+#: The noise multipliers (sigma over the clipping norm) a subsampled Gaussian step accepts, the
+#: range the engines are tested on; calibration searches within it.
+NOISE_MULTIPLIER_RANGE = (0.02, 10_000)
+
+
 def _riskier_double(name: str, value: Any, high: int) -> float:
     """A positive parameter at most ``high``, checked on its exact value (1e400 has no double) and
     rounded to the double above it: the less private side for mu and eps."""
@@ -476,8 +481,9 @@ def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
     doubles holds for the values given ("1.1" is not a double)."""
     s_exact = checked("noise_multiplier", sigma, "positive")
     q_exact = checked("sample_rate", p, "probability")
-    if not 0.02 * (1 - 1e-15) <= s_exact <= 10**4:  # before rounding: 1e400 has no double
-        raise bad("noise_multiplier", sigma, "must be in [0.02, 10000]")
+    low, high = NOISE_MULTIPLIER_RANGE
+    if not low * (1 - 1e-15) <= s_exact <= high:  # before rounding: 1e400 has no double
+        raise bad("noise_multiplier", sigma, f"must be in [{low}, {high}]")
     s, q = _safe_double(s_exact, up=False), _safe_double(q_exact, up=True)
     q = min(q, 1.0)
     if not 1e-9 <= q <= 1:

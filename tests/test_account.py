@@ -259,3 +259,18 @@ def test_statement_for_a_paper_names_scheme_relation_and_honest_mu():
     assert "Poisson sampling, add/remove neighbours" in text and f"ε = {a.eps_upper}" in text
     assert len(str(a.eps_upper).replace(".", "").lstrip("0")) == 6  # six significant digits by default
     assert "honest" not in a.statement()
+
+
+def test_an_irrational_epsilon_on_an_exact_route_has_a_proven_lower_end():
+    # the route sums at a rational just below log(3): its answer is an upper bound, whose lower
+    # neighbour is not a bound; the lower end charges e^eps times the gap (0.0797347, not ...348)
+    import sympy
+
+    from gdpproof.mechanisms import DiscreteLaplaceMechanism, Repeated
+
+    m = Repeated(DiscreteLaplaceMechanism(2, 1), 3)
+    a = account(m, epsilon=sympy.log(3), digits=6)
+    assert (str(a.delta_lower), str(a.delta_upper)) == ("0.0797347", "0.0797349")
+    assert "an upper bound on the exact δ" in a.statement() and "at least 0.0797347" in a.statement()
+    fine = account(m, epsilon=sympy.log(3), digits=20)
+    assert a.delta_lower.to_fraction() < fine.delta_lower.to_fraction() <= fine.delta_upper.to_fraction()

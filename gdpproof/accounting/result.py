@@ -194,6 +194,9 @@ class Account:
     notes: tuple[str, ...] = ()
     composition: ComposedLoss | None = field(default=None, repr=False, compare=False)
     rounded_parameters: bool = False
+    #: On an exact route at an irrational epsilon: the proven lower end of delta (the answer is
+    #: delta at a rational just below epsilon, an upper bound; its lower neighbour is not a bound).
+    lower_end: Certified | None = None
 
     def __post_init__(self) -> None:
         field_name = "epsilon" if self.given == "delta" else "delta"
@@ -240,7 +243,7 @@ class Account:
         if isinstance(value, Bound):
             return self.decimal_ends(value)
         if isinstance(value, Certified):
-            return lower_neighbour(value), value
+            return (lower_neighbour(value) if self.lower_end is None else self.lower_end), value
         return value, value
 
     @property
@@ -322,6 +325,9 @@ class Account:
                      f"{lo} is a lower bound for the pair, not for the mechanism)")
             how = (f"a proven upper bound; {where}, by numerical composition of "
                    f"privacy-loss distributions with a proven error bracket{order}{tail}")
+        elif self.lower_end is not None:
+            how = (f"an upper bound on the exact {what} rounded up to {self.digits} significant digits, which is at "
+                   f"least {lo}, certified in ball arithmetic")
         elif tight:
             how = f"the exact {what} rounded up to {self.digits} significant digits, certified in ball arithmetic"
         else:

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 # The engine (composed, search, the discretizations, dpsgd) is imported where a route needs it, so
 # that a closed-form account does not load it.
 from .checks import check_refinement
-from .result import BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
+from .result import lower_neighbour, BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -434,19 +434,30 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     reasons = []
     # the sums over outcomes take a rational epsilon: an irrational one is rounded down (delta does not
     # increase with epsilon, so the delta reported, rounded up, stays an upper bound), said in a note
-    below, outward = value, ()
+    below, outward, above = value, (), None
     if not isinstance(value, Fraction):
-        lo = enclosure(value)[0]
-        below = lo
+        below, above = enclosure(value)
         outward = (f"epsilon = {value} is irrational: this route sums at a rational below it (within a relative 2^-250) and rounds "
                    "delta up (delta does not increase with epsilon): an upper bound for the exact value, not its "
                    "correctly rounded digits",)
+
+    def lower_end(upper: Certified) -> Certified | None:
+        """At an irrational epsilon, delta(eps) >= delta(below) - e^above (above - below) (delta
+        falls by at most e^eps' d eps'), and delta(below) > upper - one unit."""
+        if above is None:
+            return None
+        if above > 1000 or not upper.is_finite() or upper.adjusted() < -10_000:  # no giant Fractions
+            return certify_fraction(Fraction(0), digits=digits, rounding="down")
+        slack = Fraction(3) ** max(0, math.ceil(above)) * (above - below)  # e^above <= 3^ceil(above)
+        return certify_fraction(max(Fraction(0), lower_neighbour(upper).to_fraction() - slack), digits=digits,
+                                rounding="down")
     for r in candidates:
         if r == "exact":
             dg = single_discrete_gaussian(mechanism)
             if dg is not None:
-                return _make(mechanism, r, given, value, _exact_discrete_gaussian(dg, given, below, digits), "both",
-                             digits, notes=(DG_NOTE, *outward))
+                res = _exact_discrete_gaussian(dg, given, below, digits)
+                return _make(mechanism, r, given, value, res, "both", digits, notes=(DG_NOTE, *outward),
+                             lower_end=lower_end(res))
             # mu-GDP (Gaussian mechanisms and their compositions) needs no curve: eps from mu
             mu = mechanism.gdp_mu()
             f = None if isinstance(mu, Fraction) and mu > 0 and isinstance(value, Fraction) \
@@ -468,13 +479,14 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
                 except NotSupportedError as exc:
                     reasons.append(f"exact-finite: {exc}")
                     continue
-                return _make(mechanism, r, given, value, _exact_pairs(pairs[0], given, below, digits),
-                             "both" if pairs[1] else "the worse of P||Q and Q||P", digits, notes=outward)
+                res = _exact_pairs(pairs[0], given, below, digits)
+                return _make(mechanism, r, given, value, res, "both" if pairs[1] else "the worse of P||Q and Q||P",
+                             digits, notes=outward, lower_end=lower_end(res))
             if _finite().atom_count(groups) > _finite().MAX_ATOMS:
                 reasons.append(f"exact-finite: {_finite().atom_count(groups)} atoms, more than {_finite().MAX_ATOMS}")
                 continue
-            return _make(mechanism, r, given, value, _exact_finite(groups, given, below, digits), "both", digits,
-                         notes=outward)
+            res = _exact_finite(groups, given, below, digits)
+            return _make(mechanism, r, given, value, res, "both", digits, notes=outward, lower_end=lower_end(res))
         try:
             parts, doubles, revealing = privacy_losses(mechanism)
         except NotSupportedError as exc:
@@ -516,10 +528,10 @@ def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], 
 
 def _make(m: Mechanism, route: str, given: str, value: sympy.Expr, result: Any, ordering: str, digits: int,
           mu: Certified | None = None, comp: ComposedLoss | None = None, notes: tuple[str, ...] = (),
-          rounded: bool = False, clt_digits: int | None = None) -> Account:
+          rounded: bool = False, clt_digits: int | None = None, lower_end: Certified | None = None) -> Account:
     try:
         clt = _dpsgd_clt(m, given, value, digits if clt_digits is None else clt_digits, result)
     except (PrecisionError, InvalidParameterError):
         clt = None  # auxiliary: never takes the main answer down
     eps, delta = (result, value) if given == "delta" else (value, result)
-    return Account(m, route, given, eps, delta, ordering, digits, mu, clt, notes, comp, rounded)
+    return Account(m, route, given, eps, delta, ordering, digits, mu, clt, notes, comp, rounded, lower_end)

@@ -329,8 +329,9 @@ def compose_tilted(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     w = float(checked("rel_width", rel_width, "positive"))
     if not w <= 1:
         raise bad("rel_width", rel_width, "must be in (0, 1]")
-    if tilt is not None and not (isinstance(tilt, (int, float)) and not isinstance(tilt, bool) and 0 <= tilt <= 1e4):
+    if tilt is not None and not checked("tilt", tilt, "nonnegative") <= 10**4:
         raise bad("tilt", tilt, "must be a number in [0, 1e4]")
+    tilt = None if tilt is None else float(tilt)
     clean = clean_parts(parts)
     h = grid_step_exact(h)
     refused = [loss.name for loss, _ in clean if not supports_pairs(loss)]

@@ -193,9 +193,11 @@ class ComposedLoss:
         top = self._top()
         if not up_ok(top):
             floor = self.delta_floor()
+            remedy = ("aim the tilt at this delta (compose_tilted(delta=...)) or ask for a larger delta"
+                      if self.discretization == "tilted pairs" else
+                      "ask for a larger delta, or compose with a smaller eta or long_double=True")
             raise PrecisionError(f"delta={delta} is below this bracket's floor {floor:.3g} "
-                                 f"(truncated mass, eta={self.eta:g} and float error): ask for a larger "
-                                 "delta, or compose with a smaller eta or long_double=True")
+                                 f"(truncated mass, eta={self.eta:g} and float error): {remedy}")
         # float estimates of both ends narrow the proven bisections (any evaluation of the
         # monotone predicates narrows them validly, so a poor estimate only costs steps)
         guess_up = guess_lo = None

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..simulation.samplers import Sampler
+from ..text import show
 
 __all__ = ["TheoryCurve", "theory_of", "gdp_claim", "dpsgd_grid_step", "sampler_of"]
 
@@ -132,7 +133,7 @@ def _closed_form(value: Any) -> TheoryCurve | None:
     except NotSupportedError:
         return None
     mu = value.gdp_mu()
-    label = f"G_mu, mu = {float(mu):.6g} (exact)" if mu is not None else f"{f!r} (exact)"
+    label = f"G_mu, mu = {show(mu)} (exact)" if mu is not None else f"{f!r} (exact)"  # mu as given, not rounded
     return TheoryCurve(_at_zero(f), None, label)
 
 

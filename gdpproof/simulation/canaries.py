@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._args import count, positive_double, seed as checked_seed
-from ..errors import bad
+from ..errors import MISSING, bad
 
 __all__ = ["BUGS", "SCORES", "CanaryRun", "simulate_canaries"]
 
@@ -96,7 +96,7 @@ def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any,
     """
     m = count("canaries", canaries, low=2, high=10**8)
     t_steps = count("steps", steps, low=1, high=10**7)
-    sigma = positive_double("noise_multiplier", noise_multiplier)
+    sigma = positive_double("noise_multiplier", noise_multiplier, high=1e100)  # 2 sigma^2 must be a double
     p = positive_double("sample_rate", sample_rate, high=1.0)
     seed = checked_seed("seed", seed)
     if sampling not in ("poisson", "fixed-batch"):
@@ -112,7 +112,7 @@ def simulate_canaries(*, canaries: int, noise_multiplier: Any, sample_rate: Any,
     n = 0
     if sampling == "fixed-batch":
         if dataset_size is None:
-            raise bad("dataset_size", dataset_size, "is required for sampling='fixed-batch'")
+            raise bad("dataset_size", MISSING, "is required for sampling='fixed-batch'")
         n = count("dataset_size", dataset_size, low=m, high=10**9)
     elif dataset_size is not None:
         raise bad("dataset_size", dataset_size, "goes with sampling='fixed-batch' only")

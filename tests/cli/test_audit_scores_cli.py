@@ -142,3 +142,10 @@ def test_usage_errors_are_one_line(done_when, capsys, extra, message):
 def test_a_bad_value_reaching_the_library_names_the_option(done_when, capsys):
     code, _, err = _run(["audit", "scores", "--in", done_when[0], "--out", done_when[1], "--confidence", "1"], capsys)
     assert code == 2 and "--confidence='1' must be in (0, 1)" in err
+
+
+def test_a_huge_simulated_noise_multiplier_is_refused_in_one_line(capsys):
+    # 2 sigma^2 must be a double (sigma = 1e300 was an internal OverflowError)
+    code, out, err = _run(["audit", "scores", "--simulate", "--sigma", "1e300", "--sample-rate", "0.1",
+                           "--steps", "5"], capsys)
+    assert code == 2 and err.strip() == "gdpproof: error: --sigma=1e+300 must be a finite number > 0 at most 1e+100"

@@ -153,3 +153,15 @@ def test_delta_bracket_at_a_small_delta_takes_the_tilted_pairs() -> None:
     assert Fraction(b.lower) <= exact <= Fraction(b.upper) * (1 + Fraction(1, 10**18)), (b, float(exact))
     with pytest.raises(InvalidParameterError, match="exactly one of delta= and eps="):
         compose_tilted([(GaussianLoss(0.5), 4)], grid_step=0.01, delta=1e-30, eps=11.0)
+
+
+def test_the_tilt_is_checked_as_any_number():
+    # numpy numbers are numbers (np.int64(3) was refused as "tilt=3 must be a number")
+    import numpy as np
+
+    from gdpproof.accounting.compose import compose_tilted
+    from gdpproof.accounting.losses import SubsampledGaussianLoss
+    from gdpproof.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=r"tilt=np.float64\(-1.0\) must be >= 0|tilt=-1.0 must be >= 0"):
+        compose_tilted([(SubsampledGaussianLoss(1.0, 0.01), 10)], grid_step=1e-3, delta=1e-20, tilt=np.float64(-1))

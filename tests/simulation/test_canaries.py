@@ -75,7 +75,7 @@ def test_fixed_size_batches_hold_b_records():
     (dict(bug="typo"), "bug='typo' must be one of"),
     (dict(bug_factor=2), "bug_factor=2 needs a bug"),
     (dict(score="loss"), "score='loss' must be one of"),
-    (dict(sampling="fixed-batch"), "dataset_size=None is required"),
+    (dict(sampling="fixed-batch"), "^dataset_size is required"),
     (dict(dataset_size=100), "dataset_size=100 goes with sampling='fixed-batch' only"),
     (dict(seed=-1), "seed=-1 must be an integer"),
 ])

@@ -264,7 +264,7 @@ def _target(target_epsilon: Any, delta: Any) -> tuple[sympy.Expr, sympy.Expr]:
     target = positive("target_epsilon", target_epsilon, symbolic=False)
     if not target.is_Rational:
         raise bad("target_epsilon", target_epsilon, "must be a finite rational number > 0")
-    within_range("target_epsilon", target_epsilon, target)
+    within_range("target_epsilon", target_epsilon, target, zero=False)
     d = probability("delta", delta, symbolic=False)
     if not 0 < d < 1 or not d.is_Rational:
         raise bad("delta", delta, "must be a rational number in (0, 1)")

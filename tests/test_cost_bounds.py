@@ -225,9 +225,9 @@ def test_the_exact_lattice_refuses_a_product_beyond_its_cost_limit():
 def test_account_and_calibrate_take_sane_sizes():
     with pytest.raises(gdpproof.InvalidParameterError, match=r"epsilon='1e-999999' must be 0 or of a size within"):
         gdpproof.account(GaussianMechanism(1), epsilon="1e-999999")  # its decimal was printed digit by digit
-    with pytest.raises(gdpproof.InvalidParameterError, match=r"sample_rate=.* must be 0 or within"):
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"sample_rate=.* must be within"):
         PoissonSampled(GaussianMechanism(1), "1e-999999")
-    with pytest.raises(gdpproof.InvalidParameterError, match=r"target_epsilon='1e400' must be 0 or within"):
+    with pytest.raises(gdpproof.InvalidParameterError, match=r"target_epsilon='1e400' must be within"):
         gdpproof.calibrate("1e400", "1e-5", sample_rate="0.01", steps=100)  # a float overflow: exit 5
     with pytest.raises(gdpproof.InvalidParameterError, match=r"delta='1e-400' must be at least 1e-300"):
         gdpproof.calibrate(3, "1e-400", noise_multiplier=1, steps=100)

@@ -241,9 +241,10 @@ def test_a_rate_below_the_range_is_refused_with_the_range_of_a_probability():
     from gdpproof.errors import InvalidParameterError
     from gdpproof.mechanisms import GaussianMechanism, PoissonSampled
 
-    for make, name in ((lambda: PoissonSampled(GaussianMechanism(1), "1e-400"), "sample_rate"),
-                       (lambda: gdpproof.subsample(gdpproof.gaussian(1), "1e-400"), "p")):
-        with pytest.raises(InvalidParameterError, match=rf"{name}=.* must be 0 or within \[1e-100, 1\]$"):
+    # a mechanism's rate must be > 0; the subsampling operator's p may be 0 (the identity)
+    for make, name, zero in ((lambda: PoissonSampled(GaussianMechanism(1), "1e-400"), "sample_rate", ""),
+                             (lambda: gdpproof.subsample(gdpproof.gaussian(1), "1e-400"), "p", "0 or ")):
+        with pytest.raises(InvalidParameterError, match=rf"{name}=.* must be {zero}within \[1e-100, 1\]$"):
             make()
 
 

@@ -72,16 +72,17 @@ count = positive_integer  # a number of runs or of values: an int, an integral s
 MAX_PARAMETER_EXPONENT = 100
 
 
-def within_range(name: str, value: Any, v: Any, *, probability: bool = False) -> Any:
+def within_range(name: str, value: Any, v: Any, *, probability: bool = False, zero: bool = True) -> Any:
     """A family parameter's exact value, refused when it is a number other than 0 whose size is
     outside [10^-100, 10^100] (:func:`gdpproof.symbolic.tradeoff.within_range`, without sympy for
     a Fraction)."""
     if not isinstance(v, Fraction):
-        return symbolic_tradeoffs().within_range(name, value, v, probability=probability)
+        return symbolic_tradeoffs().within_range(name, value, v, probability=probability, zero=zero)
     if v != 0:
         p, q, e = abs(v.numerator), v.denominator, MAX_PARAMETER_EXPONENT
         if p * 10**e < q or p > q * 10**e:
-            raise bad(name, value, f"must be 0 or within [1e-{e}, {'1' if probability else f'1e{e}'}]")
+            top = "1" if probability else f"1e{e}"
+            raise bad(name, value, f"must be {'0 or ' if zero else ''}within [1e-{e}, {top}]")
     return v
 
 

@@ -50,9 +50,9 @@ def positive_finite(name: str, value: Any) -> Any:
         >>> positive_finite("sigma", "1e-999999")
         Traceback (most recent call last):
         ...
-        gdpproof.errors.InvalidParameterError: sigma='1e-999999' must be 0 or within [1e-100, 1e100]
+        gdpproof.errors.InvalidParameterError: sigma='1e-999999' must be within [1e-100, 1e100]
     """
-    return within_range(name, value, exact_parameter(name, value, "positive"))
+    return within_range(name, value, exact_parameter(name, value, "positive"), zero=False)
 
 
 def _nonneg_finite(name: str, value: Any) -> Any:

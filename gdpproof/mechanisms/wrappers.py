@@ -136,7 +136,7 @@ class PoissonSampled(Subsampled):
     def __post_init__(self) -> None:
         self._check_inner()
         q = exact_parameter("sample_rate", self.sample_rate, "probability")
-        within_range("sample_rate", self.sample_rate, q, probability=True)
+        within_range("sample_rate", self.sample_rate, q, probability=True, zero=False)
         if q == 0:
             raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = relation(self.neighbours)

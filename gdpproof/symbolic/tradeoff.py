@@ -386,7 +386,7 @@ def _nonneg_finite(name: str, value: Any) -> sympy.Expr:
     return within_range(name, value, nonnegative(name, value))
 
 
-def within_range(name: str, value: Any, v: sympy.Expr, *, probability: bool = False) -> sympy.Expr:
+def within_range(name: str, value: Any, v: sympy.Expr, *, probability: bool = False, zero: bool = True) -> sympy.Expr:
     """A family parameter's exact value, refused when it is a number other than 0 whose size is
     outside [10^-MAX_PARAMETER_EXPONENT, 10^MAX_PARAMETER_EXPONENT].
 
@@ -396,6 +396,8 @@ def within_range(name: str, value: Any, v: sympy.Expr, *, probability: bool = Fa
         v: Its exact value (a sympy expression; a symbol or an irrational passes unchecked).
         probability: Whether ``v`` is a probability (already checked to be at most 1): the
             refusal then names the range [1e-100, 1].
+        zero: Whether 0 is allowed (the refusal then says "0 or within"); False for a parameter
+            that must be > 0.
 
     Returns:
         ``v``.
@@ -415,7 +417,7 @@ def within_range(name: str, value: Any, v: sympy.Expr, *, probability: bool = Fa
         p, q = abs(int(v.p)), int(v.q)
         if p * 10**MAX_PARAMETER_EXPONENT < q or p > q * 10**MAX_PARAMETER_EXPONENT:
             top = "1" if probability else f"1e{MAX_PARAMETER_EXPONENT}"
-            raise bad(name, value, f"must be 0 or within [1e-{MAX_PARAMETER_EXPONENT}, {top}]")
+            raise bad(name, value, f"must be {'0 or ' if zero else ''}within [1e-{MAX_PARAMETER_EXPONENT}, {top}]")
     return v
 
 

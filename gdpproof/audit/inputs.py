@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from .._args import count, seed as checked_seed
 from ..errors import GdpproofError, bad
 from .compare import certified
 from .quantities import QUANTITIES, Quantity, quantity_named
@@ -150,11 +151,7 @@ def _drawn(quantity: str, examples: int, seed: int) -> list[tuple[Any, ...]]:
 def check_common(rtol: Any, seed: Any, examples: Any) -> tuple[float, int, int | None]:
     if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not (0 <= rtol < 1):
         raise bad("rtol", rtol, "must be a number in [0, 1)")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise bad("seed", seed, "must be an integer >= 0")
-    if examples is not None and (isinstance(examples, bool) or not isinstance(examples, int) or examples < 0):
-        raise bad("examples", examples, "must be an integer >= 0")
-    return float(rtol), seed, examples
+    return float(rtol), checked_seed("seed", seed), None if examples is None else count("examples", examples, low=0)
 
 
 def inputs_for(q: Quantity, quick: bool, seed: int, examples: int | None) -> list[tuple[tuple[Any, ...], str]]:

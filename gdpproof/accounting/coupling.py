@@ -207,7 +207,9 @@ def _fold_mass(a: Lattice, b: Lattice, n: int) -> tuple[int, float]:
     P_b(s - 1 - i) with P_b(t) = sum_{j <= t} b_j.  Every term is non-negative, so the float
     sums err by at most (la + lb + 2) u relatively (Higham 2002, eq. 4.4, for the prefix sums,
     the products and the final sum), and a long double input rounded to float64 by u per
-    entry: the result is raised by 4 (la + lb + 4) u relatively."""
+    entry: the result is raised by 4 (la + lb + 4) u relatively.  Below the normal range each cast,
+    product and partial sum may also err by 2^-1075 absolutely (subnormal results): at most
+    (la + lb + 4) max(1, ta, tb)^2 2^-1073 in all, added."""
     wa, wb = a.w.astype(float), b.w.astype(float)
     la, lb = len(wa), len(wb)
     m = la + lb - 1
@@ -232,7 +234,8 @@ def _fold_mass(a: Lattice, b: Lattice, n: int) -> tuple[int, float]:
         i = np.arange(min(start, la))
         t = start - 1 - i
         left = float(np.sum(wa[i] * head[np.minimum(t, lb - 1)]))
-    return start, (left + right) * (1 + 4 * (la + lb + 4) * U)
+    subnormal = (la + lb + 4) * max(1.0, ta, tb) ** 2 * 2.0**-1073
+    return start, (left + right) * (1 + 4 * (la + lb + 4) * U) + subnormal
 
 
 def _convolve_power(r: Lattice, b: Lattice, k: int, trim: float, fold_budget: float | None = None) -> Lattice:

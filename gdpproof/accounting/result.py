@@ -171,6 +171,9 @@ class Account:
             the lower end for the parameters as doubles.
         notes (tuple of str): What the route adds to the statement (the discrete Gaussian's
             certified sum, a bracket's width, the revealing mass of (eps, delta) leaves).
+        lower_end (Certified or None): On an exact route at an irrational epsilon, the proven lower
+            end of delta (the answer is then delta at a rational just below epsilon, rounded up: an
+            upper bound whose lower neighbour is not a bound); None otherwise.
 
     Examples:
         >>> from gdpproof import account
@@ -194,8 +197,6 @@ class Account:
     notes: tuple[str, ...] = ()
     composition: ComposedLoss | None = field(default=None, repr=False, compare=False)
     rounded_parameters: bool = False
-    #: On an exact route at an irrational epsilon: the proven lower end of delta (the answer is
-    #: delta at a rational just below epsilon, an upper bound; its lower neighbour is not a bound).
     lower_end: Certified | None = None
 
     def __post_init__(self) -> None:

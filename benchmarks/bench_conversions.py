@@ -1,4 +1,4 @@
-"""Certified and float64 conversions against their limit and against what users run (DESIGN §4).
+"""Certified and float64 conversions against their limit and against what users run.
 
 Every input is fresh: each call gets its own random (mu, epsilon) or (mu, delta) pair, so no
 argument or result cache is ever warm, and every method of a row sees the same inputs.  The

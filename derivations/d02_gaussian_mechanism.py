@@ -2,7 +2,7 @@
 
 Claim.  For a query with ||q(S) - q(S')||_2 <= Delta, releasing q(S) + N(0, sigma^2 I_d) has
 trade-off T(N(a, sigma^2 I), N(b, sigma^2 I)) = G_{||b - a||/sigma} >= G_{Delta/sigma}, with
-equality for a pair at distance Delta (Dong, Roth & Su 2022, Thm 2.7; DESIGN §1.5).
+equality for a pair at distance Delta (Dong, Roth & Su 2022, Thm 2.7).
 
 Assumptions.  sigma > 0; here d = 3 with symbolic vectors (the argument is the same for any d).
 

@@ -2,7 +2,7 @@
 
 Claims.
 (a) The Laplace trade-off (Laplace(0,1) vs Laplace(mu,1)) is 1 - e^mu alpha below e^{-mu}/2,
-    e^{-mu}/(4 alpha) up to 1/2, e^{-mu}(1 - alpha) after (DESIGN §1.3; Dong, Roth & Su 2022,
+    e^{-mu}/(4 alpha) up to 1/2, e^{-mu}(1 - alpha) after (Dong, Roth & Su 2022,
     Sec. 2): it equals the Neyman-Pearson construction from the Laplace density.
 (b) Profile of f_{eps,delta}: delta(eps') = delta for eps' >= eps, else
     1 - (1 - delta)(1 + e^eps')/(1 + e^eps): the conjugate of a piecewise-linear f is a maximum

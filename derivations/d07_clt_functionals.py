@@ -1,7 +1,7 @@
 """d07: the CLT functionals of G_mu and of f_{eps,0} in closed form.
 
-Claim.  With L(alpha) = log|f'(alpha)| and alpha ~ U(0, 1) (Dong, Roth & Su 2022, Thm 3.4;
-DESIGN §1.7): for G_mu, L = mu Z - mu^2/2 with Z ~ N(0, 1), so
+Claim.  With L(alpha) = log|f'(alpha)| and alpha ~ U(0, 1) (Dong, Roth & Su 2022, Thm 3.4):
+for G_mu, L = mu Z - mu^2/2 with Z ~ N(0, 1), so
 kl = mu^2/2, kappa2 = mu^2 + mu^4/4, bar_kappa3 = 2 sqrt(2/pi) mu^3 and kappa3 = E|X|^3 for
 X ~ N(-mu^2/2, mu^2), the expression shipped in ``gdpproof.symbolic.clt.GAUSSIAN_FUNCTIONALS``;
 for f_{eps,0}, L = eps on [0, 1/(1 + e^eps)] and -eps after, so kl = eps (e^eps - 1)/(e^eps + 1),

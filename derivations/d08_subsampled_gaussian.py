@@ -3,7 +3,7 @@
 Claim.  For G_mu (symmetric, G_mu(0) = 1), C_p(G_mu) = min{f_p, f_p^{-1}}** with
 f_p = p G_mu + (1 - p) Id is f_p on [0, x*], the line x* + f_p(x*) - alpha on [x*, f_p(x*)]
 and f_p^{-1} after, with x* = Phi(-mu/2) (Dong, Roth & Su 2022, Thm 4.2 and the remark after
-it; DESIGN §1.8).  Here: x* is where G_mu' = -1 and G_mu(x*) = x*; the three pieces of the
+it).  Here: x* is where G_mu' = -1 and G_mu(x*) = x*; the three pieces of the
 shipped ``subsample(gaussian(mu), p)`` join continuously; and at alpha = Phi(-z) the log-slope
 of f_p is log(p e^{mu z - mu^2/2} + 1 - p) while the mirrored piece has weight
 p phi(z - mu) + (1 - p) phi(z), the forms gdpproof's functionals integrate.

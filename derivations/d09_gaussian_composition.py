@@ -1,7 +1,7 @@
 """d09: G_mu1 (x) G_mu2 = G_sqrt(mu1^2 + mu2^2), exactly; the privacy losses add.
 
 Claim.  The composition of two GDP guarantees is GDP with the root sum of squares (Dong, Roth &
-Su 2022, Cor. 3.3; DESIGN §1.6): T(N(0, I_2), N((mu1, mu2), I_2)) = G_sqrt(mu1^2 + mu2^2).  The
+Su 2022, Cor. 3.3): T(N(0, I_2), N((mu1, mu2), I_2)) = G_sqrt(mu1^2 + mu2^2).  The
 same statement in the privacy-loss view the numerical composition uses: the losses
 L_i ~ N(mu_i^2/2, mu_i^2) (d11) are independent, so L_1 + L_2 ~ N(M^2/2, M^2) with
 M^2 = mu1^2 + mu2^2, the loss of G_M.

@@ -3,7 +3,7 @@
 Claim.  One Poisson-subsampled Gaussian step (one neighbouring direction) has the trade-off
 f_p = p G_mu0 + (1 - p) Id, mu0 = 1/sigma.  If p sqrt(T) -> nu as T -> infinity, the CLT mu of
 its T-fold composition, 2 T kl / sqrt(T kappa2 - T kl^2), tends to nu sqrt(e^{mu0^2} - 1)
-(Bu, Dong, Long & Su 2020, Thm 5; DRS Thm 3.5; DESIGN §1.9), which gdpproof ships as
+(Bu, Dong, Long & Su 2020, Thm 5; DRS Thm 3.5), which gdpproof ships as
 mu_CLT = p sqrt(T (e^{1/sigma^2} - 1)).  It is a limit: at finite T it is an approximation
 (the numerical composition shows by how much).
 

@@ -270,11 +270,16 @@ def test_no_hand_written_module_is_longer_than_800_lines():
 
 
 def test_every_reference_in_the_code_points_inside_the_repository():
-    """Comments and docstrings cite papers, files of this repository and its docs/, never the
-    design notes that live outside it."""
+    """Comments, docstrings and pages (the package, tests, benchmarks, derivations, docs and
+    notebooks) cite papers, files of this repository and its docs/, never the design notes
+    that live outside it."""
     outside = ("DESIGN" + " §", "STYLE" + " §", "DESIGN" + ".md", "STYLE" + ".md")
-    found = [f"{path.relative_to(PACKAGE.parent)}:{i}" for folder in (PACKAGE, PACKAGE.parent / "tests")
-             for path in sorted(folder.rglob("*.py"))
+    root = PACKAGE.parent
+    folders = (PACKAGE, root / "tests", root / "benchmarks", root / "derivations", root / "docs", root / "notebooks")
+    files = [path for folder in folders for path in sorted(folder.rglob("*"))
+             if path.suffix in (".py", ".md", ".ipynb", ".txt", ".toml", ".cfg", ".yml") and ".venv" not in path.parts]
+    files += [root / name for name in ("README.md", "CHANGELOG.md", "Makefile", "pyproject.toml") if (root / name).exists()]
+    found = [f"{path.relative_to(root)}:{i}" for path in files
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if any(o in line for o in outside)]
     assert not found, found

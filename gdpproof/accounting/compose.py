@@ -28,15 +28,15 @@ from .composed import (
     check_eps,
 )
 from .coupling import convolve_lattices, discretize, Lattice, power
-from .direction import LatticeDirection, PairDirection
+from .direction import CoarseFirst, LatticeDirection, PairDirection
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .exact_lattice import compose_exact, grid_step_exact
 from .losses import (
     CDF_ERROR,
     PrivacyLoss,
 )
-from .pairs import float_masses, pair_steps, supports_pairs
-from .tilt import BITS, log_chernoff, saddle_j, saddle_lam, tilted_direction
+from .pairs import coarsened, float_masses, pair_steps, supports_pairs
+from .tilt import BITS, cgf, log_chernoff, saddle_j, saddle_lam, tilted_direction
 
 #: The discretization name of a tilted pairs composition (``ComposedLoss.discretization``).
 TILTED = "tilted pairs"
@@ -49,7 +49,8 @@ AUTO_EXACT_BELOW = 1e-7
 
 def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
                    eta: Any = 1e-12, long_double: bool = False, route: str = "float",
-                   fft_error: float | None = None, discretization: str = "coupling") -> ComposedLoss:
+                   fft_error: float | None = None, discretization: str = "coupling",
+                   aim_delta: float | None = None) -> ComposedLoss:
     r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
 
     Args:
@@ -77,6 +78,10 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
             dominating and dominated grid masses (:mod:`gdpproof.accounting.pairs`; compiled losses without
             atoms), whose bracket narrows like h^2: on many steps a grid 10 to 20 times coarser reaches the
             same width.  ``eta`` then only sets the window tails (T eta / 16 of mass at most).
+        aim_delta (float, optional): Pairs: the delta an eps bracket will be sought at.  The ordering a
+            Chernoff estimate puts well below the other there is composed first on a grid 4 times coarser
+            (a proven upper end), and on ``grid_step`` only where a bound needs it; every upper end is the
+            smaller of the two, so no bracket is wider than without it.
 
     Examples:
         >>> from gdpproof.accounting.losses import SubsampledGaussianLoss
@@ -107,7 +112,8 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
             raise bad("fft_error", fft_error, "must be in (0, 1e-3)")
     clean = clean_parts(parts)
     if discretization == "pairs":
-        return _compose_pairs(clean, h, eta, bool(long_double), fft_error)
+        return _compose_pairs(clean, h, eta, bool(long_double), fft_error,
+                              None if aim_delta is None else float(checked("aim_delta", aim_delta, "probability")))
     if discretization != "coupling":
         raise bad("discretization", discretization, 'must be "coupling" or "pairs"')
     total = sum(c for _, c in clean)
@@ -235,7 +241,7 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
 
 
 def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,
-                   fft_error: float | None) -> ComposedLoss:
+                   fft_error: float | None, aim: float | None = None) -> ComposedLoss:
     """The float route on the pairs discretization (:mod:`gdpproof.accounting.pairs`).
 
     Per ordering, the dominating masses and the dominated ones are composed apart (the same
@@ -245,6 +251,11 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     a per-step excess r).  Lower end: the dominated masses' sum minus the FFT bound (trims and
     window tails only lower it).  The grid step is rounded down to an 8-bit mantissa so that
     every point k h is a double.
+
+    With ``aim`` (the delta an eps bracket is sought at), the ordering a Chernoff estimate puts
+    well below the other there (:func:`_lesser_ordering`) is composed first on the grid
+    COARSE_FACTOR h (:func:`~gdpproof.accounting.pairs.coarsened`), and on h only where that
+    bound does not decide (:class:`~gdpproof.accounting.direction.CoarseFirst`).
     """
     h = grid_step_exact(h)
     bad = [loss.name for loss, _ in clean if not supports_pairs(loss)]
@@ -265,11 +276,21 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
         assert acc is not None
         return acc
 
-    directions = []
+    def fine(o: int, sign: int, name: str) -> PairDirection:
+        return _pair_direction(name, sign, compose([st[o].upper for st in steps]),
+                               lambda: compose([st[o].lower for st in steps]), [st[o] for st in steps], clean, h)
+
+    lesser = None if aim is None else _lesser_ordering(steps, clean, h, aim)
+    directions: list[Any] = []
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
-        directions.append(_pair_direction(name, sign, compose([st[o].upper for st in steps]),
-                                           lambda o=o: compose([st[o].lower for st in steps]),
-                                           [st[o] for st in steps], clean, h))
+        if o != lesser:
+            directions.append(fine(o, sign, name))
+            continue
+        coarse = [coarsened(st[o], sign, h, COARSE_FACTOR) for st in steps]
+        up = compose([st.upper for st in coarse])
+        directions.append(CoarseFirst(LatticeDirection(name, up, COARSE_FACTOR * h, sign, (0.0, 0.0), up.err,
+                                                       _pair_lost(up, coarse, clean)),
+                                      lambda o=o, sign=sign, name=name: fine(o, sign, name)))
     comp = ComposedLoss(tuple(clean), h, 0.0, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=PAIRS_ASSUMPTIONS)
     comp.discretization = "pairs"
@@ -393,15 +414,54 @@ def _pair_direction(name: str, sign: int, up: Lattice, low: Any, law_steps: list
     """One ordering of the pairs: the composed dominating masses ``up`` with the mass missing from
     them and what rounding the masses up added ((1 + r)^T - 1 for a per-step excess r); ``low``
     is the composed dominated masses, or a function composing them when first asked."""
-    log_excess = math.fsum(count * math.log1p(st.excess) for st, (_, count) in zip(law_steps, clean))
-    excess = next_up(math.expm1(next_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
-    lost = max(0.0, 1.0 - up.l1()) + up.err + excess + 4 * U
+    lost = _pair_lost(up, law_steps, clean)
 
     def make_low() -> LatticeDirection:
         lattice = low() if callable(low) else low
         return LatticeDirection(name, lattice, h, sign, (0.0, 0.0), lattice.err, 0.0)
 
-    return PairDirection(name, up, h, sign, (0.0, 0.0), up.err, next_up(lost), make_low=make_low)
+    return PairDirection(name, up, h, sign, (0.0, 0.0), up.err, lost, make_low=make_low)
+
+
+def _pair_lost(up: Lattice, law_steps: list, clean: list[tuple[PrivacyLoss, int]]) -> float:
+    """The mass missing from the composed dominating masses ``up`` (rounded up), with what
+    rounding the steps' masses up added to the total ((1 + r)^T - 1 for a per-step excess r)."""
+    log_excess = math.fsum(count * math.log1p(st.excess) for st, (_, count) in zip(law_steps, clean))
+    excess = next_up(math.expm1(next_up(log_excess * (1 + 4 * U))) * (1 + 4 * U))
+    return next_up(max(0.0, 1.0 - up.l1()) + up.err + excess + 4 * U)
+
+
+#: The pairs' lesser ordering is composed first on a grid this many times coarser (its error,
+#: second order in the grid step, 16 times the fine one's: far below the other ordering's delta).
+COARSE_FACTOR = 4
+#: ... where a Chernoff estimate puts its delta, at the eps where the other's reaches the target,
+#: below this share of the target.
+LESSER_SHARE = 0.5
+
+
+def _lesser_ordering(steps: list, clean: list[tuple[PrivacyLoss, int]], h: float, d: float) -> int | None:
+    """The ordering (0 or 1) whose delta a Chernoff estimate from the steps' dominating masses
+    puts below LESSER_SHARE d at the eps where the other's reaches d, or None (an estimate that
+    only decides which ordering is composed coarse first: the bounds never depend on it)."""
+    counts = [c for _, c in clean]
+    sides = []
+    for o, sign in ((0, 1), (1, -1)):
+        lats = [st[o].upper for st in steps]
+        keep = [np.flatnonzero(lat.w > 0) for lat in lats]
+        pts = [sign * h * (lat.k0 + k).astype(float) for lat, k in zip(lats, keep)]
+        sides.append((pts, [lat.w[k] for lat, k in zip(lats, keep)]))
+    try:
+        eps = []
+        for pts, ws in sides:
+            lam = saddle_lam(pts, ws, counts, delta=d)
+            eps.append((cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - math.log(d)) / lam)
+        worse = int(eps[1] > eps[0])
+        pts, ws = sides[1 - worse]
+        lam = saddle_lam(pts, ws, counts, eps=eps[worse])
+        at = cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - lam * eps[worse]
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return 1 - worse if at <= math.log(LESSER_SHARE * d) else None
 
 
 def hoeffding_t(h: float, total: int, eta: float) -> float:

@@ -34,6 +34,7 @@ from ..numeric.tradeoff.solve import (
     mu_from_epsilon_delta,
     mu_from_error_rates,
 )
+from .direction import CoarseFirst
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .losses import (
     CDF_ERROR,
@@ -170,6 +171,11 @@ class ComposedLoss:
         bound on a tie; the lower bounds are evaluated only then: on the pairs they cost a
         composition of the dominated masses)."""
         e = check_eps(eps)
+        plain = [d for d in self.directions if not isinstance(d, CoarseFirst)]
+        if len(plain) == 1 and len(self.directions) == 2:  # one known coarse first: not composed where lesser
+            other = next(d for d in self.directions if isinstance(d, CoarseFirst))
+            if other.upper_below(e, plain[0].upper(e)):
+                return plain[0].name
         ups = {d.name: d.upper(e) for d in self.directions}
         if len(set(ups.values())) > 1:
             return max(ups, key=lambda k: ups[k])
@@ -188,8 +194,10 @@ class ComposedLoss:
         if ends not in ("both", "upper", "lower"):
             raise bad("ends", ends, "must be 'both', 'upper' or 'lower'")
         d: Any = check_delta_exact(delta) if self.route == EXACT_ROUTE else _check_delta(delta)
-        up_ok = lambda e: all(dd.upper_le(e, d) for dd in self.directions)  # noqa: E731
-        lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in self.directions)  # noqa: E731
+        # (an ordering known coarse first is asked last: the other often decides alone)
+        ordered = sorted(self.directions, key=lambda dd: isinstance(dd, CoarseFirst))
+        up_ok = lambda e: all(dd.upper_le(e, d) for dd in ordered)  # noqa: E731
+        lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in ordered)  # noqa: E731
         top = self._top()
         if not up_ok(top):
             floor = self.delta_floor()
@@ -214,7 +222,13 @@ class ComposedLoss:
 
     def delta_floor(self) -> float:
         """The smallest upper bound on delta this bracket can give (truncation, eta, float error)."""
-        return max(d.upper(self._top()) for d in self.directions)
+        return _upper_max(self.directions, self._top())
+
+    def floor_above(self, x: float) -> bool:
+        """Whether :meth:`delta_floor` is above ``x`` (an ordering known coarse first is composed
+        only where its coarse floor is above it)."""
+        top = self._top()
+        return not all(d.upper_le(top, x) for d in sorted(self.directions, key=lambda d: isinstance(d, CoarseFirst)))
 
     def _top(self) -> float:
         return max(dd.top() for dd in self.directions)
@@ -538,6 +552,18 @@ def _violations(mu: float, e_next: np.ndarray, d_here: np.ndarray, certified: Ca
         if Fraction(float(d_here[j])) > lo:
             return True
     return False
+
+
+def _upper_max(directions: Any, eps: float) -> float:
+    """The largest of the directions' upper bounds on delta(eps); an ordering known coarse first
+    (:class:`~gdpproof.accounting.direction.CoarseFirst`) is composed only where its coarse bound
+    is not below the others'."""
+    plain = [d.upper(eps) for d in directions if not isinstance(d, CoarseFirst)]
+    top = max(plain, default=0.0)
+    for d in directions:
+        if isinstance(d, CoarseFirst) and not (plain and d.upper_below(eps, top)):
+            top = max(top, d.upper(eps))
+    return top
 
 
 def _max_or_none(values: Any) -> float | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -192,3 +192,72 @@ class PairDirection(LatticeDirection):
     def top(self) -> float:
         built = self.__dict__.get("_low")
         return super().top() if built is None else max(super().top(), built.top())
+
+
+class CoarseFirst:
+    """One ordering known first by a proven bound on a coarser grid (``coarse``: the ordering
+    expected to be the lesser at the delta an eps bracket is sought at), its own composition
+    (``build()``, on the composition's grid) made only where that bound does not decide.
+
+    Every end is the tighter of the two proven ones (the upper bound on delta(eps) is the
+    smaller of the coarse and the fine), so no bracket is wider than the fine ordering alone
+    gives.  The eps search asks :meth:`upper_le` and :meth:`lower_gt`, which the coarse bound
+    decides wherever it is at most the target (then the fine upper bound, and any lower bound,
+    are not above it either way); :meth:`upper_below` answers "is the upper end below x" without
+    the fine one where the coarse one is below x.  Anything else (the lattice, the dominated
+    masses, the values) asks the fine ordering, built once on first use."""
+
+    def __init__(self, coarse: LatticeDirection, build: Callable[[], LatticeDirection]) -> None:
+        self.name = coarse.name
+        self.coarse = coarse
+        self._build = build
+        self._fine: LatticeDirection | None = None
+
+    @property
+    def fine(self) -> LatticeDirection:
+        if self._fine is None:
+            self._fine = self._build()
+        return self._fine
+
+    @property
+    def built(self) -> bool:
+        """Whether the fine ordering has been composed."""
+        return self._fine is not None
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") or attr in ("coarse", "_build", "_fine", "name"):
+            raise AttributeError(attr)
+        return getattr(self.fine, attr)
+
+    def upper(self, eps: float) -> float:
+        return min(self.coarse.upper(eps), self.fine.upper(eps))
+
+    def lower(self, eps: float) -> float:
+        return self.fine.lower(eps)
+
+    def delta(self, eps: float) -> tuple[float, float]:
+        return self.lower(eps), self.upper(eps)
+
+    def upper_le(self, eps: float, target: float) -> bool:
+        return self.coarse.upper(eps) <= target or self.fine.upper_le(eps, target)
+
+    def lower_gt(self, eps: float, target: float) -> bool:
+        if self.coarse.upper(eps) <= target:
+            return False  # delta(eps) <= target: no lower bound is above it
+        return self.fine.lower_gt(eps, target)
+
+    def upper_below(self, eps: float, x: float) -> bool:
+        """True when the upper bound on delta(eps) is below x (the fine ordering composed only
+        where the coarse bound is not)."""
+        return self.coarse.upper(eps) < x or self.upper(eps) < x
+
+    def guess_upper(self, target: float) -> float | None:
+        # the coarse lattice's estimate whether or not the fine one is built, so that the
+        # bisection, and the last bits of the ends, do not depend on what was asked before
+        return self.coarse.guess_upper(target)
+
+    def guess_lower(self, target: float) -> float | None:
+        return self.coarse.guess_upper(target)
+
+    def top(self) -> float:
+        return self.coarse.top()

@@ -19,12 +19,12 @@ import flint
 import numpy as np
 
 from ..errors import PrecisionError
-from ..numeric.engine.bound import next_up
+from ..numeric.engine.bound import U, next_up
 from .exact_lattice import bin_mass, LawBalls, law_kernel, arb_precision
 from .coupling import Lattice
 from .losses import CompiledLoss, PrivacyLoss
 
-__all__ = ["PairStep", "pair_steps", "supports_pairs", "PRECISION"]
+__all__ = ["PairStep", "pair_steps", "supports_pairs", "coarsened", "PRECISION"]
 
 #: Working precision of the bin masses (bits): the masses' relative error must stay far below
 #: 1 / (steps x grid points) so that rounding them outward costs nothing visible.
@@ -114,6 +114,48 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float, others: int = 0,
     up2, low2, ex2 = second
     return (PairStep(spread(up1), spread(low1), ex1, tops[0]),
             PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2, tops[1]))
+
+
+def coarsened(step: PairStep, sign: int, h: float, m: int) -> PairStep:
+    """The dominating masses of ``step`` (one ordering, its own loss s = sign k h) moved to the
+    grid m h by connecting the dots once more: each mass w at s, between the coarse points
+    a < s < b, is split into w (e^{a - s} - e^{a - b}) / (1 - e^{a - b}) at a and w (1 - e^{a - s}) /
+    (1 - e^{a - b}) at b, which keeps its P-mass and its Q-mass (w e^{-s}); by Jensen, as for the
+    bins (docs/proofs/pairs.md), the new curve lies above the old one, which lies above the
+    step's.  The split's coefficients are arb balls rounded up, the sums raised by their float
+    error (and by what an underflow may lose); ``excess`` grows by what the new total may exceed
+    the old one by.  The +infinity mass (``top``) is the step's.  ``lower`` is left empty: the
+    coarse masses only serve an upper end (:class:`~gdpproof.accounting.direction.CoarseFirst`).
+    ``h`` has a short mantissa, so m h (m a power of 2) is exact."""
+    lat = step.upper
+    j0 = lat.k0 // m
+    lead = lat.k0 - j0 * m
+    rows = -(-(lead + len(lat.w)) // m)
+    w = np.zeros(rows * m)
+    w[lead: lead + len(lat.w)] = lat.w
+    grid = w.reshape(rows, m)
+    to_j, to_next = np.zeros(m), np.zeros(m)   # the share of residue r going to the points j and j + 1
+    to_j[0] = 1.0
+    with arb_precision(PRECISION):
+        far = (-flint.arb(m * h)).exp()
+        for r in range(1, m):
+            rho = r if sign > 0 else m - r
+            near = (-flint.arb(rho * h)).exp()
+            low_share, high_share = (near - far) / (1 - far), (1 - near) / (1 - far)
+            a, b = (low_share, high_share) if sign > 0 else (high_share, low_share)
+            to_j[r], to_next[r] = next_up(float(a.upper())), next_up(float(b.upper()))
+    out = np.zeros(rows + 1)
+    out[:-1] += np.sum(grid * to_j, axis=1)
+    out[1:] += np.sum(grid * to_next, axis=1)
+    held = np.zeros(rows + 1, dtype=bool)
+    held[:-1] |= np.any(grid > 0, axis=1)
+    held[1:] |= np.any(grid > 0, axis=1)
+    # 2m products and sums of non-negative terms: relative error below (2m + 2) u, and in the
+    # subnormal range an absolute one of 2^-1075 each
+    out = out * (1 + 4 * (m + 2) * U) + np.where(held, (4 * m + 4) * 2.0**-1074, 0.0)
+    grown = math.fsum(out.tolist()) * (1 + 2 * U) - math.fsum(lat.w.tolist()) * (1 - 2 * U)
+    excess = next_up((step.excess + max(0.0, grown)) * (1 + 4 * U))
+    return PairStep(Lattice(j0, out, 0.0), Lattice(j0, np.zeros(1), 0.0), excess, step.top)
 
 
 #: Cells away from the bulk merge grid steps while their chord-gap estimate stays below this

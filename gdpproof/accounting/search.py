@@ -541,15 +541,15 @@ def _predicted_costs(clean: list, d: float, w: float) -> dict[str, float]:
     return {"pairs": pairs, "coupling": coupling}
 
 
-def _why_stop(rw: float, w: float, floor: float, delta: float, pairs: bool, attempt: int, previous: float,
+def _why_stop(rw: float, w: float, comp: ComposedLoss, delta: float, pairs: bool, attempt: int, previous: float,
               h: float) -> str:
     """Why the float route's refinement stops after a pass that missed the width ``w`` ("" to
     refine on): delta too close to the route's additive floor, or a bracket that no longer
     narrows."""
-    if floor > 0.2 * delta:
-        return f"delta is within a factor 5 of the float route's floor {floor:.2g}"
+    if comp.floor_above(0.2 * delta):
+        return f"delta is within a factor 5 of the float route's floor {comp.delta_floor():.2g}"
     if attempt and rw > (0.95 if pairs else 0.8) * previous:
-        return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {floor:.2g})"
+        return f"the bracket stopped narrowing (grid step {h:.3g}, float floor {comp.delta_floor():.2g})"
     return ""
 
 
@@ -575,16 +575,15 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
     fft_error = FFT_SHARE * w * d
     for attempt in range(max_refinements + 1):
         try:
-            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double,
+            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double, aim_delta=d if pairs else None,
                                   fft_error=None if long_double else fft_error, discretization=discretization)
             # the additive error (FFT, truncation, eta) does not shrink with h: when it is a
             # visible part of delta, run in long double; when even that does not help, stop
-            floor = comp.delta_floor()
-            if floor > 0.02 * d and not long_double:
+            if not long_double and comp.floor_above(0.02 * d):
                 long_double = True
                 best.passes += 1
-                comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True, discretization=discretization)
-                floor = comp.delta_floor()
+                comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True, discretization=discretization,
+                                      aim_delta=d if pairs else None)
             b = eps_at(comp, dq)
         except PrecisionError as exc:
             return f"the float route stopped ({discretization}): {exc}"
@@ -592,7 +591,7 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
-        why = _why_stop(rw, w, floor, d, pairs, attempt, previous, h)
+        why = _why_stop(rw, w, comp, d, pairs, attempt, previous, h)
         if why:
             return why
         previous = rw
@@ -749,7 +748,7 @@ def _delta_float(clean: list, e: float, w: float, max_refinements: int, best: _B
         best.offer(b, comp, rw)
         if rw <= w:
             return ""
-        why = _why_stop(rw, w, floor, b.upper, pairs, attempt, previous, h)
+        why = _why_stop(rw, w, comp, b.upper, pairs, attempt, previous, h)
         if why:
             return why
         previous = rw

@@ -167,7 +167,7 @@ def untilt(lat: Lattice, sign: int, j: int, big_n: int, up: bool) -> Lattice:
     return Lattice(lat.k0 + a, _scaled(lat.w[a:b], e[a:b], up), 0.0)
 
 
-def _cgf(points: Sequence[np.ndarray], logs: Sequence[np.ndarray], counts: Sequence[int],
+def cgf(points: Sequence[np.ndarray], logs: Sequence[np.ndarray], counts: Sequence[int],
          lam: float) -> tuple[float, float]:
     """(K(lam), K'(lam)): the composed log moment generating function of the losses at ``points``
     (log masses ``logs``, each part ``counts`` times) and the tilted mean (floats)."""
@@ -195,17 +195,17 @@ def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], count
         logs = [np.log(np.asarray(w, dtype=float)) for w in masses]
     a, b = math.log(1e-3), math.log(1e3)
     if eps is not None:
-        if _cgf(points, logs, counts, 0.0)[1] >= eps:
+        if cgf(points, logs, counts, 0.0)[1] >= eps:
             return 0.0
         for _ in range(60):  # bisection on log lam: the tilted mean increases with lam
             m = 0.5 * (a + b)
-            a, b = (m, b) if _cgf(points, logs, counts, math.exp(m))[1] < eps else (a, m)
+            a, b = (m, b) if cgf(points, logs, counts, math.exp(m))[1] < eps else (a, m)
         return math.exp(0.5 * (a + b))
     assert delta is not None
 
     def eps_of(log_lam: float) -> float:
         lam = math.exp(log_lam)
-        return (_cgf(points, logs, counts, lam)[0] - math.log(delta)) / lam
+        return (cgf(points, logs, counts, lam)[0] - math.log(delta)) / lam
 
     g = (math.sqrt(5) - 1) / 2  # golden-section search on log lam
     c, d = b - g * (b - a), a + g * (b - a)
@@ -231,7 +231,7 @@ def log_chernoff(lattices: Sequence[Lattice], counts: Sequence[int], sign: int, 
     lam = saddle_lam(pts, [lat.w for lat in lattices], counts, eps=eps)
     with np.errstate(divide="ignore"):
         logs = [np.log(lat.w) for lat in lattices]
-    return lam, _cgf(pts, logs, counts, lam)[0] - lam * eps
+    return lam, cgf(pts, logs, counts, lam)[0] - lam * eps
 
 
 def saddle_j(lattices: Sequence[Lattice], counts: Sequence[int], sign: int, h: float,

@@ -27,7 +27,7 @@ from .composed import (
     check_delta_exact,
     check_eps,
 )
-from .coupling import convolve_lattices, discretize, Lattice, power
+from .coupling import convolve_lattices, discretize, grid_h_eff, Lattice, power
 from .direction import CoarseFirst, LatticeDirection, PairDirection
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .exact_lattice import compose_exact, grid_step_exact
@@ -50,7 +50,7 @@ AUTO_EXACT_BELOW = 1e-7
 def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float = 1e-4,
                    eta: Any = 1e-12, long_double: bool = False, route: str = "float",
                    fft_error: float | None = None, discretization: str = "coupling",
-                   aim_delta: float | None = None) -> ComposedLoss:
+                   aim_delta: float | None = None, earlier: Any = None) -> ComposedLoss:
     r"""Compose privacy losses (each given with its number of repetitions) with proven bounds.
 
     Args:
@@ -79,9 +79,13 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
             atoms), whose bracket narrows like h^2: on many steps a grid 10 to 20 times coarser reaches the
             same width.  ``eta`` then only sets the window tails (T eta / 16 of mass at most).
         aim_delta (float, optional): Pairs: the delta an eps bracket will be sought at.  The ordering a
-            Chernoff estimate puts well below the other there is composed first on a grid 4 times coarser
+            Chernoff estimate puts well below the other there is composed first on a grid 8 times coarser
             (a proven upper end), and on ``grid_step`` only where a bound needs it; every upper end is the
             smaller of the two, so no bracket is wider than without it.
+        earlier (tuple, optional): Coupling, with ``aim_delta``: (a float-route composition of the same parts
+            with the same ``eta``, the lower end of its eps bracket at ``aim_delta``).  An ordering whose
+            upper bound there is below half ``aim_delta`` (the other's is not) keeps that composition's as a
+            proven upper end, and is discretized and composed on ``grid_step`` only where a bound needs it.
 
     Examples:
         >>> from gdpproof.accounting.losses import SubsampledGaussianLoss
@@ -116,30 +120,72 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
                               None if aim_delta is None else float(checked("aim_delta", aim_delta, "probability")))
     if discretization != "coupling":
         raise bad("discretization", discretization, 'must be "coupling" or "pairs"')
+    return _compose_coupling(clean, h, eta, bool(long_double), fft_error, aim_delta, earlier)
+
+
+def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,
+                      fft_error: float | None, aim: float | None = None, earlier: Any = None) -> ComposedLoss:
+    """The float route on the coupling (module doc).  With ``aim`` and ``earlier`` (a composition
+    of the same parts with the same eta, and the lower end of its eps bracket at ``aim``), an
+    ordering whose upper bound there is below LESSER_SHARE ``aim`` keeps that composition's as
+    its coarse bound (:class:`~gdpproof.accounting.direction.CoarseFirst`), its law discretized and
+    composed on this grid only where a bound needs it (:meth:`ComposedLoss.completed`)."""
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions (x 1.5 with the fused step's fold)
     kolm = _kolmogorov(total)
     orderings = _orderings(clean)
+    specs = (("P", 1, orderings[0]), ("Q", -1, orderings[1]))
+    kept = _kept_ordering(earlier, aim)
     # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
     # BERNSTEIN_MIN_STEPS steps its t gains too little (t_B / t_H > 0.75) to pay for them
     moments = total >= BERNSTEIN_MIN_STEPS
-    steps = {law: [discretize(loss, law, h, tau, moments) for loss, _ in clean] for law in "PQ"}
+    steps = {law: [discretize(loss, law, h, tau, moments) for loss, _ in clean]
+             for o, (law, _, _) in enumerate(specs) if o != kept}
     # the rounding errors have range h_eff (h plus the float error of the bin edges) and second
     # moments bounded per step: Hoeffding or Bernstein, whichever is smaller, per law
-    h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
-    ts = {law: coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
-          for law in "PQ"}
-    directions = []
-    for law, sign, name in (("P", 1, orderings[0]), ("Q", -1, orderings[1])):
+    h_eff = max(grid_h_eff(loss, law, h, tau) for law in "PQ" for loss, _ in clean)
+    ts: dict[str, float] = {}
+
+    def direction(law: str, sign: int, name: str) -> LatticeDirection:
+        if law not in steps:
+            steps[law] = [discretize(loss, law, h, tau, moments) for loss, _ in clean]
+        ts[law] = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
         acc: Lattice | None = None
         for step, (loss, count) in zip(steps[law], clean):
-            powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=bool(long_double),
+            powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=long_double,
                              fft_error=None if fft_error is None else fft_error / len(clean))
             acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
         assert acc is not None
-        directions.append(_coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm))
-    return _coupling_result(clean, steps, h, eta, ts, directions, h_eff)
+        return _coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm)
+
+    directions: list[Any] = []
+    for o, (law, sign, name) in enumerate(specs):
+        if o != kept:
+            directions.append(direction(law, sign, name))
+            continue
+
+        def build(law: str = law, sign: int = sign, name: str = name) -> LatticeDirection:
+            d = direction(law, sign, name)
+            _coupling_model(comp, clean, steps, ts, h, h_eff)
+            return d
+
+        coarse = earlier[0].directions[o]
+        directions.append(CoarseFirst(coarse.coarse if isinstance(coarse, CoarseFirst) else coarse, build))
+    comp = ComposedLoss(tuple(clean), h, eta, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
+                        assumptions=FLOAT_ASSUMPTIONS)
+    _coupling_model(comp, clean, steps, ts, h, h_eff)
+    return comp
+
+
+def _kept_ordering(earlier: Any, aim: float | None) -> int | None:
+    """The ordering (0 or 1) whose upper bound in the ``earlier`` (composition, eps) is below
+    LESSER_SHARE ``aim`` at that eps (the other's is not), or None."""
+    if earlier is None or aim is None or earlier[0].route != FLOAT_ROUTE or earlier[0].discretization == TILTED:
+        return None
+    below = [(d.coarse if isinstance(d, CoarseFirst) else d).upper(earlier[1]) <= LESSER_SHARE * aim
+             for d in earlier[0].directions]
+    return below.index(True) if below.count(True) == 1 else None
 
 
 def _coupling_direction(name: str, sign: int, acc: Lattice, law_steps: list, clean: list[tuple[PrivacyLoss, int]],
@@ -162,12 +208,20 @@ def _coupling_direction(name: str, sign: int, acc: Lattice, law_steps: list, cle
 
 def _coupling_result(clean: list[tuple[PrivacyLoss, int]], steps: dict, h: float, eta: float, ts: dict,
                      directions: list, h_eff: float) -> ComposedLoss:
-    comp = ComposedLoss(tuple(clean), h, eta, max(ts.values()), (directions[0], directions[1]), route=FLOAT_ROUTE,
+    comp = ComposedLoss(tuple(clean), h, eta, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
-    comp.coupling_model = [[(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
-                           for law in "PQ"], h_eff / h
-    comp.step_laws = steps
+    _coupling_model(comp, clean, steps, ts, h, h_eff)
     return comp
+
+
+def _coupling_model(comp: ComposedLoss, clean: list[tuple[PrivacyLoss, int]], steps: dict, ts: dict, h: float,
+                    h_eff: float) -> None:
+    """The coupling's t, the model that aims the next grid and the step laws, of the laws
+    discretized so far (both once :meth:`ComposedLoss.completed`)."""
+    comp.t = max(ts.values())
+    comp.coupling_model = [[(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
+                           for law in "PQ" if law in steps], h_eff / h
+    comp.step_laws = steps
 
 
 def _kolmogorov(total: int) -> float:
@@ -197,6 +251,7 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
     """
     if like.route != FLOAT_ROUTE or like.step_laws is None or len(like.parts) != 1:
         raise bad("like", like, "must be a float-route composition of one loss (from compose_losses)")
+    like = like.completed()
     counts = [int(c) for c in counts]
     if not counts or any(b <= a for a, b in zip(counts, counts[1:])) or counts[0] < 1 or counts[-1] > like.steps:
         raise bad("counts", counts, f"must be a non-empty increasing list of step counts in [1, {like.steps}]")
@@ -432,8 +487,9 @@ def _pair_lost(up: Lattice, law_steps: list, clean: list[tuple[PrivacyLoss, int]
 
 
 #: The pairs' lesser ordering is composed first on a grid this many times coarser (its error,
-#: second order in the grid step, 16 times the fine one's: far below the other ordering's delta).
-COARSE_FACTOR = 4
+#: second order in the grid step, 64 times the fine one's: on DP-SGD at delta 1e-5 its delta at the
+#: other's lower end stays below half the target wherever the estimate below said it would).
+COARSE_FACTOR = 8
 #: ... where a Chernoff estimate puts its delta, at the eps where the other's reaches the target,
 #: below this share of the target.
 LESSER_SHARE = 0.5

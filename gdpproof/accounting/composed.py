@@ -224,6 +224,15 @@ class ComposedLoss:
         """The smallest upper bound on delta this bracket can give (truncation, eta, float error)."""
         return _upper_max(self.directions, self._top())
 
+    def completed(self) -> ComposedLoss:
+        """This composition with every ordering known coarse first composed on its own grid too
+        (:class:`~gdpproof.accounting.direction.CoarseFirst`): its step laws and the coupling's
+        model and t then cover both orderings.  Returns ``self``."""
+        for d in self.directions:
+            if isinstance(d, CoarseFirst):
+                d.fine  # noqa: B018  (composed on first use)
+        return self
+
     def floor_above(self, x: float) -> bool:
         """Whether :meth:`delta_floor` is above ``x`` (an ordering known coarse first is composed
         only where its coarse floor is above it)."""

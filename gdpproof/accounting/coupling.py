@@ -464,14 +464,7 @@ def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool 
     """One step's loss under ``law`` rounded to h Z (window at tail mass tau), with the mean of its
     rounding error D, its range and, with ``moments``, a bound on E[D^2] (else the trivial one,
     bulk_bins -1)."""
-    lo, hi = loss.window(tau, law)
-    k_lo = math.floor(lo / h + 0.5)
-    k_hi = math.ceil(hi / h - 0.5)
-    if k_hi < k_lo:
-        k_hi = k_lo
-    if k_hi - k_lo > 20_000_000:
-        raise PrecisionError(f"grid of {k_hi - k_lo} points for {loss.name}: too fine for this loss "
-                             "(a larger grid_step, or rel_width, asks for fewer)")
+    k_lo, k_hi = _grid_range(loss, law, h, tau)
     ks = np.arange(k_lo, k_hi + 2, dtype=float)
     edges = (ks - 0.5) * h                # edges[i] is the left edge of the bin of point k_lo + i
     cdf = np.maximum.accumulate(np.clip(loss.cdf(edges, law), 0.0, 1.0))
@@ -485,9 +478,7 @@ def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool 
     np.maximum(w, 0.0, out=w)
     # The bins are (e_i, e_{i+1}] with e_i the float edges as the loss maps them (a few ulps of
     # |edge| + 32 off (k - 1/2) h): the rounding error D = R - L has range at most h_eff.
-    max_edge = float(np.max(np.abs(edges)))
-    edge_err = 64 * U * (max_edge + 32)
-    h_eff = h * (1 + 2 * U * (max(abs(k_lo), abs(k_hi)) + 2)) + 2 * edge_err
+    max_edge, edge_err, h_eff = _edge_errors(k_lo, k_hi, h)
     half = 0.5 * h_eff
     # mean of D over the window, from the masses (summation by parts bounds the effect of the
     # CDF errors: h per edge plus the two ends) and the partial mean of L; |D| <= h_eff/2 outside
@@ -509,6 +500,35 @@ def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool 
     second, bulk_bins = ((0.5 * h_eff) ** 2 * (1 + 4 * U), -1) if not moments else \
         _second_moment(loss, law, h, k_lo, cdf, sf, h_eff, edge_err)
     return _StepLaw(Lattice(k_lo, w, 0.0), (d_lo, d_hi), h_eff, second, bulk_bins)
+
+
+def _grid_range(loss: PrivacyLoss, law: Law, h: float, tau: float) -> tuple[int, int]:
+    """The points k_lo .. k_hi of h Z that :func:`discretize` rounds the window (tails tau) to."""
+    lo, hi = loss.window(tau, law)
+    k_lo = math.floor(lo / h + 0.5)
+    k_hi = math.ceil(hi / h - 0.5)
+    if k_hi < k_lo:
+        k_hi = k_lo
+    if k_hi - k_lo > 20_000_000:
+        raise PrecisionError(f"grid of {k_hi - k_lo} points for {loss.name}: too fine for this loss "
+                             "(a larger grid_step, or rel_width, asks for fewer)")
+    return k_lo, k_hi
+
+
+def _edge_errors(k_lo: int, k_hi: int, h: float) -> tuple[float, float, float]:
+    """(the largest |edge|, the displacement of a mapped edge, h_eff) of the bins (k - 1/2) h,
+    k from k_lo to k_hi + 1: the bins are (e_i, e_{i+1}] with e_i the float edges as the loss maps
+    them (a few ulps of |edge| + 32 off (k - 1/2) h), so the rounding error D = R - L has range
+    at most h_eff.  The largest |edge| is at an end (the float edges are monotone)."""
+    max_edge = max(abs((k_lo - 0.5) * h), abs((k_hi + 0.5) * h))
+    edge_err = 64 * U * (max_edge + 32)
+    return max_edge, edge_err, h * (1 + 2 * U * (max(abs(k_lo), abs(k_hi)) + 2)) + 2 * edge_err
+
+
+def grid_h_eff(loss: PrivacyLoss, law: Law, h: float, tau: float) -> float:
+    """The h_eff :func:`discretize` finds for ``loss`` under ``law`` (grid h, tails tau), without
+    discretizing it (so its PrecisionError on a grid too fine too)."""
+    return _edge_errors(*_grid_range(loss, law, h, tau), h)[2]
 
 
 #: :func:`_second_moment` evaluates the CDF at most this many times per step law.

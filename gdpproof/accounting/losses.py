@@ -115,33 +115,33 @@ class PrivacyLoss(ABC):
     def _window(self, tau: float, law: Law) -> tuple[float, float]:
         s_lo, s_hi = self.support()
 
-        def search(ok: Callable[[float], bool], start: float, direction: float, limit: float) -> float:
-            if math.isfinite(limit) and ok(limit):
+        def search(ok: Callable[[np.ndarray], np.ndarray], start: float, direction: float, limit: float) -> float:
+            # the doubling and the bisection below, their points evaluated WINDOW_LEVELS levels of
+            # the bisection's tree at a time (one kernel call each, not one a point): the same points,
+            # so the same window
+            if math.isfinite(limit) and ok(np.array([limit]))[0]:
                 return limit
-            step = 1.0
-            x = start + direction * step
-            while not ok(x):
-                step *= 2
-                x = start + direction * step
-                if step > 1e6:
-                    raise PrecisionError(f"{self.name}: the tails of the privacy loss do not fall "
-                                         f"below {tau} within 1e6 of the median")
-            a, b = start, x
-            for _ in range(200):
-                m = 0.5 * (a + b)
-                # b always satisfies ok: stopping early only widens the window (by at most a
-                # millionth of its half), with no effect but a few more empty bins
-                if m in (a, b) or abs(b - a) <= 1e-6 * abs(b - start):
-                    break
-                if ok(m):
-                    b = m
-                else:
-                    a = m
-            return b
+            steps = 2.0 ** np.arange(20)            # 1, 2, ..., 2^19: the last step before 1e6
+            met = np.flatnonzero(ok(start + direction * steps))
+            if not len(met):
+                raise PrecisionError(f"{self.name}: the tails of the privacy loss do not fall "
+                                     f"below {tau} within 1e6 of the median")
+            a, b = start, start + direction * float(steps[met[0]])
+            while True:
+                tree = _midpoints(a, b, WINDOW_LEVELS)
+                values = ok(np.array(tree))
+                node = 0
+                for _ in range(WINDOW_LEVELS):
+                    m = tree[node]
+                    # b always satisfies ok: stopping early only widens the window (by at most a
+                    # millionth of its half), with no effect but a few more empty bins
+                    if m in (a, b) or abs(b - a) <= 1e-6 * abs(b - start):
+                        return b
+                    a, b, node = (a, m, 2 * node + 1) if values[node] else (m, b, 2 * node + 2)
 
         mid = self._median(law)
-        lo = search(lambda x: float(self.cdf(np.array([x]), law)[0]) <= tau, mid, -1.0, s_lo)
-        hi = search(lambda x: float(self.sf(np.array([x]), law)[0]) <= tau, mid, 1.0, s_hi)
+        lo = search(lambda x: self.cdf(x, law) <= tau, mid, -1.0, s_lo)
+        hi = search(lambda x: self.sf(x, law) <= tau, mid, 1.0, s_hi)
         return lo, hi
 
     def _median(self, law: Law) -> float:
@@ -149,6 +149,25 @@ class PrivacyLoss(ABC):
 
     def __repr__(self) -> str:
         return self.name
+
+
+#: :meth:`PrivacyLoss.window`'s bisection evaluates this many levels of its tree a kernel call.
+WINDOW_LEVELS = 6
+
+
+def _midpoints(a: float, b: float, levels: int) -> list[float]:
+    """The midpoints a bisection of [a, b] may visit in its next ``levels`` steps, as a heap
+    (node i's halves: 2i + 1 keeps [a, m], 2i + 2 keeps [m, b]), each computed as it would be."""
+    out: list[float] = []
+    spans = [(a, b)]
+    for _ in range(levels):
+        nxt = []
+        for lo, hi in spans:
+            m = 0.5 * (lo + hi)
+            out.append(m)
+            nxt += [(lo, m), (m, hi)]
+        spans = nxt
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

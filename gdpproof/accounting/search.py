@@ -575,7 +575,8 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
     fft_error = FFT_SHARE * w * d
     for attempt in range(max_refinements + 1):
         try:
-            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double, aim_delta=d if pairs else None,
+            earlier = None if best.comp is None or best.bound is None else (best.comp, best.bound.lower)
+            comp = compose_losses(clean, grid_step=h, eta=eta, long_double=long_double, aim_delta=d, earlier=earlier,
                                   fft_error=None if long_double else fft_error, discretization=discretization)
             # the additive error (FFT, truncation, eta) does not shrink with h: when it is a
             # visible part of delta, run in long double; when even that does not help, stop
@@ -583,7 +584,7 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
                 long_double = True
                 best.passes += 1
                 comp = compose_losses(clean, grid_step=h, eta=eta, long_double=True, discretization=discretization,
-                                      aim_delta=d if pairs else None)
+                                      aim_delta=d, earlier=earlier)
             b = eps_at(comp, dq)
         except PrecisionError as exc:
             return f"the float route stopped ({discretization}): {exc}"
@@ -596,7 +597,7 @@ def _epsilon_float(clean: list, dq: Fraction, w: float, max_refinements: int, be
             return why
         previous = rw
         if not pairs:
-            h = _refined_step(h, b, w, comp)
+            h = _refined_step(h, b, w, comp.completed())
         else:
             if b.lower > 0 and b.width < b.lower:
                 mid = 0.5 * (b.lower + b.upper)

@@ -319,7 +319,7 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)
     budget = eta / 4.0
-    steps = [pair_steps(loss, h, tau, total - 1) for loss, _ in clean]
+    steps = [pair_steps(loss, h, tau, total - 1, lazy=aim is not None) for loss, _ in clean]
     orderings = _orderings(clean)
 
     def compose(lattices: list[Lattice]) -> Lattice:
@@ -495,10 +495,15 @@ COARSE_FACTOR = 8
 LESSER_SHARE = 0.5
 
 
+#: The golden-section steps of the Chernoff estimate that picks the lesser ordering.
+PREDICT_ITERATIONS = 24
+
+
 def _lesser_ordering(steps: list, clean: list[tuple[PrivacyLoss, int]], h: float, d: float) -> int | None:
     """The ordering (0 or 1) whose delta a Chernoff estimate from the steps' dominating masses
-    puts below LESSER_SHARE d at the eps where the other's reaches d, or None (an estimate that
-    only decides which ordering is composed coarse first: the bounds never depend on it)."""
+    puts below LESSER_SHARE d at the eps where the other's reaches d (its bound at the other's
+    lam, above its best), or None: an estimate that only decides which ordering is composed
+    coarse first (the bounds never depend on it)."""
     counts = [c for _, c in clean]
     sides = []
     for o, sign in ((0, 1), (1, -1)):
@@ -507,14 +512,13 @@ def _lesser_ordering(steps: list, clean: list[tuple[PrivacyLoss, int]], h: float
         pts = [sign * h * (lat.k0 + k).astype(float) for lat, k in zip(lats, keep)]
         sides.append((pts, [lat.w[k] for lat, k in zip(lats, keep)]))
     try:
-        eps = []
+        found = []   # (eps, lam) of each ordering's Chernoff bound at d (a few digits suffice)
         for pts, ws in sides:
-            lam = saddle_lam(pts, ws, counts, delta=d)
-            eps.append((cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - math.log(d)) / lam)
-        worse = int(eps[1] > eps[0])
-        pts, ws = sides[1 - worse]
-        lam = saddle_lam(pts, ws, counts, eps=eps[worse])
-        at = cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - lam * eps[worse]
+            lam = saddle_lam(pts, ws, counts, delta=d, iterations=PREDICT_ITERATIONS)
+            found.append(((cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - math.log(d)) / lam, lam))
+        worse = int(found[1][0] > found[0][0])
+        (eps, lam), (pts, ws) = found[worse], sides[1 - worse]
+        at = cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - lam * eps   # the other's, at the same lam
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
     return 1 - worse if at <= math.log(LESSER_SHARE * d) else None

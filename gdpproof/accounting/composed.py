@@ -194,11 +194,26 @@ class ComposedLoss:
         if ends not in ("both", "upper", "lower"):
             raise bad("ends", ends, "must be 'both', 'upper' or 'lower'")
         d: Any = check_delta_exact(delta) if self.route == EXACT_ROUTE else _check_delta(delta)
+        lazy = [dd for dd in self.directions if isinstance(dd, CoarseFirst)]
+        for dd in lazy:
+            dd.asked = False
+        b = self._bisect(delta, d, ends, fine=False)
+        if any(dd.asked for dd in lazy):
+            # a coarse bound did not decide somewhere: bisect again from the fine orderings' span
+            # and estimates, as without the coarse bounds (whose predicates only add "yes" answers
+            # to the upper end's, which can only move it down, and leave the lower end's alone)
+            b = self._bisect(delta, d, ends, fine=True)
+        return b
+
+    def _bisect(self, delta: Any, d: Any, ends: str, fine: bool) -> Bound:
+        """:meth:`epsilon`'s bisections for the delta ``d`` as parsed, the span and the estimates
+        from each ordering known coarse first's coarse bound, or (``fine``) its fine one."""
+        views = [dd.fine if fine and isinstance(dd, CoarseFirst) else dd for dd in self.directions]
         # (an ordering known coarse first is asked last: the other often decides alone)
         ordered = sorted(self.directions, key=lambda dd: isinstance(dd, CoarseFirst))
         up_ok = lambda e: all(dd.upper_le(e, d) for dd in ordered)  # noqa: E731
         lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in ordered)  # noqa: E731
-        top = self._top()
+        top = max(dd.top() for dd in views)
         if not up_ok(top):
             floor = self.delta_floor()
             remedy = ("aim the tilt at this delta (compose_tilted(delta=...)) or ask for a larger delta"
@@ -211,8 +226,8 @@ class ComposedLoss:
         guess_up = guess_lo = None
         if self.route == FLOAT_ROUTE:
             dd_f = float(d)
-            guess_up = _max_or_none(dd.guess_upper(dd_f) for dd in self.directions)
-            guess_lo = _max_or_none(dd.guess_lower(dd_f) for dd in self.directions)
+            guess_up = _max_or_none(dd.guess_upper(dd_f) for dd in views)
+            guess_lo = _max_or_none(dd.guess_lower(dd_f) for dd in views)
         e_up = math.inf if ends == "lower" else 0.0 if up_ok(0.0) else _boundary(up_ok, 0.0, top, want_le=True,
                                                                                  guess=guess_up)
         e_lo = 0.0 if ends == "upper" or lo_ok(0.0) else _boundary(lo_ok, 0.0, top, want_le=False, guess=guess_lo)

@@ -212,6 +212,7 @@ class CoarseFirst:
         self.coarse = coarse
         self._build = build
         self._fine: LatticeDirection | None = None
+        self.asked = False
 
     @property
     def fine(self) -> LatticeDirection:
@@ -225,7 +226,7 @@ class CoarseFirst:
         return self._fine is not None
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") or attr in ("coarse", "_build", "_fine", "name"):
+        if attr.startswith("__") or attr in ("coarse", "_build", "_fine", "name", "asked"):
             raise AttributeError(attr)
         return getattr(self.fine, attr)
 
@@ -239,11 +240,15 @@ class CoarseFirst:
         return self.lower(eps), self.upper(eps)
 
     def upper_le(self, eps: float, target: float) -> bool:
-        return self.coarse.upper(eps) <= target or self.fine.upper_le(eps, target)
+        if self.coarse.upper(eps) <= target:
+            return True
+        self.asked = True  # the coarse bound did not decide (ComposedLoss.epsilon reads it)
+        return self.fine.upper_le(eps, target)
 
     def lower_gt(self, eps: float, target: float) -> bool:
         if self.coarse.upper(eps) <= target:
             return False  # delta(eps) <= target: no lower bound is above it
+        self.asked = True
         return self.fine.lower_gt(eps, target)
 
     def upper_below(self, eps: float, x: float) -> bool:

@@ -44,9 +44,16 @@ class PairStep:
     on the points k h of L (the Q||P ordering's own loss is -L: its masses sit at -k h)."""
 
     upper: Lattice        # P-masses, each rounded up
-    lower: Lattice        # P-masses, each rounded down, verified
+    lower_of: Any         # the lower Lattice, or a function building (and verifying) it on first use
     excess: float          # upper bound on sum(upper) minus the exact total of the dominating masses
     top: float = 1.0       # upper bound on the P-mass beyond the grid (the dominating measure's at +infinity)
+
+    @property
+    def lower(self) -> Lattice:
+        """P-masses, each rounded down, verified (:func:`_verify`)."""
+        if callable(self.lower_of):
+            self.lower_of = self.lower_of()
+        return self.lower_of
 
 
 def supports_pairs(loss: PrivacyLoss) -> bool:
@@ -57,7 +64,7 @@ def supports_pairs(loss: PrivacyLoss) -> bool:
 
 def pair_steps(loss: CompiledLoss, h: float, tau: float, others: int = 0,
                widen: tuple[float, float] = (0.0, 0.0),
-               tilts: tuple[float, float] | None = None) -> tuple[PairStep, PairStep]:
+               tilts: tuple[float, float] | None = None, lazy: bool = False) -> tuple[PairStep, PairStep]:
     """The pairs of both orderings (P||Q, then Q||P) on the grid h Z, window tails <= ``tau``
     (as the float CDFs find them; the masses beyond are computed in balls, ``PairStep.top``),
     the step to be composed with ``others`` more (it weighs the lower curve's candidates:
@@ -65,7 +72,9 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float, others: int = 0,
     merged as the tilts (lam of P||Q, lam of Q||P) weigh them, where given (:func:`_cell_edges`).
 
     ``h`` must have a short mantissa (``exact_lattice.grid_step_exact``) so that every grid point
-    k h is a double, the same in float and in arb.
+    k h is a double, the same in float and in arb.  With ``lazy``, each ordering's dominated
+    masses are built and verified when first asked for (``PairStep.lower``; an eps bracket needs
+    them of one ordering only).
     """
     if not supports_pairs(loss):
         raise PrecisionError(f"{loss.name}: the pairs discretization needs a compiled loss without atoms")
@@ -99,9 +108,10 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float, others: int = 0,
         xs = [flint.arb(e).exp() for e in ells]
         # P||Q: the loss L on the points l_j.  Q||P: the loss -L under Q on the points -l_{c-j}
         # (bins closed on the other side, tails with >=: module doc).
-        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], c, others)
+        first = _ordering(xs, bins["P"], bins["Q"], below["P"], above["P"], above["Q"], c, others, lazy)
         inv = [1 / x for x in reversed(xs)]
-        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c, others)
+        second = _ordering(inv, bins["Q"][::-1], bins["P"][::-1], above["Q"], below["Q"], below["P"], c, others,
+                           lazy)
         tops = (next_up(float(above["P"].upper())), next_up(float(below["Q"].upper())))
     where = np.array(idx)
 
@@ -112,8 +122,11 @@ def pair_steps(loss: CompiledLoss, h: float, tau: float, others: int = 0,
 
     up1, low1, ex1 = first
     up2, low2, ex2 = second
-    return (PairStep(spread(up1), spread(low1), ex1, tops[0]),
-            PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2, tops[1]))
+    if not lazy:
+        return (PairStep(spread(up1), spread(low1), ex1, tops[0]),
+                PairStep(spread(up2[::-1]), spread(low2[::-1]), ex2, tops[1]))
+    return (PairStep(spread(up1), lambda: spread(low1()), ex1, tops[0]),
+            PairStep(spread(up2[::-1]), lambda: spread(low2()[::-1]), ex2, tops[1]))
 
 
 def coarsened(step: PairStep, sign: int, h: float, m: int) -> PairStep:
@@ -296,12 +309,12 @@ def _nonneg(b: flint.arb) -> flint.arb:
 
 
 def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb, top_q: flint.arb,
-              n: int, others: int = 0) -> tuple[np.ndarray, np.ndarray, float]:
+              n: int, others: int = 0, lazy: bool = False) -> tuple[np.ndarray, Any, float]:
     """Upper and lower P-masses on the points l_0 < ... < l_n (x_j = e^{l_j}) of one ordering
     whose bins (l_i, l_{i+1}] have P-mass pb[i] and Q-mass qb[i]; ``bottom`` is the P-mass at
     or below l_0, ``top_p``/``top_q`` the P-/Q-mass above l_n (the dominating measure's P-mass
     at +infinity is top_p: the composition counts it as the mass its lattice misses).  Returns
-    (upper, lower, excess)."""
+    (upper, lower, excess); with ``lazy``, a function computing lower (at PRECISION bits)."""
     dx = [xs[i + 1] - xs[i] for i in range(n)]
     e = [_nonneg(pb[i] - xs[i] * qb[i]) for i in range(n)]
     f = [_nonneg(xs[i + 1] * qb[i] - pb[i]) for i in range(n)]
@@ -316,6 +329,18 @@ def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb,
     for j in range(n + 1):
         up[j] = next_up(float(up_exact[j].upper()))
         excess += flint.arb(up[j]) - up_exact[j].lower()
+    if lazy:
+        def later() -> np.ndarray:
+            with arb_precision(PRECISION):
+                return _lower_of(xs, pb, qb, top_p, top_q, n, others, dx, e, f)
+        return up, later, next_up(float(excess.upper()))
+    return up, _lower_of(xs, pb, qb, top_p, top_q, n, others, dx, e, f), next_up(float(excess.upper()))
+
+
+def _lower_of(xs: list, pb: list, qb: list, top_p: flint.arb, top_q: flint.arb, n: int, others: int,
+              dx: list, e: list, f: list) -> np.ndarray:
+    """The lower P-masses of :func:`_ordering` (its arguments, with the cells' widths dx and the
+    balls E and F), verified."""
     # -- the curve D at the points, from the top: D_j = D_{j+1} + E_j + dx_j Q(L > l_{j+1})
     qt = [flint.arb(0)] * (n + 1)
     pt = [flint.arb(0)] * (n + 1)
@@ -331,7 +356,7 @@ def _ordering(xs: list, pb: list, qb: list, bottom: flint.arb, top_p: flint.arb,
     lower = _lower_masses(xs, [float(v.lower()) for v in d], gap, cross, n, float(pt[0].lower()),
                           [float(v.lower()) for v in qt], others)
     _verify(lower, xs, pt, qt, d, gap, cross, n)
-    return up, lower, next_up(float(excess.upper()))
+    return lower
 
 
 def _gap(e: flint.arb, f: flint.arb, dx: flint.arb, q: flint.arb) -> float:

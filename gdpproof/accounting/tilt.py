@@ -183,14 +183,14 @@ def cgf(points: Sequence[np.ndarray], logs: Sequence[np.ndarray], counts: Sequen
 
 
 def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], counts: Sequence[int],
-               delta: float | None = None, eps: float | None = None) -> float:
+               delta: float | None = None, eps: float | None = None, iterations: int = 48) -> float:
     """The tilt lam >= 0 aimed at ``delta`` or at ``eps`` (an estimate: any lam >= 0 gives a
     proven bracket).  At delta: the saddle point of the Chernoff bound for the eps where that
     bound reaches delta (lam minimizes (K(lam) - log delta) / lam, whose derivative's numerator
     lam K' - K + log delta increases with lam: one minimum); at eps: the lam whose tilted mean
     K'(lam) is eps (0 where the untilted mean is already beyond it).  K is the composed log
     moment generating function of the losses (each part's float ``masses`` at its ``points``,
-    ``counts`` times)."""
+    ``counts`` times); ``iterations`` of the golden-section search at delta."""
     with np.errstate(divide="ignore"):
         logs = [np.log(np.asarray(w, dtype=float)) for w in masses]
     a, b = math.log(1e-3), math.log(1e3)
@@ -210,7 +210,7 @@ def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], count
     g = (math.sqrt(5) - 1) / 2  # golden-section search on log lam
     c, d = b - g * (b - a), a + g * (b - a)
     fc, fd = eps_of(c), eps_of(d)
-    for _ in range(48):
+    for _ in range(iterations):
         if fc <= fd:
             b, d, fd = d, c, fc
             c = b - g * (b - a)

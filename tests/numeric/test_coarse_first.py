@@ -1,0 +1,113 @@
+"""An ordering known coarse first (gdpproof.accounting.direction.CoarseFirst): the lesser ordering's
+proven bound from a coarser grid decides the eps search where it can; the bracket is the one the
+fine ordering gives, never wider, and the fine ordering is composed wherever the coarse bound
+does not decide."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import gdpproof.accounting.compose as compose
+from gdpproof.accounting.compose import compose_losses
+from gdpproof.accounting.direction import CoarseFirst
+from gdpproof.accounting.exact_lattice import grid_step_exact
+from gdpproof.accounting.losses import SubsampledGaussianLoss
+from gdpproof.accounting.pairs import coarsened, pair_steps
+from gdpproof.accounting.search import eps_at, epsilon_bracket
+
+DELTA = 1e-5
+#: sigma 1, p 0.01, T 100 at delta 1e-5: remove 1e-5 at eps 0.718, add 5e-10 there.
+PARTS = [(SubsampledGaussianLoss(1.0, 0.01), 100)]
+GRID = 1.2e-3
+
+
+def _pairs(**kwargs):
+    return compose_losses(PARTS, grid_step=GRID, eta=5e-10, discretization="pairs", fft_error=2e-9, **kwargs)
+
+
+def _lazy(comp):
+    return [d for d in comp.directions if isinstance(d, CoarseFirst)]
+
+
+def test_the_lesser_ordering_coarse_gives_the_same_bracket():
+    # (about 0.1 s) the identity: the add ordering is known from the grid 8 h only, and the
+    # bracket is the one both fine orderings give, bit for bit
+    plain, aimed = _pairs(), _pairs(aim_delta=DELTA)
+    (lazy,) = _lazy(aimed)
+    assert lazy.name == "add" and lazy.coarse.h == compose.COARSE_FACTOR * aimed.h
+    assert eps_at(aimed, DELTA) == eps_at(plain, DELTA)
+    assert not lazy.built
+    assert aimed.worse_ordering(0.72) == "remove" and not aimed.floor_above(1e-7) and not lazy.built
+    # every other answer asks the fine ordering: the upper end the smaller of the two, the lower the same
+    for eps in (0.0, 0.3, 0.72, 1.5):
+        for name, b in aimed.delta_by_ordering(eps).items():
+            ref = plain.delta_by_ordering(eps)[name]
+            assert b.lower == ref.lower and b.upper <= ref.upper
+    assert lazy.built and aimed.delta_floor() <= plain.delta_floor()
+
+
+def test_a_wrong_prediction_falls_back_to_the_fine_ordering(monkeypatch):
+    # (about 0.1 s) the ordering composed coarse first is the worse one: its coarse bound is above
+    # the target at the answer, so the search composes it on the fine grid, and the bracket is
+    # still the fine one's
+    monkeypatch.setattr(compose, "_lesser_ordering", lambda *args: 0)
+    plain, aimed = _pairs(), _pairs(aim_delta=DELTA)
+    (lazy,) = _lazy(aimed)
+    assert lazy.name == "remove" and not lazy.built
+    assert eps_at(aimed, DELTA) == eps_at(plain, DELTA)
+    assert lazy.built
+
+
+def test_a_coarse_bound_too_wide_falls_back(monkeypatch):
+    # the lesser ordering on a grid 64 times coarser: its bound no longer decides near the answer
+    monkeypatch.setattr(compose, "COARSE_FACTOR", 64)
+    plain, aimed = _pairs(), _pairs(aim_delta=DELTA)
+    (lazy,) = _lazy(aimed)
+    b = eps_at(aimed, DELTA)
+    assert lazy.coarse.upper(b.lower) > DELTA and lazy.built and b == eps_at(plain, DELTA)
+
+
+def test_close_orderings_are_not_split():
+    # sigma 2, p 0.001, T 1e4: the add ordering's delta is 0.9 of the remove one's at the answer,
+    # so neither is composed coarse first
+    comp = compose_losses([(SubsampledGaussianLoss(2.0, 0.001), 10_000)], grid_step=2e-4, eta=5e-10,
+                          discretization="pairs", aim_delta=DELTA)
+    assert not _lazy(comp)
+
+
+def test_the_coarse_masses_dominate_the_fine_ones():
+    # connect the dots onto 8 h: every curve point above the fine masses', the Q-mass kept
+    h = grid_step_exact(GRID)
+    steps = pair_steps(PARTS[0][0], h, 5e-10 / 1600, 99)
+    for o, sign in ((0, 1), (1, -1)):
+        fine, coarse = steps[o], coarsened(steps[o], sign, h, 8)
+        assert coarse.excess >= fine.excess and coarse.top == fine.top
+
+        def curve(lat, step, y):
+            s = sign * step * np.arange(lat.k0, lat.k0 + len(lat.w), dtype=float)
+            return float(np.sum(lat.w * np.maximum(0.0, 1 - y * np.exp(-s))))
+
+        for eps in (-0.05, -0.004, 0.0, 0.003, 0.02, 0.1, 0.5):
+            y = math.exp(eps)
+            assert curve(coarse.upper, 8 * h, y) >= curve(fine.upper, h, y) * (1 - 1e-12)
+        q = [float(np.sum(lat.w * np.exp(-sign * step * np.arange(lat.k0, lat.k0 + len(lat.w)))))
+             for lat, step in ((fine.upper, h), (coarse.upper, 8 * h))]
+        assert abs(q[1] / q[0] - 1) < 1e-12
+
+
+def test_the_coupling_keeps_the_rough_pass(monkeypatch):
+    # (about 0.1 s) sigma 0.5, p 0.01, T 100: a rough pass, then one whose add ordering is the
+    # rough pass's (its delta 1e-9 at the answer); the same bracket as with both composed anew
+    b, comp = epsilon_bracket([(SubsampledGaussianLoss(0.5, 0.01), 100)], DELTA)
+    assert comp.discretization == "coupling" and comp.passes == 2
+    (lazy,) = _lazy(comp)
+    assert lazy.name == "add" and not lazy.built and lazy.coarse.h > comp.h
+    monkeypatch.setattr(compose, "LESSER_SHARE", 0.0)   # no ordering is ever below 0: both composed
+    b_ref, ref = epsilon_bracket([(SubsampledGaussianLoss(0.5, 0.01), 100)], DELTA)
+    assert not _lazy(ref) and b == b_ref and ref.h == comp.h
+    # completed: the step laws and t of both laws, as composed anew
+    comp.completed()
+    assert lazy.built and set(comp.step_laws) == {"P", "Q"} and comp.t == ref.t
+    assert comp.delta(6.5).upper <= ref.delta(6.5).upper and comp.delta(6.5).lower == ref.delta(6.5).lower

@@ -125,11 +125,20 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
 
 def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,
                       fft_error: float | None, aim: float | None = None, earlier: Any = None) -> ComposedLoss:
-    """The float route on the coupling (module doc).  With ``aim`` and ``earlier`` (a composition
-    of the same parts with the same eta, and the lower end of its eps bracket at ``aim``), an
-    ordering whose upper bound there is below LESSER_SHARE ``aim`` keeps that composition's as
-    its coarse bound (:class:`~gdpproof.accounting.direction.CoarseFirst`), its law discretized and
-    composed on this grid only where a bound needs it (:meth:`ComposedLoss.completed`)."""
+    """The float route on the coupling (module doc).  With ``aim`` (the delta an eps bracket is
+    sought at), an ordering expected to be the lesser there is known coarse first
+    (:class:`~gdpproof.accounting.direction.CoarseFirst`), its narrow bound made only where that
+    one does not decide:
+
+    * with ``earlier`` (a composition of the same parts with the same eta, and the lower end of
+      its eps bracket at ``aim``): the ordering whose upper bound there is below LESSER_SHARE
+      ``aim`` keeps that composition's, and its law is discretized and composed on this grid only
+      where needed (:meth:`ComposedLoss.completed`);
+    * otherwise, the ordering a Chernoff estimate puts below LESSER_SHARE ``aim`` even with its
+      loss shifted by T h_eff / 2 is composed with the trivial interval [-h_eff/2, h_eff/2] for
+      the mean of each step's rounding error, and the partial-mean integral that narrows it
+      (:func:`~gdpproof.accounting.coupling.discretize`) is computed only where needed (the same
+      composed lattice, a narrower shift)."""
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions (x 1.5 with the fused step's fold)
@@ -140,42 +149,67 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
     # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
     # BERNSTEIN_MIN_STEPS steps its t gains too little (t_B / t_H > 0.75) to pay for them
     moments = total >= BERNSTEIN_MIN_STEPS
-    steps = {law: [discretize(loss, law, h, tau, moments) for loss, _ in clean]
+    defer = aim is not None and kept is None
+    steps = {law: [discretize(loss, law, h, tau, moments, defer) for loss, _ in clean]
              for o, (law, _, _) in enumerate(specs) if o != kept}
     # the rounding errors have range h_eff (h plus the float error of the bin edges) and second
     # moments bounded per step: Hoeffding or Bernstein, whichever is smaller, per law
     h_eff = max(grid_h_eff(loss, law, h, tau) for law in "PQ" for loss, _ in clean)
+    wide = None
+    if defer:  # which law may keep the trivial mean: the others' means now
+        assert aim is not None
+        wide = _lesser_ordering([[st.lattice for st in steps[law]] for law in "PQ"], clean, (h, h), aim,
+                                total * h_eff / 2)
+        for o, (law, _, _) in enumerate(specs):
+            if o != wide:
+                _settle(steps[law])
     ts: dict[str, float] = {}
+    lattices: dict[str, Lattice] = {}
 
     def direction(law: str, sign: int, name: str) -> LatticeDirection:
         if law not in steps:
             steps[law] = [discretize(loss, law, h, tau, moments) for loss, _ in clean]
         ts[law] = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
-        acc: Lattice | None = None
-        for step, (loss, count) in zip(steps[law], clean):
-            powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=long_double,
-                             fft_error=None if fft_error is None else fft_error / len(clean))
-            acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
-        assert acc is not None
+        acc: Lattice | None = lattices.get(law)
+        if acc is None:
+            for step, (loss, count) in zip(steps[law], clean):
+                powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=long_double,
+                                fft_error=None if fft_error is None else fft_error / len(clean))
+                acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
+            assert acc is not None
+            lattices[law] = acc
         return _coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm)
 
     directions: list[Any] = []
     for o, (law, sign, name) in enumerate(specs):
-        if o != kept:
+        if o not in (kept, wide):
             directions.append(direction(law, sign, name))
             continue
 
         def build(law: str = law, sign: int = sign, name: str = name) -> LatticeDirection:
+            if law in steps:
+                _settle(steps[law])
             d = direction(law, sign, name)
             _coupling_model(comp, clean, steps, ts, h, h_eff)
             return d
 
-        coarse = earlier[0].directions[o]
-        directions.append(CoarseFirst(coarse.coarse if isinstance(coarse, CoarseFirst) else coarse, build))
+        if o == kept:
+            coarse = earlier[0].directions[o]
+            coarse = coarse.coarse if isinstance(coarse, CoarseFirst) else coarse
+        else:
+            coarse = direction(law, sign, name)  # the trivial mean: the same lattice, a wider shift
+        directions.append(CoarseFirst(coarse, build))
     comp = ComposedLoss(tuple(clean), h, eta, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
     _coupling_model(comp, clean, steps, ts, h, h_eff)
     return comp
+
+
+def _settle(law_steps: list) -> None:
+    """The narrow mean interval of each step whose partial mean was deferred."""
+    for st in law_steps:
+        if st.pending is not None:
+            st.dbar, st.pending = st.pending(), None
 
 
 def _kept_ordering(earlier: Any, aim: float | None) -> int | None:
@@ -284,6 +318,8 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
             yield comp
         return
     steps = like.step_laws
+    for law in "PQ":
+        _settle(steps[law])   # a mean deferred: its narrow interval, as composing anew would have it
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
     runs_c = {law: prefixes(steps[law][0].lattice) for law in "PQ"}
     for c in counts:
@@ -335,7 +371,8 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
         return _pair_direction(name, sign, compose([st[o].upper for st in steps]),
                                lambda: compose([st[o].lower for st in steps]), [st[o] for st in steps], clean, h)
 
-    lesser = None if aim is None else _lesser_ordering(steps, clean, h, aim)
+    lesser = None if aim is None else _lesser_ordering([[st[o].upper for st in steps] for o in (0, 1)], clean,
+                                                        (h, h), aim)
     directions: list[Any] = []
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
         if o != lesser:
@@ -499,15 +536,16 @@ LESSER_SHARE = 0.5
 PREDICT_ITERATIONS = 24
 
 
-def _lesser_ordering(steps: list, clean: list[tuple[PrivacyLoss, int]], h: float, d: float) -> int | None:
-    """The ordering (0 or 1) whose delta a Chernoff estimate from the steps' dominating masses
-    puts below LESSER_SHARE d at the eps where the other's reaches d (its bound at the other's
-    lam, above its best), or None: an estimate that only decides which ordering is composed
-    coarse first (the bounds never depend on it)."""
+def _lesser_ordering(lattices: list[list[Lattice]], clean: list[tuple[PrivacyLoss, int]], hs: tuple[float, float],
+                     d: float, shift: float = 0.0) -> int | None:
+    """The ordering (0 or 1) whose delta a Chernoff estimate from the steps' masses (``lattices``
+    per ordering, P-masses at its own losses sign k h, grid ``hs``) puts below LESSER_SHARE d at
+    the eps where the other's reaches d, less ``shift`` (its bound at the other's lam, above its
+    best), or None: an estimate that only decides which ordering is known coarse first (the
+    bounds never depend on it)."""
     counts = [c for _, c in clean]
     sides = []
-    for o, sign in ((0, 1), (1, -1)):
-        lats = [st[o].upper for st in steps]
+    for lats, h, sign in zip(lattices, hs, (1, -1)):
         keep = [np.flatnonzero(lat.w > 0) for lat in lats]
         pts = [sign * h * (lat.k0 + k).astype(float) for lat, k in zip(lats, keep)]
         sides.append((pts, [lat.w[k] for lat, k in zip(lats, keep)]))
@@ -518,7 +556,7 @@ def _lesser_ordering(steps: list, clean: list[tuple[PrivacyLoss, int]], h: float
             found.append(((cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - math.log(d)) / lam, lam))
         worse = int(found[1][0] > found[0][0])
         (eps, lam), (pts, ws) = found[worse], sides[1 - worse]
-        at = cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - lam * eps   # the other's, at the same lam
+        at = cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - lam * (eps - shift)  # the other's, same lam
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
     return 1 - worse if at <= math.log(LESSER_SHARE * d) else None

@@ -240,12 +240,14 @@ class ComposedLoss:
         return _upper_max(self.directions, self._top())
 
     def completed(self) -> ComposedLoss:
-        """This composition with every ordering known coarse first composed on its own grid too
-        (:class:`~gdpproof.accounting.direction.CoarseFirst`): its step laws and the coupling's
-        model and t then cover both orderings.  Returns ``self``."""
-        for d in self.directions:
-            if isinstance(d, CoarseFirst):
-                d.fine  # noqa: B018  (composed on first use)
+        """This composition with its step laws, and the coupling's model and t, covering both
+        orderings: an ordering known coarse first whose law was not discretized on this grid
+        (:class:`~gdpproof.accounting.direction.CoarseFirst`, kept from an earlier grid) is
+        composed on it now.  Returns ``self``."""
+        if self.discretization == "coupling" and self.step_laws is not None and len(self.step_laws) < 2:
+            for d in self.directions:
+                if isinstance(d, CoarseFirst):
+                    d.fine  # noqa: B018  (composed on first use)
         return self
 
     def floor_above(self, x: float) -> bool:

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 import gdpproof.accounting.compose as compose
-from gdpproof.accounting.compose import compose_losses
+from gdpproof.accounting.compose import compose_losses, compose_prefixes
 from gdpproof.accounting.direction import CoarseFirst
 from gdpproof.accounting.exact_lattice import grid_step_exact
 from gdpproof.accounting.losses import SubsampledGaussianLoss
@@ -104,10 +104,27 @@ def test_the_coupling_keeps_the_rough_pass(monkeypatch):
     assert comp.discretization == "coupling" and comp.passes == 2
     (lazy,) = _lazy(comp)
     assert lazy.name == "add" and not lazy.built and lazy.coarse.h > comp.h
-    monkeypatch.setattr(compose, "LESSER_SHARE", 0.0)   # no ordering is ever below 0: both composed
+    monkeypatch.setattr(compose, "LESSER_SHARE", 1e-300)   # no ordering is that far below: both composed
     b_ref, ref = epsilon_bracket([(SubsampledGaussianLoss(0.5, 0.01), 100)], DELTA)
     assert not _lazy(ref) and b == b_ref and ref.h == comp.h
     # completed: the step laws and t of both laws, as composed anew
     comp.completed()
     assert lazy.built and set(comp.step_laws) == {"P", "Q"} and comp.t == ref.t
     assert comp.delta(6.5).upper <= ref.delta(6.5).upper and comp.delta(6.5).lower == ref.delta(6.5).lower
+
+
+def test_the_coupling_defers_the_lesser_mean():
+    # (about 0.05 s) one coupling grid: the add ordering's bound with the trivial mean interval
+    # [-h/2, h/2] decides; the partial-mean integral that narrows it is not computed, and the
+    # prefixes (which need it) compute it: every answer as composing without the aim
+    parts = [(SubsampledGaussianLoss(0.5, 0.01), 100)]
+    plain = compose_losses(parts, grid_step=3e-3, eta=5e-10)
+    aimed = compose_losses(parts, grid_step=3e-3, eta=5e-10, aim_delta=DELTA)
+    (lazy,) = _lazy(aimed)
+    assert lazy.name == "add" and lazy.coarse.h == aimed.h
+    assert eps_at(aimed, DELTA) == eps_at(plain, DELTA)
+    assert aimed.completed() is aimed and not lazy.built and aimed.t == plain.t
+    assert [eps_at(c, DELTA) for c in compose_prefixes(aimed, [40, 70])] == \
+        [eps_at(c, DELTA) for c in compose_prefixes(plain, [40, 70])]
+    assert lazy.fine.lattice is lazy.coarse.lattice and lazy.fine.shift[1] < lazy.coarse.shift[1]
+    assert lazy.fine.shift == plain.directions[1].shift

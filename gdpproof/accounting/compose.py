@@ -115,12 +115,17 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
         if not fft_error < 1e-3:
             raise bad("fft_error", fft_error, "must be in (0, 1e-3)")
     clean = clean_parts(parts)
+    aim = None if aim_delta is None else float(checked("aim_delta", aim_delta, "probability"))
+    if aim is not None and not 0 < aim < 1:
+        raise bad("aim_delta", aim_delta, "must be in (0, 1)")
+    if earlier is not None and not (isinstance(earlier, tuple) and len(earlier) == 2
+                                    and isinstance(earlier[0], ComposedLoss) and isinstance(earlier[1], float)):
+        raise bad("earlier", earlier, "must be (a ComposedLoss, the float lower end of its eps bracket)")
     if discretization == "pairs":
-        return _compose_pairs(clean, h, eta, bool(long_double), fft_error,
-                              None if aim_delta is None else float(checked("aim_delta", aim_delta, "probability")))
+        return _compose_pairs(clean, h, eta, bool(long_double), fft_error, aim)
     if discretization != "coupling":
         raise bad("discretization", discretization, 'must be "coupling" or "pairs"')
-    return _compose_coupling(clean, h, eta, bool(long_double), fft_error, aim_delta, earlier)
+    return _compose_coupling(clean, h, eta, bool(long_double), fft_error, aim, earlier)
 
 
 def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,

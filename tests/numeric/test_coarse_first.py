@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 import gdpproof.accounting.compose as compose
 from gdpproof.accounting.compose import compose_losses, compose_prefixes
@@ -16,6 +17,7 @@ from gdpproof.accounting.exact_lattice import grid_step_exact
 from gdpproof.accounting.losses import SubsampledGaussianLoss
 from gdpproof.accounting.pairs import coarsened, pair_steps
 from gdpproof.accounting.search import eps_at, epsilon_bracket
+from gdpproof.errors import InvalidParameterError
 
 DELTA = 1e-5
 #: sigma 1, p 0.01, T 100 at delta 1e-5: remove 1e-5 at eps 0.718, add 5e-10 there.
@@ -128,3 +130,10 @@ def test_the_coupling_defers_the_lesser_mean():
         [eps_at(c, DELTA) for c in compose_prefixes(plain, [40, 70])]
     assert lazy.fine.lattice is lazy.coarse.lattice and lazy.fine.shift[1] < lazy.coarse.shift[1]
     assert lazy.fine.shift == plain.directions[1].shift
+
+
+def test_the_aim_is_checked():
+    with pytest.raises(InvalidParameterError, match="aim_delta"):
+        compose_losses(PARTS, grid_step=GRID, aim_delta=1.5)
+    with pytest.raises(InvalidParameterError, match="earlier"):
+        compose_losses(PARTS, grid_step=GRID, aim_delta=DELTA, earlier=("a", 1.0))

@@ -195,17 +195,19 @@ class PairDirection(LatticeDirection):
 
 
 class CoarseFirst:
-    """One ordering known first by a proven bound on a coarser grid (``coarse``: the ordering
-    expected to be the lesser at the delta an eps bracket is sought at), its own composition
+    """One ordering known first by a cheaper proven upper bound (``coarse``: the pairs' masses on
+    a coarser grid, an earlier pass's ordering, or the coupling's with the trivial mean interval;
+    for the ordering expected to be the lesser at the delta an eps bracket is sought at), its own
     (``build()``, on the composition's grid) made only where that bound does not decide.
 
-    Every end is the tighter of the two proven ones (the upper bound on delta(eps) is the
-    smaller of the coarse and the fine), so no bracket is wider than the fine ordering alone
-    gives.  The eps search asks :meth:`upper_le` and :meth:`lower_gt`, which the coarse bound
-    decides wherever it is at most the target (then the fine upper bound, and any lower bound,
-    are not above it either way); :meth:`upper_below` answers "is the upper end below x" without
-    the fine one where the coarse one is below x.  Anything else (the lattice, the dominated
-    masses, the values) asks the fine ordering, built once on first use."""
+    The upper bound on delta(eps) is the smaller of the two, the lower bound the fine one's, so
+    no bracket is wider than the fine ordering alone gives.  The eps search asks
+    :meth:`upper_le` and :meth:`lower_gt`, which the coarse bound decides wherever it is at most
+    the target (then the fine upper bound, and any lower bound, are not above it either way);
+    where it does not, they set ``asked`` (:meth:`ComposedLoss.epsilon` then bisects again from
+    the fine ordering's span and estimates).  :meth:`upper_below` answers "is the upper bound
+    below x" without the fine one where the coarse one is.  Anything else (the lattice, the
+    dominated masses) asks the fine ordering, built once on first use."""
 
     def __init__(self, coarse: LatticeDirection, build: Callable[[], LatticeDirection]) -> None:
         self.name = coarse.name

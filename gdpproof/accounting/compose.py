@@ -131,19 +131,16 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
 def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,
                       fft_error: float | None, aim: float | None = None, earlier: Any = None) -> ComposedLoss:
     """The float route on the coupling (module doc).  With ``aim`` (the delta an eps bracket is
-    sought at), an ordering expected to be the lesser there is known coarse first
-    (:class:`~gdpproof.accounting.direction.CoarseFirst`), its narrow bound made only where that
-    one does not decide:
+    sought at), an ordering expected to be the lesser there is known first by a cheaper proven
+    bound (:class:`~gdpproof.accounting.direction.CoarseFirst`), its law discretized and composed
+    on this grid only where that bound does not decide (:meth:`ComposedLoss.completed`):
 
     * with ``earlier`` (a composition of the same parts with the same eta, and the lower end of
       its eps bracket at ``aim``): the ordering whose upper bound there is below LESSER_SHARE
-      ``aim`` keeps that composition's, and its law is discretized and composed on this grid only
-      where needed (:meth:`ComposedLoss.completed`);
+      ``aim`` keeps that composition's;
     * otherwise, the ordering a Chernoff estimate puts below LESSER_SHARE ``aim`` even with its
-      loss shifted by T h_eff / 2 is composed with the trivial interval [-h_eff/2, h_eff/2] for
-      the mean of each step's rounding error, and the partial-mean integral that narrows it
-      (:func:`~gdpproof.accounting.coupling.discretize`) is computed only where needed (the same
-      composed lattice, a narrower shift)."""
+      loss shifted by what the coarse bound adds is composed on the grid COARSE_FACTOR h
+      (:func:`_coarse_coupling`)."""
     total = sum(c for _, c in clean)
     tau = eta / (16.0 * total)             # per-step tail mass dropped on each side (x T steps)
     budget = eta / 4.0                     # mass trimmed after convolutions (x 1.5 with the fused step's fold)
@@ -151,70 +148,84 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
     orderings = _orderings(clean)
     specs = (("P", 1, orderings[0]), ("Q", -1, orderings[1]))
     kept = _kept_ordering(earlier, aim)
+    coarse: dict[int, Any] = {}
+    if kept is not None:
+        first = earlier[0].directions[kept]
+        coarse[kept] = first.coarse if isinstance(first, CoarseFirst) else first
+    elif aim is not None:
+        coarse = _coarse_coupling(clean, specs, h, tau, eta, long_double, fft_error, aim)
     # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
     # BERNSTEIN_MIN_STEPS steps its t gains too little (t_B / t_H > 0.75) to pay for them
     moments = total >= BERNSTEIN_MIN_STEPS
-    defer = aim is not None and kept is None
-    steps = {law: [discretize(loss, law, h, tau, moments, defer) for loss, _ in clean]
-             for o, (law, _, _) in enumerate(specs) if o != kept}
+    steps = {law: [discretize(loss, law, h, tau, moments) for loss, _ in clean]
+             for o, (law, _, _) in enumerate(specs) if o not in coarse}
     # the rounding errors have range h_eff (h plus the float error of the bin edges) and second
     # moments bounded per step: Hoeffding or Bernstein, whichever is smaller, per law
     h_eff = max(grid_h_eff(loss, law, h, tau) for law in "PQ" for loss, _ in clean)
-    wide = None
-    if defer:  # which law may keep the trivial mean: the others' means now
-        assert aim is not None
-        wide = _lesser_ordering([[st.lattice for st in steps[law]] for law in "PQ"], clean, (h, h), aim,
-                                total * h_eff / 2)
-        for o, (law, _, _) in enumerate(specs):
-            if o != wide:
-                _settle(steps[law])
     ts: dict[str, float] = {}
-    lattices: dict[str, Lattice] = {}
 
     def direction(law: str, sign: int, name: str) -> LatticeDirection:
         if law not in steps:
             steps[law] = [discretize(loss, law, h, tau, moments) for loss, _ in clean]
         ts[law] = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
-        acc: Lattice | None = lattices.get(law)
-        if acc is None:
-            for step, (loss, count) in zip(steps[law], clean):
-                powered = power(step.lattice, count, budget / (2 * len(clean)), all_long=long_double,
-                                fft_error=None if fft_error is None else fft_error / len(clean))
-                acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
-            assert acc is not None
-            lattices[law] = acc
+        acc = _coupling_power([st.lattice for st in steps[law]], clean, budget, long_double, fft_error)
         return _coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm)
 
     directions: list[Any] = []
     for o, (law, sign, name) in enumerate(specs):
-        if o not in (kept, wide):
+        if o not in coarse:
             directions.append(direction(law, sign, name))
             continue
 
         def build(law: str = law, sign: int = sign, name: str = name) -> LatticeDirection:
-            if law in steps:
-                _settle(steps[law])
             d = direction(law, sign, name)
             _coupling_model(comp, clean, steps, ts, h, h_eff)
             return d
 
-        if o == kept:
-            coarse = earlier[0].directions[o]
-            coarse = coarse.coarse if isinstance(coarse, CoarseFirst) else coarse
-        else:
-            coarse = direction(law, sign, name)  # the trivial mean: the same lattice, a wider shift
-        directions.append(CoarseFirst(coarse, build))
+        directions.append(CoarseFirst(coarse[o], build))
     comp = ComposedLoss(tuple(clean), h, eta, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
     _coupling_model(comp, clean, steps, ts, h, h_eff)
     return comp
 
 
-def _settle(law_steps: list) -> None:
-    """The narrow mean interval of each step whose partial mean was deferred."""
-    for st in law_steps:
-        if st.pending is not None:
-            st.dbar, st.pending = st.pending(), None
+def _coupling_power(lattices: list[Lattice], clean: list[tuple[PrivacyLoss, int]], budget: float,
+                    long_double: bool, fft_error: float | None) -> Lattice:
+    """The steps' lattices composed (each to its count, then together), trims within ``budget``."""
+    acc: Lattice | None = None
+    for lat, (_, count) in zip(lattices, clean):
+        powered = power(lat, count, budget / (2 * len(clean)), all_long=long_double,
+                        fft_error=None if fft_error is None else fft_error / len(clean))
+        acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
+    assert acc is not None
+    return acc
+
+
+def _coarse_coupling(clean: list[tuple[PrivacyLoss, int]], specs: tuple, h: float, tau: float, eta: float,
+                     long_double: bool, fft_error: float | None, aim: float) -> dict[int, LatticeDirection]:
+    """{ordering: its coupling on the grid COARSE_FACTOR h} for the ordering a Chernoff estimate
+    from both laws' coarse step lattices puts below LESSER_SHARE ``aim`` at the other's answer
+    less what the coarse bound adds to its loss: T h_eff / 2 + t with the trivial mean interval
+    [-h_eff/2, h_eff/2] (no partial-mean integral), else 2 t with the mean computed; Hoeffding's
+    or Bernstein's t with the trivial second moment.  Empty where neither holds."""
+    total = sum(c for _, c in clean)
+    hc = COARSE_FACTOR * h
+    try:
+        rough = {law: [discretize(loss, law, hc, tau, False, mean=False) for loss, _ in clean] for law in "PQ"}
+        h_eff = max(st.h_eff for law in "PQ" for st in rough[law])
+        t = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(rough["P"], clean)], eta)
+        found = _lesser_ordering([[st.lattice for st in rough[law]] for law in "PQ"], clean, (hc, hc), aim,
+                                 (total * h_eff / 2 + t, 2 * t))
+        if found is None:
+            return {}
+        o, with_mean = found
+        law, sign, name = specs[o]
+        law_steps = [discretize(loss, law, hc, tau, False) for loss, _ in clean] if with_mean else rough[law]
+    except PrecisionError:
+        return {}  # the coarse grid does not resolve a loss: both on this one
+    acc = _coupling_power([st.lattice for st in law_steps], clean, eta / 4.0, long_double, fft_error)
+    t = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(law_steps, clean)], eta)
+    return {o: _coupling_direction(name, sign, acc, law_steps, clean, hc, eta, t, _kolmogorov(total))}
 
 
 def _kept_ordering(earlier: Any, aim: float | None) -> int | None:
@@ -323,8 +334,6 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
             yield comp
         return
     steps = like.step_laws
-    for law in "PQ":
-        _settle(steps[law])   # a mean deferred: its narrow interval, as composing anew would have it
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
     runs_c = {law: prefixes(steps[law][0].lattice) for law in "PQ"}
     for c in counts:
@@ -376,8 +385,9 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
         return _pair_direction(name, sign, compose([st[o].upper for st in steps]),
                                lambda: compose([st[o].lower for st in steps]), [st[o] for st in steps], clean, h)
 
-    lesser = None if aim is None else _lesser_ordering([[st[o].upper for st in steps] for o in (0, 1)], clean,
-                                                        (h, h), aim)
+    found = None if aim is None else _lesser_ordering([[st[o].upper for st in steps] for o in (0, 1)], clean,
+                                                       (h, h), aim)
+    lesser = None if found is None else found[0]
     directions: list[Any] = []
     for o, (sign, name) in enumerate(((1, orderings[0]), (-1, orderings[1]))):
         if o != lesser:
@@ -542,12 +552,12 @@ PREDICT_ITERATIONS = 24
 
 
 def _lesser_ordering(lattices: list[list[Lattice]], clean: list[tuple[PrivacyLoss, int]], hs: tuple[float, float],
-                     d: float, shift: float = 0.0) -> int | None:
-    """The ordering (0 or 1) whose delta a Chernoff estimate from the steps' masses (``lattices``
-    per ordering, P-masses at its own losses sign k h, grid ``hs``) puts below LESSER_SHARE d at
-    the eps where the other's reaches d, less ``shift`` (its bound at the other's lam, above its
-    best), or None: an estimate that only decides which ordering is known coarse first (the
-    bounds never depend on it)."""
+                     d: float, shifts: tuple[float, ...] = (0.0,)) -> tuple[int, int] | None:
+    """(o, i): the ordering o (0 or 1) whose delta a Chernoff estimate from the steps' masses
+    (``lattices`` per ordering, P-masses at its own losses sign k h, grid ``hs``) puts below
+    LESSER_SHARE d at the eps where the other's reaches d, less ``shifts[i]`` (the first that
+    does; its bound at the other's lam, above its best), or None: an estimate that only decides
+    which ordering is known first by a cheaper bound (the bounds never depend on it)."""
     counts = [c for _, c in clean]
     sides = []
     for lats, h, sign in zip(lattices, hs, (1, -1)):
@@ -561,10 +571,13 @@ def _lesser_ordering(lattices: list[list[Lattice]], clean: list[tuple[PrivacyLos
             found.append(((cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - math.log(d)) / lam, lam))
         worse = int(found[1][0] > found[0][0])
         (eps, lam), (pts, ws) = found[worse], sides[1 - worse]
-        at = cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - lam * (eps - shift)  # the other's, same lam
+        k = cgf(pts, [np.log(w) for w in ws], counts, lam)[0]   # the other's, at the same lam
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
-    return 1 - worse if at <= math.log(LESSER_SHARE * d) else None
+    for i, shift in enumerate(shifts):
+        if k - lam * (eps - shift) <= math.log(LESSER_SHARE * d):
+            return 1 - worse, i
+    return None
 
 
 def hoeffding_t(h: float, total: int, eta: float) -> float:

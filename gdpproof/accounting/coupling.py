@@ -458,16 +458,14 @@ class _StepLaw:
     h_eff: float                       # range of R - L, float edges included
     second: float = math.inf           # upper bound on E[(R - L)^2] (:func:`_second_moment`)
     bulk_bins: int = -1                # bins between the BULK_TAIL quantiles (-1: not computed)
-    pending: Any = None                # deferred: computes the narrow dbar (``dbar`` is +-h_eff/2 till then)
 
 
 def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool = True,
-               defer: bool = False) -> _StepLaw:
+               mean: bool = True) -> _StepLaw:
     """One step's loss under ``law`` rounded to h Z (window at tail mass tau), with the mean of its
     rounding error D, its range and, with ``moments``, a bound on E[D^2] (else the trivial one,
-    bulk_bins -1).  With ``defer``, the mean's interval is the trivial [-h_eff/2, h_eff/2] (D never
-    leaves it) and ``pending`` computes the narrow one (the partial mean of L, an arb integral)
-    when called."""
+    bulk_bins -1).  Without ``mean``, the mean's interval is the trivial [-h_eff/2, h_eff/2] (D
+    never leaves it), without the partial-mean integral that narrows it."""
     k_lo, k_hi = _grid_range(loss, law, h, tau)
     ks = np.arange(k_lo, k_hi + 2, dtype=float)
     edges = (ks - 0.5) * h                # edges[i] is the left edge of the bin of point k_lo + i
@@ -494,7 +492,7 @@ def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool 
               + len(w) * U * max_abs * 1e-3)
     outside = float(cdf[0] + sf[-1]) + 2 * CDF_ERROR
 
-    def mean() -> tuple[float, float]:
+    def narrow() -> tuple[float, float]:
         pm_lo, pm_hi = loss.partial_mean(float(edges[0]), float(edges[-1]), law)
         pm_pad = max_edge * 2 * edge_err * 1e-3 + 2 * edge_err  # the partial mean's own edges moved
         d_lo = er - er_err - pm_hi - pm_pad - half * outside
@@ -506,9 +504,7 @@ def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool 
 
     second, bulk_bins = ((0.5 * h_eff) ** 2 * (1 + 4 * U), -1) if not moments else \
         _second_moment(loss, law, h, k_lo, cdf, sf, h_eff, edge_err)
-    if defer:
-        return _StepLaw(Lattice(k_lo, w, 0.0), (-half, half), h_eff, second, bulk_bins, mean)
-    return _StepLaw(Lattice(k_lo, w, 0.0), mean(), h_eff, second, bulk_bins)
+    return _StepLaw(Lattice(k_lo, w, 0.0), narrow() if mean else (-half, half), h_eff, second, bulk_bins)
 
 
 def _grid_range(loss: PrivacyLoss, law: Law, h: float, tau: float) -> tuple[int, int]:

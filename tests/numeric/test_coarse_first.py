@@ -54,7 +54,7 @@ def test_a_wrong_prediction_falls_back_to_the_fine_ordering(monkeypatch):
     # (about 0.1 s) the ordering composed coarse first is the worse one: its coarse bound is above
     # the target at the answer, so the search composes it on the fine grid, and the bracket is
     # still the fine one's
-    monkeypatch.setattr(compose, "_lesser_ordering", lambda *args: 0)
+    monkeypatch.setattr(compose, "_lesser_ordering", lambda *args: (0, 0))
     plain, aimed = _pairs(), _pairs(aim_delta=DELTA)
     (lazy,) = _lazy(aimed)
     assert lazy.name == "remove" and not lazy.built
@@ -115,21 +115,31 @@ def test_the_coupling_keeps_the_rough_pass(monkeypatch):
     assert comp.delta(6.5).upper <= ref.delta(6.5).upper and comp.delta(6.5).lower == ref.delta(6.5).lower
 
 
-def test_the_coupling_defers_the_lesser_mean():
-    # (about 0.05 s) one coupling grid: the add ordering's bound with the trivial mean interval
-    # [-h/2, h/2] decides; the partial-mean integral that narrows it is not computed, and the
-    # prefixes (which need it) compute it: every answer as composing without the aim
+def test_the_coupling_knows_the_lesser_ordering_coarse_first():
+    # (about 0.05 s) one coupling grid: the add ordering's bound on the grid 8 h decides, with the
+    # trivial mean interval [-h/2, h/2] (T = 100: T h / 2 is small), and the prefixes (which need
+    # the fine ordering) compose it: every answer as composing without the aim
     parts = [(SubsampledGaussianLoss(0.5, 0.01), 100)]
     plain = compose_losses(parts, grid_step=3e-3, eta=5e-10)
     aimed = compose_losses(parts, grid_step=3e-3, eta=5e-10, aim_delta=DELTA)
     (lazy,) = _lazy(aimed)
-    assert lazy.name == "add" and lazy.coarse.h == aimed.h
-    assert eps_at(aimed, DELTA) == eps_at(plain, DELTA)
-    assert aimed.completed() is aimed and not lazy.built and aimed.t == plain.t
+    assert lazy.name == "add" and lazy.coarse.h == compose.COARSE_FACTOR * aimed.h
+    assert eps_at(aimed, DELTA) == eps_at(plain, DELTA) and not lazy.built
+    assert set(aimed.step_laws) == {"P"}
     assert [eps_at(c, DELTA) for c in compose_prefixes(aimed, [40, 70])] == \
         [eps_at(c, DELTA) for c in compose_prefixes(plain, [40, 70])]
-    assert lazy.fine.lattice is lazy.coarse.lattice and lazy.fine.shift[1] < lazy.coarse.shift[1]
-    assert lazy.fine.shift == plain.directions[1].shift
+    assert lazy.built and aimed.t == plain.t and lazy.fine.shift == plain.directions[1].shift
+
+
+def test_many_steps_keep_the_mean_on_the_coarse_grid():
+    # (about 0.1 s) T = 3000: T h / 2 is too wide a shift, so the coarse ordering has its mean computed
+    parts = [(SubsampledGaussianLoss(0.8, 0.1), 3000)]
+    plain = compose_losses(parts, grid_step=3e-3, eta=5e-10)
+    aimed = compose_losses(parts, grid_step=3e-3, eta=5e-10, aim_delta=DELTA)
+    (lazy,) = _lazy(aimed)
+    width = lazy.coarse.shift[1] - lazy.coarse.shift[0]
+    assert width < 3000 * lazy.coarse.h / 4       # not the trivial T h_eff
+    assert eps_at(aimed, DELTA) == eps_at(plain, DELTA) and not lazy.built
 
 
 def test_the_aim_is_checked():

@@ -168,7 +168,7 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
         if law not in steps:
             steps[law] = [discretize(loss, law, h, tau, moments) for loss, _ in clean]
         ts[law] = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
-        acc = _coupling_power([st.lattice for st in steps[law]], clean, budget, long_double, fft_error)
+        acc = _composed_power([st.lattice for st in steps[law]], clean, budget, long_double, fft_error)
         return _coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm)
 
     directions: list[Any] = []
@@ -189,7 +189,7 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
     return comp
 
 
-def _coupling_power(lattices: list[Lattice], clean: list[tuple[PrivacyLoss, int]], budget: float,
+def _composed_power(lattices: list[Lattice], clean: list[tuple[PrivacyLoss, int]], budget: float,
                     long_double: bool, fft_error: float | None) -> Lattice:
     """The steps' lattices composed (each to its count, then together), trims within ``budget``."""
     acc: Lattice | None = None
@@ -223,7 +223,7 @@ def _coarse_coupling(clean: list[tuple[PrivacyLoss, int]], specs: tuple, h: floa
         law_steps = [discretize(loss, law, hc, tau, False) for loss, _ in clean] if with_mean else rough[law]
     except PrecisionError:
         return {}  # the coarse grid does not resolve a loss: both on this one
-    acc = _coupling_power([st.lattice for st in law_steps], clean, eta / 4.0, long_double, fft_error)
+    acc = _composed_power([st.lattice for st in law_steps], clean, eta / 4.0, long_double, fft_error)
     t = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(law_steps, clean)], eta)
     return {o: _coupling_direction(name, sign, acc, law_steps, clean, hc, eta, t, _kolmogorov(total))}
 
@@ -373,13 +373,7 @@ def _compose_pairs(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, l
     orderings = _orderings(clean)
 
     def compose(lattices: list[Lattice]) -> Lattice:
-        acc: Lattice | None = None
-        for lat, (_, count) in zip(lattices, clean):
-            powered = power(lat, count, budget / (2 * len(clean)), all_long=long_double,
-                             fft_error=None if fft_error is None else fft_error / len(clean))
-            acc = powered if acc is None else convolve_lattices(acc, powered, budget / (4 * len(clean)))
-        assert acc is not None
-        return acc
+        return _composed_power(lattices, clean, budget, long_double, fft_error)
 
     def fine(o: int, sign: int, name: str) -> PairDirection:
         return _pair_direction(name, sign, compose([st[o].upper for st in steps]),

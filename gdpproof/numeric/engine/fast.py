@@ -235,9 +235,10 @@ def epsilon_from_delta(mu: Any, delta: Any) -> np.ndarray:
     """The smallest epsilon with delta_mu(epsilon) <= delta, float64, for arrays.
 
     The root, in log space, of the float delta of :func:`delta_from_epsilon` (the same
-    evaluation, free of cancellation); entries outside the float domain, and roots below 1e-12
-    (where delta_mu is too flat to pin epsilon), go to the certified path.  delta >=
-    delta_mu(0) gives 0, delta = 0 gives inf.
+    evaluation, free of cancellation).  Entries outside the float domain go to the certified
+    path, and so do ill-conditioned roots (:func:`_ill_conditioned`: where delta_mu is too flat
+    in epsilon to pin it, as just below delta_mu(0)), roots below 2e-12, and a delta within
+    delta_mu(0)'s float error of it.  delta >= delta_mu(0) gives 0, delta = 0 gives inf.
     """
     from ..tradeoff.solve import epsilon_from_delta as certified
 
@@ -277,7 +278,8 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any) -> np.ndarray:
     """The largest mu with delta_mu(epsilon) <= delta, float64, for arrays (see the certified one).
 
     The root, in log space and in 1/mu, of the float delta of :func:`delta_from_epsilon`;
-    entries outside the float domain go to the certified path.
+    entries outside the float domain, and ill-conditioned roots (:func:`_ill_conditioned`:
+    delta near 1, where delta_mu is too flat in mu to pin it), go to the certified path.
     """
     from ..tradeoff.solve import mu_from_epsilon_delta as certified
 

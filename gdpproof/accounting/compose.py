@@ -179,13 +179,14 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
 
         def build(law: str = law, sign: int = sign, name: str = name) -> LatticeDirection:
             d = direction(law, sign, name)
-            _coupling_model(comp, clean, steps, ts, h, h_eff)
+            _coupling_model(comp, clean, steps, ts, h, h_eff, trivial)
             return d
 
         directions.append(CoarseFirst(coarse[o], build))
     comp = ComposedLoss(tuple(clean), h, eta, 0.0, (directions[0], directions[1]), route=FLOAT_ROUTE,
                         assumptions=FLOAT_ASSUMPTIONS)
-    _coupling_model(comp, clean, steps, ts, h, h_eff)
+    trivial = None if moments else {law: [grid_h_eff(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
+    _coupling_model(comp, clean, steps, ts, h, h_eff, trivial)
     return comp
 
 
@@ -265,12 +266,20 @@ def _coupling_result(clean: list[tuple[PrivacyLoss, int]], steps: dict, h: float
 
 
 def _coupling_model(comp: ComposedLoss, clean: list[tuple[PrivacyLoss, int]], steps: dict, ts: dict, h: float,
-                    h_eff: float) -> None:
+                    h_eff: float, trivial: dict | None = None) -> None:
     """The coupling's t, the model that aims the next grid and the step laws, of the laws
-    discretized so far (both once :meth:`ComposedLoss.completed`)."""
+    discretized so far, and of those whose steps' second moments are the trivial bound
+    (``trivial``: per law, each step's h_eff; below BERNSTEIN_MIN_STEPS steps), known without
+    discretizing them."""
+    model = {law: [(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
+             for law in steps}
+    for law, effs in (trivial or {}).items():
+        if law not in model:
+            seconds = [((0.5 * e) ** 2 * (1 + 4 * U), count) for e, (_, count) in zip(effs, clean)]
+            model[law] = [(second / (h * h), -1, count) for second, count in seconds]
+            ts.setdefault(law, coupling_t(h_eff, seconds, comp.eta))
     comp.t = max(ts.values())
-    comp.coupling_model = [[(st.second / (h * h), st.bulk_bins, count) for st, (_, count) in zip(steps[law], clean)]
-                           for law in "PQ" if law in steps], h_eff / h
+    comp.coupling_model = [model[law] for law in "PQ" if law in model], h_eff / h
     comp.step_laws = steps
 
 
@@ -301,7 +310,9 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
     """
     if like.route != FLOAT_ROUTE or like.step_laws is None or len(like.parts) != 1:
         raise bad("like", like, "must be a float-route composition of one loss (from compose_losses)")
-    like = like.completed()
+    for d in like.directions:
+        if isinstance(d, CoarseFirst):
+            d.fine  # noqa: B018  (the step laws of both orderings: composed on first use)
     counts = [int(c) for c in counts]
     if not counts or any(b <= a for a, b in zip(counts, counts[1:])) or counts[0] < 1 or counts[-1] > like.steps:
         raise bad("counts", counts, f"must be a non-empty increasing list of step counts in [1, {like.steps}]")

@@ -240,11 +240,12 @@ class ComposedLoss:
         return _upper_max(self.directions, self._top())
 
     def completed(self) -> ComposedLoss:
-        """This composition with its step laws, and the coupling's model and t, covering both
-        orderings: an ordering known coarse first whose law was not discretized on this grid
-        (:class:`~gdpproof.accounting.direction.CoarseFirst`, kept from an earlier grid) is
+        """This composition with the coupling's model (which aims a next grid) and t covering
+        both orderings: an ordering known coarse first (:class:`~gdpproof.accounting.direction.CoarseFirst`)
+        whose law's model needs its discretization on this grid (second moments from its CDF) is
         composed on it now.  Returns ``self``."""
-        if self.discretization == "coupling" and self.step_laws is not None and len(self.step_laws) < 2:
+        model = self.coupling_model
+        if self.discretization == "coupling" and model is not None and len(model[0]) < 2:
             for d in self.directions:
                 if isinstance(d, CoarseFirst):
                     d.fine  # noqa: B018  (composed on first use)

@@ -109,10 +109,12 @@ def test_the_coupling_keeps_the_rough_pass(monkeypatch):
     monkeypatch.setattr(compose, "LESSER_SHARE", 1e-300)   # no ordering is that far below: both composed
     b_ref, ref = epsilon_bracket([(SubsampledGaussianLoss(0.5, 0.01), 100)], DELTA)
     assert not _lazy(ref) and b == b_ref and ref.h == comp.h
-    # completed: the step laws and t of both laws, as composed anew
-    comp.completed()
-    assert lazy.built and set(comp.step_laws) == {"P", "Q"} and comp.t == ref.t
+    # the model that aims a next grid and t cover both laws, as composed anew (T < 256: the trivial
+    # second moments, known without discretizing the add ordering's law)
+    assert comp.completed() is comp and not lazy.built
+    assert comp.coupling_model == ref.coupling_model and comp.t == ref.t
     assert comp.delta(6.5).upper <= ref.delta(6.5).upper and comp.delta(6.5).lower == ref.delta(6.5).lower
+    assert lazy.built and set(comp.step_laws) == {"P", "Q"}
 
 
 def test_the_coupling_knows_the_lesser_ordering_coarse_first():
@@ -147,3 +149,18 @@ def test_the_aim_is_checked():
         compose_losses(PARTS, grid_step=GRID, aim_delta=1.5)
     with pytest.raises(InvalidParameterError, match="earlier"):
         compose_losses(PARTS, grid_step=GRID, aim_delta=DELTA, earlier=("a", 1.0))
+
+
+def test_completed_composes_a_kept_law_whose_model_needs_it():
+    # (about 0.15 s) T = 300 >= 256: the second moments come from the law's CDF, so aiming a next
+    # grid composes the kept ordering on this one first; the model is then the plain one's
+    parts = [(SubsampledGaussianLoss(0.5, 0.01), 300)]
+    first = compose_losses(parts, grid_step=4e-3, eta=5e-10, aim_delta=DELTA)
+    lower = eps_at(first, DELTA).lower
+    plain = compose_losses(parts, grid_step=2e-3, eta=5e-10)
+    kept = compose_losses(parts, grid_step=2e-3, eta=5e-10, aim_delta=DELTA, earlier=(first, lower))
+    (lazy,) = _lazy(kept)
+    assert len(kept.coupling_model[0]) == 1 and not lazy.built
+    assert eps_at(kept, DELTA) == eps_at(plain, DELTA)
+    assert kept.completed() is kept and lazy.built
+    assert kept.coupling_model == plain.coupling_model and kept.t == plain.t

@@ -214,8 +214,10 @@ def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float,
         w_down = np.exp(-tilts[1] * (e - e[0]))      # e^{-lam_2 l}, largest at the bottom
     limit_up = MERGE_SHARE * float(np.max(unit * w_up[1:])) if len(unit) else 0.0
     limit_down = MERGE_SHARE * float(np.max(unit * w_down[:-1])) if len(unit) else 0.0
-    cum_p = np.concatenate(([0.0], np.cumsum(mass["P"])))
-    cum_q = np.concatenate(([0.0], np.cumsum(mass["Q"])))
+    # Python floats in the loop (the same doubles, the same operations: far cheaper than indexing arrays)
+    cum_p = np.concatenate(([0.0], np.cumsum(mass["P"]))).tolist()
+    cum_q = np.concatenate(([0.0], np.cumsum(mass["Q"]))).tolist()
+    el, wu, wd = e.tolist(), w_up.tolist(), w_down.tolist()
     cap = max(1, min(MAX_MERGE, int(MERGE_WIDTH / h)))
     edges = [0]
     j = 0
@@ -226,8 +228,8 @@ def _cell_edges(loss: CompiledLoss, k_lo: int, n: int, h: float,
         while k + step <= n and k + step - j <= cap:
             t = k + step
             width = (t - j) * h
-            gap = width * max(math.exp(e[t]) * (cum_q[t] - cum_q[j]), (cum_p[t] - cum_p[j]) / math.exp(e[j]))
-            if not (gap * w_up[t] <= limit_up and gap * w_down[j] <= limit_down):
+            gap = width * max(math.exp(el[t]) * (cum_q[t] - cum_q[j]), (cum_p[t] - cum_p[j]) / math.exp(el[j]))
+            if not (gap * wu[t] <= limit_up and gap * wd[j] <= limit_down):
                 break
             k = t
             step *= 2

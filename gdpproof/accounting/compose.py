@@ -78,10 +78,11 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
             dominating and dominated grid masses (:mod:`gdpproof.accounting.pairs`; compiled losses without
             atoms), whose bracket narrows like h^2: on many steps a grid 10 to 20 times coarser reaches the
             same width.  ``eta`` then only sets the window tails (T eta / 16 of mass at most).
-        aim_delta (float, optional): Pairs: the delta an eps bracket will be sought at.  The ordering a
-            Chernoff estimate puts well below the other there is composed first on a grid 8 times coarser
-            (a proven upper end), and on ``grid_step`` only where a bound needs it; every upper end is the
-            smaller of the two, so no bracket is wider than without it.
+        aim_delta (float, optional): The delta an eps bracket will be sought at.  The ordering a Chernoff
+            estimate puts well below the other there is known first by a cheaper proven upper end (its
+            pairs, or its coupling, on a grid 8 times coarser; or ``earlier``'s), and composed on
+            ``grid_step`` only where a bound needs it; every upper end is the smaller of the two, so no
+            bracket is wider than without it.
         earlier (tuple, optional): Coupling, with ``aim_delta``: (a float-route composition of the same parts
             with the same ``eta``, the lower end of its eps bracket at ``aim_delta``).  An ordering whose
             upper bound there is below half ``aim_delta`` (the other's is not) keeps that composition's as a

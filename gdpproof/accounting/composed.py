@@ -215,6 +215,8 @@ class ComposedLoss:
         lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in ordered)  # noqa: E731
         top = max(dd.top() for dd in views)
         if not up_ok(top):
+            if not fine and any(isinstance(dd, CoarseFirst) for dd in self.directions):
+                return self._bisect(delta, d, ends, fine=True)  # the fine orderings' span, as without them
             floor = self.delta_floor()
             remedy = ("aim the tilt at this delta (compose_tilted(delta=...)) or ask for a larger delta"
                       if self.discretization == "tilted pairs" else

@@ -17,7 +17,7 @@ from gdpproof.accounting.exact_lattice import grid_step_exact
 from gdpproof.accounting.losses import SubsampledGaussianLoss
 from gdpproof.accounting.pairs import coarsened, pair_steps
 from gdpproof.accounting.search import eps_at, epsilon_bracket
-from gdpproof.errors import InvalidParameterError
+from gdpproof.errors import InvalidParameterError, PrecisionError
 
 DELTA = 1e-5
 #: sigma 1, p 0.01, T 100 at delta 1e-5: remove 1e-5 at eps 0.718, add 5e-10 there.
@@ -164,3 +164,14 @@ def test_completed_composes_a_kept_law_whose_model_needs_it():
     assert eps_at(kept, DELTA) == eps_at(plain, DELTA)
     assert kept.completed() is kept and lazy.built
     assert kept.coupling_model == plain.coupling_model and kept.t == plain.t
+
+
+def test_below_the_floor_both_refuse_alike():
+    # a delta below what the grid resolves: the same refusal, the fine orderings' floor named
+    plain, aimed = _pairs(), _pairs(aim_delta=DELTA)
+    messages = []
+    for comp in (plain, aimed):
+        with pytest.raises(PrecisionError, match="below this bracket's floor") as info:
+            comp.epsilon(1e-16)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

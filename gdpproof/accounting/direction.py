@@ -179,7 +179,9 @@ class PairDirection(LatticeDirection):
         return self.low.lower(eps)
 
     def lower_gt(self, eps: float, target: float) -> bool:
-        if self.upper(eps) <= target:
+        # an upper bound at most the target means no lower bound exceeds it: asked first only while
+        # the dominated masses are not composed (once they are, the lower bound alone answers alike)
+        if "_low" not in self.__dict__ and self.upper(eps) <= target:
             return False
         return self.lower(eps) > target
 

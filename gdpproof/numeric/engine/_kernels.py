@@ -15,9 +15,9 @@ import math
 
 import flint
 
-from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfc_at, erfcx_float, relation
 
-__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'mu_clt_poisson', 'mu_clt_uniform', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float', 'gaussian_epsilon_start_float']
+__all__ = ['gaussian_dual', 'gaussian_log_dual', 'gaussian_dlog_dual_eps', 'gaussian_dlog_dual_mu', 'mu_clt_poisson', 'mu_clt_uniform', 'gaussian_dual_at', 'gaussian_dual_halley', 'gaussian_dual_slope', 'gaussian_dual_halley_mu', 'gaussian_log_dual_float', 'gaussian_dlog_dual_eps_float', 'gaussian_dlog_dual_mu_float', 'gaussian_epsilon_start_float']
 
 _C_1_1 = flint.arb(1)
 _C_1_16 = flint.arb(flint.fmpq(1, 16))
@@ -313,6 +313,30 @@ def mu_clt_uniform(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
     t19 = t18 * t1
     t20 = t19 * t17
     return (t20 if isinstance(t20, flint.arb) else flint.arb(t20))
+
+
+def gaussian_dual_at(x0: flint.arb, x1: flint.arb, bits: int) -> flint.arb:
+    """delta_mu(epsilon) of G_mu (GAUSSIAN_DUAL), each erfc at `bits` bits or a few more; x0 = epsilon, x1 = mu.
+
+    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
+    """
+    t0 = _at_precision(_K0)
+    t1 = _C_m1_2 * x1
+    t2 = 1 / x1
+    t3 = x0 * t2
+    t4 = t1 + t3
+    t5 = t0 * t4
+    t6 = erfc_at(t5, bits)
+    t7 = _C_1_2 * t6
+    t8 = _C_1_2 * x1
+    t9 = t8 + t3
+    t10 = t0 * t9
+    t11 = erfc_at(t10, bits)
+    t12 = x0.exp()
+    t13 = _C_m1_2 * t11
+    t14 = t13 * t12
+    t15 = t7 + t14
+    return (t15 if isinstance(t15, flint.arb) else flint.arb(t15))
 
 
 def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:

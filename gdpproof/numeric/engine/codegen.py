@@ -34,7 +34,7 @@ from ...symbolic.symbols import p as P
 from ...symbolic.symbols import sigma as SIGMA
 from ...symbolic.tradeoff import GAUSSIAN_DUAL, GAUSSIAN_EPSILON_TAIL_START, GAUSSIAN_LOG_DUAL
 
-__all__ = ["kernels", "fused_kernels", "float_kernels", "source", "main"]
+__all__ = ["kernels", "limb_kernels", "fused_kernels", "float_kernels", "source", "main"]
 
 TARGET = Path(__file__).with_name("_kernels.py")
 LOSS_TARGET = Path(__file__).with_name("_loss_kernels.py")
@@ -51,6 +51,22 @@ def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
         ("mu_clt_poisson", "the CLT mu of DP-SGD with Poisson sampling (MU_CLT_POISSON)", MU_CLT_POISSON, (SIGMA, P, N)),
         ("mu_clt_uniform", "the CLT mu of DP-SGD with fixed-size batches (MU_CLT_UNIFORM)", MU_CLT_UNIFORM,
          (SIGMA, P, N)),
+    ]
+
+
+#: The erfc rule of :func:`limb_kernels`: arb's erfc at the kernel's argument ``bits`` (raised to
+#: the limb), the other operations at the current precision.
+ERFC_AT_RULE = {sympy.erfc: "erfc_at({0}, bits)"}
+
+
+def limb_kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
+    """(name, meaning, expression, arguments) of each arb kernel whose erfc runs at a precision of
+    its own, the last argument ``bits`` (:func:`gdpproof.numeric.engine._ballfun.erfc_at`), and the
+    other operations at the current one: the certified delta(epsilon)'s hot path, which runs the
+    cheap operations at 128 bits and each erfc at the most bits its cost allows."""
+    return [
+        ("gaussian_dual_at", "delta_mu(epsilon) of G_mu (GAUSSIAN_DUAL), each erfc at `bits` bits or a few more",
+         GAUSSIAN_DUAL, (EPS, MU)),
     ]
 
 
@@ -85,14 +101,15 @@ def float_kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]
 
 
 def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...], symbols: tuple[sympy.Symbol, ...],
-              arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]]) -> str:
+              arb: bool, constants: dict[str, str], hoisted: dict[str, tuple[str, str]],
+              rules: dict[type, str] | None = None) -> str:
     """The text of a generated kernel: :class:`Printer`'s code with annotations and a docstring
-    quoting its expressions."""
-    printer = Printer(symbols, arb, constants, hoisted if arb else None)
+    quoting its expressions (with ``rules``: a last argument ``bits: int`` they may use)."""
+    printer = Printer(symbols, arb, constants, hoisted if arb else None, rules=rules)
     exprs = expr if isinstance(expr, tuple) else (expr,)
     results = [printer.expr(sympy_value(e)) for e in exprs]
     kind = "flint.arb" if arb else "float"
-    params = ", ".join(f"x{i}: {kind}" for i in range(len(symbols)))
+    params = ", ".join([f"x{i}: {kind}" for i in range(len(symbols))] + (["bits: int"] if rules else []))
     names = ", ".join(f"x{i} = {s}" for i, s in enumerate(symbols))
     out = kind if len(exprs) == 1 else f"tuple[{', '.join([kind] * len(exprs))}]"
     lines = [f"def {name}({params}) -> {out}:", f'    """{meaning}; {names}.', ""]
@@ -121,7 +138,7 @@ import math
 
 import flint
 
-from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
+from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfc_at, erfcx_float, relation
 
 __all__ = [{names}]
 
@@ -133,9 +150,10 @@ def source() -> str:
     constants: dict[str, str] = {}
     hoisted: dict[str, tuple[str, str]] = {}
     bodies = [_function(n, m, e, s, True, constants, hoisted) for n, m, e, s in kernels()]
+    bodies += [_function(n, m, e, s, True, constants, hoisted, ERFC_AT_RULE) for n, m, e, s in limb_kernels()]
     bodies += [_function(n, m, e, s, True, constants, hoisted) for n, m, e, s in fused_kernels()]
     bodies += [_function(n, m, e, s, False, constants, hoisted) for n, m, e, s in float_kernels()]
-    names = ", ".join(repr(n) for n, *_ in kernels() + fused_kernels() + float_kernels())  # type: ignore[operator]
+    names = ", ".join(repr(n) for n, *_ in kernels() + limb_kernels() + fused_kernels() + float_kernels())  # type: ignore[operator]
     head = _HEADER.replace("{names}", names)
     consts = "".join(f"{k} = {v}\n" for k, v in sorted(constants.items()))
     makers = [src for _, src in hoisted.values()]

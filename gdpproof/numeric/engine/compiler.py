@@ -75,6 +75,8 @@ class Printer:
             from a per-precision cache, which holds the ball the same operations give.
         nodes: Run time only: collects the special functions of :mod:`gdpproof.symbolic.special`
             that are solvers rather than formulas, as callables of the argument balls.
+        rules: Generator only: rules replacing those of the target's table for some functions
+            (erfc at a precision of its own, :func:`gdpproof.numeric.engine._ballfun.erfc_at`).
 
     Examples:
         >>> import sympy
@@ -87,11 +89,12 @@ class Printer:
     """
 
     def __init__(self, symbols: tuple[sympy.Symbol, ...], arb: bool, constants: dict[str, str],
-                 hoisted: dict[str, tuple[str, str]] | None = None, nodes: dict[str, Any] | None = None) -> None:
+                 hoisted: dict[str, tuple[str, str]] | None = None, nodes: dict[str, Any] | None = None,
+                 rules: dict[type, str] | None = None) -> None:
         self.symbols = symbols
         self.args = {s: f"x{i}" for i, s in enumerate(symbols)}
         self.arb = arb
-        self.rules = ARB_RULES if arb else FLOAT_RULES
+        self.rules = {**(ARB_RULES if arb else FLOAT_RULES), **(rules or {})}
         self.constants = constants
         self.hoisted = hoisted
         self.nodes = nodes

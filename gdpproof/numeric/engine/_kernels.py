@@ -316,27 +316,24 @@ def mu_clt_uniform(x0: flint.arb, x1: flint.arb, x2: flint.arb) -> flint.arb:
 
 
 def gaussian_dual_at(x0: flint.arb, x1: flint.arb, bits: int) -> flint.arb:
-    """delta_mu(epsilon) of G_mu (GAUSSIAN_DUAL), each erfc at `bits` bits or a few more; x0 = epsilon, x1 = mu.
+    """delta_mu(epsilon) of G_mu (GAUSSIAN_DUAL, its factor 1/2 taken out), each erfc at `bits` bits or a few more; x0 = epsilon, x1 = mu.
 
-    -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2
+    (-exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2) + erfc(sqrt(2)*(epsilon/mu - mu/2)/2))/2
     """
-    t0 = _at_precision(_K0)
-    t1 = _C_m1_2 * x1
-    t2 = 1 / x1
-    t3 = x0 * t2
-    t4 = t1 + t3
-    t5 = t0 * t4
-    t6 = erfc_at(t5, bits)
-    t7 = _C_1_2 * t6
-    t8 = _C_1_2 * x1
-    t9 = t8 + t3
-    t10 = t0 * t9
-    t11 = erfc_at(t10, bits)
-    t12 = x0.exp()
-    t13 = _C_m1_2 * t11
-    t14 = t13 * t12
-    t15 = t7 + t14
-    return (t15 if isinstance(t15, flint.arb) else flint.arb(t15))
+    t0 = x0 / x1
+    t1 = _C_1_2 * x1
+    t2 = t0 - t1
+    t3 = _at_precision(_K0)
+    t4 = t3 * t2
+    t5 = erfc_at(t4, bits)
+    t6 = t1 + t0
+    t7 = t3 * t6
+    t8 = erfc_at(t7, bits)
+    t9 = x0.exp()
+    t10 = t8 * t9
+    t11 = t5 - t10
+    t12 = _C_1_2 * t11
+    return (t12 if isinstance(t12, flint.arb) else flint.arb(t12))
 
 
 def gaussian_dual_halley(x0: flint.arb, x1: flint.arb) -> tuple[flint.arb, flint.arb, flint.arb]:

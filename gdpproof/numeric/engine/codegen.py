@@ -63,10 +63,13 @@ def limb_kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]
     """(name, meaning, expression, arguments) of each arb kernel whose erfc runs at a precision of
     its own, the last argument ``bits`` (:func:`gdpproof.numeric.engine._ballfun.erfc_at`), and the
     other operations at the current one: the certified delta(epsilon)'s hot path, which runs the
-    cheap operations at 128 bits and each erfc at the most bits its cost allows."""
+    cheap operations at 128 bits and each erfc at the most bits its cost allows.  They are printed
+    lean (:class:`Printer`'s ``lean``: subtractions, divisions, one constant per product), so
+    their ball operations are fewer than, and not the same as, those of the plain kernels."""
     return [
-        ("gaussian_dual_at", "delta_mu(epsilon) of G_mu (GAUSSIAN_DUAL), each erfc at `bits` bits or a few more",
-         GAUSSIAN_DUAL, (EPS, MU)),
+        ("gaussian_dual_at", "delta_mu(epsilon) of G_mu (GAUSSIAN_DUAL, its factor 1/2 taken out), each erfc at "
+         "`bits` bits or a few more", sympy.factor_terms(GAUSSIAN_DUAL, radical=False, clear=False, fraction=False),
+         (EPS, MU)),
     ]
 
 
@@ -105,7 +108,7 @@ def _function(name: str, meaning: str, expr: sympy.Expr | tuple[sympy.Expr, ...]
               rules: dict[type, str] | None = None) -> str:
     """The text of a generated kernel: :class:`Printer`'s code with annotations and a docstring
     quoting its expressions (with ``rules``: a last argument ``bits: int`` they may use)."""
-    printer = Printer(symbols, arb, constants, hoisted if arb else None, rules=rules)
+    printer = Printer(symbols, arb, constants, hoisted if arb else None, rules=rules, lean=rules is not None)
     exprs = expr if isinstance(expr, tuple) else (expr,)
     results = [printer.expr(sympy_value(e)) for e in exprs]
     kind = "flint.arb" if arb else "float"

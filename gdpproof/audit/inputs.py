@@ -139,7 +139,12 @@ def _drawn(quantity: str, examples: int, seed: int) -> list[tuple[Any, ...]]:
     elif quantity == "epsilon_from_delta":
         out = list(zip(_spread(rng, 1e-4, 50.0, n), _spread(rng, 1e-300, 0.5, n)))
     elif quantity in ("mu_from_epsilon_delta", "sigma_from_epsilon_delta"):
-        out = list(zip(_spread(rng, 1e-6, 300.0, n, zero=True), _spread(rng, 1e-300, 0.5, n)))
+        # eps from [1e-6, 300] (and 0), and with probability 1/8 from the tiny eps in [1e-300, 1e-6]
+        # where a solver's bracket or starting point can collapse
+        eps = np.array(_spread(rng, 1e-6, 300.0, n, zero=True))
+        tiny = np.exp(rng.uniform(np.log(1e-300), np.log(1e-6), n))
+        eps = np.where(rng.integers(0, 8, n) == 0, tiny, eps)
+        out = list(zip((float(e) for e in eps), _spread(rng, 1e-300, 0.5, n)))
     elif quantity == "beta_from_mu":
         out = list(zip(_spread(rng, 1e-4, 50.0, n), _spread(rng, 1e-300, float(np.nextafter(1.0, 0.0)), n)))
     else:

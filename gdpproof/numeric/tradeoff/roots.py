@@ -201,14 +201,24 @@ def float_root(g: Callable[[float], float], dg: Callable[[float], float], *, inc
 
 def nonpositive_at(f: Callable[[flint.arb], flint.arb], x: flint.arb, bits: int) -> bool:
     """Whether f(x) <= 0 is certified, at a precision that grows with the smallness of x (the
-    cancellation of delta near a tiny argument); a point that would need more than MAX_BITS
-    raises PrecisionError (nothing there could be certified)."""
+    cancellation of delta near a tiny argument), doubled while the ball does not decide the sign
+    (an undecided ball, NaN included, is never read as "above the root"); a point that would
+    need more than MAX_BITS raises PrecisionError (nothing there could be certified)."""
     prec = bits + 32 + max(0, -magnitude(x))
     if prec > MAX_BITS:
         raise PrecisionError(f"the solution lies below 2^{magnitude(x)}: evaluating there needs more than "
                              f"{MAX_BITS:,} bits of precision, the limit")
-    with arb_precision(prec):
-        return bool(f(x) <= 0)
+    while True:
+        with arb_precision(prec):
+            value = f(x)
+            if value <= 0:
+                return True
+            if value > 0:
+                return False
+        if prec >= MAX_BITS:
+            raise PrecisionError(f"the sign of the equation at {x.mid().str(5, radius=False)} is not decided "
+                                 f"within {MAX_BITS:,} bits of precision ({value.str(5)})")
+        prec = min(2 * prec, MAX_BITS)
 
 
 def bracket_root(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:

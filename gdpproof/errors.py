@@ -183,3 +183,17 @@ def bad(name: str, value: Any, rule: str) -> InvalidParameterError:
     InvalidParameterError('mu=-1 must be >= 0')
     """
     return InvalidParameterError(argument=name, value=value, rule=rule)
+
+
+def within(where: str, error: InvalidParameterError,
+           kind: type[InvalidParameterError] = InvalidParameterError) -> InvalidParameterError:
+    """``error`` (built by :func:`bad`, or raised by a callee) as part of a larger input named
+    ``where`` (a spec, a file): the message reads ``"{where}: {error}"``, so ``"{where}:
+    {name}={value} {rule}"`` for one argument, the argument, value and rule are kept as fields
+    (a front end renames the argument: ``named()`` leaves ``where`` out), and the error is
+    raised as ``kind`` (a subclass, such as the mechanism specs' SpecError).
+
+    >>> within("mechanism 'gdp:mu=-1'", bad("mu", "-1", "must be >= 0"))
+    InvalidParameterError("mechanism 'gdp:mu=-1': mu='-1' must be >= 0")
+    """
+    return kind(f"{where}: {error}", argument=error.argument, value=error.value, rule=error.rule)

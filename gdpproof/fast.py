@@ -2,9 +2,10 @@
 
 Same names as the certified functions of :mod:`gdpproof`, without ``digits``: inputs broadcast,
 results are float64 arrays.  Over mu in [0.01, 50], epsilon in [0, 700] and delta >= 1e-300 the
-float formulas (the erfcx form of delta, log-space bisection for the inverses) are used and
-agree with the certified path to a relative error below 1e-10 (a test measures it); entries
-outside that domain, or where the formula is ill-conditioned, are computed by the certified path.
+float evaluation of delta (the erfcx form, free of cancellation; the inverses find its root in
+log space) is used and agrees with the certified path to a relative error below 1e-10 (tests
+measure it); entries outside that domain, or where a root is ill-conditioned, are computed by
+the certified path.
 
 >>> import numpy as np
 >>> from gdpproof import fast

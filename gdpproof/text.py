@@ -179,9 +179,21 @@ def decimal_text(v: Any) -> str | None:
         >>> decimal_text(Fraction(1, 100)), decimal_text(Fraction(1, 10**400)), decimal_text(Fraction(1, 3))
         ('0.01', '1E-400', None)
     """
-    from decimal import Context, Decimal
+    from decimal import Context
 
-    v = _rational(v)
+    d = _exact_decimal(_rational(v))
+    if d is None:
+        return None
+    exact = Context(prec=len(d.as_tuple().digits) + 2)  # the default 28 digits would round
+    d = exact.normalize(d)
+    return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
+
+
+def _exact_decimal(v: Fraction) -> Decimal | None:
+    """The rational v as a Decimal m E-k with the least k (exact, not normalised: 100 stays
+    ``100``), or None when its denominator has a prime factor other than 2 and 5."""
+    from decimal import Decimal
+
     q, a, b = v.denominator, 0, 0
     while q % 2 == 0:
         q, a = q // 2, a + 1
@@ -190,10 +202,7 @@ def decimal_text(v: Any) -> str | None:
     if q != 1:
         return None
     k = max(a, b)
-    m = v.numerator * 10**k // v.denominator
-    exact = Context(prec=len(str(abs(m))) + 2)  # the default 28 digits would round
-    d = exact.normalize(exact.scaleb(Decimal(m), -k))
-    return format(d, "f") if -4 <= d.adjusted() <= 15 else format(d, "E")
+    return Decimal(f"{v.numerator * 10**k // v.denominator}E{-k}")
 
 
 def show_number(v: Any) -> str:
@@ -460,17 +469,12 @@ def terminating_text(x: Any) -> str | None:
         return None
     if isinstance(x, Decimal):
         return str(x)
-    d = x.denominator
     # a short fraction only (a claim of 1e-999999 divided its denominator by 2 a million times)
-    short = abs(x.numerator).bit_length() + d.bit_length() <= 200
-    for p in (2, 5) if short else ():
-        while d % p == 0:
-            d //= p
-    if short and d == 1 and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
-        k = 0
-        while 10**k % x.denominator:
-            k += 1
-        return str(Decimal(f"{x.numerator * (10**k // x.denominator)}E{-k}"))
+    if abs(x.numerator).bit_length() + x.denominator.bit_length() <= 200 \
+            and len(str(x.numerator)) + len(str(x.denominator)) <= 60:
+        exact = _exact_decimal(x)
+        if exact is not None:
+            return str(exact)
     m, e = round_fraction(x, 30, "nearest")
     return str(Decimal(f"{m}E{e}"))
 

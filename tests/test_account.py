@@ -93,6 +93,12 @@ def test_routes_check_each_other_on_randomized_response() -> None:
     assert d_exact.delta == d_finite.delta and _in(d_exact.delta, d_bracket.delta)
 
 
+def test_the_exact_finite_route_reaches_its_module_without_building_anything_per_call() -> None:
+    from gdpproof.accounting import routes
+
+    assert routes._finite() is routes._finite()
+
+
 def test_heterogeneous_finite_composition_against_a_closed_form() -> None:
     # f_{eps,delta} is randomized response with an extra delta: one (1, 1e-3)-DP mechanism
     one = EpsDelta(1, "1e-3")

@@ -208,6 +208,19 @@ def test_an_audit_claim_of_a_million_digits_is_printed_at_once():
     assert terminating_text(Fraction(3, 8)) == "0.375"
 
 
+def test_terminating_and_decimal_text_read_the_same_decimal():
+    """One conversion behind both: they differ only in layout (str of the Decimal, which keeps
+    an integer's zeros, against decimal_text's fixed/scientific rule)."""
+    from decimal import Decimal
+
+    from gdpproof.text import decimal_text, terminating_text
+
+    for x in (Fraction(100), Fraction(-3, 8), Fraction(1, 10**5), Fraction(7, 2**40), Fraction(123, 10**20)):
+        assert Fraction(Decimal(terminating_text(x))) == Fraction(Decimal(decimal_text(x))) == x
+    assert terminating_text(Fraction(100)) == "100" and terminating_text(Fraction(1, 10**5)) == "0.00001"
+    assert decimal_text(Fraction(1, 10**5)) == "1E-5" and decimal_text(Fraction(1, 3)) is None
+
+
 def test_the_exact_lattice_refuses_a_product_beyond_its_cost_limit():
     """10^9 DP-SGD steps at sigma = 5, p = 0.001 grew the exact vector to 10^8 entries: refused before
     the product, so the float route's bracket stands."""

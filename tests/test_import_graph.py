@@ -448,7 +448,7 @@ def test_the_one_parser_and_error_builder_define_the_names_they_own():
     errors = {n.name for n in ast.parse((PACKAGE / "errors.py").read_text(encoding="utf-8")).body
               if isinstance(n, ast.FunctionDef)}
     assert {"positive_double", "ascii_number", "int_option", "float_option", "count", "plain_value"} <= args
-    assert "bad" in errors
+    assert {"bad", "within"} <= errors
 
 
 #: The few InvalidParameterError raised with a message of their own, by (file, enclosing function):
@@ -476,11 +476,24 @@ PLAIN_MESSAGE_ALLOWED = {
     ("gdpproof/accounting/routes.py", "account"),
     # the search reached its domain's end: about the answer, not an argument's value
     ("gdpproof/calibration.py", "_settle"),
+    # a mechanism spec's text or file (SpecError): a key given twice, a part that is not
+    # key=value, two ways of sampling given at once, a file that cannot be read, is too large or
+    # too deep, or lacks its list: about the spec's form, not one argument's value (the spec's
+    # arguments are refused through errors.within(where, errors.bad(...)))
+    ("gdpproof/mechanisms/specs.py", "mechanism_from_dict"),
+    ("gdpproof/mechanisms/specs.py", "mechanism_from_spec"),
+    ("gdpproof/mechanisms/specs.py", "mechanism_from_file"),
+    ("gdpproof/mechanisms/specs.py", "_json_object"),
+    ("gdpproof/mechanisms/specs.py", "_check_depth"),
 }
+
+#: The argument errors whose construction with a message of their own is looked for.
+PLAIN_MESSAGE_CLASSES = ("InvalidParameterError", "SpecError")
 
 
 def plain_message_errors(path: Path) -> list[tuple[int, str]]:
-    """(line, enclosing function) of each ``InvalidParameterError(...)`` called with a positional message."""
+    """(line, enclosing function) of each ``InvalidParameterError(...)`` or ``SpecError(...)``
+    called with a positional message."""
     found = []
 
     def walk(node: ast.AST, function: str) -> None:
@@ -489,8 +502,8 @@ def plain_message_errors(path: Path) -> list[tuple[int, str]]:
                 walk(child, child.name)
                 continue
             if isinstance(child, ast.Call) and child.args and (
-                    getattr(child.func, "id", None) == "InvalidParameterError"
-                    or getattr(child.func, "attr", None) == "InvalidParameterError"):
+                    getattr(child.func, "id", None) in PLAIN_MESSAGE_CLASSES
+                    or getattr(child.func, "attr", None) in PLAIN_MESSAGE_CLASSES):
                 found.append((child.lineno, function))
             walk(child, function)
 
@@ -501,13 +514,16 @@ def plain_message_errors(path: Path) -> list[tuple[int, str]]:
 def test_plain_message_errors_are_found(tmp_path):
     root = _write(tmp_path, {"pkg/a.py": "def f(x):\n    if x:\n        raise InvalidParameterError(f'x={x} bad')\n"
                                      "    raise errors.InvalidParameterError('y')\n"
-                                     "def g(x):\n    raise InvalidParameterError(argument='x', value=x, rule='r')\n"})
-    assert plain_message_errors(root / "a.py") == [(3, "f"), (4, "f")]
+                                     "def g(x):\n    raise InvalidParameterError(argument='x', value=x, rule='r')\n"
+                                     "def h(x):\n    raise SpecError(f'{x}: bad')\n"
+                                     "def k(x):\n    raise within('spec', bad('x', x, 'r'), SpecError)\n"})
+    assert plain_message_errors(root / "a.py") == [(3, "f"), (4, "f"), (8, "h")]
 
 
 def test_argument_errors_name_their_argument():
-    """Every InvalidParameterError is built by errors.bad (or with its fields): none with a message
-    of its own outside gdpproof/errors.py, but for the short allow-list above."""
+    """Every InvalidParameterError and SpecError is built by errors.bad (with errors.within for a
+    part of a larger input, or with its fields): none with a message of its own outside
+    gdpproof/errors.py, but for the short allow-list above."""
     found, used = [], set()
     for name, path in modules(PACKAGE).items():
         if name == "gdpproof.errors":

@@ -9,7 +9,7 @@ import pytest
 import sympy
 
 import gdpproof
-from gdpproof.errors import InvalidParameterError, NotSupportedError
+from gdpproof.errors import MISSING, InvalidParameterError, NotSupportedError
 from gdpproof.mechanisms import (
     GDP,
     Composed,
@@ -104,9 +104,9 @@ def test_specs_from_the_command_line() -> None:
 @pytest.mark.parametrize(("spec", "text"), [
     ("gausian:sigma=1", "kind='gausian' must be one of"),
     ("gaussian:sigma", "'sigma' must be key=value"),
-    ("gaussian:sigma=1,noise=2", "'noise' is not a parameter of gaussian"),
+    ("gaussian:sigma=1,noise=2", "noise='2' is not a parameter of gaussian"),
     ("gaussian:sigma=-1", "sigma=-1"),
-    ("gaussian:", "gaussian needs sigma"),
+    ("gaussian:", "sigma is needed by gaussian"),
     ("laplace:scale=1,times=0", "times=0"),
 ])
 def test_bad_specs_name_the_part_at_fault(spec: str, text: str) -> None:
@@ -204,9 +204,9 @@ def test_repr_shows_parameters_as_written() -> None:
 @pytest.mark.parametrize(("call", "text"), [
     (lambda: mechanism_from_spec("gaussian:sigma=1,sigma=2"), "'sigma' is given twice"),
     (lambda: mechanism_from_spec("dpsgd:sigma=1,sample_rate=0.1,sample-rate=0.2,steps=3"), "given twice"),
-    (lambda: mechanism_from_spec(None), "a spec is a string"),
+    (lambda: mechanism_from_spec(None), "text=None must be a string KIND:key=value"),
     (lambda: mechanism_from_dict({"kind": ["gaussian"], "sigma": 1}), "kind=['gaussian'] must be one of"),
-    (lambda: mechanism_from_spec("eps-delta:epsilon=1"), "eps-delta needs delta"),
+    (lambda: mechanism_from_spec("eps-delta:epsilon=1"), "delta is needed by eps-delta"),
 ])
 def test_ambiguous_specs_are_refused(call, text: str) -> None:
     with pytest.raises(SpecError, match=None) as info:
@@ -258,3 +258,23 @@ def test_a_spec_error_keeps_the_parameter_at_fault():
     assert str(info.value) == "mechanism: sigma='0' must be > 0"
     assert (info.value.argument, info.value.value, info.value.rule) == ("sigma", "0", "must be > 0")
     assert info.value.named("--sigma") == "--sigma='0' must be > 0"
+
+
+@pytest.mark.parametrize(("spec", "fields", "text"), [
+    ("gdp:mu=1,neighbours=replace-one", ("neighbours", "replace-one"), "neighbours='replace-one' applies to a subsample"),
+    ("gdp:mu=1,sample-size=3", ("dataset-size", MISSING), "dataset-size is needed with sample-size"),
+    ("gaussian:sigma=1,noise=2", ("noise", "2"), "noise='2' is not a parameter of gaussian"),
+    ("gaussian:", ("sigma", MISSING), "sigma is needed by gaussian"),
+    ("gausian:sigma=1", ("kind", "gausian"), "kind='gausian' must be one of"),
+    ("rr:epsilon=log(-1)", ("epsilon", "log(-1)"), "epsilon='log(-1)'"),  # from the formula parser, fields kept
+])
+def test_a_spec_error_about_one_argument_is_built_from_its_fields(spec, fields, text):
+    # errors.within(where, errors.bad(name, value, rule)): the message is where plus bad's text,
+    # and the argument, value and rule stay fields for a front end to rename
+
+    with pytest.raises(SpecError) as info:
+        mechanism_from_spec(spec)
+    e = info.value
+    assert (e.argument, e.value) == fields and e.rule
+    assert str(e) == f"mechanism {spec!r}: {e.named(e.argument)}" and text in str(e)
+

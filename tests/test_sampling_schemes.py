@@ -65,7 +65,8 @@ def test_values_laws_and_specs():
     (lambda: mechanism_from_spec("gdp:mu=1,sample-size=3"), "sample-size and dataset-size"),
     (lambda: mechanism_from_spec("gdp:mu=1,sample-rate=0.1,sample-size=3,dataset-size=9"), "not both"),
     (lambda: mechanism_from_spec("gdp:mu=1,neighbours=replace-one"), "applies to a subsample"),
-    (lambda: mechanism_from_spec("dpsgd:sigma=1,sample-size=10,dataset-size=100,steps=10"), "not sample-size"),
+    (lambda: mechanism_from_spec("dpsgd:sigma=1,sample-size=10,dataset-size=100,steps=10"),
+     "sample-size='10' is not a parameter of dpsgd"),
 ])
 def test_bad_values_name_the_argument(call, argument):
     with pytest.raises(InvalidParameterError, match=argument):

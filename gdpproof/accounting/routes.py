@@ -14,6 +14,7 @@ What each route covers: ``docs/guides/account.md``; what each proves and assumes
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from fractions import Fraction
@@ -69,8 +70,10 @@ DG_NOTE = ("discrete Gaussian: delta(eps) = sum over the integers x of (P(x) - e
            "ball arithmetic plus a proven geometric tail bound (derivations/d14)")
 
 
+@functools.cache
 def _finite() -> Any:
-    """The exact-finite route's functions (sympy: loaded when a finite mechanism is accounted)."""
+    """The exact-finite route's functions (sympy: loaded when a finite mechanism is accounted),
+    gathered on the first call and kept."""
     from types import SimpleNamespace
 
     from .finite import (

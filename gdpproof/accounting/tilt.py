@@ -103,6 +103,18 @@ def _pow2_up(n: int) -> float:
     return next_up(next_up(x))
 
 
+def _log_sum_exp(x: np.ndarray, base2: bool = False) -> tuple[float, np.ndarray, float]:
+    """(log sum_i e^x_i, the terms e^(x_i - max x) relative to the largest, their sum) in floats;
+    in base 2 (log2 of sum 2^x_i, the terms 2^(x_i - max x)) when ``base2``.  (-inf, zeros, 0.0)
+    when every x_i is -inf."""
+    top = float(np.max(x))
+    if top == -math.inf:
+        return top, np.zeros_like(x), 0.0
+    p = np.exp2(x - top) if base2 else np.exp(x - top)
+    total = float(np.sum(p))
+    return top + (math.log2(total) if base2 else math.log(total)), p, total
+
+
 def tilt(lat: Lattice, sign: int, j: int, up: bool) -> tuple[Lattice, int]:
     """One step's masses (on the points s_k = sign k h) tilted by e^{lam s_k} / S, lam h =
     j log(2) / 2^BITS, S = 2^{n / 2^BITS} with n the rounded base-2 logarithm (in units of
@@ -113,10 +125,10 @@ def tilt(lat: Lattice, sign: int, j: int, up: bool) -> tuple[Lattice, int]:
     e = sign * j * k
     with np.errstate(divide="ignore"):
         logs = np.log2(lat.w) + e / _SCALE
-    top = float(np.max(logs))
-    if not math.isfinite(top):
+    log_sum = _log_sum_exp(logs, base2=True)[0]
+    if not math.isfinite(log_sum):
         raise PrecisionError("tilting: a step without mass")
-    n = int(round(_SCALE * (top + math.log2(float(np.sum(np.exp2(logs - top)))))))
+    n = int(round(_SCALE * log_sum))
     return Lattice(lat.k0, _scaled(lat.w, e - n, up), 0.0), n
 
 
@@ -173,11 +185,8 @@ def _cgf(points: Sequence[np.ndarray], logs: Sequence[np.ndarray], counts: Seque
     (log masses ``logs``, each part ``counts`` times) and the tilted mean (floats)."""
     k = mean = 0.0
     for s, lw, c in zip(points, logs, counts):
-        x = lam * s + lw
-        top = float(np.max(x))
-        p = np.exp(x - top)
-        total = float(np.sum(p))
-        k += c * (top + math.log(total))
+        log_sum, p, total = _log_sum_exp(lam * s + lw)
+        k += c * log_sum
         mean += c * float(np.sum(p * s)) / total
     return k, mean
 

@@ -217,7 +217,8 @@ def run(args: argparse.Namespace) -> int:
     emit(args, payload, "\n".join([
         f"mechanism       : {mech.name}",
         f"theory          : {theory.label}",
-        f"max deviation   = {deviation:.4g}   ({mc}: largest |beta_hat - f(alpha_hat)|"
+        f"max deviation   = {deviation:.4g}   ({mc}: largest distance of an estimate (alpha_hat, beta_hat) to f, "
+        "alpha and beta moved alike"
         + (")" if theory.exact else ", f the middle of the bracket)"),
         f"band half-width = {check.half_width[0]:.4g}   ({mc}: DKW, confidence {confidence:g}, "
         f"{samples:,} samples per side)",

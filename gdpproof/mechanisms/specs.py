@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InvalidParameterError
+from ..errors import MISSING, InvalidParameterError, bad, within
 from .training import dpsgd, dpsgd_sensitivity
 from .base import Mechanism
 from .values import (
@@ -112,7 +112,7 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
         Repeated(GaussianMechanism(sigma=10/3, sensitivity=1), 10)
     """
     if not isinstance(spec, Mapping):
-        raise SpecError(f"{where}: must be a table of kind and parameters, got {spec!r}")
+        raise within(where, bad("spec", spec, "must be a table of kind and parameters"), SpecError)
     items: dict[str, Any] = {}
     for k, v in spec.items():
         key = str(k).replace("_", "-")
@@ -121,13 +121,14 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
         items[key] = v
     kind = items.pop("kind", None)
     if not isinstance(kind, str) or kind not in _KINDS:
-        raise SpecError(f"{where}: kind={kind!r} must be one of {', '.join(sorted(_KINDS))}")
+        raise within(where, bad("kind", kind, f"must be one of {', '.join(sorted(_KINDS))}"), SpecError)
     make, keys = _KINDS[kind]
     wrap = {k: items.pop(k) for k in _WRAPPERS if k in items and not (kind == "dpsgd" and k in keys)}
     unknown = [k for k in items if k not in keys]
     if unknown:
         allowed = sorted(set(keys) | set(_WRAPPERS))
-        raise SpecError(f"{where}: {unknown[0]!r} is not a parameter of {kind} (it takes {', '.join(allowed)})")
+        raise within(where, bad(unknown[0], items[unknown[0]],
+                                f"is not a parameter of {kind} (it takes {', '.join(allowed)})"), SpecError)
     kwargs = {keys[k]: v if k in _WORDS else _closed_form(where, k, v) for k, v in items.items()}
     import inspect
 
@@ -135,18 +136,23 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
                 if par.default is inspect.Parameter.empty and name not in kwargs]
     if required:
         spelled = [next(k for k, v in keys.items() if v == name) for name in required]
-        raise SpecError(f"{where}: {kind} needs {', '.join(spelled)}")
+        also = f" (and {', '.join(spelled[1:])})" if spelled[1:] else ""
+        raise within(where, bad(spelled[0], MISSING, f"is needed by {kind}{also}"), SpecError)
     if kind == "dpsgd" and "sample-size" in wrap:
-        raise SpecError(f"{where}: dpsgd takes batch-size (with dataset-size and sampling=fixed-batch for "
-                        "fixed-size batches), not sample-size")
+        raise within(where, bad("sample-size", wrap["sample-size"], "is not a parameter of dpsgd: it takes batch-size "
+                                "(with dataset-size and sampling=fixed-batch for fixed-size batches)"), SpecError)
     fixed = [k for k in ("sample-size", "dataset-size") if k in wrap]
     if fixed and "sample-rate" in wrap:
         raise SpecError(f"{where}: give sample-rate (Poisson) or sample-size and dataset-size (fixed-size batches), "
                         "not both")
     if len(fixed) == 1:
-        raise SpecError(f"{where}: fixed-size batches need both sample-size and dataset-size")
+        other = "dataset-size" if fixed[0] == "sample-size" else "sample-size"
+        raise within(where, bad(other, MISSING, f"is needed with {fixed[0]} (fixed-size batches need both "
+                                                "sample-size and dataset-size)"), SpecError)
     if "neighbours" in wrap and not (fixed or "sample-rate" in wrap):
-        raise SpecError(f"{where}: neighbours applies to a subsample (sample-rate, or sample-size and dataset-size)")
+        raise within(where, bad("neighbours", wrap["neighbours"],
+                                "applies to a subsample only (give sample-rate, or sample-size and dataset-size)"),
+                     SpecError)
     try:
         if "sensitivity" in keys and "sensitivity" not in items and (fixed or "sample-rate" in wrap):
             kwargs["sensitivity"] = dpsgd_sensitivity("fixed-batch" if fixed else "poisson",
@@ -160,7 +166,7 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
         if "times" in wrap:
             m = Repeated(m, wrap["times"])
     except InvalidParameterError as exc:  # the parameter at fault stays named, for a front end to rename
-        raise SpecError(f"{where}: {exc}", argument=exc.argument, value=exc.value, rule=exc.rule) from None
+        raise within(where, exc, SpecError) from None
     return m
 
 
@@ -180,7 +186,7 @@ def _closed_form(where: str, key: str, value: Any) -> Any:
     try:
         return constant(key, value)
     except InvalidParameterError as exc:
-        raise SpecError(f"{where}: {exc}") from None
+        raise within(where, exc, SpecError) from None
 
 
 def mechanism_from_spec(text: str) -> Mechanism:
@@ -206,7 +212,7 @@ def mechanism_from_spec(text: str) -> Mechanism:
         RandomizedResponse(epsilon=log(3))
     """
     if not isinstance(text, str):
-        raise SpecError(f"mechanism {text!r}: a spec is a string KIND:key=value,...")
+        raise within("mechanism", bad("text", text, "must be a string KIND:key=value,..."), SpecError)
     kind, _, rest = text.strip().partition(":")
     spec: dict[str, Any] = {"kind": kind.strip()}
     for part in filter(None, (p.strip() for p in rest.split(","))):

@@ -434,7 +434,7 @@ def test_account_composes_any_mechanism(capsys, tmp_path):
 @pytest.mark.parametrize(("argv", "text"), [
     (["account", "--mechanism", "gausian:sigma=1", "--delta", "1e-5"], "kind='gausian' must be one of"),
     (["account", "--mechanism", "gaussian:sigma=-1", "--delta", "1e-5"], "sigma=-1"),
-    (["account", "--mechanism", "gaussian:sigma=1,foo=2", "--delta", "1e-5"], "'foo' is not a parameter of gaussian"),
+    (["account", "--mechanism", "gaussian:sigma=1,foo=2", "--delta", "1e-5"], "foo='2' is not a parameter of gaussian"),
     (["account", "--mechanism", "gaussian:sigma=1", "--sigma", "1", "--delta", "1e-5"], "give the mechanism one way"),
     (["account", "--mechanism", "gaussian:sigma=1"], "give --delta"),
     (["account", "--mechanism", "gaussian:sigma=1", "--delta", "1e-5", "--eps", "1"], "give one"),

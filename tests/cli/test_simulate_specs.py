@@ -69,3 +69,14 @@ def test_bad_simulate_specs_exit_2(capsys, argv, words):
     assert main(argv + ["--samples", "10", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("sigma", ["1e-50", "1e-5", "0.2"])
+def test_a_steep_curve_is_inside_the_band_and_near_it(capsys, sigma):
+    # G_mu at mu = 1/sigma drops from 1 to 0 within alpha < 1e-300 (1e-5, 1e-50) or 1e-7 (0.2):
+    # the estimates (0, 0) lie on it, yet the vertical |beta_hat - f(alpha_hat)| read 1, 0.997
+    # and 0.67 beside "inside the band"; the deviation is now measured as the band is
+    # (false-failure probability 1e-6: the band's confidence)
+    assert main(["simulate", "gaussian", "--sigma", sigma, "--samples", "2000", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["inside"] is True and float(out["max_deviation"]) <= float(out["half_width"])

@@ -105,3 +105,30 @@ def test_an_irrational_negative_epsilon_at_mu_zero_is_taken_on_the_safe_side():
     with pytest.warns(RoundedArgumentWarning):
         d = solve.delta_from_epsilon(0, -sympy.log(3), digits=20)
     assert str(d) == "0.66666666666666666667" and d.rounding == "up"
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: solve.epsilon_from_delta(1, sympy.sqrt(2)), "delta=sqrt(2) must be in [0, 1]"),
+    (lambda: solve.mu_from_epsilon_delta(-sympy.log(3), "1e-5"), "epsilon=-log(3) must be >= 0"),
+    (lambda: solve.mu_from_epsilon_delta(1, sympy.pi), "delta=pi must be in [0, 1]"),
+    (lambda: solve.sigma_from_epsilon_delta(-sympy.E, "1e-5"), "epsilon=-E must be >= 0"),
+    (lambda: solve.sigma_from_epsilon_delta(1, "1e-5", sensitivity=-sympy.sqrt(3)), "sensitivity=-sqrt(3) must be >= 0"),
+])
+def test_a_refused_irrational_argument_is_shown_as_given(call, message):
+    # the solvers take an irrational argument as a rational beside it: a refusal names the value
+    # the user gave (it showed the rational, "delta=~1.41421e+0"), and no rounding warning precedes it
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidParameterError) as info:
+            call()
+    assert str(info.value) == message
+
+
+def test_an_accepted_irrational_argument_still_warns_from_the_callers_line():
+    from gdpproof.errors import RoundedArgumentWarning
+
+    with pytest.warns(RoundedArgumentWarning, match="delta=exp\\(-10\\) is irrational") as record:
+        solve.mu_from_epsilon_delta(1, sympy.exp(-10), digits=10)
+    assert all(w.filename == __file__ for w in record)

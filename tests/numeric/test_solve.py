@@ -234,6 +234,26 @@ def test_fast_inverses_dense_grid():
     assert worst <= 1e-10, worst
 
 
+def test_fast_inverses_where_the_root_is_ill_conditioned():
+    # delta just below delta_mu(0), where delta is flat in eps (the root tiny), and delta near 1,
+    # where it is flat in mu: the float root finders hand over these entries (before, their
+    # relative errors reached 74 and 1e-4); the rest stay within 1e-10 of the certified path
+    rng = np.random.default_rng(31)
+    m = 10 ** rng.uniform(-2, np.log10(50), 80)
+    e = np.minimum(m * m * 10 ** rng.uniform(-10, 0, 80), 690)
+    d = np.array([float(gdpproof.delta_from_epsilon(float(a), float(b), digits=20)) for a, b in zip(m, e)])
+    E = fast.epsilon_from_delta(m, d)
+    for mm, dd, ee in zip(m, d, E):
+        ref = float(gdpproof.epsilon_from_delta(float(mm), float(dd), digits=20))
+        assert abs(ee - ref) <= 1e-10 * ref, (mm, dd, ee, ref)
+    e = np.concatenate([rng.uniform(0, 1, 40), rng.uniform(0, 700, 40)])
+    d = 1 - 10 ** rng.uniform(-12, -0.3, 80)
+    M = fast.mu_from_epsilon_delta(e, d)
+    for ee, dd, mm in zip(e, d, M):
+        ref = float(gdpproof.mu_from_epsilon_delta(float(ee), float(dd), digits=20))
+        assert abs(mm - ref) <= 1e-10 * ref, (ee, dd, mm, ref)
+
+
 def test_fast_limits_and_bad_input():
     assert fast.epsilon_from_delta(1.0, 0.0) == np.inf
     assert fast.epsilon_from_delta(1.0, 0.9) == 0.0

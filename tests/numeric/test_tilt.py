@@ -101,6 +101,31 @@ def test_tilted_masses_bound_the_exact_products() -> None:
                     assert (v >= exact.upper()) if up else (0 <= v <= exact.lower()), (sign, j, up, k, m, v)
 
 
+def test_one_log_sum_exp_normalises_the_tilt_and_gives_the_saddle_cgf() -> None:
+    """tilt's n (base 2, in units of 2^-BITS) and _cgf's K(lam), K'(lam) (base e) from the one
+    helper, against arb sums at 200 bits; masses that underflow and zeros included."""
+    rng = np.random.default_rng(2)
+    w = np.concatenate((rng.random(30), [1e-310, 0.0]))
+    lat = Lattice(-10, w, 0.0)
+    ks = np.arange(lat.k0, lat.k0 + len(w))
+    with arb_precision(200):
+        for sign, j in ((1, 0), (-1, 40000), (1, 123456)):
+            _, n = tilt.tilt(lat, sign, j, True)
+            total = sum(flint.arb(m) * flint.arb(2) ** (flint.arb(sign * j * int(k)) / (1 << tilt.BITS))
+                        for m, k in zip(w, ks))
+            assert abs(n - float(total.log() / flint.arb(2).log()) * (1 << tilt.BITS)) <= 0.5 + 1e-6
+        pts, lam = 0.1 * ks.astype(float), 2.5
+        with np.errstate(divide="ignore"):
+            k_val, mean = tilt._cgf([pts], [np.log(w)], [3], lam)
+        terms = [flint.arb(m) * (flint.arb(lam) * flint.arb(p)).exp() for m, p in zip(w, pts)]
+        total = sum(terms)
+        assert abs(k_val - 3 * float(total.log())) <= 1e-13 * abs(k_val)
+        assert abs(mean - 3 * float(sum(t * flint.arb(p) for t, p in zip(terms, pts)) / total)) <= 1e-13 * abs(mean)
+    assert tilt._log_sum_exp(np.array([-np.inf, -np.inf]))[0] == -np.inf
+    with pytest.raises(PrecisionError, match="without mass"):
+        tilt.tilt(Lattice(0, np.zeros(3), 0.0), 1, 5, True)
+
+
 def test_the_tail_factor_is_an_upper_bound() -> None:
     with arb_precision(200):
         for big_n, j, h, eps in ((442700, 1377, 0.0198974609375, 11.7), (-5000, 3, 1e-3, 0.0), (10, 0, 0.5, 3.0)):

@@ -77,6 +77,18 @@ def test_published_conversions_against_float_oracles(rho):
     assert _cks_delta(float(cks), r) <= 1e-10 * (1 + 1e-9) and _cks_delta(float(cks) * (1 - 1e-6), r) > 1e-10
 
 
+def test_the_cks_conversion_compares_two_precisions_with_the_engines_guard(monkeypatch):
+    """digits and 2 digits, each plus the engine's GUARD_DIGITS (the mpmath-2prec rule)."""
+    from gdpproof.numeric.engine.certified import GUARD_DIGITS
+    from gdpproof.numeric.tradeoff import zcdp
+
+    seen = []
+    inner = zcdp._cks
+    monkeypatch.setattr(zcdp, "_cks", lambda r, d, dps: seen.append(dps) or inner(r, d, dps))
+    epsilon_from_zcdp("1/2", "1e-10", digits=8)
+    assert seen == [8 + GUARD_DIGITS, 16 + GUARD_DIGITS]
+
+
 def _brute_force_epsilon(sigmas: list[int], delta: float) -> float:
     """eps(delta) of discrete Gaussians N_Z(0, s^2) against N_Z(1, s^2), one per sigma, by convolving
     the exact law of the privacy loss L = (1 - 2z)/(2 s^2) on its lattice (numpy floats)."""

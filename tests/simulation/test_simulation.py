@@ -226,6 +226,22 @@ def test_one_subsampled_step_is_p_g_plus_one_minus_p_id_and_not_the_reverse():
     assert not curve.check(inverse).inside
 
 
+def test_the_deviation_is_the_distance_the_band_measures():
+    # to the line f(a) = 1 - a, moving alpha and beta alike, (a, b) is |a + b - 1|/2 away; an
+    # inside verdict means every point within the half-width (n_p = n_q: the same in alpha and
+    # beta; false-failure probability 1e-6, the band's confidence)
+    from gdpproof.simulation.curves import _curve_distance
+
+    rng = np.random.default_rng(5)
+    a, b = rng.random(200), rng.random(200)
+    got = _curve_distance(lambda x: 1 - x, a, b)
+    assert abs(got - np.max(np.abs(a + b - 1)) / 2) <= 1e-8 * got
+    assert _curve_distance(G(1.0), np.array([]), np.array([])) == 0.0
+    for sigma in (1e-50, 0.3, 1.0):
+        check = simulate(GaussianSampler(1.0, sigma), 5000, seed=2).check(G(1 / sigma))
+        assert check.inside and check.max_deviation <= check.half_width[0], (sigma, check)
+
+
 def test_tiny_noise_subsampled_statistic_does_not_overflow():
     with np.errstate(over="raise"):
         s = SubsampledGaussianSampler(0.02, 0.5).scores(np.random.default_rng(1), 1000, "Q")

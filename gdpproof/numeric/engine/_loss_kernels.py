@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import flint
 from numpy import abs, equal, exp, inf, less, less_equal, log, nan, select, sqrt
-from scipy.special import erfc, erfcx, expm1, log1p
+from scipy.special import erfc, expm1, log1p
 
 from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
 from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
@@ -3318,10 +3318,6 @@ def symmetric_subsampled_gaussian__sf_float__Q(ell, sigma, p):
 
 def symmetric_subsampled_gaussian__x_of_ell_float(ell, sigma, p):
     return select([less(ell, 0),True], [-select([equal(p, 1),less_equal(p, -expm1(abs(ell))),less_equal(abs(ell), 1),True], [sigma**2*abs(ell) + 1/2,-inf,sigma**2*log1p(expm1(abs(ell))/p) + 1/2,sigma**2*(-log(p) + abs(ell) + log1p((p - 1)*exp(-abs(ell)))) + 1/2], default=nan),select([equal(p, 1),less_equal(p, -expm1(ell)),less_equal(ell, 1),True], [ell*sigma**2 + 1/2,-inf,sigma**2*log1p(expm1(ell)/p) + 1/2,sigma**2*(ell - log(p) + log1p((p - 1)*exp(-ell))) + 1/2], default=nan)], default=nan)
-
-
-def gaussian_dual_scaled_float(epsilon, mu):
-    return (1/2)*(erfcx((1/2)*sqrt(2)*(epsilon/mu - 1/2*mu)) - erfcx((1/2)*sqrt(2)*(epsilon/mu + (1/2)*mu)))*exp(-1/2*(epsilon/mu - 1/2*mu)**2)
 
 
 #: erfcx(x) = p(t)/(sqrt(pi) (x + K)), t = (x - K)/(x + K), x >= 0, p of these coefficients

@@ -297,15 +297,8 @@ def loss_source() -> str:
             f"{fam.x_of_ell is not None!r}, ({_end_kind(fam.support[0])!r}, {_end_kind(fam.support[1])!r}), "
             + ("None" if not pieces else "{" + ", ".join(f"{w!r}: ({', '.join(pieces[w])},)" for w in "PQ") + "}")
             + "),")
-    # the float64 Gaussian dual in its erfcx form (numeric/engine/fast.py's vectorized conversions)
-    from ...symbolic.tradeoff import GAUSSIAN_DUAL_SCALED
-
-    import scipy.special
-
-    src, namespace = lambdified_source((EPS, MU), GAUSSIAN_DUAL_SCALED, [{"erfcx": scipy.special.erfcx}, "scipy", "numpy"])
-    float_sources.append((src, namespace, ("epsilon", "mu")))
-    floats.append(_renamed(src, "gaussian_dual_scaled_float"))
-    # and its parts for the accurate evaluation (codegen_float, ddfloat.tail_difference)
+    # the float64 Gaussian dual's parts for its accurate evaluation (numeric/engine/fast.py's
+    # vectorized conversions: codegen_float, ddfloat.tail_difference)
     from .codegen_float import dual_parts_source
 
     text, used = dual_parts_source()

@@ -487,25 +487,36 @@ def _constant_ball(value: sympy.Expr) -> flint.arb:
 set_constant_ball(_constant_ball)
 
 
-def outward(name: str, value: Any, up: bool) -> Any:
+def outward(name: str, value: Any, up: bool, check: Any = None) -> Any:
     """An irrational real constant (log(3)) as a rational within a relative 2^-250 of it, above it
     with ``up`` (else below), with a :class:`~gdpproof.errors.RoundedArgumentWarning`: for the
     solvers, which bisect in rationals, on the side that only overstates the privacy loss.  Any
-    other value (a rational, a symbol, a non-real) is returned as it is, for the gates to judge."""
+    other value (a rational, a symbol, a non-real) is returned as it is, for the gates to judge.
+    ``check(name, rational)``, when given, validates the rational (and returns what it makes of
+    it) before the warning: an error it raises names the value as given (``delta=sqrt(2)``, not
+    the rational that stood in for it), and no warning precedes it."""
     if getattr(value, "is_Rational", True) or not getattr(value, "is_number", False) \
             or value.is_real is not True or value.is_infinite:
-        return value
+        return value if check is None else check(name, value)
     import warnings
 
-    from ...errors import RoundedArgumentWarning
+    from ...errors import InvalidParameterError, RoundedArgumentWarning, bad
     from ._mp import rational_enclosure
 
     lo, hi = rational_enclosure(value)
+    rational = hi if up else lo
+    if check is not None:
+        try:
+            rational = check(name, rational)
+        except InvalidParameterError as exc:
+            if exc.argument != name or exc.rule is None:
+                raise
+            raise bad(name, value, exc.rule) from None
     warnings.warn(RoundedArgumentWarning(
         f"{name}={value} is irrational: taken as a rational within a relative 2^-250 {'above' if up else 'below'} "
         "it, the side that only overstates the privacy loss; the result is a bound on the exact one, its last "
         "digit possibly one unit off the correctly rounded value"), stacklevel=4)
-    return hi if up else lo
+    return rational
 
 
 # ---- the lambdify targets: mpmath, numpy/scipy, complex balls --------------------------------------

@@ -7,7 +7,6 @@ the certified path and state the relative error reached.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -47,23 +46,11 @@ def tradeoff_values(f: Any, alpha: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 #: The domain on which the float64 formulas are trusted (a test measures their relative error there against the
-#: certified path: docs/guides/conversions.md, "Arrays in float64"); outside it, and where the difference of erfcx
-#: values is ill-conditioned, entries go to the certified path.
+#: certified path: docs/guides/conversions.md, "Arrays in float64"); outside it, and where a root is
+#: ill-conditioned (:func:`_ill_conditioned`), entries go to the certified path.
 MU_RANGE = (0.01, 50.0)
 EPS_MAX = 700.0
 DELTA_MIN = 1e-300
-#: Largest tolerated condition number of the erfcx difference: 1e4 x a few ulps < 1e-11.
-MAX_CONDITION = 1e4
-
-
-@functools.lru_cache(maxsize=1)
-def _dual_parts() -> tuple[Any, Any]:
-    """GAUSSIAN_DUAL_SCALED as float64 numpy code (generated ahead of time) and scipy's erfcx."""
-    import scipy.special
-
-    from ._loss_kernels import gaussian_dual_scaled_float
-
-    return gaussian_dual_scaled_float, scipy.special.erfcx
 
 
 def _as_arrays(**named: Any) -> tuple[np.ndarray, ...]:
@@ -100,17 +87,26 @@ def _certified_fill(out: np.ndarray, mask: np.ndarray, compute: Any, *arrays: np
     return len(idx)
 
 
-def _condition(e: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """A bound on the condition number of erfcx(x/sqrt 2) - erfcx((x + mu)/sqrt 2), x = e/m - m/2.
+#: The root finders hand an entry to the certified path where the root is ill-conditioned: where
+#: delta's relative error (at most _DELTA_ERROR (1 + 1/mu); measured: 2e-15 at mu >= 0.5, 1.4e-13
+#: at mu = 0.01, docs/guides/conversions.md) divided by |d log delta / d log root| exceeds
+#: _ROOT_ERROR (the 1e-10 promised, with a factor 10 to spare).
+_DELTA_ERROR = 4e-15
+_ROOT_ERROR = 1e-11
+#: The relative step of the slope's difference quotient: its rounding error (twice delta's error
+#: over h, below 1e-9) is far below the smallest slope accepted (4e-4).
+_SLOPE_STEP = 2.0**-10
 
-    For large x the difference is about mu/(sqrt(pi) x^2 / sqrt 2) against erfcx ~ 1/(sqrt(pi) x),
-    a ratio x/mu; (|x| + 1)/mu also covers small x.  The dense-grid test measures the error
-    this admits (below 1e-11 relative).
-    """
-    return (np.abs(e / m - m / 2) + 1) / m
+
+def _ill_conditioned(log_at_step: np.ndarray, log_d: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Where a root's relative error may exceed _ROOT_ERROR: |d log delta / d log root|, by the
+    difference quotient from the root (where log delta = ``log_d``) to the root times (1 + h)
+    (``log_at_step``), against delta's error bound at ``m`` (NaN counts as ill-conditioned)."""
+    slope = np.abs(log_at_step - log_d) / math.log1p(_SLOPE_STEP)
+    return ~(slope * _ROOT_ERROR >= _DELTA_ERROR * (1 + 1 / m))
 
 
-#: Entries per block of :func:`delta_from_epsilon`: 20,000 doubles (156 KiB) per temporary keeps a
+#: Entries per block of :func:`_delta`: 20,000 doubles (156 KiB) per temporary keeps a
 #: block's twenty-odd arrays in cache, and malloc reuses their memory (whole 10^5 arrays measured
 #: 3x slower, from page faults and cache misses; 10,000 to 20,000 alike, 32,768 1.1-1.6x slower).
 _BLOCK = 20_000
@@ -123,6 +119,24 @@ def _extremes(name: str, a: np.ndarray) -> tuple[float, float]:
     if not (lo >= 0.0 and hi < np.inf):
         _require(name, a)
     return lo, hi
+
+
+def _delta(e: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """delta_m(e) in float64 for arrays of one shape (no checks, no handover), block by block:
+    GAUSSIAN_DUAL_SCALED's parts (generated) through :func:`gdpproof.numeric.engine.ddfloat.tail_difference`.
+    The one float evaluation of delta, which the root finders below solve too; entries outside
+    float64's reach come out 0, inf or NaN."""
+    from ._loss_kernels import ERFCX_POLY, ERFCX_POLY_K, gaussian_dual_scaled_parts
+    from .ddfloat import tail_difference
+
+    out = np.empty(m.shape)
+    flat, fm, fe = out.reshape(-1), m.reshape(-1), e.reshape(-1)
+    with np.errstate(all="ignore"):
+        for start in range(0, flat.size, _BLOCK):
+            block = slice(start, start + _BLOCK)
+            tail_difference(*gaussian_dual_scaled_parts(fe[block], fm[block]), ERFCX_POLY_K, ERFCX_POLY,
+                            out=flat[block])
+    return out
 
 
 def delta_from_epsilon(mu: Any, epsilon: Any) -> np.ndarray:
@@ -144,21 +158,13 @@ def delta_from_epsilon(mu: Any, epsilon: Any) -> np.ndarray:
     import warnings
 
     from ..tradeoff.solve import delta_from_epsilon as certified
-    from ._loss_kernels import ERFCX_POLY, ERFCX_POLY_K, gaussian_dual_scaled_parts
-    from .ddfloat import tail_difference
 
     m, e = _as_arrays(mu=mu, epsilon=epsilon)
     if m.size == 0:
         return np.empty(m.shape)
     m_lo, m_hi = _extremes("mu", m)
     e_hi = _extremes("epsilon", e)[1]
-    out = np.empty(m.shape)
-    flat, fm, fe = out.reshape(-1), m.reshape(-1), e.reshape(-1)
-    with np.errstate(all="ignore"):
-        for start in range(0, flat.size, _BLOCK):
-            block = slice(start, start + _BLOCK)
-            tail_difference(*gaussian_dual_scaled_parts(fe[block], fm[block]), ERFCX_POLY_K, ERFCX_POLY,
-                            out=flat[block])
+    out = _delta(e, m)
     if m_lo >= MU_RANGE[0] and m_hi <= MU_RANGE[1] and e_hi <= EPS_MAX and out.min() >= DELTA_MIN:
         return out  # every entry inside the float domain (the usual case: no masks)
     inside = (m >= MU_RANGE[0]) & (m <= MU_RANGE[1]) & (e <= EPS_MAX)
@@ -228,69 +234,69 @@ def _log_root(f: Any, lo: np.ndarray, hi: np.ndarray, max_iterations: int = 200)
 def epsilon_from_delta(mu: Any, delta: Any) -> np.ndarray:
     """The smallest epsilon with delta_mu(epsilon) <= delta, float64, for arrays.
 
-    Log-space bisection on the erfcx form of delta_mu(epsilon); entries outside the float
-    domain (or ill-conditioned there) go to the certified path.  delta >= delta_mu(0) gives
-    0, delta = 0 gives inf.
+    The root, in log space, of the float delta of :func:`delta_from_epsilon` (the same
+    evaluation, free of cancellation).  Entries outside the float domain go to the certified
+    path, and so do ill-conditioned roots (:func:`_ill_conditioned`: where delta_mu is too flat
+    in epsilon to pin it, as just below delta_mu(0)), roots below 2e-12, and a delta within
+    delta_mu(0)'s float error of it.  delta >= delta_mu(0) gives 0, delta = 0 gives inf.
     """
     from ..tradeoff.solve import epsilon_from_delta as certified
 
     m, d = _as_arrays(mu=mu, delta=delta)
     _require("mu", m)
     _require("delta", d, hi=1.0)
-    fn, erfcx = _dual_parts()
     with np.errstate(all="ignore"):
-        at0 = np.asarray(fn(0.0, m)) * np.ones_like(m)
-        zero = (d >= at0) | (m == 0)
+        # delta >= delta_mu(0) gives 0; where delta is within delta_mu(0)'s error of it, the
+        # certified path decides (below)
+        at0 = _delta(np.zeros(m.shape), m)
+        tolerance = _DELTA_ERROR * (1 + 1 / m)
+        zero = (d >= at0 * (1 + tolerance)) | (m == 0)
+        undecided = ~zero & (d >= at0 * (1 - tolerance))
         lo = np.full(m.shape, 1e-12)
         hi = np.maximum(1.0, m * m)
         for _ in range(12):  # delta_mu(eps) < e^{-(eps/mu - mu/2)^2/2}: this reaches past the root
-            grow = np.asarray(fn(hi, m)) > d
+            grow = _delta(hi, m) > d
             if not grow.any():
                 break
             hi = np.where(grow, hi * 4, hi)
+        flat_m, log_d = m.reshape(-1), np.log(d.reshape(-1))
 
-        flat_m, flat_d = m.reshape(-1), d.reshape(-1)
-
-        def excess(x: np.ndarray, active_index: np.ndarray | None = None) -> np.ndarray:
-            if active_index is None:
-                return np.log(np.asarray(fn(x, m))) - np.log(d)
-            return np.log(np.asarray(fn(x, flat_m[active_index]))) - np.log(flat_d[active_index])
+        def excess(x: np.ndarray, active_index: np.ndarray) -> np.ndarray:
+            return np.log(_delta(x, flat_m[active_index])) - log_d[active_index]
 
         out = _log_root(excess, lo, hi)
+        ill = _ill_conditioned(np.log(_delta(out * (1 + _SLOPE_STEP), m)), log_d.reshape(m.shape), m)
         out = np.where(zero, 0.0, out)
         out = np.where((d == 0) & (m > 0), np.inf, out)
-        cond = _condition(out, m)
     inside = (m >= MU_RANGE[0]) & (m <= MU_RANGE[1]) & (d >= DELTA_MIN) & (out <= EPS_MAX)
-    handover = ~zero & (d > 0) & (~inside | ~(cond <= MAX_CONDITION) | (out <= 1e-12))
+    handover = ~zero & (d > 0) & (~inside | ill | undecided | (out <= 2 * lo))
     _certified_fill(out, handover, lambda mm, dd: certified(mm, dd, digits=17), m, d)
     return out
 
 
 def mu_from_epsilon_delta(epsilon: Any, delta: Any) -> np.ndarray:
-    """The largest mu with delta_mu(epsilon) <= delta, float64, for arrays (see the certified one)."""
+    """The largest mu with delta_mu(epsilon) <= delta, float64, for arrays (see the certified one).
+
+    The root, in log space and in 1/mu, of the float delta of :func:`delta_from_epsilon`;
+    entries outside the float domain, and ill-conditioned roots (:func:`_ill_conditioned`:
+    delta near 1, where delta_mu is too flat in mu to pin it), go to the certified path.
+    """
     from ..tradeoff.solve import mu_from_epsilon_delta as certified
 
     e, d = _as_arrays(epsilon=epsilon, delta=delta)
     _require("epsilon", e)
     _require("delta", d, hi=1.0)
-    fn, erfcx = _dual_parts()
     with np.errstate(all="ignore"):
-        lo = np.full(e.shape, MU_RANGE[0] / 4)
-        hi = np.full(e.shape, MU_RANGE[1] * 4)
+        flat_e, log_d = e.reshape(-1), np.log(d.reshape(-1))
 
-        flat_e, flat_d = e.reshape(-1), d.reshape(-1)
-
-        def excess(x: np.ndarray, active_index: np.ndarray | None = None) -> np.ndarray:
+        def excess(x: np.ndarray, active_index: np.ndarray) -> np.ndarray:
             # decreasing in x = 1/mu: solve in the reciprocal so the root helper applies
-            if active_index is None:
-                return np.log(np.asarray(fn(e, 1 / x))) - np.log(d)
-            return np.log(np.asarray(fn(flat_e[active_index], 1 / x))) - np.log(flat_d[active_index])
+            return np.log(_delta(flat_e[active_index], 1 / x)) - log_d[active_index]
 
-        inv = _log_root(excess, 1 / hi, 1 / lo)
-        out = 1 / inv
-        cond = _condition(e, out)
+        out = 1 / _log_root(excess, np.full(e.shape, 1 / (MU_RANGE[1] * 4)), np.full(e.shape, 4 / MU_RANGE[0]))
+        ill = _ill_conditioned(np.log(_delta(e, out * (1 + _SLOPE_STEP))), log_d.reshape(e.shape), out)
     inside = (out >= MU_RANGE[0]) & (out <= MU_RANGE[1]) & (e <= EPS_MAX) & (d >= DELTA_MIN)
-    handover = (d > 0) & (d < 1) & (~inside | ~(cond <= MAX_CONDITION))
+    handover = (d > 0) & (d < 1) & (~inside | ill)
     out = np.where(d == 0, 0.0, np.where(d == 1, np.inf, out))
     _certified_fill(out, handover, lambda ee, dd: certified(ee, dd, digits=17), e, d)
     return out

@@ -101,13 +101,14 @@ def _real(name: str, value: Any) -> Fraction:
     return rational_fraction(name, value)  # type: ignore[return-value]
 
 
-def _outward(name: str, value: Any, up: bool) -> Any:
-    """An irrational sympy argument as a rational just beside it (:func:`~..engine.compiler.outward`)."""
+def _outward(name: str, value: Any, up: bool, check: Any = None) -> Any:
+    """An irrational sympy argument as a rational just beside it (:func:`~..engine.compiler.outward`),
+    validated by ``check(name, value)`` when given (an error names the value as given)."""
     if not is_sympy(value) or getattr(value, "is_Rational", True):
-        return value
+        return value if check is None else check(name, value)
     from ..engine.compiler import outward
 
-    return outward(name, value, up)
+    return outward(name, value, up, check)
 
 
 def _one_minus_exp(e: Fraction, digits: int) -> Certified:
@@ -475,8 +476,8 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
     check_request(digits, "up")
     if is_sympy(mu) and not getattr(mu, "is_Rational", False) and getattr(mu**2, "is_Rational", False):
         return _epsilon_of_irrational_mu(mu, delta, digits)  # sqrt(q), as Gaussian compositions have
-    m = _nonneg("mu", _outward("mu", mu, up=True))  # a larger mu, a smaller delta: a larger eps
-    d = _probability("delta", _outward("delta", delta, up=False))
+    m = _outward("mu", mu, True, _nonneg)  # a larger mu, a smaller delta: a larger eps
+    d = _outward("delta", delta, False, _probability)
     if m == 0:
         return _zero(digits, "up")
     if d == 0:
@@ -690,8 +691,8 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
         Certified('0.26805112321129421790', digits=20, rounding='down')
     """
     check_request(digits, "down")
-    e = _nonneg("epsilon", _outward("epsilon", epsilon, up=False))  # a smaller eps or delta: a smaller mu
-    d = _probability("delta", _outward("delta", delta, up=False))
+    e = _outward("epsilon", epsilon, False, _nonneg)  # a smaller eps or delta: a smaller mu
+    d = _outward("delta", delta, False, _probability)
     if d == 0:
         return _zero(digits, "down")
     if d == 1:
@@ -744,9 +745,9 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
         Certified('7.4613', digits=5, rounding='up')
     """
     check_request(digits, "up")
-    e = _nonneg("epsilon", _outward("epsilon", epsilon, up=False))  # a larger sigma each way
-    d = _probability("delta", _outward("delta", delta, up=False))
-    s = _nonneg("sensitivity", _outward("sensitivity", sensitivity, up=True))
+    e = _outward("epsilon", epsilon, False, _nonneg)  # a larger sigma each way
+    d = _outward("delta", delta, False, _probability)
+    s = _outward("sensitivity", sensitivity, True, _nonneg)
     if s == 0 or d == 1:
         return _zero(digits, "up")
     if d == 0:

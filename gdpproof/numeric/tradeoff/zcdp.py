@@ -6,7 +6,7 @@ r"""Certified epsilon of a rho-zCDP guarantee at delta, by the published convers
 * ``"cks"`` (what the U.S. Census Bureau's DAS code computes): the infimum over Renyi orders
   a > 1 of CKS 2020 Cor. 13 solved for epsilon.  The optimal order is the root of the slope,
   found by a bracketing solver in mpmath; the digits are accepted when two precisions
-  (``digits + 15`` and ``2 digits + 15`` decimal digits) round to the same decimal
+  (``digits`` and ``2 digits`` decimal digits, each plus the engine's GUARD_DIGITS) round to the same decimal
   (method ``"mpmath-2prec"``, docs/architecture.md), else :class:`~gdpproof.errors.PrecisionError`.
 
 These are the agencies' *stated* guarantees: they bound the privacy loss of any rho-zCDP
@@ -28,7 +28,7 @@ from ...symbolic.symbols import delta as delta_symbol
 from ...symbolic.symbols import order, rho as rho_symbol
 from ...symbolic.zcdp import CONVERSIONS, ZCDP_EPSILON_BUN_STEINKE, ZCDP_EPSILON_CKS_AT_ORDER, ZCDP_EPSILON_CKS_SLOPE
 from ..engine._mp import mpf_from_exact, mpf_to_fraction, private_context
-from ..engine.certified import check_request, decimal, round_fraction
+from ..engine.certified import GUARD_DIGITS, check_request, decimal, round_fraction
 from ..engine.certify import certify
 from ..engine.compiler import mpmath_function
 
@@ -78,8 +78,8 @@ def epsilon_from_zcdp(rho: Any, delta: Any, *, conversion: str = "cks", digits: 
     if conversion == "bun-steinke":
         return certify(ZCDP_EPSILON_BUN_STEINKE, (rho_symbol, delta_symbol), (r, d), digits=digits,
                        rounding=rounding, what=f"the Bun-Steinke epsilon of rho={rho} at delta={delta}")
-    first = _cks(r, d, digits + 15)
-    second = _cks(r, d, 2 * digits + 15)
+    first = _cks(r, d, digits + GUARD_DIGITS)
+    second = _cks(r, d, 2 * digits + GUARD_DIGITS)
     a, b = round_fraction(first, digits, rounding), round_fraction(second, digits, rounding)
     if a != b:
         raise PrecisionError(f"the CKS epsilon of rho={rho} at delta={delta}: two precisions disagree at "

@@ -2,8 +2,8 @@
 discretization and the first grid, and refine it until the proven bracket is as narrow as asked
 (best effort: the narrowest proven bracket, with a WidthNotReachedWarning, where it is not).
 
-The grid choice is a heuristic (a CLT estimate, the coupling's width model, the pairs' cost);
-whatever it picks, the bracket is proven (``docs/proofs/``).
+The grid choice is a heuristic (:mod:`gdpproof.accounting.aim`: a CLT estimate, the coupling's
+width model, the pairs' cost); whatever it picks, the bracket is proven (``docs/proofs/``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import gdpproof.accounting.compose as compose
-from gdpproof.accounting.compose import compose_losses, compose_prefixes
+from gdpproof.accounting.compose import compose_losses, compose_prefixes, compose_tilted
 from gdpproof.accounting.direction import CoarseFirst
 from gdpproof.accounting.exact_lattice import grid_step_exact
 from gdpproof.accounting.losses import SubsampledGaussianLoss
@@ -149,6 +149,20 @@ def test_the_aim_is_checked():
         compose_losses(PARTS, grid_step=GRID, aim_delta=1.5)
     with pytest.raises(InvalidParameterError, match="earlier"):
         compose_losses(PARTS, grid_step=GRID, aim_delta=DELTA, earlier=("a", 1.0))
+
+
+def test_an_earlier_composition_of_other_parts_is_refused():
+    # (about 0.1 s) its orderings' upper ends would be kept as bounds of these parts: a composition
+    # of 30 steps is not one of 100 (its add ordering would put delta(0.2) near 9e-5, the proven
+    # value being 1.7e-3), nor one of another loss with the same count, nor a tilted one
+    loss = PARTS[0][0]
+    for other in ([(loss, 30)], [(SubsampledGaussianLoss(1.0, 0.02), 100)]):
+        comp = compose_losses(other, grid_step=1e-2, eta=5e-10)
+        with pytest.raises(InvalidParameterError, match="earlier=.* must compose the same losses"):
+            compose_losses(PARTS, grid_step=GRID, eta=5e-10, aim_delta=DELTA, earlier=(comp, 0.1))
+    tilted = compose_tilted([(loss, 3)], grid_step=0.05, delta=1e-5)
+    with pytest.raises(InvalidParameterError, match="earlier=.* must be an untilted float-route"):
+        compose_losses([(loss, 3)], grid_step=GRID, eta=5e-10, aim_delta=DELTA, earlier=(tilted, 0.1))
 
 
 def test_completed_composes_a_kept_law_whose_model_needs_it():

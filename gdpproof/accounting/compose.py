@@ -185,10 +185,14 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
     h_eff = max(grid_h_eff(loss, law, h, tau) for law in "PQ" for loss, _ in clean)
     ts: dict[str, float] = {}
 
-    def direction(law: str, sign: int, name: str) -> LatticeDirection:
+    def discretized(law: str) -> None:
+        """The law's steps on this grid and its t (what the model needs), not composed."""
         if law not in steps:
             steps[law] = [discretize(loss, law, h, tau, moments) for loss, _ in clean]
         ts[law] = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
+
+    def direction(law: str, sign: int, name: str) -> LatticeDirection:
+        discretized(law)
         acc = _composed_power([st.lattice for st in steps[law]], clean, budget, long_double, fft_error)
         return _coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm)
 
@@ -208,6 +212,13 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
                         assumptions=FLOAT_ASSUMPTIONS)
     trivial = None if moments else {law: [grid_h_eff(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
     _coupling_model(comp, clean, steps, ts, h, h_eff, trivial)
+    if coarse:
+        def complete_model() -> None:
+            for law, _, _ in specs:
+                discretized(law)
+            _coupling_model(comp, clean, steps, ts, h, h_eff, trivial)
+
+        comp.complete_model = complete_model
     return comp
 
 

@@ -167,7 +167,8 @@ def test_an_earlier_composition_of_other_parts_is_refused():
 
 def test_completed_composes_a_kept_law_whose_model_needs_it():
     # (about 0.15 s) T = 300 >= 256: the second moments come from the law's CDF, so aiming a next
-    # grid composes the kept ordering on this one first; the model is then the plain one's
+    # grid discretizes the kept ordering's law on this one (without composing it); the model is
+    # then the plain one's, and composing the ordering later leaves it so
     parts = [(SubsampledGaussianLoss(0.5, 0.01), 300)]
     first = compose_losses(parts, grid_step=4e-3, eta=5e-10, aim_delta=DELTA)
     lower = eps_at(first, DELTA).lower
@@ -176,7 +177,9 @@ def test_completed_composes_a_kept_law_whose_model_needs_it():
     (lazy,) = _lazy(kept)
     assert len(kept.coupling_model[0]) == 1 and not lazy.built
     assert eps_at(kept, DELTA) == eps_at(plain, DELTA)
-    assert kept.completed() is kept and lazy.built
+    assert kept.completed() is kept and not lazy.built
+    assert kept.coupling_model == plain.coupling_model and kept.t == plain.t
+    assert kept.delta(8.7).lower == plain.delta(8.7).lower and lazy.built
     assert kept.coupling_model == plain.coupling_model and kept.t == plain.t
 
 

@@ -245,6 +245,8 @@ def _coarse_coupling(clean: list[tuple[PrivacyLoss, int]], specs: tuple, h: floa
     hc = COARSE_FACTOR * h
     try:
         rough = {law: [discretize(loss, law, hc, tau, False, mean=False) for loss, _ in clean] for law in "PQ"}
+        if min(_bulk_bins(st.lattice.w) for law in "PQ" for st in rough[law]) < COARSE_MIN_BINS:
+            return {}  # the coarse grid does not resolve a loss: its Chernoff pick means nothing
         h_eff = max(st.h_eff for law in "PQ" for st in rough[law])
         t = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(rough["P"], clean)], eta)
         found = _lesser_ordering([[st.lattice for st in rough[law]] for law in "PQ"], clean, (hc, hc), aim,
@@ -259,6 +261,18 @@ def _coarse_coupling(clean: list[tuple[PrivacyLoss, int]], specs: tuple, h: floa
     acc = _composed_power([st.lattice for st in law_steps], clean, eta / 4.0, long_double, fft_error)
     t = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(law_steps, clean)], eta)
     return {o: _coupling_direction(name, sign, acc, law_steps, clean, hc, eta, t, _kolmogorov(total))}
+
+
+#: The coupling's coarse grid is used only where every step's lattice on it has at least this
+#: many bins holding all but BULK_TAIL of its mass (fewer do not resolve the loss).
+COARSE_MIN_BINS = 64
+BULK_TAIL = 1e-6
+
+
+def _bulk_bins(w: np.ndarray) -> int:
+    """How many of the largest masses ``w`` hold all but BULK_TAIL of their total."""
+    top = np.sort(w)[::-1].cumsum()
+    return int(np.searchsorted(top, (1 - BULK_TAIL) * top[-1])) + 1
 
 
 def _kept_ordering(earlier: Any, aim: float | None) -> int | None:

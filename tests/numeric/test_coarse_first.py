@@ -35,7 +35,8 @@ def _lazy(comp):
 
 def test_the_lesser_ordering_coarse_gives_the_same_bracket():
     # (about 0.1 s) the identity: the add ordering is known from the grid 8 h only, and the
-    # bracket is the one both fine orderings give, bit for bit
+    # bracket is the one both fine orderings give (here bit for bit; in general within the
+    # bisection's resolution, its span and first estimates being the coarse bound's)
     plain, aimed = _pairs(), _pairs(aim_delta=DELTA)
     (lazy,) = _lazy(aimed)
     assert lazy.name == "add" and lazy.coarse.h == compose.COARSE_FACTOR * aimed.h

@@ -82,7 +82,8 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
             estimate puts well below the other there is known first by a cheaper proven upper end (its
             pairs, or its coupling, on a grid 8 times coarser; or ``earlier``'s), and composed on
             ``grid_step`` only where a bound needs it; every upper end is the smaller of the two, so no
-            bracket is wider than without it.
+            bracket is wider than without it.  On the pairs, each ordering's dominated masses are
+            then built and checked on first use (a failed check raises PrecisionError there).
         earlier (tuple, optional): Coupling, with ``aim_delta``: (a float-route composition of the same parts
             with the same ``eta``, the lower end of its eps bracket at ``aim_delta``).  An ordering whose
             upper bound there is below half ``aim_delta`` (the other's is not) keeps that composition's as a

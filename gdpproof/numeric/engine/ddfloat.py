@@ -130,7 +130,18 @@ def dd_scale(ah: Array, al: Array | None, r: float) -> tuple[Array, Array | None
 def _horner_divided(coeffs: Sequence[float], ta: Array, tb: Array) -> tuple[Array, Array]:
     """p(ta) and the divided difference (p(ta) - p(tb))/(ta - tb) of the polynomial with ``coeffs``
     (highest degree first), in one pass: with b_n = c_n, b_k = b_(k+1) ta + c_k, the divided
-    difference is sum_k b_k tb^(k-1), a Horner recurrence in the same order."""
+    difference is sum_k b_k tb^(k-1), a Horner recurrence in the same order.  One entry (a
+    scalar call, such as the search's CLT estimate) runs on Python floats: the same IEEE
+    products and sums, one rounding each, so the same bits, without a numpy call per operation."""
+    if ta.size == 1:
+        x, y = float(ta.reshape(-1)[0]), float(tb.reshape(-1)[0])
+        b_ = x * coeffs[0] + coeffs[1]
+        q_ = y * coeffs[0] + b_
+        for c in coeffs[2:-1]:
+            b_ = b_ * x + c
+            q_ = q_ * y + b_
+        b_ = b_ * x + coeffs[-1]
+        return np.full(ta.shape, b_), np.full(ta.shape, q_)
     beta = ta * coeffs[0]
     beta += coeffs[1]
     q = tb * coeffs[0]

@@ -96,3 +96,18 @@ def test_the_double_double_printer_on_a_rational_expression():
         exact = xx * yy / (xx + yy) + (xx - yy / 4) ** 2
         assert abs(h + l_ - exact) / exact < Fraction(1, 2**100)
     assert np.allclose(w, np.sqrt(3) * (a + b), rtol=4e-16, atol=0)
+
+
+def test_one_entry_gives_the_bits_of_the_vectorized_pass():
+    # _horner_divided runs a single entry on Python floats: the same IEEE operations, so the
+    # same bits as the numpy pass over many entries
+    import numpy as np
+
+    from gdpproof import fast
+
+    rng = np.random.default_rng(12)
+    mu = np.exp(rng.uniform(np.log(0.01), np.log(50), 300))
+    eps = rng.uniform(0, 60, 300)
+    whole = fast.delta_from_epsilon(mu, eps)
+    one = np.array([fast.delta_from_epsilon(mu[i:i + 1], eps[i:i + 1])[0] for i in range(300)])
+    assert np.array_equal(whole, one)

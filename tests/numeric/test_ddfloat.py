@@ -108,6 +108,10 @@ def test_one_entry_gives_the_bits_of_the_vectorized_pass():
     rng = np.random.default_rng(12)
     mu = np.exp(rng.uniform(np.log(0.01), np.log(50), 300))
     eps = rng.uniform(0, 60, 300)
-    whole = fast.delta_from_epsilon(mu, eps)
-    one = np.array([fast.delta_from_epsilon(mu[i:i + 1], eps[i:i + 1])[0] for i in range(300)])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # deltas below float64's range come out 0 in both
+        whole = fast.delta_from_epsilon(mu, eps)
+        one = np.array([fast.delta_from_epsilon(mu[i:i + 1], eps[i:i + 1])[0] for i in range(300)])
     assert np.array_equal(whole, one)

@@ -79,6 +79,27 @@ def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
     raise bad("quantity", quantity, "has no bracket reference")  # pragma: no cover
 
 
+def _bracket_text(quantity: str, args: tuple[Any, ...], rel_width: float) -> str:
+    """The bracket reference as printed: its ends, and for dpsgd_mu where they come from.
+
+    When ``mu_tail`` (a proven lower bound on the mu over every delta) is the comparison's lower
+    end, the text says so; when it exceeds the ranged bracket's upper end the reference is only a
+    lower bound (nothing bounds that mu from above), and the ranged bracket is printed beside it
+    with its delta range, so the comparison's one-point "bracket" never reads as an exact value.
+    """
+    b = _bracket(quantity, args, rel_width)
+    if quantity != "dpsgd_mu":
+        return f"[{b.lower!r}, {b.upper!r}]"
+    honest = _composition(float(args[0]), float(args[1]), int(args[2])).honest_mu()
+    ranged = f"for delta >= {honest.delta_min!r} mu is in [{honest.mu.lower!r}, {honest.mu.upper!r}]"
+    if honest.mu_tail <= honest.mu.lower:
+        return f"[{b.lower!r}, {b.upper!r}]"
+    if honest.mu_tail <= honest.mu.upper:
+        return f"[{b.lower!r}, {b.upper!r}] (lower end mu_tail, a lower bound proven over every delta; {ranged})"
+    return (f"mu >= {b.lower!r} (mu_tail, a lower bound proven over every delta, with no upper bound there; "
+            f"{ranged}, so a value above mu_tail is conservative there)")
+
+
 def _float_neighbours(v: float) -> tuple[Fraction, Fraction]:
     """The interval of reals that round to v in float64 (half-way to each neighbour)."""
     lo, hi = math.nextafter(v, -math.inf), math.nextafter(v, math.inf)
@@ -115,7 +136,7 @@ def _compare(q: Quantity, label: str, inputs: tuple[Any, ...], ref_inputs: tuple
     v, problem = _check_value(q, value)
     if q.reference == "bracket":
         b = _bracket(q.name, tuple(ref_inputs), rel_width)
-        ref_text = f"[{b.lower!r}, {b.upper!r}]"
+        ref_text = _bracket_text(q.name, tuple(ref_inputs), rel_width)
         if problem or v is None:
             return Finding(label, q.name, names, v, ref_text, "error", None, False, source, problem)
         if math.isinf(v):
@@ -187,6 +208,5 @@ def evaluate(q: Quantity, pf: PeerFunction, inputs: tuple[Any, ...], rtol: float
 
 def _reference_text(q: Quantity, ref_inputs: tuple[Any, ...], rel_width: float) -> str:
     if q.reference == "bracket":
-        b = _bracket(q.name, tuple(ref_inputs), rel_width)
-        return f"[{b.lower!r}, {b.upper!r}]"
+        return _bracket_text(q.name, tuple(ref_inputs), rel_width)
     return str(certified(q.name, tuple(ref_inputs), DIGITS))

@@ -200,6 +200,24 @@ def test_dpsgd_bracket_classification():
     assert r.results[0].relative_error == pytest.approx(-0.02) and not r.ok
 
 
+def test_dpsgd_mu_reference_says_when_it_is_only_mu_tail():
+    # at (1, 0.001, 1000) mu_tail, a lower bound over every delta, is above the bracket for
+    # delta >= delta_min: the comparison's one-point [mu_tail, mu_tail] must not print as exact
+    from gdpproof.accounting import composition
+    from gdpproof.mechanisms import dpsgd
+
+    h = composition(dpsgd(1.0, 0.001, 1000), grid_step=1e-4).honest_mu()
+    assert h.mu_tail > h.mu.upper
+    below, above = (audit_function(lambda s, p, t, v=v: v, "dpsgd_mu", inputs=[(1.0, 0.001, 1000)],
+                                   properties=False).results[0] for v in (0.9 * h.mu_tail, 1.1 * h.mu_tail))
+    assert (below.kind, above.kind) == ("unsafe", "conservative")
+    assert below.relative_error == pytest.approx(-0.1) and above.relative_error == pytest.approx(0.1)
+    for f in (below, above):
+        assert f.reference.startswith(f"mu >= {h.mu_tail!r} (mu_tail, a lower bound proven over every delta")
+        assert f"for delta >= {h.delta_min!r} mu is in [{h.mu.lower!r}, {h.mu.upper!r}]" in f.reference
+        assert f"[{h.mu_tail!r}, {h.mu_tail!r}]" not in f.reference
+
+
 def test_curve_audit():
     def concave(s, p, t, a):  # not convex, and above the true curve
         return 1 - np.asarray(a) ** 2

@@ -201,6 +201,22 @@ def test_float_hot_path_of_delta_matches_the_oracle():
         assert_certified(value, gaussian_delta(Fraction(mu), Fraction(eps)), digits)
 
 
+def test_delta_hot_path_left_undecided_takes_the_general_route():
+    # delta at (mu, eps) = (1.37, 2.42) lies within about 1e-31 of a 30-digit boundary: the hot
+    # path's one ball (its erfcs at 100 + 8 + 1 bits, gaussian_dual_at) does not decide it, and
+    # the general route (working_bits, doubling) gives the exact value rounded up
+    from gdpproof.numeric.engine._kernels import gaussian_dual_at
+    from gdpproof.numeric.engine.certified import certify_at_floats
+
+    assert certify_at_floats(gaussian_dual_at, 2.42, 1.37, 30, 128, 109) is None
+    value = gdpproof.delta_from_epsilon(1.37, 2.42)
+    assert str(value) == "0.0597443544822978965540815895020"
+    assert_certified(value, gaussian_delta(Fraction(1.37), Fraction(2.42)), 30)
+    # a decided one comes from that first ball, with the same digits as the general route's
+    first = certify_at_floats(gaussian_dual_at, 1.0, 1.0, 30, 128, 108)
+    assert first is not None and first == gdpproof.delta_from_epsilon(1, 1) and first.method == "arb"
+
+
 def test_scaled_rounding_carries_and_signs():
     # the ceiling (or a negative floor) that carries into a new digit is renormalised: just
     # below 1 rounds up to 1.00, just above -1 rounds down to -1.00; the other direction there

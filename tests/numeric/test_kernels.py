@@ -69,6 +69,46 @@ def test_arb_kernel_equals_compiled_expression(name, meaning, expr, symbols):
             assert _key(kernel(*wide)) == _key(compiled(*wide)), (name, bits, "wide")
 
 
+@pytest.mark.parametrize("name, meaning, expr, symbols", _codegen.limb_kernels(), ids=lambda v: v if isinstance(v, str) else "")
+def test_limb_kernel_encloses_the_value_to_its_bits(name, meaning, expr, symbols):
+    # the kernels whose erfc runs at a precision of their own (erfc_at, last argument): a ball
+    # that contains the value (the compiled expression's at 600 bits), about as tight as that
+    # precision and the operations' allow, with the operations' precision restored
+    kernel = getattr(_kernels, name)
+    compiled = arb_function(expr, symbols)
+    for point in POINTS:
+        args = tuple(arb_of_fraction(Fraction(v)) for v in point[:len(symbols)])
+        with arb_precision(600):
+            exact = compiled(*args)
+        for ops, bits in ((128, 108), (192, 150), (64, 40)):
+            with arb_precision(ops):
+                got = kernel(*args, bits)
+                assert flint.ctx.prec == ops
+            assert got.overlaps(exact), (name, point, ops, bits)
+            if exact.rel_accuracy_bits() > 500 and not exact.is_zero():
+                assert got.rel_accuracy_bits() >= min(bits, ops) - 45, (name, point, ops, bits, got)
+
+
+def test_erfc_at_encloses_erfc_and_restores_the_precision():
+    # both of its routes (1 - erf for z <= 1, arb's erfc above, arb_erfc beyond 1e5), through
+    # python-flint's ctx._prec: the precision arb reads, which the prec setter sets (if a
+    # python-flint release changed that, this fails rather than the hot path slowing silently)
+    from gdpproof.numeric.engine._ballfun import arb_erfc, erfc_at
+
+    with arb_precision(128):
+        flint.ctx._prec = 70
+        assert flint.ctx.prec == 70 and (flint.arb(1) / 3).rel_accuracy_bits() < 72
+        flint.ctx._prec = 128
+        for z in (-30.0, -3.0, -1e-9, 1 / 3, 1.0, 1.5, 2.5, 9.0, 40.0, 2e5):
+            y = erfc_at(flint.arb(z) * (1 + flint.arb(2) ** -120), 100)
+            assert flint.ctx.prec == 128
+            with arb_precision(400):
+                exact = arb_erfc(flint.arb(z) * (1 + flint.arb(2) ** -120))
+            assert y.overlaps(exact), z
+            # (at 2e5 the argument's own radius, 2^-128 relative, leaves erfc about 64 bits)
+            assert y.rel_accuracy_bits() >= (96 if abs(z) < 100 else 60), (z, y)
+
+
 @pytest.mark.parametrize("name, meaning, expr, symbols", _codegen.float_kernels(), ids=lambda v: v if isinstance(v, str) else "")
 def test_float_kernel_close_to_balls(name, meaning, expr, symbols):
     kernel = getattr(_kernels, name)

@@ -19,7 +19,8 @@ NAME = "gdpnum"
 PACKAGE = "gdpnum"
 EXTRA = "peers"
 NOTES = ("gdpnum: mu and curves from dp_accounting's connect-the-dots PLD at discretization 1e-4; its mu is compared "
-         "with the proven bracket of the tightest mu for delta >= delta_min (ComposedLoss.honest_mu)",)
+         "with the proven bracket of the tightest mu for delta >= delta_min, and with mu_tail, a proven lower bound "
+         "over every delta, where that is larger (ComposedLoss.honest_mu)",)
 
 
 def version() -> str:

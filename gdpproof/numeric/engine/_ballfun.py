@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import flint
 
-__all__ = ["arb_erfc", "arb_erfcx", "relation", "erfcx_float", "at_precision", "acb_namespace", "ERFC_NATIVE_BALL"]
+__all__ = ["arb_erfc", "arb_erfcx", "erfc_at", "relation", "erfcx_float", "at_precision", "acb_namespace", "ERFC_NATIVE_BALL"]
 
 #: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
 _PRECISION_CACHE: dict[tuple[object, int], flint.arb] = {}
@@ -64,6 +64,71 @@ def arb_erfc(z: flint.arb) -> flint.arb:
     if z > _ERFC_LIMIT_BALL:
         return (-(z * z)).exp() * _erfcx_positive(z)
     return z.erfc()
+
+
+#: The working precision of arb's erf and erfc (flint 3, arb_hypgeom/erf.c) at precision p for
+#: 1e-38 < |z| <= 2 is p + 10 + bit_length(p) bits (and erfc for z > 1 adds (z^2 + ln z)/ln 2,
+#: the bits 1 - erf(z) cancels); their cost steps up with each 64-bit limb of that precision.
+_ERF_PAD = 10
+
+
+def _limb_top(bits: int) -> int:
+    """The largest precision p >= bits with p + bit_length(p) + 10 within the 64-bit limbs
+    that bits needs, but at most 12 bits more (within three limbs and more, each bit adds
+    series terms: erf at 174 bits costs 7% more than at 112)."""
+    top = 64 * -(-(bits + bits.bit_length() + _ERF_PAD) // 64)
+    p = top - _ERF_PAD
+    return min(max(bits, p - p.bit_length()), bits + 12)
+
+
+#: _limb_top(n) by n: the precision of erf for n bits (111 for 100 to 111)
+_ERF_TOP = tuple(_limb_top(b) for b in range(1024))
+_CTX = flint.ctx
+_ONE = flint.arb(1)
+
+
+def erfc_at(z: flint.arb, bits: int) -> flint.arb:
+    """erfc(z) with its special function at ``bits`` of precision (or a little more where that
+    costs nothing); the operations around it stay at the current precision, which is set back.
+
+    For z <= 1 it is 1 - erf(z), erf at ``bits`` raised to the most its working precision holds
+    in the same 64-bit limbs (:func:`_limb_top`) and the difference at the current precision:
+    what arb's erfc does there, whose own erf runs 5 bits higher (at 106 bits it crosses into a
+    third limb, where 111 bits of erf cost a quarter less).  Above 1, arb's erfc at ``bits``
+    (:func:`arb_erfc` beyond its native range).  1 - erf(z) = erfc(z) for every z, so either
+    route at any precision gives a ball containing erfc(z); the choice only sets the cost.  The
+    precision is set through python-flint's ``ctx._prec`` (what its ``prec`` setter sets, less
+    the decimal digits kept for printing: a quarter of the cost; tests/numeric/test_kernels.py
+    checks that it still works so), without try/finally: should erf raise, the caller's own
+    precision context restores it (a kernel runs inside one), and no precision makes a ball wrong.
+
+    Args:
+        z: The argument's ball.
+        bits: The least precision for the special function.
+
+    Returns:
+        A ball containing erfc(z).
+
+    Examples:
+        >>> with flint.ctx.workprec(128):
+        ...     y = erfc_at(flint.arb(1) / 3, 100)
+        ...     y.rel_accuracy_bits() >= 100, y.overlaps((flint.arb(1) / 3).erfc())
+        (True, True)
+        >>> with flint.ctx.workprec(128):
+        ...     erfc_at(flint.arb(7), 100).rel_accuracy_bits() >= 98
+        True
+    """
+    saved = _CTX._prec
+    x = float(z)
+    if x <= 1.0:
+        _CTX._prec = _ERF_TOP[bits] if bits < 1024 else bits
+        e = z.erf()
+        _CTX._prec = saved
+        return _ONE - e
+    _CTX._prec = bits
+    y = z.erfc() if x < _ERFC_NATIVE_LIMIT else arb_erfc(z)
+    _CTX._prec = saved
+    return y
 
 
 def relation(d: flint.arb, rel: str) -> bool | None:

@@ -359,8 +359,8 @@ _ctx = flint.ctx
 _arb = flint.arb
 
 
-def certify_at_floats(fn: Callable[[flint.arb, flint.arb], flint.arb], x0: float, x1: float, digits: int,
-                      bits: int) -> Certified | None:
+def certify_at_floats(fn: Callable[..., flint.arb], x0: float, x1: float, digits: int, bits: int,
+                      special: int | None = None) -> Certified | None:
     """``fn`` at the exact balls of two floats (or ints), evaluated once at ``bits`` and rounded
     up to ``digits`` digits when that ball decides the rounding, else None (then
     :func:`certify_balls` decides).
@@ -368,17 +368,20 @@ def certify_at_floats(fn: Callable[[flint.arb, flint.arb], flint.arb], x0: float
     The conversions' hot path, :func:`certify_exact_balls` without its layers: the precision is
     set and restored here (under the lock :func:`call_at_precision` takes), the ball is rounded
     by :func:`scaled_round` at the same precision, and the :class:`Certified` is built from its
-    text.  The caller has checked ``digits`` (an int in [1, MAX_DIGITS]) and chosen ``bits``:
-    any precision gives a sound answer (the ball holds the exact value and the rounding is
-    decided only when every point of it rounds alike); a low one is undecided more often.
+    text.  With ``special``, ``fn`` takes it as a third argument: the precision of its special
+    functions (a kernel of :func:`gdpproof.numeric.engine.codegen.limb_kernels`).  The caller has
+    checked ``digits`` (an int in [1, MAX_DIGITS]) and chosen the precisions: any gives a sound
+    answer (the ball holds the exact value and the rounding is decided only when every point of
+    it rounds alike); a low one is undecided more often.
     """
     with precision_lock:
-        saved = _ctx.prec
-        _ctx.prec = bits
+        saved = _ctx._prec  # python-flint's prec setter, less its decimal digits for printing
+        _ctx._prec = bits
         try:
-            me = scaled_round(fn(_arb(x0), _arb(x1)), digits, True)
+            y = fn(_arb(x0), _arb(x1)) if special is None else fn(_arb(x0), _arb(x1), special)
+            me = scaled_round(y, digits, True)
         finally:
-            _ctx.prec = saved
+            _ctx._prec = saved
     if me is None:
         return None
     obj = _new_decimal(Certified, f"{me[0]}E{me[1]}")

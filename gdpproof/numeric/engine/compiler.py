@@ -75,6 +75,10 @@ class Printer:
             from a per-precision cache, which holds the ball the same operations give.
         nodes: Run time only: collects the special functions of :mod:`gdpproof.symbolic.special`
             that are solvers rather than formulas, as callables of the argument balls.
+        rules: Generator only: rules replacing those of the target's table for some functions
+            (erfc at a precision of its own, :func:`gdpproof.numeric.engine._ballfun.erfc_at`).
+        lean: Generator only (arb): sums and products in fewer ball operations
+            (:meth:`_lean`), for the kernels of a hot path.
 
     Examples:
         >>> import sympy
@@ -87,11 +91,13 @@ class Printer:
     """
 
     def __init__(self, symbols: tuple[sympy.Symbol, ...], arb: bool, constants: dict[str, str],
-                 hoisted: dict[str, tuple[str, str]] | None = None, nodes: dict[str, Any] | None = None) -> None:
+                 hoisted: dict[str, tuple[str, str]] | None = None, nodes: dict[str, Any] | None = None,
+                 rules: dict[type, str] | None = None, lean: bool = False) -> None:
         self.symbols = symbols
+        self.lean = lean and arb and hoisted is not None
         self.args = {s: f"x{i}" for i, s in enumerate(symbols)}
         self.arb = arb
-        self.rules = ARB_RULES if arb else FLOAT_RULES
+        self.rules = {**(ARB_RULES if arb else FLOAT_RULES), **(rules or {})}
         self.constants = constants
         self.hoisted = hoisted
         self.nodes = nodes
@@ -183,6 +189,10 @@ class Printer:
             return self._tmp("flint.arb(1).exp()", indent) if self.arb else "math.e"
         if e is sympy.EulerGamma and self.arb:
             return self._tmp("flint.arb.const_euler()", indent)
+        if (e.is_Add or e.is_Mul) and self.lean:
+            code = self._lean(e, indent)
+            if code is not None:
+                return code
         if e.is_Add or e.is_Mul:
             op = " + " if e.is_Add else " * "
             args = list(e.args)
@@ -217,6 +227,43 @@ class Printer:
                 self.nodes[name] = node
                 return self._tmp(f"{name}(({''.join(a + ', ' for a in self.args.values())}))", indent)
         raise TypeError(f"the compiler has no {'arb' if self.arb else 'float64'} form for {type(e).__name__}: {e}")
+
+    def _lean(self, e: sympy.Expr, indent: int) -> str | None:
+        """A sum or product in fewer ball operations than term by term: terms with a minus sign
+        subtracted (eps/mu - mu/2 shares mu/2 with eps/mu + mu/2), a factor 1/x as a division
+        (one rounding, not two), the rational and symbol-free factors as one constant (hoisted
+        when it costs operations).  None when that form does not apply (no positive term, no
+        factor with symbols): then the plain printing."""
+        if e.is_Add:
+            pos = [t for t in e.args if not t.could_extract_minus_sign()]
+            neg = [-t for t in e.args if t.could_extract_minus_sign()]
+            if not pos:
+                return None
+            acc = self.expr(pos[0], indent)
+            for t in pos[1:]:
+                acc = self._tmp(f"{acc} + {self.expr(t, indent)}", indent)
+            for t in neg:
+                acc = self._tmp(f"{acc} - {self.expr(t, indent)}", indent)
+            return acc
+        rational = [a for a in e.args if a.is_Rational]
+        fixed = [a for a in e.args if not a.free_symbols and not a.is_Rational]
+        den = [a.base for a in e.args if a.is_Pow and a.exp == -1 and a.base.free_symbols]
+        num = [a for a in e.args if a.free_symbols and not (a.is_Pow and a.exp == -1)]
+        if not num:
+            return None
+        acc = self._fold([self.expr(a, indent) for a in num], "{0} * {1}", indent)
+        for d in den:
+            acc = self._tmp(f"{acc} / {self.expr(d, indent)}", indent)
+        coeff = sympy.Mul(*rational)
+        if fixed:
+            parts = ([coeff] if coeff != 1 else []) + fixed
+            key = "*".join(f"({a})" for a in parts)
+            factor = self._hoist(key, parts, " * ", indent) if len(parts) > 1 else self.expr(parts[0], indent)
+        elif coeff != 1:
+            factor = self._constant(coeff, indent)
+        else:
+            return acc
+        return self._tmp(f"{factor} * {acc}", indent)
 
     def _index(self) -> dict[sympy.Symbol, int]:
         return {s: i for i, s in enumerate(self.symbols)}

@@ -29,6 +29,7 @@ from ..engine._kernels import (
     gaussian_dlog_dual_mu,
     gaussian_dlog_dual_mu_float,
     gaussian_dual,
+    gaussian_dual_at,
     gaussian_dual_halley,
     gaussian_dual_halley_mu,
     gaussian_dual_slope,
@@ -123,16 +124,19 @@ def _probability(name: str, value: Any) -> Fraction:
 
 #: The arguments the hot path of :func:`delta_from_epsilon` takes as they are (bool is not one).
 _PLAIN = (float, int)
-#: Guard bits of that hot path over the digits' own.  delta = T1 - T2, with T1 = Phi(mu/2 -
-#: eps/mu) and T2 = e^eps Phi(-eps/mu - mu/2), loses about log2(T1/delta) bits to cancellation;
-#: T1/delta is about eps/mu^2 + 1/2 for large eps/mu (T2/T1 ~ (eps/mu - mu/2)/(eps/mu + mu/2))
-#: and small otherwise, so the bits of int(eps/mu^2) are added too (60 beyond 1e18).  The
-#: precision only sets the cost: any ball decides soundly or not at all.  With 12 guard bits the
-#: first ball leaves the 30-digit rounding undecided for about 1 input in 110 to 150 over mu in
-#: [0.5, 3], eps in [0, 5] (two samples; those take the general route, which starts at
-#: working_bits); arb's erfc costs 5-10% less at 113-117 bits than at the 132 of working_bits(30).
-_HOT_GUARD = 12
-#: The digits' bits plus the guard, by digits (0 to MAX_DIGITS).
+#: Guard bits of that hot path over the digits' own, for its erfcs (gaussian_dual_at; its other
+#: ball operations run at the 64-bit multiple at least 16 bits above, 128 for 30 digits).
+#: delta = T1 - T2, with T1 = Phi(mu/2 - eps/mu) and T2 = e^eps Phi(-eps/mu - mu/2), loses about
+#: log2(T1/delta) bits to cancellation; T1/delta is about eps/mu^2 + 1/2 for large eps/mu
+#: (T2/T1 ~ (eps/mu - mu/2)/(eps/mu + mu/2)) and small otherwise, so the bits of int(eps/mu^2)
+#: are added too (60 beyond 1e18).  The precisions only set the cost: any ball decides soundly
+#: or not at all, and an undecided one takes the general route (which starts at working_bits).
+#: arb's erf and erfc cost by the 64-bit limbs of their own working precision, about 17 bits
+#: above the one asked (and erfc of z > 1 adds (z^2 + ln z)/ln 2): 30 digits take 100 bits and
+#: the guard 8 more, so erfc_at takes 1 - erf at 111 bits for z <= 1 (two limbs, a third less
+#: than arb's erfc at 116) and erfc at 108-113 above.  Over mu in [0.5, 3], eps in [0, 5], about
+#: 1 input in 500 is left undecided (guards of 4 to 8 bits cost alike; 2 is a third dearer).
+_HOT_GUARD = 8
 _HOT_BITS = tuple(math.ceil(d * 3.3219280948873626) + _HOT_GUARD for d in range(MAX_DIGITS + 1))
 
 
@@ -244,8 +248,8 @@ def delta_from_epsilon(mu: Any, epsilon: Any, *, digits: int = 30) -> Certified:
         # balls, one evaluation at the precision this value needs, rounded up in arb and integers;
         # undecided, the general route below proves it
         c = epsilon / mu / mu  # the cancellation's bits (_HOT_GUARD)
-        first = certify_at_floats(_DUAL, epsilon, mu, digits,
-                                  _HOT_BITS[digits] + (int(c).bit_length() if c < 1e18 else 60))
+        bits = _HOT_BITS[digits] + (int(c).bit_length() if c < 1e18 else 60)
+        first = certify_at_floats(gaussian_dual_at, epsilon, mu, digits, (bits + 79) & -64, bits)
         if first is not None:
             return first
     check_request(digits, "up")

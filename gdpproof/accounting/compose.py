@@ -27,7 +27,7 @@ from .composed import (
     check_delta_exact,
     check_eps,
 )
-from .coupling import convolve_lattices, discretize, grid_h_eff, Lattice, power
+from .coupling import convolve_lattices, discretize, grid_h_eff, Lattice, power, trivial_second
 from .direction import CoarseFirst, LatticeDirection, PairDirection
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .exact_lattice import compose_exact, grid_step_exact
@@ -36,7 +36,7 @@ from .losses import (
     PrivacyLoss,
 )
 from .pairs import coarsened, float_masses, pair_steps, supports_pairs
-from .tilt import BITS, cgf, log_chernoff, saddle_j, saddle_lam, tilted_direction
+from .tilt import BITS, cgf, chernoff_eps, log_chernoff, saddle_j, saddle_lam, tilted_direction
 
 #: The discretization name of a tilted pairs composition (``ComposedLoss.discretization``).
 TILTED = "tilted pairs"
@@ -82,7 +82,8 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
             estimate puts well below the other there is known first by a cheaper proven upper end (its
             pairs, or its coupling, on a grid 8 times coarser; or ``earlier``'s), and composed on
             ``grid_step`` only where a bound needs it; every upper end is the smaller of the two, so no
-            bracket is wider than without it.
+            bracket is wider than without it.  On the pairs, each ordering's dominated masses are
+            then built and checked on first use (a failed check raises PrecisionError there).
         earlier (tuple, optional): Coupling, with ``aim_delta``: (a float-route composition of the same parts
             with the same ``eta``, the lower end of its eps bracket at ``aim_delta``).  An ordering whose
             upper bound there is below half ``aim_delta`` (the other's is not) keeps that composition's as a
@@ -119,14 +120,35 @@ def compose_losses(parts: Sequence[tuple[PrivacyLoss, int]], *, grid_step: float
     aim = None if aim_delta is None else float(checked("aim_delta", aim_delta, "probability"))
     if aim is not None and not 0 < aim < 1:
         raise bad("aim_delta", aim_delta, "must be in (0, 1)")
-    if earlier is not None and not (isinstance(earlier, tuple) and len(earlier) == 2
-                                    and isinstance(earlier[0], ComposedLoss) and isinstance(earlier[1], float)):
-        raise bad("earlier", earlier, "must be (a ComposedLoss, the float lower end of its eps bracket)")
+    if earlier is not None:
+        _check_earlier(earlier, clean)
     if discretization == "pairs":
         return _compose_pairs(clean, h, eta, bool(long_double), fft_error, aim)
     if discretization != "coupling":
         raise bad("discretization", discretization, 'must be "coupling" or "pairs"')
     return _compose_coupling(clean, h, eta, bool(long_double), fft_error, aim, earlier)
+
+
+def _check_earlier(earlier: Any, clean: list[tuple[PrivacyLoss, int]]) -> None:
+    """Refuse an ``earlier`` whose orderings are not proven bounds of *these* parts: its upper
+    ends are kept as this composition's, so it must compose the same losses with the same
+    counts on the float route, untilted (a tilted one's masses are accurate near its aim only)."""
+    if not (isinstance(earlier, tuple) and len(earlier) == 2
+            and isinstance(earlier[0], ComposedLoss) and isinstance(earlier[1], float)):
+        raise bad("earlier", earlier, "must be (a ComposedLoss, the float lower end of its eps bracket)")
+    comp = earlier[0]
+    if comp.route != FLOAT_ROUTE or comp.discretization == TILTED:
+        raise bad("earlier", earlier, "must be an untilted float-route composition")
+    if list(comp.parts) != clean:
+        raise bad("earlier", earlier, "must compose the same losses with the same counts as parts")
+
+
+def _known(d: Any) -> Any:
+    """An ordering's best bound built so far: a CoarseFirst's fine one where it is composed, else
+    its coarse one; any other ordering itself."""
+    if not isinstance(d, CoarseFirst):
+        return d
+    return d.fine if d.built else d.coarse
 
 
 def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float, long_double: bool,
@@ -151,8 +173,7 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
     kept = _kept_ordering(earlier, aim)
     coarse: dict[int, Any] = {}
     if kept is not None:
-        first = earlier[0].directions[kept]
-        coarse[kept] = first.coarse if isinstance(first, CoarseFirst) else first
+        coarse[kept] = _known(earlier[0].directions[kept])
     elif aim is not None:
         coarse = _coarse_coupling(clean, specs, h, tau, eta, long_double, fft_error, aim)
     # the second-moment bound (for Bernstein) costs CDF values on cells of the bulk; below
@@ -165,10 +186,14 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
     h_eff = max(grid_h_eff(loss, law, h, tau) for law in "PQ" for loss, _ in clean)
     ts: dict[str, float] = {}
 
-    def direction(law: str, sign: int, name: str) -> LatticeDirection:
+    def discretized(law: str) -> None:
+        """The law's steps on this grid and its t (what the model needs), not composed."""
         if law not in steps:
             steps[law] = [discretize(loss, law, h, tau, moments) for loss, _ in clean]
         ts[law] = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(steps[law], clean)], eta)
+
+    def direction(law: str, sign: int, name: str) -> LatticeDirection:
+        discretized(law)
         acc = _composed_power([st.lattice for st in steps[law]], clean, budget, long_double, fft_error)
         return _coupling_direction(name, sign, acc, steps[law], clean, h, eta, ts[law], kolm)
 
@@ -188,6 +213,13 @@ def _compose_coupling(clean: list[tuple[PrivacyLoss, int]], h: float, eta: float
                         assumptions=FLOAT_ASSUMPTIONS)
     trivial = None if moments else {law: [grid_h_eff(loss, law, h, tau) for loss, _ in clean] for law in "PQ"}
     _coupling_model(comp, clean, steps, ts, h, h_eff, trivial)
+    if coarse:
+        def complete_model() -> None:
+            for law, _, _ in specs:
+                discretized(law)
+            _coupling_model(comp, clean, steps, ts, h, h_eff, trivial)
+
+        comp.complete_model = complete_model
     return comp
 
 
@@ -214,6 +246,8 @@ def _coarse_coupling(clean: list[tuple[PrivacyLoss, int]], specs: tuple, h: floa
     hc = COARSE_FACTOR * h
     try:
         rough = {law: [discretize(loss, law, hc, tau, False, mean=False) for loss, _ in clean] for law in "PQ"}
+        if min(_bulk_bins(st.lattice.w) for law in "PQ" for st in rough[law]) < COARSE_MIN_BINS:
+            return {}  # the coarse grid does not resolve a loss: its Chernoff pick means nothing
         h_eff = max(st.h_eff for law in "PQ" for st in rough[law])
         t = coupling_t(h_eff, [(st.second, count) for st, (_, count) in zip(rough["P"], clean)], eta)
         found = _lesser_ordering([[st.lattice for st in rough[law]] for law in "PQ"], clean, (hc, hc), aim,
@@ -230,13 +264,24 @@ def _coarse_coupling(clean: list[tuple[PrivacyLoss, int]], specs: tuple, h: floa
     return {o: _coupling_direction(name, sign, acc, law_steps, clean, hc, eta, t, _kolmogorov(total))}
 
 
+#: The coupling's coarse grid is used only where every step's lattice on it has at least this
+#: many bins holding all but BULK_TAIL of its mass (fewer do not resolve the loss).
+COARSE_MIN_BINS = 64
+BULK_TAIL = 1e-6
+
+
+def _bulk_bins(w: np.ndarray) -> int:
+    """How many of the largest masses ``w`` hold all but BULK_TAIL of their total."""
+    top = np.sort(w)[::-1].cumsum()
+    return int(np.searchsorted(top, (1 - BULK_TAIL) * top[-1])) + 1
+
+
 def _kept_ordering(earlier: Any, aim: float | None) -> int | None:
     """The ordering (0 or 1) whose upper bound in the ``earlier`` (composition, eps) is below
     LESSER_SHARE ``aim`` at that eps (the other's is not), or None."""
-    if earlier is None or aim is None or earlier[0].route != FLOAT_ROUTE or earlier[0].discretization == TILTED:
+    if earlier is None or aim is None:
         return None
-    below = [(d.coarse if isinstance(d, CoarseFirst) else d).upper(earlier[1]) <= LESSER_SHARE * aim
-             for d in earlier[0].directions]
+    below = [_known(d).upper(earlier[1]) <= LESSER_SHARE * aim for d in earlier[0].directions]
     return below.index(True) if below.count(True) == 1 else None
 
 
@@ -276,7 +321,7 @@ def _coupling_model(comp: ComposedLoss, clean: list[tuple[PrivacyLoss, int]], st
              for law in steps}
     for law, effs in (trivial or {}).items():
         if law not in model:
-            seconds = [((0.5 * e) ** 2 * (1 + 4 * U), count) for e, (_, count) in zip(effs, clean)]
+            seconds = [(trivial_second(e), count) for e, (_, count) in zip(effs, clean)]
             model[law] = [(second / (h * h), -1, count) for second, count in seconds]
             ts.setdefault(law, coupling_t(h_eff, seconds, comp.eta))
     comp.t = max(ts.values())
@@ -311,9 +356,6 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
     """
     if like.route != FLOAT_ROUTE or like.step_laws is None or len(like.parts) != 1:
         raise bad("like", like, "must be a float-route composition of one loss (from compose_losses)")
-    for d in like.directions:
-        if isinstance(d, CoarseFirst):
-            d.fine  # noqa: B018  (the step laws of both orderings: composed on first use)
     counts = [int(c) for c in counts]
     if not counts or any(b <= a for a, b in zip(counts, counts[1:])) or counts[0] < 1 or counts[-1] > like.steps:
         raise bad("counts", counts, f"must be a non-empty increasing list of step counts in [1, {like.steps}]")
@@ -345,6 +387,9 @@ def compose_prefixes(like: ComposedLoss, counts: Sequence[int]) -> Iterator[Comp
             comp.discretization = "pairs"
             yield comp
         return
+    for d in like.directions:
+        if isinstance(d, CoarseFirst):
+            d.fine  # noqa: B018  (the coupling's step laws of both orderings: composed on first use)
     steps = like.step_laws
     h_eff = max(st.h_eff for law in "PQ" for st in steps[law])
     runs_c = {law: prefixes(steps[law][0].lattice) for law in "PQ"}
@@ -574,7 +619,7 @@ def _lesser_ordering(lattices: list[list[Lattice]], clean: list[tuple[PrivacyLos
         found = []   # (eps, lam) of each ordering's Chernoff bound at d (a few digits suffice)
         for pts, ws in sides:
             lam = saddle_lam(pts, ws, counts, delta=d, iterations=PREDICT_ITERATIONS)
-            found.append(((cgf(pts, [np.log(w) for w in ws], counts, lam)[0] - math.log(d)) / lam, lam))
+            found.append((chernoff_eps(pts, [np.log(w) for w in ws], counts, lam, d), lam))
         worse = int(found[1][0] > found[0][0])
         (eps, lam), (pts, ws) = found[worse], sides[1 - worse]
         k = cgf(pts, [np.log(w) for w in ws], counts, lam)[0]   # the other's, at the same lam

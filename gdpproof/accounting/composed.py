@@ -91,6 +91,8 @@ class ComposedLoss:
             grid.
         whole_curve: Tilted pairs: builds the composition that answers the trade-off curve and
             the honest mu (the exact lattice at the same delta and width), or None.
+        complete_model: Coupling with an ordering known coarse first: completes
+            ``coupling_model`` and ``t`` by discretizing the other law on this grid, or None.
 
     Examples:
         >>> from gdpproof import GaussianLoss, compose_losses
@@ -133,6 +135,9 @@ class ComposedLoss:
     #: Tilted pairs (accurate near the tilt's eps only): builds the composition that answers the
     #: whole curve (the trade-off, the honest mu), set by the search; None refuses them.
     whole_curve: Callable[[], Any] | None = None
+    #: Coupling with an ordering known coarse first: discretizes the laws not yet discretized on
+    #: this grid and completes ``coupling_model`` and ``t`` (without composing them), or None.
+    complete_model: Callable[[], None] | None = None
 
     def __repr__(self) -> str:
         """One line: what was composed, the grid and the route (not the lattice arrays)."""
@@ -243,14 +248,12 @@ class ComposedLoss:
 
     def completed(self) -> ComposedLoss:
         """This composition with the coupling's model (which aims a next grid) and t covering
-        both orderings: an ordering known coarse first (:class:`~gdpproof.accounting.direction.CoarseFirst`)
-        whose law's model needs its discretization on this grid (second moments from its CDF) is
-        composed on it now.  Returns ``self``."""
+        both orderings: the law of an ordering known coarse first (:class:`~gdpproof.accounting.direction.CoarseFirst`)
+        whose model needs its discretization on this grid (second moments from its CDF) is
+        discretized on it now (not composed).  Returns ``self``."""
         model = self.coupling_model
-        if self.discretization == "coupling" and model is not None and len(model[0]) < 2:
-            for d in self.directions:
-                if isinstance(d, CoarseFirst):
-                    d.fine  # noqa: B018  (composed on first use)
+        if model is not None and len(model[0]) < 2 and self.complete_model is not None:
+            self.complete_model()
         return self
 
     def floor_above(self, x: float) -> bool:

@@ -502,9 +502,15 @@ def discretize(loss: PrivacyLoss, law: Law, h: float, tau: float, moments: bool 
                                  f"+-h/2 = {half:.3g}; the loss is not resolved on this grid")
         return max(d_lo, -half), min(d_hi, half)
 
-    second, bulk_bins = ((0.5 * h_eff) ** 2 * (1 + 4 * U), -1) if not moments else \
+    second, bulk_bins = (trivial_second(h_eff), -1) if not moments else \
         _second_moment(loss, law, h, k_lo, cdf, sf, h_eff, edge_err)
     return _StepLaw(Lattice(k_lo, w, 0.0), narrow() if mean else (-half, half), h_eff, second, bulk_bins)
+
+
+def trivial_second(h_eff: float) -> float:
+    """The trivial bound on a step's E D^2 for a rounding error D of range ``h_eff`` (|D| <= h_eff / 2),
+    rounded up."""
+    return (0.5 * h_eff) ** 2 * (1 + 4 * U)
 
 
 def _grid_range(loss: PrivacyLoss, law: Law, h: float, tau: float) -> tuple[int, int]:

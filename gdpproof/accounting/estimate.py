@@ -13,7 +13,8 @@ from ..errors import PrecisionError
 from ..mechanisms import Mechanism
 from .compose import compose_losses
 from .composed import ComposedLoss, check_delta_exact, check_refinement
-from .search import epsilon_search, float_eta
+from .aim import float_eta
+from .search import epsilon_search
 from .translate import privacy_losses
 
 __all__ = ["EpsilonEstimator", "check_rel_width", "composition"]

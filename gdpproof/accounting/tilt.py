@@ -191,6 +191,14 @@ def cgf(points: Sequence[np.ndarray], logs: Sequence[np.ndarray], counts: Sequen
     return k, mean
 
 
+def chernoff_eps(points: Sequence[np.ndarray], logs: Sequence[np.ndarray], counts: Sequence[int], lam: float,
+                 delta: float) -> float:
+    """The eps where the Chernoff bound exp(K(lam) - lam eps) at this ``lam`` > 0 reaches ``delta``:
+    (K(lam) - log delta) / lam, K the composed log moment generating function of the losses (each
+    part's log masses ``logs`` at its ``points``, ``counts`` times; a float estimate)."""
+    return (cgf(points, logs, counts, lam)[0] - math.log(delta)) / lam
+
+
 def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], counts: Sequence[int],
                delta: float | None = None, eps: float | None = None, iterations: int = 48) -> float:
     """The tilt lam >= 0 aimed at ``delta`` or at ``eps`` (an estimate: any lam >= 0 gives a
@@ -213,8 +221,7 @@ def saddle_lam(points: Sequence[np.ndarray], masses: Sequence[np.ndarray], count
     assert delta is not None
 
     def eps_of(log_lam: float) -> float:
-        lam = math.exp(log_lam)
-        return (cgf(points, logs, counts, lam)[0] - math.log(delta)) / lam
+        return chernoff_eps(points, logs, counts, math.exp(log_lam), delta)
 
     g = (math.sqrt(5) - 1) / 2  # golden-section search on log lam
     c, d = b - g * (b - a), a + g * (b - a)

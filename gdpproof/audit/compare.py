@@ -53,6 +53,11 @@ def _composition(sigma: float, p: float, steps: int) -> Any:
     return composition(dpsgd(sigma, p, steps), grid_step=1e-4)
 
 
+@functools.lru_cache(maxsize=16)
+def _honest(sigma: float, p: float, steps: int) -> Any:
+    return _composition(sigma, p, steps).honest_mu()
+
+
 @functools.lru_cache(maxsize=64)
 def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
     from ..accounting import dpsgd_epsilon
@@ -69,7 +74,7 @@ def _bracket(quantity: str, args: tuple[Any, ...], rel_width: float) -> Any:
     if quantity == "dpsgd_mu":
         from ..numeric.engine.bound import Bound
 
-        honest = _composition(sigma, p, steps).honest_mu()
+        honest = _honest(sigma, p, steps)
         # mu_tail is a proven lower bound on the tightest mu over every delta, which the bracket
         # (for delta >= delta_min only) may not reach: a claim below it is provably unsafe
         low = max(honest.mu.lower, honest.mu_tail)
@@ -90,7 +95,7 @@ def _bracket_text(quantity: str, args: tuple[Any, ...], rel_width: float) -> str
     b = _bracket(quantity, args, rel_width)
     if quantity != "dpsgd_mu":
         return f"[{b.lower!r}, {b.upper!r}]"
-    honest = _composition(float(args[0]), float(args[1]), int(args[2])).honest_mu()
+    honest = _honest(float(args[0]), float(args[1]), int(args[2]))
     ranged = f"for delta >= {honest.delta_min!r} mu is in [{honest.mu.lower!r}, {honest.mu.upper!r}]"
     if honest.mu_tail <= honest.mu.lower:
         return f"[{b.lower!r}, {b.upper!r}]"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import gdpproof.accounting.compose as compose
-from gdpproof.accounting.compose import compose_losses, compose_prefixes
+from gdpproof.accounting.compose import compose_losses, compose_prefixes, compose_tilted
 from gdpproof.accounting.direction import CoarseFirst
 from gdpproof.accounting.exact_lattice import grid_step_exact
 from gdpproof.accounting.losses import SubsampledGaussianLoss
@@ -35,7 +35,8 @@ def _lazy(comp):
 
 def test_the_lesser_ordering_coarse_gives_the_same_bracket():
     # (about 0.1 s) the identity: the add ordering is known from the grid 8 h only, and the
-    # bracket is the one both fine orderings give, bit for bit
+    # bracket is the one both fine orderings give (here bit for bit; in general within the
+    # bisection's resolution, its span and first estimates being the coarse bound's)
     plain, aimed = _pairs(), _pairs(aim_delta=DELTA)
     (lazy,) = _lazy(aimed)
     assert lazy.name == "add" and lazy.coarse.h == compose.COARSE_FACTOR * aimed.h
@@ -151,9 +152,24 @@ def test_the_aim_is_checked():
         compose_losses(PARTS, grid_step=GRID, aim_delta=DELTA, earlier=("a", 1.0))
 
 
+def test_an_earlier_composition_of_other_parts_is_refused():
+    # (about 0.1 s) its orderings' upper ends would be kept as bounds of these parts: a composition
+    # of 30 steps is not one of 100 (its add ordering would put delta(0.2) near 9e-5, the proven
+    # value being 1.7e-3), nor one of another loss with the same count, nor a tilted one
+    loss = PARTS[0][0]
+    for other in ([(loss, 30)], [(SubsampledGaussianLoss(1.0, 0.02), 100)]):
+        comp = compose_losses(other, grid_step=1e-2, eta=5e-10)
+        with pytest.raises(InvalidParameterError, match="earlier=.* must compose the same losses"):
+            compose_losses(PARTS, grid_step=GRID, eta=5e-10, aim_delta=DELTA, earlier=(comp, 0.1))
+    tilted = compose_tilted([(loss, 3)], grid_step=0.05, delta=1e-5)
+    with pytest.raises(InvalidParameterError, match="earlier=.* must be an untilted float-route"):
+        compose_losses([(loss, 3)], grid_step=GRID, eta=5e-10, aim_delta=DELTA, earlier=(tilted, 0.1))
+
+
 def test_completed_composes_a_kept_law_whose_model_needs_it():
     # (about 0.15 s) T = 300 >= 256: the second moments come from the law's CDF, so aiming a next
-    # grid composes the kept ordering on this one first; the model is then the plain one's
+    # grid discretizes the kept ordering's law on this one (without composing it); the model is
+    # then the plain one's, and composing the ordering later leaves it so
     parts = [(SubsampledGaussianLoss(0.5, 0.01), 300)]
     first = compose_losses(parts, grid_step=4e-3, eta=5e-10, aim_delta=DELTA)
     lower = eps_at(first, DELTA).lower
@@ -162,7 +178,9 @@ def test_completed_composes_a_kept_law_whose_model_needs_it():
     (lazy,) = _lazy(kept)
     assert len(kept.coupling_model[0]) == 1 and not lazy.built
     assert eps_at(kept, DELTA) == eps_at(plain, DELTA)
-    assert kept.completed() is kept and lazy.built
+    assert kept.completed() is kept and not lazy.built
+    assert kept.coupling_model == plain.coupling_model and kept.t == plain.t
+    assert kept.delta(8.7).lower == plain.delta(8.7).lower and lazy.built
     assert kept.coupling_model == plain.coupling_model and kept.t == plain.t
 
 
@@ -175,3 +193,14 @@ def test_below_the_floor_both_refuse_alike():
             comp.epsilon(1e-16)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def test_a_coarse_grid_that_does_not_resolve_the_loss_is_not_used(monkeypatch):
+    # (about 0.02 s) sigma 2, p 0.001: on the grid 8 h = 2.4e-3 each step's lattice holds all but
+    # 1e-6 of its mass in 5 bins, where a Chernoff pick means nothing: both orderings on h
+    parts = [(SubsampledGaussianLoss(2.0, 0.001), 10000)]
+    aimed = compose_losses(parts, grid_step=3e-4, eta=5e-10, aim_delta=DELTA)
+    assert not _lazy(aimed)
+    monkeypatch.setattr(compose, "COARSE_MIN_BINS", 1)   # the check off: the pick was made there
+    picked = compose_losses(parts, grid_step=3e-4, eta=5e-10, aim_delta=DELTA)
+    assert _lazy(picked) and eps_at(picked, DELTA) == eps_at(aimed, DELTA)

@@ -108,8 +108,8 @@ def test_dpsgd_small_case_at_delta_1e_20() -> None:
 def test_best_effort_returns_the_bracket_with_a_warning(monkeypatch) -> None:
     # the pairs' first grid now reaches 1e-4 here: with their aim 90 times wider the cost model
     # takes the coupling, whose first grid does not, and no refinement is allowed
-    from gdpproof.accounting import search
-    monkeypatch.setattr(search, "PAIRS_FIT_AIM", 50.0)
+    from gdpproof.accounting import aim
+    monkeypatch.setattr(aim, "PAIRS_FIT_AIM", 50.0)
     parts = [(GaussianLoss(0.5), 4)]
     with pytest.warns(WidthNotReachedWarning, match=r"reached a relative width of .*asked 0.0001"):
         b, comp = epsilon_bracket(parts, 1e-6, rel_width=1e-4, max_refinements=0, route="exact")

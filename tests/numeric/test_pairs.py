@@ -226,7 +226,7 @@ def test_tradeoff_at_zero_where_e_eps_overflows():
 def test_delta_bracket_keeps_the_pairs_cap_on_points():
     # delta's grid is finer than epsilon's: G_30 at eps 100 asked 283,000 points of a step (37 s
     # of balls, where the coupling takes 0.2 s); the cap PAIRS_MAX_POINTS now applies to it too
-    from gdpproof.accounting import search as pld
-    assert pld._pairs_delta_step([(GaussianLoss(30.0), 1)], 100.0, 0.01, 1e-12) is None
-    h = pld._pairs_delta_step([(GaussianLoss(5.0), 1)], 20.0, 0.01, 1e-12)
-    assert h is not None and not pld._pairs_too_fine([(GaussianLoss(5.0), 1)], h, 1e-12)
+    from gdpproof.accounting import aim as pld
+    assert pld.pairs_delta_step([(GaussianLoss(30.0), 1)], 100.0, 0.01, 1e-12) is None
+    h = pld.pairs_delta_step([(GaussianLoss(5.0), 1)], 20.0, 0.01, 1e-12)
+    assert h is not None and not pld.pairs_too_fine([(GaussianLoss(5.0), 1)], h, 1e-12)

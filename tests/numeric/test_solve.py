@@ -395,3 +395,20 @@ def test_mu_near_zero_is_galloped_to_or_refused_at_the_precision_limit():
                      _frac(ctx.sqrt(2 * ctx.pi) * ctx.mpf(10) ** -100000), 20)
     with pytest.raises(gdpproof.PrecisionError, match="65,536 bits of precision, the limit"):
         gdpproof.mu_from_epsilon_delta("1e-100010", "1e-100000")
+
+
+def test_fast_eps_below_the_float_domain_of_mu_is_not_read_as_zero():
+    # below mu ~ 8e-16 the float delta_mu(0) (about 0.4 mu) underflows to 0: the float test
+    # "delta >= delta_mu(0)" then passed for every delta and eps came out 0; such entries now
+    # go to the certified path, which gives the root (and 0 above delta_mu(0))
+    import numpy as np
+
+    from gdpproof import fast
+    from gdpproof.numeric.tradeoff.solve import delta_from_epsilon, epsilon_from_delta
+
+    for mu in (1e-300, 1e-20, 1e-16, 5e-16):
+        d0 = float(delta_from_epsilon(mu, 0, digits=20))
+        below, above = 0.5 * d0, 2 * d0
+        got = fast.epsilon_from_delta(np.array([mu, mu]), np.array([below, above]))
+        assert got[0] == float(epsilon_from_delta(mu, below, digits=17)) > 0
+        assert got[1] == 0.0

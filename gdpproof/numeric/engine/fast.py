@@ -247,10 +247,11 @@ def epsilon_from_delta(mu: Any, delta: Any) -> np.ndarray:
     _require("delta", d, hi=1.0)
     with np.errstate(all="ignore"):
         # delta >= delta_mu(0) gives 0; where delta is within delta_mu(0)'s error of it, the
-        # certified path decides (below)
+        # certified path decides (below), and below the float domain of mu too: there the float
+        # delta_mu(0) (about 0.4 mu) may have fallen to 0, which every delta would pass
         at0 = _delta(np.zeros(m.shape), m)
         tolerance = _DELTA_ERROR * (1 + 1 / m)
-        zero = (d >= at0 * (1 + tolerance)) | (m == 0)
+        zero = ((d >= at0 * (1 + tolerance)) & (m >= MU_RANGE[0])) | (m == 0)
         undecided = ~zero & (d >= at0 * (1 - tolerance))
         lo = np.full(m.shape, 1e-12)
         hi = np.maximum(1.0, m * m)

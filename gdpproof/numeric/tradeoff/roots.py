@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import flint
 
@@ -16,19 +17,34 @@ from ..engine._mp import arb_precision, call_at_precision, fraction_of_exact_arb
 from ..engine.certified import MAX_BITS, Certified, decimal, round_fraction
 
 
+def decided(g: Callable[[int], flint.arb], start_bits: int, decide: Callable[[flint.arb], Any],
+            what: Callable[[flint.arb], str] | None = None) -> Any:
+    """``decide(g(bits))`` at the first precision from ``start_bits`` (doubled, the last try at
+    MAX_BITS) where ``decide`` returns something other than None: the one loop by which a ball's
+    sign, or any other decision of it, is made; a ball no precision decides raises
+    PrecisionError (``what(ball)`` its message)."""
+    bits = start_bits
+    while True:
+        v = call_at_precision(bits, g, (bits,))  # a ball's sign does not depend on the precision set
+        answer = decide(v)
+        if answer is not None:
+            return answer
+        if bits >= MAX_BITS:
+            raise PrecisionError(what(v) if what else "could not decide a sign within the precision limit")
+        bits = min(2 * bits, MAX_BITS)
+
+
+def _sign(v: flint.arb) -> int | None:
+    if v > 0:
+        return 1
+    if v < 0:
+        return -1
+    return 0 if v.is_exact() and v.is_zero() else None
+
+
 def sign_of(g: Callable[[int], flint.arb], start_bits: int) -> int:
     """The sign of a quantity given by a ball at each precision; doubles until decided."""
-    bits = start_bits
-    while bits <= MAX_BITS:
-        v = call_at_precision(bits, g, (bits,))  # a ball's sign does not depend on the precision set
-        if v > 0:
-            return 1
-        if v < 0:
-            return -1
-        if v.is_exact() and v.is_zero():
-            return 0
-        bits *= 2
-    raise PrecisionError("could not decide a sign within the precision limit")
+    return decided(g, start_bits, _sign)
 
 
 def decimal_step(me: tuple[int, int], digits: int, up: bool) -> tuple[int, int]:
@@ -208,17 +224,9 @@ def nonpositive_at(f: Callable[[flint.arb], flint.arb], x: flint.arb, bits: int)
     if prec > MAX_BITS:
         raise PrecisionError(f"the solution lies below 2^{magnitude(x)}: evaluating there needs more than "
                              f"{MAX_BITS:,} bits of precision, the limit")
-    while True:
-        with arb_precision(prec):
-            value = f(x)
-            if value <= 0:
-                return True
-            if value > 0:
-                return False
-        if prec >= MAX_BITS:
-            raise PrecisionError(f"the sign of the equation at {x.mid().str(5, radius=False)} is not decided "
-                                 f"within {MAX_BITS:,} bits of precision ({value.str(5)})")
-        prec = min(2 * prec, MAX_BITS)
+    return decided(lambda _bits: f(x), prec, lambda v: True if v <= 0 else False if v > 0 else None,
+                   lambda v: f"the sign of the equation at {x.mid().str(5, radius=False)} is not decided "
+                             f"within {MAX_BITS:,} bits of precision ({v.str(5)})")
 
 
 def bracket_root(f: Callable[[flint.arb], flint.arb], start: flint.arb, factor: int, bits: int) -> flint.arb:

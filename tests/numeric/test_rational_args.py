@@ -132,3 +132,19 @@ def test_an_accepted_irrational_argument_still_warns_from_the_callers_line():
     with pytest.warns(RoundedArgumentWarning, match="delta=exp\\(-10\\) is irrational") as record:
         solve.mu_from_epsilon_delta(1, sympy.exp(-10), digits=10)
     assert all(w.filename == __file__ for w in record)
+
+
+def test_an_irrational_argument_just_outside_its_domain_is_refused():
+    # the rational standing in for 1 + exp(-1000) may lie at or below 1: both ends of its
+    # enclosure are judged, the enclosure narrowed until they agree
+    import sympy
+
+    from gdpproof import epsilon_from_delta
+    from gdpproof.errors import InvalidParameterError, PrecisionError, RoundedArgumentWarning
+
+    with pytest.raises(InvalidParameterError, match=r"delta=exp\(-1000\) \+ 1 must be in \[0, 1\]"):
+        epsilon_from_delta(1, sympy.sympify("1 + exp(-1000)"))
+    with pytest.warns(RoundedArgumentWarning):
+        assert str(epsilon_from_delta(1, sympy.sympify("1 - exp(-1000)"))) == "0"
+    with pytest.raises(PrecisionError, match="not decided"):
+        epsilon_from_delta(1, sympy.sympify("1 + exp(-10000)"))

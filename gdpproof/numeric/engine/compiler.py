@@ -534,63 +534,6 @@ def _constant_ball(value: sympy.Expr) -> flint.arb:
 set_constant_ball(_constant_ball)
 
 
-#: :func:`outward` narrows an irrational argument's enclosure up to this many bits to tell
-#: whether it lies inside its domain.
-OUTWARD_MAX_BITS = 4096
-
-
-def outward(name: str, value: Any, up: bool, check: Any = None) -> Any:
-    """An irrational real constant (log(3)) as a rational within a relative 2^-250 of it, above it
-    with ``up`` (else below), with a :class:`~gdpproof.errors.RoundedArgumentWarning`: for the
-    solvers, which bisect in rationals, on the side that only overstates the privacy loss.  Any
-    other value (a rational, a symbol, a non-real) is returned as it is, for the gates to judge.
-    ``check(name, rational)``, when given, validates the rational (and returns what it makes of
-    it) before the warning: an error it raises names the value as given (``delta=sqrt(2)``, not
-    the rational that stood in for it), and no warning precedes it."""
-    if getattr(value, "is_Rational", True) or not getattr(value, "is_number", False) \
-            or value.is_real is not True or value.is_infinite:
-        return value if check is None else check(name, value)
-    import warnings
-
-    from ...errors import InvalidParameterError, RoundedArgumentWarning, bad
-    from ._mp import rational_enclosure
-
-    lo, hi = rational_enclosure(value)
-    rational = hi if up else lo
-    if check is not None:
-        # both ends of the enclosure are judged, so that a value just outside the domain (1 +
-        # exp(-1000) for a probability) is refused whichever end stands in for it; where the ends
-        # disagree the enclosure is narrowed, and a value no enclosure places is refused
-        bits = 256
-        while True:
-            verdicts = []
-            for end in (lo, hi):
-                try:
-                    verdicts.append((check(name, end), None))
-                except InvalidParameterError as exc:
-                    if exc.argument != name or exc.rule is None:
-                        raise
-                    verdicts.append((None, exc))
-            (at_lo, bad_lo), (at_hi, bad_hi) = verdicts
-            if bad_lo is not None and bad_hi is not None:
-                raise bad(name, value, bad_lo.rule) from None
-            if bad_lo is None and bad_hi is None:
-                rational = at_hi if up else at_lo
-                break
-            if bits >= OUTWARD_MAX_BITS:
-                from ...errors import PrecisionError
-
-                raise PrecisionError(f"{name}={value} lies within a relative 2^-{bits} of an end of its domain: "
-                                     f"whether it {(bad_lo or bad_hi).rule} is not decided")
-            bits *= 4
-            lo, hi = rational_enclosure(value, bits)
-    warnings.warn(RoundedArgumentWarning(
-        f"{name}={value} is irrational: taken as a rational within a relative 2^-250 {'above' if up else 'below'} "
-        "it, the side that only overstates the privacy loss; the result is a bound on the exact one, its last "
-        "digit possibly one unit off the correctly rounded value"), stacklevel=4)
-    return rational
-
-
 # ---- the lambdify targets: mpmath, numpy/scipy, complex balls --------------------------------------
 
 

@@ -103,11 +103,11 @@ def _real(name: str, value: Any) -> Fraction:
 
 
 def _outward(name: str, value: Any, up: bool, check: Any = None) -> Any:
-    """An irrational sympy argument as a rational just beside it (:func:`~..engine.compiler.outward`),
+    """An irrational sympy argument as a rational just beside it (:func:`~..engine.irrational.outward`),
     validated by ``check(name, value)`` when given (an error names the value as given)."""
     if not is_sympy(value) or getattr(value, "is_Rational", True):
         return value if check is None else check(name, value)
-    from ..engine.compiler import outward
+    from ..engine.irrational import outward
 
     return outward(name, value, up, check)
 

@@ -318,14 +318,20 @@ NUMBER_TEXT_NAMES = {"show", "fraction_text", "double_text", "decimal_text", "sh
 
 def test_numbers_are_written_in_one_module():
     """Every number→text helper is defined in gdpproof/text.py, the one module that owns them."""
+    outside = _defined_outside(NUMBER_TEXT_NAMES, "gdpproof.text")
+    assert not outside, outside
+
+
+def _defined_outside(names: set[str], owner: str) -> list[str]:
+    """Where a function with one of ``names`` is defined in a module other than ``owner``."""
     outside = []
     for name, path in modules(PACKAGE).items():
-        if name == "gdpproof.text":
+        if name == owner:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in NUMBER_TEXT_NAMES:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
                 outside.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: def {node.name}")
-    assert not outside, outside
+    return outside
 
 
 def test_the_text_module_defines_the_names_it_owns():
@@ -431,13 +437,7 @@ ERROR_BUILDER_NAMES = {"bad", "_bad", "_theory_mu", "_missing"}
 def test_argument_errors_are_built_in_one_place():
     """Every validator raises through gdpproof.errors.bad: no builder of argument errors beside it
     (simulation, canaries and audit/_exact each had their own)."""
-    outside = []
-    for name, path in modules(PACKAGE).items():
-        if name == "gdpproof.errors":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ERROR_BUILDER_NAMES:
-                outside.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: def {node.name}")
+    outside = _defined_outside(ERROR_BUILDER_NAMES, "gdpproof.errors")
     assert not outside, outside
 
 

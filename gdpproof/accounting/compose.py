@@ -27,7 +27,7 @@ from .composed import (
     check_delta_exact,
     check_eps,
 )
-from .coupling import convolve_lattices, discretize, grid_h_eff, Lattice, power, trivial_second
+from .coupling import BULK_TAIL, convolve_lattices, discretize, grid_h_eff, Lattice, power, trivial_second
 from .direction import CoarseFirst, LatticeDirection, PairDirection
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .exact_lattice import compose_exact, grid_step_exact
@@ -267,7 +267,6 @@ def _coarse_coupling(clean: list[tuple[PrivacyLoss, int]], specs: tuple, h: floa
 #: The coupling's coarse grid is used only where every step's lattice on it has at least this
 #: many bins holding all but BULK_TAIL of its mass (fewer do not resolve the loss).
 COARSE_MIN_BINS = 64
-BULK_TAIL = 1e-6
 
 
 def _bulk_bins(w: np.ndarray) -> int:

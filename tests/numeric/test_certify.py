@@ -202,16 +202,21 @@ def test_float_hot_path_of_delta_matches_the_oracle():
 
 
 def test_delta_hot_path_left_undecided_takes_the_general_route():
-    # delta at (mu, eps) = (1.37, 2.42) lies within about 1e-31 of a 30-digit boundary: the hot
-    # path's one ball (its erfcs at 100 + 8 + 1 bits, gaussian_dual_at) does not decide it, and
-    # the general route (working_bits, doubling) gives the exact value rounded up
+    # delta at (mu, eps) = (2.45, 38.52) lies so close to a 30-digit boundary that the hot path's
+    # one ball (128 bits, its erfcs from the cell polynomials, 6 bits cancelled: erfcs asked at
+    # 100 + 8 + 3 bits, gaussian_dual_at) does not decide it (found by a search of 2-decimal
+    # inputs: about 1 in 10^4 with eps/mu^2 in [1, 8]), and the general route (working_bits,
+    # doubling) gives the exact value rounded up
     from gdpproof.numeric.engine._kernels import gaussian_dual_at
     from gdpproof.numeric.engine.certified import certify_at_floats
 
-    assert certify_at_floats(gaussian_dual_at, 2.42, 1.37, 30, 128, 109) is None
-    value = gdpproof.delta_from_epsilon(1.37, 2.42)
-    assert str(value) == "0.0597443544822978965540815895020"
-    assert_certified(value, gaussian_delta(Fraction(1.37), Fraction(2.42)), 30)
+    assert certify_at_floats(gaussian_dual_at, 38.52, 2.45, 30, 128, 111) is None
+    value = gdpproof.delta_from_epsilon(2.45, 38.52)
+    assert str(value) == "9.02122330112924787757417287575E-49"
+    assert_certified(value, gaussian_delta(Fraction(2.45), Fraction(38.52)), 30)
+    # (1.37, 2.42), within about 1e-31 of a boundary, was undecided by arb's erfc at 109 bits
+    # and is decided by the cells' 123 or so, to the same digits
+    assert certify_at_floats(gaussian_dual_at, 2.42, 1.37, 30, 128, 109) == gdpproof.delta_from_epsilon(1.37, 2.42)
     # a decided one comes from that first ball, with the same digits as the general route's
     first = certify_at_floats(gaussian_dual_at, 1.0, 1.0, 30, 128, 108)
     assert first is not None and first == gdpproof.delta_from_epsilon(1, 1) and first.method == "arb"

@@ -90,8 +90,9 @@ def test_limb_kernel_encloses_the_value_to_its_bits(name, meaning, expr, symbols
 
 
 def test_erfc_at_encloses_erfc_and_restores_the_precision():
-    # both of its routes (1 - erf for z <= 1, arb's erfc above, arb_erfc beyond 1e5), through
-    # python-flint's ctx._prec: the precision arb reads, which the prec setter sets (if a
+    # all of its routes: erfc's cell polynomials (-8 <= z < 10 at bits <= CELL_BITS, here 100),
+    # and otherwise (here 119 bits) 1 - erf for z <= 1, arb's erfc above, arb_erfc beyond 1e5,
+    # through python-flint's ctx._prec: the precision arb reads, which the prec setter sets (if a
     # python-flint release changed that, this fails rather than the hot path slowing silently)
     from gdpproof.numeric.engine._ballfun import arb_erfc, erfc_at
 
@@ -99,14 +100,17 @@ def test_erfc_at_encloses_erfc_and_restores_the_precision():
         flint.ctx._prec = 70
         assert flint.ctx.prec == 70 and (flint.arb(1) / 3).rel_accuracy_bits() < 72
         flint.ctx._prec = 128
-        for z in (-30.0, -3.0, -1e-9, 1 / 3, 1.0, 1.5, 2.5, 9.0, 40.0, 2e5):
-            y = erfc_at(flint.arb(z) * (1 + flint.arb(2) ** -120), 100)
-            assert flint.ctx.prec == 128
-            with arb_precision(400):
-                exact = arb_erfc(flint.arb(z) * (1 + flint.arb(2) ** -120))
-            assert y.overlaps(exact), z
-            # (at 2e5 the argument's own radius, 2^-128 relative, leaves erfc about 64 bits)
-            assert y.rel_accuracy_bits() >= (96 if abs(z) < 100 else 60), (z, y)
+        for bits in (100, 119):
+            for z in (-30.0, -3.0, -1e-9, 1 / 3, 1.0, 1.5, 2.5, 9.0, 40.0, 2e5):
+                y = erfc_at(flint.arb(z) * (1 + flint.arb(2) ** -120), bits)
+                assert flint.ctx.prec == 128
+                with arb_precision(400):
+                    exact = arb_erfc(flint.arb(z) * (1 + flint.arb(2) ** -120))
+                assert y.overlaps(exact), z
+                # (at 2e5 the argument's own radius, 2^-128 relative, leaves erfc about 64 bits)
+                assert y.rel_accuracy_bits() >= (96 if abs(z) < 100 else 60), (z, y)
+    with arb_precision(256):  # a request above CELL_BITS is not served by the 128-bit table
+        assert erfc_at(flint.arb(1) / 3, 240).rel_accuracy_bits() >= 240
 
 
 @pytest.mark.parametrize("name, meaning, expr, symbols", _codegen.float_kernels(), ids=lambda v: v if isinstance(v, str) else "")

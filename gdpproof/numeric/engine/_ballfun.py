@@ -2,8 +2,8 @@
 
 Both :mod:`gdpproof.numeric.engine.compiler` (which compiles any sympy expression at run time) and
 :mod:`gdpproof.numeric.engine._kernels` (arb code generated ahead of time from the same expressions)
-call these, so a formula evaluates to the same ball by either route.  Imports flint and the
-standard library only.
+call these, so a formula evaluates to the same ball by either route.  Imports flint, the
+standard library and :mod:`gdpproof.numeric.engine.erfc_cells` (erfc's table, flint only).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import flint
 
+from .erfc_cells import CELL_BITS, erfc_cell
 __all__ = ["arb_erfc", "arb_erfcx", "erfc_at", "relation", "erfcx_float", "at_precision", "acb_namespace", "ERFC_NATIVE_BALL"]
 
 #: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision
@@ -91,7 +92,10 @@ def erfc_at(z: flint.arb, bits: int) -> flint.arb:
     """erfc(z) with its special function at ``bits`` of precision (or a little more where that
     costs nothing); the operations around it stay at the current precision, which is set back.
 
-    For z <= 1 it is 1 - erf(z), erf at ``bits`` raised to the most its working precision holds
+    For -8 <= z < 10 and ``bits`` <= 118 it is the polynomial of z's cell
+    (:func:`gdpproof.numeric.engine.erfc_cells.erfc_cell`: a Taylor polynomial with a proven
+    remainder, evaluated at the current precision, about 1 us at any z).  Otherwise, for z <= 1
+    it is 1 - erf(z), erf at ``bits`` raised to the most its working precision holds
     in the same 64-bit limbs (:func:`_limb_top`) and the difference at the current precision:
     what arb's erfc does there, whose own erf runs 5 bits higher (at 106 bits it crosses into a
     third limb, where 111 bits of erf cost a quarter less).  Above 1, arb's erfc at ``bits``
@@ -118,8 +122,12 @@ def erfc_at(z: flint.arb, bits: int) -> flint.arb:
         ...     erfc_at(flint.arb(7), 100).rel_accuracy_bits() >= 98
         True
     """
-    saved = _CTX._prec
     x = float(z)
+    if bits <= CELL_BITS:
+        y = erfc_cell(z, x)
+        if y is not None:
+            return y
+    saved = _CTX._prec
     if x <= 1.0:
         _CTX._prec = _ERF_TOP[bits] if bits < 1024 else bits
         e = z.erf()

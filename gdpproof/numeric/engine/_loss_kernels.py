@@ -19,7 +19,7 @@ from numpy import abs, equal, exp, inf, less, less_equal, log, nan, select, sqrt
 from scipy.special import erfc, expm1, log1p
 
 from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
-from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
+from .ddfloat import dd_add, dd_div, dd_mul, dd_round, dd_scale
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",
@@ -3350,19 +3350,19 @@ ERFCX_POLY = (
 )
 
 
-def gaussian_dual_scaled_parts(epsilon, mu):
+def gaussian_dual_scaled_parts(epsilon, mu, ws=None):
     """(z_hi, z_lo, a, d) with GAUSSIAN_DUAL_SCALED = e^z (erfcx(a) - erfcx(a + d))/2, z = -a^2: z in
     double-double, a and d in float64 (a from the double-double of its argument).
 
     z = -(epsilon/mu - mu/2)**2/2; a = sqrt(2)*(epsilon/mu - mu/2)/2; d = sqrt(2)*mu/2
     """
-    h0, l0 = dd_scale(mu, None, -0.5)
-    h1, l1 = dd_div(epsilon, None, mu, None)
-    h2, l2 = dd_add(h0, l0, h1, l1)
-    h3, l3 = dd_mul(h2, l2, h2, l2)
-    h4, l4 = dd_scale(h3, l3, -0.5)
-    a = (h2 if l2 is None else h2 + l2) * 0.7071067811865476
-    d = mu * 0.7071067811865476
+    h0, l0 = dd_scale(mu, None, -0.5, ws)
+    h1, l1 = dd_div(epsilon, None, mu, None, ws)
+    h2, l2 = dd_add(h0, l0, h1, l1, ws)
+    h3, l3 = dd_mul(h2, l2, h2, l2, ws)
+    h4, l4 = dd_scale(h3, l3, -0.5, ws)
+    a = dd_round(h2, l2, 0.7071067811865476, ws)
+    d = dd_round(mu, None, 0.7071067811865476, ws)
     return h4, (l4 if l4 is not None else 0.0 * h4), a, d
 
 

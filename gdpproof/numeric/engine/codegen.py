@@ -361,7 +361,7 @@ import flint
 {imports}
 
 from ._ballfun import ERFC_NATIVE_BALL, arb_erfc, arb_erfcx, at_precision as _at_precision, erfcx_float, relation
-from .ddfloat import dd_add, dd_div, dd_mul, dd_scale
+from .ddfloat import dd_add, dd_div, dd_mul, dd_round, dd_scale
 
 #: A family: its parameters, orderings, symmetry, the side to round each parameter to, whether its
 #: law has atoms, a closed-form partial mean, an inverse x_of_ell; its support's ends ("inf",

@@ -671,7 +671,9 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
     ``exact`` as a double-double (hi, lo), one ddfloat operation per node (rationals must be
     powers of two, a scaling; powers -1 or 2), then each of ``rounded`` as a float64 array: a
     constant times a symbol or a node already printed (its hi + lo times the constant rounded),
-    so that shared subexpressions are computed once.  TypeError for anything else."""
+    so that shared subexpressions are computed once.  The function's last argument ``ws``, a
+    :class:`gdpproof.numeric.engine.ddfloat.Workspace` or None, is passed to every operation (its
+    temporaries' buffers).  TypeError for anything else."""
     lines: list[str] = []
     names = {s: s.name for s in symbols}
     memo: dict[sympy.Expr, tuple[str, str]] = {}
@@ -690,7 +692,7 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
                 if not (coeff.is_Rational and _is_power_of_two(abs(coeff))):
                     raise TypeError(f"{name}: the factor {coeff} is not a power of two")
                 hi, lo = node(rest)
-                return out(f"dd_scale({hi}, {lo}, {float(coeff)!r})")
+                return out(f"dd_scale({hi}, {lo}, {float(coeff)!r}, ws)")
             num: list[sympy.Expr] = []
             den: list[sympy.Expr] = []
             for f in e.args:
@@ -699,18 +701,18 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
                 raise TypeError(f"{name}: a bare reciprocal")
             acc = node(num[0])
             for f in num[1:]:
-                acc = out(f"dd_mul({acc[0]}, {acc[1]}, {', '.join(node(f))})")
+                acc = out(f"dd_mul({acc[0]}, {acc[1]}, {', '.join(node(f))}, ws)")
             for f in den:
-                acc = out(f"dd_div({acc[0]}, {acc[1]}, {', '.join(node(f))})")
+                acc = out(f"dd_div({acc[0]}, {acc[1]}, {', '.join(node(f))}, ws)")
             return acc
         if e.is_Add:
             acc = node(e.args[0])
             for f in e.args[1:]:
-                acc = out(f"dd_add({acc[0]}, {acc[1]}, {', '.join(node(f))})")
+                acc = out(f"dd_add({acc[0]}, {acc[1]}, {', '.join(node(f))}, ws)")
             return acc
         if e.is_Pow and e.exp == 2:
             hi, lo = node(e.base)
-            return out(f"dd_mul({hi}, {lo}, {hi}, {lo})")
+            return out(f"dd_mul({hi}, {lo}, {hi}, {lo}, ws)")
         raise TypeError(f"{name}: no double-double form for {e}")
 
     def out(code: str) -> tuple[str, str]:
@@ -728,12 +730,11 @@ def dd_function_source(name: str, doc: str, exact: dict[str, sympy.Expr], rounde
             raise TypeError(f"{name}: {key} = {e} is not a constant times a printed node")
         hi, lo = node(rest)
         c = repr(float(coeff))
-        lines.append(f"    {key} = {hi} * {c}" if lo == "None" else
-                     f"    {key} = ({hi} if {lo} is None else {hi} + {lo}) * {c}")
+        lines.append(f"    {key} = dd_round({hi}, {lo}, {c}, ws)")
         results.append(key)
     body = "\n".join(lines)
     shown = "; ".join(f"{k} = {e}" for k, e in {**exact, **rounded}.items())
-    return (f"def {name}({', '.join(names[s] for s in symbols)}):\n    \"\"\"{doc}\n\n    {shown}\n    \"\"\"\n"
+    return (f"def {name}({', '.join(names[s] for s in symbols)}, ws=None):\n    \"\"\"{doc}\n\n    {shown}\n    \"\"\"\n"
             f"{body}\n    return {', '.join(results)}\n")
 
 

@@ -159,3 +159,16 @@ def test_the_workspace_gives_the_bits_of_plain_numpy(monkeypatch):
         fresh = engine_fast._delta(eps, mu)
     assert np.array_equal(kept.view(np.int64), fresh.view(np.int64))
     assert (eps / mu < mu / 2).any() and (eps / mu > mu / 2).any()
+
+
+def test_a_buffer_is_not_taken_while_a_view_of_it_lives():
+    ws = ddfloat.Workspace(6, count=2)
+    ws.n = 5
+    t = ws.take()
+    view = t[1:3]  # a view of the buffer, made from the taken array
+    del t
+    others = [ws.take(), ws.take(), ws.take()]
+    assert not any(np.shares_memory(view, o) for o in others)
+    assert ws.buffers == 4
+    del view, others
+    assert ws.take() is not None and ws.buffers == 4  # all free again: none made

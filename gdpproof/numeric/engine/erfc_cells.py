@@ -2,13 +2,13 @@
 
 The certified delta(epsilon) evaluates two erfc per call at about 110 bits, where arb's erfc
 (1 - erf with (z^2 + ln z)/ln 2 bits of cancellation) costs 3-10 us above z = 1; a cell's
-polynomial of degree 10-31 costs about 1 us at 128 bits.  Cell k (centre z0, radius r =
+polynomial of degree 11-31 costs about 1 us at 128 bits.  Cell k (centre z0, radius r =
 (1/32)(1 + 1/32), a little more than half its width) has P(h) = c_0 + ... + c_{n-1} h^{n-1} +
 C_n h^n: c_j = erfc^(j)(z0)/j! from arb's erfc series at z0, C_n enclosing erfc^(n)(xi)/n! for
 every xi in [z0 - r, z0 + r] (the series over that interval), so by Taylor's theorem with the
 Lagrange remainder P(z - z0) contains erfc(z) for every z of a ball inside [z0 - r, z0 + r].
 The proof and the measured accuracy are in docs/proofs/conversions.md ("delta(epsilon) in one
-evaluation").  A cell is built at its eighth use (30-40 us) and kept: 288 at most, 0.3 MB.
+evaluation").  A cell is built at its eighth use (28-51 us) and kept: 288 at most, 0.3 MB.
 """
 
 from __future__ import annotations
@@ -37,17 +37,18 @@ _REMAINDER_BITS = 124
 #: The precisions of the power series at a cell's centre, of the one over the cell (only a bound
 #: of its last coefficient is used), and of the stored coefficients.
 _BUILD_BITS, _BOUND_BITS, _STORE_BITS = 136, 64, 128
-#: The longest series tried; the degree found over the range is 10 to 31.
+#: The longest series tried; the degree found over the range is 11 to 31.
 _MAX_TERMS = 36
 #: An argument ball is covered only if arb's ``rel_one_accuracy_bits`` is at least this: its
-#: radius at most max(1, |z|) 2^-19 (the measure may be a bit low), with |z| <= 10 well inside
-#: the 1/1024 the cell's radius leaves beyond its half-width.
+#: radius below 2^-20 2^ceil(log2 max(1, |mid|)) <= 2^-16 for |mid| < 10, well inside the
+#: 1/1024 the cell's radius leaves beyond its half-width.
 _MIN_ACCURACY = 20
 
 #: A cell is built at its BUILD_AFTER-th use; before, :func:`erfc_cell` declines (its caller's
-#: arb route runs).  Building costs 30-40 us and saves about 1.5 us per later use, so a process
-#: that asks a few values pays no table, and one that asks many pays at most a few percent more
-#: than arb's erfc before the cells take over (docs/performance.md has the cumulative figures).
+#: arb route runs).  Building costs 28-51 us and saves about 1.5-8 us per later use (more at
+#: larger z), so a process that asks a few values pays no table; over a fresh process's first
+#: thousand values it costs up to a third more, over twenty thousand a fifth less
+#: (docs/performance.md has the cumulative figures).
 BUILD_AFTER = 8
 
 _CTX = flint.ctx

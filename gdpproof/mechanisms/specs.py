@@ -165,7 +165,11 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
             m = SampledWithoutReplacement(m, wrap["sample-size"], wrap["dataset-size"], **relation)
         if "times" in wrap:
             m = Repeated(m, wrap["times"])
-    except InvalidParameterError as exc:  # the parameter at fault stays named, for a front end to rename
+    except InvalidParameterError as exc:  # the parameter at fault named as the spec wrote it
+        given = {param: key for key, param in keys.items() if key in items}
+        given.update((key.replace("-", "_"), key) for key in wrap)
+        if exc.argument in given and exc.rule is not None:
+            exc = bad(given[exc.argument], exc.value, exc.rule)
         raise within(where, exc, SpecError) from None
     return m
 

@@ -209,7 +209,11 @@ def test_delta_hot_path_left_undecided_takes_the_general_route():
     # doubling) gives the exact value rounded up
     from gdpproof.numeric.engine._kernels import gaussian_dual_at
     from gdpproof.numeric.engine.certified import certify_at_floats
+    from gdpproof.numeric.engine.erfc_cells import BUILD_AFTER
 
+    for _ in range(BUILD_AFTER):  # the cells of both inputs' erfc arguments built
+        certify_at_floats(gaussian_dual_at, 38.52, 2.45, 30, 128, 111)
+        certify_at_floats(gaussian_dual_at, 2.42, 1.37, 30, 128, 109)
     assert certify_at_floats(gaussian_dual_at, 38.52, 2.45, 30, 128, 111) is None
     value = gdpproof.delta_from_epsilon(2.45, 38.52)
     assert str(value) == "9.02122330112924787757417287575E-49"

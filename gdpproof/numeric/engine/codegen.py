@@ -54,8 +54,9 @@ def kernels() -> list[tuple[str, str, sympy.Expr, tuple[sympy.Symbol, ...]]]:
     ]
 
 
-#: The erfc rule of :func:`limb_kernels`: arb's erfc at the kernel's argument ``bits`` (raised to
-#: the limb), the other operations at the current precision.
+#: The erfc rule of :func:`limb_kernels`: erfc at the kernel's argument ``bits``
+#: (:func:`gdpproof.numeric.engine._ballfun.erfc_at`: erfc's cell polynomials, or arb's erf or
+#: erfc raised to the limb), the other operations at the current precision.
 ERFC_AT_RULE = {sympy.erfc: "erfc_at({0}, bits)"}
 
 

@@ -131,11 +131,11 @@ _PLAIN = (float, int)
 #: (T2/T1 ~ (eps/mu - mu/2)/(eps/mu + mu/2)) and small otherwise, so the bits of int(eps/mu^2)
 #: are added too (60 beyond 1e18).  The precisions only set the cost: any ball decides soundly
 #: or not at all, and an undecided one takes the general route (which starts at working_bits).
-#: arb's erf and erfc cost by the 64-bit limbs of their own working precision, about 17 bits
-#: above the one asked (and erfc of z > 1 adds (z^2 + ln z)/ln 2): 30 digits take 100 bits and
-#: the guard 8 more, so erfc_at takes 1 - erf at 111 bits for z <= 1 (two limbs, a third less
-#: than arb's erfc at 116) and erfc at 108-113 above.  Over mu in [0.5, 3], eps in [0, 5], about
-#: 1 input in 500 is left undecided (guards of 4 to 8 bits cost alike; 2 is a third dearer).
+#: 30 digits take 100 bits and the guard 8 more.  erfc_at serves up to 118 bits from erfc's cell
+#: polynomials (erfc_cells, 123-125 bits at 128), so over mu in [0.5, 3], eps in [0, 5] no input
+#: of 20,000 was left undecided; before a cell is built (its first uses) it runs 1 - erf at 111
+#: bits for z <= 1 and arb's erfc at 108-113 above, which leave about 1 input in 500 undecided
+#: (guards of 4 to 8 bits cost alike there; 2 is a third dearer).
 _HOT_GUARD = 8
 _HOT_BITS = tuple(math.ceil(d * 3.3219280948873626) + _HOT_GUARD for d in range(MAX_DIGITS + 1))
 

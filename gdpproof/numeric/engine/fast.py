@@ -121,8 +121,10 @@ _BLOCK = 20_000
 #: (under 8 KiB each, from malloc's small bins) allocate: the workspace's lookups cost about 10 us
 #: a call more than they save there (measured: 1,000 entries 87 us with it, 77 us without).
 _WORKSPACE_MIN = 1024
-#: The workspaces of :func:`_delta`, kept between calls (one per call running at once).
+#: The workspaces of :func:`_delta`, kept between calls (one per call running at once, in threads;
+#: at most _WORKSPACES_KEPT, 15 MB: a call beyond them makes its own and drops it).
 _WORKSPACES: list[Any] = []
+_WORKSPACES_KEPT = 8
 
 
 def _extremes(name: str, a: np.ndarray) -> tuple[float, float]:
@@ -160,7 +162,7 @@ def _delta(e: np.ndarray, m: np.ndarray) -> np.ndarray:
                 tail_difference(*gaussian_dual_scaled_parts(fe[block], fm[block], ws), ERFCX_POLY_K, ERFCX_POLY,
                                 out=flat[block], ws=ws)
     finally:
-        if ws is not None:
+        if ws is not None and len(_WORKSPACES) < _WORKSPACES_KEPT:
             _WORKSPACES.append(ws)
     return out
 

@@ -120,10 +120,10 @@ def two_prod(a: Array, b: Array, ws: Workspace | None = None) -> tuple[Array, Ar
     bh, bl = split(b, ws)
     e = np.multiply(ah, bh, out=_take(ws))
     e -= p
-    np.multiply(ah, bl, out=ah)
+    np.multiply(ah, bl, out=ah)  # ah has a's shape, the whole (as al *= bl requires)
     e += ah
-    np.multiply(al, bh, out=bh)
-    e += bh
+    np.multiply(al, bh, out=ah)
+    e += ah
     al *= bl
     e += al
     return p, e

@@ -47,7 +47,7 @@ _MIN_ACCURACY = 20
 #: A cell is built at its BUILD_AFTER-th use; before, :func:`erfc_cell` declines (its caller's
 #: arb route runs).  Building costs 28-51 us and saves about 1.5-8 us per later use (more at
 #: larger z), so a process that asks a few values pays no table; over a fresh process's first
-#: thousand values it costs up to a third more, over twenty thousand a fifth less
+#: thousand values it costs up to a fifth more, over twenty thousand a quarter less
 #: (docs/performance.md has the cumulative figures).
 BUILD_AFTER = 8
 

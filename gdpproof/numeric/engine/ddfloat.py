@@ -34,7 +34,8 @@ class Workspace:
     so that a caller working block by block allocates its temporaries once, not per block.
 
     :meth:`take` returns (the first ``n`` entries of) a buffer that no live array shares, making
-    more only when every buffer is in use; a temporary's buffer is free again as soon as the
+    ``count`` more only when every buffer is in use (up to ``2 count`` buffers; beyond, it
+    allocates as numpy does and keeps nothing); a temporary's buffer is free again as soon as the
     temporary is dropped (its reference count says so), as malloc would reuse it, but without
     asking malloc: an array above glibc's mmap threshold (128 KiB, 16,384 doubles, unless an
     earlier free raised it) is mmapped, and page faults on every page it touches, each time.
@@ -77,6 +78,8 @@ class Workspace:
         if row is None:
             # each row an array over its own memoryview of the slab, so that a view of a row
             # has the row (not the slab) as its base, and the row's reference count shows it
+            if len(self._rows) >= 2 * self._count:
+                return np.empty(self.n)  # buffers held elsewhere (a kept traceback): allocate, keep no more
             slab = np.empty(self._count * self.size).data
             self._rows += [np.frombuffer(slab[i * self.size:(i + 1) * self.size]) for i in range(self._count)]
             row = self._rows[-self._count]
@@ -85,9 +88,11 @@ class Workspace:
 
 def _first_free(rows: list[Array], free: int) -> Array | None:
     """The first of ``rows`` whose reference count, seen here, is at most ``free``."""
-    for row in rows:
-        if sys.getrefcount(row) <= free:
-            return row
+    # counted in C (map), so that no frame of ours holds the row while it is counted: a trace
+    # function reading frame.f_locals (3.11, 3.12) would add a reference to a loop variable
+    for i, count in enumerate(map(sys.getrefcount, rows)):
+        if count <= free:
+            return rows[i]
     return None
 
 

@@ -3,7 +3,8 @@
 Both :mod:`gdpproof.numeric.engine.compiler` (which compiles any sympy expression at run time) and
 :mod:`gdpproof.numeric.engine._kernels` (arb code generated ahead of time from the same expressions)
 call these, so a formula evaluates to the same ball by either route.  Imports flint, the
-standard library and :mod:`gdpproof.numeric.engine.erfc_cells` (erfc's table, flint only).
+standard library and :mod:`gdpproof.numeric.engine.erfc_cells` (erfc's table, which imports
+flint and the precision lock of :mod:`gdpproof.numeric.engine._mp`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 import flint
 
 from .erfc_cells import CELL_BITS, erfc_cell
+
 __all__ = ["arb_erfc", "arb_erfcx", "erfc_at", "relation", "erfcx_float", "at_precision", "acb_namespace", "ERFC_NATIVE_BALL"]
 
 #: (function, precision) -> the ball of a symbol-free subexpression (sqrt(2)/2) at that precision

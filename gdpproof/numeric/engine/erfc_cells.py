@@ -104,8 +104,10 @@ def _build(k: int) -> tuple[flint.arb, flint.arb_poly]:
             if (abs(float(last)) + float(last.rad())) * r**n < tolerance:
                 break
             n += 1
+        # (a series drops exactly-zero trailing terms: the last must stay the coefficient of h^n)
+        low = at_centre[:n] + [flint.arb(0)] * (n - len(at_centre))
         _CTX.prec = _STORE_BITS
-        return z0, flint.arb_poly([+c for c in at_centre[:n]] + [+last])
+        return z0, flint.arb_poly([+c for c in low] + [+last])
     finally:
         _CTX.prec, _CTX.cap = saved_prec, saved_cap
 

@@ -102,7 +102,7 @@ def test_cli_calibrate_dpsgd_done_when(capsys):
 
 def test_cli_calibrate_errors(capsys):
     assert main(["calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--sample-rate", "0.01"]) == 2
-    assert "leave exactly one" in capsys.readouterr().err
+    assert "leave exactly that one out (unset: --sigma, --steps/--epochs)" in capsys.readouterr().err
     assert main(["calibrate", "--eps", "1", "--delta", "1e-5", "--steps", "10"]) == 2
     assert "calibrate dpsgd" in capsys.readouterr().err
     assert main(["calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--steps", "x", "--sample-rate", "0.1"]) == 2

@@ -75,8 +75,10 @@ def _main(argv: Sequence[str] | None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             return int(sys.modules[module].run(args))
-    except Usage as exc:
-        return _fail(exc, 2)
+    except Usage as exc:  # naming an option as typed (--noise-multiplier, not --sigma)
+        from ._common import as_typed
+
+        return _fail(as_typed(str(exc), getattr(args, "typed_options", None)), 2)
     except GdpproofError as exc:
         # 2: bad input or not supported; 3: the digits could not be certified (nothing is printed)
         return _fail(exc, 2 if isinstance(exc, (ValueError, NotSupportedError)) else 3)

@@ -107,7 +107,10 @@ _GIVEN = "_gdpproof_given"  # the options given so far in one parse (removed bef
 
 
 class _StoreOnce(argparse._StoreAction):
-    """argparse's ``store``, refusing an option given twice (argparse would keep the last value)."""
+    """argparse's ``store``, refusing an option given twice (argparse would keep the last value).
+    For an option with several names (``--sigma``/``--noise-multiplier``) it keeps the name typed,
+    as ``typed_options`` (each other name -> the typed one), so that an error about the value
+    names the option as the user wrote it (:func:`as_typed`)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
@@ -116,6 +119,9 @@ class _StoreOnce(argparse._StoreAction):
             parser.error(f"{option_string} is given twice ({show(given[self.dest])} and {show(values)}); "
                          "give it once")
         given[self.dest] = values
+        if option_string is not None and len(self.option_strings) > 1:
+            typed = namespace.__dict__.setdefault("typed_options", {})
+            typed.update((name, option_string) for name in self.option_strings if name != option_string)
         super().__call__(parser, namespace, values, option_string)
 
 
@@ -184,6 +190,23 @@ def add_common(p: argparse.ArgumentParser, digits: bool = True, default_digits: 
         p.add_argument("--digits", type=integer, default=default_digits,
                        help=f"certified significant digits (default {default_digits})")
     p.add_argument("--json", action="store_true", help="print one JSON object (numbers as decimal strings)")
+
+
+def as_typed(message: str, typed: Mapping[str, str] | None) -> str:
+    """``message`` with each ``--name=value`` of an option given under another of its names
+    written with the name the user typed (``typed``: each other name -> the typed one, as the
+    parser keeps it in ``typed_options``).
+
+    >>> as_typed("--sigma='0' must be > 0", {"--sigma": "--noise-multiplier"})
+    "--noise-multiplier='0' must be > 0"
+    >>> as_typed("--sigma-x='0' must be > 0; --sigma is needed", {"--sigma": "--noise-multiplier"})
+    "--sigma-x='0' must be > 0; --sigma is needed"
+    """
+    import re
+
+    for name, spelled in (typed or {}).items():
+        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?==)", spelled, message)
+    return message
 
 
 class flags:  # noqa: N801 - used as a context manager: ``with flags({...}):``

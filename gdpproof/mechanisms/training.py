@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..errors import MISSING, bad
+from ..errors import MISSING, InvalidParameterError, bad
 from .._args import positive_integer
 from .numbers import exact_parameter
 from ..text import decimal_text, show_number
@@ -261,7 +261,12 @@ def dpsgd(noise_multiplier: Any, sample_rate: Any = None, steps: Any = None, *, 
     s = dpsgd_schedule(sample_rate=sample_rate, steps=steps, epochs=epochs, batch_size=batch_size,
                        dataset_size=dataset_size)
     rel = ("add-remove" if sampling == "poisson" else "replace-one") if neighbours is None else relation(neighbours)
-    step = GaussianMechanism(noise_multiplier, dpsgd_sensitivity(sampling, rel))
+    try:
+        step = GaussianMechanism(noise_multiplier, dpsgd_sensitivity(sampling, rel))
+    except InvalidParameterError as exc:  # named as the caller wrote it, not as the step's sigma
+        if exc.argument != "sigma" or exc.rule is None:
+            raise
+        raise bad("noise_multiplier", exc.value, exc.rule) from None
     if sampling == "poisson":
         return Repeated(PoissonSampled(step, s.sample_rate, rel), s.steps)
     if s.batch_size is not None and s.dataset_size is not None:  # the sizes as given

@@ -25,7 +25,9 @@ def test_noise_multiplier_is_sigma(capsys):
     with_alias = run(capsys, "account", "--noise-multiplier", "1.1", *DPSGD, "--json")
     assert with_sigma == with_alias and with_sigma[0] == 0
     code, _, err = run(capsys, "account", "--noise-multiplier", "0", *DPSGD)
-    assert code == 2 and err.count("\n") == 1 and "'0'" in err
+    assert code == 2 and err.count("\n") == 1 and err == "gdpproof: error: --noise-multiplier='0' must be > 0\n"
+    code, _, err = run(capsys, "account", "--sigma", "0", *DPSGD)
+    assert code == 2 and err == "gdpproof: error: --sigma='0' must be > 0\n"
     code, _, err = run(capsys, "account", "--noise-multiplier", "1", "--sigma", "1", *DPSGD)
     assert code == 2 and "twice" in err
 
@@ -77,3 +79,39 @@ def test_clt_values_keep_the_digits_asked_beside_a_bracket(capsys):
     code, out, _ = run(capsys, "account", "--sigma", "1", *DPSGD, "--delta", "1e-5", "--json")
     obj = json.loads(out)
     assert len(obj["mu_clt"].replace("0.", "", 1).lstrip("0")) == 6 and "digits_note" not in obj
+
+
+def test_an_option_with_several_names_is_named_as_typed(capsys):
+    """An error about a value names the option as the user typed it, whichever of its names."""
+    base = ("calibrate", "dpsgd", "--delta", "1e-5", "--sample-rate", "0.01", "--steps", "100")
+    for name in ("--eps", "--epsilon", "--target-eps"):
+        code, _, err = run(capsys, *base, name, "-1")
+        assert code == 2 and err == f"gdpproof: error: {name}='-1' must be > 0\n"
+    for name in ("--sigma", "--noise-multiplier"):
+        code, _, err = run(capsys, "calibrate", "dpsgd", "--eps", "1", "--delta", "1e-5", name, "-2", "--steps", "100")
+        assert code == 2 and err == f"gdpproof: error: {name}='-2' must be > 0\n"
+    code, _, err = run(capsys, "calibrate", "--epsilon", "-1", "--delta", "1e-5")
+    assert code == 2 and err == "gdpproof: error: --epsilon='-1' must be >= 0\n"
+    # in a spec, the key as written; from Python, the argument's own name
+    for key in ("sigma", "noise-multiplier"):
+        code, _, err = run(capsys, "account", "--mechanism", f"dpsgd:{key}=-1,sample-rate=0.01,steps=10", "--delta", "1e-5")
+        assert code == 2 and err.endswith(f": {key}='-1' must be > 0\n")
+    from gdpproof.errors import InvalidParameterError
+    from gdpproof.mechanisms import dpsgd
+
+    try:
+        dpsgd(-1, 0.01, 10)
+    except InvalidParameterError as exc:
+        assert (exc.argument, str(exc)) == ("noise_multiplier", "noise_multiplier=-1 must be > 0")
+    else:
+        raise AssertionError("dpsgd(-1, ...) was accepted")
+
+
+def test_calibrate_dpsgd_says_which_options_to_leave_out(capsys):
+    code, _, err = run(capsys, "calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--sample-rate", "0.01")
+    assert code == 2 and err == ("gdpproof: error: calibrate dpsgd solves for one of --sigma, --steps/--epochs and "
+                                 "--sample-rate/--batch-size: leave exactly that one out (unset: --sigma, "
+                                 "--steps/--epochs)\n")
+    code, _, err = run(capsys, "calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--sample-rate", "0.01",
+                       "--noise-multiplier", "1", "--epochs", "2")
+    assert code == 2 and err.endswith("leave exactly that one out (all are given)\n")

@@ -56,6 +56,7 @@ class SpecError(InvalidParameterError):
         argument: The argument at fault, when one is (as :class:`~gdpproof.InvalidParameterError`).
         value: Its value.
         rule: The rule it breaks.
+        mentions: The other arguments the rule names (renamed with it by a front end).
 
     Examples:
         >>> try:

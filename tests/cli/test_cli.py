@@ -161,7 +161,7 @@ def test_check_exit_codes(capsys):
                                                       "only; --mu does not apply"),
         (["table", "delta", "--mu", "1", "--eps", "1", "--ulps", "2"], "--ulps goes with --verify FILE"),
         (["table", "--verify", "x.csv", "--ulps", "0"], "--ulps='0' must be an integer >= 1"),
-        (["table", "--verify", "/nonexistent/x.csv"], "source='/nonexistent/x.csv' cannot be read"),
+        (["table", "--verify", "/nonexistent/x.csv"], "--verify='/nonexistent/x.csv' cannot be read"),
         (["table", "--verify", "x.csv", "--sample", "-1"], "--sample='-1' must be an integer >= 1"),
         (["tables", "--regenerate", "--rows", "3"], "--rows=3 applies to --check only"),
         # the library's argument named as the option that gave it (InvalidParameterError.argument)

@@ -197,14 +197,15 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         if cap is not None and b.upper >= cap:
             if lower > cap:
                 raise RuntimeError(f"a bug: the lower end {lower!r} of epsilon exceeds the largest privacy loss {cap!r}")
-            notes.append(f"the upper end is the largest privacy loss, L_max <= {_cap_text(cap)}: {LARGEST_LOSS}")
+            notes.append(f"the upper end is the largest privacy loss, L_max <= {_cap_text(cap)} ({LARGEST_LOSS}): "
+                         "delta(eps) = E[(1 - e^(eps - L))_+] = 0 at every eps >= L_max, so eps <= L_max at every delta")
         return Bound(min(lower, b.upper), b.upper), comp, notes + route_notes(comp, width_notes)
     if not parts or cap is not None and v >= cap:
         lo, hi = Fraction(0), Fraction(0)
         comp = None
         if parts:
             notes.append(f"delta = 0: eps = {given_text(value)} is at least the largest privacy loss, L_max <= "
-                         f"{_cap_text(cap)}, which no output exceeds ({LARGEST_LOSS})")
+                         f"{_cap_text(cap)} ({LARGEST_LOSS}), which no output exceeds")
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
@@ -219,9 +220,8 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     return Bound(min(low, high), high), comp, notes + ([] if comp is None else route_notes(comp, width_notes))
 
 
-#: Why the largest privacy loss caps epsilon (docs/proofs/losses.md).
-LARGEST_LOSS = ("each part's largest privacy loss times its runs, summed, in each ordering: delta(eps) = "
-                "E[(1 - e^(eps - L))_+] is 0 at every eps at least it")
+#: What the largest privacy loss of a composition is (its proof: docs/proofs/losses.md).
+LARGEST_LOSS = "each part's largest loss times its runs, summed; the larger of the two orderings'"
 
 
 def _cap_text(cap: float) -> str:

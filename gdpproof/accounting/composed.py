@@ -213,9 +213,10 @@ class ComposedLoss:
         """Bracket on the smallest eps >= 0 with delta(eps) <= ``delta``: lower down, upper up.
 
         ``delta`` may be a float, a :class:`~fractions.Fraction` or a decimal string; the exact
-        route compares with its exact value (so "1e-400" works there).  Raises PrecisionError
-        when ``delta`` is below what this grid resolves (the upper bound on delta(eps) never
-        drops to ``delta``).  ``ends="upper"`` or ``"lower"`` bisects for that end only (the
+        route compares with its exact value (so "1e-400" works there).  Where every loss is
+        bounded, the upper end is at most the largest composed loss (:meth:`loss_caps`: delta is 0
+        from there on).  Raises PrecisionError when ``delta`` is below what this grid resolves (the
+        upper bound on delta(eps) never drops to ``delta``; never where the losses are bounded).  ``ends="upper"`` or ``"lower"`` bisects for that end only (the
         other is returned as 0, or as +inf): half the work where one end is wanted.
         """
         if ends not in ("both", "upper", "lower"):

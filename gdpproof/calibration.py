@@ -111,6 +111,32 @@ class Calibration:
         6, one more than the target has) that it shows <= the target."""
         return self.account.eps_upper
 
+    @property
+    def neighbour_refuted(self) -> bool:
+        """True when the neighbour is proven not to meet the target: its bracket's lower end is
+        above it, and that end holds for the mechanism itself (its parameters are doubles, and the
+        lower end is not only the dominating pair's)."""
+        n = self.neighbour_account
+        return (n.pair_tight and not n.rounded_parameters and hasattr(n.epsilon, "lower")
+                and _exact(n.epsilon.lower) > _exact(self.target_epsilon))
+
+    def neighbour_phrase(self) -> str:
+        """How the neighbour stands to the target, in words: proven not to meet it; above it by
+        a lower end that is not a proof (the parameters rounded to doubles, or the dominating
+        pair's); or straddling it (its true epsilon may still meet the target)."""
+        n = self.neighbour_account
+        if self.neighbour_refuted:
+            return f"proven not to meet the target (its epsilon is at least {n.eps_lower})"
+        above = hasattr(n.epsilon, "lower") and _exact(n.epsilon.lower) > _exact(self.target_epsilon)
+        if above and n.pair_tight:
+            return (f"not proven to meet the target: its bracket lies above it, but its lower end {n.eps_lower} is "
+                    "for the parameters rounded to doubles, so it does not prove that the value fails")
+        if above:
+            return (f"not proven to meet the target: its dominating pair's epsilon is at least {n.eps_lower}, "
+                    "which does not bound the mechanism's from below")
+        return (f"not proven to meet the target at rel_width {self.rel_width:g} (its bracket holds the target: "
+                "its true epsilon may still meet it)")
+
     def statement(self) -> str:
         """One paragraph for a paper: the answer, the schedule and the proven guarantee."""
         what = {"noise_multiplier": "noise multiplier sigma", "steps": "number of steps T",
@@ -122,8 +148,7 @@ class Calibration:
                f"its epsilon is at most {n.eps_upper}, its dominating pair's at least {n.eps_lower}")
         lines = [f"The {what} {self.text}{how} meets the target: its epsilon is proven <= "
                  f"{answer_text(self.target_epsilon)} at delta = {answer_text(self.delta)}.  The next value on the less private side, "
-                 f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} ({its}; "
-                 "its true epsilon may still meet the target).",
+                 f"{self.text_of(self.neighbour)}, is {self.neighbour_phrase()}; {its}.",
                  self.account.statement()]
         if self.schedule is not None and self.schedule.rule:
             lines.append(f"Schedule: {self.schedule.rule}.")
@@ -142,7 +167,7 @@ class Calibration:
             "digits": self.digits, "target_eps": answer_text(self.target_epsilon),
             "neighbour": {self.parameter: self.text_of(self.neighbour),
                           ("eps_lower" if n.pair_tight else "pair_eps_lower"): str(n.eps_lower),
-                          "eps_upper": str(n.eps_upper)},
+                          "eps_upper": str(n.eps_upper), "proven_not_to_meet_target": self.neighbour_refuted},
             "rel_width": str(self.rel_width), "evaluations": self.evaluations, "proven_accounts": self.proven,
         })
         if self.schedule is not None:
@@ -475,6 +500,11 @@ def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Me
     sizes = s.batch_size is not None and s.dataset_size is not None
     return dpsgd(sigma, None if sizes else s.sample_rate, s.steps, batch_size=s.batch_size if sizes else None,
                  dataset_size=s.dataset_size if sizes else None, sampling=sampling, neighbours=neighbours)
+
+
+def _exact(v: Any) -> Fraction:
+    """A bracket end or a target as an exact fraction (for comparing them)."""
+    return Fraction(v) if isinstance(v, (int, float, Fraction)) else to_fraction(v)
 
 
 def _end(a: Account, which: str) -> Any:

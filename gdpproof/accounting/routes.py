@@ -429,9 +429,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
-        value = checked("delta", delta, "probability")
-        if not 0 < value < 1:
-            raise bad("delta", delta, "must be in (0, 1)")
+        value = checked("delta", delta, "open probability")
     else:
         given = "epsilon"
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
@@ -540,6 +538,11 @@ def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], 
         notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
                      "private side: the upper end holds for the mechanism as given, the lower end for the "
                      "rounded parameters (within one part in 2^52)")
+    if not pair_tight(mechanism):
+        notes.append("the upper end is proven for the mechanism through a dominating pair at sensitivity 2C, "
+                     "which it need not attain: its own eps may be much smaller (its worst pair, one slot of the "
+                     "batch holding a contribution at +C in one dataset and at -C in the other, is not accounted "
+                     "here)")
     ordering = "both"
     if comp is not None and not all(loss.symmetric for loss, _ in parts):
         # beyond 1e300 the bracket is taken at 1e300 (a float of 1e999 is inf: "eps=inf", exit 2)

@@ -148,7 +148,7 @@ def test_check_exit_codes(capsys):
         (["simulate", "randomized-response", "--eps", "1", "--dim", "3", "--samples", "10", "--seed", "1"],
          "--dim=3 does not apply to mechanism randomized-response"),
         (["simulate", "gaussian", "--sigma", "1", "--sample-rate", "2", "--samples", "10", "--seed", "1"],
-         "--sample-rate='2' must be in [0, 1]"),
+         "--sample-rate='2' must be in (0, 1]"),
         (["simulate", "gaussian", "--sigma", "1", "--confidence", "1", "--samples", "10", "--seed", "1"],
          "--confidence='1' must be in (0, 1)"),
         (["table", "delta", "--mu", "1"], "--eps is required for table delta"),

@@ -403,9 +403,9 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
         >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
         ...                        guess=2.0, digits=3)
         >>> c
-        Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
+        Calibration(variance_factor=2.26 (rounded up), eps in [1.97781, 1.99557] <= 2 at delta=1E-5)
         >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
-        ('2.26', True)
+        ('2.25', True)
     """
     target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:

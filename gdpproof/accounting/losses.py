@@ -23,8 +23,7 @@ from typing import Any
 import flint
 import numpy as np
 
-from ..errors import bad
-from ..errors import PrecisionError
+from ..errors import PrecisionError, bad
 from ..text import show
 from .._args import sympy_rational as _sympy_value
 from ..mechanisms.numbers import symbolic_losses as _sl, sympy_module as _sympy

@@ -69,6 +69,8 @@ def test_delta_is_zero_at_or_beyond_the_largest_loss(eps: str) -> None:
     assert any(n.startswith(f"delta = 0: eps = {eps} is at least the largest privacy loss, L_max <= 3.00000")
                for n in a.notes)
     assert "lies in [0, 0]" in a.statement() and a.to_dict()["delta_upper"] == "0"
+    # the statement names the proof that gave it: nothing was composed
+    assert "ε is at least the largest privacy loss" in a.statement() and "composition of" not in a.statement()
 
 
 def test_below_the_largest_loss_delta_is_bracketed_as_before() -> None:

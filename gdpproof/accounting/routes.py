@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 # The engine (composed, search, the discretizations, dpsgd) is imported where a route needs it, so
 # that a closed-form account does not load it.
 from .checks import check_refinement
-from .result import lower_neighbour, BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
+from .result import (lower_neighbour, BRACKET_DIGITS, ROUTES, ZERO_BEYOND_LARGEST_LOSS, Account, CLTApproximation,
+                     pair_tight)
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -204,7 +205,7 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         lo, hi = Fraction(0), Fraction(0)
         comp = None
         if parts:
-            notes.append(f"delta = 0: eps = {given_text(value)} is at least the largest privacy loss, L_max <= "
+            notes.append(f"{ZERO_BEYOND_LARGEST_LOSS}{given_text(value)} is at least the largest privacy loss, L_max <= "
                          f"{_cap_text(cap)} ({LARGEST_LOSS}), which no output exceeds")
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end

@@ -117,8 +117,7 @@ class Calibration:
         above it, and that end holds for the mechanism itself (its parameters are doubles, and the
         lower end is not only the dominating pair's)."""
         n = self.neighbour_account
-        return (n.pair_tight and not n.rounded_parameters and hasattr(n.epsilon, "lower")
-                and _exact(n.epsilon.lower) > _exact(self.target_epsilon))
+        return n.pair_tight and not n.rounded_parameters and _exact(n.eps_lower) > _exact(self.target_epsilon)
 
     def neighbour_phrase(self) -> str:
         """How the neighbour stands to the target, in words: proven not to meet it; above it by
@@ -127,7 +126,7 @@ class Calibration:
         n = self.neighbour_account
         if self.neighbour_refuted:
             return f"proven not to meet the target (its epsilon is at least {n.eps_lower})"
-        above = hasattr(n.epsilon, "lower") and _exact(n.epsilon.lower) > _exact(self.target_epsilon)
+        above = _exact(n.eps_lower) > _exact(self.target_epsilon)  # a proven lower end on every route
         if above and n.pair_tight:
             return (f"not proven to meet the target: its bracket lies above it, but its lower end {n.eps_lower} is "
                     "for the parameters rounded to doubles, so it does not prove that the value fails")
@@ -503,8 +502,8 @@ def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Me
 
 
 def _exact(v: Any) -> Fraction:
-    """A bracket end or a target as an exact fraction (for comparing them)."""
-    return Fraction(v) if isinstance(v, (int, float, Fraction)) else to_fraction(v)
+    """A bracket end, a certified decimal or a target as an exact fraction (for comparing them)."""
+    return Fraction(v) if isinstance(v, (int, float, Fraction, Decimal)) else to_fraction(v)
 
 
 def _end(a: Account, which: str) -> Any:

@@ -199,3 +199,12 @@ def test_the_neighbour_is_said_to_fail_only_where_that_is_proven():
     assert n.rounded_parameters and n.epsilon.lower > 2 and not c.neighbour_refuted
     assert "for the parameters rounded to doubles, so it does not prove that the value fails" in c.neighbour_phrase()
     assert c.to_dict()["neighbour"]["proven_not_to_meet_target"] is False
+
+
+def test_an_exact_route_neighbour_above_the_target_is_proven_to_fail():
+    """A review's find: a neighbour whose account is a closed form (one unsampled step) has no
+    bracket object, and was said to straddle the target though its proven lower end is above it."""
+    c = calibrate(1, "1e-5", sample_rate=1, steps=1)
+    n = c.neighbour_account
+    assert n.route == "exact" and Fraction(str(n.eps_lower)) > 1
+    assert c.neighbour_refuted and c.neighbour_phrase().startswith("proven not to meet the target")

@@ -205,8 +205,11 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         lo, hi = Fraction(0), Fraction(0)
         comp = None
         if parts:
-            notes.append(f"{ZERO_BEYOND_LARGEST_LOSS}{given_text(value)} is at least the largest privacy loss, L_max <= "
-                         f"{_cap_text(cap)} ({LARGEST_LOSS}), which no output exceeds")
+            beyond = (f"is at least the largest privacy loss, L_max <= {_cap_text(cap)} ({LARGEST_LOSS}), which no "
+                      "output exceeds")
+            notes.append(f"{ZERO_BEYOND_LARGEST_LOSS}{given_text(value)} {beyond}" if not revealing else
+                         f"delta_rest(eps) = 0: eps = {given_text(value)} {beyond} where the data is not revealed; "
+                         "so delta = delta_inf")
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
@@ -288,6 +291,9 @@ def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: l
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WidthNotReachedWarning)
             at_minus, comp, notes = _bracket(parts, revealing, "epsilon", -value, asked, width_notes=False)
+        # a note on a delta of 0 at -eps speaks of -eps, not of the delta reported at eps
+        notes = [f"delta(-eps) = 0: -eps = {n[len(ZERO_BEYOND_LARGEST_LOSS):]}" if n.startswith(ZERO_BEYOND_LARGEST_LOSS)
+                 else n for n in notes]
         for w in caught:
             if not issubclass(w.category, WidthNotReachedWarning):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -540,10 +546,13 @@ def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], 
                      "private side: the upper end holds for the mechanism as given, the lower end for the "
                      "rounded parameters (within one part in 2^52)")
     if not pair_tight(mechanism):
-        notes.append("the upper end is proven for the mechanism through a dominating pair at sensitivity 2C, "
-                     "which it need not attain: its own eps may be much smaller (its worst pair, one slot of the "
-                     "batch holding a contribution at +C in one dataset and at -C in the other, is not accounted "
-                     "here)")
+        poisson_replace = mechanism.sampling() == ("poisson", "replace-one")
+        notes.append("the upper end is proven for the mechanism through its dominating pair, which it need not "
+                     "attain: its own eps may be much smaller"
+                     + (" (under Poisson sampling and replace-one the pair is the subsampled Gaussian shifted by the "
+                        "whole sensitivity, the distance between the replaced record's two terms; the mechanism's own "
+                        "worst pair, those terms at +1/2 and -1/2 of it, is not accounted here)"
+                        if poisson_replace else ""))
     ordering = "both"
     if comp is not None and not all(loss.symmetric for loss, _ in parts):
         # beyond 1e300 the bracket is taken at 1e300 (a float of 1e999 is inf: "eps=inf", exit 2)

@@ -167,11 +167,12 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
         if "times" in wrap:
             m = Repeated(m, wrap["times"])
     except InvalidParameterError as exc:  # the parameter at fault named as the spec wrote it
-        given = {param: key for key, param in keys.items() if key in items}
-        keys_by_param = {param: key for key, param in keys.items() if key != "sigma"}
-        given.update((key.replace("-", "_"), key) for key in wrap)
-        if exc.argument in given and exc.rule is not None:
-            exc = bad(given[exc.argument], exc.value, exc.rule_renamed({**keys_by_param, **given}) or exc.rule)
+        # each parameter by the key given for it, else by its kind's key (a missing one has none given)
+        names = {param: key for key, param in keys.items() if key != "sigma"}
+        names.update((param, key) for key, param in keys.items() if key in items)
+        names.update((key.replace("-", "_"), key) for key in wrap)
+        if exc.argument in names and exc.rule is not None:
+            exc = bad(names[exc.argument], exc.value, exc.rule_renamed(names) or exc.rule)
         raise within(where, exc, SpecError) from None
     return m
 

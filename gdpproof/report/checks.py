@@ -480,7 +480,8 @@ def peer_audit(peer: str) -> CheckResult:
     worst = report.worst("unsafe")
     if worst is not None:
         rel = "" if worst.relative_error is None else f" (relative {worst.relative_error:+.2e})"
-        text += f"; worst unsafe: {worst.call()} = {worst.value!r}, reference {worst.reference}{rel}"
+        label = "worst unsafe (degenerate input)" if worst.severity == "degenerate" else "worst unsafe"
+        text += f"; {label}: {worst.call()} = {worst.value!r}, reference {worst.reference}{rel}"
     error = report.worst("error")
     if error is not None:
         text += f"; an error: {error.call()}: {error.detail or error.value!r}"

@@ -180,3 +180,22 @@ def test_account_takes_epsilon_as_convert_does(capsys):
         run(capsys, "account", "--mechanism", "gdp:mu=1", "--eps", "1")
     code, _, err = run(capsys, "account", "--mechanism", "gdp:mu=1", "--epsilon", "x")
     assert code == 2 and err.startswith("gdpproof: error: --epsilon='x' is not a number")
+
+
+def test_review_fixes_on_names_and_notes(capsys):
+    """A review's finds: a spec's missing key named as a key; calibrate's batch without a dataset
+    size; the notes of a delta of 0 beside an (eps, delta) part and at eps < 0."""
+    code, _, err = run(capsys, "account", "--mechanism", "dpsgd:sigma=1,batch-size=10,steps=3", "--delta", "1e-5")
+    assert code == 2 and err.endswith(": dataset-size is needed with batch-size (the sampling rate is B/N)\n")
+    code, _, err = run(capsys, "calibrate", "dpsgd", "--sigma", "1", "--steps", "100", "--batch-size", "10",
+                       "--eps", "1", "--delta", "1e-5")
+    assert code == 2 and err == "gdpproof: error: --batch-size=10 needs --dataset-size (the sampling rate is B/N)\n"
+    code, out, _ = run(capsys, "account", "--mechanism", "rr:epsilon=1,times=3", "--mechanism",
+                       "eps-delta:epsilon=0.5,delta=1e-4", "--eps", "3.5", "--route", "bracket", "--json")
+    notes = json.loads(out)["notes"]
+    assert code == 0 and not any(n.startswith("delta = 0") for n in notes)
+    assert any(n.startswith("delta_rest(eps) = 0: eps = 3.5") and n.endswith("so delta = delta_inf") for n in notes)
+    code, out, _ = run(capsys, "account", "--mechanism", "laplace:scale=1,times=3", "--eps", "-3", "--json")
+    notes = json.loads(out)["notes"]
+    assert code == 0 and any(n.startswith("delta(-eps) = 0: -eps = 3 is at least") for n in notes)
+    assert not any(n.startswith("delta = 0") for n in notes)

@@ -137,7 +137,10 @@ def newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bi
     so tiny roots are found as easily as ordinary ones.  (Not 32 more: arb's erfc costs twice
     as much from about 148 bits, and a candidate needs no more than its digits.)
     ``cancellation`` bits more are carried where ``step`` itself cancels that many (the Gaussian
-    dual at a huge epsilon: epsilon/mu - mu/2 of two terms near sqrt(epsilon/2)).
+    dual at a huge epsilon: epsilon/mu - mu/2 of two terms near sqrt(epsilon/2)); the stopping
+    rule asks for them too, for there the function's scale is that of the cancelled difference
+    (z = epsilon/mu - mu/2 at epsilon near mu^2/2, about 2^cancellation smaller than x
+    relatively): a relative step s leaves an error about 2^cancellation s^k relative, not s^k.
     """
     extra = 8 + max(0, -magnitude(x0)) + cancellation
     with arb_precision(bits + extra):
@@ -153,7 +156,7 @@ def newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bi
                 # carries 32 bits of margin over the digits); a candidate a unit off costs the
                 # certification one more sign check, never a wrong digit
                 order = 3 if more else 2
-                tolerance = flint.arb(2) ** (-(bits + 8) // order + 8)
+                tolerance = flint.arb(2) ** (-(bits + 8 + cancellation) // order + 8)
             if more and more[0].is_finite():
                 denominator = 2 * dg * dg - g * more[0]
                 new = (x - 2 * g * dg / denominator).mid() if not denominator.is_zero() else (x - g / dg).mid()

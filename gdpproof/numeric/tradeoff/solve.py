@@ -62,6 +62,7 @@ from .roots import (
     float_root,
     gallop_down,
     newton,
+    nonpositive_at,
     sign_of,
 )
 
@@ -347,24 +348,50 @@ def _clearly_positive_root(mu: float, log_delta: float) -> bool:
 
 def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
     """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified):
-    Newton on log delta from a float64 root when one exists, else from a bracket found by
-    doubling."""
+    Newton on log delta from a float64 root when one exists, else from a point at or above the
+    root (found by doubling from 1, or, for mu above 16, :func:`_epsilon_start_large_mu`)."""
     guess = _float_epsilon_guess(float(mf), float(log_target.mid())) if mf < 10**300 else None
 
     def log_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
         am = arb_of_fraction(mf)
         return _LOG_DUAL(x, am) - log_target, _DLOG_DUAL_EPS(x, am)
 
+    def excess(x: flint.arb) -> flint.arb:
+        return _LOG_DUAL(x, arb_of_fraction(mf)) - log_target
+
     if guess is not None:
         return newton(flint.arb(guess), log_step, bits)
-    start, cancellation = flint.arb(1), 0
+    if mf.numerator.bit_length() - mf.denominator.bit_length() > 4:
+        hi, cancellation = _epsilon_start_large_mu(mf, log_target, excess, bits)
+        return newton(hi, log_step, bits, cancellation=cancellation)
+    return newton(bracket_root(excess, flint.arb(1), 2, bits), log_step, bits)
+
+
+def _epsilon_start_large_mu(mf: Fraction, log_target: flint.arb, excess: Callable[[flint.arb], flint.arb],
+                            bits: int) -> tuple[flint.arb, int]:
+    """A start at or above the epsilon where ``excess`` (log delta_mu(epsilon) minus the target's
+    log, decreasing in epsilon) changes sign, for mu above 16, and the bits the dual cancels there.
+
+    In z = epsilon/mu - mu/2, delta_mu = Phi(-z) - e^eps Phi(-z - mu) < Phi(-z) <= e^(-z^2/2)/2
+    for z >= 0, so z = sqrt(-2 log(2 delta)) (0 for delta >= 1/2), rounded up to an integer, is
+    at or above the root's z, at most a few units from it: Newton comes down from epsilon =
+    mu^2/2 + mu z in a few steps (log delta is about -z^2/2 - log z there).  Forming z from
+    epsilon cancels about log2(mu) bits.  (A start doubled from mu^2/32 overshot the root to a z
+    near mu/2, from where each Newton step only halved z: at mu = 1e100 the 200 steps ended at
+    z = 2e39, an estimate 3e-61 off, which the certification could not bridge beyond about 1200
+    digits.)  Should that z not be certified at or above the root, it is doubled (plus one).
+    """
     m_bits = mf.numerator.bit_length() - mf.denominator.bit_length()
-    if m_bits > 4:
-        # the root is near mu^2/2 (there epsilon/mu - mu/2 is of moderate size, and forming it
-        # cancels log2(mu) bits): doubling from about mu^2/8 takes a few steps, not 2 log2(mu)
-        start, cancellation = flint.arb(2) ** (2 * m_bits - 5), m_bits + 16
-    hi = bracket_root(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, start, 2, bits + cancellation)
-    return newton(hi, log_step, bits, cancellation=cancellation)
+    cancellation = m_bits + 16
+    with arb_precision(bits + 32 + cancellation):
+        two_log_two_delta = (2 * (log_target + flint.arb(2).log())).mid()  # a start: no rigour needed
+        z = 0 if two_log_two_delta >= 0 else math.ceil(fraction_of_exact_arb((-two_log_two_delta).sqrt().mid()))
+        for _ in range(64):
+            x = arb_of_fraction(mf * mf / 2 + mf * z).mid()
+            if nonpositive_at(excess, x, bits + cancellation):
+                return x, cancellation
+            z = 2 * z + 1
+    raise PrecisionError(f"could not bracket the epsilon of mu={show(mf)} (z above {z})")
 
 
 def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> flint.arb:

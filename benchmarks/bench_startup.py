@@ -19,7 +19,10 @@ installed script also imports the code of this tree.
 
 The children run without ``PYTHONDONTWRITEBYTECODE``, so the warm-up round writes the ``.pyc``
 files an installed package has (pip compiles them at install); compiling gdpproof's sources at
-every start would otherwise be most of what is measured.
+every start would otherwise be most of what is measured.  The whole-process table also gives the
+first run of a clone or an editable install, before Python has cached gdpproof's bytecode (a copy
+of the package without ``__pycache__``, run with ``PYTHONDONTWRITEBYTECODE=1``): what a user
+meets once, or at every start where bytecode is not written.
 
 Each round runs every command once, in turn (interleaved), after one warm-up round; the medians
 of wall time and of CPU time (user + system of the child, from ``os.wait4``) are compared, so
@@ -57,6 +60,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,10 +80,11 @@ def _console(via: str) -> list[str]:
     return [script]
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of ``cmd`` (which must succeed)."""
+def _run(cmd: list[str], env: dict[str, str], cwd: str | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``cmd`` (which must succeed), in ``cwd`` (``python -c``
+    puts it first on ``sys.path``: a package there is imported before ``PYTHONPATH``'s)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -91,9 +96,10 @@ def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def _answer(cmd: list[str], env: dict[str, str]) -> str:
+def _answer(cmd: list[str], env: dict[str, str], cwd: str | None = None) -> str:
     """What a command answers: gdpproof's eps or sigma line, a peer's number; shortened."""
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.strip().splitlines()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True,
+                         cwd=cwd).stdout.strip().splitlines()
     line = next((x for x in out if x.startswith(("eps", "sigma"))), out[0] if out else "-")
     return " ".join(line.split())[:80]
 
@@ -104,6 +110,9 @@ _CALIBRATE = ("from dp_accounting import mechanism_calibration as mc; "
               "print(mc.calibrate_dp_mechanism(lambda: p.PLDAccountant(value_discretization_interval=1e-4), "
               "lambda s: d.SelfComposedDpEvent(d.PoissonSampledDpEvent(0.01, d.GaussianDpEvent(s)), 50000), "
               "3, 1e-5, tol=1e-3))")
+
+#: The Gaussian account's first run (its row name): gdpproof's sources compiled in the process.
+COLD = "the same, first run (no .pyc)"
 
 #: (job, command name, set-up, the python code or gdpproof arguments, is the reference of the job, target)
 PROCESSES = [
@@ -150,11 +159,22 @@ def processes(repeats: int, env: dict[str, str], markdown: bool) -> None:
     console = _console("entry")
     commands = {name: ([*console, *code] if isinstance(code, list) else [sys.executable, "-c", code])
                 for _, name, _, code, _, _ in PROCESSES}
-    answers = {name: _answer(cmd, env) for name, cmd in commands.items()}  # the warm-up round
+    envs = {name: env for name in commands}
+    # a first run: gdpproof's sources not yet compiled (a copy without __pycache__, nothing written)
+    cold_tree = tempfile.mkdtemp(prefix="gdpproof-cold-")
+    shutil.copytree(ROOT / "gdpproof", Path(cold_tree) / "gdpproof", ignore=shutil.ignore_patterns("__pycache__"))
+    cold_env = {**env, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": cold_tree}
+    commands[COLD] = commands["gdpproof account --mechanism gaussian:sigma=2 --delta 1e-5"]
+    envs[COLD] = cold_env
+    cwds = {name: cold_tree if name == COLD else None for name in commands}
+    answers = {name: _answer(cmd, envs[name], cwds[name]) for name, cmd in commands.items()}  # the warm-up round
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for _ in range(repeats):
-        for name, cmd in commands.items():
-            times[name].append(_run(cmd, env))
+    try:
+        for _ in range(repeats):
+            for name, cmd in commands.items():
+                times[name].append(_run(cmd, envs[name], cwds[name]))
+    finally:
+        shutil.rmtree(cold_tree, ignore_errors=True)
     med = {name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts))
            for name, ts in times.items()}
     print(f"\nwhole processes, {repeats} interleaved rounds, medians; load average {os.getloadavg()[0]:.2f} "
@@ -164,10 +184,16 @@ def processes(repeats: int, env: dict[str, str], markdown: bool) -> None:
         print("| --- | --- | --- | --- | ---: | ---: | --- |")
     for job in dict.fromkeys(j for j, *_ in PROCESSES):
         rows = [r for r in PROCESSES if r[0] == job]
+        if job == "gaussian":  # the first run beside the steady one, against the same reference
+            rows.insert(2, (job, COLD, "a first run: gdpproof's .pyc not yet written (Python compiles its "
+                            "sources once, then caches them)", None, False, None))
         ours = next(r[1] for r in rows if r[1].startswith("gdpproof"))  # the command line is each job's figure
         for _, name, setup, _, is_ref, target in rows:
             w, c = med[name]
             ratio = "" if name == ours else f"{med[ours][0] / w:.2f} x, {med[ours][1] / c:.2f} x"
+            if name == COLD:  # against the reference, as the steady run is
+                rw, rc = med[next(r[1] for r in rows if r[4])]
+                ratio = f"{w / rw:.2f} x, {c / rc:.2f} x of the reference"
             if is_ref and target is not None:
                 ok = "within" if max(med[ours][0] / w, med[ours][1] / c) <= target else "OVER"
                 ratio += f" (target <= {target:g}: {ok})"

@@ -185,17 +185,23 @@ def ascii_number(text: Any) -> bool:
 def int_option(name: str, text: Any, low: int = 1) -> int:
     """The integer command-line option ``name``, at least ``low``, in ASCII digits.
 
-    >>> int_option("--samples", "1000")
-    1000
+    >>> int_option("--samples", "1000"), int_option("--samples", "1e6")
+    (1000, 1000000)
     >>> int_option("--seed", "x", low=0)
     Traceback (most recent call last):
     ...
     gdpproof.errors.InvalidParameterError: --seed='x' must be an integer >= 0 (ASCII digits)
     """
-    try:
-        v = int(text) if ascii_number(text) else None
-    except ValueError:
-        v = None
+    v = None
+    if ascii_number(text):
+        try:
+            v = int(text)
+        except ValueError:  # an integer written as a decimal (1e6, 1.5e3), as --steps takes it
+            try:
+                f = rational_fraction(name, text)
+            except InvalidParameterError:
+                f = None
+            v = int(f) if isinstance(f, Fraction) and f.denominator == 1 else None
     if v is None or v < low:
         raise bad(name, text, f"must be an integer >= {low} (ASCII digits)")
     return v
@@ -335,10 +341,10 @@ def _sign_known(v: sympy.Expr, relation: str) -> bool | None:
 
     if v.is_Rational:
         p, q = int(v.p), int(v.q)
-        return {"ge0": p >= 0, "gt0": p > 0, "le1": p <= q}[relation]
+        return {"ge0": p >= 0, "gt0": p > 0, "le1": p <= q, "lt1": p < q}[relation]
     # only the relation asked for: building all three would decide v <= 1 too, which for
     # sqrt(1 + 10^-20000) costs sympy minutes
-    cond = v >= 0 if relation == "ge0" else v > 0 if relation == "gt0" else v <= 1
+    cond = v >= 0 if relation == "ge0" else v > 0 if relation == "gt0" else v <= 1 if relation == "le1" else v < 1
     return False if sympy_value(cond) is sympy.false else None
 
 
@@ -358,11 +364,19 @@ def positive(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
     return v
 
 
-def probability(name: str, value: Any, *, symbolic: bool = True) -> sympy.Expr:
-    """``value`` exactly, checked to be in [0, 1]."""
+#: kind -> (the relations a probability-like value must meet, the rule they make)
+_UNIT = {"probability": (("ge0", "le1"), "must be in [0, 1]"),
+         "rate": (("gt0", "le1"), "must be in (0, 1]"),
+         "open probability": (("gt0", "lt1"), "must be in (0, 1)")}
+
+
+def probability(name: str, value: Any, *, symbolic: bool = True, kind: str = "probability") -> sympy.Expr:
+    """``value`` exactly, checked to be in [0, 1] (``kind`` "probability"), (0, 1] ("rate", a
+    sampling rate) or (0, 1) ("open probability", a delta): one rule, whichever side it misses."""
     v = exact(name, value, symbolic=symbolic)
-    if _sign_known(v, "ge0") is False or _sign_known(v, "le1") is False:
-        raise bad(name, value, "must be in [0, 1]")
+    relations, rule = _UNIT[kind]
+    if any(_sign_known(v, r) is False for r in relations):
+        raise bad(name, value, rule)
     return v
 
 
@@ -464,18 +478,20 @@ def positive_fraction(name: str, value: Any) -> Fraction:
     return x  # type: ignore[return-value]
 
 
-def probability_fraction(name: str, value: Any) -> Fraction:
-    """``value`` exactly, checked to be in [0, 1]."""
+def probability_fraction(name: str, value: Any, kind: str = "probability") -> Fraction:
+    """``value`` exactly, checked to be in [0, 1] (or (0, 1], (0, 1): ``kind`` as in :func:`probability`)."""
     if is_sympy(value):
-        return _from_sympy(rational(name, probability(name, value, symbolic=False)))  # type: ignore[return-value]
+        return _from_sympy(rational(name, probability(name, value, symbolic=False, kind=kind)))  # type: ignore[return-value]
     x = rational_fraction(name, value)
-    if x < 0 or x > 1:
-        raise bad(name, value, "must be in [0, 1]")
+    relations, rule = _UNIT[kind]
+    if x < 0 or x > 1 or ("gt0" in relations and x == 0) or ("lt1" in relations and x == 1):
+        raise bad(name, value, rule)
     return x  # type: ignore[return-value]
 
 
 def checked(name: str, value: Any, kind: str = "exact", *, infinite: bool = False) -> Any:
-    """``value`` checked as ``kind`` ("exact", "positive", "nonnegative" or "probability"), without
+    """``value`` checked as ``kind`` ("exact", "positive", "nonnegative", "probability" ([0, 1]),
+    "rate" ((0, 1]) or "open probability" ((0, 1))), without
     sympy for plain arguments: a plain number comes back as a Fraction (+-inf as floats where
     ``infinite`` allows them); a sympy argument is checked by :func:`exact` and its siblings and
     comes back as they return it (an irrational such as ``sqrt(2)`` included).
@@ -486,9 +502,11 @@ def checked(name: str, value: Any, kind: str = "exact", *, infinite: bool = Fals
     if is_sympy(value):
         if kind in ("exact", "nonnegative"):
             return (exact if kind == "exact" else nonnegative)(name, value, symbolic=False, infinite=infinite)
-        return (positive if kind == "positive" else probability)(name, value, symbolic=False)
+        if kind == "positive":
+            return positive(name, value, symbolic=False)
+        return probability(name, value, symbolic=False, kind=kind)
     if kind == "exact":
         return rational_fraction(name, value, infinite=infinite)
     if kind == "nonnegative":
         return nonnegative_fraction(name, value, infinite=infinite)
-    return positive_fraction(name, value) if kind == "positive" else probability_fraction(name, value)
+    return positive_fraction(name, value) if kind == "positive" else probability_fraction(name, value, kind)

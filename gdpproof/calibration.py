@@ -111,6 +111,32 @@ class Calibration:
         6, one more than the target has) that it shows <= the target."""
         return self.account.eps_upper
 
+    @property
+    def neighbour_refuted(self) -> bool:
+        """True when the neighbour is proven not to meet the target: its bracket's lower end is
+        above it, and that end holds for the mechanism itself (its parameters are doubles, and the
+        lower end is not only the dominating pair's)."""
+        n = self.neighbour_account
+        return (n.pair_tight and not n.rounded_parameters and hasattr(n.epsilon, "lower")
+                and _exact(n.epsilon.lower) > _exact(self.target_epsilon))
+
+    def neighbour_phrase(self) -> str:
+        """How the neighbour stands to the target, in words: proven not to meet it; above it by
+        a lower end that is not a proof (the parameters rounded to doubles, or the dominating
+        pair's); or straddling it (its true epsilon may still meet the target)."""
+        n = self.neighbour_account
+        if self.neighbour_refuted:
+            return f"proven not to meet the target (its epsilon is at least {n.eps_lower})"
+        above = hasattr(n.epsilon, "lower") and _exact(n.epsilon.lower) > _exact(self.target_epsilon)
+        if above and n.pair_tight:
+            return (f"not proven to meet the target: its bracket lies above it, but its lower end {n.eps_lower} is "
+                    "for the parameters rounded to doubles, so it does not prove that the value fails")
+        if above:
+            return (f"not proven to meet the target: its dominating pair's epsilon is at least {n.eps_lower}, "
+                    "which does not bound the mechanism's from below")
+        return (f"not proven to meet the target at rel_width {self.rel_width:g} (its bracket holds the target: "
+                "its true epsilon may still meet it)")
+
     def statement(self) -> str:
         """One paragraph for a paper: the answer, the schedule and the proven guarantee."""
         what = {"noise_multiplier": "noise multiplier sigma", "steps": "number of steps T",
@@ -122,8 +148,7 @@ class Calibration:
                f"its epsilon is at most {n.eps_upper}, its dominating pair's at least {n.eps_lower}")
         lines = [f"The {what} {self.text}{how} meets the target: its epsilon is proven <= "
                  f"{answer_text(self.target_epsilon)} at delta = {answer_text(self.delta)}.  The next value on the less private side, "
-                 f"{self.text_of(self.neighbour)}, is not proven to meet it at rel_width {self.rel_width:g} ({its}; "
-                 "its true epsilon may still meet the target).",
+                 f"{self.text_of(self.neighbour)}, is {self.neighbour_phrase()}; {its}.",
                  self.account.statement()]
         if self.schedule is not None and self.schedule.rule:
             lines.append(f"Schedule: {self.schedule.rule}.")
@@ -142,7 +167,7 @@ class Calibration:
             "digits": self.digits, "target_eps": answer_text(self.target_epsilon),
             "neighbour": {self.parameter: self.text_of(self.neighbour),
                           ("eps_lower" if n.pair_tight else "pair_eps_lower"): str(n.eps_lower),
-                          "eps_upper": str(n.eps_upper)},
+                          "eps_upper": str(n.eps_upper), "proven_not_to_meet_target": self.neighbour_refuted},
             "rel_width": str(self.rel_width), "evaluations": self.evaluations, "proven_accounts": self.proven,
         })
         if self.schedule is not None:
@@ -378,9 +403,9 @@ def calibrate_variance(build: Callable[[Any], Mechanism], target_epsilon: Any, d
         >>> c = calibrate_variance(lambda c: Repeated(LaplaceMechanism(scale=sympy.sqrt(c)), 3), 2, "1e-5",
         ...                        guess=2.0, digits=3)
         >>> c
-        Calibration(variance_factor=2.27 (rounded up), eps in [1.98123, 1.99988] <= 2 at delta=1E-5)
+        Calibration(variance_factor=2.26 (rounded up), eps in [1.97781, 1.99557] <= 2 at delta=1E-5)
         >>> c.text_of(c.neighbour), c.neighbour_account.eps_upper > 2
-        ('2.26', True)
+        ('2.25', True)
     """
     target, d = _target(target_epsilon, delta)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 8:
@@ -475,6 +500,11 @@ def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Me
     sizes = s.batch_size is not None and s.dataset_size is not None
     return dpsgd(sigma, None if sizes else s.sample_rate, s.steps, batch_size=s.batch_size if sizes else None,
                  dataset_size=s.dataset_size if sizes else None, sampling=sampling, neighbours=neighbours)
+
+
+def _exact(v: Any) -> Fraction:
+    """A bracket end or a target as an exact fraction (for comparing them)."""
+    return Fraction(v) if isinstance(v, (int, float, Fraction)) else to_fraction(v)
 
 
 def _end(a: Account, which: str) -> Any:

@@ -67,6 +67,8 @@ class InvalidParameterError(GdpproofError, ValueError):
         value: The value as it was given (``MISSING`` for a required argument not given: the
             message then reads ``"{argument} {rule}"``).
         rule: The rule it breaks (``"must be > 0"``).
+        mentions: Other arguments the rule names, by their library names (``("dataset_size",)`` in
+            ``"must be at most dataset_size=500"``): a front end renames them too (:meth:`renamed`).
 
     Examples:
         >>> e = InvalidParameterError(argument="noise_multiplier", value="0", rule="must be > 0")
@@ -79,38 +81,67 @@ class InvalidParameterError(GdpproofError, ValueError):
     argument: str | None
     value: Any
     rule: str | None
+    mentions: tuple[str, ...]
 
     def __init__(self, message: str | None = None, *, argument: str | None = None, value: Any = None,
-                 rule: str | None = None) -> None:
+                 rule: str | None = None, mentions: tuple[str, ...] = ()) -> None:
         if message is None:
             message = (str(rule or "") if argument is None else f"{argument} {rule}" if value is MISSING
                        else f"{argument}={show(value)} {rule}")
         super().__init__(message)
-        self.argument, self.value, self.rule = argument, value, rule
+        self.argument, self.value, self.rule, self.mentions = argument, value, rule, tuple(mentions)
 
-    def named(self, name: str, value: Any = _UNSET) -> str:
-        """The message with the argument called ``name`` (and shown as ``value`` if given).
+    def named(self, name: str, value: Any = _UNSET, rule: str | None = None) -> str:
+        """The message with the argument called ``name`` (and shown as ``value``, its rule as
+        ``rule``, if given).
 
         Without structured fields (``argument`` or ``rule`` is None) the message is returned
         unchanged.
         """
         if self.argument is None or self.rule is None:
             return str(self)
+        rule = self.rule if rule is None else rule
         if self.value is MISSING and value is _UNSET:
-            return f"{name} {self.rule}"
-        return f"{name}={show(self.value if value is _UNSET else value)} {self.rule}"
+            return f"{name} {rule}"
+        return f"{name}={show(self.value if value is _UNSET else value)} {rule}"
+
+    def rule_renamed(self, names: Mapping[str, str]) -> str | None:
+        """The rule with the other arguments it mentions renamed through ``names``.
+
+        >>> e = InvalidParameterError(argument="batch_size", value=600, rule="must be at most dataset_size=500",
+        ...                           mentions=("dataset_size",))
+        >>> e.rule_renamed({"dataset_size": "--dataset-size"})
+        'must be at most --dataset-size=500'
+        """
+        rule = self.rule
+        if rule is None:
+            return None
+        import re
+
+        for other in self.mentions:
+            if other in names:
+                new = names[other]
+                rule = re.sub(rf"(?<![\w-]){re.escape(other)}(?![\w-])", lambda _: new, rule)
+        return rule
 
     def renamed(self, names: Mapping[str, str], values: Mapping[str, Any] | None = None) -> str:
-        """The message, with the argument renamed through ``names`` when it is one of its keys.
+        """The message, with the argument (and the others its rule mentions) renamed through
+        ``names`` when it is one of its keys.
 
         ``values`` optionally gives, by the same library names, the value as the user typed it
         (a command line's text, where the library received a parsed number).
+
+        >>> e = InvalidParameterError(argument="epochs", value=3, rule="cannot be given with steps=100",
+        ...                           mentions=("steps",))
+        >>> e.renamed({"epochs": "--epochs", "steps": "--steps"})
+        '--epochs=3 cannot be given with --steps=100'
         """
         if self.argument is None or self.argument not in names:
             return str(self)
+        rule = self.rule_renamed(names)
         if values is not None and self.argument in values:
-            return self.named(names[self.argument], values[self.argument])
-        return self.named(names[self.argument])
+            return self.named(names[self.argument], values[self.argument], rule)
+        return self.named(names[self.argument], rule=rule)
 
 
 class ConvergenceError(GdpproofError, ArithmeticError):
@@ -174,15 +205,16 @@ class RoundedArgumentWarning(UserWarning):
     rounded value.  The message names the argument and the direction."""
 
 
-def bad(name: str, value: Any, rule: str) -> InvalidParameterError:
+def bad(name: str, value: Any, rule: str, mentions: tuple[str, ...] = ()) -> InvalidParameterError:
     """The error for argument ``name`` given ``value``, breaking ``rule`` (the one builder of
     argument errors): the message reads ``"{name}={value} {rule}"`` and the three are kept as the
-    error's structured fields.
+    error's structured fields, with ``mentions``, the other arguments the rule names (a front end
+    renames them too).
 
     >>> bad("mu", -1, "must be >= 0")
     InvalidParameterError('mu=-1 must be >= 0')
     """
-    return InvalidParameterError(argument=name, value=value, rule=rule)
+    return InvalidParameterError(argument=name, value=value, rule=rule, mentions=mentions)
 
 
 def within(where: str, error: InvalidParameterError,
@@ -196,4 +228,5 @@ def within(where: str, error: InvalidParameterError,
     >>> within("mechanism 'gdp:mu=-1'", bad("mu", "-1", "must be >= 0"))
     InvalidParameterError("mechanism 'gdp:mu=-1': mu='-1' must be >= 0")
     """
-    return kind(f"{where}: {error}", argument=error.argument, value=error.value, rule=error.rule)
+    return kind(f"{where}: {error}", argument=error.argument, value=error.value, rule=error.rule,
+                mentions=error.mentions)

@@ -14,7 +14,7 @@ import sympy
 
 import gdpproof
 from gdpproof import account
-from gdpproof.errors import InvalidParameterError, NotSupportedError
+from gdpproof.errors import InvalidParameterError, NotSupportedError, WidthNotReachedWarning
 from gdpproof.mechanisms import (
     GDP,
     Composed,
@@ -226,9 +226,14 @@ def test_many_eps_delta_copies_do_not_hang() -> None:
     assert a.route == "exact-finite" and a.delta == 1  # 1 - 0.99^100000, rounded up to 30 digits
 
 
-def test_delta_zero_beyond_the_largest_loss_is_bracketed_from_zero() -> None:
-    b = account(Composed(RandomizedResponse(1), LaplaceMechanism(1)), epsilon=2)
-    assert b.route == "bracket" and b.delta.lower == 0 and b.delta.upper < 1e-3
+def test_delta_is_zero_at_the_largest_loss_and_bracketed_from_zero_just_below() -> None:
+    m = Composed(RandomizedResponse(1), LaplaceMechanism(1))
+    b = account(m, epsilon=2)  # the largest loss is 1 + 1: delta is 0 there, exactly
+    assert b.route == "bracket" and b.delta.lower == b.delta.upper == 0
+    assert any(n.startswith("delta = 0: eps = 2 is at least the largest privacy loss") for n in b.notes)
+    with pytest.warns(WidthNotReachedWarning):
+        b = account(m, epsilon="1.9999")  # delta is about 4e-5, below what the first grids resolve
+    assert b.route == "bracket" and b.delta.lower == 0 and 0 < b.delta.upper < 1e-3
     assert any("lower end of delta is 0" in n for n in b.notes)
 
 
@@ -240,12 +245,13 @@ def test_rel_width_is_checked_on_every_route() -> None:
 def test_extreme_queries_on_the_bracket_route() -> None:
     m = Repeated(LaplaceMechanism(1), 3)
     tiny = account(m, delta="1e-400", rel_width=0.05)  # the exact integer lattice: no float floor
-    # the losses are at most 3, so eps(1e-400) is just below 3 (the upper end is 3 plus the grid's shift)
-    assert tiny.route == "bracket" and 2.9 < tiny.epsilon.lower <= 3 <= tiny.epsilon.upper < 3.2
+    # the losses are at most 3, so eps(1e-400) is just below 3: the upper end is 3, the largest loss,
+    # and the lower end within the width asked
+    assert tiny.route == "bracket" and 3 / 1.05 <= tiny.epsilon.lower < 3 == tiny.epsilon.upper
     assert tiny.composition is not None and tiny.composition.assumptions == ()
     assert tiny.to_dict()["target_met"] is True and "no float assumption" in tiny.statement()
-    huge = account(m, epsilon="1e400")  # beyond every loss: bracketed at 1e300, lower end 0
-    assert huge.delta.lower == 0 and huge.delta.upper < 1e-6
+    huge = account(m, epsilon="1e400")  # beyond every loss: delta is 0
+    assert huge.delta.lower == huge.delta.upper == 0
 
 
 def test_statements_state_a_given_double_rounded_up() -> None:

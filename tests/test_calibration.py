@@ -26,7 +26,8 @@ def test_sigma_is_the_smallest_proven_at_its_digit():
     assert again.epsilon == c.account.epsilon
     assert c.evaluations <= 8  # coarse estimates and accounts together: a few, not dozens
     assert c.proven <= 4
-    assert "2.25" in c.statement() and "rel_width 0.01" in c.statement()
+    # 2.24's bracket lies above 2, but q = 0.1 is not a double: not a proof that 2.24 fails
+    assert "2.25" in c.statement() and "2.24, is not proven to meet the target: its bracket lies above it" in c.statement()
 
 
 def test_accounts_aim_at_the_boundary_instead_of_walking_to_it():
@@ -180,3 +181,21 @@ def test_the_clt_verdict_of_a_tiny_sigma_is_exact():
 
     a = account(dpsgd("0.02", "0.1", 10), delta="0.9")
     assert a.clt.verdict.startswith("the CLT overstates eps by at least 2.72E+1084"), a.clt.verdict
+
+
+def test_the_neighbour_is_said_to_fail_only_where_that_is_proven():
+    """A trial's case: the neighbour's bracket lay above the target, and the words said its true
+    epsilon may still meet it.  Above the target with parameters that are doubles (q = B/65536),
+    the neighbour is proven to fail; with sigma = 1.1 (not a double, rounded to the less private
+    side) its lower end is not a proof, and the words say why."""
+    c = calibrate(2, "1e-5", noise_multiplier=1, dataset_size=65536, epochs=30)
+    n = c.neighbour_account
+    assert c.parameter == "batch_size" and not n.rounded_parameters and n.pair_tight
+    assert n.epsilon.lower > 2 and c.neighbour_refuted
+    assert c.neighbour_phrase() == f"proven not to meet the target (its epsilon is at least {n.eps_lower})"
+    assert c.to_dict()["neighbour"]["proven_not_to_meet_target"] is True
+    c = calibrate(2, "1e-5", noise_multiplier="1.1", dataset_size=60000, epochs=30)
+    n = c.neighbour_account
+    assert n.rounded_parameters and n.epsilon.lower > 2 and not c.neighbour_refuted
+    assert "for the parameters rounded to doubles, so it does not prove that the value fails" in c.neighbour_phrase()
+    assert c.to_dict()["neighbour"]["proven_not_to_meet_target"] is False

@@ -109,10 +109,10 @@ def test_specs_from_the_command_line() -> None:
     ("gaussian:", "sigma is needed by gaussian"),
     ("laplace:scale=1,times=0", "times=0"),
     # a value the mechanism refuses is named by the spec's key, not the Python parameter's
-    ("dpsgd:sigma=1,sample-rate=2,steps=10", "sample-rate='2' must be in [0, 1]"),
+    ("dpsgd:sigma=1,sample-rate=2,steps=10", "sample-rate='2' must be in (0, 1]"),
     ("dpsgd:sigma=1,sample-rate=0.01,epochs=2,batch-size=0,dataset-size=100", "batch-size='0' must be"),
     ("gaussian:sigma=1,sample-size=0,dataset-size=10", "sample-size='0' must be"),
-    ("gdp:mu=1,sample_rate=1.5", "sample-rate='1.5' must be in [0, 1]"),
+    ("gdp:mu=1,sample_rate=1.5", "sample-rate='1.5' must be in (0, 1]"),
 ])
 def test_bad_specs_name_the_part_at_fault(spec: str, text: str) -> None:
     with pytest.raises(SpecError) as info:

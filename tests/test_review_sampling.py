@@ -139,7 +139,8 @@ def test_calibration_says_the_next_value_is_not_proven_to_meet_the_target():
     pld.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(float(c.neighbour))), 1000)
     assert pld.get_epsilon(1e-5) < 3  # the neighbour in fact meets the target
     words = c.statement()
-    assert "is not proven to meet it" in words and "does not" not in words and "smallest" not in words
+    assert "is not proven to meet the target at rel_width 0.01 (its bracket holds the target: its true epsilon may " \
+           "still meet it)" in words and "does not" not in words and "smallest" not in words
 
 
 def test_overstated_verdict_at_eps_zero_does_not_divide_by_zero():

@@ -25,6 +25,7 @@ from ..numeric.engine.bound import (
     FLOAT_ROUTE_ASSUMPTIONS,
     Bound,
     U,
+    directed_double,
     down,
     float_down,
     next_up,
@@ -38,6 +39,8 @@ from .direction import CoarseFirst
 from .exact_lattice import ROUTE as EXACT_ROUTE
 from .losses import (
     CDF_ERROR,
+    CompiledLoss,
+    ExactLaw,
     PrivacyLoss,
 )
 
@@ -151,9 +154,28 @@ class ComposedLoss:
         return sum(c for _, c in self.parts)
 
     def delta_by_ordering(self, eps: Any) -> dict[str, Bound]:
-        """The bracket on delta(eps) of each ordering, keyed by its name (e.g. "remove", "add")."""
+        """The bracket on delta(eps) of each ordering, keyed by its name (e.g. "remove", "add"):
+        exactly 0 at eps at least that ordering's largest composed loss (:meth:`loss_caps`)."""
         e = check_eps(eps)
-        return {d.name: Bound(*d.delta(e)) for d in self.directions}
+        caps = self.loss_caps() or (math.inf, math.inf)
+        out = {}
+        for d, cap in zip(self.directions, caps):
+            b = Bound(*d.delta(e))
+            if e >= cap:
+                if b.lower > 0:
+                    raise RuntimeError(f"a bug: the lower bound {b.lower!r} on delta({e!r}) of {d.name} is positive "
+                                       f"beyond its largest privacy loss {cap!r}, where delta is 0")
+                b = Bound(0.0, 0.0)
+            out[d.name] = b
+        return out
+
+    def loss_caps(self) -> tuple[float, float] | None:
+        """Each ordering's largest composed privacy loss, rounded up (:func:`largest_losses`),
+        or None when some part's loss is unbounded (in either ordering: no cap then); kept."""
+        if "_caps" not in self.__dict__:
+            caps = largest_losses(self.parts)
+            self.__dict__["_caps"] = caps if math.isfinite(max(caps)) else None
+        return self.__dict__["_caps"]
 
     def delta(self, eps: Any) -> Bound:
         """Bracket on the mechanism's delta(eps) (the worse ordering): lower down, upper up.
@@ -191,9 +213,10 @@ class ComposedLoss:
         """Bracket on the smallest eps >= 0 with delta(eps) <= ``delta``: lower down, upper up.
 
         ``delta`` may be a float, a :class:`~fractions.Fraction` or a decimal string; the exact
-        route compares with its exact value (so "1e-400" works there).  Raises PrecisionError
-        when ``delta`` is below what this grid resolves (the upper bound on delta(eps) never
-        drops to ``delta``).  ``ends="upper"`` or ``"lower"`` bisects for that end only (the
+        route compares with its exact value (so "1e-400" works there).  Where every loss is
+        bounded, the upper end is at most the largest composed loss (:meth:`loss_caps`: delta is 0
+        from there on).  Raises PrecisionError when ``delta`` is below what this grid resolves (the
+        upper bound on delta(eps) never drops to ``delta``; never where the losses are bounded).  ``ends="upper"`` or ``"lower"`` bisects for that end only (the
         other is returned as 0, or as +inf): half the work where one end is wanted.
         """
         if ends not in ("both", "upper", "lower"):
@@ -215,10 +238,17 @@ class ComposedLoss:
         from each ordering known coarse first's coarse bound, or (``fine``) its fine one."""
         views = [dd.fine if fine and isinstance(dd, CoarseFirst) else dd for dd in self.directions]
         # (an ordering known coarse first is asked last: the other often decides alone)
-        ordered = sorted(self.directions, key=lambda dd: isinstance(dd, CoarseFirst))
-        up_ok = lambda e: all(dd.upper_le(e, d) for dd in ordered)  # noqa: E731
-        lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd in ordered)  # noqa: E731
+        caps = self.loss_caps()
+        ordered = sorted(zip(self.directions, caps or (math.inf, math.inf)), key=lambda dc: isinstance(dc[0], CoarseFirst))
+        # an ordering's delta is 0 at eps beyond its largest loss (its cap): proven there, unasked
+        up_ok = lambda e: all(e >= cap or dd.upper_le(e, d) for dd, cap in ordered)  # noqa: E731
+        lo_ok = lambda e: not any(dd.lower_gt(e, d) for dd, _ in ordered)  # noqa: E731
         top = max(dd.top() for dd in views)
+        if caps is not None and (max(caps) < top or not up_ok(top)):
+            top = max(caps)  # every ordering's delta is 0 there
+            if ends != "upper" and not lo_ok(top):
+                raise RuntimeError(f"a bug: a lower bound on delta({top!r}) exceeds {delta}, beyond the largest "
+                                   "privacy loss, where delta is 0")
         if not up_ok(top):
             if not fine and any(isinstance(dd, CoarseFirst) for dd in self.directions):
                 return self._bisect(delta, d, ends, fine=True)  # the fine orderings' span, as without them
@@ -602,6 +632,56 @@ def _max_or_none(values: Any) -> float | None:
     """The largest of the values, or None when any is None."""
     out = [v for v in values]
     return None if any(v is None for v in out) else max(out)
+
+
+def largest_losses(parts: Any) -> tuple[float, float]:
+    """Upper bounds of the largest composed privacy loss in each ordering: sum T_i sup L_i under
+    P||Q, sum T_i sup(-L_i) = -sum T_i inf L_i under Q||P (infinite where some part's loss is
+    unbounded on that side), from the ends of the supports (:meth:`PrivacyLoss.support`, rounded
+    outward; exact where the law gives them as rationals), summed exactly and rounded up to
+    doubles.  An ordering's delta(eps) is 0 at every eps at least its bound, so eps(delta) is at
+    most the larger one at every delta (``docs/proofs/losses.md``).
+
+    Args:
+        parts: (privacy loss, count) pairs.
+
+    Returns:
+        (P||Q's, Q||P's): the orderings of :attr:`ComposedLoss.directions`, in order.
+
+    Examples:
+        >>> from gdpproof.accounting.losses import GaussianLoss, LaplaceLoss, SubsampledGaussianLoss
+        >>> largest_losses([(LaplaceLoss(1.0), 3)]), largest_losses([(LaplaceLoss(1.0), 3), (GaussianLoss(1.0), 1)])
+        ((3.0, 3.0), (inf, inf))
+        >>> largest_losses([(SubsampledGaussianLoss(1.0, 0.5), 3)])  # remove: unbounded; add: -3 log(1/2), up
+        (inf, 2.0794415416798366)
+    """
+    # exact ends only where every loss is bounded (before any sympy: DP-SGD's accounts do not load it)
+    bounded = all(math.isfinite(end) for loss, _ in parts for end in loss.support())
+    hi = lo = Fraction(0)
+    for loss, count in parts:
+        s_lo, s_hi = loss.support()
+        if math.isinf(s_hi):
+            hi = None
+        elif hi is not None:
+            hi += count * (_support_end(loss, 1, s_hi) if bounded else Fraction(s_hi))
+        if math.isinf(s_lo):
+            lo = None
+        elif lo is not None:
+            lo += count * (_support_end(loss, 0, s_lo) if bounded else Fraction(s_lo))
+    return (math.inf if hi is None else directed_double(hi, up=True),
+            math.inf if lo is None else directed_double(-lo, up=True))
+
+
+def _support_end(loss: PrivacyLoss, which: int, outward: float) -> Fraction:
+    """An end of the support of a compiled loss exactly, where its law gives it as a rational at
+    the compiled parameters (Laplace's mu, randomized response's eps: ``support()`` widens them
+    by an ulp), else the outward double ``outward``."""
+    if isinstance(loss, CompiledLoss):
+        law = loss.law.sympy_law() if isinstance(loss.law, ExactLaw) else loss.law
+        end = law.substitute(law.family.support[which])
+        if end.is_Rational:
+            return Fraction(int(end.p), int(end.q))
+    return Fraction(outward)
 
 
 def _boundary(ok: Callable[[float], bool], a: float, b: float, want_le: bool,

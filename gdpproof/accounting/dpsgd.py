@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 from ..errors import bad
 from ..text import double_text
-from ..errors import InvalidParameterError, PrecisionError
+from ..errors import PrecisionError
 from .._args import positive_integer
 from ..numeric.engine._kernels import mu_clt_poisson, mu_clt_uniform
 from ..numeric.engine._mp import arb_from_exact
@@ -342,12 +342,7 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
                  delta: Any, real_steps: Any = False) -> tuple[Any, Any, Any, Any]:
     """A DP-SGD run's parameters as exact numbers, each refused with its name when out of range."""
     sigma = checked("noise_multiplier", noise_multiplier, "positive")
-    try:
-        p = checked("sample_rate", sample_rate, "probability")
-    except InvalidParameterError:
-        raise bad("sample_rate", sample_rate, "must be in (0, 1]") from None
-    if p == 0:
-        raise bad("sample_rate", sample_rate, "must be in (0, 1]")
+    p = checked("sample_rate", sample_rate, "rate")
     if not isinstance(real_steps, bool):
         raise bad("real_steps", real_steps, "must be True or False")
     if real_steps:
@@ -358,12 +353,7 @@ def _checked_run(noise_multiplier: Any, sample_rate: Any, steps: Any, sampling: 
         T = positive_integer("steps", steps)
     if sampling not in ("poisson", "uniform"):
         raise bad("sampling", sampling, "must be 'poisson' or 'uniform'")
-    try:
-        d = None if delta is None else checked("delta", delta, "probability")
-    except InvalidParameterError:
-        raise bad("delta", delta, "must be in (0, 1)") from None
-    if d is not None and not 0 < d < 1:
-        raise bad("delta", delta, "must be in (0, 1)")
+    d = None if delta is None else checked("delta", delta, "open probability")
     return sigma, p, T, d
 
 

@@ -23,8 +23,7 @@ from typing import Any
 import flint
 import numpy as np
 
-from ..errors import bad
-from ..errors import PrecisionError
+from ..errors import PrecisionError, bad
 from ..text import show
 from .._args import sympy_rational as _sympy_value
 from ..mechanisms.numbers import symbolic_losses as _sl, sympy_module as _sympy
@@ -499,7 +498,8 @@ def _subsampled_parameters(sigma: Any, p: Any) -> tuple[float, float]:
     rounded to doubles on the less private side (sigma down, p up), so that a bracket for the
     doubles holds for the values given ("1.1" is not a double)."""
     s_exact = checked("noise_multiplier", sigma, "positive")
-    q_exact = checked("sample_rate", p, "probability")
+    if not 0 < (q_exact := checked("sample_rate", p, "exact")) <= 1:  # one rule, whichever side it misses
+        raise bad("sample_rate", p, "must be in [1e-9, 1]")
     low, high = NOISE_MULTIPLIER_RANGE
     if not low * (1 - 1e-15) <= s_exact <= high:  # before rounding: 1e400 has no double
         raise bad("noise_multiplier", sigma, f"must be in [{low}, {high}]")

@@ -28,7 +28,7 @@ from ..errors import (
     PrecisionError,
     WidthNotReachedWarning,
 )
-from ..text import show
+from ..text import given_text, show
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     Mechanism,
@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 # The engine (composed, search, the discretizations, dpsgd) is imported where a route needs it, so
 # that a closed-form account does not load it.
 from .checks import check_refinement
-from .result import lower_neighbour, BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
+from .result import (lower_neighbour, BRACKET_DIGITS, ROUTES, ZERO_BEYOND_LARGEST_LOSS, Account, CLTApproximation,
+                     pair_tight)
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -159,10 +160,14 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
     ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
+    from .composed import largest_losses
     from .exact_lattice import ROUTE as EXACT_ROUTE
     from .search import delta_at, delta_search, epsilon_search
 
     notes = []
+    cap: float | None = max(largest_losses(parts))  # no output's loss exceeds it, in either ordering
+    if math.isinf(cap):
+        cap = None  # some loss is unbounded (a Gaussian part): no cap
     v, v_hi = enclosure(value)
     if v != v_hi:
         notes.append(f"epsilon = {value} is irrational: the bracket is taken between rationals around it (the upper "
@@ -190,10 +195,18 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         if t_up != t_down:
             at = t_up if comp.route == EXACT_ROUTE else min(directed_double(t_up, up=True), math.nextafter(1.0, 0.0))
             lower = comp.epsilon(at, ends="lower").lower
+        if cap is not None and b.upper >= cap:
+            if lower > cap:
+                raise RuntimeError(f"a bug: the lower end {lower!r} of epsilon exceeds the largest privacy loss {cap!r}")
+            notes.append(f"the upper end is the largest privacy loss, L_max <= {_cap_text(cap)} ({LARGEST_LOSS}): "
+                         "delta(eps) = E[(1 - e^(eps - L))_+] = 0 at every eps >= L_max, so eps <= L_max at every delta")
         return Bound(min(lower, b.upper), b.upper), comp, notes + route_notes(comp, width_notes)
-    if not parts:
+    if not parts or cap is not None and v >= cap:
         lo, hi = Fraction(0), Fraction(0)
         comp = None
+        if parts:
+            notes.append(f"{ZERO_BEYOND_LARGEST_LOSS}{given_text(value)} is at least the largest privacy loss, L_max <= "
+                         f"{_cap_text(cap)} ({LARGEST_LOSS}), which no output exceeds")
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
@@ -206,6 +219,16 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
     total_hi = min(Fraction(1), inf_hi + (1 - inf_hi) * hi)
     low, high = directed_double(total_lo, up=False), directed_double(total_hi, up=True)
     return Bound(min(low, high), high), comp, notes + ([] if comp is None else route_notes(comp, width_notes))
+
+
+#: What the largest privacy loss of a composition is (its proof: docs/proofs/losses.md).
+LARGEST_LOSS = "each part's largest loss times its runs, summed; the larger of the two orderings'"
+
+
+def _cap_text(cap: float) -> str:
+    from ..text import significant_text
+
+    return significant_text(Fraction(cap), "up", 6)
 
 
 def enclosure(value: sympy.Expr) -> tuple[Fraction, Fraction]:
@@ -407,9 +430,7 @@ def account(mechanism: Mechanism, *, delta: Any = None, epsilon: Any = None, dig
     width = check_refinement(rel_width, 5)
     if delta is not None:
         given = "delta"
-        value = checked("delta", delta, "probability")
-        if not 0 < value < 1:
-            raise bad("delta", delta, "must be in (0, 1)")
+        value = checked("delta", delta, "open probability")
     else:
         given = "epsilon"
         # any real epsilon: delta(eps) = 1 + f*(-e^eps) holds for eps < 0 too (DRS Prop. 2.12);
@@ -518,6 +539,11 @@ def bracket_account(mechanism: Mechanism, parts: list[tuple[PrivacyLoss, int]], 
         notes.append("parameters that are not doubles were rounded to the neighbouring double on the less "
                      "private side: the upper end holds for the mechanism as given, the lower end for the "
                      "rounded parameters (within one part in 2^52)")
+    if not pair_tight(mechanism):
+        notes.append("the upper end is proven for the mechanism through a dominating pair at sensitivity 2C, "
+                     "which it need not attain: its own eps may be much smaller (its worst pair, one slot of the "
+                     "batch holding a contribution at +C in one dataset and at -C in the other, is not accounted "
+                     "here)")
     ordering = "both"
     if comp is not None and not all(loss.symmetric for loss, _ in parts):
         # beyond 1e300 the bracket is taken at 1e300 (a float of 1e999 is inf: "eps=inf", exit 2)

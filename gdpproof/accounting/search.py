@@ -373,9 +373,10 @@ def delta_bracket(parts: Sequence[tuple[PrivacyLoss, int]], epsilon: Any, *, rel
     coupling from h = 1e-3, eta = 1e-12; ``"exact"``: the integer
     lattice, whose budget follows the delta found (a tenth of rel_width times its lower end);
     ``"auto"``: the float route, and the exact one when delta(eps) is too close to the float
-    floor.  When delta(eps) is 0 (beyond the largest loss) or below what the route resolves,
-    the lower end stays 0 and [0, upper] is returned (with the warning: no grid narrows it to
-    a relative width).  Best effort as in :func:`epsilon_bracket`: the narrowest bracket
+    floor.  At eps at least the largest composed loss of bounded losses, delta is 0 and [0, 0]
+    is returned (:meth:`ComposedLoss.loss_caps`); where delta(eps) is below what the route
+    resolves, the lower end stays 0 and [0, upper] is returned (with the warning: no grid
+    narrows it to a relative width).  Best effort as in :func:`epsilon_bracket`: the narrowest bracket
     reached, with a :class:`~gdpproof.errors.WidthNotReachedWarning` when wider than asked.
 
     Examples:

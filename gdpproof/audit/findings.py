@@ -221,8 +221,10 @@ class AuditReport:
         return out
 
     def worst(self, kind: str) -> Finding | None:
-        """The finding of that kind with the largest |relative error| (the first error for "error")."""
-        found = self.of_kind(kind)
+        """The finding of that kind with the largest |relative error| (the first error for "error"),
+        leaving out those at degenerate inputs (eps = 0, mu = 0, delta >= 1: reported apart) while
+        there is another."""
+        found = [f for f in self.of_kind(kind) if f.severity != "degenerate"] or self.of_kind(kind)
         if not found:
             return None
         return max(found, key=lambda f: -1.0 if f.relative_error is None else abs(f.relative_error))
@@ -288,7 +290,8 @@ class AuditReport:
         for kind in ("unsafe", "conservative", "error"):
             f = self.worst(kind)
             if f is not None:
-                lines.append(f"worst {kind:<12} {_rel(f.relative_error):>10}  {f.call()} = {f.value!r}; "
+                label = f"{kind} (degenerate input)" if f.severity == "degenerate" else kind
+                lines.append(f"worst {label:<12} {_rel(f.relative_error):>10}  {f.call()} = {f.value!r}; "
                              f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
         counts = self.counts()
         lines.append("")

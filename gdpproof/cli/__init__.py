@@ -76,12 +76,10 @@ def _main(argv: Sequence[str] | None) -> int:
             warnings.showwarning = _one_line_warning
             return int(sys.modules[module].run(args))
     except Usage as exc:  # naming an option as typed (--noise-multiplier, not --sigma)
-        from ._common import as_typed
-
-        return _fail(as_typed(str(exc), getattr(args, "typed_options", None)), 2)
+        return _fail(_as_typed(exc, args), 2)
     except GdpproofError as exc:
         # 2: bad input or not supported; 3: the digits could not be certified (nothing is printed)
-        return _fail(exc, 2 if isinstance(exc, (ValueError, NotSupportedError)) else 3)
+        return _fail(_as_typed(exc, args), 2 if isinstance(exc, (ValueError, NotSupportedError)) else 3)
     except BrokenPipeError:
         return _closed_pipe()
     except OSError as exc:
@@ -95,6 +93,14 @@ def _main(argv: Sequence[str] | None) -> int:
     except BaseException as exc:  # noqa: BLE001 - a bug, or SystemExit from code that should not exit
         return _fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in gdpproof: please report "
                      "it with the command line", 5)
+
+
+def _as_typed(exc: Exception, args: object) -> str:
+    """The message of ``exc`` with each option named as the user typed it (``--noise-multiplier``
+    where the message says ``--sigma``)."""
+    from ._common import as_typed
+
+    return as_typed(str(exc), getattr(args, "typed_options", None))
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

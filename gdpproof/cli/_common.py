@@ -164,6 +164,12 @@ class Parser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
         self.register("action", "store_true", _StoreTrueOnce)
+        # a negative number in scientific notation (--delta -1e-5) is a value, as -1 and -0.5 are
+        # (argparse's own pattern has no exponent: it took -1e-5 for an option and refused it
+        # with "expected one argument", not the rule it breaks)
+        import re
+
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         words = [w for w in (sys.argv[1:] if args is None else args) if isinstance(w, str)]
@@ -175,6 +181,12 @@ class Parser(argparse.ArgumentParser):
         return namespace, extras
 
     def error(self, message: str) -> NoReturn:
+        # a positional's bad choice names the command, not argparse's internal name for the word
+        # ("argument audit_command: invalid choice" -> "gdpproof audit: invalid choice")
+        if message.startswith("argument ") and ": invalid choice: " in message and not message[9:].startswith("-"):
+            rest = message.split(": invalid choice: ", 1)[1]
+            message = (f"{self.prog}: invalid choice: {rest}" if " " in self.prog else
+                       f"invalid choice of command: {rest}")
         self.exit(2, f"gdpproof: error: {one_line(message)}\n")
 
 

@@ -121,7 +121,15 @@ def run(args: argparse.Namespace, cmd: Command) -> int:
         payload.pop("approximation_note", None)  # once, in the warnings
         points.append(payload)
         lines.append(_line(key, a))
-    head = ([f"schedule  : {schedule.rule}"] if schedule is not None and schedule.rule and not ranged else [])
+    # what is accounted: the mechanism (for a range of steps, the step repeated T times at each point)
+    step = getattr(mechanism, "mechanism", None) if ranged else None
+    head = [f"mechanism : {step!r}, run T times (T at each point below)" if step is not None
+            else f"mechanism : {mechanism!r}"]
+    rule = schedule.rule if schedule is not None else ""
+    if ranged:  # the rate's rule only: the steps are each point's
+        rule = "; ".join(part for part in rule.split("; ") if not part.startswith("steps"))
+    if rule:
+        head.append(f"schedule  : {rule}")
     if schedule is not None:
         head.append(f"noise     : {noise_line(mechanism)}")
     first = accounts[0][1]

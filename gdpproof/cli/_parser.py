@@ -147,7 +147,8 @@ def _tradeoff_options(p: argparse.ArgumentParser) -> None:
 
 def _convert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mu", help="GDP parameter mu >= 0")
-    p.add_argument("--eps", "--epsilon", dest="epsilon", help="epsilon >= 0")
+    p.add_argument("--eps", "--epsilon", dest="epsilon",
+                   help="epsilon: >= 0 with --delta; any real with --mu (delta(eps) is defined for eps < 0 too)")
     p.add_argument("--delta", help="delta in [0, 1]")
     add_common(p)
 
@@ -172,8 +173,8 @@ def _calibrate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset-size", dest="dataset_size", help="dpsgd: dataset size N; with --sigma, --steps or "
                    "--epochs and no batch size, a batch size is solved for (the next one up not proven to meet the target)")
     p.add_argument("--rel-width", dest="rel_width",
-                   help="dpsgd: relative width of the proven brackets (default 0.01; narrower brings the "
-                        "answer closer to the true boundary, at more cost)")
+                   help="dpsgd: relative width of the proven brackets, in [1e-4, 10] (default 0.01; narrower "
+                        "brings the answer closer to the true boundary, at more cost)")
     p.add_argument("--sampling", choices=("poisson", "fixed-batch", "uniform"),
                    help="dpsgd: poisson (default) or fixed-batch (B of N without replacement; 'uniform' is the same)")
     p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
@@ -246,13 +247,14 @@ def _account_options(p: argparse.ArgumentParser) -> None:
                         "with poisson under add-remove, 2C otherwise (a fixed-size batch moves by 2C under "
                         "add-remove too: a removed record's slot is taken by another)")
     p.add_argument("--delta", help="report the smallest eps at this delta (a comma list D1,D2,...: each)")
-    p.add_argument("--eps", help="report the smallest delta at this eps (a comma list E1,E2,...: each)")
+    p.add_argument("--eps", "--epsilon", dest="eps",
+                   help="report the smallest delta at this eps, any real (a comma list E1,E2,...: each)")
     p.add_argument("--plot", metavar="FILE", help="with a range of --epochs/--steps or a list of --delta/--eps: draw "
                    "the proven band (and the CLT beside it) against them into FILE (.png, .pdf, .svg; matplotlib)")
     p.add_argument("--route", choices=("exact", "exact-finite", "bracket"),
                    help="force a route (default: the strongest that applies)")
     p.add_argument("--rel-width", dest="rel_width",
-                   help="relative width of a numerical bracket (default 0.01)")
+                   help="relative width of a numerical bracket, in [1e-4, 10] (default 0.01)")
     p.add_argument("--clt-real-steps", dest="clt_real_steps", action="store_true",
                    help="DP-SGD given in --epochs: also the CLT at the papers' real T = E N / B (not rounded up to "
                         "whole steps), the papers' approximation, not proven")

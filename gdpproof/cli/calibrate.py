@@ -80,8 +80,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
              f"eps       <= {a.eps_upper}   proven at delta = {c.to_dict()['delta']} (rounded up; the dominating pair's "
              f"eps >= {a.eps_lower}, a lower bound for the pair, not for the mechanism)"),
             f"{'next':<9} = {c.text_of(c.neighbour)}   eps {'in' if n.pair_tight else '<='} "
-            f"{f'[{n.eps_lower}, {n.eps_upper}]' if n.pair_tight else n.eps_upper}: not proven to meet the target at "
-            "this width (its true eps may still meet it)",
+            f"{f'[{n.eps_lower}, {n.eps_upper}]' if n.pair_tight else n.eps_upper}: {c.neighbour_phrase()}",
             f"schedule  : q = {c.to_dict()['sample_rate']}, T = {c.schedule.steps}"
             + (f"   ({c.schedule.rule})" if c.schedule.rule else "")]
     text.insert(1, f"noise     : {noise_line(a.mechanism)}")

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from .._args import float_option, int_option
-from ._common import Usage, emit
+from ._common import Usage, emit, flags
 from ._usercode import module_mechanism, user_code
 
 #: the mechanisms' arguments -> the options that give them.
@@ -190,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < confidence < 1:
         raise Usage(f"--confidence={args.confidence!r} must be in (0, 1)")
     mech, theory = _mechanism(args)
-    with user_code(f"the mechanism from --module={args.module_spec!r}", "failed:") if kind == "module" else nullcontext():
+    with flags({"samples": "--samples", "seed": "--seed", "workers": "--workers", "confidence": "--confidence"}), \
+            user_code(f"the mechanism from --module={args.module_spec!r}", "failed:") if kind == "module" else nullcontext():
         curve = simulate(mech, samples, seed=seed, confidence=confidence, workers=workers,
                          progress=samples >= 10**6 and not args.json)
     if kind == "module":

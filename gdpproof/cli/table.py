@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._args import int_option
-from ._common import Usage, emit, write_out
+from ._common import Usage, emit, flags, write_out
 
 
 @contextlib.contextmanager
@@ -127,7 +127,8 @@ def _verify(args: argparse.Namespace, progress: bool) -> int:
     sample = args.sample if args.sample in (None, "all") else int_option("--sample", args.sample)
     ulps = 1 if args.ulps is None else int_option("--ulps", args.ulps)
     rtol = "0" if args.rtol is None else args.rtol
-    table = read_table(args.verify)
+    with flags({"source": "--verify"}):
+        table = read_table(args.verify)
     if args.kind is not None and args.kind != table.kind:
         raise Usage(f"KIND={args.kind!r} does not match --verify={args.verify!r}, a table of kind {table.kind!r}")
     try:

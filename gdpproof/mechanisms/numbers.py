@@ -53,8 +53,8 @@ def _from_sympy(v: Any) -> Any:
 
 
 def exact_parameter(name: str, value: Any, kind: str) -> Any:
-    """``value`` exactly, checked: ``kind`` "positive" (finite, > 0), "nonnegative" (finite, >= 0) or
-    "probability" (in [0, 1]).  A plain number (int, float, Fraction, Decimal, decimal or p/q string)
+    """``value`` exactly, checked: ``kind`` "positive" (finite, > 0), "nonnegative" (finite, >= 0),
+    "probability" (in [0, 1]) or "rate" (in (0, 1]).  A plain number (int, float, Fraction, Decimal, decimal or p/q string)
     becomes a Fraction without sympy; a sympy argument is checked by sympy and kept exact (a
     Fraction when rational, ``sqrt(2)`` as itself)."""
     if is_sympy(value):

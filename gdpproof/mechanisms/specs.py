@@ -56,6 +56,7 @@ class SpecError(InvalidParameterError):
         argument: The argument at fault, when one is (as :class:`~gdpproof.InvalidParameterError`).
         value: Its value.
         rule: The rule it breaks.
+        mentions: The other arguments the rule names (renamed with it by a front end).
 
     Examples:
         >>> try:
@@ -167,9 +168,10 @@ def mechanism_from_dict(spec: Mapping[str, Any], *, where: str = "mechanism") ->
             m = Repeated(m, wrap["times"])
     except InvalidParameterError as exc:  # the parameter at fault named as the spec wrote it
         given = {param: key for key, param in keys.items() if key in items}
+        keys_by_param = {param: key for key, param in keys.items() if key != "sigma"}
         given.update((key.replace("-", "_"), key) for key in wrap)
         if exc.argument in given and exc.rule is not None:
-            exc = bad(given[exc.argument], exc.value, exc.rule)
+            exc = bad(given[exc.argument], exc.value, exc.rule_renamed({**keys_by_param, **given}) or exc.rule)
         raise within(where, exc, SpecError) from None
     return m
 

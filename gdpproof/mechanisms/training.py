@@ -51,12 +51,14 @@ class Schedule:
     dataset_size: int | None = None
 
 
-def _positive_int(name: str, value: Any) -> int:
+def _positive_int(name: str, value: Any, high: int | None = None) -> int:
+    """A positive count, at most 10^18 (``high``: at most 10^9 for steps)."""
     n = positive_integer(name, value)
     if n < 1:
         raise bad(name, value, "must be an integer >= 1")
-    if n > MAX_COUNT:  # a dataset of 1e999999 records: its million-digit count was printed in the rule
-        raise bad(name, value, "must be at most 10^18")
+    top = MAX_COUNT if high is None else high
+    if n > top:  # a dataset of 1e999999 records: its million-digit count was printed in the rule
+        raise bad(name, value, f"must be at most 10^{len(str(top)) - 1}")
     return n
 
 
@@ -98,16 +100,16 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
     """
     if batch_size is not None or dataset_size is not None:
         if dataset_size is None:
-            raise bad("dataset_size", MISSING, "is needed with batch_size (the sampling rate is B/N)")
+            raise bad("dataset_size", MISSING, "is needed with batch_size (the sampling rate is B/N)", ("batch_size",))
         n = _positive_int("dataset_size", dataset_size)
         if batch_size is None:
             if sample_rate is None:
-                raise bad("batch_size", MISSING, "is needed with dataset_size (the sampling rate is B/N)")
+                raise bad("batch_size", MISSING, "is needed with dataset_size (the sampling rate is B/N)", ("dataset_size",))
             b = None
         else:
             b = _positive_int("batch_size", batch_size)
             if b > n:
-                raise bad("batch_size", batch_size, f"must be at most dataset_size={n}")
+                raise bad("batch_size", batch_size, f"must be at most dataset_size={n}", ("dataset_size",))
     else:
         n = b = None
     if b is not None:
@@ -116,21 +118,20 @@ def dpsgd_schedule(*, sample_rate: Any = None, steps: Any = None, epochs: Any = 
             given = exact_parameter("sample_rate", sample_rate, "probability")
             if given != q:
                 raise bad("sample_rate", sample_rate, f"must equal batch_size/dataset_size = {b}/{n} when both "
-                           "are given (give one of them)")
+                           "are given (give one of them)", ("batch_size", "dataset_size"))
         q_rule = f"sample rate q = B/N = {b}/{n}" + ("" if str(q) == f"{b}/{n}" else f" = {decimal_text(q) or show_number(q)}")
     elif sample_rate is None:
-        raise bad("sample_rate", MISSING, "is needed: give sample_rate, or batch_size and dataset_size")
+        raise bad("sample_rate", MISSING, "is needed: give sample_rate, or batch_size and dataset_size",
+                  ("sample_rate", "batch_size", "dataset_size"))
     else:
-        q = exact_parameter("sample_rate", sample_rate, "probability")
-        if q == 0:
-            raise bad("sample_rate", sample_rate, "must be in (0, 1]")
+        q = exact_parameter("sample_rate", sample_rate, "rate")
         q_rule = ""
     if steps is None and epochs is None:
-        raise bad("steps", MISSING, "is needed: give steps, or epochs")
+        raise bad("steps", MISSING, "is needed: give steps, or epochs", ("steps", "epochs"))
     if steps is not None and epochs is not None:
-        raise bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them")
+        raise bad("epochs", epochs, f"cannot be given with steps={steps!r}: give one of them", ("steps",))
     if steps is not None:
-        t = _positive_int("steps", steps)
+        t = _positive_int("steps", steps, MAX_RUNS)
         t_rule = ""
         e = None
     else:

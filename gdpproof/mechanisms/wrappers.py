@@ -135,10 +135,8 @@ class PoissonSampled(Subsampled):
 
     def __post_init__(self) -> None:
         self._check_inner()
-        q = exact_parameter("sample_rate", self.sample_rate, "probability")
+        q = exact_parameter("sample_rate", self.sample_rate, "rate")
         within_range("sample_rate", self.sample_rate, q, probability=True, zero=False)
-        if q == 0:
-            raise bad("sample_rate", self.sample_rate, "must be in (0, 1]")
         rel = relation(self.neighbours)
         inner = self.mechanism
         if isinstance(inner, PoissonSampled):  # a Poisson subsample of a Poisson subsample: rate p q

@@ -166,6 +166,7 @@ def test_report_table_and_json():
     # unsafe, 10 conservative, 4 errors, 3 agreements)
     for kind in ("unsafe", "conservative", "agrees"):
         worst, found = r.worst(kind), r.of_kind(kind)
+        found = [f for f in found if f.severity != "degenerate"] or found  # reported apart
         assert found and worst.kind == kind
         assert abs(worst.relative_error) == max(abs(f.relative_error) for f in found), kind
     assert r.of_kind("error") and r.worst("error") == r.of_kind("error")[0]
@@ -269,3 +270,19 @@ def test_drawn_inputs_are_seeded():
     a, b, c = (_drawn("epsilon_from_delta", 5, seed) for seed in (1, 1, 2))
     assert a == b and a != c and len(a) >= 3
     assert all(1e-4 <= mu <= 50 and 1e-300 <= d <= 0.5 for mu, d in a)
+
+
+def test_the_worst_finding_leaves_degenerate_inputs_apart():
+    """A trial found "worst unsafe -1.00e+00" at eps = 0 above "no material unsafe finding": the
+    degenerate inputs are reported apart, so the worst is taken among the others while there are."""
+    def low_at_zero(mu, eps, tiny=False):
+        d = math.nextafter(float(gdpproof.delta_from_epsilon(mu, eps, digits=20)), math.inf)  # above the exact
+        return 0.0 if eps == 0 else d * (1 - 1e-12) if tiny else d
+
+    r = audit_function(lambda mu, eps: low_at_zero(mu, eps, tiny=True), "delta_from_epsilon", quick=True, examples=0)
+    assert any(f.severity == "degenerate" and f.kind == "unsafe" for f in r.findings)
+    assert r.worst("unsafe").severity != "degenerate" and abs(r.worst("unsafe").relative_error) < 1e-11
+    assert "worst unsafe " in str(r) and "(degenerate input)" not in str(r)
+    r = audit_function(low_at_zero, "delta_from_epsilon", quick=True, examples=0)
+    assert r.of_kind("unsafe") and all(f.severity == "degenerate" for f in r.of_kind("unsafe"))  # only at eps = 0
+    assert r.worst("unsafe").severity == "degenerate" and "worst unsafe (degenerate input)" in str(r)

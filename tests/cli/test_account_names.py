@@ -115,3 +115,68 @@ def test_calibrate_dpsgd_says_which_options_to_leave_out(capsys):
     code, _, err = run(capsys, "calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--sample-rate", "0.01",
                        "--noise-multiplier", "1", "--epochs", "2")
     assert code == 2 and err.endswith("leave exactly that one out (all are given)\n")
+
+
+def test_one_rule_per_option_whichever_side_it_misses(capsys):
+    """A trial found --delta 2 refused as 'in [0, 1]' but --delta 0 as 'in (0, 1)', and --steps 1e20
+    as 'at most 10^18' but 10^10 as 'at most 10^9': one rule each now."""
+    for d in ("2", "1", "0", "-1e-5"):
+        code, _, err = run(capsys, "account", "--mechanism", "gaussian:sigma=1", "--delta", d)
+        assert code == 2 and err == f"gdpproof: error: --delta='{d}' must be in (0, 1)\n"
+    for q in ("1.5", "0", "-1"):
+        code, _, err = run(capsys, "account", "--sigma", "1", "--sample-rate", q, "--steps", "10", "--delta", "1e-5")
+        assert code == 2 and err == f"gdpproof: error: --sample-rate='{q}' must be in (0, 1]\n"
+    for t in ("1e20", "10000000000"):
+        code, _, err = run(capsys, "account", "--sigma", "1", "--sample-rate", "0.01", "--steps", t, "--delta", "1e-5")
+        assert code == 2 and err == f"gdpproof: error: --steps='{t}' must be at most 10^9\n"
+
+
+def test_a_negative_number_in_scientific_notation_is_a_value(capsys):
+    code, out, _ = run(capsys, "convert", "--mu", "1", "--eps", "-1e-3", "--digits", "5")
+    assert code == 0 and out.startswith("delta = 0.38324")  # Phi(0.501) - e^-0.001 Phi(-0.499), rounded up
+    code, _, err = run(capsys, "account", "--mechanism", "gaussian:sigma=1", "--delta", "-1e-5")
+    assert code == 2 and "must be in (0, 1)" in err
+
+
+def test_the_schedule_s_rules_name_options_not_python_arguments(capsys):
+    cases = [
+        (("--sample-rate", "0.01"), "--steps is needed: give --steps, or --epochs"),
+        (("--steps", "100"), "--sample-rate is needed: give --sample-rate, or --batch-size and --dataset-size"),
+        (("--batch-size", "600", "--dataset-size", "500", "--steps", "10"),
+         "--batch-size='600' must be at most --dataset-size=500"),
+        (("--sample-rate", "0.01", "--steps", "100", "--epochs", "3"),
+         "--epochs='3' cannot be given with --steps='100': give one of them"),
+    ]
+    for options, message in cases:
+        code, _, err = run(capsys, "account", "--sigma", "1", *options, "--delta", "1e-5")
+        assert code == 2 and err == f"gdpproof: error: {message}\n"
+    # a spec names its own keys; Python its arguments
+    code, _, err = run(capsys, "account", "--mechanism", "dpsgd:sigma=1,batch-size=600,dataset-size=500,steps=10",
+                       "--delta", "1e-5")
+    assert code == 2 and err.endswith(": batch-size='600' must be at most dataset-size=500\n")
+    from gdpproof.errors import InvalidParameterError
+    from gdpproof.mechanisms import dpsgd
+
+    try:
+        dpsgd(1, steps=10, batch_size=600, dataset_size=500)
+    except InvalidParameterError as exc:
+        assert str(exc) == "batch_size=600 must be at most dataset_size=500"
+    else:
+        raise AssertionError("a batch above the dataset was accepted")
+
+
+def test_counts_in_scientific_notation_and_bad_choices(capsys):
+    code, out, _ = run(capsys, "simulate", "gaussian", "--sigma", "1", "--samples", "1e4", "--seed", "1", "--json")
+    assert code == 0 and json.loads(out)["samples"] == "10000"
+    code, _, err = run(capsys, "simulate", "gaussian", "--sigma", "1", "--samples", "1e20", "--seed", "1")
+    assert code == 2 and err.startswith("gdpproof: error: --samples=") and "must be an integer in [1, 2^53]" in err
+    code, _, err = run(capsys, "calibrate", "gausian", "--eps", "1", "--delta", "1e-5")
+    assert code == 2 and err == ("gdpproof: error: gdpproof calibrate: invalid choice: 'gausian' (choose from "
+                                 "'gaussian', 'dpsgd')\n")
+
+
+def test_account_takes_epsilon_as_convert_does(capsys):
+    assert run(capsys, "account", "--mechanism", "gdp:mu=1", "--epsilon", "1") == \
+        run(capsys, "account", "--mechanism", "gdp:mu=1", "--eps", "1")
+    code, _, err = run(capsys, "account", "--mechanism", "gdp:mu=1", "--epsilon", "x")
+    assert code == 2 and err.startswith("gdpproof: error: --epsilon='x' is not a number")

@@ -89,4 +89,4 @@ def test_a_command_s_options_are_built_only_when_it_runs():
 def test_unknown_command_is_a_usage_error(capsys):
     assert main(["nosuchcommand"]) == 2
     err = capsys.readouterr().err
-    assert "invalid choice: 'nosuchcommand'" in err and err.count("\n") == 1
+    assert "gdpproof: error: invalid choice of command: 'nosuchcommand' (choose from 'tradeoff'," in err and err.count("\n") == 1

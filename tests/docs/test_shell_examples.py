@@ -97,6 +97,13 @@ def commands(block: Block) -> list[Command]:
     for line in block.lines:
         if line.startswith("$ "):
             words = shlex.split(line[2:])
+            # as a shell reads it: a word holding ( ) ; & | < > unquoted is not what is run here
+            lexer = shlex.shlex(line[2:], posix=True, punctuation_chars=True)
+            lexer.whitespace_split = True
+            shell_words = list(lexer)
+            assert shell_words == words or shell_words == words[:-1] + ["2>&1"] or (
+                words[-1:] == ["2>&1"] and shell_words[:-3] == words[:-1]), (
+                f"{block.id}: {line!r} needs quotes to run in a shell (it splits as {shell_words})")
             merge = words[-1:] == ["2>&1"]
             out.append(Command(words[:-1] if merge else words, merge, [], 0))
         elif not out:

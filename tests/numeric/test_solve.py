@@ -412,3 +412,69 @@ def test_fast_eps_below_the_float_domain_of_mu_is_not_read_as_zero():
         got = fast.epsilon_from_delta(np.array([mu, mu]), np.array([below, above]))
         assert got[0] == float(epsilon_from_delta(mu, below, digits=17)) > 0
         assert got[1] == 0.0
+
+
+def _delta_mills(mu: Fraction, eps: Fraction, dps: int, log: bool = False) -> object:
+    """delta_mu(eps) (or its log, an mpf) by mpmath in z = eps/mu - mu/2, independently of the arb
+    kernels: e^eps phi(z + mu) = phi(z), so delta = Phi(-z) - phi(z) M(z + mu), M(w) =
+    Phi(-w)/phi(w) the Mills ratio (its asymptotic series 1/w - 1/w^3 + 3/w^5 - ... beyond
+    w = 1e6, where Phi(-z) is phi(z) M(z) too): no e^eps to form."""
+    ctx = CTX.clone()
+    ctx.dps = dps
+
+    def mills(w):
+        if w <= 10**6:
+            return ctx.ncdf(-w) / ctx.npdf(w)
+        total, term, k = ctx.mpf(0), 1 / w, 0
+        while abs(term) > ctx.mpf(2) ** (-ctx.prec - 10) * abs(total):
+            total, k = total + term, k + 1
+            term *= -(2 * k - 1) / (w * w)
+        return total
+
+    z = eps / mu - mu / 2
+    zz = ctx.mpf(z.numerator) / z.denominator
+    w = zz + ctx.mpf(mu.numerator) / mu.denominator
+    value = ctx.npdf(zz) * (mills(zz) - mills(w)) if zz > 10**6 else ctx.ncdf(-zz) - ctx.npdf(zz) * mills(w)
+    return ctx.log(value) if log else _frac(value)
+
+
+@pytest.mark.parametrize(("mu", "delta", "digits"), [
+    ("1e100", "1e-5", 4000), ("1e1000", "1e-5", 4000), ("1e70", "1e-5", 2000),
+    # Newton stepped to NaN where its slope's ball held 0 (main: "left the finite range")
+    ("3.66834865557167e-07", "6.876862258679649e-112", 15), ("96e3", "3e-300", 5)])
+def test_epsilon_at_a_huge_mu_to_thousands_of_digits(mu, delta, digits):
+    """convert --mu 1e100 --delta 1e-5 --digits 4000 ran 7.6 s and failed: Newton started at a z
+    = eps/mu - mu/2 near mu/2 and only halved it each step, 200 steps ending 3e-61 off, beyond
+    what the certification bridges past 1200 digits.  The answer is the decimal rounded up:
+    delta at it is within the target, one unit below it is not."""
+    e = gdpproof.epsilon_from_delta(mu, delta, digits=digits)
+    m, d, c = Fraction(mu), Fraction(delta), e.to_fraction()
+    dps = digits + 60
+    assert _delta_mills(m, c, dps) <= d < _delta_mills(m, c - up_ulp(e), dps)
+
+
+
+def test_epsilon_at_a_large_mu_and_a_log_delta_far_below_its_square():
+    # z = eps/mu - mu/2 near 1.3e126, far above mu = 9.13e17: the dual's log form cancels
+    # log2(z/mu) bits there, and the target -8.5e251 at 50 digits is a ball of radius 1e173
+    e = gdpproof.epsilon_from_log_delta("913e15", "-8.5e251", digits=50)
+    m, c = Fraction("913e15"), e.to_fraction()
+    dps = 50 + 60 + 110  # and the 108 digits of z/mu its two terms share
+    bound = CTX.clone()
+    bound.dps = dps
+    assert _delta_mills(m, c, dps, log=True) <= bound.mpf("-8.5e251") < _delta_mills(m, c - up_ulp(e), dps, log=True)
+
+def test_epsilon_at_the_largest_mu_to_4000_digits():
+    # eps = mu^2/2 + mu z, z = 4.26...: at 4000 digits the unit of 5e9999 is 1e6000 = mu 1e1000,
+    # so the decimal mu^2/2 (z = 0, delta near 1/2) is not admissible and the next one (z = 1e1000) is
+    e = gdpproof.epsilon_from_delta("1e5000", "1e-5", digits=4000)
+    assert str(e) == "5." + "0" * 3998 + "1E+9999"
+
+
+def test_certify_boundary_names_what_it_could_not_settle():
+    from gdpproof.numeric.tradeoff.roots import certify_boundary
+
+    with pytest.raises(gdpproof.PrecisionError, match=r"^could not certify 5 digits of epsilon at mu=2, "
+                       r"delta=0\.5: the certified tests did not find the boundary near its estimate 1$"):
+        certify_boundary(Fraction(1), lambda x: x >= 10**2000, digits=5, rounding="up", increasing_ok=True,
+                         what=lambda: "epsilon at mu=2, delta=0.5")

@@ -13,6 +13,7 @@ from typing import Any
 import flint
 
 from ...errors import PrecisionError
+from ...text import show
 from ..engine._mp import arb_precision, call_at_precision, fraction_of_exact_arb
 from ..engine.certified import MAX_BITS, Certified, decimal, round_fraction
 
@@ -64,7 +65,7 @@ def decimal_value(me: tuple[int, int]) -> Fraction:
 
 
 def certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digits: int, rounding: str,
-                      increasing_ok: bool) -> Certified:
+                      increasing_ok: bool, what: Callable[[], str] = lambda: "the boundary") -> Certified:
     """The decimal on the safe side of a monotone boundary.
 
     ``ok(x)`` is a certified test of the admissible side; admissible points form an interval
@@ -72,10 +73,11 @@ def certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digi
     otherwise (round down: largest admissible decimal).  The estimate is usually right to the
     last unit, and a few unit steps settle it; if not (an ill-conditioned boundary), the
     boundary is bracketed by galloping and bisection with certified tests, then settled.
-    Decimals are kept as integer pairs (m, e), value m * 10^e.
+    Decimals are kept as integer pairs (m, e), value m * 10^e.  ``what()`` names the quantity
+    and its inputs in a PrecisionError ("epsilon at mu=1e100, delta=1e-5").
     """
     if estimate <= 0:
-        raise PrecisionError("the boundary is not positive")
+        raise PrecisionError(f"could not certify {what()}: its estimate is not positive")
     c = round_fraction(estimate, digits, rounding)
     for attempt in range(2):
         for _ in range(6):
@@ -90,8 +92,9 @@ def certify_boundary(estimate: Fraction, ok: Callable[[Fraction], bool], *, digi
         if attempt == 0:
             c = round_fraction(bisect_boundary(decimal_value(c), ok, digits, increasing_ok), digits, rounding)
             if c[0] <= 0:
-                raise PrecisionError("the boundary is not positive")
-    raise PrecisionError("the estimate of the boundary did not converge")
+                raise PrecisionError(f"could not certify {what()}: the boundary found is not positive")
+    raise PrecisionError(f"could not certify {digits} digits of {what()}: the certified tests did not find "
+                         f"the boundary near its estimate {show(estimate)}")
 
 
 def bisect_boundary(c: Fraction, ok: Callable[[Fraction], bool], digits: int, increasing_ok: bool) -> Fraction:
@@ -137,7 +140,10 @@ def newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bi
     so tiny roots are found as easily as ordinary ones.  (Not 32 more: arb's erfc costs twice
     as much from about 148 bits, and a candidate needs no more than its digits.)
     ``cancellation`` bits more are carried where ``step`` itself cancels that many (the Gaussian
-    dual at a huge epsilon: epsilon/mu - mu/2 of two terms near sqrt(epsilon/2)).
+    dual at a huge epsilon: epsilon/mu - mu/2 of two terms near sqrt(epsilon/2)); the stopping
+    rule asks for them too, for there the function's scale is that of the cancelled difference
+    (z = epsilon/mu - mu/2 at epsilon near mu^2/2, about 2^cancellation smaller than x
+    relatively): a relative step s leaves an error about 2^cancellation s^k relative, not s^k.
     """
     extra = 8 + max(0, -magnitude(x0)) + cancellation
     with arb_precision(bits + extra):
@@ -145,15 +151,15 @@ def newton(x0: flint.arb, step: Callable[[flint.arb], tuple[flint.arb, ...]], bi
         order = None
         for _ in range(max_steps):
             g, dg, *more = step(x)
-            if not (g.is_finite() and dg.is_finite()) or dg.is_zero():
-                break
+            if not (g.is_finite() and dg.is_finite() and (dg > 0 or dg < 0)):
+                break  # a slope whose sign the ball leaves open would step to NaN: the candidate stands
             if order is None:
                 # convergence of order k: a step of size s leaves an error about C s^k, so a step
                 # below 2^-(bits/k - 8) leaves one far below the candidate's last decimal (bits
                 # carries 32 bits of margin over the digits); a candidate a unit off costs the
                 # certification one more sign check, never a wrong digit
                 order = 3 if more else 2
-                tolerance = flint.arb(2) ** (-(bits + 8) // order + 8)
+                tolerance = flint.arb(2) ** (-(bits + 8 + cancellation) // order + 8)
             if more and more[0].is_finite():
                 denominator = 2 * dg * dg - g * more[0]
                 new = (x - 2 * g * dg / denominator).mid() if not denominator.is_zero() else (x - g / dg).mid()

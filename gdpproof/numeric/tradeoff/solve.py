@@ -347,24 +347,55 @@ def _clearly_positive_root(mu: float, log_delta: float) -> bool:
 
 def _epsilon_root(mf: Fraction, log_target: flint.arb, bits: int) -> Fraction:
     """An estimate of the epsilon where log delta_mu(epsilon) = log_target (not certified):
-    Newton on log delta from a float64 root when one exists, else from a bracket found by
-    doubling."""
+    Newton on log delta from a float64 root when one exists, else from a point at or above the
+    root (found by doubling from 1, or, for mu above 16, :func:`_epsilon_start_large_mu`)."""
     guess = _float_epsilon_guess(float(mf), float(log_target.mid())) if mf < 10**300 else None
 
     def log_step(x: flint.arb) -> tuple[flint.arb, flint.arb]:
         am = arb_of_fraction(mf)
         return _LOG_DUAL(x, am) - log_target, _DLOG_DUAL_EPS(x, am)
 
+    def excess(x: flint.arb) -> flint.arb:
+        return _LOG_DUAL(x, arb_of_fraction(mf)) - log_target
+
     if guess is not None:
         return newton(flint.arb(guess), log_step, bits)
-    start, cancellation = flint.arb(1), 0
+    if mf.numerator.bit_length() - mf.denominator.bit_length() > 4:
+        hi, cancellation = _epsilon_start_large_mu(mf, log_target, excess, bits)
+        return newton(hi, log_step, bits, cancellation=cancellation)
+    return newton(bracket_root(excess, flint.arb(1), 2, bits), log_step, bits)
+
+
+def _epsilon_start_large_mu(mf: Fraction, log_target: flint.arb, excess: Callable[[flint.arb], flint.arb],
+                            bits: int) -> tuple[flint.arb, int]:
+    """A start at or above the epsilon where ``excess`` (log delta_mu(epsilon) minus the target's
+    log, decreasing in epsilon) changes sign, for mu above 16, and the bits the dual cancels there.
+
+    In z = epsilon/mu - mu/2, delta_mu = Phi(-z) - e^eps Phi(-z - mu) < Phi(-z) <= e^(-z^2/2)/2
+    for z >= 0, so z = sqrt(-2 log(2 delta)) (0 for delta >= 1/2), rounded up to an integer, is
+    at or above the root's z and close to it: Newton comes down from epsilon = mu^2/2 + mu z in
+    a few steps (log delta is about -z^2/2 - log z there).  (A start doubled from mu^2/32
+    overshot the root to a z near mu/2, from where each Newton step only halved z: at mu = 1e100
+    the 200 steps ended at z = 2e39, an estimate 3e-61 off, which the certification could not
+    bridge beyond about 1200 digits.)  The dual cancels about log2(mu/z) bits where z is below
+    mu (forming z from epsilon) and log2(z/mu) where it is above (the difference of the two
+    erfcx of its log form); both are counted.  Where the ball does not show the start at or
+    above the root, z is doubled (plus one): a target given by a long log (log delta = -8.5e251
+    at 50 digits is a ball of radius 1e173) leaves a start this close to the root undecided at
+    any precision.  Only a start: the certification proves the answer.
+    """
     m_bits = mf.numerator.bit_length() - mf.denominator.bit_length()
-    if m_bits > 4:
-        # the root is near mu^2/2 (there epsilon/mu - mu/2 is of moderate size, and forming it
-        # cancels log2(mu) bits): doubling from about mu^2/8 takes a few steps, not 2 log2(mu)
-        start, cancellation = flint.arb(2) ** (2 * m_bits - 5), m_bits + 16
-    hi = bracket_root(lambda x: _LOG_DUAL(x, arb_of_fraction(mf)) - log_target, start, 2, bits + cancellation)
-    return newton(hi, log_step, bits, cancellation=cancellation)
+    with arb_precision(bits + 64):
+        two_log_two_delta = (2 * (log_target + flint.arb(2).log())).mid()  # a start: no rigour needed
+        z = 0 if two_log_two_delta >= 0 else math.ceil(fraction_of_exact_arb((-two_log_two_delta).sqrt().mid()))
+    for _ in range(64):
+        cancellation = max(m_bits, z.bit_length() - m_bits) + 16
+        with arb_precision(bits + 32 + cancellation):
+            x = arb_of_fraction(mf * mf / 2 + mf * z).mid()
+            if excess(x) <= 0:
+                return x, cancellation
+        z = 2 * z + 1
+    raise PrecisionError(f"could not bracket the epsilon of mu={show(mf)} (z above {show(z)})")
 
 
 def _delta_root(guess: float, mu: flint.arb, target: flint.arb, bits: int) -> flint.arb:
@@ -505,7 +536,8 @@ def epsilon_from_delta(mu: Any, delta: Any, *, digits: int = 30) -> Certified:
         with arb_precision(estimate.numerator.bit_length() + estimate.denominator.bit_length()):
             est = arb_of_fraction(estimate)  # exact: a dyadic of fewer bits than that
     return _certify_epsilon_by_tangent(est, mu_ball, target, digits) or certify_boundary(
-        estimate, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True)
+        estimate, lambda e: _delta_le(mf, e, df, digits), digits=digits, rounding="up", increasing_ok=True,
+        what=lambda: f"epsilon at mu={show(mu)}, delta={show(delta)}")
 
 
 def _epsilon_of_irrational_mu(mu: Any, delta: Any, digits: int) -> Certified:
@@ -585,7 +617,8 @@ def epsilon_from_log_delta(mu: Any, log_delta: Any, *, digits: int = 30) -> Cert
     bits = working_bits(digits)
     with arb_precision(bits + 64):
         est = _epsilon_root(mf, arb_of_fraction(lf), bits)
-    return certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True)
+    return certify_boundary(est, log_le, digits=digits, rounding="up", increasing_ok=True,
+                            what=lambda: f"epsilon at mu={show(mu)}, log_delta={show(log_delta)}")
 
 
 def _mu_estimate(ef: Fraction, df: Fraction, bits: int) -> Fraction:
@@ -707,7 +740,7 @@ def mu_from_epsilon_delta(epsilon: Any, delta: Any, *, digits: int = 30) -> Cert
     _solvable("epsilon", epsilon, ef)
     est = _mu_estimate(ef, df, working_bits(digits))
     return certify_boundary(est, lambda m: _delta_le(m, ef, df, digits), digits=digits, rounding="down",
-                             increasing_ok=False)
+                            increasing_ok=False, what=lambda: f"mu at epsilon={show(epsilon)}, delta={show(delta)}")
 
 
 def _at_zero_epsilon(sensitivity: Fraction, d: Fraction, digits: int, rounding: str) -> Certified:
@@ -762,4 +795,5 @@ def sigma_from_epsilon_delta(epsilon: Any, delta: Any, sensitivity: Any = 1, *, 
     _solvable("epsilon", epsilon, ef)
     est = sf / _mu_estimate(ef, df, working_bits(digits))
     return certify_boundary(est, lambda sig: _delta_le(sf / sig, ef, df, digits), digits=digits, rounding="up",
-                             increasing_ok=True)
+                            increasing_ok=True, what=lambda: f"sigma at epsilon={show(epsilon)}, delta={show(delta)}, "
+                                                             f"sensitivity={show(sensitivity)}")

@@ -27,6 +27,7 @@ from .errors import MISSING, InvalidParameterError, bad
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     import sympy
@@ -340,12 +341,15 @@ def _sign_known(v: sympy.Expr, relation: str) -> bool | None:
     import sympy
 
     if v.is_Rational:
-        p, q = int(v.p), int(v.q)
-        return {"ge0": p >= 0, "gt0": p > 0, "le1": p <= q, "lt1": p < q}[relation]
-    # only the relation asked for: building all three would decide v <= 1 too, which for
+        return _RELATIONS[relation](Fraction(int(v.p), int(v.q)))
+    # only the relation asked for: building all of them would decide v <= 1 too, which for
     # sqrt(1 + 10^-20000) costs sympy minutes
-    cond = v >= 0 if relation == "ge0" else v > 0 if relation == "gt0" else v <= 1 if relation == "le1" else v < 1
-    return False if sympy_value(cond) is sympy.false else None
+    return False if sympy_value(_RELATIONS[relation](v)) is sympy.false else None
+
+
+#: The relations a parameter is checked against, by name (on a Fraction, or a sympy expression).
+_RELATIONS: dict[str, Callable[[Any], Any]] = {"ge0": lambda x: x >= 0, "gt0": lambda x: x > 0,
+                                               "le1": lambda x: x <= 1, "lt1": lambda x: x < 1}
 
 
 def nonnegative(name: str, value: Any, *, symbolic: bool = True, infinite: bool = False) -> sympy.Expr:
@@ -484,7 +488,7 @@ def probability_fraction(name: str, value: Any, kind: str = "probability") -> Fr
         return _from_sympy(rational(name, probability(name, value, symbolic=False, kind=kind)))  # type: ignore[return-value]
     x = rational_fraction(name, value)
     relations, rule = _UNIT[kind]
-    if x < 0 or x > 1 or ("gt0" in relations and x == 0) or ("lt1" in relations and x == 1):
+    if not all(_RELATIONS[r](x) for r in relations):
         raise bad(name, value, rule)
     return x  # type: ignore[return-value]
 

@@ -117,7 +117,13 @@ class Calibration:
         above it, and that end holds for the mechanism itself (its parameters are doubles, and the
         lower end is not only the dominating pair's)."""
         n = self.neighbour_account
-        return n.pair_tight and not n.rounded_parameters and _exact(n.eps_lower) > _exact(self.target_epsilon)
+        return n.pair_tight and not n.rounded_parameters and self._neighbour_above()
+
+    def _neighbour_above(self) -> bool:
+        """Whether the neighbour's proven lower end of epsilon (a certified decimal on every route)
+        is above the target."""
+        low = self.neighbour_account.eps_lower
+        return not low.is_finite() or low.to_fraction() > to_fraction(self.target_epsilon)
 
     def neighbour_phrase(self) -> str:
         """How the neighbour stands to the target, in words: proven not to meet it; above it by
@@ -126,7 +132,7 @@ class Calibration:
         n = self.neighbour_account
         if self.neighbour_refuted:
             return f"proven not to meet the target (its epsilon is at least {n.eps_lower})"
-        above = _exact(n.eps_lower) > _exact(self.target_epsilon)  # a proven lower end on every route
+        above = self._neighbour_above()
         if above and n.pair_tight:
             return (f"not proven to meet the target: its bracket lies above it, but its lower end {n.eps_lower} is "
                     "for the parameters rounded to doubles, so it does not prove that the value fails")
@@ -427,13 +433,16 @@ def _sayer(progress: bool | TextIO) -> Callable[[str], None]:
 
 def _problem(target: Any, delta: Any, sigma: Any, q: Any, steps: Any, epochs: Any, batch: Any, n: Any,
              digits: int, sampling: str, neighbours: str | None) -> _Problem:
-    free = [name for name, unset in (("noise_multiplier", sigma is None), ("steps", steps is None and epochs is None),
-                                     ("sample_rate", q is None and batch is None)) if unset]
+    if batch is not None and n is None:
+        dpsgd_schedule(batch_size=batch)  # raises its rule: dataset_size is needed with batch_size
+    free = [name for name, unset in (("noise_multiplier", sigma is None), ("steps/epochs", steps is None and epochs is None),
+                                     ("sample_rate/batch_size", q is None and batch is None)) if unset]
     if len(free) != 1:
         raise InvalidParameterError(
-            "leave exactly one of noise_multiplier, steps/epochs and sample_rate/batch_size unset: it is solved for"
-            + (f" (unset: {', '.join(free)})" if free else " (all are set)"))
-    what = free[0]
+            "DP-SGD calibration solves for one of noise_multiplier, steps/epochs and sample_rate/batch_size: leave "
+            f"exactly that one out ({'unset: ' + ', '.join(free) if free else 'all are given'})",
+            mentions=("noise_multiplier", "steps", "epochs", "sample_rate", "batch_size"))
+    what = free[0].split("/")[0]
     mu = float(mu_from_epsilon_delta(target, delta, digits=8))  # the CLT guess: it understates epsilon
     if what == "noise_multiplier":
         s = dpsgd_schedule(sample_rate=q, steps=steps, epochs=epochs, batch_size=batch, dataset_size=n)
@@ -499,11 +508,6 @@ def _dpsgd(sigma: Any, s: Schedule, sampling: str, neighbours: str | None) -> Me
     sizes = s.batch_size is not None and s.dataset_size is not None
     return dpsgd(sigma, None if sizes else s.sample_rate, s.steps, batch_size=s.batch_size if sizes else None,
                  dataset_size=s.dataset_size if sizes else None, sampling=sampling, neighbours=neighbours)
-
-
-def _exact(v: Any) -> Fraction:
-    """A bracket end, a certified decimal or a target as an exact fraction (for comparing them)."""
-    return Fraction(v) if isinstance(v, (int, float, Fraction, Decimal)) else to_fraction(v)
 
 
 def _end(a: Account, which: str) -> Any:

@@ -68,7 +68,8 @@ class InvalidParameterError(GdpproofError, ValueError):
             message then reads ``"{argument} {rule}"``).
         rule: The rule it breaks (``"must be > 0"``).
         mentions: Other arguments the rule names, by their library names (``("dataset_size",)`` in
-            ``"must be at most dataset_size=500"``): a front end renames them too (:meth:`renamed`).
+            ``"must be at most dataset_size=500"``), or, in an error of no single argument, the
+            arguments its message names: a front end renames them too (:meth:`renamed`).
 
     Examples:
         >>> e = InvalidParameterError(argument="noise_multiplier", value="0", rule="must be > 0")
@@ -113,16 +114,7 @@ class InvalidParameterError(GdpproofError, ValueError):
         >>> e.rule_renamed({"dataset_size": "--dataset-size"})
         'must be at most --dataset-size=500'
         """
-        rule = self.rule
-        if rule is None:
-            return None
-        import re
-
-        for other in self.mentions:
-            if other in names:
-                new = names[other]
-                rule = re.sub(rf"(?<![\w-]){re.escape(other)}(?![\w-])", lambda _: new, rule)
-        return rule
+        return None if self.rule is None else _with_names(self.rule, self.mentions, names)
 
     def renamed(self, names: Mapping[str, str], values: Mapping[str, Any] | None = None) -> str:
         """The message, with the argument (and the others its rule mentions) renamed through
@@ -136,12 +128,26 @@ class InvalidParameterError(GdpproofError, ValueError):
         >>> e.renamed({"epochs": "--epochs", "steps": "--steps"})
         '--epochs=3 cannot be given with --steps=100'
         """
-        if self.argument is None or self.argument not in names:
+        if self.argument is None:  # an error of no single argument: the ones it mentions
+            return _with_names(str(self), self.mentions, names)
+        if self.argument not in names:
             return str(self)
         rule = self.rule_renamed(names)
         if values is not None and self.argument in values:
             return self.named(names[self.argument], values[self.argument], rule)
         return self.named(names[self.argument], rule=rule)
+
+
+def _with_names(text: str, mentions: tuple[str, ...], names: Mapping[str, str]) -> str:
+    """``text`` with each argument of ``mentions`` that ``names`` renames written by its new name
+    (whole words only: ``steps`` in ``steps/epochs``, not in ``max_steps``)."""
+    import re
+
+    for other in mentions:
+        if other in names:
+            new = names[other]
+            text = re.sub(rf"(?<![\w-]){re.escape(other)}(?![\w-])", lambda _: new, text)
+    return text
 
 
 class ConvergenceError(GdpproofError, ArithmeticError):

@@ -208,3 +208,13 @@ def test_an_exact_route_neighbour_above_the_target_is_proven_to_fail():
     n = c.neighbour_account
     assert n.route == "exact" and Fraction(str(n.eps_lower)) > 1
     assert c.neighbour_refuted and c.neighbour_phrase().startswith("proven not to meet the target")
+
+
+def test_which_parameter_to_leave_out_is_said_in_python_too():
+    """The library says it (the command line renames its arguments to options), and a batch size
+    without a dataset size gets the schedule's own rule, not "all are given"."""
+    with pytest.raises(InvalidParameterError, match=r"leave exactly that one out \(unset: noise_multiplier, "
+                                                    r"steps/epochs\)"):
+        calibrate(3, "1e-5", sample_rate="0.01")
+    with pytest.raises(InvalidParameterError, match=r"^dataset_size is needed with batch_size"):
+        calibrate(3, "1e-5", noise_multiplier=1, steps=100, batch_size=10)

@@ -35,10 +35,6 @@ def float_certified(x: float, digits: int, rounding: str) -> Certified:
 
 ROUTES = ("exact", "exact-finite", "bracket")
 
-#: How the note of a delta that is 0 because eps is at least the largest privacy loss begins (the
-#: statement then names that proof, not a composition).
-ZERO_BEYOND_LARGEST_LOSS = "delta = 0: eps = "
-
 
 METHODS = {
     "exact": "a closed form, certified in ball arithmetic",
@@ -328,10 +324,10 @@ class Account:
             where = (f"the exact {what}{doubles} lies in [{lo}, {hi}]" if tight else
                      f"the {what} of its dominating pair{doubles} lies in [{lo}, {hi}] (the mechanism's is at most {hi}; "
                      f"{lo} is a lower bound for the pair, not for the mechanism)")
-            if self.given == "epsilon" and as_fraction(hi) == 0 and any(n.startswith(ZERO_BEYOND_LARGEST_LOSS)
-                                                                          for n in self.notes):
+            if self.given == "epsilon" and self.composition is None and as_fraction(hi) == 0:
+                # nothing was composed: delta is 0 as eps is at least the largest loss (routes._bracket)
                 how = (f"{where}: ε is at least the largest privacy loss of the composition, which no output "
-                       f"exceeds; in exact rational arithmetic, no float assumption")  # nothing was composed
+                       f"exceeds; in exact rational arithmetic, no float assumption")
             else:
                 how = (f"a proven upper bound; {where}, by numerical composition of "
                        f"privacy-loss distributions with a proven error bracket{order}{tail}")

@@ -50,8 +50,7 @@ if TYPE_CHECKING:
 # The engine (composed, search, the discretizations, dpsgd) is imported where a route needs it, so
 # that a closed-form account does not load it.
 from .checks import check_refinement
-from .result import (lower_neighbour, BRACKET_DIGITS, ROUTES, ZERO_BEYOND_LARGEST_LOSS, Account, CLTApproximation,
-                     pair_tight)
+from .result import lower_neighbour, BRACKET_DIGITS, ROUTES, Account, CLTApproximation, pair_tight
 from .translate import (
     exact_ordering,
     finite_pairs,
@@ -155,11 +154,13 @@ def _exact_pairs(leaves: list, given: str, value: sympy.Expr, digits: int) -> Ce
 
 
 def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, value: sympy.Expr,
-             rel_width: float, width_notes: bool = True) -> tuple[Bound, ComposedLoss | None, list[str]]:
+             rel_width: float, width_notes: bool = True,
+             negated: bool = False) -> tuple[Bound, ComposedLoss | None, list[str]]:
     """The bracket route: the proven bracket of the composition, with the given delta or epsilon
     rounded to doubles on each end's safe side, and the mass of infinite loss of (eps, delta)
     leaves folded in: delta(eps) = delta_inf + (1 - delta_inf) delta_finite(eps).  Without
-    ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on)."""
+    ``width_notes`` the notes say nothing of the bracket's width (the caller maps it on); with
+    ``negated`` the epsilon given is -eps of the caller's (its notes say so)."""
     from .composed import largest_losses
     from .exact_lattice import ROUTE as EXACT_ROUTE
     from .search import delta_at, delta_search, epsilon_search
@@ -207,9 +208,10 @@ def _bracket(parts: list[tuple[PrivacyLoss, int]], revealing: list, given: str, 
         if parts:
             beyond = (f"is at least the largest privacy loss, L_max <= {_cap_text(cap)} ({LARGEST_LOSS}), which no "
                       "output exceeds")
-            notes.append(f"{ZERO_BEYOND_LARGEST_LOSS}{given_text(value)} {beyond}" if not revealing else
-                         f"delta_rest(eps) = 0: eps = {given_text(value)} {beyond} where the data is not revealed; "
-                         "so delta = delta_inf")
+            at = f"-eps = {given_text(value)}" if negated else f"eps = {given_text(value)}"
+            notes.append(f"delta{'(-eps)' if negated else ''} = 0: {at} {beyond}" if not revealing else
+                         f"delta_rest({'-eps' if negated else 'eps'}) = 0: {at} {beyond} where the data is not "
+                         f"revealed; so delta{'(-eps)' if negated else ''} = delta_inf")
     else:
         # beyond 1e300 delta is bracketed at 1e300 (delta does not increase with eps, so the upper end
         # holds), and its lower end is 0
@@ -290,10 +292,8 @@ def _negative_epsilon_bracket(parts: list[tuple[PrivacyLoss, int]], revealing: l
     for _ in range(2):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WidthNotReachedWarning)
-            at_minus, comp, notes = _bracket(parts, revealing, "epsilon", -value, asked, width_notes=False)
-        # a note on a delta of 0 at -eps speaks of -eps, not of the delta reported at eps
-        notes = [f"delta(-eps) = 0: -eps = {n[len(ZERO_BEYOND_LARGEST_LOSS):]}" if n.startswith(ZERO_BEYOND_LARGEST_LOSS)
-                 else n for n in notes]
+            at_minus, comp, notes = _bracket(parts, revealing, "epsilon", -value, asked, width_notes=False,
+                                             negated=True)
         for w in caught:
             if not issubclass(w.category, WidthNotReachedWarning):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

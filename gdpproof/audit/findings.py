@@ -229,6 +229,12 @@ class AuditReport:
             return None
         return max(found, key=lambda f: -1.0 if f.relative_error is None else abs(f.relative_error))
 
+    def worst_label(self, kind: str) -> str:
+        """How :meth:`worst` of ``kind`` is named: "worst unsafe", or "worst unsafe (degenerate
+        input)" when every finding of the kind is at a degenerate input."""
+        f = self.worst(kind)
+        return f"worst {kind}" + (" (degenerate input)" if f is not None and f.severity == "degenerate" else "")
+
     def summary(self) -> list[dict[str, Any]]:
         """One row per (function, quantity): counts of each kind, of the material ones, and a verdict."""
         rows: dict[tuple[str, str], dict[str, Any]] = {}
@@ -290,8 +296,7 @@ class AuditReport:
         for kind in ("unsafe", "conservative", "error"):
             f = self.worst(kind)
             if f is not None:
-                label = f"{kind} (degenerate input)" if f.severity == "degenerate" else kind
-                lines.append(f"worst {label:<12} {_rel(f.relative_error):>10}  {f.call()} = {f.value!r}; "
+                lines.append(f"{self.worst_label(kind):<18} {_rel(f.relative_error):>10}  {f.call()} = {f.value!r}; "
                              f"reference {f.reference}" + (f"  [{f.detail}]" if f.detail else ""))
         counts = self.counts()
         lines.append("")

@@ -243,7 +243,8 @@ class flags:  # noqa: N801 - used as a context manager: ``with flags({...}):``
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        if isinstance(exc, InvalidParameterError) and exc.argument is not None and exc.argument in self.names:
+        if isinstance(exc, InvalidParameterError) and (
+                exc.argument in self.names if exc.argument is not None else any(m in self.names for m in exc.mentions)):
             raise Usage(exc.renamed(self.names, self.typed)) from None
 
 

@@ -51,15 +51,6 @@ def _dpsgd(args: argparse.Namespace) -> int:
     if args.sensitivity is not None:
         raise Usage(f"--sensitivity={args.sensitivity}: DP-SGD's sensitivity is set by --sampling and --neighbours "
                     "(C with poisson and add-remove, 2C otherwise; sigma is the noise over the clipping norm C)")
-    if args.batch_size is not None and args.dataset_size is None:
-        raise Usage(f"--batch-size={args.batch_size} needs --dataset-size (the sampling rate is B/N)")
-    unset = [name for name, absent in (("--sigma", args.sigma is None),
-                                       ("--steps/--epochs", args.steps is None and args.epochs is None),
-                                       ("--sample-rate/--batch-size", args.sample_rate is None and args.batch_size is None))
-             if absent]
-    if len(unset) != 1:
-        raise Usage("calibrate dpsgd solves for one of --sigma, --steps/--epochs and --sample-rate/--batch-size: leave "
-                    f"exactly that one out ({'unset: ' + ', '.join(unset) if unset else 'all are given'})")
     from ..calibration import calibrate
 
     from .._progress import Ticker

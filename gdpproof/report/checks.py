@@ -480,8 +480,7 @@ def peer_audit(peer: str) -> CheckResult:
     worst = report.worst("unsafe")
     if worst is not None:
         rel = "" if worst.relative_error is None else f" (relative {worst.relative_error:+.2e})"
-        label = "worst unsafe (degenerate input)" if worst.severity == "degenerate" else "worst unsafe"
-        text += f"; {label}: {worst.call()} = {worst.value!r}, reference {worst.reference}{rel}"
+        text += f"; {report.worst_label('unsafe')}: {worst.call()} = {worst.value!r}, reference {worst.reference}{rel}"
     error = report.worst("error")
     if error is not None:
         text += f"; an error: {error.call()}: {error.detail or error.value!r}"

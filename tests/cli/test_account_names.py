@@ -109,7 +109,7 @@ def test_an_option_with_several_names_is_named_as_typed(capsys):
 
 def test_calibrate_dpsgd_says_which_options_to_leave_out(capsys):
     code, _, err = run(capsys, "calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--sample-rate", "0.01")
-    assert code == 2 and err == ("gdpproof: error: calibrate dpsgd solves for one of --sigma, --steps/--epochs and "
+    assert code == 2 and err == ("gdpproof: error: DP-SGD calibration solves for one of --sigma, --steps/--epochs and "
                                  "--sample-rate/--batch-size: leave exactly that one out (unset: --sigma, "
                                  "--steps/--epochs)\n")
     code, _, err = run(capsys, "calibrate", "dpsgd", "--eps", "3", "--delta", "1e-5", "--sample-rate", "0.01",
@@ -189,7 +189,7 @@ def test_review_fixes_on_names_and_notes(capsys):
     assert code == 2 and err.endswith(": dataset-size is needed with batch-size (the sampling rate is B/N)\n")
     code, _, err = run(capsys, "calibrate", "dpsgd", "--sigma", "1", "--steps", "100", "--batch-size", "10",
                        "--eps", "1", "--delta", "1e-5")
-    assert code == 2 and err == "gdpproof: error: --batch-size=10 needs --dataset-size (the sampling rate is B/N)\n"
+    assert code == 2 and err == "gdpproof: error: --dataset-size is needed with --batch-size (the sampling rate is B/N)\n"
     code, out, _ = run(capsys, "account", "--mechanism", "rr:epsilon=1,times=3", "--mechanism",
                        "eps-delta:epsilon=0.5,delta=1e-4", "--eps", "3.5", "--route", "bracket", "--json")
     notes = json.loads(out)["notes"]
